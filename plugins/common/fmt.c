@@ -1,0 +1,551 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Fast formatters: see fmt.h for the formats and the buffer contract. */
+#include "fmt.h"
+
+#include <time.h>
+
+static const char digits2[200] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+static const char hexlc[16] = "0123456789abcdef";
+static const char hexuc[16] = "0123456789ABCDEF";
+
+static unsigned dec_len(uint64_t v)
+{
+	unsigned n = 1;
+
+	/* Four digits per step keeps the loop short for big values. */
+	while (v >= 10000) {
+		v /= 10000;
+		n += 4;
+	}
+	if (v >= 1000)
+		return n + 3;
+	if (v >= 100)
+		return n + 2;
+	if (v >= 10)
+		return n + 1;
+	return n;
+}
+
+char *fmt_u64_raw(char *p, uint64_t v)
+{
+	unsigned n = dec_len(v);
+	char *q = p + n;
+
+	while (v >= 100) {
+		unsigned i = (unsigned)(v % 100) * 2;
+
+		v /= 100;
+		*--q = digits2[i + 1];
+		*--q = digits2[i];
+	}
+	if (v >= 10) {
+		*--q = digits2[v * 2 + 1];
+		*--q = digits2[v * 2];
+	} else {
+		*--q = (char)('0' + v);
+	}
+	return p + n;
+}
+
+/* Two-digit zero-padded decimal, v < 100. */
+static inline char *dec2(char *p, unsigned v)
+{
+	p[0] = digits2[v * 2];
+	p[1] = digits2[v * 2 + 1];
+	return p + 2;
+}
+
+char *fmt_hex_raw(char *p, uint64_t v, unsigned width, bool upper)
+{
+	const char *h = upper ? hexuc : hexlc;
+	unsigned n = 1, i;
+	uint64_t t = v >> 4;
+
+	while (t) {
+		n++;
+		t >>= 4;
+	}
+	if (n < width)
+		n = width;
+	for (i = n; i > 0; i--) {
+		p[i - 1] = h[v & 15];
+		v >>= 4;
+	}
+	return p + n;
+}
+
+/* Decimal of a byte without leading zeros. */
+static inline char *dec_u8(char *p, unsigned v)
+{
+	if (v >= 100) {
+		*p++ = (char)('0' + v / 100);
+		return dec2(p, v % 100);
+	}
+	if (v >= 10)
+		return dec2(p, v);
+	*p++ = (char)('0' + v);
+	return p;
+}
+
+char *fmt_ip4_raw(char *p, const uint8_t a[4])
+{
+	p = dec_u8(p, a[0]);
+	*p++ = '.';
+	p = dec_u8(p, a[1]);
+	*p++ = '.';
+	p = dec_u8(p, a[2]);
+	*p++ = '.';
+	return dec_u8(p, a[3]);
+}
+
+/* A 16-bit group in minimal lowercase hex. */
+static inline char *hex16(char *p, unsigned w)
+{
+	if (w >= 0x1000)
+		*p++ = hexlc[w >> 12];
+	if (w >= 0x100)
+		*p++ = hexlc[(w >> 8) & 15];
+	if (w >= 0x10)
+		*p++ = hexlc[(w >> 4) & 15];
+	*p++ = hexlc[w & 15];
+	return p;
+}
+
+/* glibc's inet_ntop6 algorithm, so the text is byte-identical to it. */
+char *fmt_ip6_raw(char *p, const uint8_t a[16])
+{
+	unsigned w[8];
+	int best_base = -1, best_len = 0, cur_base = -1, cur_len = 0;
+	int i;
+
+	for (i = 0; i < 8; i++)
+		w[i] = (unsigned)a[2 * i] << 8 | a[2 * i + 1];
+	for (i = 0; i < 8; i++) {
+		if (w[i] == 0) {
+			if (cur_base == -1) {
+				cur_base = i;
+				cur_len = 1;
+			} else {
+				cur_len++;
+			}
+		} else if (cur_base != -1) {
+			if (best_base == -1 || cur_len > best_len) {
+				best_base = cur_base;
+				best_len = cur_len;
+			}
+			cur_base = -1;
+		}
+	}
+	if (cur_base != -1 && (best_base == -1 || cur_len > best_len)) {
+		best_base = cur_base;
+		best_len = cur_len;
+	}
+	if (best_base != -1 && best_len < 2)
+		best_base = -1;
+
+	for (i = 0; i < 8; i++) {
+		if (best_base != -1 && i >= best_base && i < best_base + best_len) {
+			if (i == best_base)
+				*p++ = ':';
+			continue;
+		}
+		if (i != 0)
+			*p++ = ':';
+		if (i == 6 && best_base == 0 &&
+		    (best_len == 6 || (best_len == 5 && w[5] == 0xffff)))
+			return fmt_ip4_raw(p, a + 12);
+		p = hex16(p, w[i]);
+	}
+	if (best_base != -1 && best_base + best_len == 8)
+		*p++ = ':';
+	return p;
+}
+
+char *fmt_ip6_full_raw(char *p, const uint8_t a[16])
+{
+	int i;
+
+	for (i = 0; i < 16; i += 2) {
+		if (i)
+			*p++ = ':';
+		*p++ = hexlc[a[i] >> 4];
+		*p++ = hexlc[a[i] & 15];
+		*p++ = hexlc[a[i + 1] >> 4];
+		*p++ = hexlc[a[i + 1] & 15];
+	}
+	return p;
+}
+
+char *fmt_addr_raw(char *p, const uint8_t a[16])
+{
+	if (sl_addr_is_v4(a))
+		return fmt_ip4_raw(p, a + 12);
+	return fmt_ip6_raw(p, a);
+}
+
+char *fmt_mac_raw(char *p, const uint8_t m[6])
+{
+	int i;
+
+	for (i = 0; i < 6; i++) {
+		if (i)
+			*p++ = ':';
+		*p++ = hexlc[m[i] >> 4];
+		*p++ = hexlc[m[i] & 15];
+	}
+	return p;
+}
+
+/*
+ * Run a raw writer straight into the buffer when the worst case fits, else
+ * through a scratch buffer so that an append near the end is exact (it
+ * fails only when the real text does not fit).
+ */
+#define FMT_VIA(b, max, call_at)                                        \
+	do {                                                            \
+		if (!(b)->overflow && (b)->cap - (b)->len >= (max)) {   \
+			char *at_ = fmt_end(b);                         \
+			fmt_commit((b), call_at);                       \
+		} else {                                                \
+			char tmp_[(max)];                               \
+			char *at_ = tmp_;                               \
+			fmt_mem((b), tmp_, (size_t)((call_at) - tmp_)); \
+		}                                                       \
+	} while (0)
+
+void fmt_u64(struct fmt_buf *b, uint64_t v)
+{
+	FMT_VIA(b, FMT_U64_MAX, fmt_u64_raw(at_, v));
+}
+
+void fmt_i64(struct fmt_buf *b, int64_t v)
+{
+	if (v < 0) {
+		fmt_chr(b, '-');
+		fmt_u64(b, (uint64_t)0 - (uint64_t)v);
+	} else {
+		fmt_u64(b, (uint64_t)v);
+	}
+}
+
+void fmt_hex(struct fmt_buf *b, uint64_t v, unsigned width, bool upper)
+{
+	if (width > FMT_HEX_MAX) {
+		/* rare: pad by hand, then the 16 digits */
+		unsigned pad = width - FMT_HEX_MAX;
+
+		if (!fmt_room(b, pad + FMT_HEX_MAX))
+			return;
+		memset(fmt_end(b), '0', pad);
+		b->len += pad;
+		width = FMT_HEX_MAX;
+	}
+	FMT_VIA(b, FMT_HEX_MAX, fmt_hex_raw(at_, v, width, upper));
+}
+
+void fmt_ip4(struct fmt_buf *b, const uint8_t a[4])
+{
+	FMT_VIA(b, FMT_IP4_MAX, fmt_ip4_raw(at_, a));
+}
+
+void fmt_ip6(struct fmt_buf *b, const uint8_t a[16])
+{
+	FMT_VIA(b, FMT_IP6_MAX, fmt_ip6_raw(at_, a));
+}
+
+void fmt_ip6_full(struct fmt_buf *b, const uint8_t a[16])
+{
+	if (fmt_room(b, FMT_IP6_FULL_MAX))
+		fmt_commit(b, fmt_ip6_full_raw(fmt_end(b), a));
+}
+
+void fmt_addr(struct fmt_buf *b, const uint8_t a[16])
+{
+	FMT_VIA(b, FMT_ADDR_MAX, fmt_addr_raw(at_, a));
+}
+
+void fmt_mac(struct fmt_buf *b, const uint8_t m[6])
+{
+	if (fmt_room(b, FMT_MAC_MAX))
+		fmt_commit(b, fmt_mac_raw(fmt_end(b), m));
+}
+
+void fmt_hexbytes(struct fmt_buf *b, const uint8_t *s, size_t n, char sep)
+{
+	size_t need, i;
+	char *q;
+
+	if (n == 0)
+		return;
+	need = sep ? 3 * n - 1 : 2 * n;
+	if (!fmt_room(b, need))
+		return;
+	q = fmt_end(b);
+	for (i = 0; i < n; i++) {
+		if (sep && i)
+			*q++ = sep;
+		*q++ = hexlc[s[i] >> 4];
+		*q++ = hexlc[s[i] & 15];
+	}
+	fmt_commit(b, q);
+}
+
+/* ---- RFC 3339 ---- */
+
+#define SECS_MIN (-62167219200LL)	/* 0000-01-01T00:00:00Z */
+#define SECS_MAX 253402300799LL		/* 9999-12-31T23:59:59Z */
+
+/* Days since 1970-01-01 to y/m/d (proleptic Gregorian; H. Hinnant). */
+static void civil_from_days(int64_t z, int64_t *y, unsigned *m, unsigned *d)
+{
+	int64_t era, yy;
+	unsigned doe, yoe, doy, mp;
+
+	z += 719468;
+	era = (z >= 0 ? z : z - 146096) / 146097;
+	doe = (unsigned)(z - era * 146097);
+	yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+	yy = (int64_t)yoe + era * 400;
+	doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+	mp = (5 * doy + 2) / 153;
+	*d = doy - (153 * mp + 2) / 5 + 1;
+	*m = mp < 10 ? mp + 3 : mp - 9;
+	*y = yy + (*m <= 2);
+}
+
+static int64_t floor_div(int64_t a, int64_t b)
+{
+	int64_t q = a / b;
+
+	if ((a % b != 0) && ((a < 0) != (b < 0)))
+		q--;
+	return q;
+}
+
+/* Fill the cache for second `sec` (date part, zone, clamp state). */
+static void time_cache_fill(struct fmt_time_cache *c, int64_t sec)
+{
+	int64_t off = 0, local, days, y;
+	unsigned mo, d, sod;
+	char *p;
+
+	if (c->local) {
+		time_t tt = (time_t)sec;
+		struct tm tm;
+
+		if (localtime_r(&tt, &tm))
+			off = tm.tm_gmtoff;
+	}
+	local = sec + off;
+	c->clamp = 0;
+	if (local < SECS_MIN) {
+		local = SECS_MIN;
+		c->clamp = -1;
+	} else if (local > SECS_MAX) {
+		local = SECS_MAX;
+		c->clamp = 1;
+	}
+	days = floor_div(local, 86400);
+	sod = (unsigned)(local - days * 86400);
+	civil_from_days(days, &y, &mo, &d);
+
+	p = c->date;
+	p = dec2(p, (unsigned)(y / 100));
+	p = dec2(p, (unsigned)(y % 100));
+	*p++ = '-';
+	p = dec2(p, mo);
+	*p++ = '-';
+	p = dec2(p, d);
+	*p++ = 'T';
+	p = dec2(p, sod / 3600);
+	*p++ = ':';
+	p = dec2(p, sod / 60 % 60);
+	*p++ = ':';
+	dec2(p, sod % 60);
+
+	if (!c->local) {
+		c->zone[0] = 'Z';
+		c->zone_len = 1;
+	} else {
+		unsigned a;
+
+		c->zone[0] = off < 0 ? '-' : '+';
+		a = (unsigned)((off < 0 ? -off : off) / 60);
+		dec2(c->zone + 1, a / 60 % 100);
+		c->zone[3] = ':';
+		dec2(c->zone + 4, a % 60);
+		c->zone_len = 6;
+	}
+	c->sec = sec;
+	c->valid = true;
+}
+
+char *fmt_rfc3339_raw(char *p, struct fmt_time_cache *c, struct sl_time t)
+{
+	unsigned us;
+
+	if (!c->valid || c->sec != t.sec)
+		time_cache_fill(c, t.sec);
+	memcpy(p, c->date, sizeof(c->date));
+	p += sizeof(c->date);
+	us = t.nsec / 1000;
+	if (us > 999999 || c->clamp > 0)
+		us = 999999;
+	else if (c->clamp < 0)
+		us = 0;
+	*p++ = '.';
+	p = dec2(p, us / 10000);
+	p = dec2(p, us / 100 % 100);
+	p = dec2(p, us % 100);
+	memcpy(p, c->zone, c->zone_len);
+	return p + c->zone_len;
+}
+
+void fmt_rfc3339(struct fmt_buf *b, struct fmt_time_cache *c, struct sl_time t)
+{
+	FMT_VIA(b, FMT_RFC3339_MAX, fmt_rfc3339_raw(at_, c, t));
+}
+
+/* ---- JSON ---- */
+
+/*
+ * Per byte: 0 copy as is; 1 escape with a letter (esc_letter); 2 escape
+ * as \u00XX; 3 lead byte of a multi-byte UTF-8 sequence (validate).
+ */
+static const uint8_t json_class[256] = {
+	2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 2, 1, 1, 2, 2,
+	2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+	0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2,
+	/* 0x80..0xbf: continuation bytes are invalid on their own */
+	2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+	2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+	2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+	2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+	/* 0xc0, 0xc1: overlong; 0xc2..0xf4 lead bytes; 0xf5..: invalid */
+	2, 2, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
+	3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
+	3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
+	3, 3, 3, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+};
+
+static char esc_letter(uint8_t c)
+{
+	switch (c) {
+	case '"': return '"';
+	case '\\': return '\\';
+	case '\b': return 'b';
+	case '\f': return 'f';
+	case '\n': return 'n';
+	case '\r': return 'r';
+	default: return 't';
+	}
+}
+
+/* Length of the valid UTF-8 sequence at s (lead byte class 3), or 0. */
+static size_t utf8_seq(const uint8_t *s, size_t n)
+{
+	uint8_t c = s[0], lo = 0x80, hi = 0xbf;
+	size_t len, i;
+
+	if (c < 0xe0)
+		len = 2;
+	else if (c < 0xf0)
+		len = 3;
+	else
+		len = 4;
+	if (n < len)
+		return 0;
+	if (c == 0xe0)
+		lo = 0xa0;	/* overlong */
+	else if (c == 0xed)
+		hi = 0x9f;	/* surrogates */
+	else if (c == 0xf0)
+		lo = 0x90;	/* overlong */
+	else if (c == 0xf4)
+		hi = 0x8f;	/* > U+10FFFF */
+	if (s[1] < lo || s[1] > hi)
+		return 0;
+	for (i = 2; i < len; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	return len;
+}
+
+void fmt_json_body(struct fmt_buf *b, const void *src, size_t n)
+{
+	const uint8_t *s = src;
+	size_t i = 0, save = b->len;
+	char *q, *lim;
+
+	if (b->overflow)
+		return;
+	q = fmt_end(b);
+	lim = b->p + b->cap;
+	while (i < n) {
+		uint8_t c = s[i];
+		size_t run;
+
+		switch (json_class[c]) {
+		case 0:
+			/* copy a run of plain bytes at once */
+			run = 1;
+			while (i + run < n && json_class[s[i + run]] == 0)
+				run++;
+			if ((size_t)(lim - q) < run)
+				goto full;
+			memcpy(q, s + i, run);
+			q += run;
+			i += run;
+			continue;
+		case 1:
+			if (lim - q < 2)
+				goto full;
+			q[0] = '\\';
+			q[1] = esc_letter(c);
+			q += 2;
+			i++;
+			continue;
+		case 3:
+			run = utf8_seq(s + i, n - i);
+			if (run) {
+				if ((size_t)(lim - q) < run)
+					goto full;
+				memcpy(q, s + i, run);
+				q += run;
+				i += run;
+				continue;
+			}
+			/* invalid: escape the lead byte alone */
+			__attribute__((fallthrough));
+		default:
+			if (lim - q < 6)
+				goto full;
+			memcpy(q, "\\u00", 4);
+			q[4] = hexlc[c >> 4];
+			q[5] = hexlc[c & 15];
+			q += 6;
+			i++;
+			continue;
+		}
+	}
+	fmt_commit(b, q);
+	return;
+full:
+	b->len = save;
+	b->overflow = true;
+}
+
+void fmt_json_str(struct fmt_buf *b, const void *s, size_t n)
+{
+	fmt_chr(b, '"');
+	fmt_json_body(b, s, n);
+	fmt_chr(b, '"');
+}

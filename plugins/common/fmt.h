@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Fast text formatters for converters (no printf family, no malloc, no
+ * syscall).  Two layers:
+ *
+ * 1. Bounded appenders on a struct fmt_buf (pointer, length, capacity).
+ *    Every append checks room; if something does not fit, nothing of it is
+ *    written and buf->overflow is set (later appends are ignored), so a
+ *    caller formats a whole line and checks overflow once at the end:
+ *
+ *        struct fmt_buf fb;
+ *        fmt_init(&fb, sl_batch_alloc(b, 1024), 1024);   // NULL ok: overflow
+ *        fmt_lit(&fb, "SRC=");
+ *        fmt_addr(&fb, r->v[SL_F_SRC_ADDR].addr);
+ *        if (fb.overflow) ...;
+ *
+ *    The buffer is NOT NUL-terminated (fields are pointer + length); call
+ *    fmt_nul() if you need a C string (the NUL is not counted in len).
+ *
+ * 2. Raw writers fmt_*_raw(char *p, ...) that write at p without checks
+ *    and return the new end; the caller guarantees the FMT_*_MAX room.
+ *
+ * Output formats:
+ *   fmt_u64        decimal, like "%" PRIu64
+ *   fmt_hex        hex, at least `width` digits zero-padded (wider values are
+ *                  printed in full), like "%0*" PRIx64 / PRIX64
+ *   fmt_ip4        a.b.c.d from 4 bytes in network order
+ *   fmt_ip6        RFC 5952 compressed lowercase, exactly as glibc's
+ *                  inet_ntop(AF_INET6) (including ::ffff:a.b.c.d and the
+ *                  deprecated ::a.b.c.d forms)
+ *   fmt_ip6_full   8 groups of 4 lowercase hex digits (the kernel's %pI6)
+ *   fmt_addr       an SL_T_ADDR value: IPv4-mapped -> a.b.c.d, else fmt_ip6
+ *   fmt_mac        aa:bb:cc:dd:ee:ff (lowercase)
+ *   fmt_hexbytes   any bytes as lowercase hex pairs joined by `sep` (0: none)
+ *   fmt_rfc3339    2024-05-01T12:34:56.123456Z or ...+02:00 (see below)
+ *   fmt_json_str   a JSON string literal including the quotes (see below)
+ */
+#ifndef SLUICE_FMT_H
+#define SLUICE_FMT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <sluice/record.h>
+
+/* Most bytes a raw writer produces. */
+#define FMT_U64_MAX 20
+#define FMT_HEX_MAX 16		/* plus (width - 16) if width > 16 */
+#define FMT_IP4_MAX 15
+#define FMT_IP6_MAX 45		/* like INET6_ADDRSTRLEN - 1 */
+#define FMT_IP6_FULL_MAX 39
+#define FMT_ADDR_MAX FMT_IP6_MAX
+#define FMT_MAC_MAX 17
+#define FMT_RFC3339_MAX 32	/* 2024-05-01T12:34:56.123456+hh:mm = 32 */
+
+struct fmt_buf {
+	char *p;	/* start of the buffer */
+	size_t len;	/* bytes written */
+	size_t cap;	/* bytes available at p */
+	bool overflow;	/* an append did not fit: the text is incomplete */
+};
+
+static inline void fmt_init(struct fmt_buf *b, void *mem, size_t cap)
+{
+	b->p = (char *)mem;
+	b->len = 0;
+	b->cap = mem ? cap : 0;
+	b->overflow = mem == NULL;
+}
+
+/* Room for n more bytes?  Sets overflow when not. */
+static inline bool fmt_room(struct fmt_buf *b, size_t n)
+{
+	if (b->overflow || b->cap - b->len < n) {
+		b->overflow = true;
+		return false;
+	}
+	return true;
+}
+
+/* Cursor at the end of the text (for raw writers after fmt_room()). */
+static inline char *fmt_end(struct fmt_buf *b)
+{
+	return b->p + b->len;
+}
+
+/* Commit a raw writer's end pointer: fmt_commit(b, fmt_u64_raw(fmt_end(b), v)). */
+static inline void fmt_commit(struct fmt_buf *b, char *end)
+{
+	b->len = (size_t)(end - b->p);
+}
+
+static inline void fmt_chr(struct fmt_buf *b, char c)
+{
+	if (fmt_room(b, 1))
+		b->p[b->len++] = c;
+}
+
+static inline void fmt_mem(struct fmt_buf *b, const void *s, size_t n)
+{
+	if (fmt_room(b, n)) {
+		memcpy(b->p + b->len, s, n);
+		b->len += n;
+	}
+}
+
+static inline void fmt_str(struct fmt_buf *b, const char *s)
+{
+	fmt_mem(b, s, strlen(s));
+}
+
+/* A string literal: length known at compile time. */
+#define fmt_lit(b, lit) fmt_mem((b), "" lit, sizeof(lit) - 1)
+
+/* NUL-terminate (not counted in len); needs one byte of room. */
+static inline void fmt_nul(struct fmt_buf *b)
+{
+	if (fmt_room(b, 1))
+		b->p[b->len] = '\0';
+}
+
+/* ---- raw writers: no bounds check, return the new end ---- */
+char *fmt_u64_raw(char *p, uint64_t v);
+char *fmt_hex_raw(char *p, uint64_t v, unsigned width, bool upper);
+char *fmt_ip4_raw(char *p, const uint8_t a[4]);
+char *fmt_ip6_raw(char *p, const uint8_t a[16]);
+char *fmt_ip6_full_raw(char *p, const uint8_t a[16]);
+char *fmt_addr_raw(char *p, const uint8_t a[16]);
+char *fmt_mac_raw(char *p, const uint8_t m[6]);
+
+/* ---- bounded appenders ---- */
+void fmt_u64(struct fmt_buf *b, uint64_t v);
+/* Signed decimal (for offsets and the like). */
+void fmt_i64(struct fmt_buf *b, int64_t v);
+void fmt_hex(struct fmt_buf *b, uint64_t v, unsigned width, bool upper);
+void fmt_ip4(struct fmt_buf *b, const uint8_t a[4]);
+void fmt_ip6(struct fmt_buf *b, const uint8_t a[16]);
+void fmt_ip6_full(struct fmt_buf *b, const uint8_t a[16]);
+void fmt_addr(struct fmt_buf *b, const uint8_t a[16]);
+void fmt_mac(struct fmt_buf *b, const uint8_t m[6]);
+void fmt_hexbytes(struct fmt_buf *b, const uint8_t *p, size_t n, char sep);
+
+/*
+ * RFC 3339 timestamps with microseconds.  The "YYYY-MM-DDTHH:MM:SS" part
+ * and the offset are computed once per second and cached in a struct
+ * fmt_time_cache that the caller owns (one per instance: no globals).
+ * UTC never calls gmtime (civil-from-days arithmetic); local time calls
+ * localtime_r once per new second and writes the offset as +hh:mm
+ * (-hh:mm west of UTC; a zero offset is written +00:00 in local mode).
+ * Years outside 0000..9999 cannot be written in RFC 3339: such times are
+ * clamped to 0000-01-01T00:00:00.000000 / 9999-12-31T23:59:59.999999.
+ * Nanoseconds are truncated to microseconds.
+ */
+struct fmt_time_cache {
+	bool local;		/* false: UTC with "Z" */
+	bool valid;
+	int64_t sec;		/* second the cache holds */
+	char date[19];		/* YYYY-MM-DDTHH:MM:SS */
+	char zone[6];		/* "Z" or "+hh:mm" */
+	uint8_t zone_len;
+	int8_t clamp;		/* -1/1: time outside 0000..9999, clamped */
+};
+
+static inline void fmt_time_cache_init(struct fmt_time_cache *c, bool local)
+{
+	memset(c, 0, sizeof(*c));
+	c->local = local;
+}
+
+char *fmt_rfc3339_raw(char *p, struct fmt_time_cache *c, struct sl_time t);
+void fmt_rfc3339(struct fmt_buf *b, struct fmt_time_cache *c, struct sl_time t);
+
+/*
+ * JSON string, with the surrounding quotes.  Escapes '"' and '\\' with a
+ * backslash, \b \f \n \r \t by name, other control bytes (< 0x20) and DEL
+ * as \u00XX.  Valid UTF-8 sequences are copied as they are.  A byte that is
+ * not part of a valid UTF-8 sequence (stray continuation byte, overlong
+ * form, surrogate, > U+10FFFF, truncated sequence) is written as \u00XX
+ * with XX = the byte: the output is always valid JSON and keeps every input
+ * byte recoverable as its Latin-1 code point (chosen over U+FFFD, which
+ * would lose the byte's value).  Worst case 6 output bytes per input byte.
+ */
+void fmt_json_str(struct fmt_buf *b, const void *s, size_t n);
+/* Same without the quotes (for building a string in pieces). */
+void fmt_json_body(struct fmt_buf *b, const void *s, size_t n);
+
+#endif /* SLUICE_FMT_H */
