@@ -1,0 +1,233 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * sluice plugin ABI.  This header and <sluice/record.h> are all a plugin
+ * includes; a plugin links against no symbol of the daemon.  Everything
+ * the core does for a plugin goes through the struct sl_host table it is
+ * handed in configure().
+ *
+ * A plugin is a shared object exporting one function:
+ *
+ *     const struct sl_plugin *sluice_plugin_entry(void);
+ *
+ * (SLUICE_PLUGIN(descriptor) defines it).  The descriptor starts with the
+ * ABI version the plugin was built for and its own size; the loader refuses
+ * a different major version, or a minor version newer than the daemon's.
+ *
+ * Minimal filter (see also tests/oot/ for a complete out-of-tree plugin):
+ *
+ *     struct upper_cfg { bool enabled; };
+ *     static const struct sl_option upper_opts[] = {
+ *         SL_OPT_BOOL("enabled", struct upper_cfg, enabled, "true", "do it"),
+ *         SL_OPT_END
+ *     };
+ *     static int upper_process(void *st, struct sl_batch *b) { ...; return 0; }
+ *     static const struct sl_plugin upper = {
+ *         SL_PLUGIN_HEADER, .kind = SL_KIND_FILTER, .name = "upper", ...
+ *     };
+ *     SLUICE_PLUGIN(upper)
+ */
+#ifndef SLUICE_PLUGIN_H
+#define SLUICE_PLUGIN_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <sluice/record.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SL_ABI_MAJOR 1
+#define SL_ABI_MINOR 0
+
+/* Name of the entry symbol every plugin exports. */
+#define SL_PLUGIN_ENTRY_SYMBOL "sluice_plugin_entry"
+
+enum sl_kind {
+	SL_KIND_INPUT = 1,	/* produces records (first element of a stack) */
+	SL_KIND_FILTER,		/* converts, adds fields, drops records */
+	SL_KIND_OUTPUT,		/* consumes records (last element of a stack) */
+};
+
+/* ---- typed options, in the spirit of nginx and Fluent Bit's config_map ---- */
+
+enum sl_opt_type {
+	SL_OPT_STRING = 1,	/* const char *  (owned by the core) */
+	SL_OPT_INT,		/* int64_t, within [min, max] */
+	SL_OPT_BOOL,		/* bool: true/false/yes/no/on/off */
+	SL_OPT_SIZE,		/* uint64_t bytes: 512, 64k, 8MiB, 1G ... */
+	SL_OPT_DURATION,	/* uint64_t milliseconds: 50ms, 2s, 5m, 1h, 1d */
+	SL_OPT_ENUM,		/* int: index into choices[] */
+	SL_OPT_LIST,		/* struct sl_strlist: YAML sequence (or one scalar) */
+};
+
+/* A list option's value. */
+struct sl_strlist {
+	unsigned n;
+	const char *const *v;
+};
+
+#define SL_OPT_REQUIRED (1u << 0) /* no default: the user must set it */
+
+struct sl_option {
+	const char *name;
+	enum sl_opt_type type;
+	size_t offset;			/* where the value goes in the config struct */
+	const char *def;		/* default, written as in the config; NULL: none */
+	const char *description;	/* one line, shown by sluice --describe */
+	int64_t min, max;		/* INT, SIZE, DURATION: inclusive range (0,0: any) */
+	const char *const *choices;	/* ENUM: NULL-terminated */
+	unsigned flags;			/* SL_OPT_REQUIRED ... */
+};
+
+/* Helpers to declare option table rows. */
+#define SL_OPT_ROW(n, t, st, mem, d, desc, lo, hi, ch, fl) \
+	{ (n), (t), offsetof(st, mem), (d), (desc), (lo), (hi), (ch), (fl) }
+#define SL_OPT_STR(n, st, mem, d, desc) SL_OPT_ROW(n, SL_OPT_STRING, st, mem, d, desc, 0, 0, NULL, 0)
+#define SL_OPT_INT(n, st, mem, d, lo, hi, desc) SL_OPT_ROW(n, SL_OPT_INT, st, mem, d, desc, lo, hi, NULL, 0)
+#define SL_OPT_BOOL(n, st, mem, d, desc) SL_OPT_ROW(n, SL_OPT_BOOL, st, mem, d, desc, 0, 0, NULL, 0)
+#define SL_OPT_SIZE(n, st, mem, d, lo, hi, desc) SL_OPT_ROW(n, SL_OPT_SIZE, st, mem, d, desc, lo, hi, NULL, 0)
+#define SL_OPT_DURATION(n, st, mem, d, lo, hi, desc) \
+	SL_OPT_ROW(n, SL_OPT_DURATION, st, mem, d, desc, lo, hi, NULL, 0)
+#define SL_OPT_ENUM(n, st, mem, d, ch, desc) SL_OPT_ROW(n, SL_OPT_ENUM, st, mem, d, desc, 0, 0, ch, 0)
+#define SL_OPT_LIST(n, st, mem, d, desc) SL_OPT_ROW(n, SL_OPT_LIST, st, mem, d, desc, 0, 0, NULL, 0)
+#define SL_OPT_END { NULL, 0, 0, NULL, NULL, 0, 0, NULL, 0 }
+
+/* ---- fields a plugin needs and provides ---- */
+
+/*
+ * A field named in a plugin's needs/provides.  A name that is not
+ * well-known is registered (with this type) when the plugin is loaded;
+ * two plugins registering one name with different types is an error.
+ */
+struct sl_field_decl {
+	const char *name;
+	enum sl_type type;
+};
+#define SL_FIELD_END { NULL, 0 }
+
+/* ---- the host: what the core does for a plugin ---- */
+
+struct sl_instance;	/* opaque: one configured element of a stack */
+struct sl_timer;	/* opaque: created by timer_new() */
+
+enum sl_log_level { SL_LOG_ERR = 3, SL_LOG_WARNING = 4, SL_LOG_NOTICE = 5, SL_LOG_INFO = 6, SL_LOG_DEBUG = 7 };
+
+typedef void (*sl_fd_cb)(void *state, int fd, uint32_t epoll_events);
+typedef void (*sl_timer_cb)(void *state);
+
+struct sl_host {
+	uint32_t size;	/* sizeof(struct sl_host) of the daemon */
+
+	/* Log a message prefixed with the instance name. */
+	void (*log)(struct sl_instance *inst, enum sl_log_level level, const char *fmt, ...)
+		__attribute__((format(printf, 3, 4)));
+
+	/*
+	 * In configure() only: report a configuration error about one option
+	 * (or the whole element when option is NULL).  The core prefixes it
+	 * with file:line:column; configure() then returns -1.
+	 */
+	void (*config_error)(struct sl_instance *inst, const char *option, const char *fmt, ...)
+		__attribute__((format(printf, 3, 4)));
+
+	/* Resolve a field name to its id (in configure()); -1 if unknown. */
+	int (*field_id)(struct sl_instance *inst, const char *name);
+
+	/*
+	 * Batches: take an empty batch from the pool, fill it with
+	 * sl_batch_add(), hand it downstream with emit().  emit() runs every
+	 * element below this instance to completion and returns the batch to
+	 * the pool: after emit() returns, the batch and anything its records
+	 * pointed to may be reused.  batch_put() returns an unused batch.
+	 */
+	struct sl_batch *(*batch_get)(struct sl_instance *inst);
+	void (*emit)(struct sl_instance *inst, struct sl_batch *batch);
+	void (*batch_put)(struct sl_instance *inst, struct sl_batch *batch);
+
+	/* Call cb(state, fd, events) when fd is ready (EPOLLIN, EPOLLOUT...). */
+	int (*watch_fd)(struct sl_instance *inst, int fd, uint32_t epoll_events, sl_fd_cb cb);
+	int (*modify_fd)(struct sl_instance *inst, int fd, uint32_t epoll_events);
+	void (*unwatch_fd)(struct sl_instance *inst, int fd);
+
+	/*
+	 * Timers on the monotonic clock, millisecond resolution.  arm() with
+	 * 0 ms runs the callback on the next turn of the event loop (after
+	 * signals and ready descriptors are served); period_ms != 0 repeats.
+	 */
+	struct sl_timer *(*timer_new)(struct sl_instance *inst, sl_timer_cb cb);
+	void (*timer_arm)(struct sl_timer *t, uint64_t delay_ms, uint64_t period_ms);
+	void (*timer_disarm)(struct sl_timer *t);
+
+	/* Named counters, shown by SIGUSR1 next to in/out/dropped/errors. */
+	int (*counter_new)(struct sl_instance *inst, const char *name);
+	void (*counter_add)(struct sl_instance *inst, int counter, uint64_t n);
+	/* Bump the instance's standard "errors" counter. */
+	void (*error_add)(struct sl_instance *inst, uint64_t n);
+
+	/* A finite input (replay) has delivered its last record. */
+	void (*input_done)(struct sl_instance *inst);
+
+	/* Instance name, as the user gave it or as the core made it up. */
+	const char *(*name)(struct sl_instance *inst);
+};
+
+/* ---- the descriptor ---- */
+
+struct sl_plugin {
+	uint16_t abi_major;
+	uint16_t abi_minor;
+	uint32_t size;			/* sizeof(struct sl_plugin) it was built with */
+
+	enum sl_kind kind;
+	const char *name;
+	const char *description;	/* one line */
+
+	size_t config_size;			/* the struct the option table fills */
+	const struct sl_option *options;	/* ends with SL_OPT_END */
+	const struct sl_field_decl *needs;	/* ends with SL_FIELD_END, may be NULL */
+	const struct sl_field_decl *provides;	/* ends with SL_FIELD_END, may be NULL */
+
+	/*
+	 * Check the filled config and build the instance state.  Runs for
+	 * every instance before anything starts (also for sluice -t): no
+	 * sockets, no files here.  Returns 0 and sets *state, or -1 after
+	 * host->config_error().  `config` stays valid until destroy().
+	 */
+	int (*configure)(const struct sl_host *host, struct sl_instance *inst,
+			 const void *config, void **state);
+	/* Open sockets and files; register fds and timers.  0, or -1. */
+	int (*start)(void *state);
+	/*
+	 * Filters and outputs: handle a batch.  A filter may set fields it
+	 * provides and drop records (compact batch->rec, lower count).
+	 * Returns 0, or -1 if the whole batch failed (counted as errors).
+	 */
+	int (*process)(void *state, struct sl_batch *batch);
+	/* Write out anything buffered (outputs; filters holding state emit). */
+	int (*flush)(void *state);
+	/* Reopen output files (SIGHUP, for logrotate). */
+	int (*reopen)(void *state);
+	/* Close what start() opened.  May be called without start(). */
+	void (*stop)(void *state);
+	/* Free the state from configure(). */
+	void (*destroy)(void *state);
+};
+
+#define SL_PLUGIN_HEADER .abi_major = SL_ABI_MAJOR, .abi_minor = SL_ABI_MINOR, \
+			 .size = sizeof(struct sl_plugin)
+
+#define SLUICE_PLUGIN(desc)                                                       \
+	__attribute__((visibility("default"))) const struct sl_plugin *sluice_plugin_entry(void); \
+	__attribute__((visibility("default"))) const struct sl_plugin *sluice_plugin_entry(void) \
+	{                                                                         \
+		return &(desc);                                                   \
+	}
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* SLUICE_PLUGIN_H */

@@ -1,0 +1,282 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "log.h"
+#include "options.h"
+
+void diag_error(struct diag *d, const struct ymark *at, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (at && at->line)
+		fprintf(stderr, "%s:%u:%u: error: ", d->file, at->line, at->col);
+	else
+		fprintf(stderr, "%s: error: ", d->file);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	d->errors++;
+}
+
+static bool expect_kind(struct diag *d, const struct ynode *n, enum ynode_kind kind,
+			const char *what)
+{
+	if (n->kind == kind)
+		return true;
+	diag_error(d, &n->mark, "%s must be %s, not %s", what, ytree_kind_name(kind),
+		   ytree_kind_name(n->kind));
+	return false;
+}
+
+static void parse_daemon(struct config *c, const struct ynode *map, struct diag *d)
+{
+	if (ytree_is_null(map))
+		return;
+	if (!expect_kind(d, map, YN_MAP, "'daemon'"))
+		return;
+	for (size_t i = 0; i < map->n; i += 2) {
+		const struct ynode *k = map->items[i], *v = map->items[i + 1];
+
+		if (strcmp(k->scalar, "plugin_path") == 0) {
+			if (v->kind == YN_SCALAR) {
+				c->plugin_path = calloc(1, sizeof(char *));
+				c->plugin_path[0] = v->scalar;
+				c->nplugin_path = 1;
+			} else if (expect_kind(d, v, YN_SEQ, "'plugin_path'")) {
+				c->plugin_path = calloc(v->n ? v->n : 1, sizeof(char *));
+				for (size_t j = 0; j < v->n; j++) {
+					if (expect_kind(d, v->items[j], YN_SCALAR,
+							"a plugin_path entry"))
+						c->plugin_path[c->nplugin_path++] =
+							v->items[j]->scalar;
+				}
+			}
+		} else if (strcmp(k->scalar, "log_level") == 0) {
+			if (expect_kind(d, v, YN_SCALAR, "'log_level'")) {
+				c->log_level = log_level_from_name(v->scalar);
+				if (c->log_level < 0)
+					diag_error(d, &v->mark,
+						   "log_level: expected one of: err, warning, notice, "
+						   "info, debug, got '%s'",
+						   v->scalar);
+			}
+		} else if (strcmp(k->scalar, "batch_size") == 0) {
+			int64_t n;
+
+			if (expect_kind(d, v, YN_SCALAR, "'batch_size'")) {
+				if (opt_parse_int(v->scalar, &n) || n < 1 || n > 65536)
+					diag_error(d, &v->mark,
+						   "batch_size: expected an integer from 1 to 65536, "
+						   "got '%s'",
+						   v->scalar);
+				else
+					c->batch_size = (unsigned)n;
+			}
+		} else {
+			diag_error(d, &k->mark,
+				   "unknown key 'daemon.%s' (expected plugin_path, log_level or "
+				   "batch_size)",
+				   k->scalar);
+		}
+	}
+}
+
+static bool valid_name(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || *s == '_' || *s == '-' || *s == '.'))
+			return false;
+	return true;
+}
+
+/* An inline element or named instance: a mapping with a 'plugin' key. */
+static bool check_plugin_map(const struct ynode *map, struct diag *d, const char *what)
+{
+	const struct ynode *p = ytree_map_get(map, "plugin");
+
+	if (!p) {
+		diag_error(d, &map->mark, "%s needs a 'plugin:' key naming its plugin", what);
+		return false;
+	}
+	if (p->kind != YN_SCALAR || !valid_name(p->scalar)) {
+		diag_error(d, &p->mark, "'plugin' must be a plugin name");
+		return false;
+	}
+	return true;
+}
+
+static void parse_instances(struct config *c, const struct ynode *map, struct diag *d)
+{
+	if (ytree_is_null(map))
+		return;
+	if (!expect_kind(d, map, YN_MAP, "'instances'"))
+		return;
+	c->instances = calloc(map->n / 2 + 1, sizeof(*c->instances));
+	for (size_t i = 0; i < map->n; i += 2) {
+		const struct ynode *k = map->items[i], *v = map->items[i + 1];
+		struct instance_spec *s;
+
+		if (!valid_name(k->scalar)) {
+			diag_error(d, &k->mark,
+				   "instance name '%s' may only hold letters, digits, '_', '-' and '.'",
+				   k->scalar);
+			continue;
+		}
+		if (!expect_kind(d, v, YN_MAP, "an instance") ||
+		    !check_plugin_map(v, d, "an instance"))
+			continue;
+		s = &c->instances[c->ninstances++];
+		s->name = k->scalar;
+		s->mark = k->mark;
+		s->map = v;
+	}
+}
+
+static void parse_stacks(struct config *c, const struct ynode *map, struct diag *d)
+{
+	if (!expect_kind(d, map, YN_MAP, "'stacks'"))
+		return;
+	if (map->n == 0) {
+		diag_error(d, &map->mark, "'stacks' is empty: declare at least one stack");
+		return;
+	}
+	c->stacks = calloc(map->n / 2, sizeof(*c->stacks));
+	for (size_t i = 0; i < map->n; i += 2) {
+		const struct ynode *k = map->items[i], *v = map->items[i + 1];
+		struct stack_spec *s;
+
+		if (!valid_name(k->scalar)) {
+			diag_error(d, &k->mark,
+				   "stack name '%s' may only hold letters, digits, '_', '-' and '.'",
+				   k->scalar);
+			continue;
+		}
+		if (!expect_kind(d, v, YN_SEQ, "a stack"))
+			continue;
+		if (v->n < 2) {
+			diag_error(d, &v->mark,
+				   "stack '%s' needs at least an input and an output, has %zu element%s",
+				   k->scalar, v->n, v->n == 1 ? "" : "s");
+			continue;
+		}
+		s = &c->stacks[c->nstacks++];
+		s->name = k->scalar;
+		s->mark = k->mark;
+		s->elems = calloc(v->n, sizeof(*s->elems));
+		for (size_t j = 0; j < v->n; j++) {
+			const struct ynode *e = v->items[j];
+			struct elem_spec *es = &s->elems[s->n];
+
+			es->mark = e->mark;
+			if (e->kind == YN_SCALAR) {
+				if (!valid_name(e->scalar)) {
+					diag_error(d, &e->mark,
+						   "expected an instance name, a plugin name or "
+						   "{plugin: ...}, got '%s'",
+						   e->scalar);
+					continue;
+				}
+				es->name = e->scalar;
+			} else if (e->kind == YN_MAP) {
+				if (!check_plugin_map(e, d, "an inline element"))
+					continue;
+				es->map = e;
+			} else {
+				diag_error(d, &e->mark,
+					   "expected an instance name, a plugin name or {plugin: ...}, "
+					   "not a list");
+				continue;
+			}
+			s->n++;
+		}
+	}
+}
+
+static int parse_root(struct config *c, struct diag *d)
+{
+	const struct ynode *root = c->root;
+	bool have_stacks = false;
+
+	c->log_level = -1;
+	c->batch_size = CONFIG_DEFAULT_BATCH_SIZE;
+	if (!expect_kind(d, root, YN_MAP, "the configuration"))
+		return -1;
+	for (size_t i = 0; i < root->n; i += 2) {
+		const struct ynode *k = root->items[i], *v = root->items[i + 1];
+
+		if (strcmp(k->scalar, "daemon") == 0) {
+			parse_daemon(c, v, d);
+		} else if (strcmp(k->scalar, "instances") == 0) {
+			parse_instances(c, v, d);
+		} else if (strcmp(k->scalar, "stacks") == 0) {
+			have_stacks = true;
+			parse_stacks(c, v, d);
+		} else {
+			diag_error(d, &k->mark,
+				   "unknown top-level key '%s' (expected daemon, instances or stacks)",
+				   k->scalar);
+		}
+	}
+	if (!have_stacks)
+		diag_error(d, &root->mark, "no 'stacks:' section: nothing to run");
+	return d->errors ? -1 : 0;
+}
+
+int config_load(struct config *c, const char *file, struct diag *d)
+{
+	char err[1024];
+
+	memset(c, 0, sizeof(*c));
+	c->file = file;
+	d->file = file;
+	c->root = ytree_load_file(file, err, sizeof(err));
+	if (!c->root) {
+		fprintf(stderr, "%s\n", err);
+		d->errors++;
+		return -1;
+	}
+	return parse_root(c, d);
+}
+
+int config_load_string(struct config *c, const char *name, const char *text, struct diag *d)
+{
+	char err[1024];
+
+	memset(c, 0, sizeof(*c));
+	c->file = name;
+	d->file = name;
+	c->root = ytree_load_string(name, text, err, sizeof(err));
+	if (!c->root) {
+		fprintf(stderr, "%s\n", err);
+		d->errors++;
+		return -1;
+	}
+	return parse_root(c, d);
+}
+
+void config_free(struct config *c)
+{
+	for (size_t i = 0; i < c->nstacks; i++)
+		free(c->stacks[i].elems);
+	free(c->stacks);
+	free(c->instances);
+	free(c->plugin_path);
+	ytree_free(c->root);
+	memset(c, 0, sizeof(*c));
+}
+
+const struct instance_spec *config_find_instance(const struct config *c, const char *name)
+{
+	for (size_t i = 0; i < c->ninstances; i++)
+		if (strcmp(c->instances[i].name, name) == 0)
+			return &c->instances[i];
+	return NULL;
+}

@@ -1,0 +1,275 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "event_loop.h"
+#include "log.h"
+
+struct watch {
+	int fd;
+	loop_fd_cb cb;
+	void *ctx;
+	bool dead;		/* unwatched during dispatch: freed after it */
+	struct watch *next;
+};
+
+struct loop_timer {
+	struct event_loop *loop;
+	loop_timer_cb cb;
+	void *ctx;
+	uint64_t deadline;
+	uint64_t period;
+	bool armed;
+	struct loop_timer *next;
+};
+
+struct event_loop {
+	int epfd;
+	int sigfd;
+	loop_signal_cb sig_cb;
+	void *sig_ctx;
+	struct watch *watches;
+	struct loop_timer *timers;
+	bool stop;
+	bool dispatching;
+};
+
+uint64_t loop_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+struct event_loop *loop_new(void)
+{
+	struct event_loop *loop = calloc(1, sizeof(*loop));
+
+	if (!loop)
+		return NULL;
+	loop->sigfd = -1;
+	loop->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (loop->epfd < 0) {
+		free(loop);
+		return NULL;
+	}
+	return loop;
+}
+
+static void reap_watches(struct event_loop *loop)
+{
+	struct watch **pp = &loop->watches;
+
+	while (*pp) {
+		struct watch *w = *pp;
+
+		if (w->dead) {
+			*pp = w->next;
+			free(w);
+		} else {
+			pp = &w->next;
+		}
+	}
+}
+
+void loop_free(struct event_loop *loop)
+{
+	if (!loop)
+		return;
+	for (struct watch *w = loop->watches; w; w = w->next)
+		w->dead = true;
+	reap_watches(loop);
+	while (loop->timers) {
+		struct loop_timer *t = loop->timers;
+
+		loop->timers = t->next;
+		free(t);
+	}
+	if (loop->sigfd >= 0)
+		close(loop->sigfd);
+	close(loop->epfd);
+	free(loop);
+}
+
+static struct watch *find_watch(struct event_loop *loop, int fd)
+{
+	for (struct watch *w = loop->watches; w; w = w->next)
+		if (w->fd == fd && !w->dead)
+			return w;
+	return NULL;
+}
+
+int loop_watch(struct event_loop *loop, int fd, uint32_t events, loop_fd_cb cb, void *ctx)
+{
+	struct epoll_event ev = {.events = events};
+	struct watch *w;
+
+	if (find_watch(loop, fd)) {
+		errno = EEXIST;
+		return -1;
+	}
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return -1;
+	w->fd = fd;
+	w->cb = cb;
+	w->ctx = ctx;
+	ev.data.ptr = w;
+	if (epoll_ctl(loop->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
+		free(w);
+		return -1;
+	}
+	w->next = loop->watches;
+	loop->watches = w;
+	return 0;
+}
+
+int loop_modify(struct event_loop *loop, int fd, uint32_t events)
+{
+	struct watch *w = find_watch(loop, fd);
+	struct epoll_event ev = {.events = events};
+
+	if (!w) {
+		errno = ENOENT;
+		return -1;
+	}
+	ev.data.ptr = w;
+	return epoll_ctl(loop->epfd, EPOLL_CTL_MOD, fd, &ev);
+}
+
+void loop_unwatch(struct event_loop *loop, int fd)
+{
+	struct watch *w = find_watch(loop, fd);
+
+	if (!w)
+		return;
+	epoll_ctl(loop->epfd, EPOLL_CTL_DEL, fd, NULL);
+	w->dead = true;
+	if (!loop->dispatching)
+		reap_watches(loop);
+}
+
+struct loop_timer *loop_timer_new(struct event_loop *loop, loop_timer_cb cb, void *ctx)
+{
+	struct loop_timer *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	t->loop = loop;
+	t->cb = cb;
+	t->ctx = ctx;
+	t->next = loop->timers;
+	loop->timers = t;
+	return t;
+}
+
+void loop_timer_arm(struct loop_timer *t, uint64_t delay_ms, uint64_t period_ms)
+{
+	t->deadline = loop_now_ms() + delay_ms;
+	t->period = period_ms;
+	t->armed = true;
+}
+
+void loop_timer_disarm(struct loop_timer *t)
+{
+	t->armed = false;
+}
+
+static void on_signal_fd(void *ctx, int fd, uint32_t events)
+{
+	struct event_loop *loop = ctx;
+	struct signalfd_siginfo si;
+
+	while (read(fd, &si, sizeof(si)) == (ssize_t)sizeof(si))
+		loop->sig_cb(loop->sig_ctx, (int)si.ssi_signo);
+}
+
+int loop_signals(struct event_loop *loop, const int *signals, loop_signal_cb cb, void *ctx)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	for (const int *s = signals; *s; s++)
+		sigaddset(&set, *s);
+	if (sigprocmask(SIG_BLOCK, &set, NULL) < 0)
+		return -1;
+	loop->sigfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (loop->sigfd < 0)
+		return -1;
+	loop->sig_cb = cb;
+	loop->sig_ctx = ctx;
+	return loop_watch(loop, loop->sigfd, EPOLLIN, on_signal_fd, loop);
+}
+
+void loop_stop(struct event_loop *loop)
+{
+	loop->stop = true;
+}
+
+/* Milliseconds until the next timer is due; -1 when none is armed. */
+static int next_timeout(const struct event_loop *loop)
+{
+	uint64_t now = loop_now_ms(), first = UINT64_MAX;
+
+	for (const struct loop_timer *t = loop->timers; t; t = t->next)
+		if (t->armed && t->deadline < first)
+			first = t->deadline;
+	if (first == UINT64_MAX)
+		return -1;
+	if (first <= now)
+		return 0;
+	return first - now > 60000 ? 60000 : (int)(first - now);
+}
+
+static void run_timers(struct event_loop *loop)
+{
+	uint64_t now = loop_now_ms();
+
+	for (struct loop_timer *t = loop->timers; t && !loop->stop; t = t->next) {
+		if (!t->armed || t->deadline > now)
+			continue;
+		if (t->period)
+			/* Keep the rhythm, but never fire twice to catch up. */
+			t->deadline = t->deadline + t->period > now ? t->deadline + t->period
+								    : now + t->period;
+		else
+			t->armed = false;
+		t->cb(t->ctx);
+	}
+}
+
+int loop_run(struct event_loop *loop)
+{
+	struct epoll_event events[64];
+
+	loop->stop = false;
+	while (!loop->stop) {
+		int n = epoll_wait(loop->epfd, events, 64, next_timeout(loop));
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			log_msg(SL_LOG_ERR, "epoll_wait: %s", strerror(errno));
+			return -1;
+		}
+		loop->dispatching = true;
+		for (int i = 0; i < n && !loop->stop; i++) {
+			struct watch *w = events[i].data.ptr;
+
+			if (!w->dead)
+				w->cb(w->ctx, w->fd, events[i].events);
+		}
+		loop->dispatching = false;
+		reap_watches(loop);
+		if (!loop->stop)
+			run_timers(loop);
+	}
+	return 0;
+}

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The stack graph: every configured element becomes one instance; stacks
+ * that start alike share their common prefix, so the graph is a forest
+ * whose roots are inputs and whose leaves are outputs.  Building it checks
+ * everything that can be checked before start: plugins exist, positions
+ * fit kinds, options are valid, every needed field is provided upstream,
+ * and each plugin's own configure() accepts its options.
+ */
+#ifndef SLUICE_GRAPH_H
+#define SLUICE_GRAPH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "config.h"
+#include "plugin_loader.h"
+
+struct runtime;
+
+struct named_counter {
+	char *name;
+	uint64_t value;
+};
+
+struct sl_instance {
+	char *name;
+	const struct sl_plugin *desc;
+	struct ymark mark;		/* where it was first written */
+	const struct ynode *opts;	/* its options mapping (may be NULL) */
+	bool named;			/* declared under instances: */
+	char *key;			/* identity for prefix sharing */
+
+	struct sl_instance *parent;
+	struct sl_instance **children;
+	size_t nchildren;
+	const char **stacks;		/* stacks running through it */
+	size_t nstacks;
+	uint64_t avail[SL_PRESENCE_WORDS]; /* fields set once this element ran */
+
+	void *config;			/* filled from the option table */
+	void *state;			/* from configure() */
+	bool configured, started, done;
+
+	/* counters */
+	uint64_t in, out, dropped, errors;
+	struct named_counter *counters;
+	size_t ncounters;
+
+	/* fan-out scratch: the batch as it was before the first child ran */
+	struct sl_record **save_rec;
+	uint64_t (*save_presence)[SL_PRESENCE_WORDS];
+
+	struct graph *graph;
+	struct runtime *rt;
+	bool configuring;		/* config_error() allowed */
+};
+
+struct graph {
+	struct plugin_loader loader;
+	struct diag *diag;
+	const struct config *cfg;
+	struct sl_instance **all;	/* parents before children */
+	size_t nall;
+	size_t ninputs;
+};
+
+/* Build and check everything; run each plugin's configure().  0 or -1. */
+int graph_build(struct graph *g, const struct config *cfg, struct diag *d);
+/* Print the stacks as a tree with shared prefixes visible. */
+void graph_print(const struct graph *g, FILE *out);
+/* destroy() every instance and free the graph. */
+void graph_free(struct graph *g);
+
+/* Position of an option's value (or of the element) for error messages. */
+const struct ymark *graph_option_mark(const struct sl_instance *inst, const char *option);
+
+#endif

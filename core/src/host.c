@@ -1,0 +1,397 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "event_loop.h"
+#include "fields.h"
+#include "host.h"
+#include "log.h"
+
+/* ---- batches ---- */
+
+static struct sl_batch *batch_alloc(struct runtime *rt)
+{
+	size_t recs = rt->batch_size * sizeof(struct sl_record *);
+	size_t storage = (size_t)rt->batch_size * rt->stride;
+	struct sl_batch *b;
+	uint8_t *mem;
+
+	/* One allocation per batch, made at start or when the pool runs dry. */
+	mem = aligned_alloc(64, (sizeof(*b) + recs + storage + rt->arena_size + 63) & ~(size_t)63);
+	if (!mem)
+		return NULL;
+	b = (struct sl_batch *)mem;
+	memset(b, 0, sizeof(*b));
+	b->capacity = rt->batch_size;
+	b->stride = (unsigned)rt->stride;
+	b->rec = (struct sl_record **)(mem + sizeof(*b));
+	b->storage = mem + ((sizeof(*b) + recs + 63) & ~(size_t)63);
+	b->arena.base = b->storage + storage;
+	b->arena.size = rt->arena_size;
+	rt->nbatches++;
+	return b;
+}
+
+static struct sl_batch *host_batch_get(struct sl_instance *inst)
+{
+	struct runtime *rt = inst->rt;
+	struct sl_batch *b;
+
+	if (rt->nfree)
+		b = rt->free_batches[--rt->nfree];
+	else
+		b = batch_alloc(rt);
+	if (b) {
+		b->count = 0;
+		b->filled = 0;
+		b->arena.used = 0;
+	}
+	return b;
+}
+
+static void host_batch_put(struct sl_instance *inst, struct sl_batch *b)
+{
+	struct runtime *rt = inst->rt;
+
+	if (!b)
+		return;
+	if (rt->nfree == rt->free_cap) {
+		size_t cap = rt->free_cap ? rt->free_cap * 2 : 16;
+		struct sl_batch **grown = realloc(rt->free_batches, cap * sizeof(*grown));
+
+		if (!grown) {
+			free(b);
+			rt->nbatches--;
+			return;
+		}
+		rt->free_batches = grown;
+		rt->free_cap = cap;
+	}
+	rt->free_batches[rt->nfree++] = b;
+}
+
+/* ---- delivery down the graph ---- */
+
+static void deliver(struct sl_instance *from, struct sl_batch *b);
+
+static void run_instance(struct sl_instance *inst, struct sl_batch *b)
+{
+	unsigned before = b->count;
+
+	inst->in += before;
+	if (inst->desc->process(inst->state, b) < 0) {
+		inst->errors += before;
+		return;
+	}
+	if (inst->desc->kind == SL_KIND_OUTPUT) {
+		inst->out += b->count;
+		inst->dropped += before - b->count;
+		return;
+	}
+	inst->out += b->count;
+	inst->dropped += before - b->count;
+	if (b->count)
+		deliver(inst, b);
+}
+
+/*
+ * Hand a batch to every child of `from`.  With several children, each
+ * must see the batch as `from` left it: the record list and presence bits
+ * are saved before the first child and restored before each next one, so
+ * one branch's filters never leak fields or drops into another branch.
+ */
+static void deliver(struct sl_instance *from, struct sl_batch *b)
+{
+	unsigned count = b->count;
+
+	if (from->nchildren == 1) {
+		run_instance(from->children[0], b);
+		return;
+	}
+	memcpy(from->save_rec, b->rec, count * sizeof(*b->rec));
+	for (unsigned i = 0; i < count; i++)
+		memcpy(from->save_presence[i], b->rec[i]->present, sizeof(b->rec[i]->present));
+	for (size_t c = 0; c < from->nchildren; c++) {
+		if (c) {
+			b->count = count;
+			memcpy(b->rec, from->save_rec, count * sizeof(*b->rec));
+			for (unsigned i = 0; i < count; i++)
+				memcpy(b->rec[i]->present, from->save_presence[i],
+				       sizeof(b->rec[i]->present));
+		}
+		run_instance(from->children[c], b);
+	}
+}
+
+static void host_emit(struct sl_instance *inst, struct sl_batch *b)
+{
+	if (inst->desc->kind == SL_KIND_INPUT)
+		inst->in += b->count;
+	inst->out += b->count;
+	if (b->count && inst->nchildren)
+		deliver(inst, b);
+	host_batch_put(inst, b);
+}
+
+/* ---- logging and errors ---- */
+
+static void host_log(struct sl_instance *inst, enum sl_log_level level, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	log_msgv(level, inst->name, fmt, ap);
+	va_end(ap);
+}
+
+static void host_config_error(struct sl_instance *inst, const char *option, const char *fmt, ...)
+{
+	struct diag *d = inst->graph->diag;
+	const struct ymark *m = graph_option_mark(inst, option);
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (!inst->configuring) {
+		/* Outside configure() there is no position to blame: just log it. */
+		log_msg(SL_LOG_ERR, "%s: %s%s%s", inst->name, option ? option : "",
+			option ? ": " : "", msg);
+		return;
+	}
+	if (option)
+		diag_error(d, m, "%s: option '%s': %s", inst->desc->name, option, msg);
+	else
+		diag_error(d, m, "%s: %s", inst->desc->name, msg);
+}
+
+static int host_field_id(struct sl_instance *inst, const char *name)
+{
+	return fields_lookup(name);
+}
+
+/* ---- descriptors and timers ---- */
+
+static int host_watch_fd(struct sl_instance *inst, int fd, uint32_t events, sl_fd_cb cb)
+{
+	return loop_watch(inst->rt->loop, fd, events, cb, inst->state);
+}
+
+static int host_modify_fd(struct sl_instance *inst, int fd, uint32_t events)
+{
+	return loop_modify(inst->rt->loop, fd, events);
+}
+
+static void host_unwatch_fd(struct sl_instance *inst, int fd)
+{
+	loop_unwatch(inst->rt->loop, fd);
+}
+
+static struct sl_timer *host_timer_new(struct sl_instance *inst, sl_timer_cb cb)
+{
+	return (struct sl_timer *)loop_timer_new(inst->rt->loop, cb, inst->state);
+}
+
+static void host_timer_arm(struct sl_timer *t, uint64_t delay_ms, uint64_t period_ms)
+{
+	loop_timer_arm((struct loop_timer *)t, delay_ms, period_ms);
+}
+
+static void host_timer_disarm(struct sl_timer *t)
+{
+	loop_timer_disarm((struct loop_timer *)t);
+}
+
+/* ---- counters ---- */
+
+static int host_counter_new(struct sl_instance *inst, const char *name)
+{
+	struct named_counter *grown;
+
+	for (size_t i = 0; i < inst->ncounters; i++)
+		if (strcmp(inst->counters[i].name, name) == 0)
+			return (int)i;
+	grown = realloc(inst->counters, (inst->ncounters + 1) * sizeof(*grown));
+	if (!grown)
+		return -1;
+	inst->counters = grown;
+	grown[inst->ncounters].name = strdup(name);
+	grown[inst->ncounters].value = 0;
+	if (!grown[inst->ncounters].name)
+		return -1;
+	return (int)inst->ncounters++;
+}
+
+static void host_counter_add(struct sl_instance *inst, int counter, uint64_t n)
+{
+	if (counter >= 0 && (size_t)counter < inst->ncounters)
+		inst->counters[counter].value += n;
+}
+
+static void host_error_add(struct sl_instance *inst, uint64_t n)
+{
+	inst->errors += n;
+}
+
+static void host_input_done(struct sl_instance *inst)
+{
+	if (inst->done)
+		return;
+	inst->done = true;
+	inst->rt->inputs_done++;
+	log_msg(SL_LOG_DEBUG, "%s: input finished", inst->name);
+	if (runtime_inputs_finished(inst->rt))
+		loop_stop(inst->rt->loop);
+}
+
+static const char *host_name(struct sl_instance *inst)
+{
+	return inst->name;
+}
+
+const struct sl_host sluice_host = {
+	.size = sizeof(struct sl_host),
+	.log = host_log,
+	.config_error = host_config_error,
+	.field_id = host_field_id,
+	.batch_get = host_batch_get,
+	.emit = host_emit,
+	.batch_put = host_batch_put,
+	.watch_fd = host_watch_fd,
+	.modify_fd = host_modify_fd,
+	.unwatch_fd = host_unwatch_fd,
+	.timer_new = host_timer_new,
+	.timer_arm = host_timer_arm,
+	.timer_disarm = host_timer_disarm,
+	.counter_new = host_counter_new,
+	.counter_add = host_counter_add,
+	.error_add = host_error_add,
+	.input_done = host_input_done,
+	.name = host_name,
+};
+
+/* ---- lifecycle ---- */
+
+int runtime_init(struct runtime *rt, struct graph *g, struct event_loop *loop,
+		 unsigned batch_size)
+{
+	memset(rt, 0, sizeof(*rt));
+	rt->graph = g;
+	rt->loop = loop;
+	rt->batch_size = batch_size;
+	rt->stride = (sizeof(struct sl_record) + fields_count() * sizeof(union sl_value) + 63) &
+		     ~(size_t)63;
+	/* Room for each record's text line and, for replay, its packet copy. */
+	rt->arena_size = (size_t)batch_size * 4096;
+	for (size_t i = 0; i < g->nall; i++) {
+		struct sl_instance *inst = g->all[i];
+
+		inst->rt = rt;
+		if (inst->nchildren > 1) {
+			inst->save_rec = calloc(batch_size, sizeof(*inst->save_rec));
+			inst->save_presence = calloc(batch_size, sizeof(*inst->save_presence));
+			if (!inst->save_rec || !inst->save_presence)
+				return -1;
+		}
+	}
+	/* A few batches up front: the hot path then never allocates. */
+	for (int i = 0; i < 4; i++) {
+		struct sl_batch *b = batch_alloc(rt);
+
+		if (!b)
+			return -1;
+		host_batch_put(g->all[0], b);
+	}
+	return 0;
+}
+
+bool runtime_inputs_finished(const struct runtime *rt)
+{
+	return rt->graph->ninputs && rt->inputs_done == rt->graph->ninputs;
+}
+
+int runtime_start(struct runtime *rt)
+{
+	struct graph *g = rt->graph;
+
+	/* Outputs first, inputs last: nothing flows before its sinks are open. */
+	for (size_t i = g->nall; i-- > 0;) {
+		struct sl_instance *inst = g->all[i];
+
+		if (inst->desc->start && inst->desc->start(inst->state) < 0) {
+			log_msg(SL_LOG_ERR, "%s: could not start; stopping", inst->name);
+			runtime_stop(rt);
+			return -1;
+		}
+		inst->started = true;
+	}
+	return 0;
+}
+
+void runtime_flush(struct runtime *rt)
+{
+	struct graph *g = rt->graph;
+
+	for (size_t i = 0; i < g->nall; i++) {
+		struct sl_instance *inst = g->all[i];
+
+		if (inst->started && inst->desc->flush && inst->desc->flush(inst->state) < 0)
+			log_msg(SL_LOG_WARNING, "%s: flush failed", inst->name);
+	}
+}
+
+void runtime_reopen(struct runtime *rt)
+{
+	struct graph *g = rt->graph;
+
+	for (size_t i = 0; i < g->nall; i++) {
+		struct sl_instance *inst = g->all[i];
+
+		if (inst->started && inst->desc->reopen && inst->desc->reopen(inst->state) < 0)
+			log_msg(SL_LOG_WARNING, "%s: reopen failed", inst->name);
+	}
+}
+
+void runtime_log_counters(const struct runtime *rt, int level)
+{
+	const struct graph *g = rt->graph;
+
+	for (size_t i = 0; i < g->nall; i++) {
+		const struct sl_instance *inst = g->all[i];
+		char extra[1024] = "";
+		size_t used = 0;
+
+		for (size_t k = 0; k < inst->ncounters && used < sizeof(extra); k++)
+			used += (size_t)snprintf(extra + used, sizeof(extra) - used, " %s=%llu",
+						 inst->counters[k].name,
+						 (unsigned long long)inst->counters[k].value);
+		log_msg(level, "counters: %s (%s): in=%llu out=%llu dropped=%llu errors=%llu%s",
+			inst->name, inst->desc->name, (unsigned long long)inst->in,
+			(unsigned long long)inst->out, (unsigned long long)inst->dropped,
+			(unsigned long long)inst->errors, extra);
+	}
+}
+
+void runtime_stop(struct runtime *rt)
+{
+	struct graph *g = rt->graph;
+
+	for (size_t i = 0; i < g->nall; i++) {
+		struct sl_instance *inst = g->all[i];
+
+		if (inst->started && inst->desc->stop)
+			inst->desc->stop(inst->state);
+		inst->started = false;
+	}
+}
+
+void runtime_free(struct runtime *rt)
+{
+	for (size_t i = 0; i < rt->nfree; i++)
+		free(rt->free_batches[i]);
+	free(rt->free_batches);
+	memset(rt, 0, sizeof(*rt));
+}

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Option values: parsing of the scalar types a plugin's option table
+ * declares (integers with ranges, booleans, sizes, durations, enums) and
+ * storing them into the plugin's config struct.
+ */
+#ifndef SLUICE_OPTIONS_H
+#define SLUICE_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sluice/plugin.h>
+
+int opt_parse_int(const char *s, int64_t *out);
+int opt_parse_bool(const char *s, bool *out);
+/* "8MiB", "64k", "1G", "512" (bytes; k/M/G are powers of 1024 like KiB/MiB/GiB). */
+int opt_parse_size(const char *s, uint64_t *out);
+/* "50ms", "2s", "5m", "1h", "1d", "1500" (a bare number is milliseconds). */
+int opt_parse_duration(const char *s, uint64_t *ms);
+int opt_parse_enum(const char *s, const char *const *choices, int *index);
+
+const char *opt_type_name(enum sl_opt_type type);
+
+/*
+ * Parse `text` as the value of option `o` and store it in config.
+ * On error returns -1 with a message ("expected a size like 8MiB, got 'x'")
+ * in err.
+ */
+int opt_store_scalar(const struct sl_option *o, const char *text, void *config, char *err,
+		     size_t errlen);
+
+/* Store a list value (the strings are kept by reference). */
+void opt_store_list(const struct sl_option *o, const char *const *items, unsigned n, void *config);
+
+/* Describe the accepted values of an option ("integer 0..65535", "one of: a, b"). */
+void opt_describe_values(const struct sl_option *o, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,278 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fields.h"
+#include "plugin_loader.h"
+
+#ifndef SLUICE_PLUGIN_DIR
+#define SLUICE_PLUGIN_DIR "/usr/local/lib/sluice/plugins"
+#endif
+
+/* Descriptor size of ABI 1.0: fields up to destroy. */
+#define SL_PLUGIN_MIN_SIZE (offsetof(struct sl_plugin, destroy) + sizeof(void *))
+
+const char *loader_kind_name(enum sl_kind kind)
+{
+	switch (kind) {
+	case SL_KIND_INPUT: return "input";
+	case SL_KIND_FILTER: return "filter";
+	case SL_KIND_OUTPUT: return "output";
+	}
+	return "?";
+}
+
+static int add_dir(struct plugin_loader *l, const char *dir, size_t len)
+{
+	char **dirs;
+	char *copy;
+
+	if (!len)
+		return 0;
+	copy = strndup(dir, len);
+	dirs = realloc(l->dirs, (l->ndirs + 1) * sizeof(*dirs));
+	if (!copy || !dirs) {
+		free(copy);
+		return -1;
+	}
+	dirs[l->ndirs++] = copy;
+	l->dirs = dirs;
+	return 0;
+}
+
+int loader_init(struct plugin_loader *l, const char *const *config_dirs, size_t n)
+{
+	const char *env = getenv("SLUICE_PLUGIN_PATH");
+
+	memset(l, 0, sizeof(*l));
+	while (env && *env) {
+		const char *colon = strchr(env, ':');
+		size_t len = colon ? (size_t)(colon - env) : strlen(env);
+
+		if (add_dir(l, env, len))
+			return -1;
+		env = colon ? colon + 1 : NULL;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (add_dir(l, config_dirs[i], strlen(config_dirs[i])))
+			return -1;
+	return add_dir(l, SLUICE_PLUGIN_DIR, strlen(SLUICE_PLUGIN_DIR));
+}
+
+void loader_free(struct plugin_loader *l)
+{
+	struct loaded_plugin *p = l->loaded;
+
+	while (p) {
+		struct loaded_plugin *next = p->next;
+
+		/* Plugins stay mapped: their strings may still be referenced. */
+		free(p->path);
+		free(p);
+		p = next;
+	}
+	for (size_t i = 0; i < l->ndirs; i++)
+		free(l->dirs[i]);
+	free(l->dirs);
+	memset(l, 0, sizeof(*l));
+}
+
+static int check_descriptor(const char *path, const struct sl_plugin *d, char *err, size_t errlen)
+{
+	if (d->abi_major != SL_ABI_MAJOR || d->abi_minor > SL_ABI_MINOR) {
+		snprintf(err, errlen,
+			 "%s: plugin built for sluice plugin ABI %u.%u, this daemon has ABI %d.%d; "
+			 "rebuild the plugin against this sluice's headers",
+			 path, d->abi_major, d->abi_minor, SL_ABI_MAJOR, SL_ABI_MINOR);
+		return -1;
+	}
+	if (d->size < SL_PLUGIN_MIN_SIZE) {
+		snprintf(err, errlen, "%s: plugin descriptor is %u bytes, ABI %d.%d needs at least %zu",
+			 path, d->size, SL_ABI_MAJOR, SL_ABI_MINOR, (size_t)SL_PLUGIN_MIN_SIZE);
+		return -1;
+	}
+	if (!d->name || !d->description ||
+	    (d->kind != SL_KIND_INPUT && d->kind != SL_KIND_FILTER && d->kind != SL_KIND_OUTPUT)) {
+		snprintf(err, errlen, "%s: plugin descriptor lacks a name, description or valid kind",
+			 path);
+		return -1;
+	}
+	if (!d->configure || (d->kind != SL_KIND_INPUT && !d->process)) {
+		snprintf(err, errlen, "%s: plugin '%s' lacks its configure%s callback", path, d->name,
+			 d->kind != SL_KIND_INPUT ? "/process" : "");
+		return -1;
+	}
+	for (const struct sl_option *o = d->options; o && o->name; o++) {
+		if (o->type == SL_OPT_ENUM && !o->choices) {
+			snprintf(err, errlen, "%s: option '%s' is an enum without choices", path, o->name);
+			return -1;
+		}
+		if (o->offset >= d->config_size) {
+			snprintf(err, errlen, "%s: option '%s' lies outside the config struct", path,
+				 o->name);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int declare_fields(const char *path, const struct sl_plugin *d, char *err, size_t errlen)
+{
+	const struct sl_field_decl *lists[2] = {d->needs, d->provides};
+	char msg[512];
+
+	for (int k = 0; k < 2; k++) {
+		for (const struct sl_field_decl *f = lists[k]; f && f->name; f++) {
+			if (fields_declare(f->name, f->type, d->name, msg, sizeof(msg)) < 0) {
+				snprintf(err, errlen, "%s: %s", path, msg);
+				return -1;
+			}
+		}
+	}
+	return 0;
+}
+
+const struct loaded_plugin *loader_load_path(struct plugin_loader *l, const char *path,
+					     char *err, size_t errlen)
+{
+	const struct sl_plugin *(*entry)(void);
+	const struct sl_plugin *desc;
+	struct loaded_plugin *p;
+	void *h;
+
+	for (p = l->loaded; p; p = p->next)
+		if (strcmp(p->path, path) == 0)
+			return p;
+	/* RTLD_LOCAL: two plugins may use the same static helper names. */
+	h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		snprintf(err, errlen, "%s: cannot load plugin: %s", path, dlerror());
+		return NULL;
+	}
+	*(void **)&entry = dlsym(h, SL_PLUGIN_ENTRY_SYMBOL);
+	if (!entry) {
+		snprintf(err, errlen, "%s: not a sluice plugin: no '%s' symbol", path,
+			 SL_PLUGIN_ENTRY_SYMBOL);
+		dlclose(h);
+		return NULL;
+	}
+	desc = entry();
+	if (!desc) {
+		snprintf(err, errlen, "%s: %s() returned no descriptor", path, SL_PLUGIN_ENTRY_SYMBOL);
+		dlclose(h);
+		return NULL;
+	}
+	if (check_descriptor(path, desc, err, errlen) || declare_fields(path, desc, err, errlen)) {
+		dlclose(h);
+		return NULL;
+	}
+	p = calloc(1, sizeof(*p));
+	if (!p || !(p->path = strdup(path))) {
+		free(p);
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	p->handle = h;
+	p->desc = desc;
+	p->next = l->loaded;
+	l->loaded = p;
+	return p;
+}
+
+static bool valid_plugin_name(const char *name)
+{
+	if (!*name)
+		return false;
+	for (const char *c = name; *c; c++)
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '_' ||
+		      *c == '-' || (*c >= 'A' && *c <= 'Z')))
+			return false;
+	return true;
+}
+
+const struct loaded_plugin *loader_find(struct plugin_loader *l, const char *name, char *err,
+					size_t errlen)
+{
+	char path[4096];
+	const struct loaded_plugin *p;
+
+	for (p = l->loaded; p; p = p->next)
+		if (strcmp(p->desc->name, name) == 0)
+			return p;
+	if (!valid_plugin_name(name)) {
+		snprintf(err, errlen, "'%s' is not a valid plugin name", name);
+		return NULL;
+	}
+	for (size_t i = 0; i < l->ndirs; i++) {
+		snprintf(path, sizeof(path), "%s/%s.so", l->dirs[i], name);
+		if (access(path, F_OK) != 0)
+			continue;
+		p = loader_load_path(l, path, err, errlen);
+		if (p && strcmp(p->desc->name, name) != 0) {
+			snprintf(err, errlen, "%s: file is named '%s' but the plugin calls itself '%s'",
+				 path, name, p->desc->name);
+			return NULL;
+		}
+		return p;
+	}
+	{
+		size_t used = (size_t)snprintf(err, errlen, "unknown plugin '%s' (searched:", name);
+		for (size_t i = 0; i < l->ndirs && used < errlen; i++)
+			used += (size_t)snprintf(err + used, errlen - used, " %s", l->dirs[i]);
+		if (used < errlen)
+			snprintf(err + used, errlen - used, ")");
+	}
+	return NULL;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void loader_load_all(struct plugin_loader *l, void (*on_error)(const char *msg))
+{
+	char err[1024];
+
+	for (size_t i = 0; i < l->ndirs; i++) {
+		DIR *d = opendir(l->dirs[i]);
+		struct dirent *de;
+		char **names = NULL;
+		size_t n = 0;
+
+		if (!d)
+			continue;
+		while ((de = readdir(d))) {
+			size_t len = strlen(de->d_name);
+			char **grown;
+
+			if (len < 4 || strcmp(de->d_name + len - 3, ".so") != 0)
+				continue;
+			grown = realloc(names, (n + 1) * sizeof(*names));
+			if (!grown)
+				break;
+			names = grown;
+			names[n] = strndup(de->d_name, len - 3);
+			if (names[n])
+				n++;
+		}
+		closedir(d);
+		qsort(names, n, sizeof(*names), cmp_str);
+		for (size_t k = 0; k < n; k++) {
+			bool have = false;
+
+			for (struct loaded_plugin *p = l->loaded; p; p = p->next)
+				if (strcmp(p->desc->name, names[k]) == 0)
+					have = true;
+			if (!have && !loader_find(l, names[k], err, sizeof(err)) && on_error)
+				on_error(err);
+			free(names[k]);
+		}
+		free(names);
+	}
+}

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Finding and loading plugin shared objects: the search path
+ * ($SLUICE_PLUGIN_PATH, then daemon.plugin_path, then the built-in
+ * directory), dlopen, the ABI check, and registration of the fields a
+ * plugin declares.
+ */
+#ifndef SLUICE_PLUGIN_LOADER_H
+#define SLUICE_PLUGIN_LOADER_H
+
+#include <stddef.h>
+#include <sluice/plugin.h>
+
+struct loaded_plugin {
+	char *path;
+	void *handle;
+	const struct sl_plugin *desc;
+	struct loaded_plugin *next;
+};
+
+struct plugin_loader {
+	char **dirs;
+	size_t ndirs;
+	struct loaded_plugin *loaded;
+};
+
+/* Search path: env first, then the given dirs, then the built-in one. */
+int loader_init(struct plugin_loader *l, const char *const *config_dirs, size_t n);
+void loader_free(struct plugin_loader *l);
+
+/* Find NAME.so on the search path and load it (once). NULL + err on failure. */
+const struct loaded_plugin *loader_find(struct plugin_loader *l, const char *name, char *err,
+					size_t errlen);
+/* Load one file by path (for tests and --describe PATH). */
+const struct loaded_plugin *loader_load_path(struct plugin_loader *l, const char *path,
+					     char *err, size_t errlen);
+/*
+ * Load every *.so on the search path (first one of a name wins).  Files
+ * that fail to load are reported through the callback (may be NULL).
+ */
+void loader_load_all(struct plugin_loader *l, void (*on_error)(const char *msg));
+
+const char *loader_kind_name(enum sl_kind kind);
+
+#endif
