@@ -373,11 +373,20 @@ static bool resolve(struct graph *g, const struct elem_spec *e, struct resolved 
 	}
 	r->plugin = loader_find(&g->loader, plugin, err, sizeof(err));
 	if (!r->plugin) {
-		if (e->name && !r->named && strstr(err, "unknown plugin"))
+		if (r->named) {
+			/* Say it once, at the instance, however many stacks use it. */
+			for (size_t i = 0; i < g->nfailed; i++)
+				if (g->failed[i] == r->named)
+					return false;
+			if (!grow((void **)&g->failed, g->nfailed, sizeof(*g->failed)))
+				g->failed[g->nfailed++] = r->named;
+			diag_error(g->diag, &ytree_map_get(r->opts, "plugin")->mark, "%s", err);
+		} else if (e->name && strstr(err, "unknown plugin")) {
 			diag_error(g->diag, &r->mark, "'%s' is neither a named instance nor a plugin: %s",
 				   e->name, err);
-		else
-			diag_error(g->diag, r->named ? &r->named->mark : &r->mark, "%s", err);
+		} else {
+			diag_error(g->diag, &r->mark, "%s", err);
+		}
 		return false;
 	}
 	return true;
@@ -497,7 +506,7 @@ int graph_build(struct graph *g, const struct config *cfg, struct diag *d)
 	}
 	for (size_t i = 0; i < cfg->nstacks; i++)
 		add_stack(g, &cfg->stacks[i]);
-	for (size_t i = 0; i < cfg->ninstances; i++) {
+	for (size_t i = 0; i < cfg->ninstances && !d->errors; i++) {
 		bool used = false;
 
 		for (size_t k = 0; k < g->nall; k++)
@@ -603,6 +612,8 @@ void graph_free(struct graph *g)
 		free(inst->stacks);
 		free(inst->save_rec);
 		free(inst->save_presence);
+		free(inst->restore);
+		free(inst->save_values);
 		free_list_options(inst);
 		free(inst->config);
 		free(inst->key);
@@ -610,6 +621,7 @@ void graph_free(struct graph *g)
 		free(inst);
 	}
 	free(g->all);
+	free(g->failed);
 	loader_free(&g->loader);
 	memset(g, 0, sizeof(*g));
 }

@@ -51,6 +51,9 @@ struct sl_instance {
 	/* fan-out scratch: the batch as it was before the first child ran */
 	struct sl_record **save_rec;
 	uint64_t (*save_presence)[SL_PRESENCE_WORDS];
+	sl_field *restore;		/* fields set here that a branch below may overwrite */
+	size_t nrestore;
+	union sl_value *save_values;	/* [record][restore] */
 
 	struct graph *graph;
 	struct runtime *rt;
@@ -64,6 +67,8 @@ struct graph {
 	struct sl_instance **all;	/* parents before children */
 	size_t nall;
 	size_t ninputs;
+	const struct instance_spec **failed;	/* named instances already reported */
+	size_t nfailed;
 };
 
 /* Build and check everything; run each plugin's configure().  0 or -1. */

@@ -111,15 +111,25 @@ static void deliver(struct sl_instance *from, struct sl_batch *b)
 		return;
 	}
 	memcpy(from->save_rec, b->rec, count * sizeof(*b->rec));
-	for (unsigned i = 0; i < count; i++)
+	for (unsigned i = 0; i < count; i++) {
+		union sl_value *saved = from->save_values + i * from->nrestore;
+
 		memcpy(from->save_presence[i], b->rec[i]->present, sizeof(b->rec[i]->present));
+		for (size_t f = 0; f < from->nrestore; f++)
+			saved[f] = b->rec[i]->v[from->restore[f]];
+	}
 	for (size_t c = 0; c < from->nchildren; c++) {
 		if (c) {
 			b->count = count;
 			memcpy(b->rec, from->save_rec, count * sizeof(*b->rec));
-			for (unsigned i = 0; i < count; i++)
+			for (unsigned i = 0; i < count; i++) {
+				const union sl_value *saved = from->save_values + i * from->nrestore;
+
 				memcpy(b->rec[i]->present, from->save_presence[i],
 				       sizeof(b->rec[i]->present));
+				for (size_t f = 0; f < from->nrestore; f++)
+					b->rec[i]->v[from->restore[f]] = saved[f];
+			}
 		}
 		run_instance(from->children[c], b);
 	}
@@ -275,6 +285,47 @@ const struct sl_host sluice_host = {
 
 /* ---- lifecycle ---- */
 
+/* Collect the fields any instance below `node` provides. */
+static void provided_below(const struct sl_instance *node, uint64_t *set)
+{
+	for (size_t c = 0; c < node->nchildren; c++) {
+		const struct sl_instance *child = node->children[c];
+
+		for (const struct sl_field_decl *f = child->desc->provides; f && f->name; f++) {
+			int id = fields_lookup(f->name);
+
+			if (id >= 0)
+				set[id >> 6] |= (uint64_t)1 << (id & 63);
+		}
+		provided_below(child, set);
+	}
+}
+
+/*
+ * A branch may overwrite a field that was already set when the batch
+ * reached the fan-out (a filter rewriting the text line).  Those values
+ * are saved and restored for the next branch; usually there are none.
+ */
+static int plan_restore(struct sl_instance *inst)
+{
+	uint64_t below[SL_PRESENCE_WORDS] = {0};
+
+	provided_below(inst, below);
+	for (unsigned id = 0; id < fields_count(); id++) {
+		uint64_t bit = (uint64_t)1 << (id & 63);
+
+		if (!(below[id >> 6] & bit) || !(inst->avail[id >> 6] & bit))
+			continue;
+		sl_field *grown = realloc(inst->restore, (inst->nrestore + 1) * sizeof(*grown));
+
+		if (!grown)
+			return -1;
+		inst->restore = grown;
+		inst->restore[inst->nrestore++] = (sl_field)id;
+	}
+	return 0;
+}
+
 int runtime_init(struct runtime *rt, struct graph *g, struct event_loop *loop,
 		 unsigned batch_size)
 {
@@ -293,7 +344,11 @@ int runtime_init(struct runtime *rt, struct graph *g, struct event_loop *loop,
 		if (inst->nchildren > 1) {
 			inst->save_rec = calloc(batch_size, sizeof(*inst->save_rec));
 			inst->save_presence = calloc(batch_size, sizeof(*inst->save_presence));
-			if (!inst->save_rec || !inst->save_presence)
+			if (!inst->save_rec || !inst->save_presence || plan_restore(inst))
+				return -1;
+			inst->save_values = calloc((size_t)batch_size * (inst->nrestore ? inst->nrestore : 1),
+						   sizeof(*inst->save_values));
+			if (!inst->save_values)
 				return -1;
 		}
 	}

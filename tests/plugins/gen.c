@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Test input "gen": emits `count` records whose text is "<text> N", in
+ * batches, from a 0 ms timer, then reports itself finished.  It lets the
+ * core's tests run stacks without root, capture files or other plugins.
+ * Built with -DGEN_ABI_MAJOR=99 it becomes a plugin of a future ABI, and
+ * with -DGEN_NO_ENTRY a shared object that is no plugin at all.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sluice/plugin.h>
+
+#ifndef GEN_ABI_MAJOR
+#define GEN_ABI_MAJOR SL_ABI_MAJOR
+#endif
+#ifndef GEN_NAME
+#define GEN_NAME "gen"
+#endif
+
+struct gen_config {
+	int64_t count;
+	const char *text;
+};
+
+struct gen {
+	const struct sl_host *host;
+	struct sl_instance *inst;
+	const struct gen_config *cfg;
+	struct sl_timer *timer;
+	int64_t sent;
+};
+
+static const struct sl_option gen_options[] = {
+	SL_OPT_INT("count", struct gen_config, count, "10", 0, 100000000, "records to emit"),
+	SL_OPT_STR("text", struct gen_config, text, "record", "text of each record"),
+	SL_OPT_END,
+};
+
+static const struct sl_field_decl gen_provides[] = {
+	{"text", SL_T_STRING},
+	{"seq_local", SL_T_U64},
+	SL_FIELD_END,
+};
+
+static void gen_tick(void *state)
+{
+	struct gen *g = state;
+	struct sl_batch *b = g->host->batch_get(g->inst);
+	struct sl_record *r;
+
+	while (g->sent < g->cfg->count && (r = sl_batch_add(b))) {
+		char *line = sl_batch_alloc(b, 64);
+		int n = snprintf(line, 64, "%s %lld", g->cfg->text, (long long)g->sent);
+
+		sl_set_bytes(r, SL_F_TEXT, line, (uint32_t)n);
+		sl_set_u64(r, SL_F_SEQ_LOCAL, (uint64_t)g->sent);
+		g->sent++;
+	}
+	g->host->emit(g->inst, b);
+	if (g->sent < g->cfg->count)
+		g->host->timer_arm(g->timer, 0, 0);
+	else
+		g->host->input_done(g->inst);
+}
+
+static int gen_configure(const struct sl_host *host, struct sl_instance *inst, const void *config,
+			 void **state)
+{
+	struct gen *g = calloc(1, sizeof(*g));
+
+	if (!g)
+		return -1;
+	g->host = host;
+	g->inst = inst;
+	g->cfg = config;
+	if (strchr(g->cfg->text, '\n')) {
+		host->config_error(inst, "text", "must be one line");
+		free(g);
+		return -1;
+	}
+	*state = g;
+	return 0;
+}
+
+static int gen_start(void *state)
+{
+	struct gen *g = state;
+
+	g->timer = g->host->timer_new(g->inst, gen_tick);
+	if (!g->timer)
+		return -1;
+	g->host->timer_arm(g->timer, 0, 0);
+	return 0;
+}
+
+static void gen_destroy(void *state)
+{
+	free(state);
+}
+
+static const struct sl_plugin gen_plugin = {
+	.abi_major = GEN_ABI_MAJOR,
+	.abi_minor = SL_ABI_MINOR,
+	.size = sizeof(struct sl_plugin),
+	.kind = SL_KIND_INPUT,
+	.name = GEN_NAME,
+	.description = "test input: emits numbered text records",
+	.config_size = sizeof(struct gen_config),
+	.options = gen_options,
+	.provides = gen_provides,
+	.configure = gen_configure,
+	.start = gen_start,
+	.destroy = gen_destroy,
+};
+
+#ifndef GEN_NO_ENTRY
+SLUICE_PLUGIN(gen_plugin)
+#else
+/* Keep the descriptor referenced so the object still builds warning-free. */
+const struct sl_plugin *not_the_entry(void);
+const struct sl_plugin *not_the_entry(void)
+{
+	return &gen_plugin;
+}
+#endif
