@@ -1,0 +1,591 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Buffered rotating output file: see outfile.h for the behaviour. */
+#include "outfile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define LOG_EVERY_MS 10000	/* rate limit of repeated error reports */
+#define RETRY_MS 1000		/* retry a failing file at most this often */
+#define MAX_CLASH 1000		/* name.1 ... name.999 */
+
+struct sl_outfile {
+	const struct sl_host *host;
+	struct sl_instance *inst;
+	struct sl_outfile_opts o;
+	bool is_stdout, is_pattern;
+
+	uint8_t *hdr;
+	size_t hdr_len;
+
+	uint8_t *buf;		/* pending bytes are buf[head..tail) */
+	size_t cap, head, tail;
+
+	int fd;
+	bool cur_is_reg;
+	char cur_name[PATH_MAX];
+	time_t cur_start;	/* wall clock, names the file when rotated */
+	uint64_t cur_size;	/* bytes already in the current file */
+
+	struct sl_timer *flush_timer, *rotate_timer;
+	time_t rotate_due;	/* wall clock of the next interval boundary */
+	bool rotate_pending;	/* an interval rotation is still to be done */
+
+	int c_drop_rec, c_drop_bytes;
+	bool failing;
+	uint64_t retry_at;	/* monotonic ms */
+	uint64_t err_logged_at, errs_unlogged;
+	uint64_t drop_logged_at, drops_unlogged, drop_bytes_unlogged;
+};
+
+static uint64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static size_t pending(const struct sl_outfile *of)
+{
+	return of->tail - of->head;
+}
+
+/* A write/open error: count it, log the first and then one per 10 s. */
+static void file_error(struct sl_outfile *of, const char *what, const char *name, int err)
+{
+	uint64_t now = mono_ms();
+
+	of->host->error_add(of->inst, 1);
+	of->failing = true;
+	of->retry_at = now + RETRY_MS;
+	if (of->err_logged_at && now - of->err_logged_at < LOG_EVERY_MS) {
+		of->errs_unlogged++;
+		return;
+	}
+	if (of->errs_unlogged)
+		of->host->log(of->inst, SL_LOG_ERR, "%s %s: %s (and %llu more errors); %zu bytes kept for retry",
+			      what, name, strerror(err), (unsigned long long)of->errs_unlogged, pending(of));
+	else
+		of->host->log(of->inst, SL_LOG_ERR, "%s %s: %s; %zu bytes kept for retry", what, name,
+			      strerror(err), pending(of));
+	of->err_logged_at = now;
+	of->errs_unlogged = 0;
+}
+
+static void log_drops(struct sl_outfile *of, bool force)
+{
+	uint64_t now = mono_ms();
+
+	if (!of->drops_unlogged)
+		return;
+	if (!force && of->drop_logged_at && now - of->drop_logged_at < LOG_EVERY_MS)
+		return;
+	of->host->log(of->inst, SL_LOG_WARNING, "buffer full (%s): dropped %llu records (%llu bytes)",
+		      of->cur_name, (unsigned long long)of->drops_unlogged,
+		      (unsigned long long)of->drop_bytes_unlogged);
+	of->drop_logged_at = now;
+	of->drops_unlogged = 0;
+	of->drop_bytes_unlogged = 0;
+}
+
+static void count_drop(struct sl_outfile *of, size_t n)
+{
+	of->host->counter_add(of->inst, of->c_drop_rec, 1);
+	of->host->counter_add(of->inst, of->c_drop_bytes, n);
+	of->drops_unlogged++;
+	of->drop_bytes_unlogged += n;
+	log_drops(of, false);
+}
+
+/* "20261129T221500", local time. */
+static void stamp(char *out, size_t len, time_t t)
+{
+	struct tm tm;
+
+	localtime_r(&t, &tm);
+	strftime(out, len, "%Y%m%dT%H%M%S", &tm);
+}
+
+/* Rename without replacing anything: to, to.1, to.2 ... */
+static int rename_aside(const char *from, const char *to)
+{
+	char name[PATH_MAX + 8];
+	int i;
+
+	for (i = 0; i < MAX_CLASH; i++) {
+		if (i == 0)
+			snprintf(name, sizeof(name), "%s", to);
+		else
+			snprintf(name, sizeof(name), "%s.%d", to, i);
+		if (renameat2(AT_FDCWD, from, AT_FDCWD, name, RENAME_NOREPLACE) == 0)
+			return 0;
+		if (errno == EEXIST)
+			continue;
+		if (errno != EINVAL && errno != ENOSYS)
+			return -1;
+		/* File system without RENAME_NOREPLACE: check, then rename. */
+		if (access(name, F_OK) == 0)
+			continue;
+		return rename(from, name);
+	}
+	errno = EEXIST;
+	return -1;
+}
+
+static time_t birth_time(int fd)
+{
+	struct statx stx;
+
+	if (statx(fd, "", AT_EMPTY_PATH, STATX_BTIME, &stx) == 0 && (stx.stx_mask & STATX_BTIME))
+		return (time_t)stx.stx_btime.tv_sec;
+	return time(NULL);
+}
+
+/* Does the non-empty file start with our header? */
+static bool header_matches(struct sl_outfile *of, int fd)
+{
+	uint8_t tmp[256];
+	size_t n = of->hdr_len < sizeof(tmp) ? of->hdr_len : sizeof(tmp);
+
+	return pread(fd, tmp, n, 0) == (ssize_t)n && memcmp(tmp, of->hdr, n) == 0;
+}
+
+/*
+ * Open (or for stdout, adopt) the current file: append to it, write the
+ * header into a new one, move aside an existing file with another header.
+ * `fresh`: a rotation in strftime mode, which must not reuse a name.
+ */
+static int open_current(struct sl_outfile *of, bool fresh)
+{
+	int flags = O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY;
+	char name[PATH_MAX];
+	time_t now = time(NULL);
+	struct stat st;
+	int fd = -1, i, tries;
+
+	for (tries = 0; tries < 2; tries++) {
+		if (of->is_stdout) {
+			fd = STDOUT_FILENO;
+			snprintf(name, sizeof(name), "%s", "<stdout>");
+		} else if (of->is_pattern) {
+			struct tm tm;
+			char base[PATH_MAX];
+
+			localtime_r(&now, &tm);
+			if (strftime(base, sizeof(base), of->o.path, &tm) == 0) {
+				file_error(of, "cannot name", of->o.path, ENAMETOOLONG);
+				return -1;
+			}
+			snprintf(name, sizeof(name), "%s", base);
+			for (i = 1; fresh && i < MAX_CLASH; i++) {
+				fd = open(name, flags | O_EXCL, 0640);
+				if (fd >= 0 || errno != EEXIST)
+					break;
+				snprintf(name, sizeof(name), "%.*s.%d", PATH_MAX - 8, base, i);
+			}
+			if (!fresh)
+				fd = open(name, flags, 0640);
+		} else {
+			snprintf(name, sizeof(name), "%s", of->o.path);
+			fd = open(name, flags, 0640);
+		}
+		if (fd < 0) {
+			file_error(of, "cannot open", name, errno);
+			return -1;
+		}
+		if (fstat(fd, &st) < 0) {
+			st.st_mode = 0;
+			st.st_size = 0;
+		}
+		if (!of->hdr_len || !S_ISREG(st.st_mode) || st.st_size == 0 || header_matches(of, fd))
+			break;
+		/* Someone else's file (or another link type/snaplen): keep it. */
+		if (of->is_stdout)
+			break;
+		{
+			char aside[PATH_MAX + 32], ts[32];
+
+			stamp(ts, sizeof(ts), st.st_mtime);
+			snprintf(aside, sizeof(aside), "%s.%s", name, ts);
+			close(fd);
+			fd = -1;
+			if (rename_aside(name, aside) < 0) {
+				file_error(of, "cannot move aside", name, errno);
+				return -1;
+			}
+			of->host->log(of->inst, SL_LOG_NOTICE,
+				      "%s has another header: moved to %s.%s(.N)", name, name, ts);
+		}
+	}
+	if (fd < 0)
+		return -1;
+
+	of->cur_is_reg = S_ISREG(st.st_mode);
+	of->cur_size = of->cur_is_reg ? (uint64_t)st.st_size : 0;
+	of->cur_start = of->cur_size ? birth_time(fd) : now;
+	if (of->hdr_len && (!of->cur_is_reg || st.st_size == 0)) {
+		/* Directly, before any pending record: a file is header first. */
+		ssize_t w = write(fd, of->hdr, of->hdr_len);
+
+		if (w != (ssize_t)of->hdr_len) {
+			int err = w < 0 ? errno : ENOSPC;
+
+			if (of->cur_is_reg && ftruncate(fd, 0) < 0) {
+				/* nothing more we can do; the retry rewrites it */
+			}
+			if (fd != STDOUT_FILENO)
+				close(fd);
+			file_error(of, "cannot write header to", name, err);
+			return -1;
+		}
+		of->cur_size += of->hdr_len;
+	}
+	of->fd = fd;
+	memcpy(of->cur_name, name, sizeof(name));
+	return 0;
+}
+
+/* Write the pending bytes.  0 when all went out. */
+static int write_out(struct sl_outfile *of)
+{
+	bool wrote = false;
+
+	if (of->fd < 0) {
+		if (of->failing && mono_ms() < of->retry_at)
+			return -1;
+		if (open_current(of, false) < 0)
+			return -1;
+	}
+	while (pending(of)) {
+		ssize_t n = write(of->fd, of->buf + of->head, pending(of));
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN)	/* a non-blocking stdout pipe */
+				return -1;
+			file_error(of, "cannot write to", of->cur_name, errno);
+			return -1;
+		}
+		of->head += (size_t)n;
+		of->cur_size += (uint64_t)n;
+		wrote = true;
+	}
+	of->head = of->tail = 0;
+	if (wrote && of->o.sync && of->cur_is_reg && fdatasync(of->fd) < 0) {
+		file_error(of, "cannot sync", of->cur_name, errno);
+		return -1;
+	}
+	if (of->failing) {
+		of->failing = false;
+		of->host->log(of->inst, SL_LOG_NOTICE, "writing to %s again", of->cur_name);
+	}
+	return 0;
+}
+
+static bool has_data(const struct sl_outfile *of)
+{
+	return of->cur_size + pending(of) > of->hdr_len;
+}
+
+/* Close the current file and start the next one. */
+static int rotate(struct sl_outfile *of)
+{
+	struct stat st_fd, st_name;
+
+	if (of->is_stdout || of->fd < 0 || !of->cur_is_reg)
+		return 0;
+	if (write_out(of) < 0)
+		return -1;	/* retried later; never split data between files */
+	if (!of->is_pattern) {
+		/* Only if the name is still ours (logrotate may have moved it). */
+		if (fstat(of->fd, &st_fd) == 0 && stat(of->cur_name, &st_name) == 0 &&
+		    st_fd.st_dev == st_name.st_dev && st_fd.st_ino == st_name.st_ino) {
+			char to[PATH_MAX + 32], ts[32];
+
+			stamp(ts, sizeof(ts), of->cur_start);
+			snprintf(to, sizeof(to), "%s.%s", of->cur_name, ts);
+			if (rename_aside(of->cur_name, to) < 0) {
+				file_error(of, "cannot rotate", of->cur_name, errno);
+				return -1;
+			}
+		}
+	}
+	close(of->fd);
+	of->fd = -1;
+	of->rotate_pending = false;
+	return open_current(of, true);
+}
+
+void *sl_outfile_reserve(struct sl_outfile *of, size_t n)
+{
+	if (!of->buf || n > of->cap) {
+		if (of->buf && !of->drops_unlogged)
+			of->host->log(of->inst, SL_LOG_WARNING,
+				      "record of %zu bytes is larger than the buffer (%zu)", n, of->cap);
+		count_drop(of, n);
+		return NULL;
+	}
+	if ((of->o.rotate_size && of->cur_size + pending(of) + n > of->o.rotate_size && has_data(of)) ||
+	    of->rotate_pending) {
+		if (!of->failing || mono_ms() >= of->retry_at)
+			rotate(of);
+	}
+	if (of->cap - of->tail < n) {
+		/* Full: write it out, unless the file failed a moment ago. */
+		if (!of->failing || mono_ms() >= of->retry_at)
+			write_out(of);
+		if (of->cap - of->tail < n && of->head) {
+			memmove(of->buf, of->buf + of->head, pending(of));
+			of->tail -= of->head;
+			of->head = 0;
+		}
+		if (of->cap - of->tail < n) {
+			count_drop(of, n);
+			return NULL;
+		}
+	}
+	return of->buf + of->tail;
+}
+
+void sl_outfile_commit(struct sl_outfile *of, size_t n)
+{
+	of->tail += n;
+}
+
+int sl_outfile_write(struct sl_outfile *of, const void *p, size_t n)
+{
+	void *dst = sl_outfile_reserve(of, n);
+
+	if (!dst)
+		return -1;
+	memcpy(dst, p, n);
+	sl_outfile_commit(of, n);
+	return 0;
+}
+
+int sl_outfile_flush(struct sl_outfile *of)
+{
+	if (!of->buf)
+		return 0;
+	if (of->rotate_pending)
+		rotate(of);
+	if (!pending(of) && of->fd >= 0)
+		return 0;
+	return write_out(of);
+}
+
+int sl_outfile_reopen(struct sl_outfile *of)
+{
+	if (!of->buf || of->is_stdout)
+		return 0;
+	/* Best effort into the old file; what fails goes to the new one. */
+	if (of->fd >= 0 && pending(of))
+		write_out(of);
+	if (of->fd >= 0) {
+		close(of->fd);
+		of->fd = -1;
+	}
+	of->failing = false;
+	if (open_current(of, false) < 0)
+		return -1;
+	if (pending(of))
+		write_out(of);
+	return 0;
+}
+
+static void on_flush_timer(void *state)
+{
+	struct sl_outfile *of = state;
+
+	if (of->rotate_pending || of->o.flush_interval || of->failing || of->fd < 0)
+		sl_outfile_flush(of);
+	log_drops(of, false);
+}
+
+/* Next multiple of the interval in local time, as wall-clock seconds. */
+static time_t next_boundary(const struct sl_outfile *of, time_t now)
+{
+	uint64_t iv = (of->o.rotate_interval + 999) / 1000;
+	struct tm tm;
+	int64_t local;
+
+	if (iv == 0)
+		iv = 1;
+	if (86400 % iv)
+		return now + (time_t)iv;
+	localtime_r(&now, &tm);
+	local = (int64_t)now + tm.tm_gmtoff;
+	return (time_t)((local / (int64_t)iv + 1) * (int64_t)iv - tm.tm_gmtoff);
+}
+
+static void arm_rotate(struct sl_outfile *of)
+{
+	struct timespec ts;
+	int64_t ms;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	of->rotate_due = next_boundary(of, ts.tv_sec);
+	ms = ((int64_t)of->rotate_due - ts.tv_sec) * 1000 - ts.tv_nsec / 1000000;
+	of->host->timer_arm(of->rotate_timer, ms > 0 ? (uint64_t)ms : 1, 0);
+}
+
+static void on_rotate_timer(void *state)
+{
+	struct sl_outfile *of = state;
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	if (ts.tv_sec < of->rotate_due) {
+		/* Monotonic and wall clock disagree: wait for the wall clock. */
+		int64_t ms = ((int64_t)of->rotate_due - ts.tv_sec) * 1000 - ts.tv_nsec / 1000000;
+
+		of->host->timer_arm(of->rotate_timer, ms > 0 ? (uint64_t)ms : 1, 0);
+		return;
+	}
+	if (has_data(of)) {
+		of->rotate_pending = true;
+		if (rotate(of) < 0)
+			of->host->log(of->inst, SL_LOG_WARNING, "rotation of %s postponed", of->cur_name);
+	} else {
+		of->cur_start = ts.tv_sec;	/* nothing in it yet: it starts now */
+	}
+	arm_rotate(of);
+}
+
+int sl_outfile_check(const struct sl_host *host, struct sl_instance *inst,
+		     const struct sl_outfile_opts *o)
+{
+	if (!o->path || !*o->path) {
+		host->config_error(inst, "file", "must not be empty");
+		return -1;
+	}
+	if (strlen(o->path) > PATH_MAX - 40) {
+		host->config_error(inst, "file", "path too long");
+		return -1;
+	}
+	if (strcmp(o->path, "-") == 0 && (o->rotate_size || o->rotate_interval)) {
+		host->config_error(inst, o->rotate_size ? "rotate_size" : "rotate_interval",
+				   "stdout (file: -) cannot be rotated");
+		return -1;
+	}
+	if (strchr(o->path, '%')) {
+		time_t now = time(NULL);
+		struct tm tm;
+		char tmp[PATH_MAX];
+
+		localtime_r(&now, &tm);
+		if (strftime(tmp, sizeof(tmp), o->path, &tm) == 0) {
+			host->config_error(inst, "file", "strftime pattern gives an empty or too long name");
+			return -1;
+		}
+	}
+	if (o->rotate_interval && o->rotate_interval < 1000) {
+		host->config_error(inst, "rotate_interval", "must be at least 1s");
+		return -1;
+	}
+	return 0;
+}
+
+struct sl_outfile *sl_outfile_new(const struct sl_host *host, struct sl_instance *inst,
+				  const struct sl_outfile_opts *o)
+{
+	struct sl_outfile *of = calloc(1, sizeof(*of));
+
+	if (!of)
+		return NULL;
+	of->host = host;
+	of->inst = inst;
+	of->o = *o;
+	of->fd = -1;
+	of->is_stdout = strcmp(o->path, "-") == 0;
+	of->is_pattern = !of->is_stdout && strchr(o->path, '%');
+	snprintf(of->cur_name, sizeof(of->cur_name), "%s", o->path);
+	of->c_drop_rec = host->counter_new(inst, "dropped_records");
+	of->c_drop_bytes = host->counter_new(inst, "dropped_bytes");
+	return of;
+}
+
+int sl_outfile_set_header(struct sl_outfile *of, const void *hdr, size_t len)
+{
+	uint8_t *p = malloc(len ? len : 1);
+
+	if (!p)
+		return -1;
+	memcpy(p, hdr, len);
+	free(of->hdr);
+	of->hdr = p;
+	of->hdr_len = len;
+	return 0;
+}
+
+int sl_outfile_start(struct sl_outfile *of)
+{
+	uint64_t period;
+
+	of->cap = (size_t)of->o.buffer_size;
+	of->buf = malloc(of->cap);
+	if (!of->buf) {
+		of->host->log(of->inst, SL_LOG_ERR, "cannot allocate a %zu byte buffer", of->cap);
+		return -1;
+	}
+	of->head = of->tail = 0;
+	if (open_current(of, false) < 0)
+		return -1;	/* at start a file we cannot open is fatal */
+	of->failing = false;
+
+	of->flush_timer = of->host->timer_new(of->inst, on_flush_timer);
+	if (!of->flush_timer)
+		return -1;
+	period = of->o.flush_interval ? of->o.flush_interval : RETRY_MS;
+	of->host->timer_arm(of->flush_timer, period, period);
+	if (of->o.rotate_interval && !of->is_stdout) {
+		of->rotate_timer = of->host->timer_new(of->inst, on_rotate_timer);
+		if (!of->rotate_timer)
+			return -1;
+		arm_rotate(of);
+	}
+	return 0;
+}
+
+void sl_outfile_stop(struct sl_outfile *of)
+{
+	if (of->flush_timer)
+		of->host->timer_disarm(of->flush_timer);
+	if (of->rotate_timer)
+		of->host->timer_disarm(of->rotate_timer);
+	if (of->buf && pending(of)) {
+		of->failing = false;	/* one last try */
+		if (write_out(of) < 0 && pending(of)) {
+			of->host->log(of->inst, SL_LOG_ERR, "lost %zu buffered bytes for %s", pending(of),
+				      of->cur_name);
+			of->host->counter_add(of->inst, of->c_drop_bytes, pending(of));
+		}
+	}
+	log_drops(of, true);
+	if (of->fd >= 0 && of->fd != STDOUT_FILENO)
+		close(of->fd);
+	of->fd = -1;
+	free(of->buf);
+	of->buf = NULL;
+	of->head = of->tail = 0;
+}
+
+void sl_outfile_free(struct sl_outfile *of)
+{
+	if (!of)
+		return;
+	if (of->fd >= 0 && of->fd != STDOUT_FILENO)
+		close(of->fd);
+	free(of->buf);
+	free(of->hdr);
+	free(of);
+}

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * A buffered, rotating output file shared by the file and pcap outputs.
+ *
+ * Records are copied into one large user-space buffer that goes to the file
+ * with write() when it is full, on the periodic flush timer, on flush() and
+ * before rotating: never a syscall per record.
+ *
+ * Naming and rotation (what logrotate and tcpdump users expect):
+ *   - "-" is stdout: never rotated or reopened.
+ *   - A path without '%' is the live file, always at that name (tail -F and
+ *     log shippers keep working).  Rotating renames it to
+ *     PATH.YYYYMMDDTHHMMSS, the local time the file was started (like
+ *     logrotate's dateext), with ".1", ".2"... added on a clash, then opens
+ *     a fresh PATH.
+ *   - A path with '%' is a strftime(3) pattern (like tcpdump -G -w):
+ *     every file is named by the local time it was started;
+ *     ".1", ".2"... are added when that name is taken at rotation.
+ *   rotate_size starts a new file before a record would make it larger than
+ *   that; rotate_interval starts one at every multiple of the interval in
+ *   local time (e.g. on the hour for 1h) when intervals divide a day.
+ *   Files are opened O_APPEND (mode 0640 before umask); reopen() (SIGHUP)
+ *   reopens the same name after logrotate moved the file away.
+ *
+ * Write errors (ENOSPC, EIO ...) are counted with host->error_add and logged
+ * at most every 10 s; the data stays in the buffer and is retried by the
+ * flush timer.  When the buffer is full, new records are dropped and counted
+ * in the named counters dropped_records and dropped_bytes.  Nothing here
+ * ever exits.
+ */
+#ifndef SLUICE_OUTFILE_H
+#define SLUICE_OUTFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <sluice/plugin.h>
+
+struct sl_outfile_opts {
+	const char *path;		/* "-": stdout; with '%': strftime pattern */
+	uint64_t buffer_size;		/* bytes */
+	uint64_t rotate_size;		/* bytes, 0: never */
+	uint64_t rotate_interval;	/* ms, 0: never */
+	uint64_t flush_interval;	/* ms, 0: only when full / on flush() */
+	bool sync;			/* fdatasync() after each flush */
+};
+
+struct sl_outfile;
+
+/* For configure(): check the options (reports with config_error). */
+int sl_outfile_check(const struct sl_host *host, struct sl_instance *inst,
+		     const struct sl_outfile_opts *o);
+
+/* For configure(): no I/O.  Creates the counters; NULL on ENOMEM. */
+struct sl_outfile *sl_outfile_new(const struct sl_host *host, struct sl_instance *inst,
+				  const struct sl_outfile_opts *o);
+
+/*
+ * Bytes every new (empty) file starts with, e.g. the pcap file header.
+ * An existing file that does not start with them is moved aside.  Copied.
+ */
+int sl_outfile_set_header(struct sl_outfile *of, const void *hdr, size_t len);
+
+/* For start(): allocate the buffer, open the file, arm the timers. */
+int sl_outfile_start(struct sl_outfile *of);
+
+/*
+ * Room for one record of n bytes (rotating first if the size limit asks for
+ * it); write the record there and call sl_outfile_commit(of, n).  NULL when
+ * the record cannot be kept: it is then already counted as dropped.
+ */
+void *sl_outfile_reserve(struct sl_outfile *of, size_t n);
+void sl_outfile_commit(struct sl_outfile *of, size_t n);
+
+/* Reserve + copy + commit.  0, or -1 (dropped and counted). */
+int sl_outfile_write(struct sl_outfile *of, const void *p, size_t n);
+
+/* Write the buffer out now.  0 when it is empty afterwards, else -1. */
+int sl_outfile_flush(struct sl_outfile *of);
+
+/* SIGHUP: flush, close and open the file by its name again. */
+int sl_outfile_reopen(struct sl_outfile *of);
+
+/* Flush what can be flushed, close, stop the timers. */
+void sl_outfile_stop(struct sl_outfile *of);
+void sl_outfile_free(struct sl_outfile *of);
+
+#endif /* SLUICE_OUTFILE_H */

@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * file output: each record's text field plus a newline, appended to a file
+ * (or stdout) through a large buffer, with rotation and SIGHUP reopen.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sluice/plugin.h>
+
+#include "outfile.h"
+
+struct file_cfg {
+	const char *file;
+	bool sync;
+	uint64_t rotate_size;
+	uint64_t rotate_interval;
+	uint64_t buffer;
+	uint64_t flush_interval;
+};
+
+struct file_state {
+	const struct sl_host *host;
+	struct sl_instance *inst;
+	struct sl_outfile *of;
+	int c_no_text;
+};
+
+static const struct sl_option file_opts[] = {
+	SL_OPT_ROW("file", SL_OPT_STRING, struct file_cfg, file, NULL,
+		   "path to append to; '-' is stdout; a '%' makes it a strftime pattern", 0, 0, NULL,
+		   SL_OPT_REQUIRED),
+	SL_OPT_BOOL("sync", struct file_cfg, sync, "false", "fdatasync() after every flush"),
+	SL_OPT_SIZE("rotate_size", struct file_cfg, rotate_size, "0", 0, 0,
+		    "start a new file before this size is exceeded (0: never)"),
+	SL_OPT_DURATION("rotate_interval", struct file_cfg, rotate_interval, "0", 0, 0,
+			"start a new file at every multiple of this (0: never)"),
+	SL_OPT_SIZE("buffer", struct file_cfg, buffer, "256KiB", 4096, (int64_t)1 << 30,
+		    "user-space buffer; written out when full"),
+	SL_OPT_DURATION("flush_interval", struct file_cfg, flush_interval, "1s", 0, 3600000,
+			"write the buffer out at least this often (0: only when full)"),
+	SL_OPT_END
+};
+
+static const struct sl_field_decl file_needs[] = {
+	{ "text", SL_T_STRING },
+	SL_FIELD_END
+};
+
+static int file_configure(const struct sl_host *host, struct sl_instance *inst, const void *config,
+			  void **state)
+{
+	const struct file_cfg *cfg = config;
+	struct sl_outfile_opts o = {
+		.path = cfg->file,
+		.buffer_size = cfg->buffer,
+		.rotate_size = cfg->rotate_size,
+		.rotate_interval = cfg->rotate_interval,
+		.flush_interval = cfg->flush_interval,
+		.sync = cfg->sync,
+	};
+	struct file_state *st;
+
+	if (sl_outfile_check(host, inst, &o) < 0)
+		return -1;
+	st = calloc(1, sizeof(*st));
+	if (!st) {
+		host->config_error(inst, NULL, "out of memory");
+		return -1;
+	}
+	st->host = host;
+	st->inst = inst;
+	st->of = sl_outfile_new(host, inst, &o);
+	if (!st->of) {
+		free(st);
+		host->config_error(inst, NULL, "out of memory");
+		return -1;
+	}
+	st->c_no_text = host->counter_new(inst, "no_text");
+	*state = st;
+	return 0;
+}
+
+static int file_start(void *state)
+{
+	struct file_state *st = state;
+
+	return sl_outfile_start(st->of);
+}
+
+static int file_process(void *state, struct sl_batch *b)
+{
+	struct file_state *st = state;
+	unsigned i, no_text = 0;
+
+	for (i = 0; i < b->count; i++) {
+		const struct sl_record *r = b->rec[i];
+		const struct sl_bytes *t = &r->v[SL_F_TEXT].bytes;
+		uint8_t *dst;
+
+		if (!sl_has(r, SL_F_TEXT)) {
+			no_text++;
+			continue;
+		}
+		dst = sl_outfile_reserve(st->of, (size_t)t->len + 1);
+		if (!dst)
+			continue;	/* counted in dropped_records */
+		memcpy(dst, t->ptr, t->len);
+		dst[t->len] = '\n';
+		sl_outfile_commit(st->of, (size_t)t->len + 1);
+	}
+	if (no_text)
+		st->host->counter_add(st->inst, st->c_no_text, no_text);
+	return 0;
+}
+
+static int file_flush(void *state)
+{
+	struct file_state *st = state;
+
+	return sl_outfile_flush(st->of);
+}
+
+static int file_reopen(void *state)
+{
+	struct file_state *st = state;
+
+	return sl_outfile_reopen(st->of);
+}
+
+static void file_stop(void *state)
+{
+	struct file_state *st = state;
+
+	sl_outfile_stop(st->of);
+}
+
+static void file_destroy(void *state)
+{
+	struct file_state *st = state;
+
+	if (!st)
+		return;
+	sl_outfile_free(st->of);
+	free(st);
+}
+
+static const struct sl_plugin file_plugin = {
+	SL_PLUGIN_HEADER,
+	.kind = SL_KIND_OUTPUT,
+	.name = "file",
+	.description = "append each record's text as a line to a file, with rotation",
+	.config_size = sizeof(struct file_cfg),
+	.options = file_opts,
+	.needs = file_needs,
+	.configure = file_configure,
+	.start = file_start,
+	.process = file_process,
+	.flush = file_flush,
+	.reopen = file_reopen,
+	.stop = file_stop,
+	.destroy = file_destroy,
+};
+
+SLUICE_PLUGIN(file_plugin)

@@ -1,0 +1,542 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * pcap output: packets to pcap files with nanosecond timestamps, link type
+ * raw IP, Ethernet or NFLOG (the format `tcpdump -i nflog -w` writes, so the
+ * prefix, hook, mark, interfaces, uid/gid and hardware header survive).
+ *
+ * The file header comes from libpcap (pcap_open_dead_with_tstamp_precision
+ * + pcap_dump_fopen into memory) and starts every file; records are laid out
+ * exactly as pcap_dump() writes them (host-order 16-byte header, then the
+ * bytes), straight into the shared outfile buffer: no stdio, no syscall and
+ * no malloc per packet, plus the outfile's rotation and error handling.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <linux/netfilter/nfnetlink.h>
+#include <linux/netfilter/nfnetlink_log.h>
+#include <pcap/pcap.h>
+
+#include <sluice/plugin.h>
+
+#include "outfile.h"
+
+#ifndef DLT_NFLOG
+#define DLT_NFLOG 239
+#endif
+
+enum { LT_RAW, LT_ETHERNET, LT_NFLOG };
+static const char *const linktype_names[] = { "raw", "ethernet", "nflog", NULL };
+
+#define PREFIX_MAX 255	/* the kernel's is 128 with the NUL */
+#define HWHDR_MAX 64
+/* nfgenmsg + every metadata TLV at its largest + the payload TLV header */
+#define NFLOG_META_MAX (4 + 8 + (4 + PREFIX_MAX + 1 + 3) + 4 * 8 + 8 + 16 + 8 + 8 + \
+			(4 + HWHDR_MAX + 3) + 20 + 8 + 8 + 8 + 8 + 4)
+
+struct pcap_cfg {
+	const char *file;
+	int linktype;
+	int64_t snaplen;
+	bool sync;
+	uint64_t rotate_size;
+	uint64_t rotate_interval;
+	uint64_t buffer;
+	uint64_t flush_interval;
+};
+
+struct pcap_state {
+	const struct sl_host *host;
+	struct sl_instance *inst;
+	const struct pcap_cfg *cfg;
+	struct sl_outfile *of;
+	uint32_t snaplen;
+	int c_skipped;
+};
+
+/* What pcap_dump() writes before each packet (struct pcap_sf_pkthdr). */
+struct sf_pkthdr {
+	uint32_t ts_sec;
+	uint32_t ts_frac;	/* nanoseconds: the file has the nanosecond magic */
+	uint32_t caplen;
+	uint32_t len;
+};
+
+static const struct sl_option pcap_opts[] = {
+	SL_OPT_ROW("file", SL_OPT_STRING, struct pcap_cfg, file, NULL,
+		   "pcap file; '-' is stdout; a '%' makes it a strftime pattern", 0, 0, NULL,
+		   SL_OPT_REQUIRED),
+	SL_OPT_ENUM("linktype", struct pcap_cfg, linktype, "raw", linktype_names,
+		    "raw (IP packets), ethernet (rebuilt link header) or nflog (all metadata)"),
+	SL_OPT_INT("snaplen", struct pcap_cfg, snaplen, "262144", 64, 262144,
+		   "bytes kept of each frame"),
+	SL_OPT_BOOL("sync", struct pcap_cfg, sync, "false", "fdatasync() after every flush"),
+	SL_OPT_SIZE("rotate_size", struct pcap_cfg, rotate_size, "0", 0, 0,
+		    "start a new file before this size is exceeded (0: never)"),
+	SL_OPT_DURATION("rotate_interval", struct pcap_cfg, rotate_interval, "0", 0, 0,
+			"start a new file at every multiple of this (0: never)"),
+	SL_OPT_SIZE("buffer", struct pcap_cfg, buffer, "1MiB", 65536, (int64_t)1 << 30,
+		    "user-space buffer; written out when full"),
+	SL_OPT_DURATION("flush_interval", struct pcap_cfg, flush_interval, "1s", 0, 3600000,
+			"write the buffer out at least this often (0: only when full)"),
+	SL_OPT_END
+};
+
+static const struct sl_field_decl pcap_needs[] = {
+	{ "packet", SL_T_BYTES },
+	SL_FIELD_END
+};
+
+static int dlt_of(int linktype)
+{
+	switch (linktype) {
+	case LT_ETHERNET:
+		return DLT_EN10MB;
+	case LT_NFLOG:
+		return DLT_NFLOG;
+	default:
+		return DLT_RAW;
+	}
+}
+
+/* The 24-byte file header, as libpcap writes it. */
+static int make_header(struct pcap_state *st, uint8_t **hdr, size_t *len)
+{
+	pcap_t *p;
+	pcap_dumper_t *d;
+	FILE *f;
+	char *mem = NULL;
+	size_t memlen = 0;
+
+	p = pcap_open_dead_with_tstamp_precision(dlt_of(st->cfg->linktype), (int)st->snaplen,
+						 PCAP_TSTAMP_PRECISION_NANO);
+	if (!p)
+		return -1;
+	f = open_memstream(&mem, &memlen);
+	if (!f) {
+		pcap_close(p);
+		return -1;
+	}
+	d = pcap_dump_fopen(p, f);
+	if (!d) {
+		fclose(f);
+		free(mem);
+		pcap_close(p);
+		return -1;
+	}
+	pcap_dump_close(d);	/* fclose(f): mem/memlen now hold the header */
+	pcap_close(p);
+	if (memlen == 0) {
+		free(mem);
+		return -1;
+	}
+	*hdr = (uint8_t *)mem;
+	*len = memlen;
+	return 0;
+}
+
+static int pcap_configure(const struct sl_host *host, struct sl_instance *inst, const void *config,
+			  void **state)
+{
+	const struct pcap_cfg *cfg = config;
+	struct sl_outfile_opts o = {
+		.path = cfg->file,
+		.buffer_size = cfg->buffer,
+		.rotate_size = cfg->rotate_size,
+		.rotate_interval = cfg->rotate_interval,
+		.flush_interval = cfg->flush_interval,
+		.sync = cfg->sync,
+	};
+	struct pcap_state *st;
+	uint8_t *hdr;
+	size_t hdr_len;
+
+	if (sl_outfile_check(host, inst, &o) < 0)
+		return -1;
+	if (cfg->buffer < 2 * ((uint64_t)cfg->snaplen + sizeof(struct sf_pkthdr) + NFLOG_META_MAX)) {
+		host->config_error(inst, "buffer", "must hold at least two packets of snaplen %lld",
+				   (long long)cfg->snaplen);
+		return -1;
+	}
+	st = calloc(1, sizeof(*st));
+	if (!st) {
+		host->config_error(inst, NULL, "out of memory");
+		return -1;
+	}
+	st->host = host;
+	st->inst = inst;
+	st->cfg = cfg;
+	st->snaplen = (uint32_t)cfg->snaplen;
+	if (make_header(st, &hdr, &hdr_len) < 0) {
+		host->config_error(inst, "linktype", "libpcap cannot write this link type");
+		free(st);
+		return -1;
+	}
+	st->of = sl_outfile_new(host, inst, &o);
+	if (!st->of || sl_outfile_set_header(st->of, hdr, hdr_len) < 0) {
+		free(hdr);
+		sl_outfile_free(st->of);
+		free(st);
+		host->config_error(inst, NULL, "out of memory");
+		return -1;
+	}
+	free(hdr);
+	st->c_skipped = host->counter_new(inst, "skipped");
+	*state = st;
+	return 0;
+}
+
+static int pcap_start(void *state)
+{
+	struct pcap_state *st = state;
+
+	return sl_outfile_start(st->of);
+}
+
+static uint16_t ethertype_of(const struct sl_record *r, const struct sl_bytes *pkt)
+{
+	if (sl_has(r, SL_F_HW_PROTOCOL) && r->v[SL_F_HW_PROTOCOL].u64)
+		return (uint16_t)r->v[SL_F_HW_PROTOCOL].u64;
+	if (pkt->len && (pkt->ptr[0] >> 4) == 6)
+		return 0x86dd;
+	return 0x0800;
+}
+
+static bool is_ip(const struct sl_bytes *pkt)
+{
+	return pkt->len && ((pkt->ptr[0] >> 4) == 4 || (pkt->ptr[0] >> 4) == 6);
+}
+
+/* An Ethernet header as captured (14, or 18 with a VLAN tag)? */
+static bool eth_hwhdr(const struct sl_record *r)
+{
+	uint32_t len;
+
+	if (!sl_has(r, SL_F_HWHDR))
+		return false;
+	if (sl_has(r, SL_F_HWTYPE) && r->v[SL_F_HWTYPE].u64 != 1 /* ARPHRD_ETHER */ &&
+	    r->v[SL_F_HWTYPE].u64 != 772 /* ARPHRD_LOOPBACK */)
+		return false;
+	len = r->v[SL_F_HWHDR].bytes.len;
+	return len == 14 || len == 18;
+}
+
+static void put_rec_hdr(uint8_t *dst, const struct sl_time *ts, uint32_t caplen, uint32_t len)
+{
+	struct sf_pkthdr h = {
+		.ts_sec = (uint32_t)ts->sec,
+		.ts_frac = ts->nsec,
+		.caplen = caplen,
+		.len = len,
+	};
+
+	memcpy(dst, &h, sizeof(h));
+}
+
+static int write_raw(struct pcap_state *st, const struct sl_record *r, const struct sl_time *ts)
+{
+	const struct sl_bytes *pkt = &r->v[SL_F_PACKET].bytes;
+	uint32_t len = pkt->len, caplen = len < st->snaplen ? len : st->snaplen;
+	uint8_t *dst;
+
+	if (!is_ip(pkt))
+		return 1;	/* DLT_RAW holds only IPv4/IPv6 */
+	if (sl_has(r, SL_F_ORIG_LEN) && r->v[SL_F_ORIG_LEN].u64 > len)
+		len = (uint32_t)r->v[SL_F_ORIG_LEN].u64;
+	dst = sl_outfile_reserve(st->of, sizeof(struct sf_pkthdr) + caplen);
+	if (!dst)
+		return -1;
+	put_rec_hdr(dst, ts, caplen, len);
+	memcpy(dst + sizeof(struct sf_pkthdr), pkt->ptr, caplen);
+	sl_outfile_commit(st->of, sizeof(struct sf_pkthdr) + caplen);
+	return 0;
+}
+
+static int write_eth(struct pcap_state *st, const struct sl_record *r, const struct sl_time *ts)
+{
+	const struct sl_bytes *pkt = &r->v[SL_F_PACKET].bytes;
+	uint8_t l2[18];
+	uint32_t l2len, len, caplen;
+	uint8_t *dst;
+
+	if (eth_hwhdr(r)) {
+		l2len = r->v[SL_F_HWHDR].bytes.len;
+		memcpy(l2, r->v[SL_F_HWHDR].bytes.ptr, l2len);
+	} else {
+		/* No usable header: zero MACs unless we know them. */
+		uint16_t et = htons(ethertype_of(r, pkt));
+
+		memset(l2, 0, sizeof(l2));
+		if (sl_has(r, SL_F_MAC_DST))
+			memcpy(l2, r->v[SL_F_MAC_DST].addr, 6);
+		if (sl_has(r, SL_F_MAC_SRC))
+			memcpy(l2 + 6, r->v[SL_F_MAC_SRC].addr, 6);
+		else if (sl_has(r, SL_F_HWADDR) && r->v[SL_F_HWADDR].bytes.len >= 6)
+			memcpy(l2 + 6, r->v[SL_F_HWADDR].bytes.ptr, 6);
+		memcpy(l2 + 12, &et, 2);
+		l2len = 14;
+	}
+	len = l2len + pkt->len;
+	if (sl_has(r, SL_F_ORIG_LEN) && r->v[SL_F_ORIG_LEN].u64 > pkt->len)
+		len = l2len + (uint32_t)r->v[SL_F_ORIG_LEN].u64;
+	caplen = l2len + pkt->len;
+	if (caplen > st->snaplen)
+		caplen = st->snaplen;
+	dst = sl_outfile_reserve(st->of, sizeof(struct sf_pkthdr) + caplen);
+	if (!dst)
+		return -1;
+	put_rec_hdr(dst, ts, caplen, len);
+	dst += sizeof(struct sf_pkthdr);
+	memcpy(dst, l2, l2len);	/* snaplen >= 64 > l2len */
+	memcpy(dst + l2len, pkt->ptr, caplen - l2len);
+	sl_outfile_commit(st->of, sizeof(struct sf_pkthdr) + caplen);
+	return 0;
+}
+
+/* One NFLOG TLV: length and type in host order, value padded to 4. */
+static uint8_t *tlv(uint8_t *p, uint16_t type, const void *val, uint32_t len)
+{
+	uint16_t hdr[2] = { (uint16_t)(4 + len), type };
+	uint32_t pad = (4 - (len & 3)) & 3;
+
+	memcpy(p, hdr, 4);
+	memcpy(p + 4, val, len);
+	memset(p + 4 + len, 0, pad);
+	return p + 4 + len + pad;
+}
+
+static uint8_t *tlv_be32(uint8_t *p, uint16_t type, uint64_t v)
+{
+	uint32_t be = htonl((uint32_t)v);
+
+	return tlv(p, type, &be, 4);
+}
+
+static uint8_t *tlv_be16(uint8_t *p, uint16_t type, uint64_t v)
+{
+	uint16_t be = htons((uint16_t)v);
+
+	return tlv(p, type, &be, 2);
+}
+
+/* nfgenmsg and the metadata TLVs, in the kernel's order; returns the end. */
+static uint8_t *nflog_meta(uint8_t *p, const struct sl_record *r, const struct sl_time *ts)
+{
+	const struct sl_bytes *pkt = &r->v[SL_F_PACKET].bytes;
+	struct nfgenmsg nfg = { .version = NFNETLINK_V0, .res_id = 0 };
+	struct nfulnl_msg_packet_hdr ph = { 0 };
+	static const struct {
+		sl_field f;
+		uint16_t type;
+	} be32s[] = {
+		{ SL_F_IFINDEX_IN, NFULA_IFINDEX_INDEV },
+		{ SL_F_IFINDEX_OUT, NFULA_IFINDEX_OUTDEV },
+		{ SL_F_PHYSINDEX_IN, NFULA_IFINDEX_PHYSINDEV },
+		{ SL_F_PHYSINDEX_OUT, NFULA_IFINDEX_PHYSOUTDEV },
+		{ SL_F_MARK, NFULA_MARK },
+	};
+	unsigned i;
+
+	if (sl_has(r, SL_F_FAMILY))
+		nfg.nfgen_family = (uint8_t)r->v[SL_F_FAMILY].u64;
+	else
+		nfg.nfgen_family = pkt->len && (pkt->ptr[0] >> 4) == 6 ? 10 /* NFPROTO_IPV6 */
+									: 2 /* NFPROTO_IPV4 */;
+	memcpy(p, &nfg, sizeof(nfg));
+	p += sizeof(nfg);
+
+	ph.hw_protocol = htons(ethertype_of(r, pkt));
+	ph.hook = sl_has(r, SL_F_HOOK) ? (uint8_t)r->v[SL_F_HOOK].u64 : 0;
+	p = tlv(p, NFULA_PACKET_HDR, &ph, sizeof(ph));
+
+	if (sl_has(r, SL_F_PREFIX)) {
+		const struct sl_bytes *pf = &r->v[SL_F_PREFIX].bytes;
+		uint32_t n = pf->len < PREFIX_MAX ? pf->len : PREFIX_MAX;
+		const uint8_t *nul = memchr(pf->ptr, 0, n);
+		uint16_t hdr[2];
+
+		if (nul)
+			n = (uint32_t)(nul - pf->ptr);
+		/* The kernel sends the prefix with its NUL. */
+		hdr[0] = (uint16_t)(4 + n + 1);
+		hdr[1] = NFULA_PREFIX;
+		memcpy(p, hdr, 4);
+		memcpy(p + 4, pf->ptr, n);
+		memset(p + 4 + n, 0, 1 + ((4 - ((n + 1) & 3)) & 3));
+		p += 4 + ((n + 1 + 3) & ~3u);
+	}
+	for (i = 0; i < sizeof(be32s) / sizeof(be32s[0]); i++)
+		if (sl_has(r, be32s[i].f))
+			p = tlv_be32(p, be32s[i].type, r->v[be32s[i].f].u64);
+	if (sl_has(r, SL_F_HWADDR)) {
+		struct nfulnl_msg_packet_hw hw = { 0 };
+		uint32_t n = r->v[SL_F_HWADDR].bytes.len;
+
+		if (n > sizeof(hw.hw_addr))
+			n = sizeof(hw.hw_addr);
+		hw.hw_addrlen = htons((uint16_t)n);
+		memcpy(hw.hw_addr, r->v[SL_F_HWADDR].bytes.ptr, n);
+		p = tlv(p, NFULA_HWADDR, &hw, sizeof(hw));
+	}
+	if (sl_has(r, SL_F_HWHDR)) {
+		uint32_t n = r->v[SL_F_HWHDR].bytes.len;
+
+		if (n > HWHDR_MAX)
+			n = HWHDR_MAX;
+		if (sl_has(r, SL_F_HWTYPE))
+			p = tlv_be16(p, NFULA_HWTYPE, r->v[SL_F_HWTYPE].u64);
+		p = tlv_be16(p, NFULA_HWLEN, n);
+		p = tlv(p, NFULA_HWHEADER, r->v[SL_F_HWHDR].bytes.ptr, n);
+	}
+	{
+		struct nfulnl_msg_packet_timestamp t = {
+			.sec = htobe64((uint64_t)ts->sec),
+			.usec = htobe64(ts->nsec / 1000),
+		};
+
+		p = tlv(p, NFULA_TIMESTAMP, &t, sizeof(t));
+	}
+	if (sl_has(r, SL_F_UID))
+		p = tlv_be32(p, NFULA_UID, r->v[SL_F_UID].u64);
+	if (sl_has(r, SL_F_GID))
+		p = tlv_be32(p, NFULA_GID, r->v[SL_F_GID].u64);
+	if (sl_has(r, SL_F_SEQ_LOCAL))
+		p = tlv_be32(p, NFULA_SEQ, r->v[SL_F_SEQ_LOCAL].u64);
+	if (sl_has(r, SL_F_SEQ_GLOBAL))
+		p = tlv_be32(p, NFULA_SEQ_GLOBAL, r->v[SL_F_SEQ_GLOBAL].u64);
+	return p;
+}
+
+static int write_nflog(struct pcap_state *st, const struct sl_record *r, const struct sl_time *ts)
+{
+	const struct sl_bytes *pkt = &r->v[SL_F_PACKET].bytes;
+	uint8_t meta[NFLOG_META_MAX];
+	uint32_t meta_len, pay, pad, full_len, caplen;
+	uint16_t hdr[2];
+	uint8_t *dst, *p;
+
+	meta_len = (uint32_t)(nflog_meta(meta, r, ts) - meta);
+	pad = (4 - (pkt->len & 3)) & 3;
+	full_len = meta_len + 4 + pkt->len + pad;
+	/* Cut the payload, not the TLV chain, so the record stays parseable. */
+	pay = pkt->len;
+	if (full_len > st->snaplen) {
+		pay = st->snaplen > meta_len + 4 ? (st->snaplen - meta_len - 4) & ~3u : 0;
+		pad = 0;
+	}
+	caplen = meta_len + 4 + pay + pad;
+	dst = sl_outfile_reserve(st->of, sizeof(struct sf_pkthdr) + caplen);
+	if (!dst)
+		return -1;
+	put_rec_hdr(dst, ts, caplen, full_len);
+	p = dst + sizeof(struct sf_pkthdr);
+	memcpy(p, meta, meta_len);
+	p += meta_len;
+	hdr[0] = (uint16_t)(4 + pay);
+	hdr[1] = NFULA_PAYLOAD;
+	memcpy(p, hdr, 4);
+	memcpy(p + 4, pkt->ptr, pay);
+	memset(p + 4 + pay, 0, pad);
+	sl_outfile_commit(st->of, sizeof(struct sf_pkthdr) + caplen);
+	return 0;
+}
+
+static int pcap_process(void *state, struct sl_batch *b)
+{
+	struct pcap_state *st = state;
+	struct sl_time now = { 0, 0 };
+	unsigned i, skipped = 0;
+
+	for (i = 0; i < b->count; i++) {
+		const struct sl_record *r = b->rec[i];
+		const struct sl_time *ts;
+		int rc;
+
+		if (!sl_has(r, SL_F_PACKET)) {
+			skipped++;
+			continue;
+		}
+		if (sl_has(r, SL_F_TIMESTAMP)) {
+			ts = &r->v[SL_F_TIMESTAMP].time;
+		} else {
+			if (!now.sec) {	/* once per batch: the input gave none */
+				struct timespec tp;
+
+				clock_gettime(CLOCK_REALTIME, &tp);
+				now.sec = tp.tv_sec;
+				now.nsec = (uint32_t)tp.tv_nsec;
+			}
+			ts = &now;
+		}
+		switch (st->cfg->linktype) {
+		case LT_ETHERNET:
+			rc = write_eth(st, r, ts);
+			break;
+		case LT_NFLOG:
+			rc = write_nflog(st, r, ts);
+			break;
+		default:
+			rc = write_raw(st, r, ts);
+			break;
+		}
+		if (rc > 0)
+			skipped++;
+	}
+	if (skipped)
+		st->host->counter_add(st->inst, st->c_skipped, skipped);
+	return 0;
+}
+
+static int pcap_flush(void *state)
+{
+	struct pcap_state *st = state;
+
+	return sl_outfile_flush(st->of);
+}
+
+static int pcap_reopen(void *state)
+{
+	struct pcap_state *st = state;
+
+	return sl_outfile_reopen(st->of);
+}
+
+static void pcap_stop(void *state)
+{
+	struct pcap_state *st = state;
+
+	sl_outfile_stop(st->of);
+}
+
+static void pcap_destroy(void *state)
+{
+	struct pcap_state *st = state;
+
+	if (!st)
+		return;
+	sl_outfile_free(st->of);
+	free(st);
+}
+
+static const struct sl_plugin pcap_plugin = {
+	SL_PLUGIN_HEADER,
+	.kind = SL_KIND_OUTPUT,
+	.name = "pcap",
+	.description = "write packets to pcap files (raw IP, Ethernet or NFLOG link type), with rotation",
+	.config_size = sizeof(struct pcap_cfg),
+	.options = pcap_opts,
+	.needs = pcap_needs,
+	.configure = pcap_configure,
+	.start = pcap_start,
+	.process = pcap_process,
+	.flush = pcap_flush,
+	.reopen = pcap_reopen,
+	.stop = pcap_stop,
+	.destroy = pcap_destroy,
+};
+
+SLUICE_PLUGIN(pcap_plugin)
