@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * NFLOG event -> record (see nflog_attrs.h).  One parser for the netlink
+ * socket and for NFLOG pcaps: libnetfilter_log's parser only takes a
+ * struct nlmsghdr, and two parsers would sooner or later disagree.
+ */
+#include "nflog_attrs.h"
+
+#include <endian.h>
+#include <string.h>
+
+#include <linux/netfilter/nfnetlink_conntrack.h>
+#include <linux/netfilter/nfnetlink_log.h>
+
+#define TLV_HDRLEN 4
+#define TLV_ALIGN(n) (((n) + 3u) & ~(size_t)3)
+/* Netlink's NLA_F_NESTED / NLA_F_NET_BYTEORDER live in the top type bits. */
+#define TLV_TYPE_MASK 0x3fffu
+
+static inline uint16_t rd_h16(const uint8_t *p)
+{
+	uint16_t v;
+	memcpy(&v, p, 2);
+	return v;
+}
+
+static inline uint32_t rd_be16(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 8 | p[1];
+}
+
+static inline uint32_t rd_be32(const uint8_t *p)
+{
+	uint32_t v;
+	memcpy(&v, p, 4);
+	return be32toh(v);
+}
+
+static inline uint64_t rd_be64(const uint8_t *p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+	return be64toh(v);
+}
+
+/* Find CTA_ID in the nested conntrack attributes; -1 if malformed. */
+static int parse_ct(struct sl_record *r, const uint8_t *p, size_t len)
+{
+	while (len >= TLV_HDRLEN) {
+		size_t alen = rd_h16(p), step;
+		unsigned type = rd_h16(p + 2) & TLV_TYPE_MASK;
+
+		if (alen < TLV_HDRLEN || alen > len)
+			return -1;
+		if (type == CTA_ID && alen >= TLV_HDRLEN + 4)
+			sl_set_u64(r, SL_F_CT_ID, rd_be32(p + TLV_HDRLEN));
+		step = TLV_ALIGN(alen);
+		if (step >= len)
+			break;
+		p += step;
+		len -= step;
+	}
+	return 0;
+}
+
+int sl_nflog_parse(struct sl_record *r, const uint8_t *msg, size_t len,
+		   const struct sl_time *rx_time, unsigned flags)
+{
+	const uint8_t *p, *hwhdr = NULL, *l2hdr = NULL;
+	size_t hwhdr_len = 0, l2hdr_len = 0;
+	bool have_ts = false;
+
+	if (len < SL_NFLOG_HDRLEN)
+		return -1;
+	sl_set_u64(r, SL_F_FAMILY, msg[0]);
+	p = msg + SL_NFLOG_HDRLEN;
+	len -= SL_NFLOG_HDRLEN;
+
+	while (len >= TLV_HDRLEN) {
+		size_t alen = rd_h16(p), plen, step;
+		unsigned type = rd_h16(p + 2) & TLV_TYPE_MASK;
+		const uint8_t *v = p + TLV_HDRLEN;
+
+		if (alen < TLV_HDRLEN)
+			return -1;
+		if (alen > len) {
+			/* A capture cut inside the packet data, which comes last. */
+			if (!(flags & SL_NFLOG_TRUNCATED_OK) || type != NFULA_PAYLOAD)
+				return -1;
+			sl_set_bytes(r, SL_F_PACKET, v, (uint32_t)(len - TLV_HDRLEN));
+			sl_set_u64(r, SL_F_CAPLEN, len - TLV_HDRLEN);
+			sl_set_u64(r, SL_F_ORIG_LEN, alen - TLV_HDRLEN);
+			len = 0;
+			break;
+		}
+		plen = alen - TLV_HDRLEN;
+
+		switch (type) {
+		case NFULA_PACKET_HDR:
+			if (plen < 4)
+				return -1;
+			sl_set_u64(r, SL_F_HW_PROTOCOL, rd_be16(v));
+			sl_set_u64(r, SL_F_HOOK, v[2]);
+			break;
+		case NFULA_MARK:
+		case NFULA_IFINDEX_INDEV:
+		case NFULA_IFINDEX_OUTDEV:
+		case NFULA_IFINDEX_PHYSINDEV:
+		case NFULA_IFINDEX_PHYSOUTDEV:
+		case NFULA_UID:
+		case NFULA_GID:
+		case NFULA_SEQ:
+		case NFULA_SEQ_GLOBAL:
+		case NFULA_CT_INFO: {
+			static const sl_field field_of[] = {
+				[NFULA_MARK] = SL_F_MARK,
+				[NFULA_IFINDEX_INDEV] = SL_F_IFINDEX_IN,
+				[NFULA_IFINDEX_OUTDEV] = SL_F_IFINDEX_OUT,
+				[NFULA_IFINDEX_PHYSINDEV] = SL_F_PHYSINDEX_IN,
+				[NFULA_IFINDEX_PHYSOUTDEV] = SL_F_PHYSINDEX_OUT,
+				[NFULA_UID] = SL_F_UID,
+				[NFULA_GID] = SL_F_GID,
+				[NFULA_SEQ] = SL_F_SEQ_LOCAL,
+				[NFULA_SEQ_GLOBAL] = SL_F_SEQ_GLOBAL,
+				[NFULA_CT_INFO] = SL_F_CT_STATE,
+			};
+			if (plen < 4)
+				return -1;
+			sl_set_u64(r, field_of[type], rd_be32(v));
+			break;
+		}
+		case NFULA_HWTYPE:
+			if (plen < 2)
+				return -1;
+			sl_set_u64(r, SL_F_HWTYPE, rd_be16(v));
+			break;
+		case NFULA_HWADDR: {
+			/* struct nfulnl_msg_packet_hw: be16 len, pad, 8 bytes */
+			uint32_t n;
+
+			if (plen < 4)
+				return -1;
+			n = rd_be16(v);
+			if (n > 8 || n > plen - 4)
+				return -1;
+			sl_set_bytes(r, SL_F_HWADDR, v + 4, n);
+			break;
+		}
+		case NFULA_HWHEADER:
+			hwhdr = v;
+			hwhdr_len = plen;
+			break;
+		case NFULA_L2HDR:
+			l2hdr = v;
+			l2hdr_len = plen;
+			break;
+		case NFULA_TIMESTAMP: {
+			uint64_t sec, usec;
+
+			if (plen < 16)
+				return -1;
+			sec = rd_be64(v);
+			usec = rd_be64(v + 8);
+			if (usec >= 1000000 || sec > INT64_MAX)
+				return -1;
+			sl_set_time(r, SL_F_TIMESTAMP, (int64_t)sec, (uint32_t)usec * 1000);
+			have_ts = true;
+			break;
+		}
+		case NFULA_PREFIX:
+			/* NUL-terminated in the kernel; the field excludes the NUL. */
+			sl_set_bytes(r, SL_F_PREFIX, v, (uint32_t)strnlen((const char *)v, plen));
+			break;
+		case NFULA_PAYLOAD:
+			sl_set_bytes(r, SL_F_PACKET, v, (uint32_t)plen);
+			break;
+		case NFULA_CT:
+			if (parse_ct(r, v, plen) < 0)
+				return -1;
+			break;
+		default:
+			/* NFULA_HWLEN (implied by NFULA_HWHEADER), NFULA_VLAN, newer ones */
+			break;
+		}
+
+		step = TLV_ALIGN(alen);
+		if (step >= len) {	/* the last TLV's padding may be missing */
+			len = 0;
+			break;
+		}
+		p += step;
+		len -= step;
+	}
+	if (len != 0 && len < TLV_HDRLEN)
+		return -1;	/* stray bytes that cannot be a TLV */
+
+	/*
+	 * NFULA_L2HDR (bridge family) runs from the MAC header to the network
+	 * header, VLAN tags in the packet included: the whole link header, as
+	 * a capture on the port would show it.  NFULA_HWHEADER is only the
+	 * device's hard_header_len bytes.
+	 */
+	if (l2hdr)
+		sl_set_bytes(r, SL_F_HWHDR, l2hdr, (uint32_t)l2hdr_len);
+	else if (hwhdr)
+		sl_set_bytes(r, SL_F_HWHDR, hwhdr, (uint32_t)hwhdr_len);
+	if (!have_ts && rx_time)
+		sl_set_time(r, SL_F_TIMESTAMP, rx_time->sec, rx_time->nsec);
+	return 0;
+}

@@ -1,0 +1,524 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * replay: read packets from a pcap or pcapng file and hand them to the stack
+ * as the live inputs would have.
+ *
+ * Link types: NFLOG (the records are what the nflog input makes of the same
+ * events), RAW / IPV4 / IPV6, EN10MB (as the netdev family sees it: hwhdr is
+ * the Ethernet header with its VLAN tags, packet starts at the network
+ * header), LINUX_SLL and LINUX_SLL2.
+ *
+ * A regular file cannot be polled, so reading is driven by a timer armed at
+ * 0 ms: each run reads a bounded number of batches and re-arms, so the loop
+ * keeps serving signals and other inputs.  With pace "original" the timer is
+ * armed for the time the next packet is due instead.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <pcap/pcap.h>
+
+#include <sluice/plugin.h>
+
+#include "nflog_attrs.h"
+
+/* Batches per timer run: bounds the time between two turns of the loop. */
+#define BATCHES_PER_RUN 16
+
+/* Link types by their pcap LINKTYPE_ number where libpcap has no DLT_ macro. */
+#define LT_RAW 101
+#ifndef DLT_IPV4
+#define DLT_IPV4 228
+#endif
+#ifndef DLT_IPV6
+#define DLT_IPV6 229
+#endif
+#ifndef DLT_NFLOG
+#define DLT_NFLOG 239
+#endif
+#ifndef DLT_LINUX_SLL2
+#define DLT_LINUX_SLL2 276
+#endif
+
+/* Values of the family field (NFPROTO_*) and of hwtype (ARPHRD_ETHER). */
+#define FAM_IPV4 2
+#define FAM_NETDEV 5
+#define FAM_IPV6 10
+#define ARPHRD_ETHER_ 1
+#define PACKET_OUTGOING_ 4
+
+enum { PACE_NONE, PACE_ORIGINAL };
+
+struct replay_cfg {
+	const char *file;
+	int pace;
+	int64_t loop;
+};
+
+struct replay {
+	const struct sl_host *host;
+	struct sl_instance *inst;
+	const struct replay_cfg *cfg;
+
+	pcap_t *pc;
+	int dlt;
+	struct sl_timer *timer;
+	int c_malformed;
+	int64_t passes;		/* passes finished */
+	uint64_t pass_packets;	/* packets read in this pass */
+	bool done;
+	bool warned_big;
+
+	/* pace original: a packet read but not due yet (libpcap's buffer) */
+	struct pcap_pkthdr *pend_hdr;
+	const u_char *pend_data;
+	bool t0_set;
+	int64_t t0_mono_ns, t0_file_ns;
+};
+
+static const char *const pace_choices[] = {"none", "original", NULL};
+
+static const struct sl_option replay_options[] = {
+	SL_OPT_ROW("file", SL_OPT_STRING, struct replay_cfg, file, NULL,
+		   "pcap or pcapng file to read", 0, 0, NULL, SL_OPT_REQUIRED),
+	SL_OPT_ENUM("pace", struct replay_cfg, pace, "none", pace_choices,
+		    "none: as fast as the stack takes them; original: keep the gaps of the capture"),
+	SL_OPT_INT("loop", struct replay_cfg, loop, "1", 0, 1000000000,
+		   "passes over the file; 0: endless"),
+	SL_OPT_END
+};
+
+static const struct sl_field_decl replay_provides[] = {
+	SL_NFLOG_PROVIDES,
+	SL_FIELD_END
+};
+
+static inline uint32_t be16at(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 8 | p[1];
+}
+
+static inline uint32_t be32at(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static bool is_vlan_type(uint32_t t)
+{
+	return t == 0x8100 || t == 0x88a8 || t == 0x9100;
+}
+
+/*
+ * Skip the VLAN tags that start at p[off] while *type says one follows.
+ * Returns the offset of the network header, or -1 if cut short.
+ */
+static long skip_tags(const uint8_t *p, uint32_t caplen, uint32_t off, uint32_t *type)
+{
+	for (int n = 0; is_vlan_type(*type); n++) {
+		if (n == 8 || off + 4 > caplen)
+			return -1;
+		*type = be16at(p + off + 2);
+		off += 4;
+	}
+	return off;
+}
+
+/* Packet fields common to all link types but NFLOG. */
+static void set_packet(struct sl_record *r, const uint8_t *p, uint32_t caplen, uint32_t len,
+		       uint32_t off, const struct sl_time *ts)
+{
+	sl_set_bytes(r, SL_F_PACKET, p + off, caplen - off);
+	if (len >= off) {
+		sl_set_u64(r, SL_F_ORIG_LEN, len - off);
+		if (caplen < len)
+			sl_set_u64(r, SL_F_CAPLEN, caplen - off);
+	}
+	sl_set_time(r, SL_F_TIMESTAMP, ts->sec, ts->nsec);
+}
+
+/* One packet -> record.  p is our copy in the batch arena.  -1: malformed. */
+static int fill_record(struct replay *st, struct sl_record *r, const uint8_t *p, uint32_t caplen,
+		       uint32_t len, const struct sl_time *ts)
+{
+	uint32_t type;
+	long off;
+
+	switch (st->dlt) {
+	case DLT_NFLOG:
+		return sl_nflog_parse(r, p, caplen, ts, caplen < len ? SL_NFLOG_TRUNCATED_OK : 0);
+
+	case DLT_RAW:
+	case LT_RAW:
+	case DLT_IPV4:
+	case DLT_IPV6: {
+		unsigned v = caplen ? p[0] >> 4 : 0;
+
+		if (st->dlt == DLT_IPV4 ? v != 4 : st->dlt == DLT_IPV6 ? v != 6 : v != 4 && v != 6)
+			return -1;
+		sl_set_u64(r, SL_F_FAMILY, v == 4 ? FAM_IPV4 : FAM_IPV6);
+		sl_set_u64(r, SL_F_HW_PROTOCOL, v == 4 ? 0x0800 : 0x86dd);
+		set_packet(r, p, caplen, len, 0, ts);
+		return 0;
+	}
+
+	case DLT_EN10MB:
+		if (caplen < 14)
+			return -1;
+		type = be16at(p + 12);
+		off = skip_tags(p, caplen, 14, &type);
+		if (off < 0)
+			return -1;
+		sl_set_u64(r, SL_F_FAMILY, FAM_NETDEV);
+		sl_set_u64(r, SL_F_HWTYPE, ARPHRD_ETHER_);
+		sl_set_bytes(r, SL_F_HWHDR, p, (uint32_t)off);
+		sl_set_bytes(r, SL_F_HWADDR, p + 6, 6);
+		if (type >= 0x600)	/* below: an 802.3 length */
+			sl_set_u64(r, SL_F_HW_PROTOCOL, type);
+		set_packet(r, p, caplen, len, (uint32_t)off, ts);
+		return 0;
+
+	case DLT_LINUX_SLL:
+		/* pkttype, hatype, halen, addr[8], protocol: all big-endian */
+		if (caplen < 16)
+			return -1;
+		type = be16at(p + 14);
+		off = skip_tags(p, caplen, 16, &type);
+		if (off < 0)
+			return -1;
+		sl_set_u64(r, SL_F_FAMILY, FAM_NETDEV);
+		sl_set_u64(r, SL_F_HWTYPE, be16at(p + 2));
+		sl_set_bytes(r, SL_F_HWADDR, p + 6, be16at(p + 4) < 8 ? be16at(p + 4) : 8);
+		if (type >= 0x600)	/* below: SLL's pseudo protocols (LLC, CAN...) */
+			sl_set_u64(r, SL_F_HW_PROTOCOL, type);
+		set_packet(r, p, caplen, len, (uint32_t)off, ts);
+		return 0;
+
+	case DLT_LINUX_SLL2:
+		/* protocol, reserved, ifindex, hatype, pkttype, halen, addr[8] */
+		if (caplen < 20)
+			return -1;
+		type = be16at(p);
+		off = skip_tags(p, caplen, 20, &type);
+		if (off < 0)
+			return -1;
+		sl_set_u64(r, SL_F_FAMILY, FAM_NETDEV);
+		sl_set_u64(r, SL_F_HWTYPE, be16at(p + 8));
+		sl_set_u64(r, p[10] == PACKET_OUTGOING_ ? SL_F_IFINDEX_OUT : SL_F_IFINDEX_IN,
+			   be32at(p + 4));
+		sl_set_bytes(r, SL_F_HWADDR, p + 12, p[11] < 8 ? p[11] : 8);
+		if (type >= 0x600)
+			sl_set_u64(r, SL_F_HW_PROTOCOL, type);
+		set_packet(r, p, caplen, len, (uint32_t)off, ts);
+		return 0;
+	}
+	return -1;
+}
+
+static void count_malformed(struct replay *st)
+{
+	st->host->counter_add(st->inst, st->c_malformed, 1);
+	st->host->error_add(st->inst, 1);
+}
+
+static bool batch_wants_flush(const struct sl_batch *b)
+{
+	/* Leave half of the arena to the converters further down. */
+	return b->filled == b->capacity || sl_batch_room(b) < b->arena.size / 2;
+}
+
+/* Hand b downstream and take a fresh batch (NULL: out of memory). */
+static struct sl_batch *emit_and_renew(struct replay *st, struct sl_batch *b)
+{
+	st->host->emit(st->inst, b);
+	return st->host->batch_get(st->inst);
+}
+
+/*
+ * Copy one packet into the batch and make its record.  *bp may be replaced
+ * by a fresh batch, or set to NULL when none could be had (packet lost).
+ */
+static void add_packet(struct replay *st, struct sl_batch **bp, const struct pcap_pkthdr *h,
+		       const u_char *data)
+{
+	struct sl_batch *b = *bp;
+	struct sl_time ts = {h->ts.tv_sec, (uint32_t)h->ts.tv_usec}; /* nanoseconds: see open */
+	struct sl_record *r;
+	size_t saved_used;
+	uint8_t *copy;
+
+	if (batch_wants_flush(b) && b->count) {
+		*bp = b = emit_and_renew(st, b);
+		if (!b)
+			goto lost;
+	}
+	saved_used = b->arena.used;
+	copy = sl_batch_alloc(b, h->caplen);
+	if (!copy && b->count) {
+		*bp = b = emit_and_renew(st, b);
+		if (!b)
+			goto lost;
+		saved_used = b->arena.used;
+		copy = sl_batch_alloc(b, h->caplen);
+	}
+	if (!copy) {
+		if (!st->warned_big)
+			st->host->log(st->inst, SL_LOG_WARNING,
+				      "%s: a %u-byte packet does not fit in a batch (%zu bytes): skipped",
+				      st->cfg->file, h->caplen, b->arena.size);
+		st->warned_big = true;
+		st->host->error_add(st->inst, 1);
+		return;
+	}
+	memcpy(copy, data, h->caplen);
+	r = sl_batch_add(b);	/* not full: flushed above when it was */
+	if (fill_record(st, r, copy, h->caplen, h->len, &ts) < 0) {
+		sl_batch_unadd(b);
+		b->arena.used = saved_used;
+		count_malformed(st);
+	}
+	return;
+lost:
+	st->host->log(st->inst, SL_LOG_ERR, "out of memory for a batch: packet lost");
+	st->host->error_add(st->inst, 1);
+}
+
+static int64_t mono_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+static int open_file(struct replay *st)
+{
+	char err[PCAP_ERRBUF_SIZE];
+	int dlt;
+
+	/* Nanosecond timestamps whatever the file holds (pcap or pcapng). */
+	st->pc = pcap_open_offline_with_tstamp_precision(st->cfg->file, PCAP_TSTAMP_PRECISION_NANO,
+							 err);
+	if (!st->pc) {
+		st->host->log(st->inst, SL_LOG_ERR, "%s", err);
+		return -1;
+	}
+	dlt = pcap_datalink(st->pc);
+	switch (dlt) {
+	case DLT_NFLOG:
+	case DLT_RAW:
+	case LT_RAW:
+	case DLT_IPV4:
+	case DLT_IPV6:
+	case DLT_EN10MB:
+	case DLT_LINUX_SLL:
+	case DLT_LINUX_SLL2:
+		break;
+	default:
+		st->host->log(st->inst, SL_LOG_ERR,
+			      "%s: link type %s (%d) is not supported "
+			      "(NFLOG, RAW, IPV4, IPV6, EN10MB, LINUX_SLL, LINUX_SLL2 are)",
+			      st->cfg->file, pcap_datalink_val_to_name(dlt) ? pcap_datalink_val_to_name(dlt) : "?",
+			      dlt);
+		pcap_close(st->pc);
+		st->pc = NULL;
+		return -1;
+	}
+	st->dlt = dlt;
+	st->pass_packets = 0;
+	st->t0_set = false;
+	return 0;
+}
+
+/* The file is read to its end: start the next pass, or finish.  false: finished. */
+static bool next_pass(struct replay *st)
+{
+	bool empty = st->pass_packets == 0;
+
+	st->passes++;
+	pcap_close(st->pc);
+	st->pc = NULL;
+	if (st->cfg->loop != 0 && st->passes >= st->cfg->loop)
+		return false;
+	if (empty) {
+		st->host->log(st->inst, SL_LOG_WARNING, "%s: no packets: not looping over it",
+			      st->cfg->file);
+		return false;
+	}
+	return open_file(st) == 0;
+}
+
+static void finish(struct replay *st)
+{
+	st->done = true;
+	st->host->log(st->inst, SL_LOG_INFO, "%s: done after %lld pass%s", st->cfg->file,
+		      (long long)st->passes, st->passes == 1 ? "" : "es");
+	st->host->input_done(st->inst);
+}
+
+/*
+ * pace original: is the packet due?  If not, return the milliseconds to wait.
+ * The first packet of a pass sets the origin of both clocks.
+ */
+static uint64_t wait_ms(struct replay *st, const struct pcap_pkthdr *h)
+{
+	int64_t file_ns = (int64_t)h->ts.tv_sec * 1000000000 + h->ts.tv_usec;
+	int64_t late;
+
+	if (!st->t0_set) {
+		st->t0_set = true;
+		st->t0_mono_ns = mono_ns();
+		st->t0_file_ns = file_ns;
+		return 0;
+	}
+	late = mono_ns() - st->t0_mono_ns - (file_ns - st->t0_file_ns);
+	if (late >= -500000)	/* within half a millisecond: now */
+		return 0;
+	return (uint64_t)(-late + 999999) / 1000000;
+}
+
+static void replay_run(void *state)
+{
+	struct replay *st = state;
+	struct sl_batch *b;
+	unsigned batches = 0;
+
+	if (st->done || !st->pc)
+		return;
+	b = st->host->batch_get(st->inst);
+	for (;;) {
+		struct pcap_pkthdr *h;
+		const u_char *data;
+		int rc;
+
+		if (!b) {
+			/* out of memory: try again a little later */
+			st->host->timer_arm(st->timer, 100, 0);
+			return;
+		}
+		if (batch_wants_flush(b) && b->count) {
+			b = emit_and_renew(st, b);
+			if (++batches == BATCHES_PER_RUN) {
+				st->host->timer_arm(st->timer, 0, 0);
+				break;
+			}
+			continue;
+		}
+		if (st->pend_hdr) {
+			h = st->pend_hdr;
+			data = st->pend_data;
+			st->pend_hdr = NULL;
+			rc = 1;
+		} else {
+			rc = pcap_next_ex(st->pc, &h, &data);
+		}
+		if (rc == 1) {
+			uint64_t ms;
+
+			if (st->cfg->pace == PACE_ORIGINAL && (ms = wait_ms(st, h)) != 0) {
+				/* libpcap keeps h and data until the next pcap_next_ex */
+				st->pend_hdr = h;
+				st->pend_data = data;
+				st->host->timer_arm(st->timer, ms, 0);
+				break;
+			}
+			st->pass_packets++;
+			add_packet(st, &b, h, data);
+			continue;
+		}
+		if (rc == PCAP_ERROR) {
+			/* e.g. a capture cut in the middle of a packet */
+			st->host->log(st->inst, SL_LOG_WARNING, "%s: %s", st->cfg->file,
+				      pcap_geterr(st->pc));
+			st->host->error_add(st->inst, 1);
+		}
+		/* PCAP_ERROR_BREAK: end of file */
+		if (b->count)
+			b = emit_and_renew(st, b);
+		if (!next_pass(st)) {
+			st->host->batch_put(st->inst, b);
+			finish(st);
+			return;
+		}
+	}
+	if (!b)
+		return;
+	if (b->count)
+		st->host->emit(st->inst, b);
+	else
+		st->host->batch_put(st->inst, b);
+}
+
+static int replay_configure(const struct sl_host *host, struct sl_instance *inst,
+			    const void *config, void **state)
+{
+	const struct replay_cfg *cfg = config;
+	struct replay *st;
+
+	if (!cfg->file || !cfg->file[0]) {
+		host->config_error(inst, "file", "must name a pcap or pcapng file");
+		return -1;
+	}
+	st = calloc(1, sizeof(*st));
+	if (!st) {
+		host->config_error(inst, NULL, "out of memory");
+		return -1;
+	}
+	st->host = host;
+	st->inst = inst;
+	st->cfg = cfg;
+	st->c_malformed = host->counter_new(inst, "malformed");
+	*state = st;
+	return 0;
+}
+
+static int replay_start(void *state)
+{
+	struct replay *st = state;
+
+	if (open_file(st) < 0)
+		return -1;
+	st->timer = st->host->timer_new(st->inst, replay_run);
+	if (!st->timer) {
+		st->host->log(st->inst, SL_LOG_ERR, "cannot create a timer");
+		return -1;
+	}
+	st->host->timer_arm(st->timer, 0, 0);
+	return 0;
+}
+
+static void replay_stop(void *state)
+{
+	struct replay *st = state;
+
+	if (st->timer)
+		st->host->timer_disarm(st->timer);
+	if (st->pc) {
+		pcap_close(st->pc);
+		st->pc = NULL;
+	}
+	st->pend_hdr = NULL;
+	st->done = true;
+}
+
+static void replay_destroy(void *state)
+{
+	free(state);
+}
+
+static const struct sl_plugin replay_plugin = {
+	SL_PLUGIN_HEADER,
+	.kind = SL_KIND_INPUT,
+	.name = "replay",
+	.description = "read packets from a pcap or pcapng file (NFLOG, raw IP, Ethernet, Linux cooked)",
+	.config_size = sizeof(struct replay_cfg),
+	.options = replay_options,
+	.provides = replay_provides,
+	.configure = replay_configure,
+	.start = replay_start,
+	.stop = replay_stop,
+	.destroy = replay_destroy,
+};
+
+SLUICE_PLUGIN(replay_plugin)
