@@ -230,6 +230,8 @@ int main(int argc, char **argv)
 		return EX_USAGE;
 	}
 	if (config_load(&cfg, file, &diag)) {
+		fprintf(stderr, "sluice: %u error%s in %s; nothing started\n", diag.errors,
+			diag.errors == 1 ? "" : "s", file);
 		config_free(&cfg);
 		return EX_CONFIG;
 	}

@@ -39,7 +39,7 @@ static int node_append(struct ynode *parent, struct ynode *child)
 
 static void fail_at(struct builder *b, const yaml_mark_t *m, const char *msg)
 {
-	snprintf(b->err, b->errlen, "%s:%zu:%zu: %s", b->name, m->line + 1, m->column + 1, msg);
+	snprintf(b->err, b->errlen, "%s:%zu:%zu: error: %s", b->name, m->line + 1, m->column + 1, msg);
 }
 
 static void parser_failed(struct builder *b)
@@ -197,7 +197,7 @@ struct ynode *ytree_load_file(const char *path, char *err, size_t errlen)
 	FILE *f = fopen(path, "rb");
 
 	if (!f) {
-		snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+		snprintf(err, errlen, "%s: error: cannot open: %s", path, strerror(errno));
 		return NULL;
 	}
 	yaml_parser_initialize(&b.parser);

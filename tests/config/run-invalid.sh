@@ -1,0 +1,27 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Every config in invalid/ must make `sluice -t` exit 78 and print exactly
+# the errors in the matching .err file (paths relative to the source tree;
+# the build directory is written @BUILDDIR@).
+set -u
+: "${SLUICE:?run through ctest}" "${SRCDIR:?}" "${BUILDDIR:?}"
+export SLUICE_PLUGIN_PATH="$SLUICE_PLUGIN_PATH:$SLUICE_TEST_PLUGIN_DIR"
+cd "$SRCDIR" || exit 1
+pass=0 fail=0
+for conf in tests/config/invalid/*.yaml; do
+	want="${conf%.yaml}.err"
+	got=$("$SLUICE" -t -c "$conf" 2>&1 >/dev/null)
+	rc=$?
+	got=${got//$BUILDDIR/@BUILDDIR@}
+	if [ "$rc" != 78 ]; then
+		echo "FAIL: $conf: exit $rc, expected 78"; fail=$((fail + 1)); continue
+	fi
+	if [ "$got" != "$(cat "$want")" ]; then
+		echo "FAIL: $conf: errors differ from $want:"
+		diff <(cat "$want") <(printf '%s\n' "$got") | sed 's/^/    /'
+		fail=$((fail + 1)); continue
+	fi
+	pass=$((pass + 1))
+done
+echo "invalid configs: $pass passed, $fail failed"
+[ "$fail" = 0 ] && [ "$pass" -gt 0 ]
