@@ -22,6 +22,8 @@
 struct gen_config {
 	int64_t count;
 	const char *text;
+	uint64_t interval;
+	int64_t per_tick;
 };
 
 struct gen {
@@ -33,8 +35,13 @@ struct gen {
 };
 
 static const struct sl_option gen_options[] = {
-	SL_OPT_INT("count", struct gen_config, count, "10", 0, 100000000, "records to emit"),
+	SL_OPT_INT("count", struct gen_config, count, "10", -1, 100000000,
+		   "records to emit (-1: endless)"),
 	SL_OPT_STR("text", struct gen_config, text, "record", "text of each record"),
+	SL_OPT_DURATION("interval", struct gen_config, interval, "0", 0, 3600000,
+			"pause between batches (0: none)"),
+	SL_OPT_INT("per_tick", struct gen_config, per_tick, "1000000", 1, 1000000,
+		   "records per batch at most"),
 	SL_OPT_END,
 };
 
@@ -49,8 +56,10 @@ static void gen_tick(void *state)
 	struct gen *g = state;
 	struct sl_batch *b = g->host->batch_get(g->inst);
 	struct sl_record *r;
+	int64_t added = 0;
 
-	while (g->sent < g->cfg->count && (r = sl_batch_add(b))) {
+	while ((g->cfg->count < 0 || g->sent < g->cfg->count) && added++ < g->cfg->per_tick &&
+	       (r = sl_batch_add(b))) {
 		char *line = sl_batch_alloc(b, 64);
 		int n = snprintf(line, 64, "%s %lld", g->cfg->text, (long long)g->sent);
 
@@ -59,8 +68,8 @@ static void gen_tick(void *state)
 		g->sent++;
 	}
 	g->host->emit(g->inst, b);
-	if (g->sent < g->cfg->count)
-		g->host->timer_arm(g->timer, 0, 0);
+	if (g->cfg->count < 0 || g->sent < g->cfg->count)
+		g->host->timer_arm(g->timer, g->cfg->interval, 0);
 	else
 		g->host->input_done(g->inst);
 }
