@@ -1,0 +1,554 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * decode: split SL_F_PACKET into link, network and transport fields, and
+ * name the interfaces of SL_F_IFINDEX_* / SL_F_PHYSINDEX_*.
+ *
+ * The parsing lives in plugins/common/pkt_decode.c (unit tested).  Interface
+ * names come from a cache filled by an RTM_GETLINK dump at start() and kept
+ * fresh by RTMGRP_LINK events on the event loop, so naming a record costs a
+ * hash lookup, never a syscall.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <net/if.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include <libmnl/libmnl.h>
+#include <linux/if_link.h>
+#include <linux/rtnetlink.h>
+
+#include <sluice/plugin.h>
+
+#include "pkt_decode.h"
+
+struct decode_cfg {
+	bool checksums;
+	bool ifnames;
+};
+
+/* One interface: index 0 marks a free slot (no interface has index 0). */
+struct ifent {
+	uint32_t index;
+	uint32_t gen;
+	uint32_t len;
+	char name[IFNAMSIZ];
+};
+
+/* Open addressing, linear probing, backward-shift deletion. */
+struct ifcache {
+	struct ifent *tab;
+	uint32_t mask;
+	uint32_t used;
+};
+
+#define NL_BUF_SIZE (64 * 1024)
+
+struct decode_state {
+	const struct sl_host *host;
+	struct sl_instance *inst;
+	struct sl_pkt_decode_opts opts;
+	bool ifnames;
+
+	struct mnl_socket *nl;
+	int fd;
+	bool watched;
+	uint32_t seq;
+	bool dumping;		/* an RTM_GETLINK dump is running */
+	bool dump_again;	/* events were lost during it: dump once more */
+	bool drained_in_vain;	/* a drain on a cache miss found nothing new */
+	uint32_t gen;		/* generation of the running dump */
+	struct ifcache ifc;
+	uint8_t *buf;
+
+	int c_truncated, c_malformed, c_bad_csum, c_fragment, c_ifname_miss;
+};
+
+static uint32_t if_hash(uint32_t index, uint32_t mask)
+{
+	return (index * 2654435761u) & mask;
+}
+
+static struct ifent *ifc_find(const struct ifcache *c, uint32_t index)
+{
+	uint32_t i;
+
+	if (!c->tab || !index)
+		return NULL;
+	for (i = if_hash(index, c->mask);; i = (i + 1) & c->mask) {
+		if (c->tab[i].index == index)
+			return &c->tab[i];
+		if (!c->tab[i].index)
+			return NULL;
+	}
+}
+
+static int ifc_grow(struct ifcache *c)
+{
+	uint32_t ncap = c->tab ? (c->mask + 1) * 2 : 64, i;
+	struct ifent *nt = calloc(ncap, sizeof(*nt));
+
+	if (!nt)
+		return -1;
+	if (c->tab) {
+		for (i = 0; i <= c->mask; i++) {
+			uint32_t j;
+
+			if (!c->tab[i].index)
+				continue;
+			for (j = if_hash(c->tab[i].index, ncap - 1); nt[j].index; j = (j + 1) & (ncap - 1))
+				;
+			nt[j] = c->tab[i];
+		}
+		free(c->tab);
+	}
+	c->tab = nt;
+	c->mask = ncap - 1;
+	return 0;
+}
+
+static int ifc_set(struct ifcache *c, uint32_t index, const char *name, uint32_t gen)
+{
+	struct ifent *e = ifc_find(c, index);
+	uint32_t i;
+
+	if (!e) {
+		if ((!c->tab || (c->used + 1) * 2 > c->mask + 1) && ifc_grow(c) < 0)
+			return -1;
+		for (i = if_hash(index, c->mask); c->tab[i].index; i = (i + 1) & c->mask)
+			;
+		e = &c->tab[i];
+		e->index = index;
+		c->used++;
+	}
+	e->len = (uint32_t)strnlen(name, IFNAMSIZ - 1);
+	memcpy(e->name, name, e->len);
+	e->name[e->len] = '\0';
+	e->gen = gen;
+	return 0;
+}
+
+static void ifc_del_slot(struct ifcache *c, uint32_t i)
+{
+	uint32_t j = i;
+
+	c->tab[i].index = 0;
+	c->used--;
+	/* Pull back later members of the probe run so lookups still find them. */
+	for (;;) {
+		uint32_t home;
+
+		j = (j + 1) & c->mask;
+		if (!c->tab[j].index)
+			return;
+		home = if_hash(c->tab[j].index, c->mask);
+		/* Move j into the hole i unless its home lies cyclically in (i, j]. */
+		if (i <= j ? (i < home && home <= j) : (i < home || home <= j))
+			continue;
+		c->tab[i] = c->tab[j];
+		c->tab[j].index = 0;
+		i = j;
+	}
+}
+
+static void ifc_del(struct ifcache *c, uint32_t index)
+{
+	struct ifent *e = ifc_find(c, index);
+
+	if (e)
+		ifc_del_slot(c, (uint32_t)(e - c->tab));
+}
+
+/* After a full dump: forget interfaces it did not mention. */
+static void ifc_sweep(struct ifcache *c, uint32_t gen)
+{
+	uint32_t i = 0;
+
+	if (!c->tab)
+		return;
+	while (i <= c->mask) {
+		if (c->tab[i].index && c->tab[i].gen != gen)
+			ifc_del_slot(c, i);	/* slot i may now hold another entry: look again */
+		else
+			i++;
+	}
+}
+
+/* ---- rtnetlink ---- */
+
+static int link_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct decode_state *st = data;
+	const struct ifinfomsg *ifi;
+	const struct nlattr *attr;
+	const char *name = NULL;
+
+	if (nlh->nlmsg_type != RTM_NEWLINK && nlh->nlmsg_type != RTM_DELLINK)
+		return MNL_CB_OK;
+	if (mnl_nlmsg_get_payload_len(nlh) < sizeof(*ifi))
+		return MNL_CB_OK;
+	ifi = mnl_nlmsg_get_payload(nlh);
+	if (ifi->ifi_index <= 0)
+		return MNL_CB_OK;
+	if (nlh->nlmsg_type == RTM_DELLINK) {
+		ifc_del(&st->ifc, (uint32_t)ifi->ifi_index);
+		return MNL_CB_OK;
+	}
+	mnl_attr_for_each(attr, nlh, sizeof(*ifi)) {
+		if (mnl_attr_get_type(attr) == IFLA_IFNAME && mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) == 0)
+			name = mnl_attr_get_str(attr);
+	}
+	if (name && ifc_set(&st->ifc, (uint32_t)ifi->ifi_index, name, st->gen) < 0)
+		st->host->log(st->inst, SL_LOG_ERR, "interface cache: out of memory");
+	return MNL_CB_OK;
+}
+
+static int request_dump(struct decode_state *st)
+{
+	char req[NLMSG_ALIGN(sizeof(struct nlmsghdr)) + NLMSG_ALIGN(sizeof(struct ifinfomsg))]
+		__attribute__((aligned(4)));
+	struct nlmsghdr *nlh;
+	struct ifinfomsg *ifi;
+
+	if (st->dumping) {
+		st->dump_again = true;
+		return 0;
+	}
+	memset(req, 0, sizeof(req));
+	nlh = mnl_nlmsg_put_header(req);
+	nlh->nlmsg_type = RTM_GETLINK;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	nlh->nlmsg_seq = ++st->seq;
+	ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
+	ifi->ifi_family = AF_UNSPEC;
+	if (mnl_socket_sendto(st->nl, nlh, nlh->nlmsg_len) < 0) {
+		st->host->log(st->inst, SL_LOG_ERR, "RTM_GETLINK dump: %s", strerror(errno));
+		return -1;
+	}
+	st->dumping = true;
+	st->gen++;
+	return 0;
+}
+
+/*
+ * Read one datagram from the rtnetlink socket and apply it.  Returns 1 if
+ * something was read, 0 when nothing was waiting, -1 on error.
+ */
+static int nl_read_one(struct decode_state *st, int flags)
+{
+	ssize_t n;
+	int ret;
+
+	n = recv(st->fd, st->buf, NL_BUF_SIZE, flags | MSG_TRUNC);
+	if (n < 0) {
+		if (errno == EAGAIN || errno == EWOULDBLOCK)
+			return 0;
+		if (errno == EINTR)
+			return 1;
+		if (errno == ENOBUFS) {
+			/* Link events were lost: the cache may be stale, read it all again. */
+			st->host->log(st->inst, SL_LOG_NOTICE, "link events lost (ENOBUFS): dumping interfaces again");
+			request_dump(st);
+			return 1;
+		}
+		st->host->log(st->inst, SL_LOG_ERR, "rtnetlink recv: %s", strerror(errno));
+		return -1;
+	}
+	if (n > NL_BUF_SIZE) {
+		st->host->log(st->inst, SL_LOG_WARNING, "rtnetlink message of %zd bytes truncated", n);
+		request_dump(st);
+		return 1;
+	}
+	ret = mnl_cb_run(st->buf, (size_t)n, 0, 0, link_cb, st);
+	if (ret == MNL_CB_STOP || ret < 0) {
+		/* NLMSG_DONE (or an error) of our dump. */
+		if (ret < 0)
+			st->host->log(st->inst, SL_LOG_WARNING, "RTM_GETLINK dump: %s", strerror(errno));
+		if (st->dumping) {
+			st->dumping = false;
+			if (ret == MNL_CB_STOP)
+				ifc_sweep(&st->ifc, st->gen);
+			if (st->dump_again) {
+				st->dump_again = false;
+				request_dump(st);
+			}
+		}
+	}
+	return 1;
+}
+
+static void nl_ready(void *state, int fd, uint32_t events)
+{
+	struct decode_state *st = state;
+	int i;
+
+	/* Bounded, so a storm of link events cannot starve the loop. */
+	for (i = 0; i < 64; i++)
+		if (nl_read_one(st, MSG_DONTWAIT) <= 0)
+			break;
+	st->drained_in_vain = false;
+}
+
+/* ---- per batch ---- */
+
+static bool name_one(struct decode_state *st, struct sl_record *r, sl_field idx, sl_field name)
+{
+	const struct ifent *e;
+
+	if (!sl_has(r, idx) || r->v[idx].u64 == 0)
+		return true;
+	e = ifc_find(&st->ifc, (uint32_t)r->v[idx].u64);
+	if (!e) {
+		sl_unset(r, name);
+		return false;
+	}
+	/* Points into the cache: it only changes between batches, on the loop. */
+	sl_set_bytes(r, name, e->name, e->len);
+	return true;
+}
+
+static unsigned name_batch(struct decode_state *st, struct sl_batch *b)
+{
+	unsigned i, miss = 0;
+
+	for (i = 0; i < b->count; i++) {
+		struct sl_record *r = b->rec[i];
+
+		miss += !name_one(st, r, SL_F_IFINDEX_IN, SL_F_IFNAME_IN);
+		miss += !name_one(st, r, SL_F_IFINDEX_OUT, SL_F_IFNAME_OUT);
+		miss += !name_one(st, r, SL_F_PHYSINDEX_IN, SL_F_PHYSNAME_IN);
+		miss += !name_one(st, r, SL_F_PHYSINDEX_OUT, SL_F_PHYSNAME_OUT);
+	}
+	return miss;
+}
+
+static int decode_process(void *state, struct sl_batch *b)
+{
+	struct decode_state *st = state;
+	uint64_t trunc = 0, malformed = 0, bad = 0, frag = 0;
+	unsigned i, miss;
+
+	for (i = 0; i < b->count; i++) {
+		uint32_t f = sl_pkt_decode(b->rec[i], &st->opts);
+
+		if (f) {
+			trunc += !!(f & SL_DECODE_TRUNCATED);
+			malformed += !!(f & SL_DECODE_MALFORMED);
+			bad += !!(f & (SL_DECODE_BAD_IP_CSUM | SL_DECODE_BAD_L4_CSUM));
+			frag += !!(f & SL_DECODE_FRAGMENT);
+		}
+	}
+	if (st->nl) {
+		miss = name_batch(st, b);
+		/*
+		 * The link event for a new interface may still wait in the socket
+		 * when its first packets arrive: read it now, at most once until
+		 * the next event, then name the batch again.
+		 */
+		if (miss && !st->drained_in_vain) {
+			int got = 0, i2;
+
+			for (i2 = 0; i2 < 64; i2++) {
+				int ret = nl_read_one(st, MSG_DONTWAIT);
+
+				if (ret <= 0)
+					break;
+				got = 1;
+			}
+			if (got)
+				miss = name_batch(st, b);
+			st->drained_in_vain = !got || miss;
+		}
+		if (miss)
+			st->host->counter_add(st->inst, st->c_ifname_miss, miss);
+	}
+	if (trunc)
+		st->host->counter_add(st->inst, st->c_truncated, trunc);
+	if (malformed)
+		st->host->counter_add(st->inst, st->c_malformed, malformed);
+	if (bad)
+		st->host->counter_add(st->inst, st->c_bad_csum, bad);
+	if (frag)
+		st->host->counter_add(st->inst, st->c_fragment, frag);
+	return 0;
+}
+
+/* ---- lifecycle ---- */
+
+static int decode_configure(const struct sl_host *host, struct sl_instance *inst, const void *config,
+			    void **state)
+{
+	const struct decode_cfg *cfg = config;
+	struct decode_state *st = calloc(1, sizeof(*st));
+
+	if (!st) {
+		host->config_error(inst, NULL, "out of memory");
+		return -1;
+	}
+	st->host = host;
+	st->inst = inst;
+	st->opts.checksums = cfg->checksums;
+	st->ifnames = cfg->ifnames;
+	st->fd = -1;
+	st->c_truncated = host->counter_new(inst, "truncated");
+	st->c_malformed = host->counter_new(inst, "malformed");
+	st->c_bad_csum = host->counter_new(inst, "bad_checksum");
+	st->c_fragment = host->counter_new(inst, "fragments");
+	st->c_ifname_miss = host->counter_new(inst, "ifname_unknown");
+	*state = st;
+	return 0;
+}
+
+static void decode_stop(void *state);
+
+static int decode_start(void *state)
+{
+	struct decode_state *st = state;
+	struct timeval tv = { .tv_sec = 5 };
+	int rcvbuf = 1 << 20;
+
+	if (!st->ifnames)
+		return 0;
+	st->buf = malloc(NL_BUF_SIZE);
+	st->nl = mnl_socket_open2(NETLINK_ROUTE, SOCK_CLOEXEC);
+	if (!st->buf || !st->nl) {
+		st->host->log(st->inst, SL_LOG_ERR, "rtnetlink socket: %s", strerror(errno));
+		goto fail;
+	}
+	st->fd = mnl_socket_get_fd(st->nl);
+	/* A burst of link changes (containers starting) must not overflow. */
+	setsockopt(st->fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
+	/* Subscribe before the dump, so no change falls between the two. */
+	if (mnl_socket_bind(st->nl, RTMGRP_LINK, MNL_SOCKET_AUTOPID) < 0) {
+		st->host->log(st->inst, SL_LOG_ERR, "rtnetlink bind: %s", strerror(errno));
+		goto fail;
+	}
+	/* The start-up dump is read synchronously, with a timeout against a wedged kernel. */
+	setsockopt(st->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	if (request_dump(st) < 0)
+		goto fail;
+	while (st->dumping) {
+		if (nl_read_one(st, 0) <= 0) {
+			st->host->log(st->inst, SL_LOG_ERR, "no answer to the interface dump");
+			goto fail;
+		}
+	}
+	if (st->host->watch_fd(st->inst, st->fd, EPOLLIN, nl_ready) < 0) {
+		st->host->log(st->inst, SL_LOG_ERR, "cannot watch the rtnetlink socket");
+		goto fail;
+	}
+	st->watched = true;
+	st->host->log(st->inst, SL_LOG_DEBUG, "%u interfaces known", st->ifc.used);
+	return 0;
+fail:
+	decode_stop(st);
+	return -1;
+}
+
+static void decode_stop(void *state)
+{
+	struct decode_state *st = state;
+
+	if (st->watched)
+		st->host->unwatch_fd(st->inst, st->fd);
+	st->watched = false;
+	if (st->nl)
+		mnl_socket_close(st->nl);
+	st->nl = NULL;
+	st->fd = -1;
+	st->dumping = false;
+	st->dump_again = false;
+	free(st->buf);
+	st->buf = NULL;
+}
+
+static void decode_destroy(void *state)
+{
+	struct decode_state *st = state;
+
+	free(st->ifc.tab);
+	free(st);
+}
+
+static const struct sl_option decode_options[] = {
+	SL_OPT_BOOL("checksums", struct decode_cfg, checksums, "false",
+		    "verify IPv4 header and TCP/UDP/ICMP checksums of complete packets"),
+	SL_OPT_BOOL("ifnames", struct decode_cfg, ifnames, "true",
+		    "name interfaces of ifindex_*/physindex_* (rtnetlink cache)"),
+	SL_OPT_END
+};
+
+static const struct sl_field_decl decode_needs[] = {
+	{ "packet", SL_T_BYTES },
+	SL_FIELD_END
+};
+
+static const struct sl_field_decl decode_provides[] = {
+	{ "ifname_in", SL_T_STRING },
+	{ "ifname_out", SL_T_STRING },
+	{ "physname_in", SL_T_STRING },
+	{ "physname_out", SL_T_STRING },
+	{ "mac_src", SL_T_MAC },
+	{ "mac_dst", SL_T_MAC },
+	{ "eth_type", SL_T_U64 },
+	{ "vlan_id", SL_T_U64 },
+	{ "ip_version", SL_T_U64 },
+	{ "src_addr", SL_T_ADDR },
+	{ "dst_addr", SL_T_ADDR },
+	{ "ip_len", SL_T_U64 },
+	{ "ip_hdrlen", SL_T_U64 },
+	{ "ip_tos", SL_T_U64 },
+	{ "ip_ttl", SL_T_U64 },
+	{ "ip_id", SL_T_U64 },
+	{ "ip_frag", SL_T_U64 },
+	{ "ip6_flowlabel", SL_T_U64 },
+	{ "ip_proto", SL_T_U64 },
+	{ "ip_options", SL_T_BYTES },
+	{ "sport", SL_T_U64 },
+	{ "dport", SL_T_U64 },
+	{ "tcp_seq", SL_T_U64 },
+	{ "tcp_ack", SL_T_U64 },
+	{ "tcp_window", SL_T_U64 },
+	{ "tcp_flags", SL_T_U64 },
+	{ "tcp_urgp", SL_T_U64 },
+	{ "tcp_options", SL_T_BYTES },
+	{ "udp_len", SL_T_U64 },
+	{ "icmp_type", SL_T_U64 },
+	{ "icmp_code", SL_T_U64 },
+	{ "icmp_id", SL_T_U64 },
+	{ "icmp_seq", SL_T_U64 },
+	{ "icmp_mtu", SL_T_U64 },
+	{ "icmp_gateway", SL_T_ADDR },
+	{ "icmp_param", SL_T_U64 },
+	{ "ipsec_spi", SL_T_U64 },
+	{ "arp_op", SL_T_U64 },
+	{ "arp_sha", SL_T_MAC },
+	{ "arp_spa", SL_T_ADDR },
+	{ "arp_tha", SL_T_MAC },
+	{ "arp_tpa", SL_T_ADDR },
+	{ "payload", SL_T_BYTES },
+	{ "decode_flags", SL_T_U64 },
+	SL_FIELD_END
+};
+
+static const struct sl_plugin decode_plugin = {
+	SL_PLUGIN_HEADER,
+	.kind = SL_KIND_FILTER,
+	.name = "decode",
+	.description = "decode link, IP and transport headers of the packet; name interfaces",
+	.config_size = sizeof(struct decode_cfg),
+	.options = decode_options,
+	.needs = decode_needs,
+	.provides = decode_provides,
+	.configure = decode_configure,
+	.start = decode_start,
+	.process = decode_process,
+	.stop = decode_stop,
+	.destroy = decode_destroy,
+};
+
+SLUICE_PLUGIN(decode_plugin)
