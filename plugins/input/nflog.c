@@ -1,0 +1,501 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * nflog: packets logged by netfilter rules (`log group N` in nftables,
+ * `-j NFLOG --nflog-group N` in iptables), read from a netlink socket.
+ * Works for every family that logs to a group: ip, ip6, inet, arp, bridge,
+ * netdev.
+ *
+ * Unlike ulogd2 it binds only its group: it never sends PF_UNBIND (which
+ * would take the per-family default logger away from whoever has it) nor
+ * PF_BIND (not needed by `log group`, whose rule names the logger).
+ *
+ * Reading: one large receive buffer; each wake-up receives datagrams until
+ * EAGAIN (or a bound, for fairness: epoll is level-triggered, so the rest is
+ * read on the next turn) and the records of a batch point into the buffer,
+ * so packets are never copied.  The buffer is only reused after the batches
+ * pointing into it were emitted.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#include <arpa/inet.h>
+#include <libmnl/libmnl.h>
+#include <libnetfilter_log/libnetfilter_log.h>
+#include <linux/netfilter/nfnetlink.h>
+#include <linux/netfilter/nfnetlink_log.h>
+#include <linux/netlink.h>
+
+#include <sluice/plugin.h>
+
+#include "nflog_attrs.h"
+
+/* Datagrams per wake-up before we let the event loop run again. */
+#define MAX_DGRAMS_PER_WAKEUP 256
+/* Datagrams that fit in the receive buffer at once. */
+#define BUFFER_DGRAMS 4
+/* Rate limit of the "losing events" warning. */
+#define ENOBUFS_WARN_NS (10 * 1000000000LL)
+
+struct nflog_cfg {
+	int64_t group;
+	int64_t copy_range;
+	uint64_t netlink_buffer;
+	uint64_t nlbufsiz;
+	int64_t qthreshold;	/* 0: not set, the kernel's default applies */
+	uint64_t qtimeout;	/* ms; 0: not set, the kernel's default applies */
+	bool seq;
+	bool conntrack;
+};
+
+struct nflog {
+	const struct sl_host *host;
+	struct sl_instance *inst;
+	const struct nflog_cfg *cfg;
+
+	struct mnl_socket *nl;
+	int fd;
+	bool watching;
+	uint32_t portid;
+	uint32_t cfg_seq;
+
+	uint8_t *buf;
+	size_t bufsize;
+	size_t maxdg;		/* room kept free for one datagram */
+
+	int c_enobufs, c_seq_lost, c_malformed;
+	uint64_t enobufs_total;
+	int64_t enobufs_warned_ns;	/* monotonic; 0: never */
+	bool warned_trunc;
+	uint32_t seq_next;	/* next expected NFULA_SEQ (the kernel starts at 0) */
+};
+
+static const struct sl_option nflog_options[] = {
+	SL_OPT_ROW("group", SL_OPT_INT, struct nflog_cfg, group, NULL,
+		   "NFLOG group to bind (the N of `log group N`)", 0, 65535, NULL, SL_OPT_REQUIRED),
+	SL_OPT_INT("copy_range", struct nflog_cfg, copy_range, "65535", 0, 65535,
+		   "bytes of each packet to copy; 0: metadata only, no packet"),
+	SL_OPT_SIZE("netlink_buffer", struct nflog_cfg, netlink_buffer, "8MiB", 64 * 1024,
+		    512 * 1024 * 1024, "socket receive buffer (SO_RCVBUFFORCE, else SO_RCVBUF)"),
+	SL_OPT_SIZE("nlbufsiz", struct nflog_cfg, nlbufsiz, "128KiB", 4096, 131072,
+		    "kernel batch size (NFULA_CFG_NLBUFSIZ; the kernel caps it at 128KiB)"),
+	SL_OPT_INT("qthreshold", struct nflog_cfg, qthreshold, NULL, 1, 4294967295LL,
+		   "packets the kernel queues before sending them (unset: kernel default)"),
+	SL_OPT_DURATION("qtimeout", struct nflog_cfg, qtimeout, NULL, 10, 3600 * 1000,
+			"longest a packet waits in the kernel queue, 10ms steps (unset: kernel default, 1s)"),
+	SL_OPT_BOOL("seq", struct nflog_cfg, seq, "true",
+		    "ask for sequence numbers and count the events lost (seq_lost)"),
+	SL_OPT_BOOL("conntrack", struct nflog_cfg, conntrack, "false",
+		    "ask for conntrack id and state of each packet (NFULNL_CFG_F_CONNTRACK)"),
+	SL_OPT_END
+};
+
+static const struct sl_field_decl nflog_provides[] = {
+	SL_NFLOG_PROVIDES,
+	SL_FIELD_END
+};
+
+static int64_t mono_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+/* ---- configuration of the kernel instance (start() only) ---- */
+
+/* Wait for the ack of message `seq`: 0, or -errno. */
+static int wait_ack(struct nflog *st, uint32_t seq)
+{
+	int64_t deadline = mono_ns() + 5 * 1000000000LL;
+	unsigned discarded = 0;
+
+	for (;;) {
+		struct pollfd pfd = {.fd = st->fd, .events = POLLIN};
+		struct nlmsghdr *nlh;
+		int64_t left = deadline - mono_ns();
+		ssize_t got;
+		int n;
+
+		if (left <= 0)
+			return -ETIMEDOUT;
+		if (poll(&pfd, 1, (int)(left / 1000000) + 1) < 0 && errno != EINTR)
+			return -errno;
+		got = recv(st->fd, st->buf, st->bufsize, MSG_DONTWAIT);
+		if (got < 0) {
+			if (errno == EAGAIN || errno == EINTR || errno == ENOBUFS)
+				continue;
+			return -errno;
+		}
+		n = (int)got;
+		for (nlh = (struct nlmsghdr *)st->buf; mnl_nlmsg_ok(nlh, n); nlh = mnl_nlmsg_next(nlh, &n)) {
+			if (nlh->nlmsg_type == NLMSG_ERROR && nlh->nlmsg_seq == seq) {
+				const struct nlmsgerr *e = mnl_nlmsg_get_payload(nlh);
+
+				if (nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*e)))
+					return -EPROTO;
+				if (discarded)
+					st->host->log(st->inst, SL_LOG_DEBUG,
+						      "%u events arrived during setup and were not kept",
+						      discarded);
+				return e->error;
+			}
+			/* events logged while we configure: too early, not kept */
+			if (nlh->nlmsg_type == (NFNL_SUBSYS_ULOG << 8 | NFULNL_MSG_PACKET))
+				discarded++;
+		}
+	}
+}
+
+/* Send a config message built in st->buf and wait for its ack: 0 or -errno. */
+static int send_cfg(struct nflog *st, struct nlmsghdr *nlh)
+{
+	nlh->nlmsg_flags |= NLM_F_ACK;
+	nlh->nlmsg_seq = ++st->cfg_seq;
+	if (mnl_socket_sendto(st->nl, nlh, nlh->nlmsg_len) < 0)
+		return -errno;
+	return wait_ack(st, nlh->nlmsg_seq);
+}
+
+static struct nlmsghdr *cfg_header(struct nflog *st)
+{
+	return nflog_nlmsg_put_header((char *)st->buf, NFULNL_MSG_CONFIG, AF_UNSPEC,
+				      (uint16_t)st->cfg->group);
+}
+
+static int configure_kernel(struct nflog *st)
+{
+	const struct nflog_cfg *cfg = st->cfg;
+	struct nlmsghdr *nlh;
+	uint16_t flags = 0;
+	int err;
+
+	nlh = cfg_header(st);
+	nflog_attr_put_cfg_cmd(nlh, NFULNL_CFG_CMD_BIND);
+	err = send_cfg(st, nlh);
+	if (err == -EPERM || err == -EBUSY) {
+		st->host->log(st->inst, SL_LOG_ERR,
+			      "cannot bind NFLOG group %lld: %s (another process may have bound it: "
+			      "ulogd, tcpdump -i nflog:%lld, another sluice; or CAP_NET_ADMIN is missing)",
+			      (long long)cfg->group, strerror(-err), (long long)cfg->group);
+		return -1;
+	}
+	if (err) {
+		st->host->log(st->inst, SL_LOG_ERR, "cannot bind NFLOG group %lld: %s",
+			      (long long)cfg->group, strerror(-err));
+		return -1;
+	}
+
+	nlh = cfg_header(st);
+	nflog_attr_put_cfg_mode(nlh, cfg->copy_range ? NFULNL_COPY_PACKET : NFULNL_COPY_META,
+				(uint32_t)cfg->copy_range);
+	if ((err = send_cfg(st, nlh)) != 0)
+		goto fail_copy_range;
+
+	nlh = cfg_header(st);
+	mnl_attr_put_u32(nlh, NFULA_CFG_NLBUFSIZ, htonl((uint32_t)cfg->nlbufsiz));
+	if ((err = send_cfg(st, nlh)) != 0) {
+		st->host->log(st->inst, SL_LOG_ERR, "nlbufsiz: %s", strerror(-err));
+		return -1;
+	}
+
+	if (cfg->qthreshold) {
+		nlh = cfg_header(st);
+		mnl_attr_put_u32(nlh, NFULA_CFG_QTHRESH, htonl((uint32_t)cfg->qthreshold));
+		if ((err = send_cfg(st, nlh)) != 0) {
+			st->host->log(st->inst, SL_LOG_ERR, "qthreshold: %s", strerror(-err));
+			return -1;
+		}
+	}
+	if (cfg->qtimeout) {
+		/* the kernel counts in 1/100 s */
+		nlh = cfg_header(st);
+		mnl_attr_put_u32(nlh, NFULA_CFG_TIMEOUT, htonl((uint32_t)((cfg->qtimeout + 9) / 10)));
+		if ((err = send_cfg(st, nlh)) != 0) {
+			st->host->log(st->inst, SL_LOG_ERR, "qtimeout: %s", strerror(-err));
+			return -1;
+		}
+	}
+
+	if (cfg->seq)
+		flags |= NFULNL_CFG_F_SEQ | NFULNL_CFG_F_SEQ_GLOBAL;
+	if (cfg->conntrack)
+		flags |= NFULNL_CFG_F_CONNTRACK;
+	if (flags) {
+		nlh = cfg_header(st);
+		mnl_attr_put_u16(nlh, NFULA_CFG_FLAGS, htons(flags));
+		if ((err = send_cfg(st, nlh)) != 0) {
+			st->host->log(st->inst, SL_LOG_ERR, "%s: %s%s",
+				      cfg->conntrack ? "conntrack/seq" : "seq", strerror(-err),
+				      cfg->conntrack && err == -EOPNOTSUPP
+					      ? " (is nf_conntrack_netlink loaded?)" : "");
+			return -1;
+		}
+	}
+	return 0;
+
+fail_copy_range:
+	st->host->log(st->inst, SL_LOG_ERR, "copy_range: %s", strerror(-err));
+	return -1;
+}
+
+static void set_rcvbuf(struct nflog *st)
+{
+	int want = (int)st->cfg->netlink_buffer, got = 0;
+	socklen_t len = sizeof(got);
+
+	/* FORCE ignores net.core.rmem_max but needs CAP_NET_ADMIN */
+	if (setsockopt(st->fd, SOL_SOCKET, SO_RCVBUFFORCE, &want, sizeof(want)) < 0)
+		setsockopt(st->fd, SOL_SOCKET, SO_RCVBUF, &want, sizeof(want));
+	/* the kernel reports twice what it accounts for data */
+	if (getsockopt(st->fd, SOL_SOCKET, SO_RCVBUF, &got, &len) == 0 && got / 2 < want)
+		st->host->log(st->inst, SL_LOG_WARNING,
+			      "netlink_buffer: got %d bytes of %d (no CAP_NET_ADMIN? raise "
+			      "net.core.rmem_max)", got / 2, want);
+}
+
+/* ---- receiving ---- */
+
+static void note_enobufs(struct nflog *st)
+{
+	int64_t now;
+
+	st->enobufs_total++;
+	st->host->counter_add(st->inst, st->c_enobufs, 1);
+	now = mono_ns();
+	if (st->enobufs_warned_ns && now - st->enobufs_warned_ns < ENOBUFS_WARN_NS)
+		return;
+	st->enobufs_warned_ns = now;
+	st->host->log(st->inst, SL_LOG_WARNING,
+		      "losing events: socket receive buffer overrun (ENOBUFS), %llu time%s so far; "
+		      "raise netlink_buffer%s",
+		      (unsigned long long)st->enobufs_total, st->enobufs_total == 1 ? "" : "s",
+		      st->cfg->seq ? " (seq_lost counts the events)" : " or set seq to count the events");
+}
+
+static void malformed(struct nflog *st)
+{
+	st->host->counter_add(st->inst, st->c_malformed, 1);
+	st->host->error_add(st->inst, 1);
+}
+
+static void check_seq(struct nflog *st, const struct sl_record *r)
+{
+	uint32_t seq, gap;
+
+	if (!sl_has(r, SL_F_SEQ_LOCAL))
+		return;
+	seq = (uint32_t)r->v[SL_F_SEQ_LOCAL].u64;
+	gap = seq - st->seq_next;
+	/* a huge gap is a sequence going backwards: not a loss */
+	if (gap && gap < 0x80000000u)
+		st->host->counter_add(st->inst, st->c_seq_lost, gap);
+	st->seq_next = seq + 1;
+}
+
+/*
+ * Turn the events of one datagram into records of *bp (emitting full
+ * batches).  Returns false when no batch could be had (out of memory).
+ */
+static bool parse_dgram(struct nflog *st, struct sl_batch **bp, uint8_t *p, int n,
+			const struct sl_time *rx)
+{
+	const struct nlmsghdr *nlh = (const struct nlmsghdr *)p;
+
+	for (; mnl_nlmsg_ok(nlh, n); nlh = mnl_nlmsg_next(nlh, &n)) {
+		struct sl_record *r;
+
+		if (nlh->nlmsg_type != (NFNL_SUBSYS_ULOG << 8 | NFULNL_MSG_PACKET))
+			continue;	/* NLMSG_DONE closing a multipart batch, acks */
+		if (!*bp && !(*bp = st->host->batch_get(st->inst)))
+			return false;
+		r = sl_batch_add(*bp);
+		if (!r) {
+			st->host->emit(st->inst, *bp);
+			if (!(*bp = st->host->batch_get(st->inst)))
+				return false;
+			r = sl_batch_add(*bp);
+		}
+		if (sl_nflog_parse(r, mnl_nlmsg_get_payload(nlh), nlh->nlmsg_len - NLMSG_HDRLEN, rx,
+				   0) < 0) {
+			sl_batch_unadd(*bp);
+			malformed(st);
+			continue;
+		}
+		if (st->cfg->seq)
+			check_seq(st, r);
+	}
+	if (n != 0)
+		malformed(st);	/* a message header that does not fit */
+	return true;
+}
+
+static void nflog_readable(void *state, int fd, uint32_t events)
+{
+	struct nflog *st = state;
+	struct sl_batch *b = NULL;
+	size_t off = 0;
+
+	(void)events;
+	for (unsigned dgrams = 0; dgrams < MAX_DGRAMS_PER_WAKEUP; dgrams++) {
+		struct timespec now;
+		struct sl_time rx;
+		ssize_t n;
+
+		if (st->bufsize - off < st->maxdg) {
+			/* records of b point into the buffer: hand them on first */
+			if (b && b->count) {
+				st->host->emit(st->inst, b);
+				b = NULL;
+			}
+			off = 0;
+		}
+		n = recv(fd, st->buf + off, st->bufsize - off, MSG_DONTWAIT | MSG_TRUNC);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == ENOBUFS) {
+				note_enobufs(st);
+				continue;
+			}
+			if (errno != EAGAIN)
+				st->host->log(st->inst, SL_LOG_ERR, "recv: %s", strerror(errno));
+			break;
+		}
+		if ((size_t)n > st->bufsize - off) {
+			/* bigger than the room we keep: cannot happen with our sizes */
+			if (!st->warned_trunc)
+				st->host->log(st->inst, SL_LOG_ERR,
+					      "a %zd-byte netlink datagram was cut: its events are lost",
+					      n);
+			st->warned_trunc = true;
+			malformed(st);
+			continue;
+		}
+		/* one receive time for all events without a kernel timestamp */
+		clock_gettime(CLOCK_REALTIME, &now);
+		rx.sec = now.tv_sec;
+		rx.nsec = (uint32_t)now.tv_nsec;
+		if (!parse_dgram(st, &b, st->buf + off, (int)n, &rx)) {
+			st->host->log(st->inst, SL_LOG_ERR, "out of memory for a batch: events lost");
+			st->host->error_add(st->inst, 1);
+			break;
+		}
+		off += ((size_t)n + 7) & ~(size_t)7;
+	}
+	if (b) {
+		if (b->count)
+			st->host->emit(st->inst, b);
+		else
+			st->host->batch_put(st->inst, b);
+	}
+}
+
+/* ---- lifecycle ---- */
+
+static int nflog_configure(const struct sl_host *host, struct sl_instance *inst,
+			   const void *config, void **state)
+{
+	struct nflog *st;
+
+	st = calloc(1, sizeof(*st));
+	if (!st) {
+		host->config_error(inst, NULL, "out of memory");
+		return -1;
+	}
+	st->host = host;
+	st->inst = inst;
+	st->cfg = config;
+	st->fd = -1;
+	st->c_enobufs = host->counter_new(inst, "enobufs");
+	st->c_seq_lost = host->counter_new(inst, "seq_lost");
+	st->c_malformed = host->counter_new(inst, "malformed");
+	*state = st;
+	return 0;
+}
+
+static int nflog_start(void *state)
+{
+	struct nflog *st = state;
+
+	/*
+	 * A kernel batch can fill its skb beyond nlbufsiz (allocations are
+	 * rounded up to a power of two), and one packet of copy_range bytes
+	 * may need more than nlbufsiz: keep room for either.
+	 */
+	st->maxdg = 2 * st->cfg->nlbufsiz + 128 * 1024;
+	st->bufsize = BUFFER_DGRAMS * st->maxdg;
+	st->buf = malloc(st->bufsize);
+	if (!st->buf) {
+		st->host->log(st->inst, SL_LOG_ERR, "cannot allocate %zu bytes", st->bufsize);
+		return -1;
+	}
+	st->nl = mnl_socket_open2(NETLINK_NETFILTER, SOCK_CLOEXEC);
+	if (!st->nl) {
+		st->host->log(st->inst, SL_LOG_ERR, "netlink socket: %s", strerror(errno));
+		return -1;
+	}
+	if (mnl_socket_bind(st->nl, 0, MNL_SOCKET_AUTOPID) < 0) {
+		st->host->log(st->inst, SL_LOG_ERR, "netlink bind: %s", strerror(errno));
+		return -1;
+	}
+	st->fd = mnl_socket_get_fd(st->nl);
+	st->portid = mnl_socket_get_portid(st->nl);
+	set_rcvbuf(st);
+	if (configure_kernel(st) < 0)
+		return -1;
+	if (st->host->watch_fd(st->inst, st->fd, EPOLLIN, nflog_readable) < 0) {
+		st->host->log(st->inst, SL_LOG_ERR, "cannot watch the netlink socket: %s",
+			      strerror(errno));
+		return -1;
+	}
+	st->watching = true;
+	st->host->log(st->inst, SL_LOG_INFO,
+		      "bound NFLOG group %lld (copy_range %lld, nlbufsiz %llu%s%s)",
+		      (long long)st->cfg->group, (long long)st->cfg->copy_range,
+		      (unsigned long long)st->cfg->nlbufsiz, st->cfg->seq ? ", seq" : "",
+		      st->cfg->conntrack ? ", conntrack" : "");
+	return 0;
+}
+
+static void nflog_stop(void *state)
+{
+	struct nflog *st = state;
+
+	if (st->watching)
+		st->host->unwatch_fd(st->inst, st->fd);
+	st->watching = false;
+	/* closing the socket destroys the kernel instance: no UNBIND needed */
+	if (st->nl)
+		mnl_socket_close(st->nl);
+	st->nl = NULL;
+	st->fd = -1;
+	free(st->buf);
+	st->buf = NULL;
+}
+
+static void nflog_destroy(void *state)
+{
+	free(state);
+}
+
+static const struct sl_plugin nflog_plugin = {
+	SL_PLUGIN_HEADER,
+	.kind = SL_KIND_INPUT,
+	.name = "nflog",
+	.description = "packets logged by netfilter rules to an NFLOG group (log group N)",
+	.config_size = sizeof(struct nflog_cfg),
+	.options = nflog_options,
+	.provides = nflog_provides,
+	.configure = nflog_configure,
+	.start = nflog_start,
+	.stop = nflog_stop,
+	.destroy = nflog_destroy,
+};
+
+SLUICE_PLUGIN(nflog_plugin)
