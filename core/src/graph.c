@@ -256,19 +256,30 @@ static char *element_key(const struct sl_plugin *d, const struct ynode *opts)
 	return key;
 }
 
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Filter plugins (on the search path) that provide a field, sorted by name. */
 static void list_providers(struct graph *g, const char *field, char *buf, size_t len)
 {
-	size_t used = 0;
+	const char *names[256];
+	size_t n = 0, used = 0;
 
 	buf[0] = 0;
 	loader_load_all(&g->loader, NULL);
-	for (const struct loaded_plugin *p = g->loader.loaded; p; p = p->next) {
-		for (const struct sl_field_decl *f = p->desc->provides; f && f->name; f++) {
-			if (strcmp(f->name, field) == 0 && used < len)
-				used += (size_t)snprintf(buf + used, len - used, "%s%s",
-							 used ? ", " : "", p->desc->name);
-		}
+	for (const struct loaded_plugin *p = g->loader.loaded; p && n < 256; p = p->next) {
+		/* Only a filter can be inserted before the element that needs it. */
+		if (p->desc->kind != SL_KIND_FILTER)
+			continue;
+		for (const struct sl_field_decl *f = p->desc->provides; f && f->name; f++)
+			if (strcmp(f->name, field) == 0 && n < 256)
+				names[n++] = p->desc->name;
 	}
+	qsort(names, n, sizeof(*names), cmp_names);
+	for (size_t i = 0; i < n && used < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? ", " : "", names[i]);
 }
 
 static bool name_taken(const struct graph *g, const char *name)
@@ -332,8 +343,9 @@ static void check_needs(struct graph *g, struct sl_instance *inst, const char *s
 				   inst->desc->name, f->name, stack, providers);
 		else
 			diag_error(g->diag, &inst->mark,
-				   "plugin '%s' needs field '%s', which no plugin provides",
-				   inst->desc->name, f->name);
+				   "plugin '%s' needs field '%s', which nothing before it in stack '%s' "
+				   "provides, and no filter plugin found provides it",
+				   inst->desc->name, f->name, stack);
 	}
 }
 
