@@ -1,0 +1,782 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Kernel LOG text from a record (see logline_fmt.h).  Every string, space
+ * and case below is the kernel's (net/netfilter/nf_log_syslog.c, 6.x):
+ * reordering or "tidying" any of them breaks the field-for-field match the
+ * e2e test checks against live printk lines.
+ */
+#include "logline_fmt.h"
+
+/* The packet as the kernel's skb_header_pointer() sees it. */
+struct pkt {
+	const uint8_t *p;
+	uint32_t cap;	/* bytes we have */
+	uint32_t len;	/* skb->len: the original length */
+};
+
+/* Fixed-size appends are all shorter than this; see sl_logline_format(). */
+#define SLACK 128
+
+enum {
+	NFPROTO_IPV4_ = 2,
+	NFPROTO_ARP_ = 3,
+	NFPROTO_NETDEV_ = 5,
+	NFPROTO_BRIDGE_ = 7,
+	NFPROTO_IPV6_ = 10,
+	ARPHRD_ETHER_ = 1,
+};
+
+static const uint8_t *hp(const struct pkt *k, uint32_t off, uint32_t n)
+{
+	if (off > k->cap || k->cap - off < n)
+		return NULL;
+	return k->p + off;
+}
+
+static inline unsigned rd16(const uint8_t *p)
+{
+	return (unsigned)p[0] << 8 | p[1];
+}
+
+static inline uint32_t rd32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* Variable-length text: copy what fits (the line is cut at the end anyway). */
+static void put_trunc(struct fmt_buf *b, const void *s, size_t n)
+{
+	size_t room;
+
+	if (b->overflow)
+		return;
+	room = b->cap - b->len;
+	if (n > room) {
+		n = room;
+		b->overflow = true;
+	}
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+}
+
+/* "%02X" for each byte, no separator (IP and TCP options). */
+static void put_hex_upper(struct fmt_buf *b, const uint8_t *p, unsigned n)
+{
+	static const char hx[16] = "0123456789ABCDEF";
+	unsigned i;
+
+	for (i = 0; i < n; i++) {
+		char two[2] = {hx[p[i] >> 4], hx[p[i] & 15]};
+
+		put_trunc(b, two, 2);
+	}
+}
+
+static void put_string_field(struct fmt_buf *b, const struct sl_record *r, sl_field f)
+{
+	const uint8_t *s, *nul;
+	size_t n;
+
+	if (!sl_has(r, f))
+		return;
+	s = r->v[f].bytes.ptr;
+	n = r->v[f].bytes.len;
+	/* the kernel prints these with %s: they end at the first NUL */
+	nul = memchr(s, 0, n);
+	if (nul)
+		n = (size_t)(nul - s);
+	put_trunc(b, s, n);
+}
+
+static void incomplete(struct fmt_buf *b, uint32_t bytes)
+{
+	fmt_lit(b, "INCOMPLETE [");
+	fmt_u64(b, bytes);
+	fmt_lit(b, " bytes] ");
+}
+
+static void uid_mark(struct fmt_buf *b, const struct sl_record *r, unsigned flags)
+{
+	if ((flags & SL_LOGLINE_UID) && sl_has(r, SL_F_UID) && sl_has(r, SL_F_GID)) {
+		fmt_lit(b, "UID=");
+		fmt_u64(b, (uint32_t)r->v[SL_F_UID].u64);
+		fmt_lit(b, " GID=");
+		fmt_u64(b, (uint32_t)r->v[SL_F_GID].u64);
+		fmt_chr(b, ' ');
+	}
+	if (!(flags & SL_LOGLINE_NOMARK) && sl_has(r, SL_F_MARK) && (uint32_t)r->v[SL_F_MARK].u64) {
+		fmt_lit(b, "MARK=0x");
+		fmt_hex(b, (uint32_t)r->v[SL_F_MARK].u64, 0, false);
+		fmt_chr(b, ' ');
+	}
+}
+
+/* nf_log_dump_tcp_header(): 1 when the caller must stop. */
+static int dump_tcp(struct fmt_buf *b, const struct pkt *k, bool fragment, uint32_t off,
+		    unsigned flags)
+{
+	const uint8_t *th;
+	unsigned doff;
+
+	fmt_lit(b, "PROTO=TCP ");
+	if (fragment)
+		return 0;
+	th = hp(k, off, 20);
+	if (!th) {
+		incomplete(b, k->len - off);
+		return 1;
+	}
+	fmt_lit(b, "SPT=");
+	fmt_u64(b, rd16(th));
+	fmt_lit(b, " DPT=");
+	fmt_u64(b, rd16(th + 2));
+	fmt_chr(b, ' ');
+	if (flags & SL_LOGLINE_TCPSEQ) {
+		fmt_lit(b, "SEQ=");
+		fmt_u64(b, rd32(th + 4));
+		fmt_lit(b, " ACK=");
+		fmt_u64(b, rd32(th + 8));
+		fmt_chr(b, ' ');
+	}
+	fmt_lit(b, "WINDOW=");
+	fmt_u64(b, rd16(th + 14));
+	/* reserved bits 0x0E000000 of the flag word >> 22; the 4th is AE */
+	fmt_lit(b, " RES=0x");
+	fmt_hex(b, (th[12] & 0x0e) << 2, 2, false);
+	fmt_chr(b, ' ');
+	if (th[12] & 0x01)
+		fmt_lit(b, "AE ");
+	if (th[13] & 0x80)
+		fmt_lit(b, "CWR ");
+	if (th[13] & 0x40)
+		fmt_lit(b, "ECE ");
+	if (th[13] & 0x20)
+		fmt_lit(b, "URG ");
+	if (th[13] & 0x10)
+		fmt_lit(b, "ACK ");
+	if (th[13] & 0x08)
+		fmt_lit(b, "PSH ");
+	if (th[13] & 0x04)
+		fmt_lit(b, "RST ");
+	if (th[13] & 0x02)
+		fmt_lit(b, "SYN ");
+	if (th[13] & 0x01)
+		fmt_lit(b, "FIN ");
+	fmt_lit(b, "URGP=");
+	fmt_u64(b, rd16(th + 18));
+	fmt_chr(b, ' ');
+
+	doff = (unsigned)(th[12] >> 4) * 4;
+	if ((flags & SL_LOGLINE_TCPOPT) && doff > 20) {
+		const uint8_t *op = hp(k, off + 20, doff - 20);
+
+		if (!op) {
+			fmt_lit(b, "OPT (TRUNCATED)");
+			return 1;
+		}
+		fmt_lit(b, "OPT (");
+		put_hex_upper(b, op, doff - 20);
+		fmt_lit(b, ") ");
+	}
+	return 0;
+}
+
+/* nf_log_dump_udp_header() */
+static int dump_udp(struct fmt_buf *b, const struct pkt *k, unsigned proto, bool fragment,
+		    uint32_t off)
+{
+	const uint8_t *uh;
+
+	if (proto == 17)
+		fmt_lit(b, "PROTO=UDP ");
+	else
+		fmt_lit(b, "PROTO=UDPLITE ");
+	if (fragment)
+		return 0;
+	uh = hp(k, off, 8);
+	if (!uh) {
+		incomplete(b, k->len - off);
+		return 1;
+	}
+	fmt_lit(b, "SPT=");
+	fmt_u64(b, rd16(uh));
+	fmt_lit(b, " DPT=");
+	fmt_u64(b, rd16(uh + 2));
+	fmt_lit(b, " LEN=");
+	fmt_u64(b, rd16(uh + 4));
+	fmt_chr(b, ' ');
+	return 0;
+}
+
+static void spi(struct fmt_buf *b, const uint8_t *p)
+{
+	fmt_lit(b, "SPI=0x");
+	fmt_hex(b, rd32(p), 0, false);
+}
+
+/* Minimum ICMP lengths the kernel wants before decoding a type further. */
+static const uint8_t icmp_required_len[19] = {
+	[0] = 4, [3] = 28, [4] = 28, [5] = 28, [8] = 4, [11] = 28,
+	[12] = 28, [13] = 20, [14] = 20, [17] = 12, [18] = 12,
+};
+
+/* dump_ipv4_packet(); iphoff != 0 inside an ICMP error. */
+static void dump_ipv4(struct fmt_buf *b, const struct sl_record *r, const struct pkt *k,
+		      unsigned flags, uint32_t iphoff)
+{
+	const uint8_t *ih;
+	unsigned frag, ihl, proto;
+	uint32_t l4;
+
+	ih = hp(k, iphoff, 20);
+	if (!ih) {
+		fmt_lit(b, "TRUNCATED");
+		return;
+	}
+	fmt_lit(b, "SRC=");
+	fmt_ip4(b, ih + 12);
+	fmt_lit(b, " DST=");
+	fmt_ip4(b, ih + 16);
+	fmt_lit(b, " LEN=");
+	fmt_u64(b, rd16(ih + 2));
+	fmt_lit(b, " TOS=0x");
+	fmt_hex(b, ih[1] & 0x1e, 2, true);
+	fmt_lit(b, " PREC=0x");
+	fmt_hex(b, ih[1] & 0xe0, 2, true);
+	fmt_lit(b, " TTL=");
+	fmt_u64(b, ih[8]);
+	fmt_lit(b, " ID=");
+	fmt_u64(b, rd16(ih + 4));
+	fmt_chr(b, ' ');
+
+	frag = rd16(ih + 6);
+	if (frag & 0x8000)
+		fmt_lit(b, "CE ");
+	if (frag & 0x4000)
+		fmt_lit(b, "DF ");
+	if (frag & 0x2000)
+		fmt_lit(b, "MF ");
+	if (frag & 0x1fff) {
+		fmt_lit(b, "FRAG:");
+		fmt_u64(b, frag & 0x1fff);
+		fmt_chr(b, ' ');
+	}
+
+	ihl = (ih[0] & 15u) * 4;
+	if ((flags & SL_LOGLINE_IPOPT) && ihl > 20) {
+		const uint8_t *op = hp(k, iphoff + 20, ihl - 20);
+
+		if (!op) {
+			fmt_lit(b, "TRUNCATED");
+			return;
+		}
+		fmt_lit(b, "OPT (");
+		put_hex_upper(b, op, ihl - 20);
+		fmt_lit(b, ") ");
+	}
+
+	proto = ih[9];
+	l4 = iphoff + ihl;
+	switch (proto) {
+	case 6:
+		if (dump_tcp(b, k, frag & 0x1fff, l4, flags))
+			return;
+		break;
+	case 17:
+	case 136:
+		if (dump_udp(b, k, proto, frag & 0x1fff, l4))
+			return;
+		break;
+	case 1: {
+		const uint8_t *ich;
+		unsigned type, code;
+
+		fmt_lit(b, "PROTO=ICMP ");
+		if (frag & 0x1fff)
+			break;
+		ich = hp(k, l4, 8);
+		if (!ich) {
+			incomplete(b, k->len - l4);
+			break;
+		}
+		type = ich[0];
+		code = ich[1];
+		fmt_lit(b, "TYPE=");
+		fmt_u64(b, type);
+		fmt_lit(b, " CODE=");
+		fmt_u64(b, code);
+		fmt_chr(b, ' ');
+		if (type <= 18 && icmp_required_len[type] && k->len - l4 < icmp_required_len[type]) {
+			incomplete(b, k->len - l4);
+			break;
+		}
+		switch (type) {
+		case 0:
+		case 8:
+			fmt_lit(b, "ID=");
+			fmt_u64(b, rd16(ich + 4));
+			fmt_lit(b, " SEQ=");
+			fmt_u64(b, rd16(ich + 6));
+			fmt_chr(b, ' ');
+			break;
+		case 12:
+			fmt_lit(b, "PARAMETER=");
+			fmt_u64(b, ich[4]);
+			fmt_chr(b, ' ');
+			break;
+		case 5:
+			fmt_lit(b, "GATEWAY=");
+			fmt_ip4(b, ich + 4);
+			fmt_chr(b, ' ');
+			__attribute__((fallthrough));
+		case 3:
+		case 4:
+		case 11:
+			if (!iphoff) {	/* only one level of recursion */
+				fmt_chr(b, '[');
+				dump_ipv4(b, r, k, flags, l4 + 8);
+				fmt_lit(b, "] ");
+			}
+			if (type == 3 && code == 4) {
+				fmt_lit(b, "MTU=");
+				fmt_u64(b, rd16(ich + 6));
+				fmt_chr(b, ' ');
+			}
+			break;
+		}
+		break;
+	}
+	case 51: {
+		const uint8_t *ah;
+
+		if (frag & 0x1fff)
+			break;
+		fmt_lit(b, "PROTO=AH ");
+		ah = hp(k, l4, 12);
+		if (!ah) {
+			incomplete(b, k->len - l4);
+			break;
+		}
+		spi(b, ah + 4);
+		fmt_chr(b, ' ');
+		break;
+	}
+	case 50: {
+		const uint8_t *eh;
+
+		fmt_lit(b, "PROTO=ESP ");
+		if (frag & 0x1fff)
+			break;
+		eh = hp(k, l4, 8);
+		if (!eh) {
+			incomplete(b, k->len - l4);
+			break;
+		}
+		spi(b, eh);
+		fmt_chr(b, ' ');
+		break;
+	}
+	default:
+		fmt_lit(b, "PROTO=");
+		fmt_u64(b, proto);
+		fmt_chr(b, ' ');
+	}
+	if (!iphoff)
+		uid_mark(b, r, flags);
+}
+
+static bool ip6_ext_hdr(unsigned h)
+{
+	return h == 0 || h == 43 || h == 44 || h == 50 || h == 51 || h == 59 || h == 60;
+}
+
+/* dump_ipv6_packet() */
+static void dump_ipv6(struct fmt_buf *b, const struct sl_record *r, const struct pkt *k,
+		      unsigned flags, uint32_t ip6hoff, bool recurse)
+{
+	const uint8_t *ih;
+	uint32_t ptr, w, hdrlen = 0;
+	unsigned cur;
+	bool fragment = false;
+
+	ih = hp(k, ip6hoff, 40);
+	if (!ih) {
+		fmt_lit(b, "TRUNCATED");
+		return;
+	}
+	fmt_lit(b, "SRC=");
+	fmt_ip6_full(b, ih + 8);
+	fmt_lit(b, " DST=");
+	fmt_ip6_full(b, ih + 24);
+	w = rd32(ih);
+	fmt_lit(b, " LEN=");
+	fmt_u64(b, rd16(ih + 4) + 40u);
+	fmt_lit(b, " TC=");
+	fmt_u64(b, (w & 0x0ff00000) >> 20);
+	fmt_lit(b, " HOPLIMIT=");
+	fmt_u64(b, ih[7]);
+	fmt_lit(b, " FLOWLBL=");
+	fmt_u64(b, w & 0x000fffff);
+	fmt_chr(b, ' ');
+
+	ptr = ip6hoff + 40;
+	cur = ih[6];
+	while (cur != 59 && ip6_ext_hdr(cur)) {
+		const uint8_t *h = hp(k, ptr, 2);
+
+		if (!h) {
+			fmt_lit(b, "TRUNCATED");
+			return;
+		}
+		if (flags & SL_LOGLINE_IPOPT)
+			fmt_lit(b, "OPT ( ");
+		switch (cur) {
+		case 44: {
+			const uint8_t *fh;
+			unsigned fo;
+
+			fmt_lit(b, "FRAG:");
+			fh = hp(k, ptr, 8);
+			if (!fh) {
+				fmt_lit(b, "TRUNCATED ");
+				return;
+			}
+			fo = rd16(fh + 2);
+			fmt_u64(b, fo & 0xfff8);
+			fmt_chr(b, ' ');
+			if (fo & 1)
+				fmt_lit(b, "INCOMPLETE ");
+			fmt_lit(b, "ID:");
+			fmt_hex(b, rd32(fh + 4), 8, false);
+			fmt_chr(b, ' ');
+			if (fo & 0xfff8)
+				fragment = true;
+			hdrlen = 8;
+			break;
+		}
+		case 60:
+		case 43:
+		case 0:
+			if (fragment) {
+				if (flags & SL_LOGLINE_IPOPT)
+					fmt_chr(b, ')');
+				return;
+			}
+			hdrlen = ((uint32_t)h[1] + 1) << 3;
+			break;
+		case 51:
+			if (flags & SL_LOGLINE_IPOPT) {
+				const uint8_t *ah;
+
+				fmt_lit(b, "AH ");
+				if (fragment) {
+					fmt_chr(b, ')');
+					return;
+				}
+				ah = hp(k, ptr, 12);
+				if (!ah) {
+					fmt_lit(b, "INCOMPLETE [");
+					fmt_u64(b, k->len - ptr);
+					fmt_lit(b, " bytes] )");
+					return;
+				}
+				spi(b, ah + 4);
+				fmt_chr(b, ' ');
+			}
+			hdrlen = ((uint32_t)h[1] + 2) << 2;
+			break;
+		case 50:
+			if (flags & SL_LOGLINE_IPOPT) {
+				const uint8_t *eh;
+
+				fmt_lit(b, "ESP ");
+				if (fragment) {
+					fmt_chr(b, ')');
+					return;
+				}
+				eh = hp(k, ptr, 8);
+				if (!eh) {
+					fmt_lit(b, "INCOMPLETE [");
+					fmt_u64(b, k->len - ptr);
+					fmt_lit(b, " bytes] )");
+					return;
+				}
+				spi(b, eh);
+				fmt_lit(b, " )");
+			}
+			return;
+		}
+		if (flags & SL_LOGLINE_IPOPT)
+			fmt_lit(b, ") ");
+		cur = h[0];
+		ptr += hdrlen;
+	}
+
+	switch (cur) {
+	case 6:
+		if (dump_tcp(b, k, fragment, ptr, flags))
+			return;
+		break;
+	case 17:
+	case 136:
+		if (dump_udp(b, k, cur, fragment, ptr))
+			return;
+		break;
+	case 58: {
+		const uint8_t *ic;
+		unsigned type;
+
+		fmt_lit(b, "PROTO=ICMPv6 ");
+		if (fragment)
+			break;
+		ic = hp(k, ptr, 8);
+		if (!ic) {
+			incomplete(b, k->len - ptr);
+			return;
+		}
+		type = ic[0];
+		fmt_lit(b, "TYPE=");
+		fmt_u64(b, type);
+		fmt_lit(b, " CODE=");
+		fmt_u64(b, ic[1]);
+		fmt_chr(b, ' ');
+		switch (type) {
+		case 128:
+		case 129:
+			fmt_lit(b, "ID=");
+			fmt_u64(b, rd16(ic + 4));
+			fmt_lit(b, " SEQ=");
+			fmt_u64(b, rd16(ic + 6));
+			fmt_chr(b, ' ');
+			break;
+		case 130:
+		case 131:
+		case 132:
+			break;
+		case 4:
+			fmt_lit(b, "POINTER=");
+			fmt_hex(b, rd32(ic + 4), 8, false);
+			fmt_chr(b, ' ');
+			__attribute__((fallthrough));
+		case 1:
+		case 2:
+		case 3:
+			if (recurse) {
+				fmt_chr(b, '[');
+				dump_ipv6(b, r, k, flags, ptr + 8, false);
+				fmt_lit(b, "] ");
+			}
+			if (type == 2) {
+				fmt_lit(b, "MTU=");
+				fmt_u64(b, rd32(ic + 4));
+				fmt_chr(b, ' ');
+			}
+			break;
+		}
+		break;
+	}
+	default:
+		fmt_lit(b, "PROTO=");
+		fmt_u64(b, cur);
+		fmt_chr(b, ' ');
+	}
+	if (recurse)
+		uid_mark(b, r, flags);
+}
+
+/* MACSRC= MACDST= MACPROTO= from an Ethernet header. */
+static void mac_decoded(struct fmt_buf *b, const uint8_t *eth)
+{
+	fmt_lit(b, "MACSRC=");
+	fmt_mac(b, eth + 6);
+	fmt_lit(b, " MACDST=");
+	fmt_mac(b, eth);
+	fmt_lit(b, " MACPROTO=");
+	fmt_hex(b, rd16(eth + 12), 4, false);
+	fmt_chr(b, ' ');
+}
+
+static bool hw_is_ether(const struct sl_record *r)
+{
+	return sl_has(r, SL_F_HWTYPE) && r->v[SL_F_HWTYPE].u64 == ARPHRD_ETHER_;
+}
+
+/* dump_mac_header() */
+static void dump_mac(struct fmt_buf *b, const struct sl_record *r, unsigned flags)
+{
+	const uint8_t *h = NULL;
+	uint32_t n = 0, i;
+
+	if (sl_has(r, SL_F_HWHDR)) {
+		h = r->v[SL_F_HWHDR].bytes.ptr;
+		n = r->v[SL_F_HWHDR].bytes.len;
+	}
+	if ((flags & SL_LOGLINE_MACDECODE) && hw_is_ether(r)) {
+		if (n >= 14)
+			mac_decoded(b, h);
+		return;
+	}
+	fmt_lit(b, "MAC=");
+	if (n) {
+		if (3 * (size_t)n - 1 <= SLACK) {
+			fmt_hexbytes(b, h, n, ':');
+		} else {
+			for (i = 0; i < n; i++) {
+				char t[3] = {':', "0123456789abcdef"[h[i] >> 4], "0123456789abcdef"[h[i] & 15]};
+
+				put_trunc(b, i ? t : t + 1, i ? 3 : 2);
+			}
+		}
+	}
+	fmt_chr(b, ' ');
+}
+
+/* dump_arp_packet() */
+static void dump_arp(struct fmt_buf *b, const struct sl_record *r, const struct pkt *k, unsigned flags)
+{
+	const uint8_t *ah, *ap;
+
+	ah = hp(k, 0, 8);
+	if (!ah) {
+		fmt_lit(b, "TRUNCATED");
+		return;
+	}
+	if ((flags & SL_LOGLINE_MACDECODE) && hw_is_ether(r) && sl_has(r, SL_F_HWHDR) &&
+	    r->v[SL_F_HWHDR].bytes.len >= 14)
+		mac_decoded(b, r->v[SL_F_HWHDR].bytes.ptr);
+	fmt_lit(b, "ARP HTYPE=");
+	fmt_u64(b, rd16(ah));
+	fmt_lit(b, " PTYPE=0x");
+	fmt_hex(b, rd16(ah + 2), 4, false);
+	fmt_lit(b, " OPCODE=");
+	fmt_u64(b, rd16(ah + 6));
+	if (rd16(ah) != 1 || ah[4] != 6 || ah[5] != 4)
+		return;
+	ap = hp(k, 8, 20);
+	if (!ap) {
+		fmt_lit(b, " INCOMPLETE [");
+		fmt_u64(b, (uint64_t)k->len - 8);	/* %zu of an unsigned difference */
+		fmt_lit(b, " bytes]");
+		return;
+	}
+	fmt_lit(b, " MACSRC=");
+	fmt_mac(b, ap);
+	fmt_lit(b, " IPSRC=");
+	fmt_ip4(b, ap + 6);
+	fmt_lit(b, " MACDST=");
+	fmt_mac(b, ap + 10);
+	fmt_lit(b, " IPDST=");
+	fmt_ip4(b, ap + 16);
+}
+
+static uint64_t u64_or(const struct sl_record *r, sl_field f, uint64_t def)
+{
+	return sl_has(r, f) ? r->v[f].u64 : def;
+}
+
+bool sl_logline_format(struct fmt_buf *out, const struct sl_record *r, unsigned flags)
+{
+	struct fmt_buf b;
+	struct pkt k;
+	unsigned family, kind;
+	bool bridge, in;
+	size_t room;
+
+	if (!sl_has(r, SL_F_PACKET))
+		return false;
+	k.p = r->v[SL_F_PACKET].bytes.ptr;
+	k.cap = r->v[SL_F_PACKET].bytes.len;
+	k.len = (uint32_t)u64_or(r, SL_F_ORIG_LEN, k.cap);
+	if (k.len < k.cap)
+		k.len = k.cap;
+
+	/*
+	 * Write straight into the caller's buffer, but with room for at most
+	 * SL_LOGLINE_MAX + SLACK bytes: fixed-size pieces always fit below
+	 * the cut, variable ones are copied partially, and the result is cut
+	 * at SL_LOGLINE_MAX like the kernel's vsnprintf into its 1 KiB buffer.
+	 */
+	if (out->overflow)
+		return true;
+	room = out->cap - out->len;
+	fmt_init(&b, out->p + out->len, room < SL_LOGLINE_MAX + SLACK ? room : SL_LOGLINE_MAX + SLACK);
+
+	family = (unsigned)u64_or(r, SL_F_FAMILY, 0);
+	if (family == 0 && k.cap)	/* unknown: guess from the IP version */
+		family = (k.p[0] >> 4) == 6 ? NFPROTO_IPV6_ : (k.p[0] >> 4) == 4 ? NFPROTO_IPV4_ : 0;
+	bridge = family == NFPROTO_BRIDGE_;
+	kind = family;
+	if (family == NFPROTO_BRIDGE_ || family == NFPROTO_NETDEV_) {
+		/* nf_log_netdev_packet(): dispatch on skb->protocol */
+		switch (u64_or(r, SL_F_HW_PROTOCOL, 0)) {
+		case 0x0800: kind = NFPROTO_IPV4_; break;
+		case 0x86dd: kind = NFPROTO_IPV6_; break;
+		case 0x0806:
+		case 0x8035: kind = NFPROTO_ARP_; break;
+		default: kind = 0; break;
+		}
+	}
+
+	/* nf_log_dump_packet_common() */
+	put_string_field(&b, r, SL_F_PREFIX);
+	in = sl_has(r, SL_F_IFINDEX_IN) || sl_has(r, SL_F_IFNAME_IN);
+	fmt_lit(&b, "IN=");
+	/*
+	 * For the bridge family nfnetlink_log reports the bridge as the
+	 * input device and the port as PHYSINDEV, while the kernel's line
+	 * shows the port as IN=.
+	 */
+	if (bridge && sl_has(r, SL_F_PHYSNAME_IN))
+		put_string_field(&b, r, SL_F_PHYSNAME_IN);
+	else
+		put_string_field(&b, r, SL_F_IFNAME_IN);
+	fmt_lit(&b, " OUT=");
+	if (bridge && sl_has(r, SL_F_PHYSNAME_OUT))
+		put_string_field(&b, r, SL_F_PHYSNAME_OUT);
+	else
+		put_string_field(&b, r, SL_F_IFNAME_OUT);
+	fmt_chr(&b, ' ');
+	if (!bridge) {
+		if (sl_has(r, SL_F_PHYSNAME_IN) &&
+		    u64_or(r, SL_F_PHYSINDEX_IN, 0) != u64_or(r, SL_F_IFINDEX_IN, 0)) {
+			fmt_lit(&b, "PHYSIN=");
+			put_string_field(&b, r, SL_F_PHYSNAME_IN);
+			fmt_chr(&b, ' ');
+		}
+		if (sl_has(r, SL_F_PHYSNAME_OUT) &&
+		    u64_or(r, SL_F_PHYSINDEX_OUT, 0) != u64_or(r, SL_F_IFINDEX_OUT, 0)) {
+			fmt_lit(&b, "PHYSOUT=");
+			put_string_field(&b, r, SL_F_PHYSNAME_OUT);
+			fmt_chr(&b, ' ');
+		}
+	}
+
+	switch (kind) {
+	case NFPROTO_IPV4_:
+		if (in)
+			dump_mac(&b, r, flags);
+		dump_ipv4(&b, r, &k, flags, 0);
+		break;
+	case NFPROTO_IPV6_:
+		if (in)
+			dump_mac(&b, r, flags);
+		dump_ipv6(&b, r, &k, flags, 0, true);
+		break;
+	case NFPROTO_ARP_:
+		dump_arp(&b, r, &k, flags);
+		break;
+	default:
+		dump_mac(&b, r, flags);
+		break;
+	}
+
+	if (b.len > SL_LOGLINE_MAX)
+		b.len = SL_LOGLINE_MAX;
+	else if (b.overflow) {
+		/* the caller's buffer was too small for a line that short */
+		out->overflow = true;
+		return true;
+	}
+	out->len += b.len;
+	return true;
+}
