@@ -181,7 +181,8 @@ static void decode_tcp(struct dec *d, const struct l4 *l)
 	}
 	if (doff > n) {
 		d->flags |= SL_DECODE_TRUNCATED;
-		sl_set_bytes(r, SL_F_TCP_OPTIONS, p + 20, n - 20);
+		if (n > 20)
+			sl_set_bytes(r, SL_F_TCP_OPTIONS, p + 20, n - 20);
 		return;
 	}
 	if (doff > 20)
@@ -253,32 +254,37 @@ static void decode_icmp(struct dec *d, const struct l4 *l)
 	uint32_t n = l->n;
 	uint8_t type;
 
-	if (n >= 1)
-		sl_set_u64(r, SL_F_ICMP_TYPE, p[0]);
-	if (n >= 2)
-		sl_set_u64(r, SL_F_ICMP_CODE, p[1]);
-	if (!need(d, 8, n, l->declared))
+	if (!need(d, 1, n, l->declared))
 		return;
 	type = p[0];
+	sl_set_u64(r, SL_F_ICMP_TYPE, type);
+	if (n >= 2)
+		sl_set_u64(r, SL_F_ICMP_CODE, p[1]);
 	switch (type) {
 	case 0: case 8:		/* echo reply, echo request */
 	case 13: case 14:	/* timestamp */
 	case 15: case 16:	/* information */
 	case 17: case 18:	/* address mask */
-		sl_set_u64(r, SL_F_ICMP_ID, rd16(p + 4));
-		sl_set_u64(r, SL_F_ICMP_SEQ, rd16(p + 6));
+		if (n >= 6)
+			sl_set_u64(r, SL_F_ICMP_ID, rd16(p + 4));
+		if (n >= 8)
+			sl_set_u64(r, SL_F_ICMP_SEQ, rd16(p + 6));
 		break;
 	case 3:
-		if (p[1] == 4)	/* fragmentation needed */
+		if (n >= 8 && p[1] == 4)	/* fragmentation needed */
 			sl_set_u64(r, SL_F_ICMP_MTU, rd16(p + 6));
 		break;
 	case 5:
-		sl_set_ip4(r, SL_F_ICMP_GATEWAY, p + 4);
+		if (n >= 8)
+			sl_set_ip4(r, SL_F_ICMP_GATEWAY, p + 4);
 		break;
 	case 12:
-		sl_set_u64(r, SL_F_ICMP_PARAM, p[4]);
+		if (n >= 5)
+			sl_set_u64(r, SL_F_ICMP_PARAM, p[4]);
 		break;
 	}
+	if (!need(d, 8, n, l->declared))
+		return;
 	sl_set_bytes(r, SL_F_PAYLOAD, p + 8, n - 8);
 	if (d->csum && l->complete && sl_csum_fold(sl_csum_add(0, p, l->declared)) != 0xffff)
 		d->flags |= SL_DECODE_BAD_L4_CSUM;
@@ -290,22 +296,25 @@ static void decode_icmp6(struct dec *d, const struct l4 *l)
 	const uint8_t *p = l->p;
 	uint32_t n = l->n;
 
-	if (n >= 1)
-		sl_set_u64(r, SL_F_ICMP_TYPE, p[0]);
+	if (!need(d, 1, n, l->declared))
+		return;
+	sl_set_u64(r, SL_F_ICMP_TYPE, p[0]);
 	if (n >= 2)
 		sl_set_u64(r, SL_F_ICMP_CODE, p[1]);
-	if (!need(d, 8, n, l->declared))
-		return;
 	switch (p[0]) {
 	case 128: case 129:	/* echo request, reply */
-		sl_set_u64(r, SL_F_ICMP_ID, rd16(p + 4));
-		sl_set_u64(r, SL_F_ICMP_SEQ, rd16(p + 6));
+		if (n >= 6)
+			sl_set_u64(r, SL_F_ICMP_ID, rd16(p + 4));
+		if (n >= 8)
+			sl_set_u64(r, SL_F_ICMP_SEQ, rd16(p + 6));
 		break;
 	case 2:			/* packet too big */
-		sl_set_u64(r, SL_F_ICMP_MTU, rd32(p + 4));
+		if (n >= 8)
+			sl_set_u64(r, SL_F_ICMP_MTU, rd32(p + 4));
 		break;
 	case 4:			/* parameter problem */
-		sl_set_u64(r, SL_F_ICMP_PARAM, rd32(p + 4));
+		if (n >= 8)
+			sl_set_u64(r, SL_F_ICMP_PARAM, rd32(p + 4));
 		break;
 	case 137:		/* redirect: the target is the better first hop */
 		if (!need(d, 24, n, l->declared))
@@ -313,6 +322,8 @@ static void decode_icmp6(struct dec *d, const struct l4 *l)
 		sl_set_ip6(r, SL_F_ICMP_GATEWAY, p + 8);
 		break;
 	}
+	if (!need(d, 8, n, l->declared))
+		return;
 	sl_set_bytes(r, SL_F_PAYLOAD, p + 8, n - 8);
 	if (d->csum && l->complete && !l->csum_skip)
 		check_l4(d, l, 58, l->declared);
@@ -425,17 +436,18 @@ static void decode_ip4(struct dec *d, const uint8_t *p, uint32_t caplen)
 	tot = caplen >= 4 ? rd16(p + 2) : UINT32_MAX;
 	/* tot_len 0: a GSO / BIG TCP packet whose length is not in the header. */
 	declared = tot ? tot : UINT32_MAX;
-	if (!need(d, 20, caplen, declared))
-		return;
 	ihl = (uint32_t)(p[0] & 0x0f) * 4;
 	if (ihl < 20 || ihl > declared) {
 		d->flags |= SL_DECODE_MALFORMED;
 		return;
 	}
 	sl_set_u64(r, SL_F_IP_HDRLEN, ihl);
+	if (!need(d, 20, caplen, declared))
+		return;
 	if (ihl > caplen) {
 		d->flags |= SL_DECODE_TRUNCATED;
-		sl_set_bytes(r, SL_F_IP_OPTIONS, p + 20, caplen - 20);
+		if (caplen > 20)
+			sl_set_bytes(r, SL_F_IP_OPTIONS, p + 20, caplen - 20);
 		return;
 	}
 	if (ihl > 20)
@@ -633,11 +645,12 @@ static uint16_t decode_eth(struct dec *d, const uint8_t *hw, uint32_t hwlen, con
 	for (tags = 0; is_vlan_type(type) && tags < 8; tags++) {
 		const uint8_t *t;
 
+		/* The tags may go on past the link header, into the packet. */
 		if (off + 4 <= hwlen) {
 			t = hw + off;
-		} else if (off == hwlen && *skip + 4 <= len) {
-			t = pkt + *skip;
-			*skip += 4;
+		} else if (off >= hwlen && off - hwlen + 4 <= len) {
+			t = pkt + (off - hwlen);
+			*skip = off - hwlen + 4;
 		} else {
 			d->flags |= SL_DECODE_TRUNCATED;
 			*skip = 0;

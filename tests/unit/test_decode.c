@@ -557,6 +557,9 @@ static void test_ip6(void)
 		CHECK(decode(pkt, len, &FAM6, true) == 0);
 		CHECK(U64(SL_F_ICMP_TYPE) == 128 && U64(SL_F_ICMP_ID) == 42 && U64(SL_F_ICMP_SEQ) == 1);
 		cut_everywhere(pkt, len, &FAM6, 0);
+		/* Cut inside the echo header: the id is there, the sequence is not. */
+		CHECK(decode(pkt, 46, &FAM6, true) == SL_DECODE_TRUNCATED);
+		CHECK(U64(SL_F_ICMP_ID) == 42 && !sl_has(r, SL_F_ICMP_SEQ) && !sl_has(r, SL_F_PAYLOAD));
 		pkt[45] ^= 1;
 		CHECK(decode(pkt, len, &FAM6, true) == SL_DECODE_BAD_L4_CSUM);
 		/* Packet too big. */
@@ -624,6 +627,16 @@ static void test_link(void)
 	CHECK(U64(SL_F_VLAN_ID) == 7 && U64(SL_F_ETH_TYPE) == 0x0800 && U64(SL_F_DPORT) == 53);
 	CHECK(U64(SL_F_IP_HDRLEN) == 20);
 	cut_everywhere(frame, len + 4, &m, 4);
+	/* Two tags (802.1ad outer), both past a 14-byte link header. */
+	put16(hw + 12, 0x88a8);
+	put16(frame, 300);
+	put16(frame + 2, 0x8100);
+	put16(frame + 4, 42);
+	put16(frame + 6, 0x0800);
+	memcpy(frame + 8, pkt, len);
+	CHECK(decode(frame, len + 8, &m, true) == 0);
+	CHECK(U64(SL_F_VLAN_ID) == 300 && U64(SL_F_ETH_TYPE) == 0x0800 && U64(SL_F_DPORT) == 53);
+	cut_everywhere(frame, len + 8, &m, 8);
 
 	/* ARP request in a bridge: found by the ethertype. */
 	{
