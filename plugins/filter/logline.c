@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * logline: SL_F_TEXT = the line the kernel's LOG target (nft `log` without
+ * `group`) would have printed for the record, field for field.  The text is
+ * built by plugins/common/logline_fmt.c, which is checked against lines
+ * printed by a live kernel.  Options mirror nft's `log flags`.
+ */
+#include <stdlib.h>
+
+#include <sluice/plugin.h>
+
+#include "fmt.h"
+#include "logline_fmt.h"
+
+struct logline_cfg {
+	bool tcp_sequence;
+	bool tcp_options;
+	bool ip_options;
+	bool uid;
+	bool ether;
+	bool mark;
+};
+
+struct logline {
+	const struct sl_host *host;
+	struct sl_instance *inst;
+	unsigned flags;
+	int c_no_room;
+	int c_no_packet;
+};
+
+static const struct sl_option logline_options[] = {
+	SL_OPT_BOOL("tcp_sequence", struct logline_cfg, tcp_sequence, "false",
+		    "print SEQ= ACK= (nft: log flags tcp sequence)"),
+	SL_OPT_BOOL("tcp_options", struct logline_cfg, tcp_options, "false",
+		    "print TCP OPT (...) (nft: log flags tcp options)"),
+	SL_OPT_BOOL("ip_options", struct logline_cfg, ip_options, "false",
+		    "print IP options / IPv6 extension headers (nft: log flags ip options)"),
+	SL_OPT_BOOL("uid", struct logline_cfg, uid, "false",
+		    "print UID= GID= when the record has them (nft: log flags skuid)"),
+	SL_OPT_BOOL("ether", struct logline_cfg, ether, "false",
+		    "MACSRC= MACDST= MACPROTO= instead of MAC= (nft: log flags ether)"),
+	SL_OPT_BOOL("mark", struct logline_cfg, mark, "true",
+		    "print MARK=0x.. when the mark is not zero, as the kernel always does"),
+	SL_OPT_END
+};
+
+/* decode names the interfaces; without IN=/OUT= names the line is not the kernel's. */
+static const struct sl_field_decl logline_needs[] = {
+	{ "packet", SL_T_BYTES },
+	{ "ifname_in", SL_T_STRING },
+	{ "ifname_out", SL_T_STRING },
+	SL_FIELD_END
+};
+
+static const struct sl_field_decl logline_provides[] = {
+	{ "text", SL_T_STRING },
+	SL_FIELD_END
+};
+
+static int logline_configure(const struct sl_host *host, struct sl_instance *inst, const void *config,
+			     void **state)
+{
+	const struct logline_cfg *cfg = config;
+	struct logline *st = calloc(1, sizeof(*st));
+
+	if (!st) {
+		host->config_error(inst, NULL, "out of memory");
+		return -1;
+	}
+	st->host = host;
+	st->inst = inst;
+	st->flags = (cfg->tcp_sequence ? SL_LOGLINE_TCPSEQ : 0) | (cfg->tcp_options ? SL_LOGLINE_TCPOPT : 0) |
+		    (cfg->ip_options ? SL_LOGLINE_IPOPT : 0) | (cfg->uid ? SL_LOGLINE_UID : 0) |
+		    (cfg->ether ? SL_LOGLINE_MACDECODE : 0) | (cfg->mark ? 0 : SL_LOGLINE_NOMARK);
+	*state = st;
+	return 0;
+}
+
+static int logline_start(void *state)
+{
+	struct logline *st = state;
+
+	st->c_no_room = st->host->counter_new(st->inst, "no_room");
+	st->c_no_packet = st->host->counter_new(st->inst, "no_packet");
+	return 0;
+}
+
+/* Room that always holds a line (the kernel cuts at SL_LOGLINE_MAX). */
+#define LINE_ROOM (SL_LOGLINE_MAX + 128)
+
+static int logline_process(void *state, struct sl_batch *b)
+{
+	struct logline *st = state;
+	uint64_t no_room = 0, no_packet = 0;
+	unsigned i;
+
+	for (i = 0; i < b->count; i++) {
+		struct sl_record *r = b->rec[i];
+		size_t start = b->arena.used;
+		struct fmt_buf fb;
+		size_t room;
+		void *mem;
+
+		/*
+		 * Reserve a line's worth of arena, format into it, then give
+		 * back the unused tail: nothing else allocates in between.
+		 * When less is left, try what there is (most lines are short).
+		 */
+		room = sl_batch_room(b) >= LINE_ROOM + 8 ? LINE_ROOM : sl_batch_room(b) & ~(size_t)7;
+		mem = room ? sl_batch_alloc(b, room) : NULL;
+		fmt_init(&fb, mem, room);
+		if (!sl_logline_format(&fb, r, st->flags)) {
+			b->arena.used = start;
+			no_packet++;
+			sl_unset(r, SL_F_TEXT);
+			continue;
+		}
+		if (fb.overflow) {
+			b->arena.used = start;
+			no_room++;
+			sl_unset(r, SL_F_TEXT);
+			continue;
+		}
+		b->arena.used = (size_t)((uint8_t *)mem - b->arena.base) + fb.len;
+		sl_set_bytes(r, SL_F_TEXT, mem, (uint32_t)fb.len);
+	}
+	if (no_room) {
+		st->host->counter_add(st->inst, st->c_no_room, no_room);
+		st->host->error_add(st->inst, no_room);
+	}
+	if (no_packet)
+		st->host->counter_add(st->inst, st->c_no_packet, no_packet);
+	return 0;
+}
+
+static void logline_destroy(void *state)
+{
+	free(state);
+}
+
+static const struct sl_plugin logline_plugin = {
+	SL_PLUGIN_HEADER,
+	.kind = SL_KIND_FILTER,
+	.name = "logline",
+	.description = "text of the kernel LOG target (nft log), field for field",
+	.config_size = sizeof(struct logline_cfg),
+	.options = logline_options,
+	.needs = logline_needs,
+	.provides = logline_provides,
+	.configure = logline_configure,
+	.start = logline_start,
+	.process = logline_process,
+	.destroy = logline_destroy,
+};
+
+SLUICE_PLUGIN(logline_plugin)
