@@ -8,7 +8,7 @@
 # (tests/data/nflog-mixed.pcap) through conf/demo.yaml.
 set -euo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-SETUP_PACKAGES="nftables iproute2 tcpdump python3"
+SETUP_PACKAGES="nftables iproute2 tcpdump python3 iputils-ping"
 . "$TOP/tests/setup.sh"
 cd "$TOP"
 rm -rf out/demo && mkdir -p out/demo
