@@ -93,7 +93,13 @@ for fam, dst in ((socket.AF_INET, "10.99.0.2"), (socket.AF_INET6, "fd99::2")):
 PY
 EXPECT=16
 
-sleep 0.5
+# SIGUSR1 makes sluice log its counters
+live_has_all() {
+	kill -USR1 "$SLUICE_PID"
+	sleep 0.1
+	grep -q "(nflog): in=$EXPECT " "$WORK/sluice.log"
+}
+wait_for 10 live_has_all || true
 kill -TERM "$SLUICE_PID"
 wait "$SLUICE_PID" || { cat "$WORK/sluice.log"; fail "sluice exited with an error"; }
 cat "$WORK/sluice.log"
@@ -150,8 +156,10 @@ read -r n udp nbad why < <(python3 "$WORK/nflog.py" check "$WORK/live.pcap") || 
 [ "$nbad" = 0 ] || fail "live: bad records: $why"
 grep -q "(nflog):.* errors=0 .*seq_lost=0 malformed=0" "$WORK/sluice.log" || fail "nflog counted errors or losses"
 
+tcpdump_has_all() { [ "$(tcpdump -r "$WORK/tcpdump.pcap" 2>/dev/null | wc -l)" -ge $EXPECT ]; }
 if $TWO; then
-	sleep 0.3
+	# the kernel holds group $G2's events up to 1 s (tcpdump sets no qtimeout)
+	wait_for 5 tcpdump_has_all || true
 	kill -INT "$TCPDUMP_PID"
 	wait "$TCPDUMP_PID" || true
 	cat >"$WORK/replay.yaml" <<YAML
