@@ -15,7 +15,7 @@
 #include <string.h>
 
 /* NFPROTO_* and ARPHRD_* values, spelled out to keep the header list short. */
-enum { FAM_IPV4 = 2, FAM_ARP = 3, FAM_NETDEV = 5, FAM_BRIDGE = 7, FAM_IPV6 = 10 };
+enum { FAM_IPV4 = 2, FAM_ARP = 3, FAM_BRIDGE = 7, FAM_IPV6 = 10 };
 enum { HW_ETHER = 1, HW_LOOPBACK = 772 };
 enum { ETH_IP4 = 0x0800, ETH_ARP = 0x0806, ETH_IP6 = 0x86dd };
 
@@ -681,8 +681,11 @@ uint32_t sl_pkt_decode(struct sl_record *r, const struct sl_pkt_decode_opts *opt
 	l3 = 0;
 
 	if (sl_has(r, SL_F_HWHDR) && r->v[SL_F_HWHDR].bytes.len) {
-		/* Bridge and netdev hooks see Ethernet; elsewhere trust hwtype. */
-		bool ether = family == FAM_BRIDGE || family == FAM_NETDEV || !sl_has(r, SL_F_HWTYPE) ||
+		/*
+		 * A bridge always has an Ethernet header; elsewhere (a netdev hook
+		 * on a GRE device...) trust hwtype, and assume Ethernet without it.
+		 */
+		bool ether = family == FAM_BRIDGE || !sl_has(r, SL_F_HWTYPE) ||
 			     r->v[SL_F_HWTYPE].u64 == HW_ETHER || r->v[SL_F_HWTYPE].u64 == HW_LOOPBACK;
 
 		if (ether)

@@ -606,6 +606,9 @@ static void test_link(void)
 	/* A non-Ethernet hwtype: the header is not read as Ethernet. */
 	m.hwtype = 776;	/* ARPHRD_SIT */
 	CHECK(decode(pkt, len, &m, true) == 0 && !sl_has(r, SL_F_MAC_SRC) && U64(SL_F_DPORT) == 53);
+	/* Netdev hook on a GRE device: hwhdr is not Ethernet; hw_protocol says IPv4. */
+	m = (struct meta){ 5, 778, hw, 14, 0x0800 };
+	CHECK(decode(pkt, len, &m, true) == 0 && !sl_has(r, SL_F_MAC_SRC) && U64(SL_F_DPORT) == 53);
 
 	/* Bridge family, 802.1ad + 802.1Q tags inside the link header. */
 	put16(hw + 12, 0x88a8);
