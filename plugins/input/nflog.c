@@ -230,10 +230,13 @@ static int configure_kernel(struct nflog *st)
 		nlh = cfg_header(st);
 		mnl_attr_put_u16(nlh, NFULA_CFG_FLAGS, htons(flags));
 		if ((err = send_cfg(st, nlh)) != 0) {
-			st->host->log(st->inst, SL_LOG_ERR, "%s: %s%s",
-				      cfg->conntrack ? "conntrack/seq" : "seq", strerror(-err),
-				      cfg->conntrack && err == -EOPNOTSUPP
-					      ? " (is nf_conntrack_netlink loaded?)" : "");
+			if (cfg->conntrack && err == -EOPNOTSUPP)
+				st->host->log(st->inst, SL_LOG_ERR,
+					      "conntrack: not supported by this kernel (needs "
+					      "nf_conntrack_netlink and CONFIG_NETFILTER_NETLINK_GLUE_CT)");
+			else
+				st->host->log(st->inst, SL_LOG_ERR, "%s: %s",
+					      cfg->conntrack ? "seq/conntrack" : "seq", strerror(-err));
 			return -1;
 		}
 	}
