@@ -340,14 +340,17 @@ static void test_decode_ifnames(void)
 
 	/* A burst: 300 veth pairs, then half of them gone. */
 	{
-		FILE *f = fopen("/tmp/sluice-test-links.batch", "w");
-		char name[IFNAMSIZ];
+		char batch[64], cmd[96], name[IFNAMSIZ];
+		FILE *f;
 		unsigned i, bad = 0, idxs[300];
 
+		snprintf(batch, sizeof(batch), "/tmp/sluice-test-links.%d", (int)getpid());
+		snprintf(cmd, sizeof(cmd), "ip -batch %s", batch);
+		f = fopen(batch, "w");
 		for (i = 0; i < 300; i++)
 			fprintf(f, "link add slb%u type veth peer name slc%u\n", i, i);
 		fclose(f);
-		CHECK(system("ip -batch /tmp/sluice-test-links.batch") == 0);
+		CHECK(system(cmd) == 0);
 		for (i = 0; i < 300; i++)
 			watched_cb(st, watched_fd, 1);
 		for (i = 0; i < 300; i++) {
@@ -357,12 +360,12 @@ static void test_decode_ifnames(void)
 			bad += !name_is(r, SL_F_IFNAME_IN, name);
 		}
 		CHECK(bad == 0);
-		f = fopen("/tmp/sluice-test-links.batch", "w");
+		f = fopen(batch, "w");
 		for (i = 0; i < 300; i += 2)
 			fprintf(f, "link del slb%u\n", i);
 		fclose(f);
-		CHECK(system("ip -batch /tmp/sluice-test-links.batch") == 0);
-		unlink("/tmp/sluice-test-links.batch");
+		CHECK(system(cmd) == 0);
+		unlink(batch);
 		for (i = 0; i < 300; i++)
 			watched_cb(st, watched_fd, 1);
 		for (i = 0; i < 300; i++) {
