@@ -152,7 +152,9 @@ union sl_value {
 	X(FLOW_START, "flow_start", SL_T_TIME, "first packet of the flow")             \
 	X(FLOW_END, "flow_end", SL_T_TIME, "last packet of the flow")                  \
 	X(FLOW_TCP_FLAGS, "flow_tcp_flags", SL_T_U64, "OR of TCP flags seen")          \
-	X(FLOW_END_REASON, "flow_end_reason", SL_T_U64, "SL_FLOW_END_*")
+	X(FLOW_END_REASON, "flow_end_reason", SL_T_U64, "SL_FLOW_END_*")                \
+	/* added after the first plugins: appended, ids above stay put */                \
+	X(NFLOG_GROUP, "nflog_group", SL_T_U64, "NFLOG group the event came from")
 
 /* Ids of the well-known fields: SL_F_PACKET, SL_F_PREFIX, ... */
 enum sl_well_known_field {
