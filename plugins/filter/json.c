@@ -47,6 +47,7 @@ struct jfield {
 static const struct jfield jfields[] = {
 	JF(SL_F_TIMESTAMP, J_TIME, 0, "timestamp"),
 	JF(SL_F_PREFIX, J_STR, 0, "prefix"),
+	JF(SL_F_NFLOG_GROUP, J_U64, 0, "group"),
 	JF(SL_F_FAMILY, J_FAMILY, 0, "family"),
 	JF(SL_F_HOOK, J_HOOK, 0, "hook"),
 	JF(SL_F_IFNAME_IN, J_STR, 0, "in"),
