@@ -53,6 +53,15 @@ static uint64_t mono_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
+/* Not time(): glibc's reads the coarse clock, up to a tick behind. */
+static time_t wall_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ts.tv_sec;
+}
+
 static size_t pending(const struct sl_outfile *of)
 {
 	return of->tail - of->head;
@@ -146,16 +155,36 @@ static time_t birth_time(int fd)
 
 	if (statx(fd, "", AT_EMPTY_PATH, STATX_BTIME, &stx) == 0 && (stx.stx_mask & STATX_BTIME))
 		return (time_t)stx.stx_btime.tv_sec;
-	return time(NULL);
+	return wall_now();
 }
 
-/* Does the non-empty file start with our header? */
-static bool header_matches(struct sl_outfile *of, int fd)
+/* Does the non-empty file start with our header?  (fd is write-only.) */
+static bool header_matches(struct sl_outfile *of, int fd, const char *name)
 {
 	uint8_t tmp[256];
 	size_t n = of->hdr_len < sizeof(tmp) ? of->hdr_len : sizeof(tmp);
+	char path[64];
+	bool same;
+	int rfd;
 
-	return pread(fd, tmp, n, 0) == (ssize_t)n && memcmp(tmp, of->hdr, n) == 0;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	rfd = open(of->is_stdout ? path : name, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (rfd < 0)
+		return false;
+	same = pread(rfd, tmp, n, 0) == (ssize_t)n && memcmp(tmp, of->hdr, n) == 0;
+	close(rfd);
+	return same;
+}
+
+/* "cap-0800.pcap" -> "cap-0800.1.pcap": the extension stays last. */
+static void clash_name(char *out, size_t len, const char *base, int i)
+{
+	const char *slash = strrchr(base, '/');
+	const char *dot = strrchr(slash ? slash + 1 : base, '.');
+
+	if (!dot || dot == (slash ? slash + 1 : base))
+		dot = base + strlen(base);
+	snprintf(out, len, "%.*s.%d%s", (int)(dot - base), base, i, dot);
 }
 
 /*
@@ -167,7 +196,7 @@ static int open_current(struct sl_outfile *of, bool fresh)
 {
 	int flags = O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY;
 	char name[PATH_MAX];
-	time_t now = time(NULL);
+	time_t now = wall_now();
 	struct stat st;
 	int fd = -1, i, tries;
 
@@ -189,7 +218,7 @@ static int open_current(struct sl_outfile *of, bool fresh)
 				fd = open(name, flags | O_EXCL, 0640);
 				if (fd >= 0 || errno != EEXIST)
 					break;
-				snprintf(name, sizeof(name), "%.*s.%d", PATH_MAX - 8, base, i);
+				clash_name(name, sizeof(name), base, i);
 			}
 			if (!fresh)
 				fd = open(name, flags, 0640);
@@ -205,7 +234,7 @@ static int open_current(struct sl_outfile *of, bool fresh)
 			st.st_mode = 0;
 			st.st_size = 0;
 		}
-		if (!of->hdr_len || !S_ISREG(st.st_mode) || st.st_size == 0 || header_matches(of, fd))
+		if (!of->hdr_len || !S_ISREG(st.st_mode) || st.st_size == 0 || header_matches(of, fd, name))
 			break;
 		/* Someone else's file (or another link type/snaplen): keep it. */
 		if (of->is_stdout)
@@ -402,11 +431,14 @@ int sl_outfile_reopen(struct sl_outfile *of)
 	return 0;
 }
 
+/* Timers get the plugin's state, which starts with our pointer. */
 static void on_flush_timer(void *state)
 {
-	struct sl_outfile *of = state;
+	struct sl_outfile *of = *(struct sl_outfile **)state;
 
-	if (of->rotate_pending || of->o.flush_interval || of->failing || of->fd < 0)
+	if (of->failing && mono_ms() < of->retry_at)
+		;	/* a failing disk is retried once a second, not per tick */
+	else if (of->rotate_pending || of->o.flush_interval || of->failing || of->fd < 0)
 		sl_outfile_flush(of);
 	log_drops(of, false);
 }
@@ -440,7 +472,7 @@ static void arm_rotate(struct sl_outfile *of)
 
 static void on_rotate_timer(void *state)
 {
-	struct sl_outfile *of = state;
+	struct sl_outfile *of = *(struct sl_outfile **)state;
 	struct timespec ts;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
@@ -478,7 +510,7 @@ int sl_outfile_check(const struct sl_host *host, struct sl_instance *inst,
 		return -1;
 	}
 	if (strchr(o->path, '%')) {
-		time_t now = time(NULL);
+		time_t now = wall_now();
 		struct tm tm;
 		char tmp[PATH_MAX];
 

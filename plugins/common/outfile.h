@@ -14,8 +14,9 @@
  *     logrotate's dateext), with ".1", ".2"... added on a clash, then opens
  *     a fresh PATH.
  *   - A path with '%' is a strftime(3) pattern (like tcpdump -G -w):
- *     every file is named by the local time it was started;
- *     ".1", ".2"... are added when that name is taken at rotation.
+ *     every file is named by the local time it was started; when that
+ *     name is taken at rotation, ".1", ".2"... go before the extension
+ *     (cap-%H%M.pcap -> cap-2215.1.pcap).
  *   rotate_size starts a new file before a record would make it larger than
  *   that; rotate_interval starts one at every multiple of the interval in
  *   local time (e.g. on the hour for 1h) when intervals divide a day.
@@ -48,11 +49,19 @@ struct sl_outfile_opts {
 
 struct sl_outfile;
 
+#define SL_OUTFILE_FIRST(type, member) \
+	_Static_assert(offsetof(type, member) == 0, "struct sl_outfile * must come first")
+
 /* For configure(): check the options (reports with config_error). */
 int sl_outfile_check(const struct sl_host *host, struct sl_instance *inst,
 		     const struct sl_outfile_opts *o);
 
-/* For configure(): no I/O.  Creates the counters; NULL on ENOMEM. */
+/*
+ * For configure(): no I/O.  Creates the counters; NULL on ENOMEM.
+ * The host hands timer callbacks the plugin's state, so that state must
+ * start with the `struct sl_outfile *` this returns (checked in the
+ * plugins with SL_OUTFILE_FIRST).
+ */
 struct sl_outfile *sl_outfile_new(const struct sl_host *host, struct sl_instance *inst,
 				  const struct sl_outfile_opts *o);
 

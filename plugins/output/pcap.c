@@ -50,13 +50,14 @@ struct pcap_cfg {
 };
 
 struct pcap_state {
+	struct sl_outfile *of;
 	const struct sl_host *host;
 	struct sl_instance *inst;
 	const struct pcap_cfg *cfg;
-	struct sl_outfile *of;
 	uint32_t snaplen;
 	int c_skipped;
 };
+SL_OUTFILE_FIRST(struct pcap_state, of);
 
 /* What pcap_dump() writes before each packet (struct pcap_sf_pkthdr). */
 struct sf_pkthdr {
@@ -429,6 +430,17 @@ static int write_nflog(struct pcap_state *st, const struct sl_record *r, const s
 		pad = 0;
 	}
 	caplen = meta_len + 4 + pay + pad;
+	if (caplen > st->snaplen) {
+		/* Even the metadata does not fit: cut it, as tcpdump would. */
+		caplen = st->snaplen;
+		dst = sl_outfile_reserve(st->of, sizeof(struct sf_pkthdr) + caplen);
+		if (!dst)
+			return -1;
+		put_rec_hdr(dst, ts, caplen, full_len);
+		memcpy(dst + sizeof(struct sf_pkthdr), meta, caplen);
+		sl_outfile_commit(st->of, sizeof(struct sf_pkthdr) + caplen);
+		return 0;
+	}
 	dst = sl_outfile_reserve(st->of, sizeof(struct sf_pkthdr) + caplen);
 	if (!dst)
 		return -1;
