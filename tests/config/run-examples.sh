@@ -12,5 +12,19 @@ for conf in conf/*.yaml; do
 		echo "FAIL: $conf:"; echo "$out" | sed 's/^/    /'; fail=$((fail + 1))
 	fi
 done
+# The nftables snippets must load (checked in a private namespace, as root).
+if [ "$(id -u)" = 0 ] && command -v nft >/dev/null; then
+	ns="slexample$$"
+	ip netns add "$ns" && trap 'ip netns del "$ns"' EXIT
+	for nft in conf/*.nft; do
+		if out=$(ip netns exec "$ns" nft -c -f "$nft" 2>&1); then
+			pass=$((pass + 1))
+		else
+			echo "FAIL: $nft:"; echo "$out" | sed 's/^/    /'; fail=$((fail + 1))
+		fi
+	done
+else
+	echo "SKIP: nft syntax check of conf/*.nft (needs root and nft)"
+fi
 echo "example configs: $pass passed, $fail failed"
 [ "$fail" = 0 ] && [ "$pass" -gt 0 ]
