@@ -191,6 +191,7 @@ static void clash_name(char *out, size_t len, const char *base, int i)
  * Open (or for stdout, adopt) the current file: append to it, write the
  * header into a new one, move aside an existing file with another header.
  * `fresh`: a rotation in strftime mode, which must not reuse a name.
+ * -1: cannot open; -2: opened but the header could not be written.
  */
 static int open_current(struct sl_outfile *of, bool fresh)
 {
@@ -273,7 +274,7 @@ static int open_current(struct sl_outfile *of, bool fresh)
 			if (fd != STDOUT_FILENO)
 				close(fd);
 			file_error(of, "cannot write header to", name, err);
-			return -1;
+			return -2;	/* the file is there: only space is missing */
 		}
 		of->cur_size += of->hdr_len;
 	}
@@ -570,9 +571,10 @@ int sl_outfile_start(struct sl_outfile *of)
 		return -1;
 	}
 	of->head = of->tail = 0;
-	if (open_current(of, false) < 0)
-		return -1;	/* at start a file we cannot open is fatal */
-	of->failing = false;
+	/* At start a file we cannot open is fatal (a wrong path or mode);
+	 * one we cannot write the header to yet (disk full) is retried. */
+	if (open_current(of, false) == -1)
+		return -1;
 
 	of->flush_timer = of->host->timer_new(of->inst, on_flush_timer);
 	if (!of->flush_timer)
