@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * nfdump flow files: file layout 2 with V3 records, as nfdump 1.7 reads
+ * them (nfdump -r / -I / -s).  The format is described in
+ * /work/shared/docs/nfcapd-format.md; section numbers below refer to it.
+ *
+ * A writer buffers records into one block (1 MiB of uncompressed payload,
+ * the limit nfdump's own writer uses) and writes it, compressed with LZ4 or
+ * not, with one writev() when the next record would not fit.  Nothing is
+ * allocated per record.  close() writes the appendix (ident and stat
+ * record, so `nfdump -I` works) and then the final file header at offset
+ * 0.  Until then the file has a placeholder header and is not readable:
+ * write it under a temporary name and rename it when closed (nfcapd does).
+ *
+ * A failed write (disk full) loses the records of that block only: the file
+ * is cut back to the last good block, so what is closed later is still a
+ * well-formed file, and the stat record counts only what is in it.
+ *
+ * All integers are written little-endian (nfdump uses host order; every
+ * host nfdump runs on today is little-endian).
+ */
+#ifndef SLUICE_NFFILE_H
+#define SLUICE_NFFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define NF_HEADER_SIZE 40
+#define NF_BLOCK_HEADER_SIZE 12
+#define NF_BLOCK_PAYLOAD 1048576u	/* what we put in one block (uncompressed) */
+#define NF_BLOCK_READ_MAX 5242880u	/* what nfdump accepts in one block */
+#define NF_IDENT_MAX 122		/* ident record size must stay < 128 */
+#define NF_V3_MAX 256			/* longest record nf_encode_v3() makes */
+
+enum nf_compression { NF_COMP_NONE = 0, NF_COMP_LZ4 = 3 };
+
+/* IPFIX flowEndReason values, written in EXflowMisc. */
+enum { NF_END_IDLE = 1, NF_END_ACTIVE = 2, NF_END_END = 3, NF_END_FORCED = 4, NF_END_RESOURCES = 5 };
+
+/* One flow as the writer takes it. */
+struct nf_flow {
+	uint8_t src[16], dst[16];	/* IPv4 as IPv4-mapped (::ffff:a.b.c.d) */
+	uint64_t first_ms, last_ms;	/* ms since the epoch */
+	uint64_t received_ms;
+	uint64_t in_packets, in_bytes;
+	uint64_t out_packets, out_bytes;	/* EXcntFlow, written when non-zero */
+	uint32_t input, output;		/* interface indexes (EXflowMisc) */
+	uint16_t sport, dport;		/* ICMP: dport = type << 8 | code */
+	uint8_t proto, tcp_flags, tos;
+	uint8_t end_reason;		/* NF_END_*, 0: unknown */
+	bool misc;			/* write EXflowMisc (interfaces, end reason) */
+	bool xlate;			/* write the NAT elements below */
+	uint8_t xsrc[16], xdst[16];	/* post-NAT addresses */
+	uint16_t xsport, xdport;	/* post-NAT ports */
+};
+
+/* The appendix stat record (§6.2): 18 u64. */
+struct nf_stat {
+	uint64_t numflows, numbytes, numpackets;
+	uint64_t flows_tcp, flows_udp, flows_icmp, flows_other;
+	uint64_t bytes_tcp, bytes_udp, bytes_icmp, bytes_other;
+	uint64_t packets_tcp, packets_udp, packets_icmp, packets_other;
+	uint64_t first_ms, last_ms;	/* min msecFirst, max msecLast; 0: none */
+	uint64_t sequence_failures;
+};
+
+/* Encode one V3 record (§5) at dst (NF_V3_MAX bytes of room); its length. */
+size_t nf_encode_v3(uint8_t *dst, const struct nf_flow *f);
+
+/* Count one flow in a stat record as nfdump does (in + out). */
+void nf_stat_add(struct nf_stat *s, const struct nf_flow *f);
+/* Add b's counters to a's (first/last: min/max of the non-zero ones). */
+void nf_stat_merge(struct nf_stat *a, const struct nf_stat *b);
+
+struct nf_writer;
+
+/*
+ * Buffers for one file at a time; ident: at most NF_IDENT_MAX bytes
+ * (longer is cut).  NULL on ENOMEM, or for LZ4 without liblz4 (errno
+ * ENOTSUP).
+ */
+struct nf_writer *nf_writer_new(enum nf_compression comp, const char *ident);
+void nf_writer_free(struct nf_writer *w);
+
+/* For reproducible files (tests): the header's "created"; 0: time(NULL). */
+void nf_writer_set_created(struct nf_writer *w, int64_t created);
+
+/* Create (truncate) path, mode 0640 before umask.  0, or -1 with errno. */
+int nf_writer_open(struct nf_writer *w, const char *path);
+bool nf_writer_is_open(const struct nf_writer *w);
+
+/*
+ * Add one flow.  0; -1 when a block had to be written and that failed
+ * (errno set): that block's records are lost (nf_writer_lost()).
+ */
+int nf_writer_add(struct nf_writer *w, const struct nf_flow *f);
+
+/* Write the block being filled now (if any).  0, or -1 as above. */
+int nf_writer_flush(struct nf_writer *w);
+
+/*
+ * Append the data blocks of an existing flow file (layout 2, plain or LZ4,
+ * converted to this file's compression when it differs) and add its stat
+ * record; nfcapd does this when a file for the slot already exists.  On
+ * failure (not a flow file we can read, I/O error) the file is left as it
+ * was and -1 is returned with a reason in *why.
+ */
+int nf_writer_absorb(struct nf_writer *w, const char *path, const char **why);
+
+/*
+ * Finish the file: last block, appendix, header; close.  When the file
+ * holds no flow, the stat record's first/last are empty_first_ms /
+ * empty_last_ms (nfcapd writes the time slot).  0, or -1 (errno): the file
+ * is closed either way and must not be trusted after -1.
+ */
+int nf_writer_close(struct nf_writer *w, uint64_t empty_first_ms, uint64_t empty_last_ms);
+
+/* Close without finishing (the file is left unreadable: unlink it). */
+void nf_writer_abandon(struct nf_writer *w);
+
+/* Counters of the open (or last closed) file. */
+const struct nf_stat *nf_writer_stat(const struct nf_writer *w);
+uint64_t nf_writer_blocks(const struct nf_writer *w);
+/* Records lost to write errors since nf_writer_new(). */
+uint64_t nf_writer_lost(const struct nf_writer *w);
+
+/* ---- reading (for absorb and tests) ---- */
+
+/* The parts of a file header (§3) a reader needs. */
+struct nf_file_info {
+	uint16_t version;
+	uint8_t compression;
+	uint16_t appendix_blocks;
+	uint64_t off_appendix;
+	uint32_t num_blocks;
+	int64_t created;
+	bool has_stat;
+	struct nf_stat stat;
+	char ident[NF_IDENT_MAX + 2];
+};
+
+/*
+ * Read the header and appendix of an open file.  0, or -1 with a reason
+ * in *why.
+ */
+int nf_read_info(int fd, struct nf_file_info *info, const char **why);
+
+/*
+ * Read the data block at *off (the first is at NF_HEADER_SIZE) and move
+ * *off past it.  scratch and out hold NF_BLOCK_READ_MAX bytes each; the
+ * payload is decompressed into out.  Returns its length and sets *nrec and
+ * *type, or -1 with a reason in *why.
+ */
+long nf_read_block(int fd, const struct nf_file_info *info, uint64_t *off, uint8_t *scratch,
+		   uint8_t *out, uint32_t *nrec, uint16_t *type, const char **why);
+
+#endif /* SLUICE_NFFILE_H */
