@@ -159,7 +159,9 @@ static int pcap_configure(const struct sl_host *host, struct sl_instance *inst, 
 	if (sl_outfile_check(host, inst, &o) < 0)
 		return -1;
 	if (cfg->buffer < 2 * ((uint64_t)cfg->snaplen + sizeof(struct sf_pkthdr) + NFLOG_META_MAX)) {
-		host->config_error(inst, "buffer", "must hold at least two packets of snaplen %lld",
+		host->config_error(inst, "buffer", "must be at least %llu bytes: two packets of snaplen %lld",
+				   (unsigned long long)(2 * ((uint64_t)cfg->snaplen +
+							     sizeof(struct sf_pkthdr) + NFLOG_META_MAX)),
 				   (long long)cfg->snaplen);
 		return -1;
 	}
