@@ -127,7 +127,7 @@ struct syslog_state {
 	int conn;			/* ST_* */
 	uint32_t watched;		/* epoll events registered, when fd >= 0 */
 	bool probe_needed, probe_inflight;	/* UDP only */
-	bool catchup;			/* UDP: sending a backlog, paced */
+	unsigned catchup;		/* UDP: backlog messages still to pace */
 	uint64_t backoff, connected_at;
 	struct sl_timer *retry_timer, *probe_timer, *pace_timer;
 
@@ -312,7 +312,7 @@ static void close_fd(struct syslog_state *st)
 	st->fd = -1;
 	st->watched = 0;
 	st->probe_inflight = false;
-	st->catchup = false;
+	st->catchup = 0;
 	st->head_sent = 0;	/* a cut TCP message is sent again in full */
 	if (st->probe_timer)
 		st->host->timer_disarm(st->probe_timer);
@@ -353,9 +353,10 @@ static void up(struct syslog_state *st)
 	 * UDP has no flow control: a backlog sent at once overflows the
 	 * receiver's socket buffer (measured: rsyslog on loopback with the
 	 * default 208 KiB buffer lost ~900 messages of one short backlog).
-	 * Send it one batch per millisecond.
+	 * Send what was queued at this point one batch per millisecond; what
+	 * comes in meanwhile queues behind it and then goes at full speed.
 	 */
-	st->catchup = st->cfg->transport == TR_UDP && st->qcount > BATCH_MSGS;
+	st->catchup = st->cfg->transport == TR_UDP && st->qcount > BATCH_MSGS ? st->qcount : 0;
 }
 
 static void arm_fd(struct syslog_state *st, uint32_t events)
@@ -551,12 +552,15 @@ static void drain_dgram(struct syslog_state *st)
 		}
 		for (i = 0; i < (unsigned)sent; i++)
 			q_pop(st);
-		if (st->catchup && st->qcount > BATCH_MSGS) {
-			st->host->timer_arm(st->pace_timer, PACE_MS, 0);
-			return;
+		if (st->catchup) {
+			st->catchup = st->catchup > (unsigned)sent ? st->catchup - (unsigned)sent : 0;
+			if (st->catchup && st->qcount) {
+				st->host->timer_arm(st->pace_timer, PACE_MS, 0);
+				return;
+			}
 		}
 	}
-	st->catchup = false;
+	st->catchup = 0;
 }
 
 static void drain_stream(struct syslog_state *st)
@@ -1037,7 +1041,7 @@ static void syslog_stop(void *state)
 		st->host->timer_disarm(st->probe_timer);
 	if (st->pace_timer)
 		st->host->timer_disarm(st->pace_timer);
-	st->catchup = false;
+	st->catchup = 0;
 	if (st->probe_inflight) {
 		/* Wait for the probe's verdict (an ICMP error shows as POLLERR). */
 		struct pollfd pfd = { .fd = st->fd, .events = 0 };
