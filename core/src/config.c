@@ -77,10 +77,15 @@ static void parse_daemon(struct config *c, const struct ynode *map, struct diag 
 				else
 					c->batch_size = (unsigned)n;
 			}
+		} else if (strcmp(k->scalar, "user") == 0) {
+			if (expect_kind(d, v, YN_SCALAR, "'user'")) {
+				c->user = v->scalar;
+				c->user_mark = v->mark;
+			}
 		} else {
 			diag_error(d, &k->mark,
-				   "unknown key 'daemon.%s' (expected plugin_path, log_level or "
-				   "batch_size)",
+				   "unknown key 'daemon.%s' (expected plugin_path, log_level, "
+				   "batch_size or user)",
 				   k->scalar);
 		}
 	}

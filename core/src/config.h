@@ -49,6 +49,8 @@ struct config {
 	size_t nplugin_path;
 	int log_level;			/* -1: not set */
 	unsigned batch_size;
+	const char *user;		/* drop root privileges to this user after start */
+	struct ymark user_mark;
 	struct instance_spec *instances;
 	size_t ninstances;
 	struct stack_spec *stacks;

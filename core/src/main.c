@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sysexits.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "event_loop.h"
@@ -18,6 +19,7 @@
 #include "log.h"
 #include "options.h"
 #include "plugin_loader.h"
+#include "privileges.h"
 
 #ifndef SLUICE_CONF_DIR
 #define SLUICE_CONF_DIR "/etc/sluice"
@@ -154,7 +156,7 @@ static void on_signal(void *ctx, int signo)
 	}
 }
 
-static int run(struct graph *g, const struct config *cfg)
+static int run(struct graph *g, const struct config *cfg, const struct drop_target *drop)
 {
 	static const int signals[] = {SIGTERM, SIGINT, SIGHUP, SIGUSR1, 0};
 	struct daemon_ctx d = {0};
@@ -177,6 +179,21 @@ static int run(struct graph *g, const struct config *cfg)
 		runtime_free(&rt);
 		loop_free(d.loop);
 		return 1;
+	}
+	/* Every socket and file is open: root is no longer needed. */
+	if (drop && geteuid() == 0) {
+		char err[256];
+
+		if (privileges_drop(drop, err, sizeof(err))) {
+			log_msg(SL_LOG_ERR, "%s", err);
+			runtime_stop(&rt);
+			runtime_free(&rt);
+			loop_free(d.loop);
+			return 1;
+		}
+		log_msg(SL_LOG_INFO, "running as user %s (keeping CAP_NET_ADMIN)", drop->name);
+	} else if (drop) {
+		log_msg(SL_LOG_WARNING, "not running as root: daemon.user ignored");
 	}
 	log_msg(SL_LOG_INFO, "started: %zu instances, %zu inputs", g->nall, g->ninputs);
 	if (loop_run(d.loop))
@@ -207,6 +224,7 @@ int main(int argc, char **argv)
 	bool check = false, verbose = false;
 	struct config cfg;
 	struct diag diag = {0};
+	struct drop_target drop;
 	struct graph g;
 	int c, status;
 
@@ -239,7 +257,13 @@ int main(int argc, char **argv)
 		log_set_level(SL_LOG_DEBUG);
 	else if (cfg.log_level >= 0)
 		log_set_level(cfg.log_level);
-	if (graph_build(&g, &cfg, &diag)) {
+	if (cfg.user) {
+		char err[256];
+
+		if (privileges_lookup(cfg.user, &drop, err, sizeof(err)))
+			diag_error(&diag, &cfg.user_mark, "%s", err);
+	}
+	if (graph_build(&g, &cfg, &diag) || diag.errors) {
 		fprintf(stderr, "sluice: %u error%s in %s; nothing started\n", diag.errors,
 			diag.errors == 1 ? "" : "s", file);
 		graph_free(&g);
@@ -253,7 +277,7 @@ int main(int argc, char **argv)
 		graph_print(&g, stdout);
 		status = 0;
 	} else {
-		status = run(&g, &cfg);
+		status = run(&g, &cfg, cfg.user ? &drop : NULL);
 	}
 	graph_free(&g);
 	config_free(&cfg);
