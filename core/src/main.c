@@ -201,8 +201,9 @@ static int run(struct graph *g, const struct config *cfg, const struct drop_targ
 	if (!d.exit_signal && runtime_inputs_finished(&rt))
 		log_msg(SL_LOG_INFO, "every input has finished");
 	runtime_flush(&rt);
-	runtime_log_counters(&rt, SL_LOG_INFO);
+	/* stop() closes the last files: count them before reporting. */
 	runtime_stop(&rt);
+	runtime_log_counters(&rt, SL_LOG_INFO);
 	runtime_free(&rt);
 	loop_free(d.loop);
 	return status;
