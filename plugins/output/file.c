@@ -21,11 +21,12 @@ struct file_cfg {
 };
 
 struct file_state {
+	struct sl_outfile *of;
 	const struct sl_host *host;
 	struct sl_instance *inst;
-	struct sl_outfile *of;
 	int c_no_text;
 };
+SL_OUTFILE_FIRST(struct file_state, of);
 
 static const struct sl_option file_opts[] = {
 	SL_OPT_ROW("file", SL_OPT_STRING, struct file_cfg, file, NULL,
