@@ -344,6 +344,8 @@ static uint8_t *nflog_meta(uint8_t *p, const struct sl_record *r, const struct s
 	};
 	unsigned i;
 
+	if (sl_has(r, SL_F_NFLOG_GROUP))
+		nfg.res_id = htons((uint16_t)r->v[SL_F_NFLOG_GROUP].u64);
 	if (sl_has(r, SL_F_FAMILY))
 		nfg.nfgen_family = (uint8_t)r->v[SL_F_FAMILY].u64;
 	else
