@@ -399,7 +399,7 @@ static void replay_run(void *state)
 		}
 		if (batch_wants_flush(b) && b->count) {
 			b = emit_and_renew(st, b);
-			if (++batches == BATCHES_PER_RUN) {
+			if (++batches >= BATCHES_PER_RUN) {
 				st->host->timer_arm(st->timer, 0, 0);
 				break;
 			}
@@ -440,6 +440,14 @@ static void replay_run(void *state)
 			st->host->batch_put(st->inst, b);
 			finish(st);
 			return;
+		}
+		/*
+		 * A pass counts as a batch even when it filled none: looping over
+		 * a small file must still give the loop a turn (signals!).
+		 */
+		if (++batches >= BATCHES_PER_RUN) {
+			st->host->timer_arm(st->timer, 0, 0);
+			break;
 		}
 	}
 	if (!b)
