@@ -185,9 +185,10 @@ static int host_field_id(struct sl_instance *inst, const char *name)
 
 /* ---- descriptors and timers ---- */
 
-static int host_watch_fd(struct sl_instance *inst, int fd, uint32_t events, sl_fd_cb cb)
+static int host_watch_fd(struct sl_instance *inst, int fd, uint32_t events, sl_fd_cb cb,
+			 void *ctx)
 {
-	return loop_watch(inst->rt->loop, fd, events, cb, inst->state);
+	return loop_watch(inst->rt->loop, fd, events, cb, ctx);
 }
 
 static int host_modify_fd(struct sl_instance *inst, int fd, uint32_t events)
@@ -200,9 +201,9 @@ static void host_unwatch_fd(struct sl_instance *inst, int fd)
 	loop_unwatch(inst->rt->loop, fd);
 }
 
-static struct sl_timer *host_timer_new(struct sl_instance *inst, sl_timer_cb cb)
+static struct sl_timer *host_timer_new(struct sl_instance *inst, sl_timer_cb cb, void *ctx)
 {
-	return (struct sl_timer *)loop_timer_new(inst->rt->loop, cb, inst->state);
+	return (struct sl_timer *)loop_timer_new(inst->rt->loop, cb, ctx);
 }
 
 static void host_timer_arm(struct sl_timer *t, uint64_t delay_ms, uint64_t period_ms)

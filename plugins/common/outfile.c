@@ -432,10 +432,9 @@ int sl_outfile_reopen(struct sl_outfile *of)
 	return 0;
 }
 
-/* Timers get the plugin's state, which starts with our pointer. */
-static void on_flush_timer(void *state)
+static void on_flush_timer(void *ctx)
 {
-	struct sl_outfile *of = *(struct sl_outfile **)state;
+	struct sl_outfile *of = ctx;
 
 	if (of->failing && mono_ms() < of->retry_at)
 		;	/* a failing disk is retried once a second, not per tick */
@@ -471,9 +470,9 @@ static void arm_rotate(struct sl_outfile *of)
 	of->host->timer_arm(of->rotate_timer, ms > 0 ? (uint64_t)ms : 1, 0);
 }
 
-static void on_rotate_timer(void *state)
+static void on_rotate_timer(void *ctx)
 {
-	struct sl_outfile *of = *(struct sl_outfile **)state;
+	struct sl_outfile *of = ctx;
 	struct timespec ts;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
@@ -576,13 +575,13 @@ int sl_outfile_start(struct sl_outfile *of)
 	if (open_current(of, false) == -1)
 		return -1;
 
-	of->flush_timer = of->host->timer_new(of->inst, on_flush_timer);
+	of->flush_timer = of->host->timer_new(of->inst, on_flush_timer, of);
 	if (!of->flush_timer)
 		return -1;
 	period = of->o.flush_interval ? of->o.flush_interval : RETRY_MS;
 	of->host->timer_arm(of->flush_timer, period, period);
 	if (of->o.rotate_interval && !of->is_stdout) {
-		of->rotate_timer = of->host->timer_new(of->inst, on_rotate_timer);
+		of->rotate_timer = of->host->timer_new(of->inst, on_rotate_timer, of);
 		if (!of->rotate_timer)
 			return -1;
 		arm_rotate(of);

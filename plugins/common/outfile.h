@@ -49,18 +49,14 @@ struct sl_outfile_opts {
 
 struct sl_outfile;
 
-#define SL_OUTFILE_FIRST(type, member) \
-	_Static_assert(offsetof(type, member) == 0, "struct sl_outfile * must come first")
-
 /* For configure(): check the options (reports with config_error). */
 int sl_outfile_check(const struct sl_host *host, struct sl_instance *inst,
 		     const struct sl_outfile_opts *o);
 
 /*
  * For configure(): no I/O.  Creates the counters; NULL on ENOMEM.
- * The host hands timer callbacks the plugin's state, so that state must
- * start with the `struct sl_outfile *` this returns (checked in the
- * plugins with SL_OUTFILE_FIRST).
+ * The outfile owns its timers (their context is the outfile itself), so
+ * it can sit anywhere in the plugin's state.
  */
 struct sl_outfile *sl_outfile_new(const struct sl_host *host, struct sl_instance *inst,
 				  const struct sl_outfile_opts *o);

@@ -437,7 +437,7 @@ static int decode_start(void *state)
 			goto fail;
 		}
 	}
-	if (st->host->watch_fd(st->inst, st->fd, EPOLLIN, nl_ready) < 0) {
+	if (st->host->watch_fd(st->inst, st->fd, EPOLLIN, nl_ready, st) < 0) {
 		st->host->log(st->inst, SL_LOG_ERR, "cannot watch the rtnetlink socket");
 		goto fail;
 	}

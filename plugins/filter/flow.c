@@ -548,7 +548,7 @@ static int flow_start(void *state)
 	/* A secret seed: crafted packets cannot pile into one chain. */
 	if (getrandom(&st->seed, sizeof(st->seed), GRND_NONBLOCK) != sizeof(st->seed))
 		st->seed = (uint64_t)clock_ns(CLOCK_MONOTONIC) ^ (uint64_t)(uintptr_t)st;
-	st->timer = st->host->timer_new(st->inst, on_timer);
+	st->timer = st->host->timer_new(st->inst, on_timer, st);
 	if (!st->timer) {
 		st->host->log(st->inst, SL_LOG_ERR, "cannot create a timer");
 		return -1;

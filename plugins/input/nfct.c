@@ -991,7 +991,7 @@ static int open_dump_socket(struct nfct *st)
 	}
 	st->dump_fd = mnl_socket_get_fd(st->dump_nl);
 	st->dump_portid = mnl_socket_get_portid(st->dump_nl);
-	if (st->host->watch_fd(st->inst, st->dump_fd, EPOLLIN, dump_readable) < 0) {
+	if (st->host->watch_fd(st->inst, st->dump_fd, EPOLLIN, dump_readable, st) < 0) {
 		st->host->log(st->inst, SL_LOG_ERR, "cannot watch the dump socket: %s", strerror(errno));
 		return -1;
 	}
@@ -1271,18 +1271,18 @@ static int nfct_start(void *state)
 		}
 	}
 	check_sysctls(st);
-	if (st->host->watch_fd(st->inst, st->ev_fd, EPOLLIN, ev_readable) < 0) {
+	if (st->host->watch_fd(st->inst, st->ev_fd, EPOLLIN, ev_readable, st) < 0) {
 		st->host->log(st->inst, SL_LOG_ERR, "cannot watch the netlink socket: %s",
 			      strerror(errno));
 		return -1;
 	}
 	st->ev_watching = true;
 	if (st->tracking) {
-		st->soon = st->host->timer_new(st->inst, soon_cb);
+		st->soon = st->host->timer_new(st->inst, soon_cb, st);
 		if (!st->soon)
 			return -1;
 		if (st->cfg->resync_interval) {
-			st->periodic = st->host->timer_new(st->inst, periodic_cb);
+			st->periodic = st->host->timer_new(st->inst, periodic_cb, st);
 			if (!st->periodic)
 				return -1;
 			st->host->timer_arm(st->periodic, st->cfg->resync_interval,

@@ -452,7 +452,7 @@ static int nflog_start(void *state)
 	set_rcvbuf(st);
 	if (configure_kernel(st) < 0)
 		return -1;
-	if (st->host->watch_fd(st->inst, st->fd, EPOLLIN, nflog_readable) < 0) {
+	if (st->host->watch_fd(st->inst, st->fd, EPOLLIN, nflog_readable, st) < 0) {
 		st->host->log(st->inst, SL_LOG_ERR, "cannot watch the netlink socket: %s",
 			      strerror(errno));
 		return -1;

@@ -487,7 +487,7 @@ static int replay_start(void *state)
 
 	if (open_file(st) < 0)
 		return -1;
-	st->timer = st->host->timer_new(st->inst, replay_run);
+	st->timer = st->host->timer_new(st->inst, replay_run, st);
 	if (!st->timer) {
 		st->host->log(st->inst, SL_LOG_ERR, "cannot create a timer");
 		return -1;

@@ -26,8 +26,6 @@ struct file_state {
 	struct sl_instance *inst;
 	int c_no_text;
 };
-SL_OUTFILE_FIRST(struct file_state, of);
-
 static const struct sl_option file_opts[] = {
 	SL_OPT_ROW("file", SL_OPT_STRING, struct file_cfg, file, NULL,
 		   "path to append to; '-' is stdout; a '%' makes it a strftime pattern", 0, 0, NULL,

@@ -502,7 +502,7 @@ static int ff_start(void *state)
 		st->w = NULL;
 		return -1;
 	}
-	st->timer = st->host->timer_new(st->inst, on_timer);
+	st->timer = st->host->timer_new(st->inst, on_timer, st);
 	if (!st->timer) {
 		nf_writer_abandon(st->w);
 		unlink(st->tmp_path);

@@ -628,7 +628,7 @@ static int ipfix_start(void *state)
 	}
 	/* room for bursts: a full socket buffer would cost messages */
 	setsockopt(st->fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
-	st->timer = st->host->timer_new(st->inst, flush_timer);
+	st->timer = st->host->timer_new(st->inst, flush_timer, st);
 	if (!st->timer)
 		return -1;
 	st->host->timer_arm(st->timer, st->cfg->flush_interval, st->cfg->flush_interval);

@@ -57,8 +57,6 @@ struct pcap_state {
 	uint32_t snaplen;
 	int c_skipped;
 };
-SL_OUTFILE_FIRST(struct pcap_state, of);
-
 /* What pcap_dump() writes before each packet (struct pcap_sf_pkthdr). */
 struct sf_pkthdr {
 	uint32_t ts_sec;

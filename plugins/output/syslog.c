@@ -432,7 +432,7 @@ static void do_connect(struct syslog_state *st)
 		return;
 	}
 	st->fd = fd;
-	if (st->host->watch_fd(st->inst, fd, 0, on_fd) < 0) {
+	if (st->host->watch_fd(st->inst, fd, 0, on_fd, st) < 0) {
 		close(fd);
 		st->fd = -1;
 		st->conn = ST_DOWN;
@@ -1007,9 +1007,9 @@ static int syslog_start(void *state)
 	st->msg = malloc(st->msg_cap);
 	st->qcap = (size_t)c->queue_size & ~(size_t)3;
 	st->q = malloc(st->qcap);
-	st->retry_timer = st->host->timer_new(st->inst, on_retry_timer);
-	st->probe_timer = st->host->timer_new(st->inst, on_probe_timer);
-	st->pace_timer = st->host->timer_new(st->inst, on_pace_timer);
+	st->retry_timer = st->host->timer_new(st->inst, on_retry_timer, st);
+	st->probe_timer = st->host->timer_new(st->inst, on_probe_timer, st);
+	st->pace_timer = st->host->timer_new(st->inst, on_pace_timer, st);
 	if (!st->msg || !st->q || !st->retry_timer || !st->probe_timer || !st->pace_timer) {
 		st->host->log(st->inst, SL_LOG_ERR, "out of memory");
 		return -1;

@@ -97,7 +97,7 @@ static int gen_start(void *state)
 {
 	struct gen *g = state;
 
-	g->timer = g->host->timer_new(g->inst, gen_tick);
+	g->timer = g->host->timer_new(g->inst, gen_tick, g);
 	if (!g->timer)
 		return -1;
 	g->host->timer_arm(g->timer, 0, 0);

@@ -37,6 +37,7 @@ static uint64_t counters[16];
 static const char *counter_names[16];
 static int ncounters;
 static sl_fd_cb watched_cb;
+static void *watched_ctx;
 static int watched_fd = -1;
 
 static void h_log(struct sl_instance *inst, enum sl_log_level level, const char *fmt, ...)
@@ -81,10 +82,11 @@ static uint64_t counter(const char *name)
 	return UINT64_MAX;
 }
 
-static int h_watch_fd(struct sl_instance *inst, int fd, uint32_t ev, sl_fd_cb cb)
+static int h_watch_fd(struct sl_instance *inst, int fd, uint32_t ev, sl_fd_cb cb, void *ctx)
 {
 	watched_fd = fd;
 	watched_cb = cb;
+	watched_ctx = ctx;
 	return 0;
 }
 
@@ -323,14 +325,14 @@ static void test_decode_ifnames(void)
 	/* A rename, delivered through the watched descriptor. */
 	CHECK(system("ip link set sltst1 name sltst2") == 0);
 	usleep(100000);
-	watched_cb(st, watched_fd, 1);
+	watched_cb(watched_ctx, watched_fd, 1);
 	r = decode_one(p, st, b, idx, 0);
 	CHECK(name_is(r, SL_F_IFNAME_IN, "sltst2"));
 
 	/* Deleted: no name, and counted. */
 	CHECK(system("ip link del sltst2") == 0);
 	usleep(100000);
-	watched_cb(st, watched_fd, 1);
+	watched_cb(watched_ctx, watched_fd, 1);
 	r = decode_one(p, st, b, idx, 0);
 	CHECK(!sl_has(r, SL_F_IFNAME_IN));
 	CHECK(counter("ifname_unknown") == 1);
@@ -352,7 +354,7 @@ static void test_decode_ifnames(void)
 		fclose(f);
 		CHECK(system(cmd) == 0);
 		for (i = 0; i < 300; i++)
-			watched_cb(st, watched_fd, 1);
+			watched_cb(watched_ctx, watched_fd, 1);
 		for (i = 0; i < 300; i++) {
 			snprintf(name, sizeof(name), "slb%u", i);
 			idxs[i] = if_nametoindex(name);
@@ -367,7 +369,7 @@ static void test_decode_ifnames(void)
 		CHECK(system(cmd) == 0);
 		unlink(batch);
 		for (i = 0; i < 300; i++)
-			watched_cb(st, watched_fd, 1);
+			watched_cb(watched_ctx, watched_fd, 1);
 		for (i = 0; i < 300; i++) {
 			snprintf(name, sizeof(name), "slb%u", i);
 			r = decode_one(p, st, b, idxs[i], 0);

@@ -116,8 +116,8 @@ struct sl_timer;	/* opaque: created by timer_new() */
 
 enum sl_log_level { SL_LOG_ERR = 3, SL_LOG_WARNING = 4, SL_LOG_NOTICE = 5, SL_LOG_INFO = 6, SL_LOG_DEBUG = 7 };
 
-typedef void (*sl_fd_cb)(void *state, int fd, uint32_t epoll_events);
-typedef void (*sl_timer_cb)(void *state);
+typedef void (*sl_fd_cb)(void *ctx, int fd, uint32_t epoll_events);
+typedef void (*sl_timer_cb)(void *ctx);
 
 struct sl_host {
 	uint32_t size;	/* sizeof(struct sl_host) of the daemon */
@@ -148,17 +148,23 @@ struct sl_host {
 	void (*emit)(struct sl_instance *inst, struct sl_batch *batch);
 	void (*batch_put)(struct sl_instance *inst, struct sl_batch *batch);
 
-	/* Call cb(state, fd, events) when fd is ready (EPOLLIN, EPOLLOUT...). */
-	int (*watch_fd)(struct sl_instance *inst, int fd, uint32_t epoll_events, sl_fd_cb cb);
+	/*
+	 * Call cb(ctx, fd, events) when fd is ready (EPOLLIN, EPOLLOUT...).
+	 * ctx is usually the instance state; a helper object embedded in it
+	 * (a rotating file, a socket) passes itself.
+	 */
+	int (*watch_fd)(struct sl_instance *inst, int fd, uint32_t epoll_events, sl_fd_cb cb,
+			void *ctx);
 	int (*modify_fd)(struct sl_instance *inst, int fd, uint32_t epoll_events);
 	void (*unwatch_fd)(struct sl_instance *inst, int fd);
 
 	/*
-	 * Timers on the monotonic clock, millisecond resolution.  arm() with
+	 * Timers on the monotonic clock, millisecond resolution, calling
+	 * cb(ctx).  arm() with
 	 * 0 ms runs the callback on the next turn of the event loop (after
 	 * signals and ready descriptors are served); period_ms != 0 repeats.
 	 */
-	struct sl_timer *(*timer_new)(struct sl_instance *inst, sl_timer_cb cb);
+	struct sl_timer *(*timer_new)(struct sl_instance *inst, sl_timer_cb cb, void *ctx);
 	void (*timer_arm)(struct sl_timer *t, uint64_t delay_ms, uint64_t period_ms);
 	void (*timer_disarm)(struct sl_timer *t);
 
