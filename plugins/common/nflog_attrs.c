@@ -73,6 +73,8 @@ int sl_nflog_parse(struct sl_record *r, const uint8_t *msg, size_t len,
 	if (len < SL_NFLOG_HDRLEN)
 		return -1;
 	sl_set_u64(r, SL_F_FAMILY, msg[0]);
+	/* res_id: the group, big-endian in netlink's nfgenmsg and in pcap's header */
+	sl_set_u64(r, SL_F_NFLOG_GROUP, (uint64_t)msg[2] << 8 | msg[3]);
 	p = msg + SL_NFLOG_HDRLEN;
 	len -= SL_NFLOG_HDRLEN;
 
