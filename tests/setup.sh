@@ -23,8 +23,9 @@ install_missing() {
 	fi
 	echo "setup: installing ${missing[*]}"
 	# Only refresh the package lists when something has to be installed.
-	apt-get update -qq
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" \
+	apt-get -o DPkg::Lock::Timeout=300 update -qq
+	DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 install -y -qq \
+		--no-install-recommends "${missing[@]}" \
 		>/dev/null
 }
 
