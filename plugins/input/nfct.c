@@ -54,6 +54,8 @@
 
 #include <sluice/plugin.h>
 
+#include "nlsock.h"
+
 /* Receive buffer: one datagram at a time (records copy every value). */
 #define RX_BUFSIZE (64 * 1024)
 /* Datagrams per wake-up before we let the event loop run again. */
@@ -1179,21 +1181,6 @@ fail:
 	return -1;
 }
 
-static void set_rcvbuf(struct nfct *st)
-{
-	int want = (int)st->cfg->netlink_buffer, got = 0;
-	socklen_t len = sizeof(got);
-
-	/* FORCE ignores net.core.rmem_max but needs CAP_NET_ADMIN */
-	if (setsockopt(st->ev_fd, SOL_SOCKET, SO_RCVBUFFORCE, &want, sizeof(want)) < 0)
-		setsockopt(st->ev_fd, SOL_SOCKET, SO_RCVBUF, &want, sizeof(want));
-	/* the kernel reports twice what it accounts for data */
-	if (getsockopt(st->ev_fd, SOL_SOCKET, SO_RCVBUF, &got, &len) == 0 && got / 2 < want)
-		st->host->log(st->inst, SL_LOG_WARNING,
-			      "netlink_buffer: got %d bytes of %d (no CAP_NET_ADMIN? raise "
-			      "net.core.rmem_max)", got / 2, want);
-}
-
 /* -1 when the sysctl cannot be read (conntrack not loaded in this namespace). */
 static int read_sysctl(const char *name)
 {
@@ -1251,7 +1238,7 @@ static int nfct_start(void *state)
 		return -1;
 	}
 	st->ev_fd = mnl_socket_get_fd(st->ev_nl);
-	set_rcvbuf(st);
+	sl_nl_set_rcvbuf(st->host, st->inst, st->ev_fd, st->cfg->netlink_buffer);
 	if (st->cfg->reliable &&
 	    (mnl_socket_setsockopt(st->ev_nl, NETLINK_BROADCAST_ERROR, &on, sizeof(on)) < 0 ||
 	     mnl_socket_setsockopt(st->ev_nl, NETLINK_NO_ENOBUFS, &on, sizeof(on)) < 0)) {

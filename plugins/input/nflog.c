@@ -33,6 +33,7 @@
 #include <sluice/plugin.h>
 
 #include "nflog_attrs.h"
+#include "nlsock.h"
 
 /* Datagrams per wake-up before we let the event loop run again. */
 #define MAX_DGRAMS_PER_WAKEUP 256
@@ -247,21 +248,6 @@ fail_copy_range:
 	return -1;
 }
 
-static void set_rcvbuf(struct nflog *st)
-{
-	int want = (int)st->cfg->netlink_buffer, got = 0;
-	socklen_t len = sizeof(got);
-
-	/* FORCE ignores net.core.rmem_max but needs CAP_NET_ADMIN */
-	if (setsockopt(st->fd, SOL_SOCKET, SO_RCVBUFFORCE, &want, sizeof(want)) < 0)
-		setsockopt(st->fd, SOL_SOCKET, SO_RCVBUF, &want, sizeof(want));
-	/* the kernel reports twice what it accounts for data */
-	if (getsockopt(st->fd, SOL_SOCKET, SO_RCVBUF, &got, &len) == 0 && got / 2 < want)
-		st->host->log(st->inst, SL_LOG_WARNING,
-			      "netlink_buffer: got %d bytes of %d (no CAP_NET_ADMIN? raise "
-			      "net.core.rmem_max)", got / 2, want);
-}
-
 /* ---- receiving ---- */
 
 static void note_enobufs(struct nflog *st)
@@ -449,7 +435,7 @@ static int nflog_start(void *state)
 	}
 	st->fd = mnl_socket_get_fd(st->nl);
 	st->portid = mnl_socket_get_portid(st->nl);
-	set_rcvbuf(st);
+	sl_nl_set_rcvbuf(st->host, st->inst, st->fd, st->cfg->netlink_buffer);
 	if (configure_kernel(st) < 0)
 		return -1;
 	if (st->host->watch_fd(st->inst, st->fd, EPOLLIN, nflog_readable, st) < 0) {
