@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include <linux/netfilter/nfnetlink_conntrack.h>
+#include <linux/netfilter.h>
 #include <linux/netfilter/nfnetlink_log.h>
 
 #define TLV_HDRLEN 4
@@ -63,11 +64,36 @@ static int parse_ct(struct sl_record *r, const uint8_t *p, size_t len)
 	return 0;
 }
 
+/*
+ * NFULA_VLAN (netdev and bridge families): the tag the receive path took
+ * out of the frame into skb metadata, so it is in neither NFULA_L2HDR nor
+ * the payload.  The outer VLAN id goes to vlan_id.
+ */
+static int parse_vlan(struct sl_record *r, const uint8_t *p, size_t len)
+{
+	while (len >= TLV_HDRLEN) {
+		size_t alen = rd_h16(p), step;
+		unsigned type = rd_h16(p + 2) & TLV_TYPE_MASK;
+
+		if (alen < TLV_HDRLEN || alen > len)
+			return -1;
+		if (type == NFULA_VLAN_TCI && alen >= TLV_HDRLEN + 2)
+			sl_set_u64(r, SL_F_VLAN_ID, rd_be16(p + TLV_HDRLEN) & 0x0fff);
+		step = TLV_ALIGN(alen);
+		if (step >= len)
+			break;
+		p += step;
+		len -= step;
+	}
+	return 0;
+}
+
 int sl_nflog_parse(struct sl_record *r, const uint8_t *msg, size_t len,
 		   const struct sl_time *rx_time, unsigned flags)
 {
-	const uint8_t *p, *hwhdr = NULL, *l2hdr = NULL;
-	size_t hwhdr_len = 0, l2hdr_len = 0;
+	const uint8_t *p, *hwhdr = NULL, *l2hdr = NULL, *payload = NULL;
+	size_t hwhdr_len = 0, l2hdr_len = 0, payload_len = 0;
+	unsigned hook = ~0u;
 	bool have_ts = false;
 
 	if (len < SL_NFLOG_HDRLEN)
@@ -89,7 +115,9 @@ int sl_nflog_parse(struct sl_record *r, const uint8_t *msg, size_t len,
 			/* A capture cut inside the packet data, which comes last. */
 			if (!(flags & SL_NFLOG_TRUNCATED_OK) || type != NFULA_PAYLOAD)
 				return -1;
-			sl_set_bytes(r, SL_F_PACKET, v, (uint32_t)(len - TLV_HDRLEN));
+			payload = v;
+			payload_len = len - TLV_HDRLEN;
+			sl_set_bytes(r, SL_F_PACKET, v, (uint32_t)payload_len);
 			sl_set_u64(r, SL_F_CAPLEN, len - TLV_HDRLEN);
 			sl_set_u64(r, SL_F_ORIG_LEN, alen - TLV_HDRLEN);
 			len = 0;
@@ -103,6 +131,7 @@ int sl_nflog_parse(struct sl_record *r, const uint8_t *msg, size_t len,
 				return -1;
 			sl_set_u64(r, SL_F_HW_PROTOCOL, rd_be16(v));
 			sl_set_u64(r, SL_F_HOOK, v[2]);
+			hook = v[2];
 			break;
 		case NFULA_MARK:
 		case NFULA_IFINDEX_INDEV:
@@ -174,14 +203,20 @@ int sl_nflog_parse(struct sl_record *r, const uint8_t *msg, size_t len,
 			sl_set_bytes(r, SL_F_PREFIX, v, (uint32_t)strnlen((const char *)v, plen));
 			break;
 		case NFULA_PAYLOAD:
+			payload = v;
+			payload_len = plen;
 			sl_set_bytes(r, SL_F_PACKET, v, (uint32_t)plen);
+			break;
+		case NFULA_VLAN:
+			if (parse_vlan(r, v, plen) < 0)
+				return -1;
 			break;
 		case NFULA_CT:
 			if (parse_ct(r, v, plen) < 0)
 				return -1;
 			break;
 		default:
-			/* NFULA_HWLEN (implied by NFULA_HWHEADER), NFULA_VLAN, newer ones */
+			/* NFULA_HWLEN (implied by NFULA_HWHEADER), newer ones */
 			break;
 		}
 
@@ -206,6 +241,20 @@ int sl_nflog_parse(struct sl_record *r, const uint8_t *msg, size_t len,
 		sl_set_bytes(r, SL_F_HWHDR, l2hdr, (uint32_t)l2hdr_len);
 	else if (hwhdr)
 		sl_set_bytes(r, SL_F_HWHDR, hwhdr, (uint32_t)hwhdr_len);
+	/*
+	 * At the netdev egress hook skb->data is still the MAC header, so the
+	 * kernel's payload is the whole frame (and NFULA_L2HDR its link
+	 * header).  `packet` always starts at the network header, as on every
+	 * other hook: skip the link header when the payload begins with it.
+	 */
+	if (msg[0] == NFPROTO_NETDEV && hook == NF_NETDEV_EGRESS && l2hdr && payload &&
+	    l2hdr_len <= payload_len && memcmp(payload, l2hdr, l2hdr_len) == 0) {
+		sl_set_bytes(r, SL_F_PACKET, payload + l2hdr_len, (uint32_t)(payload_len - l2hdr_len));
+		if (sl_has(r, SL_F_CAPLEN))
+			sl_set_u64(r, SL_F_CAPLEN, payload_len - l2hdr_len);
+		if (sl_has(r, SL_F_ORIG_LEN))
+			sl_set_u64(r, SL_F_ORIG_LEN, r->v[SL_F_ORIG_LEN].u64 - l2hdr_len);
+	}
 	if (!have_ts && rx_time)
 		sl_set_time(r, SL_F_TIMESTAMP, rx_time->sec, rx_time->nsec);
 	return 0;

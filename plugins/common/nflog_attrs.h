@@ -28,7 +28,8 @@
 	{ "hwhdr", SL_T_BYTES }, { "hwaddr", SL_T_BYTES },                        \
 	{ "timestamp", SL_T_TIME }, { "seq_local", SL_T_U64 },                    \
 	{ "seq_global", SL_T_U64 }, { "ct_id", SL_T_U64 }, { "ct_state", SL_T_U64 }, \
-	{ "caplen", SL_T_U64 }, { "orig_len", SL_T_U64 }, { "nflog_group", SL_T_U64 }
+	{ "caplen", SL_T_U64 }, { "orig_len", SL_T_U64 }, { "nflog_group", SL_T_U64 }, \
+	{ "vlan_id", SL_T_U64 }
 
 /* The NFLOG header size (struct nfgenmsg / pcap's nflog_hdr_t). */
 #define SL_NFLOG_HDRLEN 4

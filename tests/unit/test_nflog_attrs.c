@@ -177,6 +177,47 @@ static void test_l2hdr_preferred(void)
 	CHECK(r->v[SL_F_HWHDR].bytes.len == 18);
 }
 
+/* Tags the receive path moved into skb metadata arrive in NFULA_VLAN. */
+static void test_vlan(void)
+{
+	struct ev e;
+	struct sl_record *r = fresh();
+	/* nested: NFULA_VLAN_TCI 0x2014 (prio 1, id 20), NFULA_VLAN_PROTO 0x8100 */
+	uint8_t vlan[16] = {6, 0, NFULA_VLAN_TCI, 0, 0x20, 0x14, 0, 0, 6, 0, NFULA_VLAN_PROTO, 0, 0x81, 0x00, 0, 0};
+
+	ev_start(&e, 7, 1);
+	ev_put(&e, NFULA_VLAN | 0x8000, vlan, sizeof(vlan));
+	CHECK(sl_nflog_parse(r, e.b, e.len, NULL, 0) == 0);
+	CHECK(sl_has(r, SL_F_VLAN_ID) && r->v[SL_F_VLAN_ID].u64 == 20);
+	ev_start(&e, 7, 1);
+	ev_put(&e, NFULA_VLAN | 0x8000, (uint8_t[4]){9, 0, 2, 0}, 4);
+	CHECK(sl_nflog_parse(fresh(), e.b, e.len, NULL, 0) == -1);
+}
+
+/* netdev egress: the payload is the whole frame; packet starts after it. */
+static void test_netdev_egress(void)
+{
+	struct ev e;
+	struct sl_record *r = fresh();
+	uint8_t frame[14 + 20] = {2, 0, 0, 0, 0, 1, 2, 0, 0, 0, 0, 2, 0x08, 0x00, 0x45};
+
+	ev_start(&e, 5, 1);
+	ev_put(&e, NFULA_PACKET_HDR, (uint8_t[4]){0x08, 0x00, 1, 0}, 4);
+	ev_put(&e, NFULA_L2HDR, frame, 14);
+	ev_put(&e, NFULA_PAYLOAD, frame, sizeof(frame));
+	CHECK(sl_nflog_parse(r, e.b, e.len, NULL, 0) == 0);
+	CHECK(r->v[SL_F_HWHDR].bytes.len == 14);
+	CHECK(r->v[SL_F_PACKET].bytes.len == 20 && r->v[SL_F_PACKET].bytes.ptr[0] == 0x45);
+	/* ingress (hook 0): the payload already starts at the network header */
+	r = fresh();
+	ev_start(&e, 5, 1);
+	ev_put(&e, NFULA_PACKET_HDR, (uint8_t[4]){0x08, 0x00, 0, 0}, 4);
+	ev_put(&e, NFULA_L2HDR, frame, 14);
+	ev_put(&e, NFULA_PAYLOAD, frame + 14, 20);
+	CHECK(sl_nflog_parse(r, e.b, e.len, NULL, 0) == 0);
+	CHECK(r->v[SL_F_PACKET].bytes.len == 20);
+}
+
 static void test_malformed(void)
 {
 	struct ev e;
@@ -295,6 +336,8 @@ int main(void)
 	test_full();
 	test_minimal_and_rx_time();
 	test_l2hdr_preferred();
+	test_vlan();
+	test_netdev_egress();
 	test_malformed();
 	test_unpadded_last_and_prefix_without_nul();
 	test_truncated_capture();
