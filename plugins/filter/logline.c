@@ -4,11 +4,19 @@
  * `group`) would have printed for the record, field for field.  The text is
  * built by plugins/common/logline_fmt.c, which is checked against lines
  * printed by a live kernel.  Options mirror nft's `log flags`.
+ *
+ * Connection records (nfct events, flow records: a tuple and no packet) get
+ * the line `conntrack -E` prints instead (plugins/common/ctline_fmt.c), so
+ * one converter serves both kinds of stack.  That is decided per record, at
+ * run time: the needs are therefore empty, and a packet stack that forgot
+ * decode (no interface names) is reported by a warning at run time.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include <sluice/plugin.h>
 
+#include "ctline_fmt.h"
 #include "fmt.h"
 #include "logline_fmt.h"
 
@@ -19,14 +27,20 @@ struct logline_cfg {
 	bool uid;
 	bool ether;
 	bool mark;
+	struct sl_strlist conntrack_output;
 };
 
 struct logline {
 	const struct sl_host *host;
 	struct sl_instance *inst;
 	unsigned flags;
+	unsigned ct_flags;
+	struct sl_ctline_fields ct_fields;
+	bool warned_ifname;
 	int c_no_room;
 	int c_no_packet;
+	int c_connections;
+	int c_no_ifname;
 };
 
 static const struct sl_option logline_options[] = {
@@ -42,15 +56,9 @@ static const struct sl_option logline_options[] = {
 		    "MACSRC= MACDST= MACPROTO= instead of MAC= (nft: log flags ether)"),
 	SL_OPT_BOOL("mark", struct logline_cfg, mark, "true",
 		    "print MARK=0x.. when the mark is not zero, as the kernel always does"),
+	SL_OPT_LIST("conntrack_output", struct logline_cfg, conntrack_output, "timestamp",
+		    "connection records: conntrack -E's -o flags (timestamp, id, extended)"),
 	SL_OPT_END
-};
-
-/* decode names the interfaces; without IN=/OUT= names the line is not the kernel's. */
-static const struct sl_field_decl logline_needs[] = {
-	{ "packet", SL_T_BYTES },
-	{ "ifname_in", SL_T_STRING },
-	{ "ifname_out", SL_T_STRING },
-	SL_FIELD_END
 };
 
 static const struct sl_field_decl logline_provides[] = {
@@ -73,6 +81,25 @@ static int logline_configure(const struct sl_host *host, struct sl_instance *ins
 	st->flags = (cfg->tcp_sequence ? SL_LOGLINE_TCPSEQ : 0) | (cfg->tcp_options ? SL_LOGLINE_TCPOPT : 0) |
 		    (cfg->ip_options ? SL_LOGLINE_IPOPT : 0) | (cfg->uid ? SL_LOGLINE_UID : 0) |
 		    (cfg->ether ? SL_LOGLINE_MACDECODE : 0) | (cfg->mark ? 0 : SL_LOGLINE_NOMARK);
+	for (unsigned i = 0; i < cfg->conntrack_output.n; i++) {
+		const char *o = cfg->conntrack_output.v[i];
+
+		if (!strcmp(o, "timestamp")) {
+			st->ct_flags |= SL_CTLINE_TIMESTAMP;
+		} else if (!strcmp(o, "id")) {
+			st->ct_flags |= SL_CTLINE_ID;
+		} else if (!strcmp(o, "extended")) {
+			st->ct_flags |= SL_CTLINE_EXTENDED;
+		} else if (strcmp(o, "none")) {
+			host->config_error(inst, "conntrack_output",
+					   "unknown '%s': expected timestamp, id, extended or none", o);
+			free(st);
+			return -1;
+		}
+	}
+	/* registered by nfct; -1 when no nfct is configured */
+	st->ct_fields.timeout = host->field_id(inst, "ct_timeout");
+	st->ct_fields.portid = host->field_id(inst, "ct_portid");
 	*state = st;
 	return 0;
 }
@@ -83,6 +110,8 @@ static int logline_start(void *state)
 
 	st->c_no_room = st->host->counter_new(st->inst, "no_room");
 	st->c_no_packet = st->host->counter_new(st->inst, "no_packet");
+	st->c_connections = st->host->counter_new(st->inst, "connections");
+	st->c_no_ifname = st->host->counter_new(st->inst, "no_ifname");
 	return 0;
 }
 
@@ -92,7 +121,7 @@ static int logline_start(void *state)
 static int logline_process(void *state, struct sl_batch *b)
 {
 	struct logline *st = state;
-	uint64_t no_room = 0, no_packet = 0;
+	uint64_t no_room = 0, no_packet = 0, conns = 0, no_ifname = 0;
 	unsigned i;
 
 	for (i = 0; i < b->count; i++) {
@@ -110,11 +139,17 @@ static int logline_process(void *state, struct sl_batch *b)
 		room = sl_batch_room(b) >= LINE_ROOM + 8 ? LINE_ROOM : sl_batch_room(b) & ~(size_t)7;
 		mem = room ? sl_batch_alloc(b, room) : NULL;
 		fmt_init(&fb, mem, room);
-		if (!sl_logline_format(&fb, r, st->flags)) {
+		if (sl_ctline_applies(r)) {
+			sl_ctline_format(&fb, r, &st->ct_fields, st->ct_flags);
+			conns++;
+		} else if (!sl_logline_format(&fb, r, st->flags)) {
 			b->arena.used = start;
 			no_packet++;
 			sl_unset(r, SL_F_TEXT);
 			continue;
+		} else if ((sl_has(r, SL_F_IFINDEX_IN) && !sl_has(r, SL_F_IFNAME_IN)) ||
+			   (sl_has(r, SL_F_IFINDEX_OUT) && !sl_has(r, SL_F_IFNAME_OUT))) {
+			no_ifname++;	/* the line has IN= / OUT= empty */
 		}
 		if (fb.overflow) {
 			b->arena.used = start;
@@ -131,6 +166,17 @@ static int logline_process(void *state, struct sl_batch *b)
 	}
 	if (no_packet)
 		st->host->counter_add(st->inst, st->c_no_packet, no_packet);
+	if (conns)
+		st->host->counter_add(st->inst, st->c_connections, conns);
+	if (no_ifname) {
+		st->host->counter_add(st->inst, st->c_no_ifname, no_ifname);
+		if (!st->warned_ifname) {
+			st->host->log(st->inst, SL_LOG_WARNING,
+				      "packets without interface names: put decode before logline "
+				      "(IN=/OUT= stay empty; counted in no_ifname)");
+			st->warned_ifname = true;
+		}
+	}
 	return 0;
 }
 
@@ -143,10 +189,9 @@ static const struct sl_plugin logline_plugin = {
 	SL_PLUGIN_HEADER,
 	.kind = SL_KIND_FILTER,
 	.name = "logline",
-	.description = "text of the kernel LOG target (nft log), field for field",
+	.description = "text of the kernel LOG target (nft log); connections as conntrack -E prints them",
 	.config_size = sizeof(struct logline_cfg),
 	.options = logline_options,
-	.needs = logline_needs,
 	.provides = logline_provides,
 	.configure = logline_configure,
 	.start = logline_start,

@@ -133,6 +133,8 @@ static const struct sl_field_decl nfct_provides[] = {
 	{"ct_event", SL_T_U64},
 	{"timestamp", SL_T_TIME},
 	{"ct_recovered", SL_T_U64},
+	{"ct_timeout", SL_T_U64},
+	{"ct_portid", SL_T_U64},
 	SL_FIELD_END
 };
 
@@ -151,6 +153,7 @@ enum {
 	CI_STATUS = 1u << 9,
 	CI_TCPSTATE = 1u << 10,
 	CI_ZONE = 1u << 11,
+	CI_TIMEOUT = 1u << 12,	/* of this message only: never tracked */
 };
 
 struct ct_info {
@@ -158,7 +161,7 @@ struct ct_info {
 	uint64_t opkts, obytes, rpkts, rbytes;
 	uint64_t start_ns, stop_ns;
 	uint32_t have;
-	uint32_t id, mark, status;
+	uint32_t id, mark, status, timeout;
 	uint16_t osport, odport, rsport, rdport;
 	uint16_t zone;
 	uint8_t family, proto, tcp_state;
@@ -195,6 +198,8 @@ struct nfct {
 	uint8_t protos[32];	/* bitmap of protocols reported */
 	bool proto_filter;
 	int recovered_field;
+	int timeout_field;	/* CTA_TIMEOUT, for conntrack -E's text */
+	int portid_field;	/* nlmsg_pid of the event: who caused it */
 
 	struct mnl_socket *ev_nl;
 	int ev_fd;
@@ -424,6 +429,8 @@ static int parse_ct(const struct nlmsghdr *nlh, struct ct_info *ci)
 		ci->have |= CI_MARK;
 	if (get_be32(a[CTA_STATUS], &ci->status))
 		ci->have |= CI_STATUS;
+	if (get_be32(a[CTA_TIMEOUT], &ci->timeout))
+		ci->have |= CI_TIMEOUT;
 	if (a[CTA_COUNTERS_ORIG] && parse_counters(a[CTA_COUNTERS_ORIG], &ci->opkts, &ci->obytes))
 		ci->have |= CI_OCOUNT;
 	if (a[CTA_COUNTERS_REPLY] && parse_counters(a[CTA_COUNTERS_REPLY], &ci->rpkts, &ci->rbytes))
@@ -512,7 +519,8 @@ static void fill_record(const struct nfct *st, struct sl_record *r, const struct
 		sl_set_u64(r, SL_F_TCP_STATE, ci->tcp_state);
 	if (event == SL_CT_EVENT_DESTROY)
 		sl_set_u64(r, SL_F_FLOW_END_REASON, SL_FLOW_END_DESTROY);
-	(void)st;
+	if ((ci->have & CI_TIMEOUT) && st->timeout_field >= 0)
+		sl_set_u64(r, (sl_field)st->timeout_field, ci->timeout);
 }
 
 /* A fresh record in *bp, emitting the batch first when it is full; NULL: no batch. */
@@ -639,6 +647,7 @@ static struct ct_entry *ct_insert(struct nfct *st, const struct ct_info *ci)
 	}
 	e = &t->e[i];
 	e->ci = *ci;
+	e->ci.have &= ~CI_TIMEOUT;
 	e->state = E_LIVE;
 	e->gen = st->gen;
 	h = ct_hash(ci) & (t->nbuckets - 1);
@@ -688,7 +697,7 @@ static void ct_merge(struct ct_info *dst, const struct ct_info *src)
 		dst->status = src->status;
 	if (h & CI_TCPSTATE)
 		dst->tcp_state = src->tcp_state;
-	dst->have |= h & ~CI_STOP;
+	dst->have |= h & ~(CI_STOP | CI_TIMEOUT);
 }
 
 /* A connection seen alive (event or dump). */
@@ -777,6 +786,9 @@ static void handle_event(struct nfct *st, const struct nlmsghdr *nlh, struct sl_
 		return;
 	}
 	fill_record(st, r, &ci, ev, rx);
+	/* caused by a netlink request (conntrack -D/-F): conntrack -E says by whom */
+	if (nlh->nlmsg_pid && st->portid_field >= 0)
+		sl_set_u64(r, (sl_field)st->portid_field, nlh->nlmsg_pid);
 }
 
 /* Read events until the socket would block or `max` datagrams were read. */
@@ -1169,6 +1181,8 @@ static int nfct_configure(const struct sl_host *host, struct sl_instance *inst, 
 		goto fail;
 	}
 	st->recovered_field = host->field_id(inst, "ct_recovered");
+	st->timeout_field = host->field_id(inst, "ct_timeout");
+	st->portid_field = host->field_id(inst, "ct_portid");
 	st->c_enobufs = host->counter_new(inst, "enobufs");
 	st->c_malformed = host->counter_new(inst, "malformed");
 	st->c_resyncs = host->counter_new(inst, "resyncs");
