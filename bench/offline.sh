@@ -1,0 +1,187 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# Offline throughput of sluice on one core, against tcpdump and nfdump.
+#
+#   bench/offline.sh [-n RECORDS] [-r RUNS] [-c CPU] [-w WORKDIR] [-b BUILDDIR] [-s] [-k]
+#   (BUILDDIR also from $BUILDDIR or $BUILD; default ./build)
+#
+# 1. Generates an NFLOG-linktype capture of RECORDS records (default 5
+#    million; bench/gen_nflog.c: TCP/UDP/ICMP flows, IPv4 and IPv6, six
+#    prefixes) into WORKDIR (default /tmp/sluice-bench-offline; never in the
+#    source tree) and times, pinned to one CPU (taskset -c CPU, default 1),
+#    RUNS times each (default 3), median and spread:
+#      tcpdump -r IN -w OUT                         (reference)
+#      replay -> pcap (linktype nflog)
+#      replay -> decode -> logline -> file
+#      replay -> decode -> json -> file
+#      replay -> decode -> flow -> flowfile
+#      nfdump -r FLOWS -w COPY, nfdump -r FLOWS > /dev/null   (flows/s)
+# 2. decode with and without checksums: captures of 64- and 1400-byte IP
+#    packets through replay -> benchnull, replay -> decode -> benchnull and
+#    replay -> decode (checksums: true) -> benchnull; the differences are
+#    what decode and its checksums cost per packet.
+#
+# -s skips part 1 (checksums only); -k keeps the work directory.
+# Rates are records per second of wall time for the whole process (start,
+# read, write, flush, exit), which the pinned process spends on its CPU.
+# Each sluice run is checked: the output instance must have taken every
+# record (its exit counters), else the script fails.
+# Results: a markdown table on stdout and in WORKDIR/results.md.
+set -euo pipefail
+
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${BUILDDIR:-${BUILD:-$SRC/build}}
+N=5000000
+RUNS=3
+CPU=1
+WORK=/tmp/sluice-bench-offline
+ONLY_CSUM=0
+KEEP=0
+while getopts "n:r:c:w:b:sk" o; do
+	case $o in
+	n) N=$OPTARG ;;
+	r) RUNS=$OPTARG ;;
+	c) CPU=$OPTARG ;;
+	w) WORK=$OPTARG ;;
+	b) BUILD=$OPTARG ;;
+	s) ONLY_CSUM=1 ;;
+	k) KEEP=1 ;;
+	*) sed -n '4,6p' "$0" >&2; exit 64 ;;
+	esac
+done
+SLUICE=${SLUICE:-$BUILD/core/sluice}
+[ -x "$SLUICE" ] || { echo "offline.sh: no daemon at $SLUICE (build first, or -b BUILDDIR)" >&2; exit 1; }
+for c in taskset python3 ${CC:-cc}; do
+	command -v "$c" >/dev/null || { echo "offline.sh: needs $c" >&2; exit 1; }
+done
+
+mkdir -p "$WORK/plugins" "$WORK/out"
+[ "$KEEP" = 1 ] || trap 'rm -rf "$WORK"' EXIT
+export SLUICE_PLUGIN_PATH="$WORK/plugins:$BUILD/plugins"
+RESULTS=$WORK/results.tsv
+: >"$RESULTS"
+
+${CC:-cc} -O2 -Wall -Wextra -o "$WORK/gen_nflog" "$SRC/bench/gen_nflog.c"
+${CC:-cc} -O2 -Wall -Wextra -shared -fPIC -I"$SRC/core/include" -o "$WORK/plugins/benchnull.so" \
+	"$SRC/bench/benchnull.c"
+
+# gen FILE RECORDS MODE: make a capture once (kept across runs with -k).
+gen() {
+	[ -s "$1" ] && [ "$(cat "$1.n" 2>/dev/null)" = "$2 $3" ] && return 0
+	"$WORK/gen_nflog" -o "$1" -n "$2" -m "$3"
+	echo "$2 $3" >"$1.n"
+}
+
+# run_timed PREP CMD...: seconds of wall time of CMD pinned to $CPU, after
+# running PREP (clearing outputs) untimed.  CMD's stderr goes to $WORK/last.err.
+run_timed() {
+	local prep="$1" t0 t1
+	shift
+	eval "$prep"
+	t0=$EPOCHREALTIME
+	taskset -c "$CPU" "$@" >"$WORK/last.out" 2>"$WORK/last.err" || {
+		echo "offline.sh: failed: $*" >&2
+		tail -5 "$WORK/last.err" >&2
+		exit 1
+	}
+	t1=$EPOCHREALTIME
+	python3 -c "print(f'{$t1 - $t0:.6f}')"
+}
+
+# check_out INSTANCE COUNT: the instance took COUNT records (exit counters).
+check_out() {
+	grep -q "counters: [^ ]*$1 ([a-z]*): in=$2 " "$WORK/last.err" || {
+		echo "offline.sh: $1 did not take $2 records:" >&2
+		grep counters "$WORK/last.err" >&2
+		exit 1
+	}
+}
+
+# bench NAME RECORDS UNIT PREP CHECK CMD...: RUNS timings into $RESULTS.
+bench() {
+	local name="$1" n="$2" unit="$3" prep="$4" check="$5" times=() i
+	shift 5
+	for ((i = 0; i < RUNS; i++)); do
+		times+=("$(run_timed "$prep" "$@")")
+		[ -z "$check" ] || eval "$check"
+	done
+	printf '%s\t%s\t%s\t%s\n' "$name" "$n" "$unit" "${times[*]}" >>"$RESULTS"
+	printf '  %-48s %s s\n' "$name" "${times[*]}" >&2
+}
+
+# sluice_conf FILE STACK...: a configuration with one stack.
+sluice_conf() {
+	local f="$1"
+	shift
+	printf 'stacks:\n  bench: [%s]\n' "$*" >"$f"
+}
+
+IN=$WORK/mix.pcap
+if [ "$ONLY_CSUM" = 0 ]; then
+	echo "== part 1: $N records, $RUNS runs each, CPU $CPU" >&2
+	gen "$IN" "$N" mix
+	cat "$IN" >/dev/null	# in the page cache before the first timing
+	clear_out='rm -rf "$WORK"/out/*'
+
+	bench "tcpdump -r IN -w OUT" "$N" rec "$clear_out" "" \
+		tcpdump -r "$IN" -w "$WORK/out/tcpdump.pcap"
+
+	REPLAY="{ plugin: replay, file: $IN }"
+	DECODE="{ plugin: decode, ifnames: false }"
+	sluice_conf "$WORK/pcap.yaml" "$REPLAY, { plugin: pcap, file: $WORK/out/out.pcap, linktype: nflog }"
+	bench "replay → pcap" "$N" rec "$clear_out" "check_out pcap $N" \
+		"$SLUICE" -c "$WORK/pcap.yaml"
+	sluice_conf "$WORK/text.yaml" "$REPLAY, $DECODE, logline, { plugin: file, file: $WORK/out/out.log }"
+	bench "replay → decode → logline → file" "$N" rec "$clear_out" "check_out file $N" \
+		"$SLUICE" -c "$WORK/text.yaml"
+	sluice_conf "$WORK/json.yaml" "$REPLAY, $DECODE, json, { plugin: file, file: $WORK/out/out.json }"
+	bench "replay → decode → json → file" "$N" rec "$clear_out" "check_out file $N" \
+		"$SLUICE" -c "$WORK/json.yaml"
+	# Room for every flow of the capture that is open at once (~80k): the
+	# benchmark measures aggregation, not eviction.
+	sluice_conf "$WORK/flow.yaml" "$REPLAY, $DECODE, { plugin: flow, max_flows: 262144 }," \
+		"{ plugin: flowfile, dir: $WORK/out }"
+	bench "replay → decode → flow → flowfile" "$N" rec "$clear_out" "check_out flow $N" \
+		"$SLUICE" -c "$WORK/flow.yaml"
+
+	# nfdump on the flows of the last run (one file per 5-minute slot).
+	mkdir -p "$WORK/flows"
+	rm -rf "$WORK/flows"/*
+	mv "$WORK"/out/nfcapd.2* "$WORK/flows/"
+	FLOWS=$(nfdump -R "$WORK/flows" -I | awk '/^Flows:/ {s += $2} END {print s}')
+	echo "  flow records written: $FLOWS" >&2
+	if command -v nfdump >/dev/null; then
+		bench "nfdump -R FLOWS -w COPY" "$FLOWS" flow 'rm -f "$WORK/copy"' "" \
+			nfdump -R "$WORK/flows" -w "$WORK/copy"
+		bench "nfdump -R FLOWS > /dev/null" "$FLOWS" flow "" "" \
+			nfdump -R "$WORK/flows"
+	fi
+	printf '%s\t%s\t%s\t%s\n' "#flows" "$FLOWS" "" "" >>"$RESULTS"
+	printf '%s\t%s\t%s\t%s\n' "#meanrec" "$(($(stat -c %s "$IN") / N))" "" "" >>"$RESULTS"
+	rm -rf "$WORK"/out/* "$WORK/copy"
+fi
+
+echo "== part 2: decode checksums" >&2
+for size in 64 1400; do
+	n=$((size == 64 ? N * 2 / 5 : N / 5))
+	f=$WORK/size$size.pcap
+	gen "$f" "$n" "size:$size"
+	cat "$f" >/dev/null
+	R="{ plugin: replay, file: $f }"
+	sluice_conf "$WORK/null$size.yaml" "$R, benchnull"
+	sluice_conf "$WORK/dec$size.yaml" "$R, { plugin: decode, ifnames: false }, benchnull"
+	sluice_conf "$WORK/ck$size.yaml" "$R, { plugin: decode, ifnames: false, checksums: true }, benchnull"
+	runs=$RUNS
+	RUNS=$((runs < 5 ? 5 : runs))	# small differences: more runs
+	bench "csum$size replay → benchnull" "$n" rec "" "check_out benchnull $n" \
+		"$SLUICE" -c "$WORK/null$size.yaml"
+	bench "csum$size replay → decode → benchnull" "$n" rec "" "check_out benchnull $n" \
+		"$SLUICE" -c "$WORK/dec$size.yaml"
+	bench "csum$size replay → decode (checksums) → benchnull" "$n" rec "" \
+		"check_out benchnull $n; grep -q 'bad_checksum=0 ' \"\$WORK/last.err\"" \
+		"$SLUICE" -c "$WORK/ck$size.yaml"
+	RUNS=$runs
+done
+
+python3 "$SRC/bench/report.py" "$RESULTS" | tee "$WORK/results.md"
