@@ -12,6 +12,8 @@
 # conntrack appends " progname=NAME" when the process that caused the event
 # is still alive as it prints: a race sluice does not reproduce (it would
 # cost a /proc lookup per record), so that suffix is dropped before comparing.
+# A second pair does the same with `-o timestamp,id,extended` (option
+# conntrack_output), with GRE and an unknown protocol added to the traffic.
 # Also: json of the same records parses and carries flow_start/flow_end and
 # both directions' counters on destroy events.
 . "$(dirname "$0")/lib.sh"
@@ -41,6 +43,8 @@ instances:
   ct: { plugin: nfct, events: [new, update, destroy] }
 stacks:
   text: [ct, logline, { plugin: file, file: $WORK/sluice.txt, flush_interval: 50ms }]
+  ext: [ct, { plugin: logline, conntrack_output: [timestamp, id, extended] },
+        { plugin: file, file: $WORK/sluice-ext.txt, flush_interval: 50ms }]
   json: [ct, json, { plugin: file, file: $WORK/sluice.json, flush_interval: 50ms }]
 CONF
 ip netns exec "$NS" "$SLUICE" -c "$WORK/c.yaml" >"$WORK/sluice.log" 2>&1 &
@@ -49,6 +53,9 @@ at_exit "kill $SLUICE_PID"
 ip netns exec "$NS" conntrack -E -o timestamp >"$WORK/conntrack.txt" 2>"$WORK/conntrack.err" &
 CT_PID=$!
 at_exit "kill $CT_PID"
+ip netns exec "$NS" conntrack -E -o timestamp,id,extended >"$WORK/conntrack-ext.txt" 2>>"$WORK/conntrack.err" &
+CT2_PID=$!
+at_exit "kill $CT2_PID"
 wait_for 10 grep -qs "started" "$WORK/sluice.log" || fail "sluice did not start: $(cat "$WORK/sluice.log")"
 
 # Both listening: probes to udp/9 until each has printed one (probe lines
@@ -56,13 +63,21 @@ wait_for 10 grep -qs "started" "$WORK/sluice.log" || fail "sluice did not start:
 # number of them).
 probe() {
 	ip netns exec "$NS" python3 -c 'import socket; socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b"p", ("127.0.0.1", 9))'
-	grep -q "dport=9 " "$WORK/conntrack.txt" && grep -q "dport=9 " "$WORK/sluice.txt" 2>/dev/null
+	grep -q "dport=9 " "$WORK/conntrack.txt" && grep -q "dport=9 " "$WORK/conntrack-ext.txt" &&
+		grep -qs "dport=9 " "$WORK/sluice.txt" && grep -qs "dport=9 " "$WORK/sluice-ext.txt"
 }
 wait_for 10 probe || fail "listeners not ready: $(cat "$WORK/conntrack.err" "$WORK/sluice.log")"
 
 ip netns exec "$NS" python3 "$E2E/nfct_traffic.py" flows || fail "traffic failed"
 ip netns exec "$NS" ping -c 2 -i 0.2 -q 127.0.0.1 >/dev/null || fail "ping failed"
 ip netns exec "$NS" ping -6 -c 2 -i 0.2 -q ::1 >/dev/null || fail "ping6 failed"
+# GRE (keys printed as srckey=/dstkey=) and a protocol conntrack has no name for
+ip netns exec "$NS" python3 -c '
+import socket
+for fam, dst, proto in ((socket.AF_INET, "127.0.0.1", 47), (socket.AF_INET, "127.0.0.1", 253),
+                        (socket.AF_INET6, "::1", 253)):
+    socket.socket(fam, socket.SOCK_RAW, proto).sendto(b"\0\0\x08\0" + b"x" * 20, (dst, 0))
+' || fail "raw packets failed"
 # The ICMP connections time out after 1 s.  The kernel reports them when it
 # reaps them: its GC worker may take a minute, but a table dump evicts
 # expired entries at once (as the kernel does it: no portid in the event).
@@ -78,9 +93,10 @@ wait_for 10 tcp_gone || fail "no destroy events after conntrack -F"
 sleep 0.5
 kill -TERM "$SLUICE_PID"
 wait "$SLUICE_PID" || fail "sluice exit status $?: $(cat "$WORK/sluice.log")"
-kill "$CT_PID"; wait "$CT_PID" 2>/dev/null || true
+kill "$CT_PID" "$CT2_PID"; wait "$CT_PID" "$CT2_PID" 2>/dev/null || true
 
-python3 - "$WORK/conntrack.txt" "$WORK/sluice.txt" <<'PY' || fail "lines differ (see above)"
+compare() {
+python3 - "$@" <<'PY'
 import re, sys
 def load(path):
     out = []
@@ -110,18 +126,26 @@ if dt >= 1.0:
     bad += 1
 need = ["[NEW] tcp", "[UPDATE] tcp", "[DESTROY] tcp", "[DESTROY] udp", "[DESTROY] icmp ",
         "[DESTROY] icmpv6", "[UNREPLIED]", "[ASSURED]", "mark=7", "zone=3", "delta-time=",
-        "packets=", "[USERSPACE] portid="]
+        "packets=", "[USERSPACE] portid=", "gre      47 ", "srckey=0x0 dstkey=0x0",
+        "unknown  253 "]
+if sys.argv[3] == "ext":
+    need += ["ipv4     2 tcp", "ipv6     10 udp", " id="]
+# (the extended column sits between the event and the protocol)
+plain = [re.sub(r"\] ipv[46] +\d+ ", "] ", t) for _, t in sl]
 for n in need:
-    if not any(n in t for _, t in sl):
+    if not any(n in t for t in plain + [t for _, t in sl]):
         print(f"no line has {n!r}")
         bad += 1
 # Destroys caused by the kernel (timeouts) carry no portid.
-if not any("[DESTROY] icmp" in t and "[USERSPACE]" not in t for _, t in sl):
+if not any("[DESTROY] icmp" in t and "[USERSPACE]" not in t for t in plain):
     print("no destroy without [USERSPACE]")
     bad += 1
-print(f"{len(sl)} lines compared, timestamps within {dt * 1e3:.3f} ms")
+print(f"{sys.argv[3]}: {len(sl)} lines compared, timestamps within {dt * 1e3:.3f} ms")
 sys.exit(1 if bad else 0)
 PY
+}
+compare "$WORK/conntrack.txt" "$WORK/sluice.txt" default || fail "lines differ (see above)"
+compare "$WORK/conntrack-ext.txt" "$WORK/sluice-ext.txt" ext || fail "-o timestamp,id,extended lines differ (see above)"
 
 python3 -m json.tool --json-lines "$WORK/sluice.json" >/dev/null || fail "json output does not parse"
 python3 - "$WORK/sluice.json" <<'PY' || fail "json destroy records incomplete"
@@ -138,4 +162,4 @@ if len(destroys) < 6:
     sys.exit(1)
 sys.exit(1 if bad else 0)
 PY
-pass "$(grep -c . "$WORK/sluice.txt") lines equal to conntrack -E -o timestamp"
+pass "every line equal to conntrack -E -o timestamp's, and to -o timestamp,id,extended's"
