@@ -379,9 +379,9 @@ static bool make_key(const struct sl_record *r, struct fkey *k)
 	return true;
 }
 
-static void add_packet(struct flow_state *st, const struct fkey *k, const struct pkt *p)
+static void add_packet(struct flow_state *st, const struct fkey *k, uint32_t h, const struct pkt *p)
 {
-	uint32_t h = key_hash(st, k), i = lookup(st, k, h);
+	uint32_t i = lookup(st, k, h);
 	struct fent *e;
 
 	if (i != NIL) {
@@ -428,39 +428,81 @@ static void add_packet(struct flow_state *st, const struct fkey *k, const struct
 	st->host->counter_add(st->inst, st->c_flows, 1);
 }
 
+/*
+ * Packets are taken in groups: keys and hashes first, then the bucket,
+ * entry and list neighbours of each are prefetched one level per pass, so
+ * the cache misses of a group overlap instead of being paid one after the
+ * other (a table of many flows does not fit in the cache).  The
+ * prefetches are only hints: the packets are then added in order, exactly
+ * as one at a time.
+ */
+#define GROUP 32
+
+static void prefetch_entry(const struct flow_state *st, uint32_t i)
+{
+	if (i != NIL) {
+		__builtin_prefetch(&st->tab[i]);
+		__builtin_prefetch((const char *)&st->tab[i] + sizeof(struct fent) - 1);
+	}
+}
+
 static int flow_process(void *state, struct sl_batch *b)
 {
 	struct flow_state *st = state;
 	int64_t mono = clock_ns(CLOCK_MONOTONIC), wall = clock_ns(CLOCK_REALTIME);
 	uint64_t not_ip = 0;
 
-	for (unsigned n = 0; n < b->count; n++) {
-		const struct sl_record *r = b->rec[n];
-		struct fkey k;
-		struct pkt p;
+	for (unsigned g = 0; g < b->count; g += GROUP) {
+		struct fkey k[GROUP];
+		struct pkt p[GROUP];
+		uint32_t h[GROUP], first[GROUP];
+		unsigned n = 0, end = b->count - g < GROUP ? b->count - g : GROUP;
 
-		if (!make_key(r, &k)) {
-			not_ip++;
-			continue;
+		for (unsigned j = 0; j < end; j++) {
+			const struct sl_record *r = b->rec[g + j];
+
+			if (!make_key(r, &k[n])) {
+				not_ip++;
+				continue;
+			}
+			if (sl_has(r, SL_F_TIMESTAMP))
+				p[n].t = r->v[SL_F_TIMESTAMP].time.sec * 1000000000 +
+					 r->v[SL_F_TIMESTAMP].time.nsec;
+			else
+				p[n].t = wall;
+			/* Layer-3 bytes, as NetFlow counts them. */
+			p[n].len = sl_has(r, SL_F_IP_LEN) ? r->v[SL_F_IP_LEN].u64
+				   : sl_has(r, SL_F_ORIG_LEN) ? r->v[SL_F_ORIG_LEN].u64
+				   : sl_has(r, SL_F_PACKET) ? r->v[SL_F_PACKET].bytes.len : 0;
+			p[n].ifout = sl_has(r, SL_F_IFINDEX_OUT) ? (uint32_t)r->v[SL_F_IFINDEX_OUT].u64 : 0;
+			p[n].has_tcp = k[n].proto == 6 && sl_has(r, SL_F_TCP_FLAGS);
+			p[n].tcp_flags = p[n].has_tcp ? (uint16_t)r->v[SL_F_TCP_FLAGS].u64 : 0;
+			p[n].tos = sl_has(r, SL_F_IP_TOS) ? (uint8_t)r->v[SL_F_IP_TOS].u64 : 0;
+			n++;
 		}
-		if (sl_has(r, SL_F_TIMESTAMP))
-			p.t = r->v[SL_F_TIMESTAMP].time.sec * 1000000000 + r->v[SL_F_TIMESTAMP].time.nsec;
-		else
-			p.t = wall;
-		if (!st->clk_set || p.t > st->clk_max) {
-			st->clk_max = p.t;
-			st->clk_mono = mono;
-			st->clk_set = true;
+		for (unsigned j = 0; j < n; j++) {
+			h[j] = key_hash(st, &k[j]);
+			__builtin_prefetch(&st->buckets[h[j] & st->bmask]);
 		}
-		/* Layer-3 bytes, as NetFlow counts them. */
-		p.len = sl_has(r, SL_F_IP_LEN) ? r->v[SL_F_IP_LEN].u64
-			: sl_has(r, SL_F_ORIG_LEN) ? r->v[SL_F_ORIG_LEN].u64
-			: sl_has(r, SL_F_PACKET) ? r->v[SL_F_PACKET].bytes.len : 0;
-		p.ifout = sl_has(r, SL_F_IFINDEX_OUT) ? (uint32_t)r->v[SL_F_IFINDEX_OUT].u64 : 0;
-		p.has_tcp = k.proto == 6 && sl_has(r, SL_F_TCP_FLAGS);
-		p.tcp_flags = p.has_tcp ? (uint16_t)r->v[SL_F_TCP_FLAGS].u64 : 0;
-		p.tos = sl_has(r, SL_F_IP_TOS) ? (uint8_t)r->v[SL_F_IP_TOS].u64 : 0;
-		add_packet(st, &k, &p);
+		for (unsigned j = 0; j < n; j++) {
+			first[j] = st->buckets[h[j] & st->bmask];
+			prefetch_entry(st, first[j]);
+		}
+		/* a known flow moves to the tail of the LRU list: its neighbours */
+		for (unsigned j = 0; j < n; j++) {
+			if (first[j] != NIL && st->tab[first[j]].hash == h[j]) {
+				prefetch_entry(st, st->tab[first[j]].lprev);
+				prefetch_entry(st, st->tab[first[j]].lnext);
+			}
+		}
+		for (unsigned j = 0; j < n; j++) {
+			if (!st->clk_set || p[j].t > st->clk_max) {
+				st->clk_max = p[j].t;
+				st->clk_mono = mono;
+				st->clk_set = true;
+			}
+			add_packet(st, &k[j], h[j], &p[j]);
+		}
 	}
 	b->count = 0;	/* packets are consumed; flows leave in our own batches */
 	if (not_ip)
