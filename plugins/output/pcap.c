@@ -226,6 +226,13 @@ static bool eth_hwhdr(const struct sl_record *r)
 	return len == 14 || len == 18;
 }
 
+static bool is_vlan_ethertype(const uint8_t *p)
+{
+	uint16_t t = (uint16_t)(p[0] << 8 | p[1]);
+
+	return t == 0x8100 || t == 0x88a8 || t == 0x9100;
+}
+
 static void put_rec_hdr(uint8_t *dst, const struct sl_time *ts, uint32_t caplen, uint32_t len)
 {
 	struct sf_pkthdr h = {
@@ -280,6 +287,18 @@ static int write_eth(struct pcap_state *st, const struct sl_record *r, const str
 			memcpy(l2 + 6, r->v[SL_F_HWADDR].bytes.ptr, 6);
 		memcpy(l2 + 12, &et, 2);
 		l2len = 14;
+	}
+	if (l2len == 14 && sl_has(r, SL_F_VLAN_ID) && !is_vlan_ethertype(l2 + 12)) {
+		/*
+		 * The receive path moved the tag out of the frame (NFULA_VLAN):
+		 * put it back where it was on the wire.  Only the id is known;
+		 * priority and DEI are written as 0.
+		 */
+		uint16_t tag[2] = { htons(0x8100), htons((uint16_t)(r->v[SL_F_VLAN_ID].u64 & 0x0fff)) };
+
+		memmove(l2 + 16, l2 + 12, 2);
+		memcpy(l2 + 12, tag, 4);
+		l2len = 18;
 	}
 	len = l2len + pkt->len;
 	if (sl_has(r, SL_F_ORIG_LEN) && r->v[SL_F_ORIG_LEN].u64 > pkt->len)
