@@ -4,7 +4,8 @@
 # egress hook of a veth and a bridge-family rule log to one group;
 # nflog -> decode -> json -> file must give each record its family, hook,
 # interfaces, MAC addresses, ethertype and, for 802.1Q-tagged frames, the
-# VLAN id.  Frames are written with AF_PACKET so the tags are exactly known
+# VLAN id; nflog -> decode -> pcap (ethernet) must show the frames as sent,
+# tags included (tshark).  Frames are written with AF_PACKET so the tags are exactly known
 # (this kernel may have no 8021q module; a tagged frame needs no VLAN
 # device: the receive path moves the tag into skb metadata and the kernel
 # reports it in NFULA_VLAN, while at egress it stays in the frame).
@@ -65,6 +66,10 @@ stacks:
     - decode
     - {plugin: json, payload: true}
     - {plugin: file, file: "$WORK/out.json"}
+  eth:
+    - {plugin: nflog, group: $G, qtimeout: 20ms}
+    - decode
+    - {plugin: pcap, file: "$WORK/out.pcap", linktype: ethernet}
 YAML
 ip netns exec "$B" "$SLUICE" -c "$WORK/c.yaml" >"$WORK/sluice.log" 2>&1 &
 SLUICE_PID=$!
@@ -157,4 +162,20 @@ if extra:
 sys.exit(1 if bad else 0)
 PY
 grep -q "(nflog):.* errors=0 " "$WORK/sluice.log" || { cat "$WORK/sluice.log"; fail "nflog counted errors"; }
+
+# The ethernet pcap shows the frames as they were on the wire, tags included.
+if command -v tshark >/dev/null 2>&1; then
+	tshark -r "$WORK/out.pcap" -T fields -E separator=/t -e eth.src -e eth.dst -e vlan.id -e ip.src -e data.data \
+		2>/dev/null | sort >"$WORK/eth.txt"
+	hex() { printf %s "$1" | od -An -tx1 | tr -d ' \n'; }
+	sort >"$WORK/eth.want" <<EOF
+02:00:00:97:00:01	02:00:00:97:00:02		10.97.0.1	$(hex nd-plain)
+02:00:00:97:00:01	02:00:00:97:00:02	10	10.97.0.1	$(hex nd-tag10)
+02:00:00:97:01:01	02:00:00:97:01:03		10.97.1.1	$(hex br-plain)
+02:00:00:97:01:01	02:00:00:97:01:03	20	10.97.1.1	$(hex br-tag20)
+02:00:00:97:00:02	02:00:00:97:00:01		10.97.0.2	$(hex nde-plain)
+02:00:00:97:00:02	02:00:00:97:00:01	30	10.97.0.2	$(hex nde-tag30)
+EOF
+	diff "$WORK/eth.want" "$WORK/eth.txt" || fail "ethernet pcap: frames differ from the ones sent (tshark)"
+fi
 pass "netdev ingress/egress and bridge records with MACs, ethertype and VLAN ids"
