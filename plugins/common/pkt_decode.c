@@ -634,7 +634,12 @@ static uint16_t decode_eth(struct dec *d, const uint8_t *hw, uint32_t hwlen, con
 	struct sl_record *r = d->r;
 	uint32_t off = 14;
 	uint16_t type;
-	bool tagged = false;
+	/*
+	 * A vlan_id set by the input came from skb metadata (NFULA_VLAN): the
+	 * receive path took the outer tag out of the frame, so tags still in
+	 * the frame are inner ones and vlan_id stays the outer id.
+	 */
+	bool tagged = sl_has(r, SL_F_VLAN_ID);
 	int tags;
 
 	if (hwlen < 14)
