@@ -233,6 +233,22 @@ static bool is_vlan_ethertype(const uint8_t *p)
 	return t == 0x8100 || t == 0x88a8 || t == 0x9100;
 }
 
+/*
+ * Is the record's vlan_id the frame's own first tag (decode read it from
+ * the frame) rather than one the kernel reported apart?  With a 14-byte
+ * header a tag in the frame starts the packet.  A double-tagged frame
+ * whose outer tag went to metadata has a different inner id, unless both
+ * ids are equal: then the outer tag is not written.
+ */
+static bool tag_in_frame(const struct sl_record *r, const uint8_t *l2, const struct sl_bytes *pkt)
+{
+	if (!is_vlan_ethertype(l2 + 12))
+		return false;
+	if (pkt->len < 2)
+		return true;
+	return ((pkt->ptr[0] << 8 | pkt->ptr[1]) & 0x0fff) == r->v[SL_F_VLAN_ID].u64;
+}
+
 static void put_rec_hdr(uint8_t *dst, const struct sl_time *ts, uint32_t caplen, uint32_t len)
 {
 	struct sf_pkthdr h = {
@@ -288,7 +304,7 @@ static int write_eth(struct pcap_state *st, const struct sl_record *r, const str
 		memcpy(l2 + 12, &et, 2);
 		l2len = 14;
 	}
-	if (l2len == 14 && sl_has(r, SL_F_VLAN_ID) && !is_vlan_ethertype(l2 + 12)) {
+	if (l2len == 14 && sl_has(r, SL_F_VLAN_ID) && !tag_in_frame(r, l2, pkt)) {
 		/*
 		 * The receive path moved the tag out of the frame (NFULA_VLAN):
 		 * put it back where it was on the wire.  Only the id is known;
