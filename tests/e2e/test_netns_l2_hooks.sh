@@ -43,6 +43,7 @@ table netdev sluice_l2 {
 	chain in {
 		type filter hook ingress device vb priority 0;
 		udp dport 9999 log group $G prefix "ndi "
+		vlan id 100 log group $G prefix "ndi "
 	}
 	chain out {
 		type filter hook egress device vb priority 0;
@@ -78,7 +79,8 @@ wait_for 10 grep -qs "bound NFLOG group $G" "$WORK/sluice.log" || { cat "$WORK/s
 port_forwarding() { ip -n "$B" -d link show vb2 | grep -q "state forwarding"; }
 wait_for 10 port_forwarding || skip "bridge port never reached forwarding"
 
-# frame(dst, src, vlan or None, payload): Ethernet [+ 802.1Q] + IPv4 + UDP to 9999
+# frame(dst, src, vlan, ...): Ethernet + 802.1Q tag(s) (vlan: None, an id or
+# a list of ids, outer first) + IPv4 + UDP to 9999
 cat >"$WORK/frames.py" <<'PY'
 import socket, struct, sys
 def csum(b):
@@ -89,7 +91,8 @@ def frame(dst, src, vlan, sip, dip, pl):
     ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 28 + len(pl), 7, 0x4000, 64, 17, 0,
                      socket.inet_aton(sip), socket.inet_aton(dip))
     ip = ip[:10] + struct.pack("!H", csum(ip)) + ip[12:]
-    tag = b"" if vlan is None else struct.pack("!HH", 0x8100, vlan)
+    ids = [] if vlan is None else vlan if isinstance(vlan, list) else [vlan]
+    tag = b"".join(struct.pack("!HH", 0x8100, v) for v in ids)
     return (bytes.fromhex(dst.replace(":", "")) + bytes.fromhex(src.replace(":", "")) + tag +
             b"\x08\x00" + ip + struct.pack("!HHHH", 40000, 9999, 8 + len(pl), 0) + pl)
 def send(dev, *frames):
@@ -102,7 +105,8 @@ PY
 ip netns exec "$A" python3 -c "
 import sys; sys.path.insert(0, '$WORK'); from frames import *
 send('va', frame('02:00:00:97:00:02', '02:00:00:97:00:01', None, '10.97.0.1', '10.97.0.2', b'nd-plain'),
-           frame('02:00:00:97:00:02', '02:00:00:97:00:01', 10, '10.97.0.1', '10.97.0.2', b'nd-tag10'))
+           frame('02:00:00:97:00:02', '02:00:00:97:00:01', 10, '10.97.0.1', '10.97.0.2', b'nd-tag10'),
+           frame('02:00:00:97:00:02', '02:00:00:97:00:01', [100, 200], '10.97.0.1', '10.97.0.2', b'nd-qinq'))
 send('va2', frame('02:00:00:97:01:03', '02:00:00:97:01:01', None, '10.97.1.1', '10.97.1.2', b'br-plain'),
             frame('02:00:00:97:01:03', '02:00:00:97:01:01', 20, '10.97.1.1', '10.97.1.2', b'br-tag20'))
 "
@@ -115,7 +119,7 @@ send('vb', frame('02:00:00:97:00:01', '02:00:00:97:00:02', 30, '10.97.0.2', '10.
 enough() {
 	kill -USR1 "$SLUICE_PID"
 	sleep 0.1
-	grep -Eq "\(nflog\): in=([6-9]|[1-9][0-9]) " "$WORK/sluice.log"
+	grep -Eq "\(nflog\): in=([7-9]|[1-9][0-9]) " "$WORK/sluice.log"
 }
 wait_for 10 enough || true
 kill -TERM "$SLUICE_PID"
@@ -135,6 +139,10 @@ want = {
                      vlan=None, src_ip="10.97.0.1", dest_ip="10.97.0.2", len=36),
     "nd-tag10": dict(prefix="ndi ", family="netdev", hook="ingress", **{"in": "vb"}, mac_src=A, mac_dst=B,
                      vlan=10, src_ip="10.97.0.1", dest_ip="10.97.0.2", len=36),
+    # double-tagged: the receive path takes the outer tag (100) into
+    # metadata, the inner one stays in the frame; vlan is the outer id
+    "nd-qinq": dict(prefix="ndi ", family="netdev", hook="ingress", **{"in": "vb"}, mac_src=A, mac_dst=B,
+                    vlan=100, src_ip="10.97.0.1", dest_ip="10.97.0.2", len=35),
     "br-plain": dict(prefix="br ", family="bridge", hook="INPUT", **{"in": "br0"}, physin="vb2", mac_src=A2,
                      mac_dst=BR, vlan=None, src_ip="10.97.1.1", dest_ip="10.97.1.2", len=36),
     "br-tag20": dict(prefix="br ", family="bridge", hook="INPUT", **{"in": "br0"}, physin="vb2", mac_src=A2,
@@ -171,6 +179,7 @@ if command -v tshark >/dev/null 2>&1; then
 	sort >"$WORK/eth.want" <<EOF
 02:00:00:97:00:01	02:00:00:97:00:02		10.97.0.1	$(hex nd-plain)
 02:00:00:97:00:01	02:00:00:97:00:02	10	10.97.0.1	$(hex nd-tag10)
+02:00:00:97:00:01	02:00:00:97:00:02	100,200	10.97.0.1	$(hex nd-qinq)
 02:00:00:97:01:01	02:00:00:97:01:03		10.97.1.1	$(hex br-plain)
 02:00:00:97:01:01	02:00:00:97:01:03	20	10.97.1.1	$(hex br-tag20)
 02:00:00:97:00:02	02:00:00:97:00:01		10.97.0.2	$(hex nde-plain)
