@@ -349,6 +349,55 @@ static void check_needs(struct graph *g, struct sl_instance *inst, const char *s
 	}
 }
 
+static bool field_avail(const uint64_t *avail, const char *name)
+{
+	int id = fields_lookup(name);
+
+	return id >= 0 && avail && ((avail[id >> 6] >> (id & 63)) & 1);
+}
+
+/* needs_one_of: at least one alternative must be wholly provided upstream. */
+static void check_alternatives(struct graph *g, struct sl_instance *inst, const char *stack)
+{
+	const struct sl_field_decl *const *alt = sl_plugin_needs_one_of(inst->desc);
+	const uint64_t *avail = inst->parent ? inst->parent->avail : NULL;
+	char msg[2048];
+	size_t used = 0;
+
+	if (!alt || !*alt || inst->desc->kind == SL_KIND_INPUT)
+		return;
+	for (const struct sl_field_decl *const *a = alt; *a; a++) {
+		bool all = true;
+
+		for (const struct sl_field_decl *f = *a; f->name; f++)
+			all &= field_avail(avail, f->name);
+		if (all)
+			return;
+	}
+	/* None is: say what each alternative lacks and who could provide it. */
+	for (const struct sl_field_decl *const *a = alt; *a && used < sizeof(msg); a++) {
+		bool first = true;
+
+		used += (size_t)snprintf(msg + used, sizeof(msg) - used, "%s", a == alt ? "" : "; or ");
+		for (const struct sl_field_decl *f = *a; f->name && used < sizeof(msg); f++) {
+			char providers[512];
+
+			if (field_avail(avail, f->name))
+				continue;
+			list_providers(g, f->name, providers, sizeof(providers));
+			used += (size_t)snprintf(msg + used, sizeof(msg) - used, "%s%s%s%s%s",
+						 first ? "" : ", ", f->name,
+						 providers[0] ? " (from " : "", providers,
+						 providers[0] ? ")" : "");
+			first = false;
+		}
+	}
+	diag_error(g->diag, &inst->mark,
+		   "plugin '%s' needs, before it in stack '%s', one of these sets of fields, "
+		   "missing: %s",
+		   inst->desc->name, stack, msg);
+}
+
 static void set_avail(struct sl_instance *inst)
 {
 	if (inst->parent)
@@ -492,6 +541,7 @@ static void add_stack(struct graph *g, const struct stack_spec *s)
 			if (parent)
 				add_child(parent, inst);
 			check_needs(g, inst, s->name);
+			check_alternatives(g, inst, s->name);
 			shared_so_far = false;
 		}
 		add_stack_name(inst, s->name);

@@ -27,6 +27,13 @@ const char *loader_kind_name(enum sl_kind kind)
 	return "?";
 }
 
+const struct sl_field_decl *const *sl_plugin_needs_one_of(const struct sl_plugin *d)
+{
+	if (d->size < offsetof(struct sl_plugin, needs_one_of) + sizeof(d->needs_one_of))
+		return NULL;
+	return d->needs_one_of;
+}
+
 static int add_dir(struct plugin_loader *l, const char *dir, size_t len)
 {
 	char **dirs;
@@ -121,19 +128,30 @@ static int check_descriptor(const char *path, const struct sl_plugin *d, char *e
 	return 0;
 }
 
-static int declare_fields(const char *path, const struct sl_plugin *d, char *err, size_t errlen)
+static int declare_list(const char *path, const struct sl_plugin *d,
+			const struct sl_field_decl *list, char *err, size_t errlen)
 {
-	const struct sl_field_decl *lists[2] = {d->needs, d->provides};
 	char msg[512];
 
-	for (int k = 0; k < 2; k++) {
-		for (const struct sl_field_decl *f = lists[k]; f && f->name; f++) {
-			if (fields_declare(f->name, f->type, d->name, msg, sizeof(msg)) < 0) {
-				snprintf(err, errlen, "%s: %s", path, msg);
-				return -1;
-			}
+	for (const struct sl_field_decl *f = list; f && f->name; f++) {
+		if (fields_declare(f->name, f->type, d->name, msg, sizeof(msg)) < 0) {
+			snprintf(err, errlen, "%s: %s", path, msg);
+			return -1;
 		}
 	}
+	return 0;
+}
+
+static int declare_fields(const char *path, const struct sl_plugin *d, char *err, size_t errlen)
+{
+	const struct sl_field_decl *const *alt = sl_plugin_needs_one_of(d);
+
+	if (declare_list(path, d, d->needs, err, errlen) ||
+	    declare_list(path, d, d->provides, err, errlen))
+		return -1;
+	for (; alt && *alt; alt++)
+		if (declare_list(path, d, *alt, err, errlen))
+			return -1;
 	return 0;
 }
 

@@ -42,4 +42,7 @@ void loader_load_all(struct plugin_loader *l, void (*on_error)(const char *msg))
 
 const char *loader_kind_name(enum sl_kind kind);
 
+/* Members added after ABI 1.0: read only when the descriptor has them. */
+const struct sl_field_decl *const *sl_plugin_needs_one_of(const struct sl_plugin *d);
+
 #endif

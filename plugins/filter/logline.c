@@ -8,8 +8,9 @@
  * Connection records (nfct events, flow records: a tuple and no packet) get
  * the line `conntrack -E` prints instead (plugins/common/ctline_fmt.c), so
  * one converter serves both kinds of stack.  That is decided per record, at
- * run time: the needs are therefore empty, and a packet stack that forgot
- * decode (no interface names) is reported by a warning at run time.
+ * run time; the stack is checked before start through needs_one_of: a
+ * packet stack must have decode (interface names) before logline, a
+ * connection stack nfct or flow.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -185,6 +186,22 @@ static void logline_destroy(void *state)
 	free(state);
 }
 
+static const struct sl_field_decl logline_packet_fields[] = {
+	{"packet", SL_T_BYTES},
+	{"ifname_in", SL_T_STRING},
+	{"ifname_out", SL_T_STRING},
+	SL_FIELD_END,
+};
+static const struct sl_field_decl logline_ct_fields[] = {{"ct_event", SL_T_U64}, SL_FIELD_END};
+static const struct sl_field_decl logline_flow_fields[] = {
+	{"orig_src", SL_T_ADDR},
+	{"orig_dst", SL_T_ADDR},
+	SL_FIELD_END,
+};
+static const struct sl_field_decl *const logline_needs_one_of[] = {
+	logline_packet_fields, logline_ct_fields, logline_flow_fields, NULL,
+};
+
 static const struct sl_plugin logline_plugin = {
 	SL_PLUGIN_HEADER,
 	.kind = SL_KIND_FILTER,
@@ -197,6 +214,7 @@ static const struct sl_plugin logline_plugin = {
 	.start = logline_start,
 	.process = logline_process,
 	.destroy = logline_destroy,
+	.needs_one_of = logline_needs_one_of,
 };
 
 SLUICE_PLUGIN(logline_plugin)

@@ -41,7 +41,7 @@ extern "C" {
 #endif
 
 #define SL_ABI_MAJOR 1
-#define SL_ABI_MINOR 0
+#define SL_ABI_MINOR 1
 
 /* Name of the entry symbol every plugin exports. */
 #define SL_PLUGIN_ENTRY_SYMBOL "sluice_plugin_entry"
@@ -221,6 +221,16 @@ struct sl_plugin {
 	void (*stop)(void *state);
 	/* Free the state from configure(). */
 	void (*destroy)(void *state);
+
+	/* ---- ABI 1.1 ---- */
+
+	/*
+	 * Alternatives, for a plugin that handles several kinds of record
+	 * (packets, or connections): a NULL-terminated array of field lists,
+	 * at least one of which must be provided entirely before it in the
+	 * stack, on top of `needs`.  NULL: no alternatives.
+	 */
+	const struct sl_field_decl *const *needs_one_of;
 };
 
 #define SL_PLUGIN_HEADER .abi_major = SL_ABI_MAJOR, .abi_minor = SL_ABI_MINOR, \
