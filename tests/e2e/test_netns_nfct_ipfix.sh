@@ -3,9 +3,10 @@
 # nfct -> ipfix -> nfcapd: real TCP and UDP connections over IPv4 and IPv6
 # in a namespace with conntrack; what nfdump reads back from nfcapd's file
 # has the addresses, ports, protocol and per-direction packets and bytes
-# `conntrack -L` showed before the connections were destroyed.  When the
-# flowfile output is built, the same records also go to flow files (one
-# nfct instance fanned out to both) and must read back the same.
+# `conntrack -L` showed before the connections were destroyed.  The same
+# nfct instance also fans out to two flowfile outputs (LZ4 and
+# uncompressed) whose files must read back the same, with nfdump -I totals
+# that match their records.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/nfct_lib.sh"
 need_root
@@ -30,18 +31,15 @@ grep -q "nf_conntrack_acct is 0" "$WORK/warn.log" || fail "no warning about nf_c
 ip netns exec "$NS" sysctl -qw net.netfilter.nf_conntrack_acct=1
 
 start_nfcapd "$NS" "$WORK/nfcap" 4739
-FLOWFILE=no
-[ -e "$SLUICE_PLUGIN_PATH/flowfile.so" ] && FLOWFILE=yes
-{
-	echo "instances:"
-	echo "  ct: { plugin: nfct }"
-	echo "stacks:"
-	echo "  export: [ct, { plugin: ipfix, address: \"127.0.0.1:4739\", flush_interval: 100ms }]"
-	if [ $FLOWFILE = yes ]; then
-		mkdir -p "$WORK/ff"
-		echo "  files: [ct, { plugin: flowfile, dir: $WORK/ff, rotate_interval: 1h }]"
-	fi
-} >"$WORK/c.yaml"
+mkdir -p "$WORK/ff" "$WORK/ffraw"
+cat >"$WORK/c.yaml" <<CONF
+instances:
+  ct: { plugin: nfct }
+stacks:
+  export: [ct, { plugin: ipfix, address: "127.0.0.1:4739", flush_interval: 100ms }]
+  files: [ct, { plugin: flowfile, dir: $WORK/ff, rotate_interval: 1h }]
+  raw: [ct, { plugin: flowfile, dir: $WORK/ffraw, rotate_interval: 1h, compression: none }]
+CONF
 ip netns exec "$NS" "$SLUICE" -c "$WORK/c.yaml" >"$WORK/sluice.log" 2>&1 &
 SLUICE_PID=$!
 at_exit "kill $SLUICE_PID"
@@ -70,10 +68,16 @@ nfdump -R "$WORK/nfcap" -o csv >"$WORK/ipfix.csv" 2>&1 || fail "nfdump: $(cat "$
 res=$(python3 "$E2E/nfct_compare.py" "$WORK/conntrack.txt" "$WORK/ipfix.csv" "$t0" "$t1") ||
 	fail "ipfix -> nfcapd: $res"$'\n'"$(cat "$WORK/conntrack.txt")"$'\n'"$(cat "$WORK/ipfix.csv")"
 msg="ipfix: $res"
-if [ $FLOWFILE = yes ]; then
-	nfdump -R "$WORK/ff" -o csv >"$WORK/ff.csv" 2>&1 || fail "nfdump of flowfile: $(cat "$WORK/ff.csv")"
-	res=$(python3 "$E2E/nfct_compare.py" "$WORK/conntrack.txt" "$WORK/ff.csv" "$t0" "$t1") ||
-		fail "flowfile: $res"$'\n'"$(cat "$WORK/ff.csv")"
-	msg="$msg; flowfile: $res"
-fi
+# Flow files, LZ4 and uncompressed: the same flows, and nfdump -I's totals
+# (flows, packets and bytes of both directions) agree with the records.
+for dir in ff ffraw; do
+	nfdump -R "$WORK/$dir" -o csv >"$WORK/$dir.csv" 2>&1 || fail "nfdump of $dir: $(cat "$WORK/$dir.csv")"
+	res=$(python3 "$E2E/nfct_compare.py" "$WORK/conntrack.txt" "$WORK/$dir.csv" "$t0" "$t1") ||
+		fail "flowfile $dir: $res"$'\n'"$(cat "$WORK/$dir.csv")"
+	msg="$msg; flowfile $dir: $res"
+	want=$(awk -F, '$1 ~ /^[0-9][0-9][0-9][0-9]-/ {n++; p += $12 + $14; b += $13 + $15} END {print n, p, b}' "$WORK/$dir.csv")
+	got=$(for f in $(find "$WORK/$dir" -name 'nfcapd.2*' | sort); do nfdump -I -r "$f"; done |
+		awk -F': ' '$1 == "Flows" {n += $2} $1 == "Packets" {p += $2} $1 == "Bytes" {b += $2} END {print n, p, b}')
+	[ "$want" = "$got" ] || fail "$dir: nfdump -I totals '$got', records add up to '$want'"
+done
 pass "$msg"
