@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * sinkcount: a syslog receiver that only counts datagrams, on UDP
- * (udp:PORT, 127.0.0.1) or a unix datagram socket (unix:PATH).  Large
+ * sinkcount: a syslog receiver that only counts messages: datagrams on UDP
+ * (udp:PORT, 127.0.0.1) or a unix datagram socket (unix:PATH), lines on TCP
+ * (tcp:PORT, one connection at a time).  Large
  * receive buffer so the receiver is not what loses.  On SIGINT/SIGTERM
  * prints "datagrams N".
  */
@@ -24,10 +25,47 @@ static void on_signal(int sig)
 	stop = 1;
 }
 
+/* TCP with one message per line (framing: lf): count the newlines of every
+ * connection until signalled. */
+static int tcp_count(uint16_t port)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(port) };
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	int one = 1, ls = socket(AF_INET, SOCK_STREAM, 0);
+	setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (ls < 0 || bind(ls, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(ls, 4) < 0) {
+		perror("sinkcount: tcp");
+		return 1;
+	}
+	struct sigaction sig = { .sa_handler = on_signal };
+	sigaction(SIGINT, &sig, NULL);
+	sigaction(SIGTERM, &sig, NULL);
+	static char buf[1 << 20];
+	unsigned long long n = 0;
+	while (!stop) {
+		int fd = accept(ls, NULL, NULL);
+		if (fd < 0)
+			continue;
+		for (;;) {
+			ssize_t r = read(fd, buf, sizeof(buf));
+			if (r <= 0) {
+				if (r < 0 && errno == EINTR && !stop)
+					continue;
+				break;
+			}
+			for (char *p = buf; (p = memchr(p, '\n', (size_t)(buf + r - p))); p++)
+				n++;
+		}
+		close(fd);
+	}
+	printf("datagrams %llu\n", n);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
-		fprintf(stderr, "usage: %s udp:PORT|unix:PATH [CPU]\n", argv[0]);
+		fprintf(stderr, "usage: %s udp:PORT|tcp:PORT|unix:PATH [CPU]\n", argv[0]);
 		return 2;
 	}
 	if (argc > 2) {
@@ -45,6 +83,8 @@ int main(int argc, char **argv)
 			perror("sinkcount: bind");
 			return 1;
 		}
+	} else if (!strncmp(argv[1], "tcp:", 4)) {
+		return tcp_count((uint16_t)atoi(argv[1] + 4));
 	} else if (!strncmp(argv[1], "unix:", 5)) {
 		struct sockaddr_un su = { .sun_family = AF_UNIX };
 		snprintf(su.sun_path, sizeof(su.sun_path), "%s", argv[1] + 5);
