@@ -8,16 +8,28 @@
  * the Ethernet header with its VLAN tags, packet starts at the network
  * header), LINUX_SLL and LINUX_SLL2.
  *
+ * A classic pcap file in this machine's byte order is mapped and read in
+ * place: its records point into the mapping, no byte is copied (the kernel
+ * copying the file into a read buffer, libpcap copying it into its own and
+ * replay into the batch arena cost more than the whole stack above them).
+ * pcapng files and files of the other byte order go through libpcap, whose
+ * buffer is reused for the next packet: those packets are copied into the
+ * batch arena.
+ *
  * A regular file cannot be polled, so reading is driven by a timer armed at
  * 0 ms: each run reads a bounded number of batches and re-arms, so the loop
  * keeps serving signals and other inputs.  With pace "original" the timer is
  * armed for the time the next packet is due instead.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <pcap/pcap.h>
 
@@ -73,6 +85,14 @@ struct replay {
 	pcap_t *pc;
 	char *iobuf;		/* READ_BUFFER bytes, the stdio buffer of the file */
 	int dlt;
+
+	/* a mapped classic pcap (pc is NULL then) */
+	const uint8_t *map;
+	size_t map_len, map_off;
+	uint32_t map_snaplen;
+	bool map_nsec;
+	struct pcap_pkthdr map_hdr;	/* of the packet last read, as libpcap's */
+	char map_err[160];
 	struct sl_timer *timer;
 	int c_malformed;
 	int64_t passes;		/* passes finished */
@@ -262,6 +282,15 @@ static void add_packet(struct replay *st, struct sl_batch **bp, const struct pca
 		if (!b)
 			goto lost;
 	}
+	if (st->map) {
+		/* the mapping outlives the batch: no copy */
+		r = sl_batch_add(b);
+		if (fill_record(st, r, data, h->caplen, h->len, &ts) < 0) {
+			sl_batch_unadd(b);
+			count_malformed(st);
+		}
+		return;
+	}
 	saved_used = b->arena.used;
 	copy = sl_batch_alloc(b, h->caplen);
 	if (!copy && b->count) {
@@ -301,12 +330,124 @@ static int64_t mono_ns(void)
 	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
 }
 
+/* Link types replay reads (pcap LINKTYPE_ values are DLT_ values for these). */
+static bool dlt_supported(int dlt)
+{
+	switch (dlt) {
+	case DLT_NFLOG:
+	case DLT_RAW:
+	case LT_RAW:
+	case DLT_IPV4:
+	case DLT_IPV6:
+	case DLT_EN10MB:
+	case DLT_LINUX_SLL:
+	case DLT_LINUX_SLL2:
+		return true;
+	}
+	return false;
+}
+
+/*
+ * Map the file when it is a classic pcap in our byte order with a link
+ * type we read.  1: mapped; 0: not such a file, use libpcap (which also
+ * reports any error); -1: could not be opened.
+ */
+static int map_file(struct replay *st)
+{
+	struct stat sb;
+	uint32_t fh[6];
+	void *m;
+	int fd;
+
+	fd = open(st->cfg->file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;	/* libpcap says why */
+	/* FCS bits or a LINKTYPE_ number that is not the DLT_ one: libpcap */
+	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode) || sb.st_size < 24 ||
+	    pread(fd, fh, sizeof(fh), 0) != sizeof(fh) ||
+	    (fh[0] != 0xa1b2c3d4 && fh[0] != 0xa1b23c4d) || (fh[1] & 0xffff) != 2 ||
+	    fh[5] > 0xffff || !dlt_supported((int)fh[5]) || fh[5] == DLT_RAW) {
+		close(fd);
+		return 0;
+	}
+	m = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (m == MAP_FAILED)
+		return 0;
+	madvise(m, (size_t)sb.st_size, MADV_SEQUENTIAL);
+	st->map = m;
+	st->map_len = (size_t)sb.st_size;
+	st->map_off = 24;
+	st->map_nsec = fh[0] == 0xa1b23c4d;
+	st->map_snaplen = fh[4];
+	st->dlt = (int)fh[5];
+	st->pass_packets = 0;
+	st->t0_set = false;
+	return 1;
+}
+
+/* The next packet of a mapped file, as pcap_next_ex() returns it. */
+static int map_next(struct replay *st, struct pcap_pkthdr **h, const u_char **data)
+{
+	size_t left = st->map_len - st->map_off;
+	uint32_t rh[4];
+
+	if (left == 0)
+		return PCAP_ERROR_BREAK;
+	if (left < sizeof(rh)) {
+		snprintf(st->map_err, sizeof(st->map_err),
+			 "truncated dump file; tried to read %zu header bytes, only got %zu",
+			 sizeof(rh), left);
+		st->map_off = st->map_len;
+		return PCAP_ERROR;
+	}
+	memcpy(rh, st->map + st->map_off, sizeof(rh));
+	left -= sizeof(rh);
+	/* libpcap refuses what no capture could hold, so do we */
+	if (rh[2] > 262144 && rh[2] > st->map_snaplen) {
+		snprintf(st->map_err, sizeof(st->map_err),
+			 "invalid packet capture length %u, bigger than snaplen of %u", rh[2],
+			 st->map_snaplen);
+		st->map_off = st->map_len;
+		return PCAP_ERROR;
+	}
+	if (rh[2] > left) {
+		snprintf(st->map_err, sizeof(st->map_err),
+			 "truncated dump file; tried to read %u captured bytes, only got %zu", rh[2],
+			 left);
+		st->map_off = st->map_len;
+		return PCAP_ERROR;
+	}
+	st->map_hdr.ts.tv_sec = rh[0];
+	st->map_hdr.ts.tv_usec = st->map_nsec ? rh[1] : (suseconds_t)rh[1] * 1000;
+	st->map_hdr.caplen = rh[2];
+	st->map_hdr.len = rh[3];
+	*h = &st->map_hdr;
+	*data = st->map + st->map_off + sizeof(rh);
+	st->map_off += sizeof(rh) + rh[2];
+	return 1;
+}
+
+static void close_file(struct replay *st)
+{
+	if (st->pc) {
+		pcap_close(st->pc);
+		st->pc = NULL;
+	}
+	if (st->map) {
+		munmap((void *)st->map, st->map_len);
+		st->map = NULL;
+	}
+}
+
 static int open_file(struct replay *st)
 {
 	char err[PCAP_ERRBUF_SIZE];
 	FILE *fp;
 	int dlt;
 
+	if (map_file(st) == 1)
+		return 0;
 	fp = fopen(st->cfg->file, "rb");
 	if (!fp) {
 		st->host->log(st->inst, SL_LOG_ERR, "%s: %s", st->cfg->file, strerror(errno));
@@ -321,17 +462,7 @@ static int open_file(struct replay *st)
 		return -1;
 	}
 	dlt = pcap_datalink(st->pc);
-	switch (dlt) {
-	case DLT_NFLOG:
-	case DLT_RAW:
-	case LT_RAW:
-	case DLT_IPV4:
-	case DLT_IPV6:
-	case DLT_EN10MB:
-	case DLT_LINUX_SLL:
-	case DLT_LINUX_SLL2:
-		break;
-	default:
+	if (!dlt_supported(dlt)) {
 		st->host->log(st->inst, SL_LOG_ERR,
 			      "%s: link type %s (%d) is not supported "
 			      "(NFLOG, RAW, IPV4, IPV6, EN10MB, LINUX_SLL, LINUX_SLL2 are)",
@@ -353,8 +484,7 @@ static bool next_pass(struct replay *st)
 	bool empty = st->pass_packets == 0;
 
 	st->passes++;
-	pcap_close(st->pc);
-	st->pc = NULL;
+	close_file(st);
 	if (st->cfg->loop != 0 && st->passes >= st->cfg->loop)
 		return false;
 	if (empty) {
@@ -400,7 +530,7 @@ static void replay_run(void *state)
 	struct sl_batch *b;
 	unsigned batches = 0;
 
-	if (st->done || !st->pc)
+	if (st->done || (!st->pc && !st->map))
 		return;
 	b = st->host->batch_get(st->inst);
 	for (;;) {
@@ -427,7 +557,7 @@ static void replay_run(void *state)
 			st->pend_hdr = NULL;
 			rc = 1;
 		} else {
-			rc = pcap_next_ex(st->pc, &h, &data);
+			rc = st->map ? map_next(st, &h, &data) : pcap_next_ex(st->pc, &h, &data);
 		}
 		if (rc == 1) {
 			uint64_t ms;
@@ -446,7 +576,7 @@ static void replay_run(void *state)
 		if (rc == PCAP_ERROR) {
 			/* e.g. a capture cut in the middle of a packet */
 			st->host->log(st->inst, SL_LOG_WARNING, "%s: %s", st->cfg->file,
-				      pcap_geterr(st->pc));
+				      st->map ? st->map_err : pcap_geterr(st->pc));
 			st->host->error_add(st->inst, 1);
 		}
 		/* PCAP_ERROR_BREAK: end of file */
@@ -522,10 +652,7 @@ static void replay_stop(void *state)
 
 	if (st->timer)
 		st->host->timer_disarm(st->timer);
-	if (st->pc) {
-		pcap_close(st->pc);
-		st->pc = NULL;
-	}
+	close_file(st);
 	st->pend_hdr = NULL;
 	st->done = true;
 }
