@@ -163,7 +163,7 @@ def per_round_ratio(rows, size, a, b):
 def targets(rows, sizes):
     out = ["| target | payload | measured (median over rounds; range) | verdict |", "|---|---:|---|---|"]
     for s in sizes:
-        for name in ("sluice-pcap", "sluice-text", "sluice-json", "sluice-fan4"):
+        for name in ("sluice-pcap", "sluice-text", "sluice-json", "sluice-fan3", "sluice-fan4", "sluice-fan4tcp"):
             rs = [r for r in rows if r["mode"] == "full" and r["size"] == s and r["name"] == name]
             if not rs:
                 continue
@@ -192,6 +192,8 @@ def targets(rows, sizes):
         ratio_row("CPU per packet: JSON stack ≤ 1/8 of ulogd2 JSON's", s, "sluice-json", "ulogd-json", 0.125)
         ratio_row("CPU per packet: four-stack fan-out < 2× a single stack (the JSON stack, the dearest)", s,
                   "sluice-fan4", "sluice-json", 2.0)
+        ratio_row("(same, syslog over TCP instead of UDP)", s, "sluice-fan4tcp", "sluice-json", 2.0)
+        ratio_row("(same, without the syslog stack)", s, "sluice-fan3", "sluice-json", 2.0)
     return out
 
 
@@ -209,13 +211,16 @@ def main():
     ap.add_argument("--search-steps", default="4")
     ap.add_argument("--load", default="?")
     ap.add_argument("--stalls", default="0")
+    ap.add_argument("--rev", default="", help="sluice commit measured (default: HEAD)")
+    ap.add_argument("--date", default="", help="when measured (default: now)")
     a = ap.parse_args()
     rows = load(a.results)
     sizes = sorted({r["size"] for r in rows})
     n, model, kernel = machine()
-    date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    date = a.date or datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    rev = a.rev
     try:
-        rev = subprocess.run(["git", "-C", os.path.dirname(os.path.abspath(a.doc)), "rev-parse", "--short", "HEAD"],
+        rev = rev or subprocess.run(["git", "-C", os.path.dirname(os.path.abspath(a.doc)), "rev-parse", "--short", "HEAD"],
                              capture_output=True, text=True).stdout.strip()
     except OSError:
         rev = "?"
@@ -225,7 +230,8 @@ def main():
          f"on {date}, sluice at `{rev}`. Machine: {n} CPUs ({model}), kernel {kernel}; "
          f"ulogd2 {a.ulogd}; {a.tcpdump}. {a.runs} round(s), {a.dur} s of traffic per "
          f"full-rate measurement, {a.elapsed} s in all. Load average (1/5/15 min) before / after: "
-         f"{a.load} — the machine was shared with other work, see *Noise* below.", "",
+         f"{a.load} — the machine was shared with other work, see *Noise* below. Measurements "
+         f"repeated because the generator stalled: {a.stalls}.", "",
          "**Rig.** Two network namespaces joined by a veth pair. In the sending one "
          "`bench/gen/udpgen` (sendmmsg, 64 datagrams per call) is pinned to CPU 0 — the "
          "kernel's netfilter and NFLOG work happens there too, in the softirq of the sender. "
