@@ -250,8 +250,10 @@ def main():
          "it received (for the fan-outs, the largest output).",
          "",
          "**Settings.** sluice: the defaults (`nflog`: 8 MiB socket buffer, 128 KiB kernel batches, "
-         "kernel qthreshold/qtimeout; `pcap` link type raw; `file`/`pcap` buffered writes); syslog "
-         "over UDP to a counting receiver on 127.0.0.1 in the namespace. ulogd2: in the foreground, "
+         "kernel qthreshold/qtimeout; `pcap` link type raw; `file`/`pcap` buffered writes) except the "
+         "syslog stack's `queue_size: 16MiB` (see the notes); syslog over UDP (or TCP, `framing: lf`) "
+         "to a counting receiver on 127.0.0.1 in the namespace. Every logger runs at SCHED_RR "
+         "priority 99, which is ulogd2's own default. ulogd2: in the foreground, "
          "plugin defaults (`sync=0`, so buffered writes), `netlink_socket_buffer_size` and "
          "`_maxsize` 8 MiB like sluice, `unbind=0`; its SYSLOG output (libc `syslog()`) writes to a "
          "private `/dev/log` (a counting receiver bound in a private mount namespace). tcpdump: "
