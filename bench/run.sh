@@ -17,7 +17,9 @@
 # Environment: QUICK=1; RUNS, DUR (seconds of traffic at full rate), SEARCH
 # (0/1), SIZES ("64 512"), LOGGERS (names, default all), BUILD (build dir),
 # KEEP=1 (keep the work dir), NODOC=1 (do not touch docs/BENCHMARKS.md),
-# PERF="sluice-fan4 ..." (perf record those loggers; with KEEP=1).
+# PERF="sluice-fan4 ..." (perf record those loggers; with KEEP=1),
+# OFFLINE=0 / CONNTRACK=0 (skip bench/offline.sh / bench/conntrack.sh, which
+# run after the live part and print their own tables; see bench/README.md).
 set -uo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -377,6 +379,25 @@ ELAPSED=$((SECONDS - START))
 rm -rf /tmp/sluice-bench-logs && cp -r "$T/logs" /tmp/sluice-bench-logs # each logger's own log
 LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg)
 echo "== measured in ${ELAPSED}s"
+
+# The offline and conntrack benchmarks (their own scripts, their own
+# sections of docs/BENCHMARKS.md, filled by hand from their tables).
+if [ "${OFFLINE:-1}" = 1 ]; then
+	echo "== bench/offline.sh"
+	if [ "$QUICK" = 1 ]; then
+		"$TOP/bench/offline.sh" -b "$BUILD" -n 1000000 -r 1 || echo "run.sh: offline.sh failed" >&2
+	else
+		"$TOP/bench/offline.sh" -b "$BUILD" || echo "run.sh: offline.sh failed" >&2
+	fi
+fi
+if [ "${CONNTRACK:-1}" = 1 ]; then
+	echo "== bench/conntrack.sh"
+	if [ "$QUICK" = 1 ]; then
+		"$TOP/bench/conntrack.sh" -b "$BUILD" -r 5000 -t 2 || echo "run.sh: conntrack.sh failed" >&2
+	else
+		"$TOP/bench/conntrack.sh" -b "$BUILD" || echo "run.sh: conntrack.sh failed" >&2
+	fi
+fi
 
 [ "${NODOC:-0}" = 1 ] && { cp "$RESULTS" /tmp/sluice-bench-results.tsv; echo "results: /tmp/sluice-bench-results.tsv"; exit 0; }
 cp "$RESULTS" /tmp/sluice-bench-results.tsv
