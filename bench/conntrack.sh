@@ -6,7 +6,7 @@
 # ulogd2 (NFCT -> IP2STR -> PRINTFLOW -> LOGEMU) and `conntrack -E`, at
 # rising connection rates.  Run as root:
 #
-#   bench/conntrack.sh [-r "RATES"] [-t SECONDS] [-l "LOGGERS"] [-b BUILDDIR] [-k]
+#   bench/conntrack.sh [-r "RATES"] [-t SECONDS] [-l "LOGGERS"] [-B BYTES] [-b BUILDDIR] [-k]
 #
 # Two network namespaces joined by a veth pair: A runs bench/ctgen.c's
 # client (CPU 0), opening TCP connections to B and closing each with a RST
@@ -16,8 +16,8 @@
 # to), with accounting and timestamps on and the CLOSE timeout cut to 1 s,
 # so every connection's destroy event follows within a second or two.
 #
-# Each logger gets the same 8 MiB netlink receive buffer and only destroy
-# events.  A run lasts SECONDS (default 3) of connections at one rate
+# Each logger gets the same netlink receive buffer (-B, default 8 MiB) and
+# only destroy events.  A run lasts SECONDS (default 3) of connections at one rate
 # (RATES, default "5000 20000 0"; 0: as fast as the client can), then waits
 # until B's conntrack table is empty (at most 20 s, then flushes it), then stops the logger and counts what
 # it wrote: flows in the flow files, lines of the text logs.  Reported:
@@ -36,14 +36,16 @@ DUR=3
 GC_WAIT=20
 LOGGERS="sluice-flowfile sluice-logline ulogd2 conntrack-E"
 KEEP=0
-while getopts "r:t:l:b:k" o; do
+BUF=8388608
+while getopts "r:t:l:B:b:k" o; do
 	case $o in
 	r) RATES=$OPTARG ;;
 	t) DUR=$OPTARG ;;
 	l) LOGGERS=$OPTARG ;;
+	B) BUF=$OPTARG ;;
 	b) BUILD=$OPTARG ;;
 	k) KEEP=1 ;;
-	*) sed -n '8,9p' "$0" >&2; exit 64 ;;
+	*) sed -n '9p' "$0" >&2; exit 64 ;;
 	esac
 done
 SLUICE=${SLUICE:-$BUILD/core/sluice}
@@ -120,14 +122,14 @@ start_logger() {
 	sluice-flowfile)
 		cat >"$d/conf.yaml" <<EOF
 stacks:
-  ct: [{ plugin: nfct, netlink_buffer: 8MiB }, { plugin: flowfile, dir: $d/flows, rotate_interval: 1h }]
+  ct: [{ plugin: nfct, netlink_buffer: $BUF }, { plugin: flowfile, dir: $d/flows, rotate_interval: 1h }]
 EOF
 		mkdir -p "$d/flows"
 		;;
 	sluice-logline)
 		cat >"$d/conf.yaml" <<EOF
 stacks:
-  ct: [{ plugin: nfct, netlink_buffer: 8MiB }, logline, { plugin: file, file: $d/ct.log }]
+  ct: [{ plugin: nfct, netlink_buffer: $BUF }, logline, { plugin: file, file: $d/ct.log }]
 EOF
 		;;
 	esac
@@ -149,9 +151,9 @@ stack=ct1:NFCT,ip2str1:IP2STR,print1:PRINTFLOW,emu1:LOGEMU
 [ct1]
 hash_enable=0
 event_mask=0x00000004
-netlink_socket_buffer_size=8388608
+netlink_socket_buffer_size=$BUF
 # must be larger, or NFCT refuses the size (and would grow it on ENOBUFS)
-netlink_socket_buffer_maxsize=8388609
+netlink_socket_buffer_maxsize=$((BUF + 1))
 
 [emu1]
 file="$d/ct.log"
@@ -161,7 +163,7 @@ EOF
 			>"$d/stdout.log" 2>&1 &
 		;;
 	conntrack-E)
-		ip netns exec "$NSB" taskset -c 1 conntrack -E -e DESTROY -b 8388608 \
+		ip netns exec "$NSB" taskset -c 1 conntrack -E -e DESTROY -b "$BUF" \
 			>"$d/ct.log" 2>"$d/daemon.log" &
 		;;
 	esac
