@@ -58,7 +58,7 @@ while getopts "n:r:c:w:o:b:sk" o; do
 	b) BUILD=$OPTARG ;;
 	s) ONLY_CSUM=1 ;;
 	k) KEEP=1 ;;
-	*) sed -n '4,6p' "$0" >&2; exit 64 ;;
+	*) sed -n '6,7p' "$0" >&2; exit 64 ;;
 	esac
 done
 SLUICE=${SLUICE:-$BUILD/core/sluice}
