@@ -60,8 +60,13 @@
 #define RX_BUFSIZE (64 * 1024)
 /* Datagrams per wake-up before we let the event loop run again. */
 #define MAX_DGRAMS_PER_WAKEUP 256
-/* Datagrams read at most when draining the event socket before a sweep. */
-#define MAX_DGRAMS_DRAIN 8192
+/*
+ * Draining the event socket before a sweep reads until it is empty: a
+ * destroy left queued would be reported again after the sweep had already
+ * reported its connection as recovered.  The bound only guards against a
+ * socket that never empties.
+ */
+#define MAX_DGRAMS_DRAIN (1u << 20)
 /* Rate limit of the "losing events" warning. */
 #define ENOBUFS_WARN_NS (10 * 1000000000LL)
 /* Least time between two dumps started because of ENOBUFS. */
