@@ -75,10 +75,16 @@ else
 fi
 echo
 for f in out/demo/*; do
-	echo "== $f ($(wc -l <"$f") lines, $(wc -c <"$f") bytes)"
 	case "$f" in
-	*.pcap) if command -v tcpdump >/dev/null; then tcpdump -nr "$f" 2>/dev/null | head -5; fi ;;
-	*) head -5 "$f" ;;
+	*.pcap)
+		echo "== $f ($(wc -c <"$f") bytes)"
+		if command -v tcpdump >/dev/null; then
+			echo "   $(tcpdump -nr "$f" 2>/dev/null | wc -l) packets; the first ones:"
+			tcpdump -nr "$f" 2>/dev/null | head -5
+		fi ;;
+	*)
+		echo "== $f ($(wc -l <"$f") lines, $(wc -c <"$f") bytes)"
+		head -5 "$f" ;;
 	esac
 done
 cat <<MSG
