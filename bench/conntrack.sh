@@ -26,7 +26,9 @@
 # after an overrun (a table dump) and reports the destroys it missed
 # (`recovered`): the target is no connection lost.
 #
-# Results: a markdown table on stdout and in WORKDIR/results.md.
+# Results: a markdown table on stdout and in WORKDIR/results.md, and in
+# docs/BENCHMARKS.md between <!-- conntrack-tables:begin/end --> (DOC=path
+# writes another copy of the document, NODOC=1 none).
 set -uo pipefail
 
 SRC=$(cd "$(dirname "$0")/.." && pwd)
@@ -261,3 +263,11 @@ for line in open(sys.argv[1]):
           f"{max(n - uniq, 0):,} | {rx - uniq:,} | {enobufs} | "
           f"{rec if name.startswith('sluice') else '–'} | {int(flushed):,} |")
 PY
+DOC=${DOC:-$SRC/docs/BENCHMARKS.md}
+if [ "${NODOC:-0}" != 1 ]; then
+	BY="bench/conntrack.sh -r \"$RATES\" -t $DUR -B $BUF"
+	[ "$LOGGERS" = "sluice-flowfile sluice-logline ulogd2 conntrack-E" ] || BY="$BY -l \"$(echo $LOGGERS)\""
+	EXTRA="ulogd2 $(dpkg-query -W -f '${Version}' ulogd2 2>/dev/null || echo none), $(conntrack --version 2>/dev/null | head -1)."
+	python3 "$SRC/bench/benchdoc.py" "$DOC" conntrack-tables --by "$BY" --extra "$EXTRA" <"$WORK/results.md" ||
+		die "tables not written into $DOC"
+fi

@@ -36,7 +36,9 @@
 # on the same CPU (the wall-time median is printed too).
 # Each sluice run is checked: the output instance must have taken every
 # record (its exit counters), else the script fails.
-# Results: a markdown table on stdout and in WORKDIR/results.md.
+# Results: markdown tables on stdout and in WORKDIR/results.md, and in
+# docs/BENCHMARKS.md (the offline-tables and offline-csum-tables blocks;
+# DOC=path writes another copy of the document, NODOC=1 none).
 set -euo pipefail
 
 SRC=$(cd "$(dirname "$0")/.." && pwd)
@@ -212,4 +214,11 @@ for size in 64 1400; do
 	RUNS=$runs
 done
 
-python3 "$SRC/bench/report.py" "$RESULTS" | tee "$WORK/results.md"
+# The tables also go into docs/BENCHMARKS.md (DOC=path for another file,
+# NODOC=1 for none), between its offline-tables / offline-csum-tables
+# markers; the prose around them is not touched.
+BY="bench/offline.sh -n $N -r $RUNS -c $CPU"
+[ "$ONLY_CSUM" = 1 ] && BY="$BY -s"
+DOC=${DOC:-$SRC/docs/BENCHMARKS.md}
+[ "${NODOC:-0}" = 1 ] && DOC=
+python3 "$SRC/bench/report.py" "$RESULTS" --by "$BY" ${DOC:+--doc "$DOC"} | tee "$WORK/results.md"

@@ -3,9 +3,14 @@
 """Turn bench/offline.sh's results.tsv (name, records, unit, runs as
 WALL:CPU seconds) into the markdown tables of docs/BENCHMARKS.md: median
 rate per CPU second of the runs with the spread (slowest to fastest run),
-and the median rate per wall-clock second."""
+and the median rate per wall-clock second.  With --doc, also into the
+offline-tables and offline-csum-tables blocks of that document."""
+import argparse
 import statistics
 import sys
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+import benchdoc  # noqa: E402
 
 TARGETS = {
     "replay → pcap": 5e6,
@@ -21,7 +26,8 @@ def fmt_rate(r):
     return f"{r / 1e6:.2f} M"
 
 
-def main(path):
+def tables(path):
+    """(main table, checksum table) as markdown, either "" when not measured."""
     rows, meta = [], {}
     with open(path, encoding="utf-8") as f:
         for line in f:
@@ -32,24 +38,29 @@ def main(path):
             runs = [tuple(float(x) for x in t.split(":")) for t in times.split()]
             rows.append((name, int(n), unit, [c for _, c in runs], [w for w, _ in runs]))
 
+    out = []
     main_rows = [r for r in rows if not r[0].startswith("csum")]
     if main_rows:
-        print(f"Capture: {main_rows[0][1]:,} NFLOG records, mean "
-              f"{meta.get('meanrec', '?')} bytes per record (pcap header included); "
-              f"{int(meta.get('flows', 0)):,} flows.\n")
-        print("| pipeline | unit | median rate /CPU s | spread (slowest – fastest) | /wall s | runs | target |")
-        print("|---|---|---|---|---|---|---|")
+        out.append(f"Capture: {main_rows[0][1]:,} NFLOG records, mean "
+                   f"{meta.get('meanrec', '?')} bytes per record (pcap header included); "
+                   f"{int(meta.get('flows', 0)):,} flows. "
+                   f"{len(main_rows[0][3])} run{'s' if len(main_rows[0][3]) != 1 else ''} each.\n")
+        out.append("| pipeline | unit | median rate /CPU s | spread (slowest – fastest) | /wall s | target |")
+        out.append("|---|---|---|---|---|---|")
         for name, n, unit, times, walls in main_rows:
             rates = sorted(n / t for t in times)
             target = TARGETS.get(name)
             verdict = ""
             if target:
-                verdict = f"{target / 1e6:g} M: " + ("met" if statistics.median(rates) >= target
-                                                      else "missed")
-            print(f"| {name} | {unit} | {fmt_rate(statistics.median(rates))} | "
-                  f"{fmt_rate(rates[0])} – {fmt_rate(rates[-1])} | "
-                  f"{fmt_rate(n / statistics.median(walls))} | {len(times)} | {verdict} |")
-        print()
+                m = statistics.median(rates)
+                verdict = f"{target / 1e6:g} M: " + ("met" if m >= target
+                                                      else f"**missed** ({m / target * 100:.0f} %)")
+            if unit == "flow":
+                name += f" ({n:,} flows)"
+            out.append(f"| {name} | {unit} | {fmt_rate(statistics.median(rates))} | "
+                       f"{fmt_rate(rates[0])} – {fmt_rate(rates[-1])} | "
+                       f"{fmt_rate(n / statistics.median(walls))} | {verdict} |")
+    main_md = "\n".join(out)
 
     by = {}
     for name, n, unit, times, _ in rows:
@@ -58,24 +69,52 @@ def main(path):
         size, what = name[4:].split(" ", 1)
         # ns per packet, median, and the spread of the runs
         per = sorted(t / n * 1e9 for t in times)
-        by.setdefault(size, {})[what] = (statistics.median(per), per[0], per[-1], n)
+        by.setdefault(size, {})[what] = (statistics.median(per), per[0], per[-1], n, len(per))
+    out = []
     if by:
-        print("| IP packet | replay → benchnull | + decode | + decode with checksums | "
-              "decode | checksums add | of decode | of the pipeline |")
-        print("|---|---|---|---|---|---|---|---|")
+        any_d = next(iter(by.values()))["replay → benchnull"]
+        out.append(f"{any_d[3]:,} packets a run, median of {any_d[4]} runs (range).\n")
+        out.append("| IP packet | replay → benchnull | + decode | + decode with checksums | "
+                   "decode | checksums add | of the pipeline |")
+        out.append("|---|---|---|---|---|---|---|")
         for size, d in sorted(by.items(), key=lambda kv: int(kv[0])):
             null = d["replay → benchnull"][0]
             dec = d["replay → decode → benchnull"][0]
             ck = d["replay → decode (checksums) → benchnull"][0]
             cell = lambda v: f"{v[0]:.1f} ns ({v[1]:.1f}–{v[2]:.1f})"
-            print(f"| {size} B | {cell(d['replay → benchnull'])} | "
-                  f"{cell(d['replay → decode → benchnull'])} | "
-                  f"{cell(d['replay → decode (checksums) → benchnull'])} | "
-                  f"{dec - null:.1f} ns | {ck - dec:.1f} ns | "
-                  f"{(ck - dec) / (dec - null) * 100 if dec > null else float('nan'):.0f} % | "
-                  f"{(ck - dec) / dec * 100:.1f} % |")
-        print()
+            out.append(f"| {size} B | {cell(d['replay → benchnull'])} | "
+                       f"{cell(d['replay → decode → benchnull'])} | "
+                       f"{cell(d['replay → decode (checksums) → benchnull'])} | "
+                       f"{dec - null:.1f} ns | {ck - dec:.1f} ns | "
+                       f"{(ck - dec) / dec * 100:.1f} % |")
+    return main_md, "\n".join(out)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("results")
+    ap.add_argument("--doc", help="also rewrite the offline-tables and offline-csum-tables blocks of this file")
+    ap.add_argument("--by", default="bench/offline.sh", help="the command line, for the date/commit/machine line")
+    a = ap.parse_args()
+    main_md, csum_md = tables(a.results)
+    for t in (main_md, csum_md):
+        if t:
+            print(t + "\n")
+    if a.doc:
+        line = benchdoc.stamp(a.by)
+        blocks = {}
+        if main_md:
+            blocks["offline-tables"] = line + "\n\n" + main_md
+        if csum_md:
+            blocks["offline-csum-tables"] = line + "\n\n" + csum_md
+        try:
+            benchdoc.replace_in_file(a.doc, blocks)
+        except (OSError, ValueError) as e:
+            print(f"report.py: {a.doc}: {e}; not changed", file=sys.stderr)
+            return 1
+        print(f"report.py: {a.doc}: {', '.join(blocks)} rewritten", file=sys.stderr)
+    return 0
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    sys.exit(main())

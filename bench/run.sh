@@ -12,14 +12,17 @@
 # counts what the kernel logged and hands it to the logger under test (pinned
 # to CPU 1).  Each logger runs alone on the same traffic, one after the other,
 # in every round; a round is one comparison.  Results go into the live section
-# of docs/BENCHMARKS.md (between <!-- live:begin --> and <!-- live:end -->).
+# of docs/BENCHMARKS.md (between <!-- live:begin --> and <!-- live:end -->);
+# then bench/offline.sh and bench/conntrack.sh rewrite their own tables there
+# (their offline-tables, offline-csum-tables and conntrack-tables blocks), so
+# this one command regenerates every table of the document.
 #
 # Environment: QUICK=1; RUNS, DUR (seconds of traffic at full rate), SEARCH
 # (0/1), SIZES ("64 512"), LOGGERS (names, default all), BUILD (build dir),
 # KEEP=1 (keep the work dir), NODOC=1 (do not touch docs/BENCHMARKS.md),
 # PERF="sluice-fan4 ..." (perf record those loggers; with KEEP=1),
 # OFFLINE=0 / CONNTRACK=0 (skip bench/offline.sh / bench/conntrack.sh, which
-# run after the live part and print their own tables; see bench/README.md).
+# run after the live part and write their own tables; see bench/README.md).
 set -uo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -380,8 +383,11 @@ rm -rf /tmp/sluice-bench-logs && cp -r "$T/logs" /tmp/sluice-bench-logs # each l
 LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg)
 echo "== measured in ${ELAPSED}s"
 
-# The offline and conntrack benchmarks (their own scripts, their own
-# sections of docs/BENCHMARKS.md, filled by hand from their tables).
+# The offline and conntrack benchmarks: their own scripts, which write their
+# own tables into docs/BENCHMARKS.md (nested markers inside their sections;
+# the prose around them stays).  NODOC=1 passes on.
+DOC=$TOP/docs/BENCHMARKS.md
+export DOC NODOC=${NODOC:-0}
 if [ "${OFFLINE:-1}" = 1 ]; then
 	echo "== bench/offline.sh"
 	if [ "$QUICK" = 1 ]; then
@@ -406,4 +412,4 @@ python3 "$TOP/bench/live_report.py" "$RESULTS" "$TOP/docs/BENCHMARKS.md" \
 	--notes "$TOP/bench/live-notes.md" --load "$LOAD_BEFORE / $LOAD_AFTER" --stalls "$STALLS" \
 	--ulogd "$(dpkg-query -W -f '${Version}' ulogd2 2>/dev/null || echo none)" \
 	--tcpdump "$(tcpdump --version 2>/dev/null | head -1)"
-echo "== docs/BENCHMARKS.md updated (live section)"
+echo "== docs/BENCHMARKS.md updated (live section; the offline and conntrack tables by their scripts above)"
