@@ -63,3 +63,23 @@ wait_for() {
 		sleep 0.1
 	done
 }
+
+# veth_pair NS_A NS_B N: a veth pair va (in NS_A) / vb (in NS_B), both up,
+# with MACs 02:00:00:N:00:01/02, 10.N.0.1/2 and fdN::1/2, and permanent
+# neighbour entries, so no ARP/ND traffic mixes with what a test sends.
+veth_pair() {
+	local a="$1" b="$2" n="$3"
+	ip link add va netns "$a" type veth peer name vb netns "$b" || skip "cannot create veth"
+	ip -n "$a" link set va address "02:00:00:$n:00:01"
+	ip -n "$b" link set vb address "02:00:00:$n:00:02"
+	ip -n "$a" addr add "10.$n.0.1/24" dev va
+	ip -n "$b" addr add "10.$n.0.2/24" dev vb
+	ip -n "$a" addr add "fd$n::1/64" dev va nodad
+	ip -n "$b" addr add "fd$n::2/64" dev vb nodad
+	ip -n "$a" link set va up
+	ip -n "$b" link set vb up
+	ip -n "$a" neigh add "10.$n.0.2" lladdr "02:00:00:$n:00:02" dev va nud permanent
+	ip -n "$b" neigh add "10.$n.0.1" lladdr "02:00:00:$n:00:01" dev vb nud permanent
+	ip -n "$a" neigh add "fd$n::2" lladdr "02:00:00:$n:00:02" dev va nud permanent
+	ip -n "$b" neigh add "fd$n::1" lladdr "02:00:00:$n:00:01" dev vb nud permanent
+}

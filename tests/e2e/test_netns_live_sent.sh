@@ -25,20 +25,7 @@ G=41
 G2=42
 make_netns "$A"
 make_netns "$B"
-ip link add va netns "$A" type veth peer name vb netns "$B" || skip "cannot create veth"
-ip -n "$A" link set va address 02:00:00:96:00:01
-ip -n "$B" link set vb address 02:00:00:96:00:02
-ip -n "$A" addr add 10.96.0.1/24 dev va
-ip -n "$B" addr add 10.96.0.2/24 dev vb
-ip -n "$A" addr add fd96::1/64 dev va nodad
-ip -n "$B" addr add fd96::2/64 dev vb nodad
-ip -n "$A" link set va up
-ip -n "$B" link set vb up
-# static neighbours: no ARP/ND, so exactly the packets we send are logged
-ip -n "$A" neigh add 10.96.0.2 lladdr 02:00:00:96:00:02 dev va nud permanent
-ip -n "$B" neigh add 10.96.0.1 lladdr 02:00:00:96:00:01 dev vb nud permanent
-ip -n "$A" neigh add fd96::2 lladdr 02:00:00:96:00:02 dev va nud permanent
-ip -n "$B" neigh add fd96::1 lladdr 02:00:00:96:00:01 dev vb nud permanent
+veth_pair "$A" "$B" 96
 
 LOG="log group $G prefix \"sent \" log group $G2 prefix \"sent \""
 ip netns exec "$B" nft -f - <<NFT || skip "nftables log group not available"
