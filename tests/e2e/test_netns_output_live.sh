@@ -65,31 +65,7 @@ SLUICE_PID=$!
 at_exit "kill $SLUICE_PID"
 wait_for 10 grep -qs "bound NFLOG group $G" "$WORK/sluice.log" || { cat "$WORK/sluice.log"; fail "nflog did not start"; }
 
-ip netns exec "$A" python3 - <<'PY'
-import socket, struct, time
-def csum(b):
-    s = sum(struct.unpack("!%dH" % (len(b) // 2), b))
-    while s >> 16: s = (s & 0xffff) + (s >> 16)
-    return ~s & 0xffff
-for fam, dst in ((socket.AF_INET, "10.99.0.2"), (socket.AF_INET6, "fd99::2")):
-    u = socket.socket(fam, socket.SOCK_DGRAM)
-    for i in range(5):
-        u.sendto(b"sluice-out-%d" % i, (dst, 9999))
-    for seq in (1, 2):
-        if fam == socket.AF_INET:
-            s = socket.socket(fam, socket.SOCK_RAW, socket.IPPROTO_ICMP)
-            m = struct.pack("!BBHHH", 8, 0, 0, 0x5199, seq) + b"sluice-ping!"
-            m = m[:2] + struct.pack("!H", csum(m)) + m[4:]
-        else:
-            s = socket.socket(fam, socket.SOCK_RAW, socket.IPPROTO_ICMPV6)
-            m = struct.pack("!BBHHH", 128, 0, 0, 0x5199, seq) + b"sluice-ping!"
-        s.sendto(m, (dst, 0))
-    t = socket.socket(fam, socket.SOCK_STREAM)
-    t.settimeout(2)
-    try: t.connect((dst, 8081))
-    except OSError: pass
-    time.sleep(0.05)
-PY
+ip netns exec "$A" python3 "$(dirname "$0")/send_mixed.py" 10.99.0.2 fd99::2 sluice-out
 N=16
 
 lines_ge() { [ "$(wc -l <"$1")" -ge "$2" ]; }
