@@ -106,7 +106,7 @@ static const char **split_list(const char *text, unsigned *n)
 
 	for (const char *c = text; *c; c++)
 		count += *c == ',';
-	items = calloc(count + 1, sizeof(char *) + 0);
+	items = calloc(count + 1, sizeof(char *));
 	copy = malloc(len + 1);
 	if (!items || !copy) {
 		free(items);

@@ -85,14 +85,10 @@ static void run_instance(struct sl_instance *inst, struct sl_batch *b)
 		inst->errors += before;
 		return;
 	}
-	if (inst->desc->kind == SL_KIND_OUTPUT) {
-		inst->out += b->count;
-		inst->dropped += before - b->count;
-		return;
-	}
 	inst->out += b->count;
 	inst->dropped += before - b->count;
-	if (b->count)
+	/* an output has no children: nothing more to do for it */
+	if (b->count && inst->nchildren)
 		deliver(inst, b);
 }
 
