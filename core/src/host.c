@@ -243,6 +243,19 @@ static void host_error_add(struct sl_instance *inst, uint64_t n)
 	inst->errors += n;
 }
 
+static void host_dropped_add(struct sl_instance *inst, uint64_t n)
+{
+	/*
+	 * An output's `out` counted the records when process() accepted them;
+	 * those it later lost are moved, so out means "delivered or still
+	 * queued".  A filter's drops are already counted by run_instance().
+	 */
+	uint64_t moved = n < inst->out ? n : inst->out;
+
+	inst->out -= moved;
+	inst->dropped += n;
+}
+
 static void host_input_done(struct sl_instance *inst)
 {
 	if (inst->done)
@@ -278,6 +291,7 @@ const struct sl_host sluice_host = {
 	.error_add = host_error_add,
 	.input_done = host_input_done,
 	.name = host_name,
+	.dropped_add = host_dropped_add,
 };
 
 /* ---- lifecycle ---- */

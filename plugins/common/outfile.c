@@ -108,6 +108,7 @@ static void log_drops(struct sl_outfile *of, bool force)
 static void count_drop(struct sl_outfile *of, size_t n)
 {
 	of->host->counter_add(of->inst, of->c_drop_rec, 1);
+	of->host->dropped_add(of->inst, 1);
 	of->host->counter_add(of->inst, of->c_drop_bytes, n);
 	of->drops_unlogged++;
 	of->drop_bytes_unlogged += n;

@@ -109,8 +109,10 @@ static int file_process(void *state, struct sl_batch *b)
 		dst[t->len] = '\n';
 		sl_outfile_commit(st->of, (size_t)t->len + 1);
 	}
-	if (no_text)
+	if (no_text) {
 		st->host->counter_add(st->inst, st->c_no_text, no_text);
+		st->host->dropped_add(st->inst, no_text);
+	}
 	return 0;
 }
 

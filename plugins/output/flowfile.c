@@ -181,7 +181,7 @@ static void report_lost(struct ff_state *st)
 
 	if (lost > st->lost_reported) {
 		st->host->counter_add(st->inst, st->c_lost, lost - st->lost_reported);
-		st->host->error_add(st->inst, lost - st->lost_reported);
+		st->host->dropped_add(st->inst, lost - st->lost_reported);
 		st->lost_reported = lost;
 	}
 }
@@ -378,7 +378,7 @@ static int ff_process(void *state, struct sl_batch *b)
 	if (!nf_writer_is_open(st->w)) {
 		/* No file (directory gone, disk full): these flows are lost. */
 		st->host->counter_add(st->inst, st->c_lost, b->count);
-		st->host->error_add(st->inst, b->count);
+		st->host->dropped_add(st->inst, b->count);
 		return 0;
 	}
 	for (unsigned i = 0; i < b->count; i++) {

@@ -391,6 +391,7 @@ static void send_failed(struct ipfix *st, int err)
 	st->errors_total++;
 	st->host->counter_add(st->inst, st->c_send_errors, 1);
 	st->host->counter_add(st->inst, st->c_records_lost, st->msg_records);
+	st->host->dropped_add(st->inst, st->msg_records);
 	st->host->error_add(st->inst, 1);
 	/* templates in a lost message must go again */
 	for (unsigned i = 0; i < NTEMPLATES; i++)
@@ -451,6 +452,7 @@ static void add_record(struct ipfix *st, const struct sl_record *r, const struct
 
 	if (!sl_has(r, SL_F_ORIG_SRC) || !sl_has(r, SL_F_ORIG_DST)) {
 		st->host->counter_add(st->inst, st->c_skipped, 1);
+		st->host->dropped_add(st->inst, 1);
 		return;
 	}
 	src = r->v[SL_F_ORIG_SRC].addr;
@@ -472,6 +474,7 @@ static void add_record(struct ipfix *st, const struct sl_record *r, const struct
 		if (pass) {
 			/* cannot happen: mtu >= 256 holds the largest template and record */
 			st->host->counter_add(st->inst, st->c_skipped, 1);
+			st->host->dropped_add(st->inst, 1);
 			return;
 		}
 		send_msg(st);

@@ -535,8 +535,10 @@ static int pcap_process(void *state, struct sl_batch *b)
 		if (rc > 0)
 			skipped++;
 	}
-	if (skipped)
+	if (skipped) {
 		st->host->counter_add(st->inst, st->c_skipped, skipped);
+		st->host->dropped_add(st->inst, skipped);
+	}
 	return 0;
 }
 

@@ -279,6 +279,7 @@ static void log_drops(struct syslog_state *st, bool force)
 static void count_drops(struct syslog_state *st, uint64_t n)
 {
 	st->host->counter_add(st->inst, st->c_dropped, n);
+	st->host->dropped_add(st->inst, n);
 	st->drops_unlogged += n;
 	st->drops_outage += n;
 	log_drops(st, false);
@@ -804,8 +805,10 @@ static int syslog_process(void *state, struct sl_batch *batch)
 		}
 		enqueue(st, r, now);
 	}
-	if (no_text)
+	if (no_text) {
 		st->host->counter_add(st->inst, st->c_no_text, no_text);
+		st->host->dropped_add(st->inst, no_text);
+	}
 	if (!st->catchup)	/* else the pace timer sends */
 		drain(st);
 	return 0;
@@ -1073,6 +1076,7 @@ static void syslog_stop(void *state)
 		st->host->log(st->inst, SL_LOG_WARNING, "%u queued messages for %s lost at shutdown",
 			      st->qcount, st->where);
 		st->host->counter_add(st->inst, st->c_dropped, st->qcount);
+		st->host->dropped_add(st->inst, st->qcount);
 	}
 	log_drops(st, true);
 	close_fd(st);

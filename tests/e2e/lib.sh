@@ -34,9 +34,17 @@ need_cmd() {
 	done
 }
 
-# make_netns NAME: a namespace with loopback up, deleted at exit.
+# make_netns NAME: a namespace with loopback up, deleted at exit.  The
+# first call takes a machine-wide lock: ctest's RESOURCE_LOCK serialises
+# the netns tests of one run, this also serialises two checkouts' runs,
+# which share the global netfilter sysctls.
 make_netns() {
 	local ns="$1"
+	if [ -z "${SLUICE_NETNS_LOCKED:-}" ]; then
+		exec 8>/tmp/sluice-netfilter.lock
+		flock 8
+		SLUICE_NETNS_LOCKED=1
+	fi
 	ip netns del "$ns" 2>/dev/null || true
 	ip netns add "$ns" || skip "cannot create network namespaces"
 	at_exit "ip netns del $ns"

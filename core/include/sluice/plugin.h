@@ -41,7 +41,7 @@ extern "C" {
 #endif
 
 #define SL_ABI_MAJOR 1
-#define SL_ABI_MINOR 1
+#define SL_ABI_MINOR 2
 
 /* Name of the entry symbol every plugin exports. */
 #define SL_PLUGIN_ENTRY_SYMBOL "sluice_plugin_entry"
@@ -179,7 +179,20 @@ struct sl_host {
 
 	/* Instance name, as the user gave it or as the core made it up. */
 	const char *(*name)(struct sl_instance *inst);
+
+	/* ---- ABI 1.2 ---- */
+
+	/*
+	 * An output did not deliver n records it had accepted or was handed:
+	 * a full queue, a failed write, a record it cannot represent.  The
+	 * core moves them from the instance's `out` to its `dropped`, so
+	 * in == out + dropped + errors holds for every output and stats,
+	 * SIGUSR1 and metrics agree with the plugin's own counters.  Call it
+	 * once per record lost, whatever else the plugin counts.
+	 */
+	void (*dropped_add)(struct sl_instance *inst, uint64_t n);
 };
+
 
 /* ---- the descriptor ---- */
 
