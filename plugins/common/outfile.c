@@ -15,6 +15,7 @@
 #define LOG_EVERY_MS 10000	/* rate limit of repeated error reports */
 #define RETRY_MS 1000		/* retry a failing file at most this often */
 #define MAX_CLASH 1000		/* name.1 ... name.999 */
+#define BYTES_PER_SLOT 32	/* one record boundary slot per this much buffer */
 
 struct sl_outfile {
 	const struct sl_host *host;
@@ -27,6 +28,14 @@ struct sl_outfile {
 
 	uint8_t *buf;		/* pending bytes are buf[head..tail) */
 	size_t cap, head, tail;
+	/*
+	 * Record boundaries, read only when a write fails: ends[i] is the
+	 * offset just past record i in buf, record 0 starts at 0.  head is
+	 * on a boundary except while a record is torn on a descriptor that
+	 * cannot be cut back (see cut_torn).
+	 */
+	uint32_t *ends;
+	size_t nrec, max_rec;
 
 	int fd;
 	bool cur_is_reg;
@@ -105,14 +114,107 @@ static void log_drops(struct sl_outfile *of, bool force)
 	of->drop_bytes_unlogged = 0;
 }
 
+/* Records lost after they were accepted: the plugin's and the core's counters. */
+static void count_lost(struct sl_outfile *of, uint64_t recs, uint64_t bytes)
+{
+	of->host->counter_add(of->inst, of->c_drop_rec, recs);
+	of->host->dropped_add(of->inst, recs);
+	of->host->counter_add(of->inst, of->c_drop_bytes, bytes);
+}
+
 static void count_drop(struct sl_outfile *of, size_t n)
 {
-	of->host->counter_add(of->inst, of->c_drop_rec, 1);
-	of->host->dropped_add(of->inst, 1);
-	of->host->counter_add(of->inst, of->c_drop_bytes, n);
+	count_lost(of, 1, n);
 	of->drops_unlogged++;
 	of->drop_bytes_unlogged += n;
 	log_drops(of, false);
+}
+
+/* How many buffered records end at or before offset off (ends[] ascends). */
+static size_t recs_before(const struct sl_outfile *of, size_t off)
+{
+	size_t lo = 0, hi = of->nrec;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (of->ends[mid] <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Start of the record head is in: head itself unless that record is torn. */
+static size_t rec_start(const struct sl_outfile *of)
+{
+	size_t i = recs_before(of, of->head);
+
+	return i ? of->ends[i - 1] : 0;
+}
+
+/*
+ * A write failed after part of a record went out.  Cut the file back to
+ * the end of the last whole record, so no reader ever sees the torn one,
+ * and keep that record whole for the retry (in this file or, after a
+ * reopen, the next).  A pipe or device cannot be cut, nor a file whose
+ * ftruncate fails: there the rest of the record may only follow on the
+ * same descriptor, so head stays inside it (drop_torn ends that).
+ */
+static void cut_torn(struct sl_outfile *of)
+{
+	size_t b = rec_start(of), torn = of->head - b;
+	struct stat st;
+	int err = ESPIPE;
+
+	if (!torn || !of->cur_is_reg)
+		return;
+	/* O_APPEND: the torn bytes are the file's last, whatever its size. */
+	if (fstat(of->fd, &st) < 0)
+		err = errno;
+	else if ((uint64_t)st.st_size >= torn && ftruncate(of->fd, st.st_size - (off_t)torn) == 0) {
+		of->head = b;
+		of->cur_size = of->cur_size > torn ? of->cur_size - torn : 0;
+		return;
+	} else if ((uint64_t)st.st_size >= torn) {
+		err = errno;
+	}
+	file_error(of, "cannot cut a partial record from", of->cur_name, err);
+}
+
+/* The descriptor closes inside a record: its rest can go nowhere. */
+static void drop_torn(struct sl_outfile *of)
+{
+	size_t i = recs_before(of, of->head), b = i ? of->ends[i - 1] : 0;
+
+	if (of->head == b)
+		return;
+	of->host->log(of->inst, SL_LOG_ERR, "%s closed with a record of %zu bytes half written: dropped",
+		      of->cur_name, (size_t)of->ends[i] - b);
+	count_lost(of, 1, of->ends[i] - b);
+	of->head = of->ends[i];
+}
+
+/* Move the records not yet written whole to the front of the buffer. */
+static void compact(struct sl_outfile *of)
+{
+	size_t b = rec_start(of), i = recs_before(of, b), j;
+
+	if (!b)
+		return;
+	memmove(of->buf, of->buf + b, of->tail - b);
+	for (j = i; j < of->nrec; j++)
+		of->ends[j - i] = of->ends[j] - (uint32_t)b;
+	of->nrec -= i;
+	of->head -= b;
+	of->tail -= b;
+}
+
+/* Room for one more record of n bytes, without writing anything? */
+static bool room(const struct sl_outfile *of, size_t n)
+{
+	return of->cap - of->tail >= n && of->nrec < of->max_rec;
 }
 
 /* "20261129T221500", local time. */
@@ -186,6 +288,37 @@ static void clash_name(char *out, size_t len, const char *base, int i)
 	if (!dot || dot == (slash ? slash + 1 : base))
 		dot = base + strlen(base);
 	snprintf(out, len, "%.*s.%d%s", (int)(dot - base), base, i, dot);
+}
+
+/*
+ * The header, whole or not at all: a new file that cannot take all of it
+ * is cut back to empty and retried later.  One that cannot be cut either
+ * is abandoned with an error (the next open moves it aside, as a file
+ * with another header).
+ */
+static int write_header(struct sl_outfile *of, int fd, const char *name)
+{
+	size_t done = 0;
+
+	while (done < of->hdr_len) {
+		ssize_t w = write(fd, of->hdr + done, of->hdr_len - done);
+		int err;
+
+		if (w > 0) {
+			done += (size_t)w;
+			continue;
+		}
+		if (w < 0 && errno == EINTR)
+			continue;
+		err = w < 0 ? errno : EIO;
+		if (done && of->cur_is_reg && ftruncate(fd, 0) < 0)
+			of->host->log(of->inst, SL_LOG_ERR,
+				      "cannot remove a partial header from %s: %s; file abandoned", name,
+				      strerror(errno));
+		file_error(of, "cannot write header to", name, err);
+		return -1;
+	}
+	return 0;
 }
 
 /*
@@ -264,17 +397,9 @@ static int open_current(struct sl_outfile *of, bool fresh)
 	of->cur_start = of->cur_size ? birth_time(fd) : now;
 	if (of->hdr_len && (!of->cur_is_reg || st.st_size == 0)) {
 		/* Directly, before any pending record: a file is header first. */
-		ssize_t w = write(fd, of->hdr, of->hdr_len);
-
-		if (w != (ssize_t)of->hdr_len) {
-			int err = w < 0 ? errno : ENOSPC;
-
-			if (of->cur_is_reg && ftruncate(fd, 0) < 0) {
-				/* nothing more we can do; the retry rewrites it */
-			}
+		if (write_header(of, fd, name) < 0) {
 			if (fd != STDOUT_FILENO)
 				close(fd);
-			file_error(of, "cannot write header to", name, err);
 			return -2;	/* the file is there: only space is missing */
 		}
 		of->cur_size += of->hdr_len;
@@ -284,7 +409,10 @@ static int open_current(struct sl_outfile *of, bool fresh)
 	return 0;
 }
 
-/* Write the pending bytes.  0 when all went out. */
+/*
+ * Write the pending bytes.  0 when all went out.  A short write is only
+ * a step; a failing one leaves the file ending on a whole record.
+ */
 static int write_out(struct sl_outfile *of)
 {
 	bool wrote = false;
@@ -298,12 +426,15 @@ static int write_out(struct sl_outfile *of)
 	while (pending(of)) {
 		ssize_t n = write(of->fd, of->buf + of->head, pending(of));
 
-		if (n < 0) {
-			if (errno == EINTR)
+		if (n <= 0) {
+			int err = n < 0 ? errno : EIO;
+
+			if (err == EINTR)
 				continue;
-			if (errno == EAGAIN)	/* a non-blocking stdout pipe */
+			cut_torn(of);
+			if (err == EAGAIN)	/* a non-blocking stdout pipe */
 				return -1;
-			file_error(of, "cannot write to", of->cur_name, errno);
+			file_error(of, "cannot write to", of->cur_name, err);
 			return -1;
 		}
 		of->head += (size_t)n;
@@ -311,6 +442,7 @@ static int write_out(struct sl_outfile *of)
 		wrote = true;
 	}
 	of->head = of->tail = 0;
+	of->nrec = 0;
 	if (wrote && of->o.sync && of->cur_is_reg && fdatasync(of->fd) < 0) {
 		file_error(of, "cannot sync", of->cur_name, errno);
 		return -1;
@@ -370,16 +502,13 @@ void *sl_outfile_reserve(struct sl_outfile *of, size_t n)
 		if (!of->failing || mono_ms() >= of->retry_at)
 			rotate(of);
 	}
-	if (of->cap - of->tail < n) {
+	if (!room(of, n)) {
 		/* Full: write it out, unless the file failed a moment ago. */
 		if (!of->failing || mono_ms() >= of->retry_at)
 			write_out(of);
-		if (of->cap - of->tail < n && of->head) {
-			memmove(of->buf, of->buf + of->head, pending(of));
-			of->tail -= of->head;
-			of->head = 0;
-		}
-		if (of->cap - of->tail < n) {
+		if (!room(of, n))
+			compact(of);
+		if (!room(of, n)) {
 			count_drop(of, n);
 			return NULL;
 		}
@@ -390,6 +519,7 @@ void *sl_outfile_reserve(struct sl_outfile *of, size_t n)
 void sl_outfile_commit(struct sl_outfile *of, size_t n)
 {
 	of->tail += n;
+	of->ends[of->nrec++] = (uint32_t)of->tail;
 }
 
 int sl_outfile_write(struct sl_outfile *of, const void *p, size_t n)
@@ -418,10 +548,14 @@ int sl_outfile_reopen(struct sl_outfile *of)
 {
 	if (!of->buf || of->is_stdout)
 		return 0;
-	/* Best effort into the old file; what fails goes to the new one. */
+	/*
+	 * Best effort into the old file, which a failed write leaves ending
+	 * on a whole record; the records left go whole to the new one.
+	 */
 	if (of->fd >= 0 && pending(of))
 		write_out(of);
 	if (of->fd >= 0) {
+		drop_torn(of);
 		close(of->fd);
 		of->fd = -1;
 	}
@@ -564,13 +698,20 @@ int sl_outfile_start(struct sl_outfile *of)
 {
 	uint64_t period;
 
+	if (of->o.buffer_size > UINT32_MAX) {
+		of->host->log(of->inst, SL_LOG_ERR, "a buffer of more than 4 GiB is not supported");
+		return -1;
+	}
 	of->cap = (size_t)of->o.buffer_size;
+	of->max_rec = of->cap / BYTES_PER_SLOT > 16 ? of->cap / BYTES_PER_SLOT : 16;
 	of->buf = malloc(of->cap);
-	if (!of->buf) {
+	of->ends = malloc(of->max_rec * sizeof(*of->ends));
+	if (!of->buf || !of->ends) {
 		of->host->log(of->inst, SL_LOG_ERR, "cannot allocate a %zu byte buffer", of->cap);
 		return -1;
 	}
 	of->head = of->tail = 0;
+	of->nrec = 0;
 	/* At start a file we cannot open is fatal (a wrong path or mode);
 	 * one we cannot write the header to yet (disk full) is retried. */
 	if (open_current(of, false) == -1)
@@ -599,9 +740,12 @@ void sl_outfile_stop(struct sl_outfile *of)
 	if (of->buf && pending(of)) {
 		of->failing = false;	/* one last try */
 		if (write_out(of) < 0 && pending(of)) {
-			of->host->log(of->inst, SL_LOG_ERR, "lost %zu buffered bytes for %s", pending(of),
-				      of->cur_name);
-			of->host->counter_add(of->inst, of->c_drop_bytes, pending(of));
+			/* A torn record (on a pipe) is lost too: its rest never comes. */
+			size_t b = rec_start(of), lost = of->nrec - recs_before(of, b);
+
+			of->host->log(of->inst, SL_LOG_ERR, "lost %zu buffered records (%zu bytes) for %s",
+				      lost, of->tail - b, of->cur_name);
+			count_lost(of, lost, of->tail - b);
 		}
 	}
 	log_drops(of, true);
@@ -609,8 +753,11 @@ void sl_outfile_stop(struct sl_outfile *of)
 		close(of->fd);
 	of->fd = -1;
 	free(of->buf);
+	free(of->ends);
 	of->buf = NULL;
+	of->ends = NULL;
 	of->head = of->tail = 0;
+	of->nrec = 0;
 }
 
 void sl_outfile_free(struct sl_outfile *of)
@@ -620,6 +767,7 @@ void sl_outfile_free(struct sl_outfile *of)
 	if (of->fd >= 0 && of->fd != STDOUT_FILENO)
 		close(of->fd);
 	free(of->buf);
+	free(of->ends);
 	free(of->hdr);
 	free(of);
 }
