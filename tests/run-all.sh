@@ -6,7 +6,7 @@
 set -euo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 # Test tools: real readers and peers the tests check sluice against.
-SETUP_PACKAGES="tcpdump tshark nftables iproute2 rsyslog conntrack python3 iputils-ping nfdump
+SETUP_PACKAGES="tcpdump tshark wireshark-common nftables iproute2 rsyslog conntrack python3 iputils-ping nfdump
 	kmod procps clang libclang-rt-14-dev valgrind"
 . "$TOP/tests/setup.sh"
 cd "$BUILD"
