@@ -28,6 +28,17 @@
  * flush timer.  When the buffer is full, new records are dropped and counted
  * in the named counters dropped_records and dropped_bytes.  Nothing here
  * ever exits.
+ *
+ * Records are all-or-nothing: every commit() is one record, and the buffer
+ * keeps where each ends (so it is also full at buffer_size/32 records).  A
+ * write that fails after part of a record went out is cut back with
+ * ftruncate to the last whole record, and that record is retried whole, in
+ * the same file or, after a reopen, the next one: a file is its header
+ * (written whole, or the file is cut back to empty) and whole records.
+ * Only a pipe or device, which cannot be cut, gets the rest of a torn
+ * record later on the same descriptor (and loses it if that closes).  Every
+ * record lost, also at stop, is counted in dropped_records and reported
+ * with host->dropped_add.
  */
 #ifndef SLUICE_OUTFILE_H
 #define SLUICE_OUTFILE_H
@@ -72,8 +83,9 @@ int sl_outfile_start(struct sl_outfile *of);
 
 /*
  * Room for one record of n bytes (rotating first if the size limit asks for
- * it); write the record there and call sl_outfile_commit(of, n).  NULL when
- * the record cannot be kept: it is then already counted as dropped.
+ * it); write the record there and call sl_outfile_commit(of, n) once, with
+ * the whole record.  NULL when the record cannot be kept: it is then
+ * already counted as dropped.
  */
 void *sl_outfile_reserve(struct sl_outfile *of, size_t n);
 void sl_outfile_commit(struct sl_outfile *of, size_t n);
