@@ -166,21 +166,20 @@ static void cut_torn(struct sl_outfile *of)
 {
 	size_t b = rec_start(of), torn = of->head - b;
 	struct stat st;
-	int err = ESPIPE;
 
 	if (!torn || !of->cur_is_reg)
 		return;
 	/* O_APPEND: the torn bytes are the file's last, whatever its size. */
-	if (fstat(of->fd, &st) < 0)
-		err = errno;
-	else if ((uint64_t)st.st_size >= torn && ftruncate(of->fd, st.st_size - (off_t)torn) == 0) {
-		of->head = b;
-		of->cur_size = of->cur_size > torn ? of->cur_size - torn : 0;
-		return;
-	} else if ((uint64_t)st.st_size >= torn) {
-		err = errno;
+	if (fstat(of->fd, &st) == 0) {
+		if ((uint64_t)st.st_size < torn) {
+			errno = ERANGE;	/* someone else cut the file meanwhile */
+		} else if (ftruncate(of->fd, st.st_size - (off_t)torn) == 0) {
+			of->head = b;
+			of->cur_size = of->cur_size > torn ? of->cur_size - torn : 0;
+			return;
+		}
 	}
-	file_error(of, "cannot cut a partial record from", of->cur_name, err);
+	file_error(of, "cannot cut a partial record from", of->cur_name, errno);
 }
 
 /* The descriptor closes inside a record: its rest can go nowhere. */
