@@ -58,6 +58,7 @@ static const char *const compression_choices[] = {"lz4", "none", NULL};
 struct ff_cfg {
 	const char *dir;
 	uint64_t rotate_interval;	/* ms */
+	uint64_t flush_interval;	/* ms, 0: blocks only when full */
 	int64_t subdirs;
 	int compression;
 	const char *ident;
@@ -87,6 +88,8 @@ static const struct sl_option ff_options[] = {
 		   "directory of the flow files (must exist)", 0, 0, NULL, SL_OPT_REQUIRED),
 	SL_OPT_DURATION("rotate_interval", struct ff_cfg, rotate_interval, "5m", 1000, 86400000,
 			"one file per slot of this length, aligned on the epoch (whole seconds)"),
+	SL_OPT_DURATION("flush_interval", struct ff_cfg, flush_interval, "10s", 0, 3600000,
+			"write the block being filled at least this often: what a crash can lose (0: only full blocks)"),
 	SL_OPT_INT("subdirs", struct ff_cfg, subdirs, "0", 0, (int64_t)N_SUBDIRS - 1,
 		   "nfcapd -S layout: 0 none, 1 %Y/%m/%d, 2 %Y/%m/%d/%H, 3 %Y/%W/%u, 4 %Y/%W/%u/%H, "
 		   "5 %Y/%j, 6 %Y/%j/%H, 7 %F, 8 %F/%H"),
@@ -433,6 +436,8 @@ static void arm_timer(struct ff_state *st, int64_t ms)
 	/* A file that could not be opened is retried every second. */
 	if (!nf_writer_is_open(st->w) && delay > 1000)
 		delay = 1000;
+	if (st->cfg->flush_interval && delay > (int64_t)st->cfg->flush_interval)
+		delay = (int64_t)st->cfg->flush_interval;
 	st->host->timer_arm(st->timer, delay > 0 ? (uint64_t)delay : 1, 0);
 }
 
@@ -442,6 +447,12 @@ static void on_timer(void *state)
 	int64_t ms = now_ms();
 
 	check_slot(st, ms);
+	/* Bound what a crash loses: the block in memory goes to the file. */
+	if (st->cfg->flush_interval && nf_writer_is_open(st->w)) {
+		if (nf_writer_flush(st->w) < 0)
+			log_limited(st, st->tmp_path, errno);
+		report_lost(st);
+	}
 	arm_timer(st, ms);
 }
 
@@ -648,14 +659,17 @@ static void recover_one(struct ff_state *st, const char *name, int64_t slot, int
 			st->host->log(st->inst, SL_LOG_NOTICE, "%s: finished orphan of a writer that died, now %s",
 				      path, named);
 	} else {
+		char cut[96] = "";
+
 		fd = -1;	/* the writer's now */
+		if (o.cut_bytes)
+			snprintf(cut, sizeof(cut), " (cut %llu bytes of an unfinished block or appendix)",
+				 (unsigned long long)o.cut_bytes);
 		if (finish(st, w, path, slot, interval, named) == 0) {
 			st->host->counter_add(st->inst, st->c_recovered, o.flows);
 			st->host->log(st->inst, SL_LOG_NOTICE,
-				      "%s: recovered %llu flows in %u blocks of a writer that died into %s%s%llu%s",
-				      path, (unsigned long long)o.flows, o.blocks, named,
-				      o.cut_bytes ? " (cut " : "", (unsigned long long)o.cut_bytes,
-				      o.cut_bytes ? " bytes of an unfinished block or appendix)" : "");
+				      "%s: recovered %llu flows in %u blocks of a writer that died into %s%s", path,
+				      (unsigned long long)o.flows, o.blocks, named, cut);
 		}
 	}
 out:
