@@ -31,6 +31,7 @@
 #define NF_TYPE_IDENT 0x8001
 #define NF_TYPE_STAT 0x8002
 #define NF_STAT_SIZE 148
+#define NF_UNDO 64		/* data blocks close() may drop to fit the appendix */
 
 /* Element ids and full lengths (§5.2). */
 #define EX_GENERIC 1
@@ -329,6 +330,16 @@ struct nf_writer {
 	struct nf_stat stat;
 	uint64_t absorbed;	/* flows of stat copied from another file */
 	uint64_t lost;
+
+	/*
+	 * The state before each of the last NF_UNDO data blocks: on a full
+	 * disk close() gives their room to the appendix, newest first.
+	 */
+	struct {
+		uint64_t off;
+		struct nf_stat stat;
+	} undo[NF_UNDO];
+	unsigned undo_n, undo_next;
 };
 
 struct nf_writer *nf_writer_new(enum nf_compression comp, const char *ident)
@@ -512,6 +523,7 @@ int nf_writer_attach(struct nf_writer *w, int fd)
 	w->blk_len = w->blk_nrec = 0;
 	w->nblocks = 0;
 	w->absorbed = 0;
+	w->undo_n = 0;
 	memset(&w->stat, 0, sizeof(w->stat));
 	memset(&w->blk_stat, 0, sizeof(w->blk_stat));
 	/* Placeholder header (magic 0: no reader takes it); the real one goes here at close. */
@@ -538,11 +550,18 @@ int nf_writer_open(struct nf_writer *w, const char *path)
 
 int nf_writer_flush(struct nf_writer *w)
 {
+	uint64_t off;
 	int ret = 0;
 
 	if (w->fd < 0 || w->blk_nrec == 0)
 		return 0;
+	off = w->off;
 	if (write_block(w, w->blk, w->blk_len, w->blk_nrec, w->cbuf, w->cbuf_size) == 0) {
+		w->undo[w->undo_next].off = off;
+		w->undo[w->undo_next].stat = w->stat;
+		w->undo_next = (w->undo_next + 1) % NF_UNDO;
+		if (w->undo_n < NF_UNDO)
+			w->undo_n++;
 		w->nblocks++;
 		nf_stat_merge(&w->stat, &w->blk_stat);
 	} else {
@@ -582,11 +601,28 @@ void nf_writer_abandon(struct nf_writer *w)
 	w->blk_len = w->blk_nrec = 0;
 }
 
+/* The appendix block (ident, then stat) at w->off.  0, or -1 with errno. */
+static int write_appendix(struct nf_writer *w, uint64_t empty_first_ms, uint64_t empty_last_ms)
+{
+	size_t idlen = strlen(w->ident);
+	uint8_t *p = w->blk;
+
+	if (w->stat.numflows == 0) {
+		w->stat.first_ms = empty_first_ms;
+		w->stat.last_ms = empty_last_ms;
+	}
+	put16(p, NF_TYPE_IDENT);
+	put16(p + 2, (uint16_t)(4 + idlen + 1));
+	memcpy(p + 4, w->ident, idlen + 1);
+	p += 4 + idlen + 1;
+	put_stat(p, &w->stat);
+	p += NF_STAT_SIZE;
+	return write_block(w, w->blk, (uint32_t)(p - w->blk), 2, w->cbuf, w->cbuf_size);
+}
+
 int nf_writer_close(struct nf_writer *w, uint64_t empty_first_ms, uint64_t empty_last_ms)
 {
 	uint8_t hdr[NF_HEADER_SIZE];
-	uint8_t *p;
-	size_t idlen;
 	uint64_t off_appendix;
 	int ret = 0, saved = 0;
 	struct iovec iov;
@@ -595,29 +631,30 @@ int nf_writer_close(struct nf_writer *w, uint64_t empty_first_ms, uint64_t empty
 		errno = EBADF;
 		return -1;
 	}
-	if (nf_writer_flush(w) < 0) {
-		/* that block is lost; the file is still well formed without it */
-		saved = errno;
-		ret = -1;
-	}
-	if (w->stat.numflows == 0) {
-		w->stat.first_ms = empty_first_ms;
-		w->stat.last_ms = empty_last_ms;
-	}
-	/* Appendix: one block, ident then stat, compressed like the data. */
-	off_appendix = w->off;
-	idlen = strlen(w->ident);
-	p = w->blk;
-	put16(p, NF_TYPE_IDENT);
-	put16(p + 2, (uint16_t)(4 + idlen + 1));
-	memcpy(p + 4, w->ident, idlen + 1);
-	p += 4 + idlen + 1;
-	put_stat(p, &w->stat);
-	p += NF_STAT_SIZE;
-	if (write_block(w, w->blk, (uint32_t)(p - w->blk), 2, w->cbuf, w->cbuf_size) < 0) {
-		saved = errno;
-		ret = -1;
-		goto out;
+	/* A failed last block is lost (counted); the file is well formed without it. */
+	nf_writer_flush(w);
+	/*
+	 * Appendix: one block, ident then stat, compressed like the data.  On
+	 * a full disk the newest data blocks give it their room, their flows
+	 * counted as lost: a file with fewer flows beats no file at all.
+	 */
+	for (;;) {
+		unsigned u = (w->undo_next + NF_UNDO - 1) % NF_UNDO;
+
+		off_appendix = w->off;
+		if (write_appendix(w, empty_first_ms, empty_last_ms) == 0)
+			break;
+		if ((errno != ENOSPC && errno != EDQUOT && errno != EFBIG) || w->undo_n == 0) {
+			saved = errno;
+			ret = -1;
+			goto out;
+		}
+		w->lost += w->stat.numflows - w->undo[u].stat.numflows;
+		w->off = w->undo[u].off;
+		w->stat = w->undo[u].stat;
+		w->nblocks--;
+		w->undo_next = u;
+		w->undo_n--;
 	}
 	put16(hdr, NF_MAGIC);
 	put16(hdr + 2, NF_LAYOUT);
@@ -632,6 +669,11 @@ int nf_writer_close(struct nf_writer *w, uint64_t empty_first_ms, uint64_t empty
 	put32(hdr + 36, w->nblocks);
 	iov = (struct iovec){hdr, sizeof(hdr)};
 	if (pwrite_all(w->fd, &iov, 1, 0) < 0) {
+		saved = errno;
+		ret = -1;
+	}
+	/* Nothing after the appendix: a torn block whose cut-back failed ends here. */
+	if (ret == 0 && ftruncate(w->fd, (off_t)w->off) < 0) {
 		saved = errno;
 		ret = -1;
 	}
@@ -842,6 +884,7 @@ int nf_writer_absorb(struct nf_writer *w, const char *path, const char **why)
 	}
 	saved_off = w->off;
 	saved_blocks = w->nblocks;
+	w->undo_n = 0;	/* never drop our blocks under the absorbed ones */
 	/*
 	 * Mark in the placeholder header where the copied blocks start: a
 	 * crash before the rename leaves an orphan whose recovery must not
@@ -1008,6 +1051,7 @@ static int adopt_state(struct nf_writer *w, int fd, int comp, uint64_t off, uint
 	w->nblocks = nblocks;
 	w->stat = *stat;
 	w->absorbed = 0;
+	w->undo_n = 0;	/* blocks of a dead writer: not dropped to make room */
 	w->blk_len = w->blk_nrec = 0;
 	memset(&w->blk_stat, 0, sizeof(w->blk_stat));
 	return 0;

@@ -117,8 +117,12 @@ int nf_writer_absorb(struct nf_writer *w, const char *path, const char **why);
 /*
  * Finish the file: last block, appendix, header; close.  When the file
  * holds no flow, the stat record's first/last are empty_first_ms /
- * empty_last_ms (nfcapd writes the time slot).  0, or -1 (errno): the file
- * is closed either way and must not be trusted after -1.
+ * empty_last_ms (nfcapd writes the time slot).  On a full disk a last
+ * block that cannot be written is lost, and when the appendix does not
+ * fit the newest data blocks (up to 64, none of them absorbed) give it
+ * their room: their flows are counted in nf_writer_lost() and the file is
+ * still whole (0).  -1 (errno): the file is closed either way and must not
+ * be trusted; its own flows are counted as lost.
  */
 int nf_writer_close(struct nf_writer *w, uint64_t empty_first_ms, uint64_t empty_last_ms);
 

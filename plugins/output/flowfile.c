@@ -224,6 +224,15 @@ static void log_limited(struct ff_state *st, const char *what, int err)
  * and linked once locked), and flock()ed for the writer's lifetime: an
  * orphan is a file whose lock can be taken.  The fd, or -1 with errno.
  */
+/* A block that could not be written (its flows are in lost): counted, logged. */
+static void write_error(struct ff_state *st)
+{
+	int err = errno;
+
+	st->host->error_add(st->inst, 1);
+	log_limited(st, st->tmp_path, err);
+}
+
 static int create_temp(struct ff_state *st, int64_t slot)
 {
 	for (int tries = 0; tries < 8; tries++) {
@@ -353,7 +362,7 @@ static int finish(struct ff_state *st, struct nf_writer *w, const char *tmp, int
 {
 	char final[PATH_MAX], alt[PATH_MAX + 16];
 	const char *target = final, *why = "not a readable flow file";
-	uint64_t first = (uint64_t)slot * 1000, last = (uint64_t)(slot + interval) * 1000;
+	uint64_t first = (uint64_t)slot * 1000, last = (uint64_t)(slot + interval) * 1000, lost;
 	bool merged = false;
 
 	if (final_path(st, slot, interval, final, sizeof(final)) < 0) {
@@ -378,12 +387,18 @@ static int finish(struct ff_state *st, struct nf_writer *w, const char *tmp, int
 			target = alt;
 		}
 	}
+	lost = w ? nf_writer_lost(w) : 0;
 	if (w && nf_writer_close(w, first, last) < 0) {
 		st->host->log(st->inst, SL_LOG_ERR, "%s: finishing the file failed: %s; its flows are lost",
 			      tmp, strerror(errno));
 		st->host->error_add(st->inst, 1);
 		unlink(tmp);
 		return -1;
+	}
+	if (w && nf_writer_lost(w) > lost) {
+		st->host->log(st->inst, SL_LOG_ERR, "%s: %s: %llu flows of its last blocks dropped to finish it",
+			      tmp, strerror(errno), (unsigned long long)(nf_writer_lost(w) - lost));
+		st->host->error_add(st->inst, 1);
 	}
 	/* Merged: the file replaces the one it holds.  rename() replaces a link, never writes through it. */
 	if ((merged ? rename(tmp, target) : rename_new(tmp, target)) < 0) {
@@ -450,7 +465,7 @@ static void on_timer(void *state)
 	/* Bound what a crash loses: the block in memory goes to the file. */
 	if (st->cfg->flush_interval && nf_writer_is_open(st->w)) {
 		if (nf_writer_flush(st->w) < 0)
-			log_limited(st, st->tmp_path, errno);
+			write_error(st);
 		report_lost(st);
 	}
 	arm_timer(st, ms);
@@ -559,7 +574,7 @@ static int ff_process(void *state, struct sl_batch *b)
 		}
 		to_flow(r, &f, (uint64_t)ms);
 		if (nf_writer_add(st->w, &f) < 0)
-			log_limited(st, st->tmp_path, errno);
+			write_error(st);
 	}
 	if (incomplete)
 		st->host->counter_add(st->inst, st->c_incomplete, incomplete);
@@ -575,6 +590,8 @@ static int ff_flush(void *state)
 	if (!st->started)
 		return 0;
 	ret = nf_writer_flush(st->w);
+	if (ret < 0)
+		write_error(st);
 	report_lost(st);
 	return ret;
 }

@@ -4,7 +4,8 @@
  * format description, a whole file byte for byte against the minimal
  * sample (one IPv4 flow, uncompressed), multi-block LZ4 files read back,
  * appending an existing file (both compressions), and a write error in the
- * middle of a file (the file stays well formed, the loss is counted);
+ * middle of a file and no room for the appendix (the file stays well
+ * formed, the loss is counted);
  * recovery of files a writer left unfinished (torn last block, blocks
  * absorbed just before the crash, finished but not renamed, empty), and
  * open never follows a symbolic link nor takes an existing file.
@@ -412,6 +413,33 @@ static void test_write_error(void)
 	      "after a failed block: %" PRIu64 " flows", rb.flows);
 	CHECK(rb.info.stat.numflows == 1010 && rb.info.stat.numpackets == sum_packets(1010, 0),
 	      "the stat record counts only what the file holds");
+
+	/* No room left for the appendix: the newest block gives it its room. */
+	unlink(path);
+	CHECK(nf_writer_open(w, path) == 0, "open");
+	write_flows(w, 1000, 0);
+	CHECK(nf_writer_flush(w) == 0, "block 1");
+	write_flows(w, 20, 1000);
+	CHECK(nf_writer_flush(w) == 0, "block 2");
+	{
+		struct stat sb;
+		uint64_t lost0 = nf_writer_lost(w);
+
+		stat(path, &sb);
+		lim = old;
+		lim.rlim_cur = (rlim_t)sb.st_size;	/* the file may not grow any more */
+		setrlimit(RLIMIT_FSIZE, &lim);
+		ret = nf_writer_close(w, 0, 0);
+		setrlimit(RLIMIT_FSIZE, &old);
+		CHECK(ret == 0, "close on a full disk must still finish the file: %s", strerror(errno));
+		CHECK(nf_writer_lost(w) - lost0 == 20, "lost %" PRIu64 ", want the 20 of block 2",
+		      nf_writer_lost(w) - lost0);
+	}
+	rb = read_back(path);
+	CHECK(rb.ok && rb.flows == 1000 && rb.blocks == 1 && rb.info.stat.numflows == 1000 &&
+		      rb.info.stat.numpackets == sum_packets(1000, 0),
+	      "appendix in the room of the dropped block: %" PRIu64 " flows in %" PRIu64 " blocks", rb.flows,
+	      rb.blocks);
 	nf_writer_free(w);
 }
 
