@@ -8,7 +8,9 @@
  *     epoch (UTC): slot start = now - now % interval.  A flow goes into the
  *     file of the slot in which it reaches this output (nfcapd: the slot in
  *     which it was received), whatever its own first/last times.
- *   - The file being written is DIR/nfcapd.current.PID.INSTANCE; at the end
+ *   - The file being written is DIR/nfcapd.current.SLOT.INTERVAL.RANDOM,
+ *     created O_EXCL (or O_TMPFILE) and flock()ed until it is renamed (see
+ *     create_temp(); docs/SECURITY.md); at the end
  *     of the slot it is finished (last block, ident + stat appendix,
  *     header) and renamed to DIR[/SUBDIRS]/nfcapd.YYYYMMDDhhmm, the slot
  *     start in local time (nfcapd uses localtime()), with seconds
@@ -21,9 +23,12 @@
  *     nfcapd's RenameAppend() does: nothing is overwritten.  If the old
  *     file cannot be read, the new one gets a ".1", ".2"... suffix instead.
  *   - SIGHUP does nothing: files rotate on their own.
+ *   - At start, orphans (temporary files whose lock is free: their writer
+ *     died) are finished into their slot's file, or removed when they hold
+ *     no whole block (recover_orphans()).
  *
- * Blocks of up to 1 MiB are written with one writev() when full and at
- * flush; nothing is allocated per record.  A write error loses that block's
+ * Blocks of up to 1 MiB are written with one writev() when full, every
+ * flush_interval and at flush; nothing is allocated per record.  A write error loses that block's
  * records (counted in "lost" and in errors); the file stays well formed.
  */
 #include <dirent.h>
