@@ -130,7 +130,7 @@ static int open_checked(struct sl_outfile *of, const char *name, int flags)
 			file_error(of, "cannot open", name, errno);
 		return -1;
 	}
-	if (kind == SL_DIR_SHARED && fstat(fd, &st) == 0 && !sl_owner_ok(&st)) {
+	if (kind == SL_DIR_PUBLIC && fstat(fd, &st) == 0 && !sl_owner_ok(&st)) {
 		snprintf(why + strlen(why), sizeof(why) - strlen(why),
 			 " and the file belongs to uid %u, not to us", (unsigned)st.st_uid);
 		close(fd);

@@ -30,7 +30,7 @@ int sl_dir_kind(const char *dir, char *why, size_t len)
 	if (sb.st_mode & (S_IWOTH | S_IWGRP)) {
 		snprintf(why, len, "directory %s is writable by %s (mode %04o)", dir,
 			 sb.st_mode & S_IWOTH ? "everyone" : "its group", (unsigned)(sb.st_mode & 07777));
-		return SL_DIR_SHARED;
+		return sb.st_mode & S_IWOTH ? SL_DIR_PUBLIC : SL_DIR_GROUP;
 	}
 	return SL_DIR_PRIVATE;
 }

@@ -625,6 +625,7 @@ static bool orphan_name(const char *name, int64_t *slot, int64_t *interval)
 /* Take the orphan's lock, check it is still the file of that name: its fd, or -1. */
 static int lock_orphan(struct ff_state *st, const char *path)
 {
+	char why[PATH_MAX + 160];
 	struct stat sb, at;
 	int fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 
@@ -639,9 +640,10 @@ static int lock_orphan(struct ff_state *st, const char *path)
 		close(fd);	/* recovered by another process meanwhile */
 		return -1;
 	}
-	if (!sl_owner_ok(&sb)) {
-		st->host->log(st->inst, SL_LOG_WARNING, "%s belongs to uid %u, not to us: left alone", path,
-			      (unsigned)sb.st_uid);
+	/* Where everyone can write, a planted "orphan" must not reach our files. */
+	if (sl_dir_kind(st->cfg->dir, why, sizeof(why)) == SL_DIR_PUBLIC && !sl_owner_ok(&sb)) {
+		st->host->log(st->inst, SL_LOG_WARNING, "%s belongs to uid %u, not to us (%s): left alone",
+			      path, (unsigned)sb.st_uid, why);
 		close(fd);
 		return -1;
 	}
