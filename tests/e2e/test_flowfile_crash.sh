@@ -11,7 +11,8 @@
 #   - flush_interval 100ms: all 30000 survive, also when the crash tore a
 #     block in the middle (the torn tail is cut, its bytes named in the log);
 #   - an orphan whose writer is alive (its lock is held) is left alone by a
-#     second daemon on the same directory, and its writer finishes it.
+#     second daemon on the same directory, and its writer finishes it;
+#   - with daemon.user the orphan belongs to that user: root recovers it.
 # Restart flows + recovered flows add up to what was sent; the pcap stack's
 # file, cut by kill -9, is read whole by capinfos.
 . "$(dirname "$0")/lib.sh"
@@ -171,5 +172,36 @@ no_orphans "$WORK/c" "two daemons"
 read -r nfiles total distinct < <(flows "$WORK/c")
 [ "$total" = $((2 * N)) ] || fail "two daemons: $total flows, want $((2 * N))"
 echo "ok: a live writer's file is left alone; both daemons' $total flows in $nfiles file(s)"
+
+# ---- 4. with daemon.user: the orphan belongs to that user, root recovers it ----
+if [ "$(id -u)" = 0 ] && getent passwd nobody >/dev/null; then
+	mkdir "$WORK/d"
+	chmod 755 "$WORK"
+	chown nobody "$WORK/d"
+	cat >"$WORK/d1.yaml" <<YAML
+daemon: { user: nobody }
+stacks:
+  f:
+    - {plugin: replay, file: "$WORK/flows.pcap", pace: original, loop: 0}
+    - decode
+    - {plugin: flow, idle_timeout: 100ms}
+    - {plugin: flowfile, dir: "$WORK/d", rotate_interval: 1s, flush_interval: 100ms}
+YAML
+	run_sluice_bg "$WORK/d1.log" -c "$WORK/d1.yaml"
+	users_orphan() { [ -n "$(find "$WORK/d" -name 'nfcapd.current.*' -user nobody -size +1k)" ]; }
+	wait_for 10 users_orphan ||
+		{ cat "$WORK/d1.log"; fail "daemon.user: no file of nobody's with blocks"; }
+	kill -9 "$SLUICE_PID"
+	wait "$SLUICE_PID" 2>/dev/null || true
+	orphan=$(find "$WORK/d" -name 'nfcapd.current.*')
+	[ "$(stat -c %U "$orphan")" = nobody ] || fail "daemon.user: the orphan belongs to $(stat -c %U "$orphan")"
+	config d2 "$WORK/d" 100ms 0
+	timeout 30 "$SLUICE" -c "$WORK/d2.yaml" >"$WORK/d2.log" 2>&1 || { cat "$WORK/d2.log"; fail "restart failed"; }
+	no_orphans "$WORK/d" "daemon.user"
+	rec=$(counter "$WORK/d2.log" f.flowfile recovered)
+	[ "${rec:-0}" -gt 0 ] || { cat "$WORK/d2.log"; fail "daemon.user: nothing recovered"; }
+	read -r nfiles total distinct < <(flows "$WORK/d")
+	echo "ok: daemon.user: nobody's orphan recovered by root ($rec flows); $total flows in $nfiles files"
+fi
 
 pass "kill -9: orphans finished, losses exactly the unwritten block"
