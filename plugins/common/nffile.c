@@ -1104,12 +1104,15 @@ int nf_writer_adopt(struct nf_writer *w, int fd, struct nf_orphan *o, const char
 			break;
 		if (comp < 0) {
 			/* The placeholder does not say: the first block tells. */
-			if (block_ok(NF_COMP_NONE, raw, len, nrec, plain, &bs))
+			if (block_ok(NF_COMP_NONE, raw, len, nrec, plain, &bs)) {
 				comp = NF_COMP_NONE;
-			else if (memset(&bs, 0, sizeof(bs)), block_ok(NF_COMP_LZ4, raw, len, nrec, plain, &bs))
+			} else if (memset(&bs, 0, sizeof(bs)), block_ok(NF_COMP_LZ4, raw, len, nrec, plain, &bs)) {
 				comp = NF_COMP_LZ4;
-			else
-				break;
+			} else {
+				/* A whole block we cannot read: not ours to delete. */
+				*why = "its first block is whole but not readable as V3 flows (plain or LZ4)";
+				goto out;
+			}
 		} else if (!block_ok(comp, raw, len, nrec, plain, &bs)) {
 			break;
 		}

@@ -135,7 +135,8 @@ int nf_writer_close(struct nf_writer *w, uint64_t empty_first_ms, uint64_t empty
  * are still in the file they came from.
  *   1: adopted (w owns fd now), or o->complete: the file was finished but
  *      not renamed (w does not own fd);
- *   0: nothing to recover (reason in *why);  -1: error (*why).
+ *   0: nothing to recover: no block, or only a torn one (reason in *why);
+ *  -1: error, or a whole first block this build cannot read (*why).
  */
 struct nf_orphan {
 	bool complete;

@@ -282,10 +282,13 @@ static int check_dir(struct ff_state *st)
 	int kind = sl_dir_kind(st->cfg->dir, why, sizeof(why));
 
 	if (kind == SL_DIR_UNSAFE) {
-		if (st->started) {
+		int64_t now = now_ms() / 1000;
+
+		if (st->started)
 			st->host->error_add(st->inst, 1);
-			log_limited(st, why, EPERM);
-		} else {
+		/* At start always; later at most every 10 s, like the other errors. */
+		if (!st->started || now - st->last_err_log >= 10) {
+			st->last_err_log = now;
 			st->host->log(st->inst, SL_LOG_ERR, "refusing to write flow files: %s", why);
 		}
 		return -1;

@@ -527,6 +527,19 @@ static void test_adopt_absorbed(void)
 	CHECK(nf_writer_adopt(r, fd, &o, &why) == 0, "an empty orphan has nothing to recover");
 	close(fd);
 
+	/* A whole first block that is no V3 data: an error, not "nothing to recover". */
+	unlink(cur);
+	CHECK(nf_writer_open(b, cur) == 0, "open junk");
+	nf_writer_abandon(b);
+	{
+		uint8_t junk[12 + 64] = {1, 0, 0, 0, 64, 0, 0, 0, 3, 0, 0, 0, 0x55};
+
+		append_bytes(cur, junk, sizeof(junk));
+	}
+	fd = open(cur, O_RDWR);
+	CHECK(nf_writer_adopt(r, fd, &o, &why) < 0, "an unreadable whole block must not be deleted");
+	close(fd);
+
 	/* Never through a symbolic link. */
 	unlink(cur);
 	CHECK(symlink(old, cur) == 0, "symlink");
