@@ -252,11 +252,14 @@ static int create_temp(struct ff_state *st, int64_t slot)
 		fd = open(st->cfg->dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0640);
 		if (fd >= 0) {
 			snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+			int err;
+
 			if (flock(fd, LOCK_EX) == 0 &&
 			    linkat(AT_FDCWD, proc, AT_FDCWD, st->tmp_path, AT_SYMLINK_FOLLOW) == 0)
 				return fd;
+			err = errno;
 			close(fd);
-			if (errno == EEXIST)
+			if (err == EEXIST)
 				continue;
 			/* no /proc: fall back to a named file */
 		}
