@@ -6,9 +6,10 @@
 # non-zero exit and a message), at every name rotation could use next
 # (skipped: the files go to the next free name), at the name a SIGHUP
 # reopens (a counted error, then writing resumes once the link is gone),
-# at the final name of a flowfile slot and where its subdirectory goes, and
-# named like a flowfile orphan.  The victim's content and mtime never
-# change.  A directory writable by everyone without the sticky bit is
+# at the final name of a flowfile slot and where its subdirectory goes,
+# named like a flowfile orphan, and at the temporary name flowfile used to
+# take (nfcapd.current.PID.INSTANCE, opened O_TRUNC: the old code wrote the
+# flow file into the victim).  The victim's content and mtime never change.  A directory writable by everyone without the sticky bit is
 # refused at start and at reopen/rotation (counted); with the sticky bit
 # it works; a FIFO planted at the name fails the start instead of hanging
 # it; in a sticky directory a file planted by another user is refused.
@@ -109,7 +110,11 @@ ln -s "$V" "$final"
 ln -s "$V" "$D/nfcapd.current.$slot.86400.0123456789abcdef"
 ln -s "$V" "$D/nfcapd.current.4242"
 yaml ff3 "    - {plugin: flowfile, dir: \"$D\", rotate_interval: 1d}" "$FLOWIN"
-must_run ff3
+# the temporary name sluice used to take, nfcapd.current.PID.INSTANCE (the
+# subshell's PID is the daemon's after exec): it was opened O_TRUNC
+( ln -s "$V" "$D/nfcapd.current.$BASHPID.s.flowfile"
+  exec "$SLUICE" -c "$WORK/ff3.yaml" >"$WORK/ff3.log" 2>&1 ) || { cat "$WORK/ff3.log"; fail "ff3 failed"; }
+[ -L "$(echo "$D"/nfcapd.current.*.s.flowfile)" ] || fail "the link at the old temporary name is gone"
 [ -L "$final" ] || fail "the link at the final name was replaced"
 [ -f "$final.1" ] || fail "no $final.1 beside the link at the final name: $(ls "$D")"
 n=$(nfdump -q -o csv -r "$final.1" | grep -c ,) || true
