@@ -31,6 +31,7 @@
 #define NF_TYPE_IDENT 0x8001
 #define NF_TYPE_STAT 0x8002
 #define NF_STAT_SIZE 148
+#define NF_UNDO 64		/* data blocks close() may drop to fit the appendix */
 
 /* Element ids and full lengths (§5.2). */
 #define EX_GENERIC 1
@@ -327,7 +328,18 @@ struct nf_writer {
 	uint64_t off;		/* end of the last good block */
 	uint32_t nblocks;
 	struct nf_stat stat;
+	uint64_t absorbed;	/* flows of stat copied from another file */
 	uint64_t lost;
+
+	/*
+	 * The state before each of the last NF_UNDO data blocks: on a full
+	 * disk close() gives their room to the appendix, newest first.
+	 */
+	struct {
+		uint64_t off;
+		struct nf_stat stat;
+	} undo[NF_UNDO];
+	unsigned undo_n, undo_next;
 };
 
 struct nf_writer *nf_writer_new(enum nf_compression comp, const char *ident)
@@ -502,39 +514,54 @@ static int write_block(struct nf_writer *w, const uint8_t *payload, uint32_t len
 	return 0;
 }
 
-int nf_writer_open(struct nf_writer *w, const char *path)
+int nf_writer_attach(struct nf_writer *w, int fd)
 {
 	uint8_t zero[NF_HEADER_SIZE] = {0};
 
 	if (w->fd >= 0)
 		nf_writer_abandon(w);
-	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
-	if (w->fd < 0)
-		return -1;
 	w->blk_len = w->blk_nrec = 0;
 	w->nblocks = 0;
+	w->absorbed = 0;
+	w->undo_n = 0;
 	memset(&w->stat, 0, sizeof(w->stat));
 	memset(&w->blk_stat, 0, sizeof(w->blk_stat));
-	/* Placeholder header: the real one goes here at close. */
-	if (pwrite(w->fd, zero, sizeof(zero), 0) != (ssize_t)sizeof(zero)) {
+	/* Placeholder header (magic 0: no reader takes it); the real one goes here at close. */
+	if (pwrite(fd, zero, sizeof(zero), 0) != (ssize_t)sizeof(zero) || ftruncate(fd, sizeof(zero)) < 0) {
 		int saved = errno ? errno : EIO;
 
-		close(w->fd);
-		w->fd = -1;
+		close(fd);
 		errno = saved;
 		return -1;
 	}
+	w->fd = fd;
 	w->off = NF_HEADER_SIZE;
 	return 0;
 }
 
+int nf_writer_open(struct nf_writer *w, const char *path)
+{
+	int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0640);
+
+	if (fd < 0)
+		return -1;
+	return nf_writer_attach(w, fd);
+}
+
 int nf_writer_flush(struct nf_writer *w)
 {
+	uint64_t off;
 	int ret = 0;
 
 	if (w->fd < 0 || w->blk_nrec == 0)
 		return 0;
+	off = w->off;
 	if (write_block(w, w->blk, w->blk_len, w->blk_nrec, w->cbuf, w->cbuf_size) == 0) {
+		w->undo[w->undo_next].off = off;
+		w->undo[w->undo_next].stat = w->stat;
+		w->undo_next = (w->undo_next + 1) % NF_UNDO;
+		if (w->undo_n < NF_UNDO)
+			w->undo_n++;
 		w->nblocks++;
 		nf_stat_merge(&w->stat, &w->blk_stat);
 	} else {
@@ -574,11 +601,28 @@ void nf_writer_abandon(struct nf_writer *w)
 	w->blk_len = w->blk_nrec = 0;
 }
 
+/* The appendix block (ident, then stat) at w->off.  0, or -1 with errno. */
+static int write_appendix(struct nf_writer *w, uint64_t empty_first_ms, uint64_t empty_last_ms)
+{
+	size_t idlen = strlen(w->ident);
+	uint8_t *p = w->blk;
+
+	if (w->stat.numflows == 0) {
+		w->stat.first_ms = empty_first_ms;
+		w->stat.last_ms = empty_last_ms;
+	}
+	put16(p, NF_TYPE_IDENT);
+	put16(p + 2, (uint16_t)(4 + idlen + 1));
+	memcpy(p + 4, w->ident, idlen + 1);
+	p += 4 + idlen + 1;
+	put_stat(p, &w->stat);
+	p += NF_STAT_SIZE;
+	return write_block(w, w->blk, (uint32_t)(p - w->blk), 2, w->cbuf, w->cbuf_size);
+}
+
 int nf_writer_close(struct nf_writer *w, uint64_t empty_first_ms, uint64_t empty_last_ms)
 {
 	uint8_t hdr[NF_HEADER_SIZE];
-	uint8_t *p;
-	size_t idlen;
 	uint64_t off_appendix;
 	int ret = 0, saved = 0;
 	struct iovec iov;
@@ -587,29 +631,30 @@ int nf_writer_close(struct nf_writer *w, uint64_t empty_first_ms, uint64_t empty
 		errno = EBADF;
 		return -1;
 	}
-	if (nf_writer_flush(w) < 0) {
-		/* that block is lost; the file is still well formed without it */
-		saved = errno;
-		ret = -1;
-	}
-	if (w->stat.numflows == 0) {
-		w->stat.first_ms = empty_first_ms;
-		w->stat.last_ms = empty_last_ms;
-	}
-	/* Appendix: one block, ident then stat, compressed like the data. */
-	off_appendix = w->off;
-	idlen = strlen(w->ident);
-	p = w->blk;
-	put16(p, NF_TYPE_IDENT);
-	put16(p + 2, (uint16_t)(4 + idlen + 1));
-	memcpy(p + 4, w->ident, idlen + 1);
-	p += 4 + idlen + 1;
-	put_stat(p, &w->stat);
-	p += NF_STAT_SIZE;
-	if (write_block(w, w->blk, (uint32_t)(p - w->blk), 2, w->cbuf, w->cbuf_size) < 0) {
-		saved = errno;
-		ret = -1;
-		goto out;
+	/* A failed last block is lost (counted); the file is well formed without it. */
+	nf_writer_flush(w);
+	/*
+	 * Appendix: one block, ident then stat, compressed like the data.  On
+	 * a full disk the newest data blocks give it their room, their flows
+	 * counted as lost: a file with fewer flows beats no file at all.
+	 */
+	for (;;) {
+		unsigned u = (w->undo_next + NF_UNDO - 1) % NF_UNDO;
+
+		off_appendix = w->off;
+		if (write_appendix(w, empty_first_ms, empty_last_ms) == 0)
+			break;
+		if ((errno != ENOSPC && errno != EDQUOT && errno != EFBIG) || w->undo_n == 0) {
+			saved = errno;
+			ret = -1;
+			goto out;
+		}
+		w->lost += w->stat.numflows - w->undo[u].stat.numflows;
+		w->off = w->undo[u].off;
+		w->stat = w->undo[u].stat;
+		w->nblocks--;
+		w->undo_next = u;
+		w->undo_n--;
 	}
 	put16(hdr, NF_MAGIC);
 	put16(hdr + 2, NF_LAYOUT);
@@ -627,14 +672,22 @@ int nf_writer_close(struct nf_writer *w, uint64_t empty_first_ms, uint64_t empty
 		saved = errno;
 		ret = -1;
 	}
+	/* Nothing after the appendix: a torn block whose cut-back failed ends here. */
+	if (ret == 0 && ftruncate(w->fd, (off_t)w->off) < 0) {
+		saved = errno;
+		ret = -1;
+	}
 out:
 	if (close(w->fd) < 0 && ret == 0) {
 		saved = errno;
 		ret = -1;
 	}
 	w->fd = -1;
-	if (ret < 0)
+	if (ret < 0) {
+		/* The file is not to be trusted: its own flows are lost (not the absorbed ones). */
+		w->lost += w->stat.numflows - w->absorbed;
 		errno = saved;
+	}
 	return ret;
 }
 
@@ -791,16 +844,22 @@ int nf_writer_absorb(struct nf_writer *w, const char *path, const char **why)
 	size_t cbuf_size = 0;
 	uint64_t off = NF_HEADER_SIZE, saved_off;
 	uint32_t saved_blocks;
+	struct stat sb;
+	uint8_t mark[8];
 	int fd, ret = -1;
 
 	if (w->fd < 0) {
 		*why = "no file open";
 		return -1;
 	}
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 	if (fd < 0) {
-		*why = strerror(errno);
+		*why = errno == ELOOP ? "a symbolic link (never followed)" : strerror(errno);
 		return -1;
+	}
+	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
+		*why = "not a regular file";
+		goto out;
 	}
 	if (nf_read_info(fd, &info, why) < 0)
 		goto out;
@@ -825,6 +884,17 @@ int nf_writer_absorb(struct nf_writer *w, const char *path, const char **why)
 	}
 	saved_off = w->off;
 	saved_blocks = w->nblocks;
+	w->undo_n = 0;	/* never drop our blocks under the absorbed ones */
+	/*
+	 * Mark in the placeholder header where the copied blocks start: a
+	 * crash before the rename leaves an orphan whose recovery must not
+	 * count them twice (nf_writer_adopt stops there).
+	 */
+	put64(mark, w->off);
+	if (pwrite(w->fd, mark, sizeof(mark), 24) != (ssize_t)sizeof(mark)) {
+		*why = strerror(errno ? errno : EIO);
+		goto out;
+	}
 	for (uint32_t b = 0; b < info.num_blocks; b++) {
 		uint32_t nrec;
 		uint16_t type;
@@ -863,8 +933,10 @@ int nf_writer_absorb(struct nf_writer *w, const char *path, const char **why)
 		}
 		w->nblocks++;
 	}
-	if (info.has_stat)
+	if (info.has_stat) {
 		nf_stat_merge(&w->stat, &info.stat);
+		w->absorbed += info.stat.numflows;
+	}
 	ret = 0;
 	goto out;
 undo:
@@ -873,10 +945,195 @@ undo:
 	if (ftruncate(w->fd, (off_t)w->off) < 0) {
 		/* the next block write overwrites from w->off anyway */
 	}
+	memset(mark, 0, sizeof(mark));
+	if (pwrite(w->fd, mark, sizeof(mark), 24) < 0) {
+		/* a stale mark only makes a later recovery keep fewer blocks */
+	}
 out:
 	close(fd);
 	free(raw);
 	free(plain);
 	free(cbuf);
+	return ret;
+}
+
+/* ---- orphans ---- */
+
+/*
+ * Check one block's payload: exactly nrec V3 records filling it, each
+ * with whole elements and an EXgenericFlow; count them into s.
+ */
+static bool scan_v3(const uint8_t *p, size_t len, uint32_t nrec, struct nf_stat *s)
+{
+	const uint8_t *end = p + len;
+
+	for (uint32_t r = 0; r < nrec; r++) {
+		struct nf_flow f = {0};
+		const uint8_t *e, *rend;
+		uint16_t size, nel;
+		bool generic = false;
+
+		if (end - p < 12)
+			return false;
+		size = get16(p + 2);
+		nel = get16(p + 4);
+		if (get16(p) != NF_V3_TYPE || size < 12 || size > end - p)
+			return false;
+		rend = p + size;
+		e = p + 12;
+		for (uint16_t i = 0; i < nel; i++) {
+			uint16_t id, elen;
+
+			if (rend - e < 4)
+				return false;
+			id = get16(e);
+			elen = get16(e + 2);
+			if (elen < 4 || elen > rend - e)
+				return false;
+			if (id == EX_GENERIC && elen == EX_GENERIC_LEN) {
+				f.first_ms = get64(e + 4);
+				f.last_ms = get64(e + 12);
+				f.in_packets = get64(e + 28);
+				f.in_bytes = get64(e + 36);
+				f.proto = e[48];
+				generic = true;
+			} else if (id == EX_CNT && elen == EX_CNT_LEN) {
+				f.out_packets = get64(e + 12);
+				f.out_bytes = get64(e + 20);
+			}
+			e += elen;
+		}
+		if (e != rend || !generic)
+			return false;
+		nf_stat_add(s, &f);
+		p = rend;
+	}
+	return p == end;
+}
+
+/*
+ * Is the stored block payload raw[0..len) valid under compression comp?
+ * Counts its flows into s.
+ */
+static bool block_ok(int comp, const uint8_t *raw, uint32_t len, uint32_t nrec, uint8_t *plain,
+		     struct nf_stat *s)
+{
+	if (comp == NF_COMP_NONE)
+		return scan_v3(raw, len, nrec, s);
+#ifdef NF_HAVE_LZ4
+	if (comp == NF_COMP_LZ4) {
+		int n = LZ4_decompress_safe((const char *)raw, (char *)plain, (int)len, (int)NF_BLOCK_READ_MAX);
+
+		return n > 0 && scan_v3(plain, (size_t)n, nrec, s);
+	}
+#endif
+	(void)plain;
+	return false;
+}
+
+/* Adopt the scanned state: the writer continues the file at off. */
+static int adopt_state(struct nf_writer *w, int fd, int comp, uint64_t off, uint32_t nblocks,
+		       const struct nf_stat *stat)
+{
+#ifdef NF_HAVE_LZ4
+	if (comp == NF_COMP_LZ4 && !w->cbuf) {
+		w->cbuf_size = (size_t)LZ4_compressBound((int)NF_BLOCK_PAYLOAD);
+		w->cbuf = malloc(w->cbuf_size);
+		if (!w->cbuf)
+			return -1;
+	}
+#endif
+	if (ftruncate(fd, (off_t)off) < 0)
+		return -1;
+	w->comp = (enum nf_compression)comp;
+	w->fd = fd;
+	w->off = off;
+	w->nblocks = nblocks;
+	w->stat = *stat;
+	w->absorbed = 0;
+	w->undo_n = 0;	/* blocks of a dead writer: not dropped to make room */
+	w->blk_len = w->blk_nrec = 0;
+	memset(&w->blk_stat, 0, sizeof(w->blk_stat));
+	return 0;
+}
+
+int nf_writer_adopt(struct nf_writer *w, int fd, struct nf_orphan *o, const char **why)
+{
+	uint8_t h[NF_HEADER_SIZE], bh[NF_BLOCK_HEADER_SIZE];
+	uint8_t *raw = NULL, *plain = NULL;
+	uint64_t off = NF_HEADER_SIZE, limit;
+	struct nf_stat stat = {0};
+	struct stat sb;
+	int comp = -1, ret = -1;
+
+	memset(o, 0, sizeof(*o));
+	if (w->fd >= 0) {
+		*why = "the writer has a file open";
+		return -1;
+	}
+	if (fstat(fd, &sb) < 0 || pread_all(fd, h, sizeof(h), 0) < 0) {
+		*why = "shorter than a file header: no block was written";
+		return 0;
+	}
+	if (get16(h) == NF_MAGIC) {
+		/* Finished, not renamed: complete as it is. */
+		o->complete = true;
+		return 1;
+	}
+	if (get16(h) != 0) {
+		*why = "not a placeholder header: not a file of ours";
+		return 0;
+	}
+	/* Blocks absorbed from the slot's file start at the mark: not ours. */
+	limit = get64(h + 24) ? get64(h + 24) : (uint64_t)sb.st_size;
+	if (limit > (uint64_t)sb.st_size)
+		limit = (uint64_t)sb.st_size;
+	raw = malloc(NF_BLOCK_READ_MAX);
+	plain = malloc(NF_BLOCK_READ_MAX);
+	if (!raw || !plain) {
+		*why = "out of memory";
+		goto out;
+	}
+	while (limit - off >= NF_BLOCK_HEADER_SIZE && pread_all(fd, bh, sizeof(bh), off) == 0) {
+		uint32_t nrec = get32(bh), len = get32(bh + 4);
+		struct nf_stat bs = {0};
+
+		if (nrec == 0 || len == 0 || len > NF_BLOCK_READ_MAX || get16(bh + 8) != NF_BLOCK_TYPE_3 ||
+		    len > limit - off - NF_BLOCK_HEADER_SIZE ||
+		    pread_all(fd, raw, len, off + NF_BLOCK_HEADER_SIZE) < 0)
+			break;
+		if (comp < 0) {
+			/* The placeholder does not say: the first block tells. */
+			if (block_ok(NF_COMP_NONE, raw, len, nrec, plain, &bs)) {
+				comp = NF_COMP_NONE;
+			} else if (memset(&bs, 0, sizeof(bs)), block_ok(NF_COMP_LZ4, raw, len, nrec, plain, &bs)) {
+				comp = NF_COMP_LZ4;
+			} else {
+				/* A whole block we cannot read: not ours to delete. */
+				*why = "its first block is whole but not readable as V3 flows (plain or LZ4)";
+				goto out;
+			}
+		} else if (!block_ok(comp, raw, len, nrec, plain, &bs)) {
+			break;
+		}
+		nf_stat_merge(&stat, &bs);
+		o->blocks++;
+		off += NF_BLOCK_HEADER_SIZE + len;
+	}
+	o->cut_bytes = (uint64_t)sb.st_size - off;
+	o->flows = stat.numflows;
+	if (o->blocks == 0) {
+		*why = sb.st_size <= NF_HEADER_SIZE ? "no block was written" : "no whole, well-formed data block";
+		ret = 0;
+		goto out;
+	}
+	if (adopt_state(w, fd, comp, off, o->blocks, &stat) < 0) {
+		*why = strerror(errno);
+		goto out;
+	}
+	ret = 1;
+out:
+	free(raw);
+	free(plain);
 	return ret;
 }

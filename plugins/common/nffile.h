@@ -86,8 +86,14 @@ void nf_writer_free(struct nf_writer *w);
 /* For reproducible files (tests): the header's "created"; 0: time(NULL). */
 void nf_writer_set_created(struct nf_writer *w, int64_t created);
 
-/* Create (truncate) path, mode 0640 before umask.  0, or -1 with errno. */
+/*
+ * Create path (O_EXCL: never an existing file, never through a symbolic
+ * link), mode 0640 before umask.  0, or -1 with errno.
+ */
 int nf_writer_open(struct nf_writer *w, const char *path);
+
+/* Start a file in fd (read-write, empty; the writer owns it from now). */
+int nf_writer_attach(struct nf_writer *w, int fd);
 bool nf_writer_is_open(const struct nf_writer *w);
 
 /*
@@ -111,10 +117,34 @@ int nf_writer_absorb(struct nf_writer *w, const char *path, const char **why);
 /*
  * Finish the file: last block, appendix, header; close.  When the file
  * holds no flow, the stat record's first/last are empty_first_ms /
- * empty_last_ms (nfcapd writes the time slot).  0, or -1 (errno): the file
- * is closed either way and must not be trusted after -1.
+ * empty_last_ms (nfcapd writes the time slot).  On a full disk a last
+ * block that cannot be written is lost, and when the appendix does not
+ * fit the newest data blocks (up to 64, none of them absorbed) give it
+ * their room: their flows are counted in nf_writer_lost() and the file is
+ * still whole (0).  -1 (errno): the file is closed either way and must not
+ * be trusted; its own flows are counted as lost.
  */
 int nf_writer_close(struct nf_writer *w, uint64_t empty_first_ms, uint64_t empty_last_ms);
+
+/*
+ * Recovery of a file a writer left unfinished (crash, kill -9): keep the
+ * data blocks up to the last whole, well-formed one, cut the rest off (a
+ * torn block, a partial appendix), and continue the file in w (its
+ * compression becomes the file's) so that absorb/close finish it.  Blocks
+ * that nf_writer_absorb() copied in before the crash are left out: they
+ * are still in the file they came from.
+ *   1: adopted (w owns fd now), or o->complete: the file was finished but
+ *      not renamed (w does not own fd);
+ *   0: nothing to recover: no block, or only a torn one (reason in *why);
+ *  -1: error, or a whole first block this build cannot read (*why).
+ */
+struct nf_orphan {
+	bool complete;
+	uint32_t blocks;
+	uint64_t flows;
+	uint64_t cut_bytes;	/* torn tail removed */
+};
+int nf_writer_adopt(struct nf_writer *w, int fd, struct nf_orphan *o, const char **why);
 
 /* Close without finishing (the file is left unreadable: unlink it). */
 void nf_writer_abandon(struct nf_writer *w);

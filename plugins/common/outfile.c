@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Buffered rotating output file: see outfile.h for the behaviour. */
 #include "outfile.h"
+#include "safefile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -96,6 +97,57 @@ static void file_error(struct sl_outfile *of, const char *what, const char *name
 			      strerror(err), pending(of));
 	of->err_logged_at = now;
 	of->errs_unlogged = 0;
+}
+
+/*
+ * An output the file rules refuse (docs/SECURITY.md): counted and logged
+ * like a write error, so a reopen into an unsafe directory is visible.
+ */
+static void refuse(struct sl_outfile *of, const char *name, const char *why)
+{
+	uint64_t now = mono_ms();
+
+	of->host->error_add(of->inst, 1);
+	of->failing = true;
+	of->retry_at = now + RETRY_MS;
+	if (of->err_logged_at && now - of->err_logged_at < LOG_EVERY_MS) {
+		of->errs_unlogged++;
+		return;
+	}
+	of->host->log(of->inst, SL_LOG_ERR, "refusing to write %s: %s", name, why);
+	of->err_logged_at = now;
+	of->errs_unlogged = 0;
+}
+
+/* Open name under the file rules; -1 when refused or failed (reported). */
+static int open_checked(struct sl_outfile *of, const char *name, int flags)
+{
+	char why[PATH_MAX + 160];
+	int kind = sl_dir_kind_of(name, why, sizeof(why)), fd;
+	struct stat st;
+
+	if (kind == SL_DIR_UNSAFE) {
+		refuse(of, name, why);
+		errno = EPERM;
+		return -1;
+	}
+	fd = sl_open_out(name, flags, 0640);
+	if (fd < 0) {
+		if (errno == ELOOP)
+			refuse(of, name, "it is a symbolic link (outputs never follow links)");
+		else if (errno != EEXIST)
+			file_error(of, "cannot open", name, errno);
+		return -1;
+	}
+	if (kind == SL_DIR_PUBLIC && fstat(fd, &st) == 0 && !sl_owner_ok(&st)) {
+		snprintf(why + strlen(why), sizeof(why) - strlen(why),
+			 " and the file belongs to uid %u, not to us", (unsigned)st.st_uid);
+		close(fd);
+		refuse(of, name, why);
+		errno = EPERM;
+		return -1;
+	}
+	return fd;
 }
 
 static void log_drops(struct sl_outfile *of, bool force)
@@ -270,7 +322,7 @@ static bool header_matches(struct sl_outfile *of, int fd, const char *name)
 	int rfd;
 
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	rfd = open(of->is_stdout ? path : name, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	rfd = open(of->is_stdout ? path : name, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK);
 	if (rfd < 0)
 		return false;
 	same = pread(rfd, tmp, n, 0) == (ssize_t)n && memcmp(tmp, of->hdr, n) == 0;
@@ -349,21 +401,21 @@ static int open_current(struct sl_outfile *of, bool fresh)
 			}
 			snprintf(name, sizeof(name), "%s", base);
 			for (i = 1; fresh && i < MAX_CLASH; i++) {
-				fd = open(name, flags | O_EXCL, 0640);
+				fd = open_checked(of, name, flags | O_EXCL);
 				if (fd >= 0 || errno != EEXIST)
 					break;
 				clash_name(name, sizeof(name), base, i);
 			}
+			if (fresh && fd < 0 && errno == EEXIST)
+				file_error(of, "cannot open", name, EEXIST);
 			if (!fresh)
-				fd = open(name, flags, 0640);
+				fd = open_checked(of, name, flags);
 		} else {
 			snprintf(name, sizeof(name), "%s", of->o.path);
-			fd = open(name, flags, 0640);
+			fd = open_checked(of, name, flags);
 		}
-		if (fd < 0) {
-			file_error(of, "cannot open", name, errno);
-			return -1;
-		}
+		if (fd < 0)
+			return -1;	/* reported */
 		if (fstat(fd, &st) < 0) {
 			st.st_mode = 0;
 			st.st_size = 0;

@@ -21,7 +21,10 @@
  *   that; rotate_interval starts one at every multiple of the interval in
  *   local time (e.g. on the hour for 1h) when intervals divide a day.
  *   Files are opened O_APPEND (mode 0640 before umask); reopen() (SIGHUP)
- *   reopens the same name after logrotate moved the file away.
+ *   reopens the same name after logrotate moved the file away.  Every open
+ *   follows the rules of safefile.h: never through a symbolic link, never
+ *   in a directory everyone can write to without the sticky bit (refused
+ *   and counted like an open error); rotation never replaces a name.
  *
  * Write errors (ENOSPC, EIO ...) are counted with host->error_add and logged
  * at most every 10 s; the data stays in the buffer and is retried by the

@@ -8,7 +8,9 @@
  *     epoch (UTC): slot start = now - now % interval.  A flow goes into the
  *     file of the slot in which it reaches this output (nfcapd: the slot in
  *     which it was received), whatever its own first/last times.
- *   - The file being written is DIR/nfcapd.current.PID.INSTANCE; at the end
+ *   - The file being written is DIR/nfcapd.current.SLOT.INTERVAL.RANDOM,
+ *     created O_EXCL (or O_TMPFILE) and flock()ed until it is renamed (see
+ *     create_temp(); docs/SECURITY.md); at the end
  *     of the slot it is finished (last block, ident + stat appendix,
  *     header) and renamed to DIR[/SUBDIRS]/nfcapd.YYYYMMDDhhmm, the slot
  *     start in local time (nfcapd uses localtime()), with seconds
@@ -21,16 +23,23 @@
  *     nfcapd's RenameAppend() does: nothing is overwritten.  If the old
  *     file cannot be read, the new one gets a ".1", ".2"... suffix instead.
  *   - SIGHUP does nothing: files rotate on their own.
+ *   - At start, orphans (temporary files whose lock is free: their writer
+ *     died) are finished into their slot's file, or removed when they hold
+ *     no whole block (recover_orphans()).
  *
- * Blocks of up to 1 MiB are written with one writev() when full and at
- * flush; nothing is allocated per record.  A write error loses that block's
+ * Blocks of up to 1 MiB are written with one writev() when full, every
+ * flush_interval and at flush; nothing is allocated per record.  A write error loses that block's
  * records (counted in "lost" and in errors); the file stays well formed.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -38,6 +47,9 @@
 #include <sluice/plugin.h>
 
 #include "nffile.h"
+#include "safefile.h"
+
+#define TMP_PREFIX "nfcapd.current."
 
 /* nfcapd -S layouts, by their nfcapd number. */
 static const char *const subdir_formats[] = {
@@ -51,6 +63,7 @@ static const char *const compression_choices[] = {"lz4", "none", NULL};
 struct ff_cfg {
 	const char *dir;
 	uint64_t rotate_interval;	/* ms */
+	uint64_t flush_interval;	/* ms, 0: blocks only when full */
 	int64_t subdirs;
 	int compression;
 	const char *ident;
@@ -64,6 +77,7 @@ struct ff_state {
 	struct nf_writer *w;
 	struct sl_timer *timer;
 	char tmp_path[PATH_MAX];
+	int lock_fd;			/* holds the temporary file's flock until it is renamed */
 	int64_t interval_s;
 	int64_t slot;			/* start of the open file's slot, s */
 	bool started;
@@ -71,7 +85,7 @@ struct ff_state {
 	int64_t last_open_try;		/* a failed open is retried once a second */
 
 	uint64_t lost_reported;
-	int c_files, c_incomplete, c_lost;
+	int c_files, c_incomplete, c_lost, c_recovered;
 };
 
 static const struct sl_option ff_options[] = {
@@ -79,6 +93,8 @@ static const struct sl_option ff_options[] = {
 		   "directory of the flow files (must exist)", 0, 0, NULL, SL_OPT_REQUIRED),
 	SL_OPT_DURATION("rotate_interval", struct ff_cfg, rotate_interval, "5m", 1000, 86400000,
 			"one file per slot of this length, aligned on the epoch (whole seconds)"),
+	SL_OPT_DURATION("flush_interval", struct ff_cfg, flush_interval, "10s", 0, 3600000,
+			"write the block being filled at least this often: what a crash can lose (0: only full blocks)"),
 	SL_OPT_INT("subdirs", struct ff_cfg, subdirs, "0", 0, (int64_t)N_SUBDIRS - 1,
 		   "nfcapd -S layout: 0 none, 1 %Y/%m/%d, 2 %Y/%m/%d/%H, 3 %Y/%W/%u, 4 %Y/%W/%u/%H, "
 		   "5 %Y/%j, 6 %Y/%j/%H, 7 %F, 8 %F/%H"),
@@ -127,9 +143,16 @@ static int make_subdirs(const char *dir, const char *sub)
 		if (*p == '/' || *p == '\0') {
 			char c = *p;
 
+			struct stat sb;
+
 			*p = '\0';
 			if (mkdir(path, 0750) < 0 && errno != EEXIST)
 				return -1;
+			/* Never a symbolic link planted where a subdirectory goes. */
+			if (lstat(path, &sb) < 0 || !S_ISDIR(sb.st_mode)) {
+				errno = ENOTDIR;
+				return -1;
+			}
 			*p = c;
 			if (!c)
 				return 0;
@@ -141,7 +164,7 @@ static int make_subdirs(const char *dir, const char *sub)
  * The final path of the slot's file: DIR[/SUB]/nfcapd.STAMP.  Creates the
  * subdirectories.  0, or -1 (logged).
  */
-static int final_path(struct ff_state *st, int64_t slot, char *out, size_t outlen)
+static int final_path(struct ff_state *st, int64_t slot, int64_t interval, char *out, size_t outlen)
 {
 	time_t t = (time_t)slot;
 	struct tm tm;
@@ -149,7 +172,7 @@ static int final_path(struct ff_state *st, int64_t slot, char *out, size_t outle
 	int n;
 
 	localtime_r(&t, &tm);
-	strftime(stamp, sizeof(stamp), st->interval_s < 60 ? "%Y%m%d%H%M%S" : "%Y%m%d%H%M", &tm);
+	strftime(stamp, sizeof(stamp), interval < 60 ? "%Y%m%d%H%M%S" : "%Y%m%d%H%M", &tm);
 	if (st->cfg->subdirs) {
 		if (strftime(sub, sizeof(sub), subdir_formats[st->cfg->subdirs], &tm) == 0 ||
 		    make_subdirs(st->cfg->dir, sub) < 0) {
@@ -168,11 +191,12 @@ static int final_path(struct ff_state *st, int64_t slot, char *out, size_t outle
 
 /* ---- files ---- */
 
+/* A name is taken by anything, a dangling symbolic link too. */
 static bool exists(const char *path)
 {
 	struct stat sb;
 
-	return stat(path, &sb) == 0;
+	return lstat(path, &sb) == 0;
 }
 
 static void report_lost(struct ff_state *st)
@@ -197,60 +221,222 @@ static void log_limited(struct ff_state *st, const char *what, int err)
 	st->host->log(st->inst, SL_LOG_ERR, "%s: %s", what, strerror(err));
 }
 
-static int open_slot(struct ff_state *st, int64_t sec)
+/*
+ * Create the temporary file of a slot: DIR/nfcapd.current.SLOT.INTERVAL.RANDOM
+ * (nfdump's tools skip nfcapd.current.*; the slot names the file if an
+ * orphan of it is ever recovered; the random part makes the name
+ * unpredictable).  It is created with O_EXCL (or unnamed with O_TMPFILE
+ * and linked once locked), and flock()ed for the writer's lifetime: an
+ * orphan is a file whose lock can be taken.  The fd, or -1 with errno.
+ */
+/* A block that could not be written (its flows are in lost): counted, logged. */
+static void write_error(struct ff_state *st)
 {
-	st->slot = slot_of(st, sec);
-	if (nf_writer_open(st->w, st->tmp_path) < 0) {
-		log_limited(st, st->tmp_path, errno);
+	int err = errno;
+
+	st->host->error_add(st->inst, 1);
+	log_limited(st, st->tmp_path, err);
+}
+
+static int create_temp(struct ff_state *st, int64_t slot)
+{
+	for (int tries = 0; tries < 8; tries++) {
+		char rnd[17], proc[64];
+		struct stat sb;
+		int fd;
+
+		if (sl_random_hex(rnd) < 0)
+			return -1;
+		snprintf(st->tmp_path, sizeof(st->tmp_path), "%s/" TMP_PREFIX "%" PRId64 ".%" PRId64 ".%s",
+			 st->cfg->dir, slot, st->interval_s, rnd);
+		fd = open(st->cfg->dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0640);
+		if (fd >= 0) {
+			snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+			int err;
+
+			if (flock(fd, LOCK_EX) == 0 &&
+			    linkat(AT_FDCWD, proc, AT_FDCWD, st->tmp_path, AT_SYMLINK_FOLLOW) == 0)
+				return fd;
+			err = errno;
+			close(fd);
+			if (err == EEXIST)
+				continue;
+			/* no /proc: fall back to a named file */
+		}
+		fd = sl_open_out(st->tmp_path, O_RDWR | O_CREAT | O_EXCL, 0640);
+		if (fd < 0) {
+			if (errno == EEXIST)
+				continue;
+			return -1;
+		}
+		/* Between open and flock a recovering process may take it: then it is gone. */
+		if (flock(fd, LOCK_EX) == 0 && fstat(fd, &sb) == 0 && sb.st_nlink > 0)
+			return fd;
+		close(fd);
+	}
+	errno = EEXIST;
+	return -1;
+}
+
+/* Refuse a directory others can replace files in; counted after start. */
+static int check_dir(struct ff_state *st)
+{
+	char why[PATH_MAX + 160];
+	int kind = sl_dir_kind(st->cfg->dir, why, sizeof(why));
+
+	if (kind == SL_DIR_UNSAFE) {
+		int64_t now = now_ms() / 1000;
+
+		if (st->started)
+			st->host->error_add(st->inst, 1);
+		/* At start always; later at most every 10 s, like the other errors. */
+		if (!st->started || now - st->last_err_log >= 10) {
+			st->last_err_log = now;
+			st->host->log(st->inst, SL_LOG_ERR, "refusing to write flow files: %s", why);
+		}
 		return -1;
 	}
+	return 0;
+}
+
+static int open_slot(struct ff_state *st, int64_t sec)
+{
+	int fd, err;
+
+	st->slot = slot_of(st, sec);
+	if (check_dir(st) < 0)
+		return -1;
+	fd = create_temp(st, st->slot);
+	if (fd < 0) {
+		err = errno;
+		goto fail;
+	}
+	st->lock_fd = dup(fd);
+	if (st->lock_fd < 0) {
+		err = errno;
+		close(fd);
+		unlink(st->tmp_path);
+		goto fail;
+	}
+	if (nf_writer_attach(st->w, fd) < 0) {	/* closes fd */
+		err = errno;
+		close(st->lock_fd);
+		st->lock_fd = -1;
+		unlink(st->tmp_path);
+		goto fail;
+	}
+	return 0;
+fail:
+	if (st->started)
+		st->host->error_add(st->inst, 1);
+	log_limited(st, st->tmp_path, err);
+	errno = err;
+	return -1;
+}
+
+/* rename() that replaces nothing (a name taken meanwhile fails with EEXIST). */
+static int rename_new(const char *from, const char *to)
+{
+	if (renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE) == 0)
+		return 0;
+	if (errno != EINVAL && errno != ENOSYS)
+		return -1;
+	return exists(to) ? (errno = EEXIST, -1) : rename(from, to);
+}
+
+/* Would nf_writer_absorb() take this file?  (A finished orphan holds it if so.) */
+static bool readable_flowfile(const char *path)
+{
+	struct nf_file_info info;
+	const char *why;
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	bool ok;
+
+	if (fd < 0)
+		return false;
+	ok = nf_read_info(fd, &info, &why) == 0 &&
+	     (info.compression == NF_COMP_NONE || info.compression == NF_COMP_LZ4);
+	close(fd);
+	return ok;
+}
+
+/*
+ * Finish the file open in w (temporary name tmp, of slot/interval) and
+ * give it its slot's name, merging an existing file of that slot; w NULL:
+ * tmp is finished already (an orphan that died before its rename), only
+ * the name is to be given.  The name goes to named (PATH_MAX + 16) if not
+ * NULL.  0, or -1 (logged, counted; the file is removed and its own flows
+ * are in w's lost, or it is left under its temporary name).
+ */
+static int finish(struct ff_state *st, struct nf_writer *w, const char *tmp, int64_t slot,
+		  int64_t interval, char *named)
+{
+	char final[PATH_MAX], alt[PATH_MAX + 16];
+	const char *target = final, *why = "not a readable flow file";
+	uint64_t first = (uint64_t)slot * 1000, last = (uint64_t)(slot + interval) * 1000, lost;
+	bool merged = false;
+
+	if (final_path(st, slot, interval, final, sizeof(final)) < 0) {
+		if (w) {
+			nf_writer_abandon(w);
+			unlink(tmp);
+		}
+		return -1;
+	}
+	if (exists(final)) {
+		if (w ? nf_writer_absorb(w, final, &why) == 0 : readable_flowfile(final)) {
+			merged = true;
+		} else {
+			/* Never overwrite what we cannot merge: take the next free suffix. */
+			st->host->log(st->inst, SL_LOG_WARNING, "%s exists and cannot be appended to (%s)",
+				      final, why);
+			for (unsigned i = 1;; i++) {
+				snprintf(alt, sizeof(alt), "%s.%u", final, i);
+				if (!exists(alt))
+					break;
+			}
+			target = alt;
+		}
+	}
+	lost = w ? nf_writer_lost(w) : 0;
+	if (w && nf_writer_close(w, first, last) < 0) {
+		st->host->log(st->inst, SL_LOG_ERR, "%s: finishing the file failed: %s; its flows are lost",
+			      tmp, strerror(errno));
+		st->host->error_add(st->inst, 1);
+		unlink(tmp);
+		return -1;
+	}
+	if (w && nf_writer_lost(w) > lost) {
+		st->host->log(st->inst, SL_LOG_ERR, "%s: %s: %llu flows of its last blocks dropped to finish it",
+			      tmp, strerror(errno), (unsigned long long)(nf_writer_lost(w) - lost));
+		st->host->error_add(st->inst, 1);
+	}
+	/* Merged: the file replaces the one it holds.  rename() replaces a link, never writes through it. */
+	if ((merged ? rename(tmp, target) : rename_new(tmp, target)) < 0) {
+		st->host->log(st->inst, SL_LOG_ERR, "rename %s to %s: %s", tmp, target, strerror(errno));
+		st->host->error_add(st->inst, 1);
+		return -1;
+	}
+	st->host->counter_add(st->inst, st->c_files, 1);
+	if (w)
+		st->host->log(st->inst, SL_LOG_DEBUG, "%s: %llu flows", target,
+			      (unsigned long long)nf_writer_stat(w)->numflows);
+	if (named)
+		snprintf(named, PATH_MAX + 16, "%s", target);
 	return 0;
 }
 
 /* Finish the open file and give it its slot's name. */
 static void close_slot(struct ff_state *st)
 {
-	char final[PATH_MAX], alt[PATH_MAX + 16];
-	const char *target = final, *why = "";
-	uint64_t first = (uint64_t)st->slot * 1000, last = (uint64_t)(st->slot + st->interval_s) * 1000;
-
 	if (!nf_writer_is_open(st->w))
 		return;
-	if (final_path(st, st->slot, final, sizeof(final)) < 0) {
-		nf_writer_abandon(st->w);
-		unlink(st->tmp_path);
-		report_lost(st);
-		return;
-	}
-	if (exists(final) && nf_writer_absorb(st->w, final, &why) < 0) {
-		/* Never overwrite what we cannot merge: take the next free suffix. */
-		st->host->log(st->inst, SL_LOG_WARNING, "%s exists and cannot be appended to (%s)", final,
-			      why);
-		for (unsigned i = 1;; i++) {
-			snprintf(alt, sizeof(alt), "%s.%u", final, i);
-			if (!exists(alt))
-				break;
-		}
-		target = alt;
-	}
-	if (nf_writer_close(st->w, first, last) < 0) {
-		st->host->log(st->inst, SL_LOG_ERR, "%s: finishing the file failed: %s; its flows are lost",
-			      st->tmp_path, strerror(errno));
-		st->host->error_add(st->inst, 1);
-		unlink(st->tmp_path);
-		report_lost(st);
-		return;
-	}
+	finish(st, st->w, st->tmp_path, st->slot, st->interval_s, NULL);
 	report_lost(st);
-	if (rename(st->tmp_path, target) < 0) {
-		st->host->log(st->inst, SL_LOG_ERR, "rename %s to %s: %s", st->tmp_path, target,
-			      strerror(errno));
-		st->host->error_add(st->inst, 1);
-		return;
-	}
-	st->host->counter_add(st->inst, st->c_files, 1);
-	st->host->log(st->inst, SL_LOG_DEBUG, "%s: %llu flows", target,
-		      (unsigned long long)nf_writer_stat(st->w)->numflows);
+	/* Renamed (or removed): the lock can go. */
+	if (st->lock_fd >= 0)
+		close(st->lock_fd);
+	st->lock_fd = -1;
 }
 
 /* Rotate if the slot is over (or the clock went back before it). */
@@ -276,6 +462,8 @@ static void arm_timer(struct ff_state *st, int64_t ms)
 	/* A file that could not be opened is retried every second. */
 	if (!nf_writer_is_open(st->w) && delay > 1000)
 		delay = 1000;
+	if (st->cfg->flush_interval && delay > (int64_t)st->cfg->flush_interval)
+		delay = (int64_t)st->cfg->flush_interval;
 	st->host->timer_arm(st->timer, delay > 0 ? (uint64_t)delay : 1, 0);
 }
 
@@ -285,6 +473,12 @@ static void on_timer(void *state)
 	int64_t ms = now_ms();
 
 	check_slot(st, ms);
+	/* Bound what a crash loses: the block in memory goes to the file. */
+	if (st->cfg->flush_interval && nf_writer_is_open(st->w)) {
+		if (nf_writer_flush(st->w) < 0)
+			write_error(st);
+		report_lost(st);
+	}
 	arm_timer(st, ms);
 }
 
@@ -391,7 +585,7 @@ static int ff_process(void *state, struct sl_batch *b)
 		}
 		to_flow(r, &f, (uint64_t)ms);
 		if (nf_writer_add(st->w, &f) < 0)
-			log_limited(st, st->tmp_path, errno);
+			write_error(st);
 	}
 	if (incomplete)
 		st->host->counter_add(st->inst, st->c_incomplete, incomplete);
@@ -407,8 +601,130 @@ static int ff_flush(void *state)
 	if (!st->started)
 		return 0;
 	ret = nf_writer_flush(st->w);
+	if (ret < 0)
+		write_error(st);
 	report_lost(st);
 	return ret;
+}
+
+/* ---- orphans of writers that died (kill -9, crash, power loss) ---- */
+
+/*
+ * Ours: nfcapd.current.SLOT.INTERVAL.RANDOM (16 hex digits).  Anything
+ * else (nfcapd's own nfcapd.current.PID, older sluice versions) is left
+ * alone: its writer holds no lock, so it could be alive.
+ */
+static bool orphan_name(const char *name, int64_t *slot, int64_t *interval)
+{
+	const char *p = name + strlen(TMP_PREFIX);
+	char rnd[17] = "";
+	int n = -1;
+
+	if (strncmp(name, TMP_PREFIX, strlen(TMP_PREFIX)) != 0 || *p < '0' || *p > '9')
+		return false;
+	if (sscanf(p, "%" SCNd64 ".%" SCNd64 ".%16[0-9a-f]%n", slot, interval, rnd, &n) != 3 || n < 0 ||
+	    p[n] != '\0' || strlen(rnd) != 16)
+		return false;
+	return *interval >= 1 && *interval <= 86400;
+}
+
+/* Take the orphan's lock, check it is still the file of that name: its fd, or -1. */
+static int lock_orphan(struct ff_state *st, const char *path)
+{
+	char why[PATH_MAX + 160];
+	struct stat sb, at;
+	int fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+
+	if (fd < 0)
+		return -1;	/* gone, or a link: not an orphan of ours */
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		close(fd);	/* its writer is alive */
+		return -1;
+	}
+	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode) || sb.st_nlink == 0 || lstat(path, &at) < 0 ||
+	    at.st_ino != sb.st_ino || at.st_dev != sb.st_dev) {
+		close(fd);	/* recovered by another process meanwhile */
+		return -1;
+	}
+	/* Where everyone can write, a planted "orphan" must not reach our files. */
+	if (sl_dir_kind(st->cfg->dir, why, sizeof(why)) == SL_DIR_PUBLIC && !sl_owner_ok(&sb)) {
+		st->host->log(st->inst, SL_LOG_WARNING, "%s belongs to uid %u, not to us (%s): left alone",
+			      path, (unsigned)sb.st_uid, why);
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Finish one orphan into its slot's file, or remove it if nothing is left to save. */
+static void recover_one(struct ff_state *st, const char *name, int64_t slot, int64_t interval)
+{
+	char path[PATH_MAX], named[PATH_MAX + 16];
+	struct nf_orphan o;
+	struct nf_writer *w;
+	const char *why = "";
+	int fd, lock, r;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", st->cfg->dir, name) >= sizeof(path))
+		return;
+	fd = lock_orphan(st, path);
+	if (fd < 0)
+		return;
+	/* The lock must outlive the writer's fd: close() comes before the rename. */
+	lock = dup(fd);
+	w = nf_writer_new(NF_COMP_NONE, st->cfg->ident);
+	if (lock < 0 || !w) {
+		st->host->log(st->inst, SL_LOG_ERR, "%s: cannot recover: %s", path, strerror(errno));
+		goto out;
+	}
+	r = nf_writer_adopt(w, fd, &o, &why);
+	if (r == 0) {
+		st->host->log(st->inst, SL_LOG_NOTICE, "%s: orphan of a writer that died, removed: %s", path, why);
+		unlink(path);
+	} else if (r < 0) {
+		st->host->log(st->inst, SL_LOG_ERR, "%s: cannot recover (%s): left as it is", path, why);
+		st->host->error_add(st->inst, 1);
+	} else if (o.complete) {
+		if (finish(st, NULL, path, slot, interval, named) == 0)
+			st->host->log(st->inst, SL_LOG_NOTICE, "%s: finished orphan of a writer that died, now %s",
+				      path, named);
+	} else {
+		char cut[96] = "";
+
+		fd = -1;	/* the writer's now */
+		if (o.cut_bytes)
+			snprintf(cut, sizeof(cut), " (cut %llu bytes of an unfinished block or appendix)",
+				 (unsigned long long)o.cut_bytes);
+		if (finish(st, w, path, slot, interval, named) == 0) {
+			st->host->counter_add(st->inst, st->c_recovered, o.flows);
+			st->host->log(st->inst, SL_LOG_NOTICE,
+				      "%s: recovered %llu flows in %u blocks of a writer that died into %s%s", path,
+				      (unsigned long long)o.flows, o.blocks, named, cut);
+		}
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+	if (lock >= 0)
+		close(lock);
+	nf_writer_free(w);
+}
+
+/* Every orphan in the directory; at start, before this instance writes. */
+static void recover_orphans(struct ff_state *st)
+{
+	DIR *d = opendir(st->cfg->dir);
+	struct dirent *de;
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		int64_t slot, interval;
+
+		if (orphan_name(de->d_name, &slot, &interval))
+			recover_one(st, de->d_name, slot, interval);
+	}
+	closedir(d);
 }
 
 /* ---- lifecycle ---- */
@@ -462,6 +778,8 @@ static int ff_configure(const struct sl_host *host, struct sl_instance *inst, co
 	st->c_files = host->counter_new(inst, "files");
 	st->c_incomplete = host->counter_new(inst, "incomplete");
 	st->c_lost = host->counter_new(inst, "lost");
+	st->c_recovered = host->counter_new(inst, "recovered");
+	st->lock_fd = -1;
 	*state = st;
 	return 0;
 }
@@ -469,9 +787,7 @@ static int ff_configure(const struct sl_host *host, struct sl_instance *inst, co
 static int ff_start(void *state)
 {
 	struct ff_state *st = state;
-	const char *name = st->host->name(st->inst);
 	struct stat sb;
-	size_t n;
 	int64_t ms;
 
 	tzset();	/* names are local time: read TZ once, not per rotation */
@@ -481,23 +797,18 @@ static int ff_start(void *state)
 			      errno ? strerror(errno) : "not a directory");
 		return -1;
 	}
+	if (check_dir(st) < 0)
+		return -1;
 	st->w = nf_writer_new(st->cfg->compression == COMP_LZ4 ? NF_COMP_LZ4 : NF_COMP_NONE, st->cfg->ident);
 	if (!st->w) {
 		st->host->log(st->inst, SL_LOG_ERR, "cannot set up the writer: %s", strerror(errno));
 		return -1;
 	}
-	/* nfcapd.current.PID, plus the instance: two instances may share a directory. */
-	n = (size_t)snprintf(st->tmp_path, sizeof(st->tmp_path), "%s/nfcapd.current.%ld.", st->cfg->dir,
-			     (long)getpid());
-	for (const char *p = name; *p && n + 1 < sizeof(st->tmp_path); p++)
-		st->tmp_path[n++] = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-					    (*p >= '0' && *p <= '9') || *p == '-' || *p == '_' || *p == '.'
-				    ? *p
-				    : '_';
-	st->tmp_path[n] = '\0';
+	recover_orphans(st);
 	ms = now_ms();
 	if (open_slot(st, ms / 1000) < 0) {
-		st->host->log(st->inst, SL_LOG_ERR, "cannot create %s: %s", st->tmp_path, strerror(errno));
+		st->host->log(st->inst, SL_LOG_ERR, "cannot create a file in %s: %s", st->cfg->dir,
+			      strerror(errno));
 		nf_writer_free(st->w);
 		st->w = NULL;
 		return -1;
@@ -506,6 +817,8 @@ static int ff_start(void *state)
 	if (!st->timer) {
 		nf_writer_abandon(st->w);
 		unlink(st->tmp_path);
+		close(st->lock_fd);
+		st->lock_fd = -1;
 		nf_writer_free(st->w);
 		st->w = NULL;
 		st->host->log(st->inst, SL_LOG_ERR, "cannot create a timer");
@@ -533,6 +846,8 @@ static void ff_destroy(void *state)
 	struct ff_state *st = state;
 
 	nf_writer_free(st->w);
+	if (st->lock_fd >= 0)
+		close(st->lock_fd);
 	free(st);
 }
 

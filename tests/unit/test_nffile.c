@@ -4,7 +4,11 @@
  * format description, a whole file byte for byte against the minimal
  * sample (one IPv4 flow, uncompressed), multi-block LZ4 files read back,
  * appending an existing file (both compressions), and a write error in the
- * middle of a file (the file stays well formed, the loss is counted).
+ * middle of a file and no room for the appendix (the file stays well
+ * formed, the loss is counted);
+ * recovery of files a writer left unfinished (torn last block, blocks
+ * absorbed just before the crash, finished but not renamed, empty), and
+ * open never follows a symbolic link nor takes an existing file.
  * nfdump itself reads the files in tests/e2e/test_flowfile_replay.sh.
  */
 #include <errno.h>
@@ -337,6 +341,8 @@ static void test_absorb(enum nf_compression old_c, enum nf_compression new_c)
 	CHECK(rb.info.stat.first_ms == 1705312800000ULL, "absorb: first");
 
 	/* Not a flow file: refused, and the current file is unchanged. */
+	CHECK(nf_writer_open(b, cur) < 0 && errno == EEXIST, "open must never take an existing file");
+	unlink(cur);
 	CHECK(nf_writer_open(b, cur) == 0, "reopen");
 	write_flows(b, 5, 0);
 	CHECK(nf_writer_absorb(b, "/etc/hostname", &why) < 0, "absorbing a text file must fail");
@@ -407,7 +413,140 @@ static void test_write_error(void)
 	      "after a failed block: %" PRIu64 " flows", rb.flows);
 	CHECK(rb.info.stat.numflows == 1010 && rb.info.stat.numpackets == sum_packets(1010, 0),
 	      "the stat record counts only what the file holds");
+
+	/* No room left for the appendix: the newest block gives it its room. */
+	unlink(path);
+	CHECK(nf_writer_open(w, path) == 0, "open");
+	write_flows(w, 1000, 0);
+	CHECK(nf_writer_flush(w) == 0, "block 1");
+	write_flows(w, 20, 1000);
+	CHECK(nf_writer_flush(w) == 0, "block 2");
+	{
+		struct stat sb;
+		uint64_t lost0 = nf_writer_lost(w);
+
+		stat(path, &sb);
+		lim = old;
+		lim.rlim_cur = (rlim_t)sb.st_size;	/* the file may not grow any more */
+		setrlimit(RLIMIT_FSIZE, &lim);
+		ret = nf_writer_close(w, 0, 0);
+		setrlimit(RLIMIT_FSIZE, &old);
+		CHECK(ret == 0, "close on a full disk must still finish the file: %s", strerror(errno));
+		CHECK(nf_writer_lost(w) - lost0 == 20, "lost %" PRIu64 ", want the 20 of block 2",
+		      nf_writer_lost(w) - lost0);
+	}
+	rb = read_back(path);
+	CHECK(rb.ok && rb.flows == 1000 && rb.blocks == 1 && rb.info.stat.numflows == 1000 &&
+		      rb.info.stat.numpackets == sum_packets(1000, 0),
+	      "appendix in the room of the dropped block: %" PRIu64 " flows in %" PRIu64 " blocks", rb.flows,
+	      rb.blocks);
 	nf_writer_free(w);
+}
+
+/* Append raw bytes at the end of a file (a torn block after a crash). */
+static void append_bytes(const char *path, const void *p, size_t n)
+{
+	int fd = open(path, O_WRONLY | O_APPEND);
+
+	CHECK(fd >= 0 && write(fd, p, n) == (ssize_t)n, "append to %s", path);
+	if (fd >= 0)
+		close(fd);
+}
+
+static void test_adopt_torn(enum nf_compression c)
+{
+	char path[256];
+	struct nf_writer *w = nf_writer_new(c, NULL), *r = nf_writer_new(NF_COMP_NONE, NULL);
+	uint8_t torn[100] = {0x10, 0, 0, 0, 0x00, 0x00, 0x01, 0x00, 3, 0, 0, 0, 0x0b, 0};
+	struct nf_orphan o;
+	struct readback rb;
+	const char *why = "";
+	struct stat sb;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/orphan-%d.nf", dir, c);
+	CHECK(w && r && nf_writer_open(w, path) == 0, "open");
+	write_flows(w, 15000, 0);	/* one full block written, one in memory */
+	CHECK(nf_writer_flush(w) == 0, "second block");
+	write_flows(w, 7, 15000);	/* never written: lost in the crash */
+	nf_writer_abandon(w);		/* kill -9 */
+	/* A block header promising 64 KiB, and 88 bytes of it. */
+	append_bytes(path, torn, sizeof(torn));
+	stat(path, &sb);
+	fd = open(path, O_RDWR);
+	CHECK(nf_writer_adopt(r, fd, &o, &why) == 1, "adopt: %s", why);
+	CHECK(!o.complete && o.blocks == 2 && o.flows == 15000, "orphan: %u blocks, %" PRIu64 " flows",
+	      o.blocks, o.flows);
+	CHECK(o.cut_bytes == sizeof(torn), "cut %" PRIu64 " bytes, want %zu", o.cut_bytes, sizeof(torn));
+	CHECK(nf_writer_close(r, 0, 0) == 0, "finish the orphan");
+	rb = read_back(path);
+	CHECK(rb.ok && rb.flows == 15000 && rb.blocks == 2, "recovered file: %" PRIu64 " flows", rb.flows);
+	CHECK(rb.info.compression == c, "recovered file keeps compression %d (%u)", c, rb.info.compression);
+	CHECK(rb.info.stat.numflows == 15000 && rb.info.stat.numpackets == sum_packets(15000, 0) &&
+		      rb.info.stat.flows_tcp == 5000 && rb.info.stat.first_ms == 1705312800000ULL &&
+		      rb.info.stat.last_ms == 1705312800000ULL + 14999 + 10,
+	      "recovered stat: %" PRIu64 " flows %" PRIu64 " packets", rb.info.stat.numflows,
+	      rb.info.stat.numpackets);
+
+	/* Finished but not renamed: complete as it is, not touched. */
+	fd = open(path, O_RDWR);
+	CHECK(nf_writer_adopt(r, fd, &o, &why) == 1 && o.complete, "a finished file is complete");
+	close(fd);
+	nf_writer_free(w);
+	nf_writer_free(r);
+}
+
+/* A crash after absorbing the slot's old file: its blocks are not ours. */
+static void test_adopt_absorbed(void)
+{
+	char old[256], cur[256];
+	struct nf_writer *a = nf_writer_new(NF_COMP_LZ4, NULL), *b = nf_writer_new(NF_COMP_LZ4, NULL);
+	struct nf_writer *r = nf_writer_new(NF_COMP_NONE, NULL);
+	struct nf_orphan o;
+	const char *why = "";
+	int fd;
+
+	snprintf(old, sizeof(old), "%s/abs-old.nf", dir);
+	snprintf(cur, sizeof(cur), "%s/abs-cur.nf", dir);
+	CHECK(a && b && r && nf_writer_open(a, old) == 0 && nf_writer_open(b, cur) == 0, "open");
+	write_flows(a, 300, 0);
+	CHECK(nf_writer_close(a, 0, 0) == 0, "close old");
+	write_flows(b, 40, 300);
+	CHECK(nf_writer_absorb(b, old, &why) == 0, "absorb: %s", why);
+	nf_writer_abandon(b);
+	fd = open(cur, O_RDWR);
+	CHECK(nf_writer_adopt(r, fd, &o, &why) == 1 && o.flows == 40 && o.blocks == 1,
+	      "after absorb + crash: %" PRIu64 " flows in %u blocks, want 40 in 1", o.flows, o.blocks);
+	nf_writer_abandon(r);
+
+	/* Nothing written yet: nothing to recover. */
+	unlink(cur);
+	CHECK(nf_writer_open(b, cur) == 0, "open empty");
+	nf_writer_abandon(b);
+	fd = open(cur, O_RDWR);
+	CHECK(nf_writer_adopt(r, fd, &o, &why) == 0, "an empty orphan has nothing to recover");
+	close(fd);
+
+	/* A whole first block that is no V3 data: an error, not "nothing to recover". */
+	unlink(cur);
+	CHECK(nf_writer_open(b, cur) == 0, "open junk");
+	nf_writer_abandon(b);
+	{
+		uint8_t junk[12 + 64] = {1, 0, 0, 0, 64, 0, 0, 0, 3, 0, 0, 0, 0x55};
+
+		append_bytes(cur, junk, sizeof(junk));
+	}
+	fd = open(cur, O_RDWR);
+	CHECK(nf_writer_adopt(r, fd, &o, &why) < 0, "an unreadable whole block must not be deleted");
+	close(fd);
+
+	/* Never through a symbolic link. */
+	unlink(cur);
+	CHECK(symlink(old, cur) == 0, "symlink");
+	CHECK(nf_writer_open(b, cur) < 0, "open through a symbolic link must fail");
+	nf_writer_free(a);
+	nf_writer_free(b);
+	nf_writer_free(r);
 }
 
 int main(void)
@@ -427,6 +566,9 @@ int main(void)
 	test_absorb(NF_COMP_NONE, NF_COMP_NONE);
 	test_empty();
 	test_write_error();
+	test_adopt_torn(NF_COMP_NONE);
+	test_adopt_torn(NF_COMP_LZ4);
+	test_adopt_absorbed();
 	/* NFFILE_KEEP=1 keeps the files, e.g. to look at them with nfdump. */
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	if (getenv("NFFILE_KEEP"))
