@@ -33,6 +33,7 @@
 #include <sluice/plugin.h>
 
 #include "fmt.h"
+#include "text_escape.h"
 
 #define BATCH_MSGS 64		/* messages per sendmmsg / sendmsg */
 #define LOG_EVERY_MS 10000
@@ -147,10 +148,11 @@ struct syslog_state {
 	int64_t tc3164_sec;
 	char tc3164[16];		/* "Nov 29 22:15:00" */
 
-	int c_dropped, c_reconnects, c_no_text;
+	int c_dropped, c_reconnects, c_no_text, c_escaped;
 	uint64_t drops_unlogged, drops_outage, drop_logged_at;
 	uint64_t err_logged_at, errs_unlogged;
 	bool was_down;
+	bool warned_header;
 
 	struct mmsghdr mm[BATCH_MSGS];
 	struct iovec iov[BATCH_MSGS];
@@ -638,10 +640,15 @@ static void time_3164(struct syslog_state *st, struct fmt_buf *b, int64_t sec)
 	fmt_mem(b, st->tc3164, 15);
 }
 
-/* An SD-PARAM value: '"', '\' and ']' are escaped (RFC 5424 6.3.3). */
-static void sd_value(struct fmt_buf *b, const char *s, size_t n)
+/*
+ * An SD-PARAM value: control bytes and invalid UTF-8 as \xNN first, then
+ * '"', '\' and ']' escaped (RFC 5424 6.3.3).  Interface names are short;
+ * a longer value is cut.
+ */
+static void sd_value(struct fmt_buf *b, const char *raw, size_t rn)
 {
-	size_t i;
+	char s[256];
+	size_t i, n = sl_esc_write(s, sizeof(s), raw, rn, 0, NULL);
 
 	for (i = 0; i < n; i++) {
 		if (s[i] == '"' || s[i] == '\\' || s[i] == ']')
@@ -704,6 +711,7 @@ static size_t format(struct syslog_state *st, const struct sl_record *r, struct 
 	const struct sl_bytes *text = &r->v[SL_F_TEXT].bytes;
 	struct fmt_buf b;
 	size_t room, n;
+	bool clean;
 
 	fmt_init(&b, st->msg, st->msg_cap);
 	fmt_mem(&b, st->pri, st->pri_len);
@@ -738,15 +746,21 @@ static size_t format(struct syslog_state *st, const struct sl_record *r, struct 
 	}
 	if (b.overflow)
 		return 0;
-	/* The text gets what is left (msg_cap is message_size). */
+	/*
+	 * The text gets what is left (msg_cap is message_size), escaped:
+	 * whatever plugin made it, a newline must not start a forged message
+	 * (LF framing, receivers writing lines) nor ESC reach a terminal.
+	 * Text from logline or json needs nothing: a scan and a copy.
+	 */
 	room = b.cap - b.len;
-	n = text->len < room ? text->len : room;
-	memcpy(b.p + b.len, text->ptr, n);
-	if (c->transport == TR_TCP && c->framing == FR_LF) {
-		char *p = b.p + b.len, *e = p + n;
-
-		while ((p = memchr(p, '\n', (size_t)(e - p))))
-			*p++ = ' ';
+	clean = sl_esc_scan(text->ptr, text->len, SL_ESC_KEEP_TAB) == text->len;
+	if (clean && text->len <= room) {
+		n = text->len;
+		memcpy(b.p + b.len, text->ptr, n);
+	} else {	/* escaped, or cut but not inside a UTF-8 sequence */
+		n = sl_esc_write(b.p + b.len, room, text->ptr, text->len, SL_ESC_KEEP_TAB, NULL);
+		if (!clean)
+			st->host->counter_add(st->inst, st->c_escaped, 1);
 	}
 	return b.len + n;
 }
@@ -758,8 +772,16 @@ static void enqueue(struct syslog_state *st, const struct sl_record *r, struct s
 	size_t dlen = 0;
 	uint8_t *dst;
 
-	if (!n)
+	if (!n) {	/* the header alone is longer than message_size */
+		if (!st->warned_header)
+			st->host->log(st->inst, SL_LOG_WARNING,
+				      "message header longer than message_size (%zu): message dropped",
+				      st->msg_cap);
+		st->warned_header = true;
+		st->host->counter_add(st->inst, st->c_dropped, 1);
+		st->host->dropped_add(st->inst, 1);
 		return;
+	}
 	if (st->cfg->transport == TR_TCP) {
 		if (st->cfg->framing == FR_OCTET) {
 			dlen = (size_t)(fmt_u64_raw(digits, n) - digits);
@@ -941,6 +963,7 @@ static int syslog_configure(const struct sl_host *host, struct sl_instance *inst
 	st->c_dropped = host->counter_new(inst, "dropped_messages");
 	st->c_reconnects = host->counter_new(inst, "reconnects");
 	st->c_no_text = host->counter_new(inst, "no_text");
+	st->c_escaped = host->counter_new(inst, "escaped");
 	*state = st;
 	return 0;
 }
