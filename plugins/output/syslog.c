@@ -11,7 +11,12 @@
  * receiver is away (connection refused, reset, socket missing) the queue
  * keeps what it can hold, the socket is reconnected with exponential
  * backoff, and messages that did not fit are counted in the counter
- * "dropped_messages" and reported (rate-limited).  Over UDP, after a (re)connect the
+ * "dropped_messages" and reported (rate-limited).  TCP cannot tell what a
+ * receiver that died had read: at a failure the messages still in the
+ * socket's send queue (SIOCOUTQ: sent but not acknowledged) are counted as
+ * "possibly_lost" and not sent again (the peer may have read them), which
+ * needs the byte offset at which each recently written message ends (a
+ * ring, see INFLIGHT_MSGS).  Over UDP, after a (re)connect the
  * first message is sent as a probe and only dequeued when no ICMP
  * "port unreachable" came back for it, so a down receiver does not eat the
  * queue.  The input never waits for the receiver.
@@ -24,7 +29,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/sockios.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <time.h>
@@ -42,6 +49,12 @@
 #define CONNECT_TIMEOUT_MS 10000
 #define STOP_DRAIN_MS 1000	/* at shutdown, wait this long to send the rest */
 #define WRAP_MARK 0xffffffffu
+/*
+ * TCP: messages whose end offsets are remembered (256 KiB).  More than
+ * that unacknowledged at a failure (a 4 MiB send buffer full of messages
+ * under 64 bytes) and the rest is estimated from their mean size.
+ */
+#define INFLIGHT_MSGS 65536u
 
 enum { FMT_3164, FMT_5424 };
 enum { TR_UNIX, TR_UDP, TR_TCP };
@@ -138,6 +151,11 @@ struct syslog_state {
 	unsigned qcount;
 	size_t head_sent;		/* TCP: bytes of the head message sent */
 
+	/* TCP: bytes written on this connection, and where messages end */
+	uint32_t written;		/* mod 2^32: the window is far smaller */
+	uint32_t *ends;			/* ring: written at each message's end */
+	uint64_t ends_n;		/* messages put in the ring */
+
 	char *msg;			/* one message being formatted */
 	size_t msg_cap;
 	char hostname[256];
@@ -148,7 +166,7 @@ struct syslog_state {
 	int64_t tc3164_sec;
 	char tc3164[16];		/* "Nov 29 22:15:00" */
 
-	int c_dropped, c_reconnects, c_no_text, c_escaped;
+	int c_dropped, c_reconnects, c_no_text, c_escaped, c_possibly_lost;
 	uint64_t drops_unlogged, drops_outage, drop_logged_at;
 	uint64_t err_logged_at, errs_unlogged;
 	bool was_down;
@@ -306,6 +324,56 @@ static void sock_error(struct syslog_state *st, const char *what, int err)
 
 /* ---- connection ---- */
 
+/*
+ * TCP: how many fully written messages end beyond the bytes the peer
+ * acknowledged (SIOCOUTQ = written but not acknowledged).  The head
+ * message, if cut, is not counted: it is still queued and sent again.
+ */
+static uint64_t unacked_messages(struct syslog_state *st, bool *estimated)
+{
+	int outq = 0;
+	uint32_t acked;
+	uint64_t n = 0, have = st->ends_n < INFLIGHT_MSGS ? st->ends_n : INFLIGHT_MSGS;
+
+	*estimated = false;
+	if (!st->ends || !st->ends_n || ioctl(st->fd, SIOCOUTQ, &outq) < 0 || outq <= 0)
+		return 0;
+	acked = st->written - (uint32_t)outq;
+	while (n < have && (int32_t)(st->ends[(st->ends_n - 1 - n) % INFLIGHT_MSGS] - acked) > 0)
+		n++;
+	if (n == INFLIGHT_MSGS && st->ends_n > INFLIGHT_MSGS) {
+		/* the ring is too short: estimate the rest from the mean size */
+		uint32_t oldest = st->ends[(st->ends_n - INFLIGHT_MSGS) % INFLIGHT_MSGS];
+		uint32_t newest = st->ends[(st->ends_n - 1) % INFLIGHT_MSGS];
+		uint64_t mean = (uint64_t)(newest - oldest) / (INFLIGHT_MSGS - 1);
+		uint64_t rest = (int32_t)(oldest - acked) > (int64_t)mean ? oldest - acked - mean : 0;
+
+		n += mean ? (rest + mean - 1) / mean : 0;
+		if (n > st->ends_n)
+			n = st->ends_n;
+		*estimated = true;
+	}
+	return n;
+}
+
+/* Messages the socket had not delivered when it failed or was closed. */
+static void count_inflight(struct syslog_state *st, const char *when)
+{
+	bool estimated;
+	uint64_t n;
+
+	if (st->cfg->transport != TR_TCP || st->fd < 0 || st->conn != ST_UP)
+		return;
+	n = unacked_messages(st, &estimated);
+	if (!n)
+		return;
+	st->host->counter_add(st->inst, st->c_possibly_lost, n);
+	st->host->dropped_add(st->inst, n);
+	st->host->log(st->inst, SL_LOG_WARNING,
+		      "%s %s: %s%llu messages sent but not acknowledged, possibly lost (not sent again)",
+		      when, st->where, estimated ? "about " : "", (unsigned long long)n);
+}
+
 static void close_fd(struct syslog_state *st)
 {
 	if (st->fd >= 0) {
@@ -317,6 +385,8 @@ static void close_fd(struct syslog_state *st)
 	st->probe_inflight = false;
 	st->catchup = 0;
 	st->head_sent = 0;	/* a cut TCP message is sent again in full */
+	st->written = 0;
+	st->ends_n = 0;
 	if (st->probe_timer)
 		st->host->timer_disarm(st->probe_timer);
 }
@@ -327,6 +397,7 @@ static void lost(struct syslog_state *st, const char *what, int err)
 	uint64_t now = mono_ms();
 
 	sock_error(st, what, err);
+	count_inflight(st, "connection to");
 	/* A connection that broke at once does not reset the backoff. */
 	if (st->conn == ST_UP && now - st->connected_at >= 2000)
 		st->backoff = st->cfg->reconnect_min;
@@ -592,8 +663,11 @@ static void drain_stream(struct syslog_state *st)
 		for (unsigned i = 0; i < n && sent > 0; i++) {
 			if ((size_t)sent >= st->iov[i].iov_len) {
 				sent -= (ssize_t)st->iov[i].iov_len;
+				st->written += (uint32_t)st->iov[i].iov_len;
+				st->ends[st->ends_n++ % INFLIGHT_MSGS] = st->written;
 				q_pop(st);
 			} else {
+				st->written += (uint32_t)sent;
 				st->head_sent += (size_t)sent;
 				sent = 0;
 			}
@@ -964,6 +1038,7 @@ static int syslog_configure(const struct sl_host *host, struct sl_instance *inst
 	st->c_reconnects = host->counter_new(inst, "reconnects");
 	st->c_no_text = host->counter_new(inst, "no_text");
 	st->c_escaped = host->counter_new(inst, "escaped");
+	st->c_possibly_lost = host->counter_new(inst, "possibly_lost");
 	*state = st;
 	return 0;
 }
@@ -1037,6 +1112,10 @@ static int syslog_start(void *state)
 	st->msg = malloc(st->msg_cap);
 	st->qcap = (size_t)c->queue_size & ~(size_t)3;
 	st->q = malloc(st->qcap);
+	if (c->transport == TR_TCP && !(st->ends = calloc(INFLIGHT_MSGS, sizeof(*st->ends)))) {
+		st->host->log(st->inst, SL_LOG_ERR, "out of memory");
+		return -1;
+	}
 	st->retry_timer = st->host->timer_new(st->inst, on_retry_timer, st);
 	st->probe_timer = st->host->timer_new(st->inst, on_probe_timer, st);
 	st->pace_timer = st->host->timer_new(st->inst, on_pace_timer, st);
@@ -1095,6 +1174,14 @@ static void syslog_stop(void *state)
 		if (st->qcount == before && poll(&pfd, 1, (int)(end - now)) <= 0)
 			break;
 	}
+	/* TCP: written is not delivered; wait for the acknowledgements too */
+	if (st->cfg->transport == TR_TCP && st->fd >= 0 && st->conn == ST_UP) {
+		int outq = 0;
+
+		while (ioctl(st->fd, SIOCOUTQ, &outq) == 0 && outq > 0 && mono_ms() < end)
+			poll(NULL, 0, 5);
+		count_inflight(st, "at shutdown,");
+	}
 	if (st->qcount) {
 		st->host->log(st->inst, SL_LOG_WARNING, "%u queued messages for %s lost at shutdown",
 			      st->qcount, st->where);
@@ -1117,6 +1204,7 @@ static void syslog_destroy(void *state)
 	if (st->fd >= 0)
 		close(st->fd);
 	free(st->q);
+	free(st->ends);
 	free(st->msg);
 	free(st);
 }
