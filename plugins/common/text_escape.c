@@ -32,6 +32,63 @@ static inline uint64_t word_needs(uint64_t x, uint64_t bs)
 	return (((x - ONES * 0x20) & ~x) | x | (x + ONES) | ((y - ONES) & ~y)) & HIGH;
 }
 
+static inline uint32_t load4(const uint8_t *p)
+{
+	uint32_t x;
+
+	memcpy(&x, p, 4);
+	return x;
+}
+
+/*
+ * Under 16 bytes (prefixes, interface names): one word test of
+ * overlapping loads covers them all; 1..3 bytes are padded with 'a'.
+ */
+static inline bool small_clean(const uint8_t *s, size_t n, uint64_t bs)
+{
+	uint64_t x;
+
+	if (n >= 8)
+		return !word_needs(load8(s), bs) && !word_needs(load8(s + n - 8), bs);
+	if (n >= 4)
+		x = load4(s) | (uint64_t)load4(s + n - 4) << 32;
+	else if (n)
+		x = (ONES * 'a' & ~0xffffffULL) | s[0] | (uint64_t)s[n / 2] << 8 | (uint64_t)s[n - 1] << 16;
+	else
+		return true;
+	return !word_needs(x, bs);
+}
+
+/*
+ * The same for 16 bytes at once (SSE2 on x86-64, NEON on arm64, plain
+ * code elsewhere, through the compiler's vector extension): as signed
+ * bytes, "below 0x20" also catches 0x80..0xff.
+ */
+typedef int8_t esc_v16 __attribute__((vector_size(16)));
+
+static inline esc_v16 block_needs(const uint8_t *p, int8_t bs)
+{
+	esc_v16 x;
+
+	memcpy(&x, p, 16);
+	return (esc_v16)((x < (int8_t)0x20) | (x == (int8_t)0x7f) | (x == bs));
+}
+
+static inline bool any(esc_v16 m)
+{
+	uint64_t h[2];
+
+	memcpy(h, &m, 16);
+	return (h[0] | h[1]) != 0;
+}
+
+/* 64 bytes with one test: most lines are a few of these and need nothing. */
+static inline bool block64_needs(const uint8_t *p, int8_t bs)
+{
+	return any(block_needs(p, bs) | block_needs(p + 16, bs) | block_needs(p + 32, bs) |
+		   block_needs(p + 48, bs));
+}
+
 enum { C_PLAIN, C_ESC, C_LEAD };
 
 static inline int byte_class(uint8_t c, unsigned flags)
@@ -78,11 +135,21 @@ size_t sl_esc_scan(const void *src, size_t n, unsigned flags)
 {
 	const uint8_t *s = src;
 	uint64_t bs = (flags & SL_ESC_BACKSLASH) ? ONES * '\\' : 0;
+	int8_t bs1 = (flags & SL_ESC_BACKSLASH) ? '\\' : 0x7f;
 	size_t i = 0;
 
+	if (n < 16 && small_clean(s, n, bs))
+		return n;
 	while (i < n) {
 		size_t end;
 
+		while (n - i >= 64 && !block64_needs(s + i, bs1))
+			i += 64;
+		while (n - i >= 16 && !any(block_needs(s + i, bs1)))
+			i += 16;
+		/* the last 16 bytes, overlapping checked ones: all ASCII, done */
+		if (n - i < 16 && n >= 16 && !any(block_needs(s + n - 16, bs1)))
+			return n;
 		while (n - i >= 8 && !word_needs(load8(s + i), bs))
 			i += 8;
 		/* something in this word (or the short tail): byte by byte */
