@@ -515,6 +515,17 @@ void fmt_json_body(struct fmt_buf *b, const void *src, size_t n)
 			continue;
 		case 3:
 			run = utf8_seq(s + i, n - i);
+			if (run == 2 && c == 0xc2 && s[i + 1] < 0xa0) {
+				/* C1 control U+0080..U+009F: terminals obey them */
+				if (lim - q < 6)
+					goto full;
+				memcpy(q, "\\u00", 4);
+				q[4] = hexlc[s[i + 1] >> 4];
+				q[5] = hexlc[s[i + 1] & 15];
+				q += 6;
+				i += 2;
+				continue;
+			}
 			if (run) {
 				if ((size_t)(lim - q) < run)
 					goto full;

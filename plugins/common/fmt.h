@@ -175,7 +175,8 @@ void fmt_rfc3339(struct fmt_buf *b, struct fmt_time_cache *c, struct sl_time t);
 /*
  * JSON string, with the surrounding quotes.  Escapes '"' and '\\' with a
  * backslash, \b \f \n \r \t by name, other control bytes (< 0x20) and DEL
- * as \u00XX.  Valid UTF-8 sequences are copied as they are.  A byte that is
+ * as \u00XX, and so are the C1 controls U+0080..U+009F (terminals obey
+ * them).  Other valid UTF-8 sequences are copied as they are.  A byte that is
  * not part of a valid UTF-8 sequence (stray continuation byte, overlong
  * form, surrogate, > U+10FFFF, truncated sequence) is written as \u00XX
  * with XX = the byte: the output is always valid JSON and keeps every input

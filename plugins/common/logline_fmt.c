@@ -6,6 +6,7 @@
  * e2e test checks against live printk lines.
  */
 #include "logline_fmt.h"
+#include "text_escape.h"
 
 /* The packet as the kernel's skb_header_pointer() sees it. */
 struct pkt {
@@ -85,7 +86,11 @@ static void put_string_field(struct fmt_buf *b, const struct sl_record *r, sl_fi
 	nul = memchr(s, 0, n);
 	if (nul)
 		n = (size_t)(nul - s);
-	put_trunc(b, s, n);
+	/*
+	 * Escaped as /dev/kmsg shows printk's line (\xNN; a newline in a
+	 * prefix would forge a second line): ordinary text is copied as is.
+	 */
+	fmt_escaped(b, s, n, SL_ESC_BACKSLASH);
 }
 
 static void incomplete(struct fmt_buf *b, uint32_t bytes)
@@ -770,8 +775,8 @@ bool sl_logline_format(struct fmt_buf *out, const struct sl_record *r, unsigned 
 		break;
 	}
 
-	if (b.len > SL_LOGLINE_MAX)
-		b.len = SL_LOGLINE_MAX;
+	if (b.len > SL_LOGLINE_MAX)	/* not inside a \xNN or a UTF-8 sequence */
+		b.len = sl_esc_cut(b.p, b.len, SL_LOGLINE_MAX);
 	else if (b.overflow) {
 		/* the caller's buffer was too small for a line that short */
 		out->overflow = true;

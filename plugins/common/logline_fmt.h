@@ -9,6 +9,9 @@
  * (embedded packets of ICMP errors, IPv6 extension header walk, INCOMPLETE
  * markers, reserved TCP bits).  The metadata comes from the record:
  *   SL_F_PREFIX                  the prefix (up to its first NUL, like %s)
+ * Text taken from the record (the prefix, interface names) is escaped as
+ * /dev/kmsg shows printk's lines: control bytes, DEL, '\' and invalid
+ * UTF-8 as \xNN (text_escape.h); valid UTF-8 is kept.
  *   SL_F_IFNAME_IN/OUT           IN= OUT= (IFINDEX_IN present = "has an
  *                                input device", which decides MAC=)
  *   SL_F_PHYSNAME_IN/OUT         PHYSIN= PHYSOUT= (when the phys index

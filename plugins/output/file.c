@@ -2,6 +2,10 @@
 /*
  * file output: each record's text field plus a newline, appended to a file
  * (or stdout) through a large buffer, with rotation and SIGHUP reopen.
+ *
+ * One record is one line whatever plugin made the text: control bytes
+ * (but TAB), DEL and invalid UTF-8 are written as \xNN (text_escape.h).
+ * logline's and json's text never needs it, so that costs a scan.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -10,6 +14,7 @@
 #include <sluice/plugin.h>
 
 #include "outfile.h"
+#include "text_escape.h"
 
 struct file_cfg {
 	const char *file;
@@ -25,6 +30,7 @@ struct file_state {
 	const struct sl_host *host;
 	struct sl_instance *inst;
 	int c_no_text;
+	int c_escaped;
 };
 static const struct sl_option file_opts[] = {
 	SL_OPT_ROW("file", SL_OPT_STRING, struct file_cfg, file, NULL,
@@ -77,6 +83,7 @@ static int file_configure(const struct sl_host *host, struct sl_instance *inst, 
 		return -1;
 	}
 	st->c_no_text = host->counter_new(inst, "no_text");
+	st->c_escaped = host->counter_new(inst, "escaped");
 	*state = st;
 	return 0;
 }
@@ -91,28 +98,40 @@ static int file_start(void *state)
 static int file_process(void *state, struct sl_batch *b)
 {
 	struct file_state *st = state;
-	unsigned i, no_text = 0;
+	unsigned i, no_text = 0, escaped = 0;
 
 	for (i = 0; i < b->count; i++) {
 		const struct sl_record *r = b->rec[i];
 		const struct sl_bytes *t = &r->v[SL_F_TEXT].bytes;
+		size_t n = t->len;
+		bool esc;
 		uint8_t *dst;
 
 		if (!sl_has(r, SL_F_TEXT)) {
 			no_text++;
 			continue;
 		}
-		dst = sl_outfile_reserve(st->of, (size_t)t->len + 1);
+		esc = sl_esc_scan(t->ptr, n, SL_ESC_KEEP_TAB) < n;
+		if (esc)
+			n = sl_esc_len(t->ptr, n, SL_ESC_KEEP_TAB);
+		dst = sl_outfile_reserve(st->of, n + 1);
 		if (!dst)
 			continue;	/* counted in dropped_records */
-		memcpy(dst, t->ptr, t->len);
-		dst[t->len] = '\n';
-		sl_outfile_commit(st->of, (size_t)t->len + 1);
+		if (esc) {
+			sl_esc_write((char *)dst, n, t->ptr, t->len, SL_ESC_KEEP_TAB, NULL);
+			escaped++;
+		} else {
+			memcpy(dst, t->ptr, n);
+		}
+		dst[n] = '\n';
+		sl_outfile_commit(st->of, n + 1);
 	}
 	if (no_text) {
 		st->host->counter_add(st->inst, st->c_no_text, no_text);
 		st->host->dropped_add(st->inst, no_text);
 	}
+	if (escaped)
+		st->host->counter_add(st->inst, st->c_escaped, escaped);
 	return 0;
 }
 

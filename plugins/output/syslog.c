@@ -11,7 +11,12 @@
  * receiver is away (connection refused, reset, socket missing) the queue
  * keeps what it can hold, the socket is reconnected with exponential
  * backoff, and messages that did not fit are counted in the counter
- * "dropped_messages" and reported (rate-limited).  Over UDP, after a (re)connect the
+ * "dropped_messages" and reported (rate-limited).  TCP cannot tell what a
+ * receiver that died had read: at a failure the messages still in the
+ * socket's send queue (SIOCOUTQ: sent but not acknowledged) are counted as
+ * "possibly_lost" and not sent again (the peer may have read them), which
+ * needs the byte offset at which each recently written message ends (a
+ * ring, see INFLIGHT_MSGS).  Over UDP, after a (re)connect the
  * first message is sent as a probe and only dequeued when no ICMP
  * "port unreachable" came back for it, so a down receiver does not eat the
  * queue.  The input never waits for the receiver.
@@ -24,7 +29,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/sockios.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <time.h>
@@ -33,6 +40,7 @@
 #include <sluice/plugin.h>
 
 #include "fmt.h"
+#include "text_escape.h"
 
 #define BATCH_MSGS 64		/* messages per sendmmsg / sendmsg */
 #define LOG_EVERY_MS 10000
@@ -41,6 +49,12 @@
 #define CONNECT_TIMEOUT_MS 10000
 #define STOP_DRAIN_MS 1000	/* at shutdown, wait this long to send the rest */
 #define WRAP_MARK 0xffffffffu
+/*
+ * TCP: messages whose end offsets are remembered (256 KiB).  More than
+ * that unacknowledged at a failure (a 4 MiB send buffer full of messages
+ * under 64 bytes) and the rest is estimated from their mean size.
+ */
+#define INFLIGHT_MSGS 65536u
 
 enum { FMT_3164, FMT_5424 };
 enum { TR_UNIX, TR_UDP, TR_TCP };
@@ -137,6 +151,11 @@ struct syslog_state {
 	unsigned qcount;
 	size_t head_sent;		/* TCP: bytes of the head message sent */
 
+	/* TCP: bytes written on this connection, and where messages end */
+	uint32_t written;		/* mod 2^32: the window is far smaller */
+	uint32_t *ends;			/* ring: written at each message's end */
+	uint64_t ends_n;		/* messages put in the ring */
+
 	char *msg;			/* one message being formatted */
 	size_t msg_cap;
 	char hostname[256];
@@ -147,10 +166,11 @@ struct syslog_state {
 	int64_t tc3164_sec;
 	char tc3164[16];		/* "Nov 29 22:15:00" */
 
-	int c_dropped, c_reconnects, c_no_text;
+	int c_dropped, c_reconnects, c_no_text, c_escaped, c_possibly_lost;
 	uint64_t drops_unlogged, drops_outage, drop_logged_at;
 	uint64_t err_logged_at, errs_unlogged;
 	bool was_down;
+	bool warned_header;
 
 	struct mmsghdr mm[BATCH_MSGS];
 	struct iovec iov[BATCH_MSGS];
@@ -304,6 +324,56 @@ static void sock_error(struct syslog_state *st, const char *what, int err)
 
 /* ---- connection ---- */
 
+/*
+ * TCP: how many fully written messages end beyond the bytes the peer
+ * acknowledged (SIOCOUTQ = written but not acknowledged).  The head
+ * message, if cut, is not counted: it is still queued and sent again.
+ */
+static uint64_t unacked_messages(struct syslog_state *st, bool *estimated)
+{
+	int outq = 0;
+	uint32_t acked;
+	uint64_t n = 0, have = st->ends_n < INFLIGHT_MSGS ? st->ends_n : INFLIGHT_MSGS;
+
+	*estimated = false;
+	if (!st->ends || !st->ends_n || ioctl(st->fd, SIOCOUTQ, &outq) < 0 || outq <= 0)
+		return 0;
+	acked = st->written - (uint32_t)outq;
+	while (n < have && (int32_t)(st->ends[(st->ends_n - 1 - n) % INFLIGHT_MSGS] - acked) > 0)
+		n++;
+	if (n == INFLIGHT_MSGS && st->ends_n > INFLIGHT_MSGS) {
+		/* the ring is too short: estimate the rest from the mean size */
+		uint32_t oldest = st->ends[(st->ends_n - INFLIGHT_MSGS) % INFLIGHT_MSGS];
+		uint32_t newest = st->ends[(st->ends_n - 1) % INFLIGHT_MSGS];
+		uint64_t mean = (uint64_t)(newest - oldest) / (INFLIGHT_MSGS - 1);
+		uint64_t rest = (int32_t)(oldest - acked) > (int64_t)mean ? oldest - acked - mean : 0;
+
+		n += mean ? (rest + mean - 1) / mean : 0;
+		if (n > st->ends_n)
+			n = st->ends_n;
+		*estimated = true;
+	}
+	return n;
+}
+
+/* Messages the socket had not delivered when it failed or was closed. */
+static void count_inflight(struct syslog_state *st, const char *when)
+{
+	bool estimated;
+	uint64_t n;
+
+	if (st->cfg->transport != TR_TCP || st->fd < 0 || st->conn != ST_UP)
+		return;
+	n = unacked_messages(st, &estimated);
+	if (!n)
+		return;
+	st->host->counter_add(st->inst, st->c_possibly_lost, n);
+	st->host->dropped_add(st->inst, n);
+	st->host->log(st->inst, SL_LOG_WARNING,
+		      "%s %s: %s%llu messages sent but not acknowledged, possibly lost (not sent again)",
+		      when, st->where, estimated ? "about " : "", (unsigned long long)n);
+}
+
 static void close_fd(struct syslog_state *st)
 {
 	if (st->fd >= 0) {
@@ -315,6 +385,8 @@ static void close_fd(struct syslog_state *st)
 	st->probe_inflight = false;
 	st->catchup = 0;
 	st->head_sent = 0;	/* a cut TCP message is sent again in full */
+	st->written = 0;
+	st->ends_n = 0;
 	if (st->probe_timer)
 		st->host->timer_disarm(st->probe_timer);
 }
@@ -325,6 +397,7 @@ static void lost(struct syslog_state *st, const char *what, int err)
 	uint64_t now = mono_ms();
 
 	sock_error(st, what, err);
+	count_inflight(st, "connection to");
 	/* A connection that broke at once does not reset the backoff. */
 	if (st->conn == ST_UP && now - st->connected_at >= 2000)
 		st->backoff = st->cfg->reconnect_min;
@@ -590,8 +663,11 @@ static void drain_stream(struct syslog_state *st)
 		for (unsigned i = 0; i < n && sent > 0; i++) {
 			if ((size_t)sent >= st->iov[i].iov_len) {
 				sent -= (ssize_t)st->iov[i].iov_len;
+				st->written += (uint32_t)st->iov[i].iov_len;
+				st->ends[st->ends_n++ % INFLIGHT_MSGS] = st->written;
 				q_pop(st);
 			} else {
+				st->written += (uint32_t)sent;
 				st->head_sent += (size_t)sent;
 				sent = 0;
 			}
@@ -638,10 +714,15 @@ static void time_3164(struct syslog_state *st, struct fmt_buf *b, int64_t sec)
 	fmt_mem(b, st->tc3164, 15);
 }
 
-/* An SD-PARAM value: '"', '\' and ']' are escaped (RFC 5424 6.3.3). */
-static void sd_value(struct fmt_buf *b, const char *s, size_t n)
+/*
+ * An SD-PARAM value: control bytes and invalid UTF-8 as \xNN first, then
+ * '"', '\' and ']' escaped (RFC 5424 6.3.3).  Interface names are short;
+ * a longer value is cut.
+ */
+static void sd_value(struct fmt_buf *b, const char *raw, size_t rn)
 {
-	size_t i;
+	char s[256];
+	size_t i, n = sl_esc_write(s, sizeof(s), raw, rn, 0, NULL);
 
 	for (i = 0; i < n; i++) {
 		if (s[i] == '"' || s[i] == '\\' || s[i] == ']')
@@ -704,6 +785,7 @@ static size_t format(struct syslog_state *st, const struct sl_record *r, struct 
 	const struct sl_bytes *text = &r->v[SL_F_TEXT].bytes;
 	struct fmt_buf b;
 	size_t room, n;
+	bool clean;
 
 	fmt_init(&b, st->msg, st->msg_cap);
 	fmt_mem(&b, st->pri, st->pri_len);
@@ -738,15 +820,21 @@ static size_t format(struct syslog_state *st, const struct sl_record *r, struct 
 	}
 	if (b.overflow)
 		return 0;
-	/* The text gets what is left (msg_cap is message_size). */
+	/*
+	 * The text gets what is left (msg_cap is message_size), escaped:
+	 * whatever plugin made it, a newline must not start a forged message
+	 * (LF framing, receivers writing lines) nor ESC reach a terminal.
+	 * Text from logline or json needs nothing: a scan and a copy.
+	 */
 	room = b.cap - b.len;
-	n = text->len < room ? text->len : room;
-	memcpy(b.p + b.len, text->ptr, n);
-	if (c->transport == TR_TCP && c->framing == FR_LF) {
-		char *p = b.p + b.len, *e = p + n;
-
-		while ((p = memchr(p, '\n', (size_t)(e - p))))
-			*p++ = ' ';
+	clean = sl_esc_scan(text->ptr, text->len, SL_ESC_KEEP_TAB) == text->len;
+	if (clean && text->len <= room) {
+		n = text->len;
+		memcpy(b.p + b.len, text->ptr, n);
+	} else {	/* escaped, or cut but not inside a UTF-8 sequence */
+		n = sl_esc_write(b.p + b.len, room, text->ptr, text->len, SL_ESC_KEEP_TAB, NULL);
+		if (!clean)
+			st->host->counter_add(st->inst, st->c_escaped, 1);
 	}
 	return b.len + n;
 }
@@ -758,8 +846,16 @@ static void enqueue(struct syslog_state *st, const struct sl_record *r, struct s
 	size_t dlen = 0;
 	uint8_t *dst;
 
-	if (!n)
+	if (!n) {	/* the header alone is longer than message_size */
+		if (!st->warned_header)
+			st->host->log(st->inst, SL_LOG_WARNING,
+				      "message header longer than message_size (%zu): message dropped",
+				      st->msg_cap);
+		st->warned_header = true;
+		st->host->counter_add(st->inst, st->c_dropped, 1);
+		st->host->dropped_add(st->inst, 1);
 		return;
+	}
 	if (st->cfg->transport == TR_TCP) {
 		if (st->cfg->framing == FR_OCTET) {
 			dlen = (size_t)(fmt_u64_raw(digits, n) - digits);
@@ -941,6 +1037,8 @@ static int syslog_configure(const struct sl_host *host, struct sl_instance *inst
 	st->c_dropped = host->counter_new(inst, "dropped_messages");
 	st->c_reconnects = host->counter_new(inst, "reconnects");
 	st->c_no_text = host->counter_new(inst, "no_text");
+	st->c_escaped = host->counter_new(inst, "escaped");
+	st->c_possibly_lost = host->counter_new(inst, "possibly_lost");
 	*state = st;
 	return 0;
 }
@@ -1014,6 +1112,10 @@ static int syslog_start(void *state)
 	st->msg = malloc(st->msg_cap);
 	st->qcap = (size_t)c->queue_size & ~(size_t)3;
 	st->q = malloc(st->qcap);
+	if (c->transport == TR_TCP && !(st->ends = calloc(INFLIGHT_MSGS, sizeof(*st->ends)))) {
+		st->host->log(st->inst, SL_LOG_ERR, "out of memory");
+		return -1;
+	}
 	st->retry_timer = st->host->timer_new(st->inst, on_retry_timer, st);
 	st->probe_timer = st->host->timer_new(st->inst, on_probe_timer, st);
 	st->pace_timer = st->host->timer_new(st->inst, on_pace_timer, st);
@@ -1072,6 +1174,14 @@ static void syslog_stop(void *state)
 		if (st->qcount == before && poll(&pfd, 1, (int)(end - now)) <= 0)
 			break;
 	}
+	/* TCP: written is not delivered; wait for the acknowledgements too */
+	if (st->cfg->transport == TR_TCP && st->fd >= 0 && st->conn == ST_UP) {
+		int outq = 0;
+
+		while (ioctl(st->fd, SIOCOUTQ, &outq) == 0 && outq > 0 && mono_ms() < end)
+			poll(NULL, 0, 5);
+		count_inflight(st, "at shutdown,");
+	}
 	if (st->qcount) {
 		st->host->log(st->inst, SL_LOG_WARNING, "%u queued messages for %s lost at shutdown",
 			      st->qcount, st->where);
@@ -1094,6 +1204,7 @@ static void syslog_destroy(void *state)
 	if (st->fd >= 0)
 		close(st->fd);
 	free(st->q);
+	free(st->ends);
 	free(st->msg);
 	free(st);
 }

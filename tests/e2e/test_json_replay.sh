@@ -101,40 +101,23 @@ print("local times: %s = %s" % (l[0], u[0]))
 PY
 
 # a hostile prefix: rewrite the NFULA_PREFIX of the first record
-python3 - "$NFLOG" "$WORK/evil.pcap" <<'PY'
-import struct, sys
-d = open(sys.argv[1], "rb").read()
-e = "<" if d[:4] in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1") else ">"
-out, off, done = bytearray(d[:24]), 24, False
-evil = b'\x01"q\\\xff\xc3\xa9\x7f\n\xe2\x82 \xf0\x9f\x98\x80\x80tab\there\0'
-while off + 16 <= len(d):
-    sec, frac, incl, orig = struct.unpack(e + "IIII", d[off:off + 16])
-    rec = d[off + 16:off + 16 + incl]
-    off += 16 + incl
-    if not done:
-        body, p = bytearray(rec[:4]), 4
-        while p + 4 <= len(rec):
-            l, t = struct.unpack("=HH", rec[p:p + 4])
-            val = rec[p + 4:p + l]
-            if t & 0x3fff == 10:
-                val = evil
-            tlv = struct.pack("=HH", 4 + len(val), t) + val
-            body += tlv + b"\0" * (-len(tlv) % 4)
-            p += (l + 3) & ~3
-        rec, done = bytes(body), True
-        incl = orig = len(rec)
-    out += struct.pack(e + "IIII", sec, frac, incl, orig) + rec
-open(sys.argv[2], "wb").write(out)
-PY
+# \x01 " q \\ \xff U+00E9 DEL \n \xe2\x82 (cut) U+1F600 \x80 tab \t here ESC[31m U+009B NUL
+EVIL=0122715cffc3a97f0ae28220f09f98808074616209686572651b5b33316dc29b00
+python3 "$SRCDIR/tests/e2e/nflog_prefix.py" "$NFLOG" "$WORK/evil.pcap" "$EVIL" --first
 run_json "$WORK/evil.pcap" "$WORK/evil.json"
 python3 - "$WORK/evil.json" <<'PY' || fail "hostile prefix"
 import json, sys
 raw = open(sys.argv[1], "rb").readline()
 raw.decode("utf-8")                      # valid UTF-8, or this raises
 o = json.loads(raw)
-want = '\x01"q\\\u00ff\u00e9\x7f\n\u00e2\u0082 \U0001F600\u0080tab\there'
+want = '\x01"q\\\u00ff\u00e9\x7f\n\u00e2\u0082 \U0001F600\u0080tab\there\x1b[31m\u009b'
 assert o["prefix"] == want, (o["prefix"], want)
 assert b"\\u00ff" in raw and b"\\u0001" in raw and b'\\"' in raw, raw
+assert b"\\u001b[31m" in raw and b"\\u009b" in raw and b"\\n" in raw, raw
+lines = open(sys.argv[1], "rb").read().split(b"\n")
+assert lines[-1] == b"" and len(lines) - 1 == 40, len(lines)   # one object per packet
+for l in lines[:-1]:
+    json.loads(l)
 print("prefix escaped:", raw[:120])
 PY
 pass "every capture converted to valid JSON"

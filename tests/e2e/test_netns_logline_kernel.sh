@@ -4,7 +4,11 @@
 # logged twice by nftables, once with `log prefix` (printk, read back from
 # /dev/kmsg) and once with `log group` (NFLOG, read by sluice:
 # nflog -> decode -> logline -> file).  The two sets of lines must be
-# identical, field for field, for a plain `log` and for `log flags all`.
+# identical, field for field, for a plain `log` and for `log flags all`,
+# and for a hostile prefix (backslash, tab, newline, ESC, DEL, UTF-8 and an
+# invalid byte): /dev/kmsg escapes it as \xNN and so must sluice (one line
+# per packet), but for valid UTF-8, which sluice keeps (compared after
+# writing its bytes >= 0x80 as \xNN the way /dev/kmsg does).
 # net.netfilter.nf_log_all_netns is set to 1 for the test (printk from a
 # non-initial namespace) and restored at exit.
 . "$(dirname "$0")/lib.sh"
@@ -24,6 +28,9 @@ B=$(unique_name sllkb)
 TAG="SLK$$"
 G0=21
 G1=22
+G2=23
+# raw bytes in an nft string are taken as they are (no escapes in nft)
+HOSTILE="${TAG}K2 a\\b$(printf '\tc\nFAKE LINE \033[31m\303\251\377\177 ')"
 make_netns "$A"
 make_netns "$B"
 ip link add va netns "$A" type veth peer name vb netns "$B" || skip "cannot create veth"
@@ -46,6 +53,7 @@ table inet sluice_llk {
 	chain pre {
 		type filter hook prerouting priority 0; policy accept;
 		iifname "vb" log prefix "${TAG}K0 " log group $G0 prefix "${TAG}K0 "
+		iifname "vb" log prefix "$HOSTILE" log group $G2 prefix "$HOSTILE"
 		iifname "vb" meta mark set 0x17 log prefix "${TAG}K1 " flags all log group $G1 prefix "${TAG}K1 "
 		iifname "vb" drop
 	}
@@ -61,8 +69,10 @@ cat >"$WORK/llk.yaml" <<YAML
 instances:
   k0: {plugin: nflog, group: $G0, qtimeout: 20ms}
   k1: {plugin: nflog, group: $G1, qtimeout: 20ms}
+  k2: {plugin: nflog, group: $G2, qtimeout: 20ms}
 stacks:
   plain: [k0, decode, logline, {plugin: file, file: "$WORK/k0.sluice", flush_interval: 50ms}]
+  hostile: [k2, decode, logline, {plugin: file, file: "$WORK/k2.sluice", flush_interval: 50ms}]
   all:
     - k1
     - decode
@@ -96,7 +106,10 @@ wait_for 5 test -e "$WORK/kmsg.txt" || fail "kmsg reader did not start"
 ip netns exec "$B" "$SLUICE" -c "$WORK/llk.yaml" >"$WORK/sluice.log" 2>&1 &
 SLUICE_PID=$!
 at_exit "kill $SLUICE_PID"
-bound() { grep -qs "bound NFLOG group $G0" "$WORK/sluice.log" && grep -qs "bound NFLOG group $G1" "$WORK/sluice.log"; }
+bound() {
+	grep -qs "bound NFLOG group $G0" "$WORK/sluice.log" && grep -qs "bound NFLOG group $G1" "$WORK/sluice.log" &&
+		grep -qs "bound NFLOG group $G2" "$WORK/sluice.log"
+}
 wait_for 10 bound || { cat "$WORK/sluice.log"; fail "nflog did not start"; }
 
 # Crafted frames from A (raw, so any header is possible), then packets B
@@ -164,13 +177,15 @@ except OSError: pass"
 # 17 frames in, 3 packets out (the TCP SYN may be retransmitted: at least 3)
 EXPECT_MIN=20
 
-count() { grep -c "^${TAG}$1 " "$2" 2>/dev/null || true; }
+count() { grep -ac "^${TAG}$1 " "$2" 2>/dev/null || true; }
 settled() {
-	local k0 k1
+	local k0 k1 k2
 	k0=$(count K0 "$WORK/kmsg.txt")
 	k1=$(count K1 "$WORK/kmsg.txt")
-	[ "$k0" -ge $EXPECT_MIN ] && [ "$k1" -ge $EXPECT_MIN ] &&
-		[ "$(count K0 "$WORK/k0.sluice")" -ge "$k0" ] && [ "$(count K1 "$WORK/k1.sluice")" -ge "$k1" ]
+	k2=$(count K2 "$WORK/kmsg.txt")
+	[ "$k0" -ge $EXPECT_MIN ] && [ "$k1" -ge $EXPECT_MIN ] && [ "$k2" -ge 17 ] &&
+		[ "$(count K0 "$WORK/k0.sluice")" -ge "$k0" ] && [ "$(count K1 "$WORK/k1.sluice")" -ge "$k1" ] &&
+		[ "$(count K2 "$WORK/k2.sluice")" -ge "$k2" ]
 }
 wait_for 15 settled || true
 sleep 0.3
@@ -185,9 +200,15 @@ import sys
 work, tag = sys.argv[1:]
 kern = [l.rstrip("\n") for l in open(work + "/kmsg.txt")]
 ok = True
-for k, fn in (("K0", "k0.sluice"), ("K1", "k1.sluice")):
+def kmsg_form(raw):
+    # sluice's line must be valid UTF-8 without C0/C1 controls or DEL ...
+    line = raw.decode("utf-8")
+    assert not [c for c in line if ord(c) < 0x20 or 0x7f <= ord(c) <= 0x9f], line
+    # ... and is then what /dev/kmsg shows once its other bytes >= 0x80 are \xNN
+    return "".join(chr(b) if b < 0x80 else "\\x%02x" % b for b in raw)
+for k, fn in (("K0", "k0.sluice"), ("K1", "k1.sluice"), ("K2", "k2.sluice")):
     want = sorted(l for l in kern if l.startswith(tag + k + " "))
-    got = sorted(l.rstrip("\n") for l in open(work + "/" + fn))
+    got = sorted(kmsg_form(l.rstrip(b"\n")) for l in open(work + "/" + fn, "rb"))
     print("%s: kernel %d lines, sluice %d lines" % (k, len(want), len(got)))
     if want == got:
         continue
@@ -206,4 +227,6 @@ for k, fn in (("K0", "k0.sluice"), ("K1", "k1.sluice")):
         print("only sluice: " + l + "|")
 sys.exit(0 if ok else 1)
 PY
-pass "sluice's lines are the kernel's ($(count K0 "$WORK/k0.sluice") + $(count K1 "$WORK/k1.sluice"))"
+grep -aq 'K2 a\\x5cb\\x09c\\x0aFAKE LINE \\x1b\[31m'$'\303\251''\\xff\\x7f IN=vb ' "$WORK/k2.sluice" ||
+	{ head -2 "$WORK/k2.sluice"; fail "hostile prefix not escaped as expected"; }
+pass "sluice's lines are the kernel's ($(count K0 "$WORK/k0.sluice") + $(count K1 "$WORK/k1.sluice") + $(count K2 "$WORK/k2.sluice") hostile)"

@@ -24,6 +24,7 @@ struct gen_config {
 	const char *text;
 	uint64_t interval;
 	int64_t per_tick;
+	bool multiline;
 };
 
 struct gen {
@@ -42,6 +43,8 @@ static const struct sl_option gen_options[] = {
 			"pause between batches (0: none)"),
 	SL_OPT_INT("per_tick", struct gen_config, per_tick, "1000000", 1, 1000000,
 		   "records per batch at most"),
+	SL_OPT_BOOL("multiline", struct gen_config, multiline, "false",
+		    "allow newlines in text (to test that outputs escape them)"),
 	SL_OPT_END,
 };
 
@@ -84,7 +87,7 @@ static int gen_configure(const struct sl_host *host, struct sl_instance *inst, c
 	g->host = host;
 	g->inst = inst;
 	g->cfg = config;
-	if (strchr(g->cfg->text, '\n')) {
+	if (strchr(g->cfg->text, '\n') && !g->cfg->multiline) {
 		host->config_error(inst, "text", "must be one line");
 		free(g);
 		return -1;

@@ -8,6 +8,7 @@
  */
 #include "../../plugins/common/fmt.c"
 #include "../../plugins/common/ctline_fmt.c"
+#include "../../plugins/common/text_escape.c"
 
 #include <stdio.h>
 
@@ -55,6 +56,11 @@ static void check(const char *name, const struct sl_record *r, unsigned flags, c
 	if (b.overflow || b.len != strlen(want) || memcmp(b.p, want, b.len) != 0) {
 		printf("FAIL %s:\n  want '%s'\n  got  '%.*s'%s\n", name, want, (int)b.len, b.p,
 		       b.overflow ? " (overflow)" : "");
+		failures++;
+	}
+	/* conntrack lines copy no bytes from the record: nothing to escape */
+	if (sl_esc_scan(b.p, b.len, SL_ESC_KEEP_TAB) != b.len) {
+		printf("FAIL %s: the line needs escaping\n", name);
 		failures++;
 	}
 }

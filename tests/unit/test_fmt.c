@@ -341,6 +341,11 @@ static size_t ref_json(char *o, const uint8_t *s, size_t n)
 			}
 			if (j == len && cp >= (len == 2 ? 0x80u : len == 3 ? 0x800u : 0x10000u) &&
 			    cp <= 0x10ffff && !(cp >= 0xd800 && cp <= 0xdfff)) {
+				if (cp <= 0x9f) {	/* C1 control */
+					k += (size_t)sprintf(o + k, "\\u%04x", cp);
+					i += len;
+					continue;
+				}
 				memcpy(o + k, s + i, len);
 				k += len;
 				i += len;

@@ -8,6 +8,7 @@
  */
 #include "../../plugins/common/fmt.c"
 #include "../../plugins/common/logline_fmt.c"
+#include "../../plugins/common/text_escape.c"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -221,6 +222,33 @@ static void edge_cases(void)
 	sl_set_bytes(r, SL_F_PREFIX, longprefix, sizeof(longprefix));
 	snprintf(want, sizeof(want), "%.1016s", longprefix);
 	expect_line(r, 0, want, "huge prefix");
+
+	/*
+	 * Hostile text: one line whatever the prefix holds, escaped as
+	 * /dev/kmsg shows it (\xNN for controls, DEL, '\\', invalid UTF-8),
+	 * valid UTF-8 kept; interface names the same way.
+	 */
+	memset(recmem.mem, 0, sizeof(recmem.mem));
+	sl_set_bytes(r, SL_F_PACKET, udp4, sizeof(udp4));
+	sl_set_bytes(r, SL_F_PREFIX, "a\\b\tc\nFAKE LINE \x1b[31m\xc3\xa9\xff\x7f ", 28);
+	sl_set_bytes(r, SL_F_IFNAME_IN, "e\x1b]0;x\x07", 7);
+	sl_set_u64(r, SL_F_IFINDEX_IN, 2);
+	snprintf(want, sizeof(want),
+		 "a\\x5cb\\x09c\\x0aFAKE LINE \\x1b[31m\xc3\xa9\\xff\\x7f IN=e\\x1b]0;x\\x07 OUT= MAC= %s", base);
+	expect_line(r, 0, want, "hostile prefix and ifname");
+
+	/* a long escaped prefix is cut at 1016 bytes, never inside \xNN */
+	memset(recmem.mem, 0, sizeof(recmem.mem));
+	sl_set_bytes(r, SL_F_PACKET, udp4, sizeof(udp4));
+	memset(longprefix, '\n', sizeof(longprefix));
+	longprefix[0] = 'p';
+	longprefix[1] = 'p';
+	sl_set_bytes(r, SL_F_PREFIX, longprefix, 300);	/* 2 + 298 * 4 bytes escaped */
+	want[0] = 0;
+	strcat(want, "pp");
+	while (strlen(want) + 4 <= SL_LOGLINE_MAX)
+		strcat(want, "\\x0a");
+	expect_line(r, 0, want, "escaped prefix cut");
 
 	/* too small a buffer: overflow, nothing half-written counted */
 	sl_set_bytes(r, SL_F_PREFIX, "x", 1);
