@@ -50,7 +50,7 @@ sent_of() { sed -n 's/^sent \([0-9]*\) .*/\1/p' "$1"; }
 start_sluice() {
 	ip netns exec "$FB" "$SLUICE" -c "$2" >"$1" 2>&1 &
 	SLUICE_PID=$!
-	at_exit "kill -9 $SLUICE_PID"
+	at_exit "kill $SLUICE_PID"
 	wait_for 10 grep -qs "bound NFLOG group $FG" "$1" || { cat "$1"; fail "nflog did not start"; }
 }
 
