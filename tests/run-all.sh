@@ -7,7 +7,7 @@ set -euo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 # Test tools: real readers and peers the tests check sluice against.
 SETUP_PACKAGES="tcpdump tshark wireshark-common nftables iproute2 rsyslog conntrack python3 iputils-ping nfdump
-	kmod procps clang libclang-rt-14-dev valgrind"
+	kmod procps clang libclang-rt-14-dev valgrind logrotate"
 . "$TOP/tests/setup.sh"
 cd "$BUILD"
 ctest -j"$(nproc)" --output-on-failure --timeout 600 "$@"

@@ -37,6 +37,9 @@
 
 /* Datagrams per wake-up before we let the event loop run again. */
 #define MAX_DGRAMS_PER_WAKEUP 256
+/* At exit, at most this many rounds of reading (a full 512 MiB socket buffer
+ * of the smallest datagrams: 256 rounds of 256 datagrams of 8 KiB). */
+#define FLUSH_MAX_WAKEUPS 256
 /* Datagrams that fit in the receive buffer at once. */
 #define BUFFER_DGRAMS 4
 /* Rate limit of the "losing events" warning. */
@@ -72,6 +75,7 @@ struct nflog {
 	uint64_t enobufs_total;
 	int64_t enobufs_warned_ns;	/* monotonic; 0: never */
 	bool warned_trunc;
+	bool empty;		/* the last read ended on an empty socket */
 	uint32_t seq_next;	/* next expected NFULA_SEQ (the kernel starts at 0) */
 };
 
@@ -331,6 +335,7 @@ static void nflog_readable(void *state, int fd, uint32_t events)
 	size_t off = 0;
 
 	(void)events;
+	st->empty = false;
 	for (unsigned dgrams = 0; dgrams < MAX_DGRAMS_PER_WAKEUP; dgrams++) {
 		struct timespec now;
 		struct sl_time rx;
@@ -354,6 +359,7 @@ static void nflog_readable(void *state, int fd, uint32_t events)
 			}
 			if (errno != EAGAIN)
 				st->host->log(st->inst, SL_LOG_ERR, "recv: %s", strerror(errno));
+			st->empty = true;
 			break;
 		}
 		if ((size_t)n > st->bufsize - off) {
@@ -373,6 +379,7 @@ static void nflog_readable(void *state, int fd, uint32_t events)
 		if (!parse_dgram(st, &b, st->buf + off, (int)n, &rx)) {
 			st->host->log(st->inst, SL_LOG_ERR, "out of memory for a batch: events lost");
 			st->host->error_add(st->inst, 1);
+			st->empty = true;	/* nothing more can be read now */
 			break;
 		}
 		off += ((size_t)n + 7) & ~(size_t)7;
@@ -383,6 +390,41 @@ static void nflog_readable(void *state, int fd, uint32_t events)
 		else
 			st->host->batch_put(st->inst, b);
 	}
+}
+
+/*
+ * At exit: unbind the group, then read the socket empty.  Unbinding makes
+ * the kernel send the batch it was still filling (up to qthreshold events,
+ * or qtimeout of them) to our socket as it destroys the instance, in the
+ * same system call, and log nothing more to us; so what we read then is
+ * every event the group logged up to the unbind, and the outputs flushed
+ * after us get it.  Without this, up to a second of events (the kernel's
+ * default timeout) was lost at SIGTERM, counted nowhere.
+ */
+static int nflog_flush(void *state)
+{
+	struct nflog *st = state;
+	union {
+		char buf[256];
+		struct nlmsghdr align;
+	} msg;
+	struct nlmsghdr *nlh;
+
+	if (!st->nl)
+		return 0;
+	nlh = nflog_nlmsg_put_header(msg.buf, NFULNL_MSG_CONFIG, AF_UNSPEC, (uint16_t)st->cfg->group);
+	nflog_attr_put_cfg_cmd(nlh, NFULNL_CFG_CMD_UNBIND);
+	nlh->nlmsg_seq = ++st->cfg_seq;	/* no ack wanted: an error still comes back, and is skipped */
+	if (mnl_socket_sendto(st->nl, nlh, nlh->nlmsg_len) < 0)
+		st->host->log(st->inst, SL_LOG_WARNING, "cannot unbind NFLOG group %lld: %s",
+			      (long long)st->cfg->group, strerror(errno));
+	/* Bounded in case the unbind failed and events keep coming. */
+	for (unsigned i = 0; i < FLUSH_MAX_WAKEUPS; i++) {
+		nflog_readable(st, st->fd, EPOLLIN);
+		if (st->empty)
+			break;
+	}
+	return 0;
 }
 
 /* ---- lifecycle ---- */
@@ -483,6 +525,7 @@ static const struct sl_plugin nflog_plugin = {
 	.provides = nflog_provides,
 	.configure = nflog_configure,
 	.start = nflog_start,
+	.flush = nflog_flush,
 	.stop = nflog_stop,
 	.destroy = nflog_destroy,
 };
