@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -378,6 +379,55 @@ static int write_header(struct sl_outfile *of, int fd, const char *name)
  * `fresh`: a rotation in strftime mode, which must not reuse a name.
  * -1: cannot open; -2: opened but the header could not be written.
  */
+/* Text: whole up to and with the last newline. */
+static size_t lines_end(const uint8_t *p, size_t len)
+{
+	const uint8_t *nl = len ? memrchr(p, '\n', len) : NULL;
+
+	return nl ? (size_t)(nl - p) + 1 : 0;
+}
+
+/*
+ * A file we append to may end inside a record (a crash stopped a write()
+ * part-way): cut it back to its last whole record, so the next record
+ * does not glue onto the torn one and make the rest of the file
+ * unreadable.  Only runs when an existing non-empty file is opened.
+ */
+static void cut_torn_tail(struct sl_outfile *of, int fd, const char *name, struct stat *st)
+{
+	size_t size = (size_t)st->st_size, body, whole;
+	uint8_t *map;
+
+	if (size <= of->hdr_len)
+		return;
+	map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (map == MAP_FAILED) {
+		/* O_WRONLY descriptor: map through a read-only one */
+		int rfd = open(name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
+
+		map = rfd < 0 ? MAP_FAILED : mmap(NULL, size, PROT_READ, MAP_PRIVATE, rfd, 0);
+		if (rfd >= 0)
+			close(rfd);
+		if (map == MAP_FAILED) {
+			file_error(of, "cannot read the end of", name, errno);
+			return;
+		}
+	}
+	body = size - of->hdr_len;
+	whole = (of->o.whole_end ? of->o.whole_end : lines_end)(map + of->hdr_len, body);
+	munmap(map, size);
+	if (whole >= body)
+		return;
+	if (ftruncate(fd, (off_t)(of->hdr_len + whole)) < 0) {
+		file_error(of, "cannot cut a partial record from", name, errno);
+		return;
+	}
+	of->host->log(of->inst, SL_LOG_WARNING,
+		      "%s ended inside a record (an earlier run stopped mid-write): cut %zu bytes",
+		      name, body - whole);
+	st->st_size = (off_t)(of->hdr_len + whole);
+}
+
 static int open_current(struct sl_outfile *of, bool fresh)
 {
 	int flags = O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY;
@@ -420,8 +470,11 @@ static int open_current(struct sl_outfile *of, bool fresh)
 			st.st_mode = 0;
 			st.st_size = 0;
 		}
-		if (!of->hdr_len || !S_ISREG(st.st_mode) || st.st_size == 0 || header_matches(of, fd, name))
+		if (!of->hdr_len || !S_ISREG(st.st_mode) || st.st_size == 0 || header_matches(of, fd, name)) {
+			if (S_ISREG(st.st_mode) && st.st_size > 0 && !of->is_stdout)
+				cut_torn_tail(of, fd, name, &st);
 			break;
+		}
 		/* Someone else's file (or another link type/snaplen): keep it. */
 		if (of->is_stdout)
 			break;

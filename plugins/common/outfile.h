@@ -41,7 +41,8 @@
  * Only a pipe or device, which cannot be cut, gets the rest of a torn
  * record later on the same descriptor (and loses it if that closes).  Every
  * record lost, also at stop, is counted in dropped_records and reported
- * with host->dropped_add.
+ * with host->dropped_add.  A file found at start (or reopen) that ends
+ * inside a record is cut back to its last whole one first (whole_end).
  */
 #ifndef SLUICE_OUTFILE_H
 #define SLUICE_OUTFILE_H
@@ -59,6 +60,15 @@ struct sl_outfile_opts {
 	uint64_t rotate_interval;	/* ms, 0: never */
 	uint64_t flush_interval;	/* ms, 0: only when full / on flush() */
 	bool sync;			/* fdatasync() after each flush */
+	/*
+	 * An existing file appended to (after a restart) may end inside a
+	 * record: kill -9 or a power cut can stop a write() part-way.
+	 * whole_end(p, len) returns how many of the len bytes after the header
+	 * are whole records; the rest is cut off before anything is appended,
+	 * so a restart never glues a new record onto a torn one.  NULL: text,
+	 * whole up to the last newline.
+	 */
+	size_t (*whole_end)(const uint8_t *p, size_t len);
 };
 
 struct sl_outfile;

@@ -65,6 +65,26 @@ struct sf_pkthdr {
 	uint32_t len;
 };
 
+/*
+ * The records after the file header that are whole (outfile's whole_end):
+ * walk the record headers; a caplen larger than any packet we write, or a
+ * record running past the end, is where a crash cut the file.
+ */
+static size_t pcap_whole_end(const uint8_t *p, size_t len)
+{
+	size_t off = 0;
+
+	while (len - off >= sizeof(struct sf_pkthdr)) {
+		struct sf_pkthdr h;
+
+		memcpy(&h, p + off, sizeof(h));
+		if (h.caplen > 262144 + NFLOG_META_MAX || h.caplen > len - off - sizeof(h))
+			break;
+		off += sizeof(h) + h.caplen;
+	}
+	return off;
+}
+
 static const struct sl_option pcap_opts[] = {
 	SL_OPT_ROW("file", SL_OPT_STRING, struct pcap_cfg, file, NULL,
 		   "pcap file; '-' is stdout; a '%' makes it a strftime pattern", 0, 0, NULL,
@@ -149,6 +169,7 @@ static int pcap_configure(const struct sl_host *host, struct sl_instance *inst, 
 		.rotate_interval = cfg->rotate_interval,
 		.flush_interval = cfg->flush_interval,
 		.sync = cfg->sync,
+		.whole_end = pcap_whole_end,
 	};
 	struct pcap_state *st;
 	uint8_t *hdr;
