@@ -142,6 +142,9 @@ static void parse_instances(struct config *c, const struct ynode *map, struct di
 		s->name = k->scalar;
 		s->mark = k->mark;
 		s->map = v;
+		/* Names are unique (duplicate keys are refused), so this only adds. */
+		if (strset_add(&c->instance_index, s->name, s, NULL) < 0)
+			diag_error(d, &k->mark, "out of memory");
 	}
 }
 
@@ -273,6 +276,7 @@ void config_free(struct config *c)
 		free(c->stacks[i].elems);
 	free(c->stacks);
 	free(c->instances);
+	strset_free(&c->instance_index);
 	free(c->plugin_path);
 	ytree_free(c->root);
 	memset(c, 0, sizeof(*c));
@@ -280,8 +284,5 @@ void config_free(struct config *c)
 
 const struct instance_spec *config_find_instance(const struct config *c, const char *name)
 {
-	for (size_t i = 0; i < c->ninstances; i++)
-		if (strcmp(c->instances[i].name, name) == 0)
-			return &c->instances[i];
-	return NULL;
+	return strset_get(&c->instance_index, name);
 }

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "strset.h"
 #include "yaml_tree.h"
 
 /* Error reporting with positions: "FILE:LINE:COL: error: ...". */
@@ -53,6 +54,7 @@ struct config {
 	struct ymark user_mark;
 	struct instance_spec *instances;
 	size_t ninstances;
+	struct strset instance_index;	/* name -> struct instance_spec * */
 	struct stack_spec *stacks;
 	size_t nstacks;
 };

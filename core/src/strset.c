@@ -59,6 +59,17 @@ static int grow(struct strset *s)
 	return 0;
 }
 
+int strset_reserve(struct strset *s, size_t more)
+{
+	if (more > SIZE_MAX / 2 - s->n)
+		return -1;
+	/* At most half full: linear probing stays short. */
+	while ((s->n + more) * 2 > s->cap)
+		if (grow(s))
+			return -1;
+	return 0;
+}
+
 int strset_add(struct strset *s, const char *key, void *value, void **existing)
 {
 	uint64_t h = hash_str(key);
@@ -72,8 +83,7 @@ int strset_add(struct strset *s, const char *key, void *value, void **existing)
 			return 0;
 		}
 	}
-	/* At most half full: linear probing stays short. */
-	if ((s->n + 1) * 2 > s->cap && grow(s))
+	if (strset_reserve(s, 1))
 		return -1;
 	sl = probe(s, key, h);
 	sl->key = key;

@@ -33,6 +33,11 @@ struct strset {
  * memory, the set is unchanged.
  */
 int strset_add(struct strset *s, const char *key, void *value, void **existing);
+/*
+ * Make room for `more` keys: until they are added, strset_add() of a new
+ * key cannot fail.  0 or -1 (out of memory, the set unchanged).
+ */
+int strset_reserve(struct strset *s, size_t more);
 /* The slot holding key, or NULL.  Valid until the next strset_add(). */
 const struct strset_slot *strset_find(const struct strset *s, const char *key);
 /* The value of key, or NULL if absent (or if NULL was its value). */
