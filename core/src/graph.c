@@ -298,7 +298,11 @@ static void list_providers(struct graph *g, const char *field, char *buf, size_t
 	size_t n = 0, used = 0;
 
 	buf[0] = 0;
-	loader_load_all(&g->loader, NULL);
+	/* Once: rescanning the path for every missing field made errors slow. */
+	if (!g->loaded_all) {
+		loader_load_all(&g->loader, NULL);
+		g->loaded_all = true;
+	}
 	for (const struct loaded_plugin *p = g->loader.loaded; p && n < 256; p = p->next) {
 		/* Only a filter can be inserted before the element that needs it. */
 		if (p->desc->kind != SL_KIND_FILTER)

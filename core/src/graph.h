@@ -75,6 +75,7 @@ struct graph {
 	struct strset roots;		/* unnamed inputs by key, for prefix sharing */
 	struct strset bases;		/* "stack.plugin" -> struct name_base */
 	struct strset failed;		/* named instances already reported */
+	bool loaded_all;		/* every plugin on the path is loaded */
 };
 
 /* Build and check everything; run each plugin's configure().  0 or -1. */

@@ -2,8 +2,8 @@
 /*
  * The string hash set behind the configuration checks: add/find agree with
  * a plain linear list on a random mix of new and repeated keys, values
- * (NULL included) come back unchanged, growth keeps every key, and the
- * table never runs more than half full.
+ * (NULL included) come back unchanged, growth keeps every key, the table
+ * never runs more than half full, and reserved room is really there.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -104,6 +104,31 @@ static void many(void)
 	free(keys);
 }
 
+/* After reserving room for k keys, k adds of new keys cannot fail or move the table. */
+static void reserve(void)
+{
+	static char keys[1000][8];
+	struct strset s = {0};
+	struct strset_slot *before;
+	bool ok = true;
+
+	CHECK(strset_add(&s, "first", NULL, NULL) == 1);
+	CHECK(strset_reserve(&s, 1000) == 0);
+	CHECK((s.n + 1000) * 2 <= s.cap);
+	before = s.slot;
+	for (unsigned i = 0; i < 1000; i++) {
+		snprintf(keys[i], sizeof(keys[i]), "k%u", i);
+		ok &= strset_add(&s, keys[i], keys[i], NULL) == 1;
+	}
+	CHECK(ok && s.slot == before && s.n == 1001);
+	CHECK(strset_reserve(&s, 0) == 0 && s.slot == before);
+	CHECK(strset_reserve(&s, SIZE_MAX) == -1 && s.slot == before && s.n == 1001);
+	for (unsigned i = 0; i < 1000; i++)
+		ok &= strset_get(&s, keys[i]) == keys[i];
+	CHECK(ok);
+	strset_free(&s);
+}
+
 /* Random adds, half of them repeats, against a linear list as the oracle. */
 static void against_linear(void)
 {
@@ -150,6 +175,7 @@ int main(void)
 	empty();
 	basics();
 	many();
+	reserve();
 	against_linear();
 	printf("%d checks, %d failures\n", checks, failures);
 	return failures ? 1 : 0;
