@@ -27,6 +27,7 @@ struct elem_spec {
 	struct ymark mark;
 	const char *name;		/* instance name or bare plugin name; NULL if inline */
 	const struct ynode *map;	/* inline {plugin: ..., options...}; NULL otherwise */
+	const struct ynode *plugin;	/* inline: the value of its 'plugin' key */
 };
 
 struct stack_spec {
@@ -41,6 +42,7 @@ struct instance_spec {
 	const char *name;
 	struct ymark mark;
 	const struct ynode *map;	/* {plugin: ..., options...} */
+	const struct ynode *plugin;	/* the value of its 'plugin' key */
 };
 
 struct config {

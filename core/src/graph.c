@@ -475,13 +475,13 @@ static bool resolve(struct graph *g, const struct elem_spec *e, struct resolved 
 		r->named = config_find_instance(g->cfg, e->name);
 		if (r->named) {
 			r->opts = r->named->map;
-			plugin = ytree_map_get(r->opts, "plugin")->scalar;
+			plugin = r->named->plugin->scalar;
 		} else {
 			plugin = e->name;
 		}
 	} else {
 		r->opts = e->map;
-		pname = ytree_map_get(e->map, "plugin");
+		pname = e->plugin;
 		plugin = pname->scalar;
 		r->mark = pname->mark;
 	}
@@ -491,7 +491,7 @@ static bool resolve(struct graph *g, const struct elem_spec *e, struct resolved 
 			/* Say it once, at the instance, however many stacks use it. */
 			if (strset_add(&g->failed, r->named->name, NULL, NULL) == 0)
 				return false;
-			diag_error(g->diag, &ytree_map_get(r->opts, "plugin")->mark, "%s", err);
+			diag_error(g->diag, &r->named->plugin->mark, "%s", err);
 		} else if (e->name && strstr(err, "unknown plugin")) {
 			diag_error(g->diag, &r->mark, "'%s' is neither a named instance nor a plugin: %s",
 				   e->name, err);
