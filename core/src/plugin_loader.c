@@ -262,6 +262,19 @@ static void remember_failure(struct plugin_loader *l, const char *name, const ch
 	}
 }
 
+/* Copy a message, cut to fit (snprintf "%s" would make gcc warn about the cut). */
+static void copy_msg(char *err, size_t errlen, const char *msg)
+{
+	size_t n = strlen(msg);
+
+	if (!errlen)
+		return;
+	if (n >= errlen)
+		n = errlen - 1;
+	memcpy(err, msg, n);
+	err[n] = 0;
+}
+
 const struct loaded_plugin *loader_find(struct plugin_loader *l, const char *name, char *err,
 					size_t errlen)
 {
@@ -274,14 +287,14 @@ const struct loaded_plugin *loader_find(struct plugin_loader *l, const char *nam
 			return p;
 	known = strset_get(&l->failed, name);
 	if (known) {
-		snprintf(err, errlen, "%s", known);
+		copy_msg(err, errlen, known);
 		return NULL;
 	}
 	/* Whole in msg, so a later caller with a longer err gets all of it too. */
 	p = search(l, name, msg, sizeof(msg));
 	if (!p) {
 		remember_failure(l, name, msg);
-		snprintf(err, errlen, "%s", msg);
+		copy_msg(err, errlen, msg);
 	}
 	return p;
 }
