@@ -5,7 +5,8 @@
 # has no size to look at); a value of 64 KiB is read (here a stack name,
 # which also names the stack's instances) and one byte more is refused
 # where it starts; a million nested '[' or '- ' are an error, not a stack
-# overflow.  Each is exit 78 with the exact message.  (The files are made
+# overflow.  Each is exit 78 with the exact message.  And values longer
+# than 4 KiB are compared whole when deciding what stacks share.  (The files are made
 # here: tests/config/invalid/ holds the small cases, yaml-too-deep and
 # yaml-nesting-64.)
 . "$(dirname "$0")/lib.sh"
@@ -75,6 +76,21 @@ expect_error over.yaml \
 } >over.yaml
 expect_error over.yaml \
 	"over.yaml:2:34: error: value too long: expected at most 64 KiB (65536 bytes), got 10000000 bytes"
+
+# Long values are compared whole: two BPF filters of 5.6 KiB that differ
+# only in their last host are two instances (sharing cut options at 4 KiB,
+# and stack b silently ran stack a's filter).
+e=$(for ((i = 1; i <= 300; i++)); do printf 'host 10.0.%d.%d or ' $((i / 256)) $((i % 256)); done)
+cat >share.yaml <<CONF
+instances:
+  fw: { plugin: nflog, group: 1 }
+stacks:
+  a: [fw, { plugin: bpf, expr: "$e host 10.9.9.1" }, { plugin: pcap, file: $WORK/a.pcap }]
+  b: [fw, { plugin: bpf, expr: "$e host 10.9.9.2" }, { plugin: pcap, file: $WORK/b.pcap }]
+CONF
+"$SLUICE" -t -c share.yaml >out 2>err || fail "share.yaml: $(head -c 300 err)"
+grep -q "configuration OK (5 instances, 2 stacks)" out || fail "long filters were shared: $(cut -c 1-80 out)"
+grep -q '^└─ b.bpf (bpf expr=".* host 10.9.9.2")  \[b\]$' out || fail "b.bpf: $(cut -c 1-80 out)"
 
 # Nesting: an error where the 65th level begins, however deep the file goes.
 {
