@@ -102,20 +102,25 @@ static bool valid_name(const char *s)
 	return true;
 }
 
-/* An inline element or named instance: a mapping with a 'plugin' key. */
-static bool check_plugin_map(const struct ynode *map, struct diag *d, const char *what)
+/*
+ * An inline element or named instance: a mapping with a 'plugin' key.
+ * Its value, or NULL after an error.  Kept, so that an instance used in
+ * many stacks is not searched for its key each time.
+ */
+static const struct ynode *check_plugin_map(const struct ynode *map, struct diag *d,
+					    const char *what)
 {
 	const struct ynode *p = ytree_map_get(map, "plugin");
 
 	if (!p) {
 		diag_error(d, &map->mark, "%s needs a 'plugin:' key naming its plugin", what);
-		return false;
+		return NULL;
 	}
 	if (p->kind != YN_SCALAR || !valid_name(p->scalar)) {
 		diag_error(d, &p->mark, "'plugin' must be a plugin name");
-		return false;
+		return NULL;
 	}
-	return true;
+	return p;
 }
 
 static void parse_instances(struct config *c, const struct ynode *map, struct diag *d)
@@ -126,7 +131,7 @@ static void parse_instances(struct config *c, const struct ynode *map, struct di
 		return;
 	c->instances = calloc(map->n / 2 + 1, sizeof(*c->instances));
 	for (size_t i = 0; i < map->n; i += 2) {
-		const struct ynode *k = map->items[i], *v = map->items[i + 1];
+		const struct ynode *k = map->items[i], *v = map->items[i + 1], *p;
 		struct instance_spec *s;
 
 		if (!valid_name(k->scalar)) {
@@ -136,12 +141,16 @@ static void parse_instances(struct config *c, const struct ynode *map, struct di
 			continue;
 		}
 		if (!expect_kind(d, v, YN_MAP, "an instance") ||
-		    !check_plugin_map(v, d, "an instance"))
+		    !(p = check_plugin_map(v, d, "an instance")))
 			continue;
 		s = &c->instances[c->ninstances++];
 		s->name = k->scalar;
 		s->mark = k->mark;
 		s->map = v;
+		s->plugin = p;
+		/* Names are unique (duplicate keys are refused), so this only adds. */
+		if (strset_add(&c->instance_index, s->name, s, NULL) < 0)
+			diag_error(d, &k->mark, "out of memory");
 	}
 }
 
@@ -191,7 +200,8 @@ static void parse_stacks(struct config *c, const struct ynode *map, struct diag 
 				}
 				es->name = e->scalar;
 			} else if (e->kind == YN_MAP) {
-				if (!check_plugin_map(e, d, "an inline element"))
+				es->plugin = check_plugin_map(e, d, "an inline element");
+				if (!es->plugin)
 					continue;
 				es->map = e;
 			} else {
@@ -273,6 +283,7 @@ void config_free(struct config *c)
 		free(c->stacks[i].elems);
 	free(c->stacks);
 	free(c->instances);
+	strset_free(&c->instance_index);
 	free(c->plugin_path);
 	ytree_free(c->root);
 	memset(c, 0, sizeof(*c));
@@ -280,8 +291,5 @@ void config_free(struct config *c)
 
 const struct instance_spec *config_find_instance(const struct config *c, const char *name)
 {
-	for (size_t i = 0; i < c->ninstances; i++)
-		if (strcmp(c->instances[i].name, name) == 0)
-			return &c->instances[i];
-	return NULL;
+	return strset_get(&c->instance_index, name);
 }

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "strset.h"
 #include "yaml_tree.h"
 
 /* Error reporting with positions: "FILE:LINE:COL: error: ...". */
@@ -26,6 +27,7 @@ struct elem_spec {
 	struct ymark mark;
 	const char *name;		/* instance name or bare plugin name; NULL if inline */
 	const struct ynode *map;	/* inline {plugin: ..., options...}; NULL otherwise */
+	const struct ynode *plugin;	/* inline: the value of its 'plugin' key */
 };
 
 struct stack_spec {
@@ -40,6 +42,7 @@ struct instance_spec {
 	const char *name;
 	struct ymark mark;
 	const struct ynode *map;	/* {plugin: ..., options...} */
+	const struct ynode *plugin;	/* the value of its 'plugin' key */
 };
 
 struct config {
@@ -53,6 +56,7 @@ struct config {
 	struct ymark user_mark;
 	struct instance_spec *instances;
 	size_t ninstances;
+	struct strset instance_index;	/* name -> struct instance_spec * */
 	struct stack_spec *stacks;
 	size_t nstacks;
 };

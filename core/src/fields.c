@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fields.h"
+#include "strset.h"
 
 static const struct field_info well_known[] = {
 #define SL_X_INFO(id, name, type, doc) {name, type, doc, NULL},
@@ -13,9 +15,16 @@ static const struct field_info well_known[] = {
 
 static struct field_info registered[SL_MAX_FIELDS];
 static unsigned nregistered;
+/*
+ * name -> id + 1.  Every instance's needs and provides are looked up when
+ * the graph is built: a scan of all fields per name was most of the time
+ * spent checking a large configuration.  Built on first use.
+ */
+static struct strset by_name;
 
 void fields_reset(void)
 {
+	strset_free(&by_name);
 	for (unsigned i = 0; i < nregistered; i++) {
 		free((char *)registered[i].name);
 		free((char *)registered[i].owner);
@@ -37,12 +46,29 @@ const struct field_info *fields_get(unsigned id)
 	return NULL;
 }
 
+/* Index the fields not yet indexed (all of them after a reset).  0 or -1. */
+static int index_fields(void)
+{
+	if (strset_reserve(&by_name, fields_count() - by_name.n))
+		return -1;
+	for (unsigned i = (unsigned)by_name.n; i < fields_count(); i++)
+		strset_add(&by_name, fields_get(i)->name, (void *)(uintptr_t)(i + 1), NULL);
+	return 0;
+}
+
 int fields_lookup(const char *name)
 {
-	for (unsigned i = 0; i < fields_count(); i++)
-		if (strcmp(fields_get(i)->name, name) == 0)
-			return (int)i;
-	return -1;
+	uintptr_t id;
+
+	if (by_name.n < fields_count() && index_fields()) {
+		/* Out of memory: the slow way still answers. */
+		for (unsigned i = 0; i < fields_count(); i++)
+			if (strcmp(fields_get(i)->name, name) == 0)
+				return (int)i;
+		return -1;
+	}
+	id = (uintptr_t)strset_get(&by_name, name);
+	return id ? (int)(id - 1) : -1;
 }
 
 const char *fields_type_name(enum sl_type type)

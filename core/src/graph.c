@@ -16,10 +16,19 @@ struct resolved {
 	struct ymark mark;
 };
 
+/*
+ * Make room for item n of an array that only ever grows by one through
+ * here: it holds the next power of two of n, so n appends copy O(n).
+ */
 static int grow(void **arr, size_t n, size_t size)
 {
-	void *p = realloc(*arr, (n + 1) * size);
+	void *p;
 
+	if (n & (n - 1))
+		return 0;
+	if (n > SIZE_MAX / 2 / size)
+		return -1;
+	p = realloc(*arr, (n ? n * 2 : 1) * size);
 	if (!p)
 		return -1;
 	*arr = p;
@@ -210,50 +219,71 @@ static int fill_options(struct sl_instance *inst, struct diag *diag)
 	return diag->errors == before ? 0 : -1;
 }
 
+struct buf {
+	char *p;
+	size_t len, cap;
+	bool failed;
+};
+
+static void buf_add(struct buf *b, const char *s, size_t n)
+{
+	if (b->failed)
+		return;
+	if (b->len + n + 1 > b->cap) {
+		size_t cap = (b->len + n + 1) * 2;
+		char *bigger = realloc(b->p, cap);
+
+		if (!bigger) {
+			b->failed = true;
+			return;
+		}
+		b->p = bigger;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = 0;
+}
+
+/* A value with its length in front, so no value can imitate a separator. */
+static void buf_add_value(struct buf *b, const char *v)
+{
+	char len[24];
+	size_t n = strlen(v);
+
+	buf_add(b, len, (size_t)snprintf(len, sizeof(len), "%zu:", n));
+	buf_add(b, v, n);
+}
+
 /* The identity of an element for prefix sharing: plugin + effective options. */
 static char *element_key(const struct sl_plugin *d, const struct ynode *opts)
 {
-	size_t cap = 256, len = 0;
-	char *key = malloc(cap);
+	struct buf b = {0};
 
-	if (!key)
-		return NULL;
-	len = (size_t)snprintf(key, cap, "%s", d->name);
+	buf_add(&b, d->name, strlen(d->name));
 	for (const struct sl_option *o = d->options; o && o->name; o++) {
 		const struct ynode *v = ytree_map_get(opts, o->name);
-		char part[4096];
-		size_t plen = 0;
 
-		if (!v)
-			plen = (size_t)snprintf(part, sizeof(part), "\x1f%s=%s", o->name,
-						o->def ? o->def : "");
-		else if (v->kind == YN_SCALAR)
-			plen = (size_t)snprintf(part, sizeof(part), "\x1f%s=%s", o->name, v->scalar);
-		else {
-			plen = (size_t)snprintf(part, sizeof(part), "\x1f%s=[", o->name);
-			for (size_t j = 0; j < v->n && plen < sizeof(part); j++)
-				plen += (size_t)snprintf(part + plen, sizeof(part) - plen, "%s\x1e",
-							 v->items[j]->kind == YN_SCALAR
-								 ? v->items[j]->scalar
-								 : "?");
+		buf_add(&b, "\x1f", 1);
+		buf_add(&b, o->name, strlen(o->name));
+		buf_add(&b, "=", 1);
+		if (!v) {
+			buf_add_value(&b, o->def ? o->def : "");
+		} else if (v->kind == YN_SCALAR) {
+			buf_add_value(&b, v->scalar);
+		} else {
+			buf_add(&b, "[", 1);
+			for (size_t j = 0; j < v->n; j++)
+				buf_add_value(&b, v->items[j]->kind == YN_SCALAR ? v->items[j]->scalar
+										 : "?");
+			buf_add(&b, "]", 1);
 		}
-		if (plen >= sizeof(part))
-			plen = sizeof(part) - 1;
-		if (len + plen + 1 > cap) {
-			char *bigger;
-
-			cap = (len + plen + 1) * 2;
-			bigger = realloc(key, cap);
-			if (!bigger) {
-				free(key);
-				return NULL;
-			}
-			key = bigger;
-		}
-		memcpy(key + len, part, plen + 1);
-		len += plen;
 	}
-	return key;
+	if (b.failed) {
+		free(b.p);
+		return NULL;
+	}
+	return b.p;
 }
 
 static int cmp_names(const void *a, const void *b)
@@ -268,7 +298,11 @@ static void list_providers(struct graph *g, const char *field, char *buf, size_t
 	size_t n = 0, used = 0;
 
 	buf[0] = 0;
-	loader_load_all(&g->loader, NULL);
+	/* Once: rescanning the path for every missing field made errors slow. */
+	if (!g->loaded_all) {
+		loader_load_all(&g->loader, NULL);
+		g->loaded_all = true;
+	}
 	for (const struct loaded_plugin *p = g->loader.loaded; p && n < 256; p = p->next) {
 		/* Only a filter can be inserted before the element that needs it. */
 		if (p->desc->kind != SL_KIND_FILTER)
@@ -282,32 +316,51 @@ static void list_providers(struct graph *g, const char *field, char *buf, size_t
 		used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? ", " : "", names[i]);
 }
 
-static bool name_taken(const struct graph *g, const char *name)
+/* How far auto_name() got with one "stack.plugin" base. */
+struct name_base {
+	unsigned next;		/* the number to try next */
+	char base[];
+};
+
+/*
+ * "stack.plugin", or else the first free "stack.pluginN" from N = 2, the
+ * names sluice has always given.  Names are only ever added, so a number
+ * once found taken stays taken: each base remembers where its search
+ * stopped, and naming n elements costs O(n), not a probe from 2 for each.
+ * The name is not yet taken; new_instance() takes it.
+ */
+static char *auto_name(struct graph *g, const char *stack, const char *plugin)
 {
-	for (size_t i = 0; i < g->nall; i++)
-		if (strcmp(g->all[i]->name, name) == 0)
-			return true;
-	for (size_t i = 0; i < g->cfg->ninstances; i++)
-		if (strcmp(g->cfg->instances[i].name, name) == 0)
-			return true;
-	return false;
+	size_t blen = strlen(stack) + 1 + strlen(plugin);
+	char *name = malloc(blen + 12);
+	struct name_base *nb;
+
+	if (!name)
+		return NULL;
+	snprintf(name, blen + 1, "%s.%s", stack, plugin);
+	if (!strset_find(&g->names, name))
+		return name;
+	nb = strset_get(&g->bases, name);
+	if (!nb) {
+		nb = malloc(sizeof(*nb) + blen + 1);
+		if (!nb || strset_add(&g->bases, memcpy(nb->base, name, blen + 1), nb, NULL) < 0) {
+			free(nb);
+			free(name);
+			return NULL;
+		}
+		nb->next = 2;
+	}
+	do
+		snprintf(name + blen, 12, "%u", nb->next++);
+	while (strset_find(&g->names, name));
+	return name;
 }
 
-static char *auto_name(const struct graph *g, const char *stack, const char *plugin)
-{
-	char buf[512];
-
-	snprintf(buf, sizeof(buf), "%s.%s", stack, plugin);
-	for (unsigned i = 2; name_taken(g, buf); i++)
-		snprintf(buf, sizeof(buf), "%s.%s%u", stack, plugin, i);
-	return strdup(buf);
-}
-
+/* Instances are visited once per stack, so a repeat can only be the last. */
 static int add_stack_name(struct sl_instance *inst, const char *stack)
 {
-	for (size_t i = 0; i < inst->nstacks; i++)
-		if (strcmp(inst->stacks[i], stack) == 0)
-			return 0;
+	if (inst->nstacks && strcmp(inst->stacks[inst->nstacks - 1], stack) == 0)
+		return 0;
 	if (grow((void **)&inst->stacks, inst->nstacks, sizeof(char *)))
 		return -1;
 	inst->stacks[inst->nstacks++] = stack;
@@ -422,13 +475,13 @@ static bool resolve(struct graph *g, const struct elem_spec *e, struct resolved 
 		r->named = config_find_instance(g->cfg, e->name);
 		if (r->named) {
 			r->opts = r->named->map;
-			plugin = ytree_map_get(r->opts, "plugin")->scalar;
+			plugin = r->named->plugin->scalar;
 		} else {
 			plugin = e->name;
 		}
 	} else {
 		r->opts = e->map;
-		pname = ytree_map_get(e->map, "plugin");
+		pname = e->plugin;
 		plugin = pname->scalar;
 		r->mark = pname->mark;
 	}
@@ -436,12 +489,9 @@ static bool resolve(struct graph *g, const struct elem_spec *e, struct resolved 
 	if (!r->plugin) {
 		if (r->named) {
 			/* Say it once, at the instance, however many stacks use it. */
-			for (size_t i = 0; i < g->nfailed; i++)
-				if (g->failed[i] == r->named)
-					return false;
-			if (!grow((void **)&g->failed, g->nfailed, sizeof(*g->failed)))
-				g->failed[g->nfailed++] = r->named;
-			diag_error(g->diag, &ytree_map_get(r->opts, "plugin")->mark, "%s", err);
+			if (strset_add(&g->failed, r->named->name, NULL, NULL) == 0)
+				return false;
+			diag_error(g->diag, &r->named->plugin->mark, "%s", err);
 		} else if (e->name && strstr(err, "unknown plugin")) {
 			diag_error(g->diag, &r->mark, "'%s' is neither a named instance nor a plugin: %s",
 				   e->name, err);
@@ -453,13 +503,41 @@ static bool resolve(struct graph *g, const struct elem_spec *e, struct resolved 
 	return true;
 }
 
+/*
+ * Take the instance's name and index it: by name, or, unnamed, by key
+ * among its siblings.  The sets borrow inst->name and inst->key.  Room is
+ * made first, so the instance is either in every index and in g->all, or
+ * in none.
+ */
+static int add_instance(struct graph *g, struct sl_instance *inst)
+{
+	struct strset *siblings = inst->parent ? &inst->parent->kids : &g->roots;
+
+	if (strset_reserve(&g->names, 1) || strset_reserve(&g->named, 1) ||
+	    strset_reserve(siblings, 1) || grow((void **)&g->all, g->nall, sizeof(*g->all)))
+		return -1;
+	if (inst->named) {
+		/* Declared names were taken when the build began. */
+		strset_add(&g->named, inst->name, inst, NULL);
+	} else {
+		strset_add(&g->names, inst->name, inst, NULL);
+		/* One unnamed child per key: a second would have been shared. */
+		strset_add(siblings, inst->key, inst, NULL);
+	}
+	g->all[g->nall++] = inst;
+	return 0;
+}
+
+/* key: the element's key if already made (taken over), or NULL. */
 static struct sl_instance *new_instance(struct graph *g, const struct resolved *r,
-					const char *stack, struct sl_instance *parent)
+					const char *stack, struct sl_instance *parent, char *key)
 {
 	struct sl_instance *inst = calloc(1, sizeof(*inst));
 
-	if (!inst)
+	if (!inst) {
+		free(key);
 		return NULL;
+	}
 	inst->graph = g;
 	inst->desc = r->plugin->desc;
 	inst->opts = r->opts;
@@ -467,14 +545,13 @@ static struct sl_instance *new_instance(struct graph *g, const struct resolved *
 	inst->mark = r->named ? r->named->mark : r->mark;
 	inst->parent = parent;
 	inst->name = r->named ? strdup(r->named->name) : auto_name(g, stack, inst->desc->name);
-	inst->key = element_key(inst->desc, r->opts);
-	if (!inst->name || !inst->key || grow((void **)&g->all, g->nall, sizeof(*g->all))) {
+	inst->key = key ? key : element_key(inst->desc, r->opts);
+	if (!inst->name || !inst->key || add_instance(g, inst)) {
 		free(inst->name);
 		free(inst->key);
 		free(inst);
 		return NULL;
 	}
-	g->all[g->nall++] = inst;
 	if (inst->desc->kind == SL_KIND_INPUT)
 		g->ninputs++;
 	fill_options(inst, g->diag);
@@ -495,6 +572,7 @@ static void add_stack(struct graph *g, const struct stack_spec *s)
 						    : SL_KIND_FILTER;
 		struct sl_instance *inst = NULL;
 		struct resolved r;
+		char *key = NULL;
 
 		if (!resolve(g, e, &r))
 			return;
@@ -509,9 +587,7 @@ static void add_stack(struct graph *g, const struct stack_spec *s)
 		}
 		if (r.named) {
 			/* A named instance is one instance wherever it is used. */
-			for (size_t i = 0; i < g->nall; i++)
-				if (g->all[i]->named && strcmp(g->all[i]->name, r.named->name) == 0)
-					inst = g->all[i];
+			inst = strset_get(&g->named, r.named->name);
 			if (inst && inst->parent != parent) {
 				diag_error(g->diag, &e->mark,
 					   "instance '%s' is used after '%s' here but after '%s' in stack "
@@ -522,24 +598,20 @@ static void add_stack(struct graph *g, const struct stack_spec *s)
 			}
 		} else if (shared_so_far) {
 			/* Same plugin, same options, after the same predecessor: share. */
-			char *key = element_key(r.plugin->desc, r.opts);
-			struct sl_instance **peers = parent ? parent->children : g->all;
-			size_t npeers = parent ? parent->nchildren : g->nall;
-
-			for (size_t i = 0; key && i < npeers; i++)
-				if (!peers[i]->named && peers[i]->parent == parent &&
-				    strcmp(peers[i]->key, key) == 0)
-					inst = peers[i];
-			free(key);
+			key = element_key(r.plugin->desc, r.opts);
+			if (key)
+				inst = strset_get(parent ? &parent->kids : &g->roots, key);
+			if (inst) {
+				free(key);
+				key = NULL;
+			}
 		}
 		if (!inst) {
-			inst = new_instance(g, &r, s->name, parent);
-			if (!inst) {
+			inst = new_instance(g, &r, s->name, parent, key);
+			if (!inst || (parent && add_child(parent, inst))) {
 				diag_error(g->diag, &e->mark, "out of memory");
 				return;
 			}
-			if (parent)
-				add_child(parent, inst);
 			check_needs(g, inst, s->name);
 			check_alternatives(g, inst, s->name);
 			shared_so_far = false;
@@ -566,14 +638,16 @@ int graph_build(struct graph *g, const struct config *cfg, struct diag *d)
 		diag_error(d, NULL, "out of memory");
 		return -1;
 	}
+	/* Generated names never take a declared one. */
+	for (size_t i = 0; i < cfg->ninstances; i++)
+		if (strset_add(&g->names, cfg->instances[i].name, NULL, NULL) < 0) {
+			diag_error(d, NULL, "out of memory");
+			return -1;
+		}
 	for (size_t i = 0; i < cfg->nstacks; i++)
 		add_stack(g, &cfg->stacks[i]);
 	for (size_t i = 0; i < cfg->ninstances && !d->errors; i++) {
-		bool used = false;
-
-		for (size_t k = 0; k < g->nall; k++)
-			used |= g->all[k]->named && strcmp(g->all[k]->name, cfg->instances[i].name) == 0;
-		if (!used)
+		if (!strset_find(&g->named, cfg->instances[i].name))
 			fprintf(stderr, "%s:%u:%u: warning: instance '%s' is not used by any stack\n",
 				cfg->file, cfg->instances[i].mark.line, cfg->instances[i].mark.col,
 				cfg->instances[i].name);
@@ -620,29 +694,93 @@ static void print_options(const struct sl_instance *inst, FILE *out)
 	}
 }
 
-static void print_node(const struct sl_instance *inst, const char *indent, bool last, bool root,
+/*
+ * The indentation grows one step per level while it fits in this many
+ * bytes (as it always has), then stays: a long stack is a chain, and
+ * without a cap its tree would be quadratic in size.
+ */
+#define TREE_MAX_INDENT 1023
+
+struct tree_frame {
+	const struct sl_instance *inst;
+	size_t next;		/* child to print next */
+	size_t indent;		/* length of its children's indentation */
+};
+
+static int grow_frames(struct tree_frame **st, size_t *cap, size_t need)
+{
+	struct tree_frame *bigger;
+
+	if (need <= *cap)
+		return 0;
+	bigger = realloc(*st, need * 2 * sizeof(**st));
+	if (!bigger)
+		return -1;
+	*st = bigger;
+	*cap = need * 2;
+	return 0;
+}
+
+static void print_line(const struct sl_instance *inst, const char *indent, const char *branch,
 		       FILE *out)
 {
-	char child_indent[1024];
-
-	fprintf(out, "%s%s%s (%s", indent, root ? "" : last ? "└─ " : "├─ ", inst->name,
-		inst->desc->name);
+	fprintf(out, "%s%s%s (%s", indent, branch, inst->name, inst->desc->name);
 	print_options(inst, out);
 	fprintf(out, ")  [");
 	for (size_t i = 0; i < inst->nstacks; i++)
 		fprintf(out, "%s%s", i ? ", " : "", inst->stacks[i]);
 	fprintf(out, "]\n");
-	snprintf(child_indent, sizeof(child_indent), "%s%s", indent,
-		 root ? "" : last ? "   " : "│  ");
-	for (size_t i = 0; i < inst->nchildren; i++)
-		print_node(inst->children[i], child_indent, i + 1 == inst->nchildren, false, out);
+}
+
+/* One tree, depth first, without recursion: a stack may be very long. */
+static int print_tree(const struct sl_instance *root, FILE *out)
+{
+	char indent[TREE_MAX_INDENT + 1] = "";
+	struct tree_frame *st = NULL;
+	size_t top = 0, cap = 0;
+
+	print_line(root, "", "", out);
+	if (grow_frames(&st, &cap, 1))
+		return -1;
+	st[top++] = (struct tree_frame){root, 0, 0};
+	while (top) {
+		struct tree_frame *f = &st[top - 1];
+		const struct sl_instance *child;
+		const char *step;
+		size_t len = f->indent;
+		bool last;
+
+		if (f->next == f->inst->nchildren) {
+			top--;
+			continue;
+		}
+		child = f->inst->children[f->next++];
+		last = f->next == f->inst->nchildren;
+		indent[len] = 0;
+		print_line(child, indent, last ? "└─ " : "├─ ", out);
+		if (!child->nchildren)
+			continue;
+		step = last ? "   " : "│  ";
+		if (len + strlen(step) <= TREE_MAX_INDENT) {
+			memcpy(indent + len, step, strlen(step));
+			len += strlen(step);
+		}
+		if (grow_frames(&st, &cap, top + 1)) {
+			free(st);
+			return -1;
+		}
+		st[top] = (struct tree_frame){child, 0, len};
+		top++;
+	}
+	free(st);
+	return 0;
 }
 
 void graph_print(const struct graph *g, FILE *out)
 {
 	for (size_t i = 0; i < g->nall; i++)
-		if (!g->all[i]->parent)
-			print_node(g->all[i], "", true, true, out);
+		if (!g->all[i]->parent && print_tree(g->all[i], out))
+			fprintf(out, "(out of memory)\n");
 }
 
 /* List values: arrays made by fill_options (and the split copy of a default). */
@@ -671,6 +809,7 @@ void graph_free(struct graph *g)
 			free(inst->counters[k].name);
 		free(inst->counters);
 		free(inst->children);
+		strset_free(&inst->kids);
 		free(inst->stacks);
 		free(inst->save_rec);
 		free(inst->save_presence);
@@ -683,7 +822,13 @@ void graph_free(struct graph *g)
 		free(inst);
 	}
 	free(g->all);
-	free(g->failed);
+	for (size_t i = 0; i < g->bases.cap; i++)
+		free(g->bases.slot[i].value);
+	strset_free(&g->bases);
+	strset_free(&g->names);
+	strset_free(&g->named);
+	strset_free(&g->roots);
+	strset_free(&g->failed);
 	loader_free(&g->loader);
 	memset(g, 0, sizeof(*g));
 }

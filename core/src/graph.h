@@ -16,6 +16,7 @@
 
 #include "config.h"
 #include "plugin_loader.h"
+#include "strset.h"
 
 struct runtime;
 
@@ -35,6 +36,7 @@ struct sl_instance {
 	struct sl_instance *parent;
 	struct sl_instance **children;
 	size_t nchildren;
+	struct strset kids;		/* unnamed children by key, for prefix sharing */
 	const char **stacks;		/* stacks running through it */
 	size_t nstacks;
 	uint64_t avail[SL_PRESENCE_WORDS]; /* fields set once this element ran */
@@ -67,8 +69,13 @@ struct graph {
 	struct sl_instance **all;	/* parents before children */
 	size_t nall;
 	size_t ninputs;
-	const struct instance_spec **failed;	/* named instances already reported */
-	size_t nfailed;
+	/* Indexes, so that checking n elements takes O(n), not O(n^2): */
+	struct strset names;		/* every name taken: declared and generated */
+	struct strset named;		/* named instances placed: name -> instance */
+	struct strset roots;		/* unnamed inputs by key, for prefix sharing */
+	struct strset bases;		/* "stack.plugin" -> struct name_base */
+	struct strset failed;		/* named instances already reported */
+	bool loaded_all;		/* every plugin on the path is loaded */
 };
 
 /* Build and check everything; run each plugin's configure().  0 or -1. */

@@ -86,6 +86,11 @@ void loader_free(struct plugin_loader *l)
 	for (size_t i = 0; i < l->ndirs; i++)
 		free(l->dirs[i]);
 	free(l->dirs);
+	for (size_t i = 0; i < l->failed.cap; i++) {
+		free((char *)l->failed.slot[i].key);
+		free(l->failed.slot[i].value);
+	}
+	strset_free(&l->failed);
 	memset(l, 0, sizeof(*l));
 }
 
@@ -213,15 +218,13 @@ static bool valid_plugin_name(const char *name)
 	return true;
 }
 
-const struct loaded_plugin *loader_find(struct plugin_loader *l, const char *name, char *err,
-					size_t errlen)
+/* The search itself: loaded already, or the first NAME.so on the path. */
+static const struct loaded_plugin *search(struct plugin_loader *l, const char *name, char *err,
+					  size_t errlen)
 {
 	char path[4096];
 	const struct loaded_plugin *p;
 
-	for (p = l->loaded; p; p = p->next)
-		if (strcmp(p->desc->name, name) == 0)
-			return p;
 	if (!valid_plugin_name(name)) {
 		snprintf(err, errlen, "'%s' is not a valid plugin name", name);
 		return NULL;
@@ -246,6 +249,54 @@ const struct loaded_plugin *loader_find(struct plugin_loader *l, const char *nam
 			snprintf(err + used, errlen - used, ")");
 	}
 	return NULL;
+}
+
+/* Remember a failure (best effort: without memory, the next call searches again). */
+static void remember_failure(struct plugin_loader *l, const char *name, const char *err)
+{
+	char *key = strdup(name), *msg = strdup(err);
+
+	if (!key || !msg || strset_add(&l->failed, key, msg, NULL) != 1) {
+		free(key);
+		free(msg);
+	}
+}
+
+/* Copy a message, cut to fit (snprintf "%s" would make gcc warn about the cut). */
+static void copy_msg(char *err, size_t errlen, const char *msg)
+{
+	size_t n = strlen(msg);
+
+	if (!errlen)
+		return;
+	if (n >= errlen)
+		n = errlen - 1;
+	memcpy(err, msg, n);
+	err[n] = 0;
+}
+
+const struct loaded_plugin *loader_find(struct plugin_loader *l, const char *name, char *err,
+					size_t errlen)
+{
+	const struct loaded_plugin *p;
+	const char *known;
+	char msg[8192];
+
+	for (p = l->loaded; p; p = p->next)
+		if (strcmp(p->desc->name, name) == 0)
+			return p;
+	known = strset_get(&l->failed, name);
+	if (known) {
+		copy_msg(err, errlen, known);
+		return NULL;
+	}
+	/* Whole in msg, so a later caller with a longer err gets all of it too. */
+	p = search(l, name, msg, sizeof(msg));
+	if (!p) {
+		remember_failure(l, name, msg);
+		copy_msg(err, errlen, msg);
+	}
+	return p;
 }
 
 static int cmp_str(const void *a, const void *b)

@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <sluice/plugin.h>
 
+#include "strset.h"
+
 struct loaded_plugin {
 	char *path;
 	void *handle;
@@ -22,6 +24,11 @@ struct plugin_loader {
 	char **dirs;
 	size_t ndirs;
 	struct loaded_plugin *loaded;
+	/*
+	 * Names that failed -> their error (both owned): every element naming
+	 * an unknown plugin would otherwise search every directory again.
+	 */
+	struct strset failed;
 };
 
 /* Search path: env first, then the given dirs, then the built-in one. */

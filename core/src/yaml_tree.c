@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <yaml.h>
 
+#include "strset.h"
 #include "yaml_tree.h"
 
 struct builder {
@@ -12,6 +15,11 @@ struct builder {
 	const char *name;
 	char *err;
 	size_t errlen;
+	/* reading a file: counted, so a pipe cannot feed more than the limit */
+	FILE *file;
+	uint64_t bytes;
+	bool too_big;
+	int read_errno;
 };
 
 static struct ynode *node_new(enum ynode_kind kind, const yaml_mark_t *m)
@@ -26,14 +34,25 @@ static struct ynode *node_new(enum ynode_kind kind, const yaml_mark_t *m)
 	return n;
 }
 
+/*
+ * The items array holds the next power of two of n slots: it doubles
+ * when n reaches one, so a list of n items costs O(n) copies, not O(n^2).
+ */
 static int node_append(struct ynode *parent, struct ynode *child)
 {
-	struct ynode **items = realloc(parent->items, (parent->n + 1) * sizeof(*items));
+	size_t n = parent->n;
 
-	if (!items)
-		return -1;
-	items[parent->n++] = child;
-	parent->items = items;
+	if ((n & (n - 1)) == 0) {
+		struct ynode **items;
+
+		if (n > SIZE_MAX / 2 / sizeof(*items))
+			return -1;
+		items = realloc(parent->items, (n ? n * 2 : 1) * sizeof(*items));
+		if (!items)
+			return -1;
+		parent->items = items;
+	}
+	parent->items[parent->n++] = child;
 	return 0;
 }
 
@@ -47,6 +66,17 @@ static void parser_failed(struct builder *b)
 	const yaml_mark_t *m = &b->parser.problem_mark;
 	char msg[512];
 
+	if (b->too_big) {
+		snprintf(b->err, b->errlen,
+			 "%s: error: file too large: expected at most %s (%u bytes), got more",
+			 b->name, YTREE_MAX_FILE_TEXT, YTREE_MAX_FILE);
+		return;
+	}
+	if (b->read_errno) {
+		snprintf(b->err, b->errlen, "%s: error: cannot read: %s", b->name,
+			 strerror(b->read_errno));
+		return;
+	}
 	if (b->parser.context)
 		snprintf(msg, sizeof(msg), "invalid YAML: %s %s", b->parser.problem,
 			 b->parser.context);
@@ -58,6 +88,42 @@ static void parser_failed(struct builder *b)
 
 /* Build the node that starts with event ev (already read); recursive. */
 static struct ynode *build(struct builder *b, yaml_event_t *ev, unsigned depth);
+
+/* Keys must be scalars and unique: a duplicated key is a typo.  0 or -1. */
+static int check_keys(struct builder *b, const struct ynode *map)
+{
+	struct strset seen = {0};
+	int rc = 0;
+
+	for (size_t i = 0; i < map->n && !rc; i += 2) {
+		struct ynode *k = map->items[i];
+		yaml_mark_t m = {0, k->mark.line - 1, k->mark.col - 1};
+		void *first = NULL;
+		char msg[300];
+
+		if (k->kind != YN_SCALAR) {
+			fail_at(b, &m, "a mapping key must be a plain name");
+			rc = -1;
+			break;
+		}
+		switch (strset_add(&seen, k->scalar, k, &first)) {
+		case 1:
+			break;
+		case 0:
+			snprintf(msg, sizeof(msg), "duplicate key '%s' (first at line %u)", k->scalar,
+				 ((const struct ynode *)first)->mark.line);
+			fail_at(b, &m, msg);
+			rc = -1;
+			break;
+		default:
+			fail_at(b, &m, "out of memory");
+			rc = -1;
+			break;
+		}
+	}
+	strset_free(&seen);
+	return rc;
+}
 
 static struct ynode *build_collection(struct builder *b, struct ynode *coll, yaml_event_type_t end,
 				      unsigned depth)
@@ -82,28 +148,8 @@ static struct ynode *build_collection(struct builder *b, struct ynode *coll, yam
 			goto fail;
 		}
 	}
-	if (coll->kind == YN_MAP) {
-		/* Keys must be scalars and unique: a duplicated key is a typo. */
-		for (size_t i = 0; i < coll->n; i += 2) {
-			struct ynode *k = coll->items[i];
-			yaml_mark_t m = {0, k->mark.line - 1, k->mark.col - 1};
-
-			if (k->kind != YN_SCALAR) {
-				fail_at(b, &m, "a mapping key must be a plain name");
-				goto fail;
-			}
-			for (size_t j = 0; j < i; j += 2) {
-				if (strcmp(coll->items[j]->scalar, k->scalar) == 0) {
-					char msg[300];
-
-					snprintf(msg, sizeof(msg), "duplicate key '%s' (first at line %u)",
-						 k->scalar, coll->items[j]->mark.line);
-					fail_at(b, &m, msg);
-					goto fail;
-				}
-			}
-		}
-	}
+	if (coll->kind == YN_MAP && check_keys(b, coll))
+		goto fail;
 	return coll;
 fail:
 	ytree_free(coll);
@@ -114,12 +160,24 @@ static struct ynode *build(struct builder *b, yaml_event_t *ev, unsigned depth)
 {
 	struct ynode *n;
 
-	if (depth > 64) {
-		fail_at(b, &ev->start_mark, "nesting too deep");
+	char msg[200];
+
+	if (depth > YTREE_MAX_DEPTH) {
+		snprintf(msg, sizeof(msg),
+			 "nesting too deep: expected at most %d levels of lists and mappings",
+			 YTREE_MAX_DEPTH);
+		fail_at(b, &ev->start_mark, msg);
 		return NULL;
 	}
 	switch (ev->type) {
 	case YAML_SCALAR_EVENT:
+		if (ev->data.scalar.length > YTREE_MAX_SCALAR) {
+			snprintf(msg, sizeof(msg),
+				 "value too long: expected at most %s (%u bytes), got %zu bytes",
+				 YTREE_MAX_SCALAR_TEXT, YTREE_MAX_SCALAR, ev->data.scalar.length);
+			fail_at(b, &ev->start_mark, msg);
+			return NULL;
+		}
 		n = node_new(YN_SCALAR, &ev->start_mark);
 		if (!n)
 			return NULL;
@@ -190,18 +248,51 @@ static struct ynode *load(struct builder *b)
 	return root;
 }
 
+/* libyaml's read handler: counts bytes, so no input exceeds the limit. */
+static int read_counted(void *data, unsigned char *buf, size_t size, size_t *got)
+{
+	struct builder *b = data;
+
+	*got = fread(buf, 1, size, b->file);
+	if (!*got && ferror(b->file)) {
+		b->read_errno = errno ? errno : EIO;
+		return 0;
+	}
+	b->bytes += *got;
+	if (b->bytes > YTREE_MAX_FILE) {
+		b->too_big = true;
+		return 0;
+	}
+	return 1;
+}
+
+static void report_too_big(struct builder *b, uint64_t size)
+{
+	snprintf(b->err, b->errlen,
+		 "%s: error: file too large: expected at most %s (%u bytes), got %" PRIu64 " bytes",
+		 b->name, YTREE_MAX_FILE_TEXT, YTREE_MAX_FILE, size);
+}
+
 struct ynode *ytree_load_file(const char *path, char *err, size_t errlen)
 {
 	struct builder b = {.name = path, .err = err, .errlen = errlen};
 	struct ynode *root;
+	struct stat st;
 	FILE *f = fopen(path, "rb");
 
 	if (!f) {
 		snprintf(err, errlen, "%s: error: cannot open: %s", path, strerror(errno));
 		return NULL;
 	}
+	/* A regular file is refused before it is read; a pipe, once it passes the limit. */
+	if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > YTREE_MAX_FILE) {
+		report_too_big(&b, (uint64_t)st.st_size);
+		fclose(f);
+		return NULL;
+	}
+	b.file = f;
 	yaml_parser_initialize(&b.parser);
-	yaml_parser_set_input_file(&b.parser, f);
+	yaml_parser_set_input(&b.parser, read_counted, &b);
 	root = load(&b);
 	yaml_parser_delete(&b.parser);
 	fclose(f);
@@ -212,9 +303,14 @@ struct ynode *ytree_load_string(const char *name, const char *text, char *err, s
 {
 	struct builder b = {.name = name, .err = err, .errlen = errlen};
 	struct ynode *root;
+	size_t len = strlen(text);
 
+	if (len > YTREE_MAX_FILE) {
+		report_too_big(&b, len);
+		return NULL;
+	}
 	yaml_parser_initialize(&b.parser);
-	yaml_parser_set_input_string(&b.parser, (const unsigned char *)text, strlen(text));
+	yaml_parser_set_input_string(&b.parser, (const unsigned char *)text, len);
 	root = load(&b);
 	yaml_parser_delete(&b.parser);
 	return root;

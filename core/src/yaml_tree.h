@@ -10,6 +10,21 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/*
+ * Limits, each reported as an error rather than exhausting memory or the
+ * stack.  A file: 16 MiB is hundreds of thousands of instances, far more
+ * than any real configuration.  A value: 64 KiB holds any path (PATH_MAX
+ * is 4 KiB) and a BPF expression listing a few thousand hosts, yet keeps
+ * one scalar from being most of the file.  Nesting: a configuration needs
+ * five levels; the tree is built recursively, so depth is capped well
+ * before the C stack could overflow.
+ */
+#define YTREE_MAX_FILE (16u << 20)
+#define YTREE_MAX_FILE_TEXT "16 MiB"
+#define YTREE_MAX_SCALAR (64u << 10)
+#define YTREE_MAX_SCALAR_TEXT "64 KiB"
+#define YTREE_MAX_DEPTH 64
+
 enum ynode_kind { YN_SCALAR, YN_SEQ, YN_MAP };
 
 struct ymark {
@@ -22,7 +37,10 @@ struct ynode {
 	struct ymark mark;
 	char *scalar;		/* YN_SCALAR: the text */
 	bool plain;		/* YN_SCALAR: written without quotes */
-	/* YN_SEQ: items[0..n); YN_MAP: items[2i] is a key, items[2i+1] its value */
+	/*
+	 * YN_SEQ: items[0..n); YN_MAP: items[2i] is a key, items[2i+1] its value.
+	 * Room for the next power of two of n items (see node_append).
+	 */
 	struct ynode **items;
 	size_t n;
 };
