@@ -156,7 +156,12 @@ int sl_ct_parse(const struct nlmsghdr *nlh, struct sl_ct_info *ci)
 	bool ports, zone = false;
 	uint8_t rproto;
 
-	if (nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*nfg)))
+	/*
+	 * The kernel pads every message to 4 bytes.  libmnl walks attributes up
+	 * to the padded end, which for an unpadded length lies past the message
+	 * (a fuzzed cut read 3 bytes beyond it: fuzz/corpus/ct/crash-unaligned-len).
+	 */
+	if (nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*nfg)) || nlh->nlmsg_len % 4)
 		return -1;
 	nfg = mnl_nlmsg_get_payload(nlh);
 	memset(a, 0, sizeof(a));

@@ -543,7 +543,7 @@ static void read_events(struct nfct *st, unsigned max)
 		}
 		rx = real_now();	/* one receive time per read */
 		n = (int)got;
-		for (nlh = (const struct nlmsghdr *)st->ev_buf; mnl_nlmsg_ok(nlh, n);
+		for (nlh = (const struct nlmsghdr *)st->ev_buf; sl_nlmsg_ok(nlh, n);
 		     nlh = mnl_nlmsg_next(nlh, &n))
 			handle_event(st, nlh, &b, &rx);
 		if (n != 0)
@@ -680,7 +680,7 @@ static void dump_readable(void *state, int fd, uint32_t events)
 			return;
 		}
 		n = (int)got;
-		for (nlh = (const struct nlmsghdr *)st->dump_buf; mnl_nlmsg_ok(nlh, n);
+		for (nlh = (const struct nlmsghdr *)st->dump_buf; sl_nlmsg_ok(nlh, n);
 		     nlh = mnl_nlmsg_next(nlh, &n)) {
 			struct sl_ct_info ci;
 

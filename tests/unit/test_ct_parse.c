@@ -23,6 +23,7 @@
 #include <sluice/plugin.h>
 
 #include "ct_parse.h"
+#include "nlsock.h"
 
 #ifndef TEST_SOURCE_DIR
 #define TEST_SOURCE_DIR "."
@@ -98,7 +99,7 @@ static void read_recording(void)
 		len = f ? (int)fread(buf, 1, sizeof(buf), f) : 0;
 		if (f)
 			fclose(f);
-		for (nlh = (const struct nlmsghdr *)buf; mnl_nlmsg_ok(nlh, len);
+		for (nlh = (const struct nlmsghdr *)buf; sl_nlmsg_ok(nlh, len);
 		     nlh = mnl_nlmsg_next(nlh, &len)) {
 			struct msg *m;
 
@@ -354,6 +355,27 @@ static void test_built(void)
 		mnl_attr_nest_end(nlh, t);
 	}
 	CHECK(sl_ct_parse(nlh, &ci) < 0);
+
+	/*
+	 * A length not padded to 4 bytes: libmnl would walk attributes up to
+	 * the padded end, past the message (found by cutting a real one).
+	 */
+	nlh = start_msg(buf, AF_INET);
+	put_tuple(nlh, CTA_TUPLE_ORIG, "10.1.0.1", "10.1.0.2", IPPROTO_UDP, 1000, 53, false);
+	c = mnl_attr_nest_start(nlh, CTA_COUNTERS_ORIG);
+	mnl_attr_put_u64(nlh, CTA_COUNTERS_PACKETS, htobe64(5));
+	mnl_attr_put_u64(nlh, CTA_COUNTERS_BYTES, htobe64(500));
+	mnl_attr_nest_end(nlh, c);
+	CHECK(sl_ct_parse(nlh, &ci) == 0 && ci.have & SL_CI_OCOUNT);
+	nlh->nlmsg_len -= 3;
+	CHECK(sl_ct_parse(nlh, &ci) < 0);
+
+	/* a length that is negative as an int: libmnl 1.0.4 would take it */
+	nlh = start_msg(buf, AF_INET);
+	nlh->nlmsg_len = 0xe4000014;
+	CHECK(!sl_nlmsg_ok(nlh, 64));
+	nlh->nlmsg_len = 64;
+	CHECK(sl_nlmsg_ok(nlh, 64) && !sl_nlmsg_ok(nlh, 63));
 
 	/* shorter than the nfgenmsg header */
 	nlh = mnl_nlmsg_put_header(buf);
