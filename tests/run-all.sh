@@ -5,7 +5,8 @@
 # a time).  As root every test runs; otherwise root-only tests SKIP.
 #
 # Two runs, one after the other (tests share /tmp and the netfilter lock):
-#   main       build/: every test
+#   main       build/: every test, the libFuzzer runs of fuzz/ included
+#              (FUZZ_SECONDS each, default 60)
 #   sanitizer  build-asan/, -DSLUICE_SANITIZE=address,undefined (gcc): the
 #              whole suite again, live tests included, where any ASan,
 #              LeakSanitizer or UBSan report fails the test
