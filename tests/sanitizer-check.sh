@@ -15,16 +15,23 @@ export UBSAN_OPTIONS="halt_on_error=1:abort_on_error=0:exitcode=86:print_stacktr
 export LSAN_OPTIONS="exitcode=86${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 # Tests that bound a time scale it by this (sanitized code runs 2-5 times slower).
 export SLUICE_TEST_TIME_FACTOR="${SLUICE_TEST_TIME_FACTOR:-5}"
-"$@"
-rc=$?
+# gcc's libubsan ignores log_path when it runs beside libasan: its reports
+# go to the stderr of the process, which -fno-sanitize-recover then ends
+# with status 86.  So the test's own output is searched for them too (the
+# unit tests and corpus replays run the parsers in the test's process).
+"$@" 2>&1 | tee "$dir.out"
+rc=${PIPESTATUS[0]}
 reports=("$dir"/*)
-if [ -e "${reports[0]}" ]; then
+if [ -e "${reports[0]}" ] || grep -q ': runtime error: ' "$dir.out"; then
 	echo "FAIL: sanitizer reports from the test (exit status $rc):" >&2
+	grep -A20 ': runtime error: ' "$dir.out" >&2
 	for f in "${reports[@]}"; do
+		[ -e "$f" ] || continue
 		echo "==== $f" >&2
 		cat "$f" >&2
 	done
 	rc=1
 fi
+rm -f "$dir.out"
 rm -rf "$dir"
 exit "$rc"
