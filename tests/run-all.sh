@@ -3,11 +3,58 @@
 # Install what is missing, build, and run every test (ctest, in parallel
 # where tests allow it; network-namespace tests take a lock and run one at
 # a time).  As root every test runs; otherwise root-only tests SKIP.
+#
+# Two runs, one after the other (tests share /tmp and the netfilter lock):
+#   main       build/: every test, the libFuzzer runs of fuzz/ included
+#              (FUZZ_SECONDS each, default 60)
+#   sanitizer  build-asan/, -DSLUICE_SANITIZE=address,undefined (gcc): the
+#              whole suite again, live tests included, where any ASan,
+#              LeakSanitizer or UBSan report fails the test
+#              (tests/sanitizer-check.sh); tests/sanitizer-excluded.txt
+#              names the few that cannot run there, and why.
+#              SLUICE_TEST_SANITIZE= (empty) skips this run.
+# The exit status is non-zero if either run failed; the last lines give
+# ctest's summary of each run.  Arguments go to both ctest runs.
 set -euo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 # Test tools: real readers and peers the tests check sluice against.
 SETUP_PACKAGES="tcpdump tshark wireshark-common nftables iproute2 rsyslog conntrack python3 iputils-ping nfdump
 	kmod procps clang libclang-rt-14-dev valgrind logrotate"
 . "$TOP/tests/setup.sh"
-cd "$BUILD"
-ctest -j"$(nproc)" --output-on-failure --timeout 600 "$@"
+SANITIZE=${SLUICE_TEST_SANITIZE-address,undefined}
+SAN_BUILD="${SLUICE_SAN_BUILD_DIR:-$TOP/build-asan}"
+if [ -n "$SANITIZE" ]; then
+	build_tree "$SAN_BUILD" -DSLUICE_SANITIZE="$SANITIZE"
+fi
+
+LOGS=$(mktemp -d /tmp/sluice-run-all.XXXXXX)
+trap 'rm -rf "$LOGS"' EXIT
+SUMMARY=()
+
+# run_ctest LABEL DIR [ENV=VALUE...] -- ARGS...: one ctest run; records its summary line.
+run_ctest() {
+	local label="$1" dir="$2" rc line
+	shift 2
+	local envs=()
+	while [ "$1" != "--" ]; do envs+=("$1"); shift; done
+	shift
+	echo "==== run-all: $label ($dir)"
+	set +e
+	(cd "$dir" && env "${envs[@]}" ctest -j"$(nproc)" --output-on-failure --timeout 600 "$@") 2>&1 |
+		tee "$LOGS/$label.log"
+	rc=${PIPESTATUS[0]}
+	set -e
+	line=$(grep -E '^[0-9]+% tests passed' "$LOGS/$label.log" | tail -1)
+	SUMMARY+=("run-all: $label run: ${line:-no ctest summary} (exit $rc)")
+	return "$rc"
+}
+
+status=0
+run_ctest main "$BUILD" -- "$@" || status=1
+if [ -n "$SANITIZE" ]; then
+	# Sanitized code runs slower: tests that bound a time scale it by this.
+	run_ctest sanitizer "$SAN_BUILD" "SLUICE_TEST_TIME_FACTOR=${SLUICE_TEST_TIME_FACTOR:-5}" \
+		-- "$@" || status=1
+fi
+printf '%s\n' "${SUMMARY[@]}"
+exit "$status"

@@ -29,10 +29,14 @@ install_missing() {
 		>/dev/null
 }
 
-build_sluice() {
-	cmake -S "$TOP" -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-	cmake --build "$BUILD" -j"$(nproc)" >/dev/null
+# build_tree DIR [CMAKE_ARGS...]: configure and build sluice into DIR.
+build_tree() {
+	local dir="$1"; shift
+	cmake -S "$TOP" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
+	cmake --build "$dir" -j"$(nproc)" >/dev/null
 }
+
+build_sluice() { build_tree "$BUILD"; }
 
 # shellcheck disable=SC2086
 install_missing $BUILD_PACKAGES ${SETUP_PACKAGES:-}

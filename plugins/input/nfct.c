@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * nfct: connection tracking events (new, update, destroy) read from
- * ctnetlink with libmnl; the CTA_* attributes are parsed here.
+ * ctnetlink with libmnl; plugins/common/ct_parse.c parses the CTA_* attributes.
  *
  * Overruns.  Events are broadcast: when the socket buffer is full the
  * kernel drops them and the next recv() fails with ENOBUFS.  A lost
@@ -54,6 +54,7 @@
 
 #include <sluice/plugin.h>
 
+#include "ct_parse.h"
 #include "nlsock.h"
 
 /* Receive buffer: one datagram at a time (records copy every value). */
@@ -143,41 +144,12 @@ static const struct sl_field_decl nfct_provides[] = {
 	SL_FIELD_END
 };
 
-/* ---- one connection, as parsed from a message ---- */
-
-enum {
-	CI_ID = 1u << 0,
-	CI_REPLY = 1u << 1,
-	CI_PORTS = 1u << 2,	/* orig ports / ICMP id and type-code */
-	CI_RPORTS = 1u << 3,
-	CI_OCOUNT = 1u << 4,
-	CI_RCOUNT = 1u << 5,
-	CI_START = 1u << 6,
-	CI_STOP = 1u << 7,
-	CI_MARK = 1u << 8,
-	CI_STATUS = 1u << 9,
-	CI_TCPSTATE = 1u << 10,
-	CI_ZONE = 1u << 11,
-	CI_TIMEOUT = 1u << 12,	/* of this message only: never tracked */
-};
-
-struct ct_info {
-	uint8_t osrc[16], odst[16], rsrc[16], rdst[16];	/* IPv4 stored mapped */
-	uint64_t opkts, obytes, rpkts, rbytes;
-	uint64_t start_ns, stop_ns;
-	uint32_t have;
-	uint32_t id, mark, status, timeout;
-	uint16_t osport, odport, rsport, rdport;
-	uint16_t zone;
-	uint8_t family, proto, tcp_state;
-};
-
 /* ---- the table of live connections ---- */
 
 enum { E_FREE, E_LIVE, E_DEAD, E_MISSING };
 
 struct ct_entry {
-	struct ct_info ci;
+	struct sl_ct_info ci;
 	uint32_t next;	/* hash chain, or free list */
 	uint32_t gen;	/* dump generation that last saw or touched it */
 	uint8_t state;
@@ -257,211 +229,7 @@ static void malformed(struct nfct *st)
 	st->host->error_add(st->inst, 1);
 }
 
-/* ---- attribute parsing ---- */
-
-struct tb {
-	const struct nlattr **a;
-	unsigned max;
-};
-
-static int tb_cb(const struct nlattr *attr, void *data)
-{
-	struct tb *t = data;
-	unsigned type = mnl_attr_get_type(attr);
-
-	/* attributes newer than our headers are skipped, not errors */
-	if (type <= t->max)
-		t->a[type] = attr;
-	return MNL_CB_OK;
-}
-
-static bool parse_nested(const struct nlattr *nest, const struct nlattr **a, unsigned max)
-{
-	struct tb t = {a, max};
-
-	memset(a, 0, (max + 1) * sizeof(*a));
-	if (mnl_attr_get_payload_len(nest) < 4)
-		return false;
-	return mnl_attr_parse_nested(nest, tb_cb, &t) >= 0;
-}
-
-static bool get_u8(const struct nlattr *a, uint8_t *v)
-{
-	if (!a || mnl_attr_get_payload_len(a) < 1)
-		return false;
-	*v = mnl_attr_get_u8(a);
-	return true;
-}
-
-static bool get_be16(const struct nlattr *a, uint16_t *v)
-{
-	if (!a || mnl_attr_get_payload_len(a) < 2)
-		return false;
-	*v = ntohs(mnl_attr_get_u16(a));
-	return true;
-}
-
-static bool get_be32(const struct nlattr *a, uint32_t *v)
-{
-	if (!a || mnl_attr_get_payload_len(a) < 4)
-		return false;
-	*v = ntohl(mnl_attr_get_u32(a));
-	return true;
-}
-
-static bool get_be64(const struct nlattr *a, uint64_t *v)
-{
-	uint64_t x;
-
-	if (!a || mnl_attr_get_payload_len(a) < 8)
-		return false;
-	memcpy(&x, mnl_attr_get_payload(a), 8);	/* 4-byte aligned only */
-	*v = be64toh(x);
-	return true;
-}
-
-static void map4(uint8_t out[16], const void *a4)
-{
-	memset(out, 0, 10);
-	out[10] = out[11] = 0xff;
-	memcpy(out + 12, a4, 4);
-}
-
-/*
- * A tuple: addresses, protocol, ports (or ICMP id and type<<8|code), zone.
- * Returns false when it is malformed; *ports tells whether it had ports.
- */
-static bool parse_tuple(const struct nlattr *nest, uint8_t src[16], uint8_t dst[16], uint8_t *proto,
-			uint16_t *sport, uint16_t *dport, bool *ports, uint16_t *zone, bool *has_zone)
-{
-	const struct nlattr *t[CTA_TUPLE_MAX + 1], *ip[CTA_IP_MAX + 1], *pr[CTA_PROTO_MAX + 1];
-	uint8_t type, code;
-	uint16_t id;
-
-	if (!parse_nested(nest, t, CTA_TUPLE_MAX) || !t[CTA_TUPLE_IP] || !t[CTA_TUPLE_PROTO])
-		return false;
-	if (!parse_nested(t[CTA_TUPLE_IP], ip, CTA_IP_MAX))
-		return false;
-	if (ip[CTA_IP_V4_SRC] && ip[CTA_IP_V4_DST]) {
-		if (mnl_attr_get_payload_len(ip[CTA_IP_V4_SRC]) < 4 ||
-		    mnl_attr_get_payload_len(ip[CTA_IP_V4_DST]) < 4)
-			return false;
-		map4(src, mnl_attr_get_payload(ip[CTA_IP_V4_SRC]));
-		map4(dst, mnl_attr_get_payload(ip[CTA_IP_V4_DST]));
-	} else if (ip[CTA_IP_V6_SRC] && ip[CTA_IP_V6_DST]) {
-		if (mnl_attr_get_payload_len(ip[CTA_IP_V6_SRC]) < 16 ||
-		    mnl_attr_get_payload_len(ip[CTA_IP_V6_DST]) < 16)
-			return false;
-		memcpy(src, mnl_attr_get_payload(ip[CTA_IP_V6_SRC]), 16);
-		memcpy(dst, mnl_attr_get_payload(ip[CTA_IP_V6_DST]), 16);
-	} else {
-		return false;
-	}
-	if (!parse_nested(t[CTA_TUPLE_PROTO], pr, CTA_PROTO_MAX) || !get_u8(pr[CTA_PROTO_NUM], proto))
-		return false;
-	*ports = false;
-	if (get_be16(pr[CTA_PROTO_SRC_PORT], sport) && get_be16(pr[CTA_PROTO_DST_PORT], dport)) {
-		*ports = true;
-	} else if (get_be16(pr[CTA_PROTO_ICMP_ID], &id) && get_u8(pr[CTA_PROTO_ICMP_TYPE], &type) &&
-		   get_u8(pr[CTA_PROTO_ICMP_CODE], &code)) {
-		*sport = id;
-		*dport = (uint16_t)(type << 8 | code);
-		*ports = true;
-	} else if (get_be16(pr[CTA_PROTO_ICMPV6_ID], &id) && get_u8(pr[CTA_PROTO_ICMPV6_TYPE], &type) &&
-		   get_u8(pr[CTA_PROTO_ICMPV6_CODE], &code)) {
-		*sport = id;
-		*dport = (uint16_t)(type << 8 | code);
-		*ports = true;
-	}
-	if (zone && get_be16(t[CTA_TUPLE_ZONE], zone))
-		*has_zone = true;
-	return true;
-}
-
-static bool parse_counters(const struct nlattr *nest, uint64_t *pkts, uint64_t *bytes)
-{
-	const struct nlattr *c[CTA_COUNTERS_MAX + 1];
-	uint32_t p32, b32;
-
-	if (!parse_nested(nest, c, CTA_COUNTERS_MAX))
-		return false;
-	if (get_be64(c[CTA_COUNTERS_PACKETS], pkts) && get_be64(c[CTA_COUNTERS_BYTES], bytes))
-		return true;
-	if (get_be32(c[CTA_COUNTERS32_PACKETS], &p32) && get_be32(c[CTA_COUNTERS32_BYTES], &b32)) {
-		*pkts = p32;
-		*bytes = b32;
-		return true;
-	}
-	return false;
-}
-
-/* Parse a ctnetlink conntrack message: 0, or -1 if malformed. */
-static int parse_ct(const struct nlmsghdr *nlh, struct ct_info *ci)
-{
-	const struct nlattr *a[CTA_MAX + 1];
-	const struct nfgenmsg *nfg;
-	struct tb t = {a, CTA_MAX};
-	bool ports, zone = false;
-	uint8_t rproto;
-
-	if (nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*nfg)))
-		return -1;
-	nfg = mnl_nlmsg_get_payload(nlh);
-	memset(a, 0, sizeof(a));
-	if (mnl_attr_parse(nlh, sizeof(*nfg), tb_cb, &t) < 0)
-		return -1;
-	memset(ci, 0, sizeof(*ci));
-	ci->family = nfg->nfgen_family;
-	if (!a[CTA_TUPLE_ORIG] ||
-	    !parse_tuple(a[CTA_TUPLE_ORIG], ci->osrc, ci->odst, &ci->proto, &ci->osport, &ci->odport,
-			 &ports, &ci->zone, &zone))
-		return -1;
-	if (ports)
-		ci->have |= CI_PORTS;
-	if (a[CTA_TUPLE_REPLY]) {
-		if (!parse_tuple(a[CTA_TUPLE_REPLY], ci->rsrc, ci->rdst, &rproto, &ci->rsport,
-				 &ci->rdport, &ports, NULL, NULL))
-			return -1;
-		ci->have |= CI_REPLY | (ports ? CI_RPORTS : 0);
-	}
-	if (get_be16(a[CTA_ZONE], &ci->zone))
-		zone = true;
-	if (zone)
-		ci->have |= CI_ZONE;
-	if (get_be32(a[CTA_ID], &ci->id))
-		ci->have |= CI_ID;
-	if (get_be32(a[CTA_MARK], &ci->mark))
-		ci->have |= CI_MARK;
-	if (get_be32(a[CTA_STATUS], &ci->status))
-		ci->have |= CI_STATUS;
-	if (get_be32(a[CTA_TIMEOUT], &ci->timeout))
-		ci->have |= CI_TIMEOUT;
-	if (a[CTA_COUNTERS_ORIG] && parse_counters(a[CTA_COUNTERS_ORIG], &ci->opkts, &ci->obytes))
-		ci->have |= CI_OCOUNT;
-	if (a[CTA_COUNTERS_REPLY] && parse_counters(a[CTA_COUNTERS_REPLY], &ci->rpkts, &ci->rbytes))
-		ci->have |= CI_RCOUNT;
-	if (a[CTA_TIMESTAMP]) {
-		const struct nlattr *ts[CTA_TIMESTAMP_MAX + 1];
-
-		if (!parse_nested(a[CTA_TIMESTAMP], ts, CTA_TIMESTAMP_MAX))
-			return -1;
-		if (get_be64(ts[CTA_TIMESTAMP_START], &ci->start_ns) && ci->start_ns)
-			ci->have |= CI_START;
-		if (get_be64(ts[CTA_TIMESTAMP_STOP], &ci->stop_ns) && ci->stop_ns)
-			ci->have |= CI_STOP;
-	}
-	if (a[CTA_PROTOINFO]) {
-		const struct nlattr *pi[CTA_PROTOINFO_MAX + 1], *tcp[CTA_PROTOINFO_TCP_MAX + 1];
-
-		if (parse_nested(a[CTA_PROTOINFO], pi, CTA_PROTOINFO_MAX) && pi[CTA_PROTOINFO_TCP] &&
-		    parse_nested(pi[CTA_PROTOINFO_TCP], tcp, CTA_PROTOINFO_TCP_MAX) &&
-		    get_u8(tcp[CTA_PROTOINFO_TCP_STATE], &ci->tcp_state))
-			ci->have |= CI_TCPSTATE;
-	}
-	return 0;
-}
-
-static bool wanted(const struct nfct *st, const struct ct_info *ci)
+static bool wanted(const struct nfct *st, const struct sl_ct_info *ci)
 {
 	if (st->cfg->family == FAM_IPV4 && ci->family != AF_INET)
 		return false;
@@ -473,60 +241,6 @@ static bool wanted(const struct nfct *st, const struct ct_info *ci)
 }
 
 /* ---- records ---- */
-
-static void ns_time(struct sl_record *r, sl_field f, uint64_t ns)
-{
-	sl_set_time(r, f, (int64_t)(ns / 1000000000u), (uint32_t)(ns % 1000000000u));
-}
-
-static void fill_record(const struct nfct *st, struct sl_record *r, const struct ct_info *ci,
-			uint32_t event, const struct sl_time *now)
-{
-	sl_set_u64(r, SL_F_CT_EVENT, event);
-	sl_set_time(r, SL_F_TIMESTAMP, now->sec, now->nsec);
-	sl_set_u64(r, SL_F_FAMILY, ci->family);
-	sl_set_u64(r, SL_F_IP_PROTO, ci->proto);
-	sl_set_ip6(r, SL_F_ORIG_SRC, ci->osrc);
-	sl_set_ip6(r, SL_F_ORIG_DST, ci->odst);
-	if (ci->have & CI_PORTS) {
-		sl_set_u64(r, SL_F_ORIG_SPORT, ci->osport);
-		sl_set_u64(r, SL_F_ORIG_DPORT, ci->odport);
-	}
-	if (ci->have & CI_REPLY) {
-		sl_set_ip6(r, SL_F_REPLY_SRC, ci->rsrc);
-		sl_set_ip6(r, SL_F_REPLY_DST, ci->rdst);
-	}
-	if (ci->have & CI_RPORTS) {
-		sl_set_u64(r, SL_F_REPLY_SPORT, ci->rsport);
-		sl_set_u64(r, SL_F_REPLY_DPORT, ci->rdport);
-	}
-	if (ci->have & CI_ID)
-		sl_set_u64(r, SL_F_CT_ID, ci->id);
-	if (ci->have & CI_OCOUNT) {
-		sl_set_u64(r, SL_F_ORIG_PACKETS, ci->opkts);
-		sl_set_u64(r, SL_F_ORIG_BYTES, ci->obytes);
-	}
-	if (ci->have & CI_RCOUNT) {
-		sl_set_u64(r, SL_F_REPLY_PACKETS, ci->rpkts);
-		sl_set_u64(r, SL_F_REPLY_BYTES, ci->rbytes);
-	}
-	if (ci->have & CI_START)
-		ns_time(r, SL_F_FLOW_START, ci->start_ns);
-	if (ci->have & CI_STOP)
-		ns_time(r, SL_F_FLOW_END, ci->stop_ns);
-	if (ci->have & CI_MARK)
-		sl_set_u64(r, SL_F_MARK, ci->mark);
-	if (ci->have & CI_ZONE)
-		sl_set_u64(r, SL_F_CT_ZONE, ci->zone);
-	if (ci->have & CI_STATUS)
-		sl_set_u64(r, SL_F_CT_STATUS, ci->status);
-	if (ci->have & CI_TCPSTATE)
-		sl_set_u64(r, SL_F_TCP_STATE, ci->tcp_state);
-	if (event == SL_CT_EVENT_DESTROY)
-		sl_set_u64(r, SL_F_FLOW_END_REASON, SL_FLOW_END_DESTROY);
-	if ((ci->have & CI_TIMEOUT) && st->timeout_field >= 0)
-		sl_set_u64(r, (sl_field)st->timeout_field, ci->timeout);
-}
 
 /* A fresh record in *bp, emitting the batch first when it is full; NULL: no batch. */
 static struct sl_record *next_record(struct nfct *st, struct sl_batch **bp)
@@ -555,7 +269,7 @@ static void finish_batch(struct nfct *st, struct sl_batch *b)
 
 /* ---- the table ---- */
 
-static uint32_t ct_hash(const struct ct_info *ci)
+static uint32_t ct_hash(const struct sl_ct_info *ci)
 {
 	uint32_t h = ci->id ^ ((uint32_t)ci->osport << 16 | ci->odport) * 0x85ebca6bu;
 
@@ -565,14 +279,14 @@ static uint32_t ct_hash(const struct ct_info *ci)
 	return h;
 }
 
-static bool ct_same(const struct ct_info *a, const struct ct_info *b)
+static bool ct_same(const struct sl_ct_info *a, const struct sl_ct_info *b)
 {
 	return a->id == b->id && a->proto == b->proto && a->zone == b->zone && a->osport == b->osport &&
 	       a->odport == b->odport && memcmp(a->osrc, b->osrc, 16) == 0 &&
 	       memcmp(a->odst, b->odst, 16) == 0;
 }
 
-static struct ct_entry *ct_find(struct ct_table *t, const struct ct_info *ci, uint32_t **link)
+static struct ct_entry *ct_find(struct ct_table *t, const struct sl_ct_info *ci, uint32_t **link)
 {
 	uint32_t *l;
 
@@ -612,7 +326,7 @@ static bool ct_rehash(struct ct_table *t, uint32_t nbuckets)
 }
 
 /* A new entry for ci (state E_LIVE), or NULL when the table is full. */
-static struct ct_entry *ct_insert(struct nfct *st, const struct ct_info *ci)
+static struct ct_entry *ct_insert(struct nfct *st, const struct sl_ct_info *ci)
 {
 	struct ct_table *t = &st->t;
 	struct ct_entry *e;
@@ -652,7 +366,7 @@ static struct ct_entry *ct_insert(struct nfct *st, const struct ct_info *ci)
 	}
 	e = &t->e[i];
 	e->ci = *ci;
-	e->ci.have &= ~CI_TIMEOUT;
+	e->ci.have &= ~SL_CI_TIMEOUT;
 	e->state = E_LIVE;
 	e->gen = st->gen;
 	h = ct_hash(ci) & (t->nbuckets - 1);
@@ -674,39 +388,39 @@ static void ct_remove(struct ct_table *t, struct ct_entry *e, uint32_t *link)
 }
 
 /* Newer information over older: only what the message carried. */
-static void ct_merge(struct ct_info *dst, const struct ct_info *src)
+static void ct_merge(struct sl_ct_info *dst, const struct sl_ct_info *src)
 {
 	uint32_t h = src->have;
 
-	if (h & CI_REPLY) {
+	if (h & SL_CI_REPLY) {
 		memcpy(dst->rsrc, src->rsrc, 16);
 		memcpy(dst->rdst, src->rdst, 16);
 	}
-	if (h & CI_RPORTS) {
+	if (h & SL_CI_RPORTS) {
 		dst->rsport = src->rsport;
 		dst->rdport = src->rdport;
 	}
-	if (h & CI_OCOUNT) {
+	if (h & SL_CI_OCOUNT) {
 		dst->opkts = src->opkts;
 		dst->obytes = src->obytes;
 	}
-	if (h & CI_RCOUNT) {
+	if (h & SL_CI_RCOUNT) {
 		dst->rpkts = src->rpkts;
 		dst->rbytes = src->rbytes;
 	}
-	if (h & CI_START)
+	if (h & SL_CI_START)
 		dst->start_ns = src->start_ns;
-	if (h & CI_MARK)
+	if (h & SL_CI_MARK)
 		dst->mark = src->mark;
-	if (h & CI_STATUS)
+	if (h & SL_CI_STATUS)
 		dst->status = src->status;
-	if (h & CI_TCPSTATE)
+	if (h & SL_CI_TCPSTATE)
 		dst->tcp_state = src->tcp_state;
-	dst->have |= h & ~(CI_STOP | CI_TIMEOUT);
+	dst->have |= h & ~(SL_CI_STOP | SL_CI_TIMEOUT);
 }
 
 /* A connection seen alive (event or dump). */
-static void track_alive(struct nfct *st, const struct ct_info *ci)
+static void track_alive(struct nfct *st, const struct sl_ct_info *ci)
 {
 	struct ct_entry *e = ct_find(&st->t, ci, NULL);
 
@@ -721,7 +435,7 @@ static void track_alive(struct nfct *st, const struct ct_info *ci)
 	e->gen = st->gen;
 }
 
-static void track_destroy(struct nfct *st, const struct ct_info *ci)
+static void track_destroy(struct nfct *st, const struct sl_ct_info *ci)
 {
 	uint32_t *link;
 	struct ct_entry *e = ct_find(&st->t, ci, &link);
@@ -747,7 +461,7 @@ static void note_enobufs(struct nfct *st);
 static void handle_event(struct nfct *st, const struct nlmsghdr *nlh, struct sl_batch **bp,
 			 const struct sl_time *rx)
 {
-	struct ct_info ci;
+	struct sl_ct_info ci;
 	struct sl_record *r;
 	uint32_t ev;
 
@@ -764,22 +478,22 @@ static void handle_event(struct nfct *st, const struct nlmsghdr *nlh, struct sl_
 	default:
 		return;
 	}
-	if (parse_ct(nlh, &ci) < 0) {
+	if (sl_ct_parse(nlh, &ci) < 0) {
 		malformed(st);
 		return;
 	}
 	if (!wanted(st, &ci))
 		return;
-	if (st->tracking && (ci.have & CI_ID)) {
+	if (st->tracking && (ci.have & SL_CI_ID)) {
 		if (ev == SL_CT_EVENT_DESTROY) {
 			track_destroy(st, &ci);
 		} else {
-			struct ct_info known = ci;
+			struct sl_ct_info known = ci;
 
 			/* the kernel puts times in destroy events only: remember when it began */
-			if (ev == SL_CT_EVENT_NEW && !(known.have & CI_START)) {
+			if (ev == SL_CT_EVENT_NEW && !(known.have & SL_CI_START)) {
 				known.start_ns = (uint64_t)rx->sec * 1000000000u + rx->nsec;
-				known.have |= CI_START;
+				known.have |= SL_CI_START;
 			}
 			track_alive(st, &known);
 		}
@@ -790,7 +504,7 @@ static void handle_event(struct nfct *st, const struct nlmsghdr *nlh, struct sl_
 		st->host->error_add(st->inst, 1);
 		return;
 	}
-	fill_record(st, r, &ci, ev, rx);
+	sl_ct_fill(r, &ci, ev, rx, st->timeout_field);
 	/* caused by a netlink request (conntrack -D/-F): conntrack -E says by whom */
 	if (nlh->nlmsg_pid && st->portid_field >= 0)
 		sl_set_u64(r, (sl_field)st->portid_field, nlh->nlmsg_pid);
@@ -829,7 +543,7 @@ static void read_events(struct nfct *st, unsigned max)
 		}
 		rx = real_now();	/* one receive time per read */
 		n = (int)got;
-		for (nlh = (const struct nlmsghdr *)st->ev_buf; mnl_nlmsg_ok(nlh, n);
+		for (nlh = (const struct nlmsghdr *)st->ev_buf; sl_nlmsg_ok(nlh, n);
 		     nlh = mnl_nlmsg_next(nlh, &n))
 			handle_event(st, nlh, &b, &rx);
 		if (n != 0)
@@ -859,7 +573,7 @@ static void emit_recovered(struct nfct *st, struct sl_batch **bp, struct ct_entr
 		st->host->error_add(st->inst, 1);
 		return;
 	}
-	fill_record(st, r, &e->ci, SL_CT_EVENT_DESTROY, now);
+	sl_ct_fill(r, &e->ci, SL_CT_EVENT_DESTROY, now, st->timeout_field);
 	/* it ended before this sweep; when exactly is not known */
 	sl_set_time(r, SL_F_FLOW_END, now->sec, now->nsec);
 	if (st->recovered_field >= 0)
@@ -966,9 +680,9 @@ static void dump_readable(void *state, int fd, uint32_t events)
 			return;
 		}
 		n = (int)got;
-		for (nlh = (const struct nlmsghdr *)st->dump_buf; mnl_nlmsg_ok(nlh, n);
+		for (nlh = (const struct nlmsghdr *)st->dump_buf; sl_nlmsg_ok(nlh, n);
 		     nlh = mnl_nlmsg_next(nlh, &n)) {
-			struct ct_info ci;
+			struct sl_ct_info ci;
 
 			if (!st->dumping || nlh->nlmsg_seq != st->dump_seq)
 				continue;	/* the rest of an aborted dump */
@@ -988,12 +702,12 @@ static void dump_readable(void *state, int fd, uint32_t events)
 			if (NFNL_SUBSYS_ID(nlh->nlmsg_type) != NFNL_SUBSYS_CTNETLINK ||
 			    NFNL_MSG_TYPE(nlh->nlmsg_type) != IPCTNL_MSG_CT_NEW)
 				continue;
-			if (parse_ct(nlh, &ci) < 0) {
+			if (sl_ct_parse(nlh, &ci) < 0) {
 				malformed(st);
 				continue;
 			}
 			st->dump_seen++;
-			if ((ci.have & CI_ID) && wanted(st, &ci))
+			if ((ci.have & SL_CI_ID) && wanted(st, &ci))
 				track_alive(st, &ci);
 		}
 		if (n != 0)

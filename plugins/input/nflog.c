@@ -138,7 +138,7 @@ static int wait_ack(struct nflog *st, uint32_t seq)
 			return -errno;
 		}
 		n = (int)got;
-		for (nlh = (struct nlmsghdr *)st->buf; mnl_nlmsg_ok(nlh, n); nlh = mnl_nlmsg_next(nlh, &n)) {
+		for (nlh = (struct nlmsghdr *)st->buf; sl_nlmsg_ok(nlh, n); nlh = mnl_nlmsg_next(nlh, &n)) {
 			if (nlh->nlmsg_type == NLMSG_ERROR && nlh->nlmsg_seq == seq) {
 				const struct nlmsgerr *e = mnl_nlmsg_get_payload(nlh);
 
@@ -300,7 +300,7 @@ static bool parse_dgram(struct nflog *st, struct sl_batch **bp, uint8_t *p, int 
 {
 	const struct nlmsghdr *nlh = (const struct nlmsghdr *)p;
 
-	for (; mnl_nlmsg_ok(nlh, n); nlh = mnl_nlmsg_next(nlh, &n)) {
+	for (; sl_nlmsg_ok(nlh, n); nlh = mnl_nlmsg_next(nlh, &n)) {
 		struct sl_record *r;
 
 		if (nlh->nlmsg_type != (NFNL_SUBSYS_ULOG << 8 | NFULNL_MSG_PACKET))

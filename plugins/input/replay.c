@@ -14,7 +14,8 @@
  * replay into the batch arena cost more than the whole stack above them).
  * pcapng files and files of the other byte order go through libpcap, whose
  * buffer is reused for the next packet: those packets are copied into the
- * batch arena.
+ * batch arena.  Reading records in place and making a record of a packet
+ * are in plugins/common/capture.h (inline: they run once per packet).
  *
  * A regular file cannot be polled, so reading is driven by a timer armed at
  * 0 ms: each run reads a bounded number of batches and re-arms, so the loop
@@ -35,6 +36,7 @@
 
 #include <sluice/plugin.h>
 
+#include "capture.h"
 #include "nflog_attrs.h"
 
 /* Batches per timer run: bounds the time between two turns of the loop. */
@@ -46,31 +48,6 @@
  * it was (bench/offline.sh).
  */
 #define READ_BUFFER (1u << 20)
-
-/* How far ahead of the record being read a mapped file is prefetched. */
-#define PREFETCH_AHEAD 2048
-
-/* Link types by their pcap LINKTYPE_ number where libpcap has no DLT_ macro. */
-#define LT_RAW 101
-#ifndef DLT_IPV4
-#define DLT_IPV4 228
-#endif
-#ifndef DLT_IPV6
-#define DLT_IPV6 229
-#endif
-#ifndef DLT_NFLOG
-#define DLT_NFLOG 239
-#endif
-#ifndef DLT_LINUX_SLL2
-#define DLT_LINUX_SLL2 276
-#endif
-
-/* Values of the family field (NFPROTO_*) and of hwtype (ARPHRD_ETHER). */
-#define FAM_IPV4 2
-#define FAM_NETDEV 5
-#define FAM_IPV6 10
-#define ARPHRD_ETHER_ 1
-#define PACKET_OUTGOING_ 4
 
 enum { PACE_NONE, PACE_ORIGINAL };
 
@@ -89,13 +66,8 @@ struct replay {
 	char *iobuf;		/* READ_BUFFER bytes, the stdio buffer of the file */
 	int dlt;
 
-	/* a mapped classic pcap (pc is NULL then) */
-	const uint8_t *map;
-	size_t map_len, map_off;
-	uint32_t map_snaplen;
-	bool map_nsec;
-	struct pcap_pkthdr map_hdr;	/* of the packet last read, as libpcap's */
-	char map_err[160];
+	/* a mapped classic pcap (pc is NULL then; map.p NULL when not mapped) */
+	struct sl_cap_map map;
 	struct sl_timer *timer;
 	int c_malformed;
 	int64_t passes;		/* passes finished */
@@ -126,127 +98,6 @@ static const struct sl_field_decl replay_provides[] = {
 	SL_NFLOG_PROVIDES,
 	SL_FIELD_END
 };
-
-static inline uint32_t be16at(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 8 | p[1];
-}
-
-static inline uint32_t be32at(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static bool is_vlan_type(uint32_t t)
-{
-	return t == 0x8100 || t == 0x88a8 || t == 0x9100;
-}
-
-/*
- * Skip the VLAN tags that start at p[off] while *type says one follows.
- * Returns the offset of the network header, or -1 if cut short.
- */
-static long skip_tags(const uint8_t *p, uint32_t caplen, uint32_t off, uint32_t *type)
-{
-	for (int n = 0; is_vlan_type(*type); n++) {
-		if (n == 8 || off + 4 > caplen)
-			return -1;
-		*type = be16at(p + off + 2);
-		off += 4;
-	}
-	return off;
-}
-
-/* Packet fields common to all link types but NFLOG. */
-static void set_packet(struct sl_record *r, const uint8_t *p, uint32_t caplen, uint32_t len,
-		       uint32_t off, const struct sl_time *ts)
-{
-	sl_set_bytes(r, SL_F_PACKET, p + off, caplen - off);
-	if (len >= off) {
-		sl_set_u64(r, SL_F_ORIG_LEN, len - off);
-		if (caplen < len)
-			sl_set_u64(r, SL_F_CAPLEN, caplen - off);
-	}
-	sl_set_time(r, SL_F_TIMESTAMP, ts->sec, ts->nsec);
-}
-
-/* One packet -> record.  p is our copy in the batch arena.  -1: malformed. */
-static int fill_record(struct replay *st, struct sl_record *r, const uint8_t *p, uint32_t caplen,
-		       uint32_t len, const struct sl_time *ts)
-{
-	uint32_t type;
-	long off;
-
-	switch (st->dlt) {
-	case DLT_NFLOG:
-		return sl_nflog_parse(r, p, caplen, ts, caplen < len ? SL_NFLOG_TRUNCATED_OK : 0);
-
-	case DLT_RAW:
-	case LT_RAW:
-	case DLT_IPV4:
-	case DLT_IPV6: {
-		unsigned v = caplen ? p[0] >> 4 : 0;
-
-		if (st->dlt == DLT_IPV4 ? v != 4 : st->dlt == DLT_IPV6 ? v != 6 : v != 4 && v != 6)
-			return -1;
-		sl_set_u64(r, SL_F_FAMILY, v == 4 ? FAM_IPV4 : FAM_IPV6);
-		sl_set_u64(r, SL_F_HW_PROTOCOL, v == 4 ? 0x0800 : 0x86dd);
-		set_packet(r, p, caplen, len, 0, ts);
-		return 0;
-	}
-
-	case DLT_EN10MB:
-		if (caplen < 14)
-			return -1;
-		type = be16at(p + 12);
-		off = skip_tags(p, caplen, 14, &type);
-		if (off < 0)
-			return -1;
-		sl_set_u64(r, SL_F_FAMILY, FAM_NETDEV);
-		sl_set_u64(r, SL_F_HWTYPE, ARPHRD_ETHER_);
-		sl_set_bytes(r, SL_F_HWHDR, p, (uint32_t)off);
-		sl_set_bytes(r, SL_F_HWADDR, p + 6, 6);
-		if (type >= 0x600)	/* below: an 802.3 length */
-			sl_set_u64(r, SL_F_HW_PROTOCOL, type);
-		set_packet(r, p, caplen, len, (uint32_t)off, ts);
-		return 0;
-
-	case DLT_LINUX_SLL:
-		/* pkttype, hatype, halen, addr[8], protocol: all big-endian */
-		if (caplen < 16)
-			return -1;
-		type = be16at(p + 14);
-		off = skip_tags(p, caplen, 16, &type);
-		if (off < 0)
-			return -1;
-		sl_set_u64(r, SL_F_FAMILY, FAM_NETDEV);
-		sl_set_u64(r, SL_F_HWTYPE, be16at(p + 2));
-		sl_set_bytes(r, SL_F_HWADDR, p + 6, be16at(p + 4) < 8 ? be16at(p + 4) : 8);
-		if (type >= 0x600)	/* below: SLL's pseudo protocols (LLC, CAN...) */
-			sl_set_u64(r, SL_F_HW_PROTOCOL, type);
-		set_packet(r, p, caplen, len, (uint32_t)off, ts);
-		return 0;
-
-	case DLT_LINUX_SLL2:
-		/* protocol, reserved, ifindex, hatype, pkttype, halen, addr[8] */
-		if (caplen < 20)
-			return -1;
-		type = be16at(p);
-		off = skip_tags(p, caplen, 20, &type);
-		if (off < 0)
-			return -1;
-		sl_set_u64(r, SL_F_FAMILY, FAM_NETDEV);
-		sl_set_u64(r, SL_F_HWTYPE, be16at(p + 8));
-		sl_set_u64(r, p[10] == PACKET_OUTGOING_ ? SL_F_IFINDEX_OUT : SL_F_IFINDEX_IN,
-			   be32at(p + 4));
-		sl_set_bytes(r, SL_F_HWADDR, p + 12, p[11] < 8 ? p[11] : 8);
-		if (type >= 0x600)
-			sl_set_u64(r, SL_F_HW_PROTOCOL, type);
-		set_packet(r, p, caplen, len, (uint32_t)off, ts);
-		return 0;
-	}
-	return -1;
-}
 
 static void count_malformed(struct replay *st)
 {
@@ -285,10 +136,10 @@ static void add_packet(struct replay *st, struct sl_batch **bp, const struct pca
 		if (!b)
 			goto lost;
 	}
-	if (st->map) {
+	if (st->map.p) {
 		/* the mapping outlives the batch: no copy */
 		r = sl_batch_add(b);
-		if (fill_record(st, r, data, h->caplen, h->len, &ts) < 0) {
+		if (sl_cap_fill(st->dlt, r, data, h->caplen, h->len, &ts) < 0) {
 			sl_batch_unadd(b);
 			count_malformed(st);
 		}
@@ -314,7 +165,7 @@ static void add_packet(struct replay *st, struct sl_batch **bp, const struct pca
 	}
 	memcpy(copy, data, h->caplen);
 	r = sl_batch_add(b);	/* not full: flushed above when it was */
-	if (fill_record(st, r, copy, h->caplen, h->len, &ts) < 0) {
+	if (sl_cap_fill(st->dlt, r, copy, h->caplen, h->len, &ts) < 0) {
 		sl_batch_unadd(b);
 		b->arena.used = saved_used;
 		count_malformed(st);
@@ -333,23 +184,6 @@ static int64_t mono_ns(void)
 	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
 }
 
-/* Link types replay reads (pcap LINKTYPE_ values are DLT_ values for these). */
-static bool dlt_supported(int dlt)
-{
-	switch (dlt) {
-	case DLT_NFLOG:
-	case DLT_RAW:
-	case LT_RAW:
-	case DLT_IPV4:
-	case DLT_IPV6:
-	case DLT_EN10MB:
-	case DLT_LINUX_SLL:
-	case DLT_LINUX_SLL2:
-		return true;
-	}
-	return false;
-}
-
 /*
  * Map the file when it is a classic pcap in our byte order with a link
  * type we read.  1: mapped; 0: not such a file, use libpcap (which also
@@ -357,19 +191,16 @@ static bool dlt_supported(int dlt)
  */
 static int map_file(struct replay *st)
 {
+	uint8_t fh[SL_CAP_FILE_HDR];
 	struct stat sb;
-	uint32_t fh[6];
 	void *m;
 	int fd;
 
 	fd = open(st->cfg->file, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return 0;	/* libpcap says why */
-	/* FCS bits or a LINKTYPE_ number that is not the DLT_ one: libpcap */
-	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode) || sb.st_size < 24 ||
-	    pread(fd, fh, sizeof(fh), 0) != sizeof(fh) ||
-	    (fh[0] != 0xa1b2c3d4 && fh[0] != 0xa1b23c4d) || (fh[1] & 0xffff) != 2 ||
-	    fh[5] > 0xffff || !dlt_supported((int)fh[5]) || fh[5] == DLT_RAW) {
+	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode) || sb.st_size < SL_CAP_FILE_HDR ||
+	    pread(fd, fh, sizeof(fh), 0) != sizeof(fh) || !sl_cap_map_ok(fh)) {
 		close(fd);
 		return 0;
 	}
@@ -378,61 +209,10 @@ static int map_file(struct replay *st)
 	if (m == MAP_FAILED)
 		return 0;
 	madvise(m, (size_t)sb.st_size, MADV_SEQUENTIAL);
-	st->map = m;
-	st->map_len = (size_t)sb.st_size;
-	st->map_off = 24;
-	st->map_nsec = fh[0] == 0xa1b23c4d;
-	st->map_snaplen = fh[4];
-	st->dlt = (int)fh[5];
+	sl_cap_map_open(&st->map, m, (size_t)sb.st_size);	/* cannot fail: checked above */
+	st->dlt = st->map.dlt;
 	st->pass_packets = 0;
 	st->t0_set = false;
-	return 1;
-}
-
-/* The next packet of a mapped file, as pcap_next_ex() returns it. */
-static int map_next(struct replay *st, struct pcap_pkthdr **h, const u_char **data)
-{
-	size_t left = st->map_len - st->map_off;
-	uint32_t rh[4];
-
-	if (left == 0)
-		return PCAP_ERROR_BREAK;
-	if (left < sizeof(rh)) {
-		snprintf(st->map_err, sizeof(st->map_err),
-			 "truncated dump file; tried to read %zu header bytes, only got %zu",
-			 sizeof(rh), left);
-		st->map_off = st->map_len;
-		return PCAP_ERROR;
-	}
-	memcpy(rh, st->map + st->map_off, sizeof(rh));
-	left -= sizeof(rh);
-	/* libpcap refuses what no capture could hold, so do we */
-	if (rh[2] > 262144 && rh[2] > st->map_snaplen) {
-		snprintf(st->map_err, sizeof(st->map_err),
-			 "invalid packet capture length %u, bigger than snaplen of %u", rh[2],
-			 st->map_snaplen);
-		st->map_off = st->map_len;
-		return PCAP_ERROR;
-	}
-	if (rh[2] > left) {
-		snprintf(st->map_err, sizeof(st->map_err),
-			 "truncated dump file; tried to read %u captured bytes, only got %zu", rh[2],
-			 left);
-		st->map_off = st->map_len;
-		return PCAP_ERROR;
-	}
-	st->map_hdr.ts.tv_sec = rh[0];
-	st->map_hdr.ts.tv_usec = st->map_nsec ? rh[1] : (suseconds_t)rh[1] * 1000;
-	st->map_hdr.caplen = rh[2];
-	st->map_hdr.len = rh[3];
-	*h = &st->map_hdr;
-	*data = st->map + st->map_off + sizeof(rh);
-	st->map_off += sizeof(rh) + rh[2];
-	/* records are read in order: ask for the ones a few away now */
-	if (st->map_len - st->map_off > PREFETCH_AHEAD + 64) {
-		__builtin_prefetch(st->map + st->map_off + PREFETCH_AHEAD);
-		__builtin_prefetch(st->map + st->map_off + PREFETCH_AHEAD + 64);
-	}
 	return 1;
 }
 
@@ -442,9 +222,9 @@ static void close_file(struct replay *st)
 		pcap_close(st->pc);
 		st->pc = NULL;
 	}
-	if (st->map) {
-		munmap((void *)st->map, st->map_len);
-		st->map = NULL;
+	if (st->map.p) {
+		munmap((void *)st->map.p, st->map.len);
+		st->map.p = NULL;
 	}
 }
 
@@ -470,7 +250,7 @@ static int open_file(struct replay *st)
 		return -1;
 	}
 	dlt = pcap_datalink(st->pc);
-	if (!dlt_supported(dlt)) {
+	if (!sl_cap_dlt_supported(dlt)) {
 		st->host->log(st->inst, SL_LOG_ERR,
 			      "%s: link type %s (%d) is not supported "
 			      "(NFLOG, RAW, IPV4, IPV6, EN10MB, LINUX_SLL, LINUX_SLL2 are)",
@@ -538,7 +318,7 @@ static void replay_run(void *state)
 	struct sl_batch *b;
 	unsigned batches = 0;
 
-	if (st->done || (!st->pc && !st->map))
+	if (st->done || (!st->pc && !st->map.p))
 		return;
 	b = st->host->batch_get(st->inst);
 	for (;;) {
@@ -565,7 +345,8 @@ static void replay_run(void *state)
 			st->pend_hdr = NULL;
 			rc = 1;
 		} else {
-			rc = st->map ? map_next(st, &h, &data) : pcap_next_ex(st->pc, &h, &data);
+			rc = st->map.p ? sl_cap_map_next(&st->map, &h, &data)
+				       : pcap_next_ex(st->pc, &h, &data);
 		}
 		if (rc == 1) {
 			uint64_t ms;
@@ -584,7 +365,7 @@ static void replay_run(void *state)
 		if (rc == PCAP_ERROR) {
 			/* e.g. a capture cut in the middle of a packet */
 			st->host->log(st->inst, SL_LOG_WARNING, "%s: %s", st->cfg->file,
-				      st->map ? st->map_err : pcap_geterr(st->pc));
+				      st->map.p ? st->map.err : pcap_geterr(st->pc));
 			st->host->error_add(st->inst, 1);
 		}
 		/* PCAP_ERROR_BREAK: end of file */

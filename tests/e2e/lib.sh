@@ -37,12 +37,21 @@ need_cmd() {
 # make_netns NAME: a namespace with loopback up, deleted at exit.  The
 # first call takes a machine-wide lock: ctest's RESOURCE_LOCK serialises
 # the netns tests of one run, this also serialises two checkouts' runs,
-# which share the global netfilter sysctls.
+# which share the global netfilter sysctls.  A helper process holds the
+# lock for as long as this shell lives: daemons and tools the test starts
+# in the background never inherit it, so one left behind by a test that
+# was killed (a ctest timeout) cannot hold it for every later test.
 make_netns() {
-	local ns="$1"
+	local ns="$1" shell=$$
 	if [ -z "${SLUICE_NETNS_LOCKED:-}" ]; then
-		exec 8>/tmp/sluice-netfilter.lock
-		flock 8
+		(
+			exec 9>/tmp/sluice-netfilter.lock
+			flock 9
+			: >"$WORK/.locked"
+			while kill -0 "$shell" 2>/dev/null; do sleep 0.2; done
+		) </dev/null >/dev/null 2>&1 &
+		at_exit "kill $!"
+		until [ -e "$WORK/.locked" ]; do sleep 0.05; done
 		SLUICE_NETNS_LOCKED=1
 	fi
 	ip netns del "$ns" 2>/dev/null || true

@@ -1,0 +1,37 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Runs one test of a sanitizer build (-DSLUICE_SANITIZE=...): ctest puts it
+# before every test command there.  Every process the test starts writes
+# its sanitizer reports into a fresh directory, and any report fails the
+# test whatever the test concluded: a daemon run in the background, or
+# killed by its test, may report while the test only looks at its output.
+# Reports are fatal (halt_on_error, -fno-sanitize-recover), leaks included.
+set -u
+dir=$(mktemp -d /tmp/sluice-san.XXXXXX) || exit 1
+# A daemon that switched to daemon.user must still be able to write its report.
+chmod 1777 "$dir"
+export ASAN_OPTIONS="halt_on_error=1:abort_on_error=0:exitcode=86:detect_leaks=1:print_stacktrace=1:log_path=$dir/asan${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
+export UBSAN_OPTIONS="halt_on_error=1:abort_on_error=0:exitcode=86:print_stacktrace=1:log_path=$dir/ubsan${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
+export LSAN_OPTIONS="exitcode=86${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+# Tests that bound a time scale it by this (sanitized code runs 2-5 times slower).
+export SLUICE_TEST_TIME_FACTOR="${SLUICE_TEST_TIME_FACTOR:-5}"
+# gcc's libubsan ignores log_path when it runs beside libasan: its reports
+# go to the stderr of the process, which -fno-sanitize-recover then ends
+# with status 86.  So the test's own output is searched for them too (the
+# unit tests and corpus replays run the parsers in the test's process).
+"$@" 2>&1 | tee "$dir.out"
+rc=${PIPESTATUS[0]}
+reports=("$dir"/*)
+if [ -e "${reports[0]}" ] || grep -q ': runtime error: ' "$dir.out"; then
+	echo "FAIL: sanitizer reports from the test (exit status $rc):" >&2
+	grep -A20 ': runtime error: ' "$dir.out" >&2
+	for f in "${reports[@]}"; do
+		[ -e "$f" ] || continue
+		echo "==== $f" >&2
+		cat "$f" >&2
+	done
+	rc=1
+fi
+rm -f "$dir.out"
+rm -rf "$dir"
+exit "$rc"
