@@ -78,18 +78,30 @@ static size_t pending(const struct sl_outfile *of)
 	return of->tail - of->head;
 }
 
-/* A write/open error: count it, log the first and then one per 10 s. */
-static void file_error(struct sl_outfile *of, const char *what, const char *name, int err)
+/*
+ * Count a failure (write, open, or an output the file rules refuse), mark
+ * the file failing until the retry time, and say whether to log it: the
+ * first one, then one per 10 s (the others are counted in errs_unlogged).
+ */
+static bool error_counted(struct sl_outfile *of, uint64_t now)
 {
-	uint64_t now = mono_ms();
-
 	of->host->error_add(of->inst, 1);
 	of->failing = true;
 	of->retry_at = now + RETRY_MS;
 	if (of->err_logged_at && now - of->err_logged_at < LOG_EVERY_MS) {
 		of->errs_unlogged++;
-		return;
+		return false;
 	}
+	return true;
+}
+
+/* A write/open error: count it, log the first and then one per 10 s. */
+static void file_error(struct sl_outfile *of, const char *what, const char *name, int err)
+{
+	uint64_t now = mono_ms();
+
+	if (!error_counted(of, now))
+		return;
 	if (of->errs_unlogged)
 		of->host->log(of->inst, SL_LOG_ERR, "%s %s: %s (and %llu more errors); %zu bytes kept for retry",
 			      what, name, strerror(err), (unsigned long long)of->errs_unlogged, pending(of));
@@ -108,13 +120,8 @@ static void refuse(struct sl_outfile *of, const char *name, const char *why)
 {
 	uint64_t now = mono_ms();
 
-	of->host->error_add(of->inst, 1);
-	of->failing = true;
-	of->retry_at = now + RETRY_MS;
-	if (of->err_logged_at && now - of->err_logged_at < LOG_EVERY_MS) {
-		of->errs_unlogged++;
+	if (!error_counted(of, now))
 		return;
-	}
 	of->host->log(of->inst, SL_LOG_ERR, "refusing to write %s: %s", name, why);
 	of->err_logged_at = now;
 	of->errs_unlogged = 0;
