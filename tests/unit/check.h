@@ -25,7 +25,7 @@
 
 #define CHECK_MAX_FAILURES 20
 
-static int failures, checks;
+__attribute__((unused)) static int failures, checks;
 
 __attribute__((unused)) static void check_failed(const char *file, int line, const char *expr)
 {

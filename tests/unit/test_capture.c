@@ -14,20 +14,11 @@
 #include <pcap/pcap.h>
 
 #include "capture.h"
+#include "check.h"
 
 #ifndef TEST_SOURCE_DIR
 #define TEST_SOURCE_DIR "."
 #endif
-
-static int failures;
-
-#define CHECK(cond)                                                                   \
-	do {                                                                          \
-		if (!(cond)) {                                                        \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-			failures++;                                                   \
-		}                                                                     \
-	} while (0)
 
 static union {
 	struct sl_record r;
