@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
 #include <limits.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <time.h>
 
@@ -52,4 +55,49 @@ void sl_nl_enobufs(struct sl_nl_reader *rd)
 		      "raise netlink_buffer%s",
 		      (unsigned long long)rd->enobufs_total, rd->enobufs_total == 1 ? "" : "s",
 		      rd->enobufs_hint);
+}
+
+int sl_nl_open(struct sl_nl_reader *rd, uint64_t rcvbuf)
+{
+	rd->buf = malloc(rd->bufsize);
+	if (!rd->buf) {
+		rd->host->log(rd->inst, SL_LOG_ERR, "cannot allocate %zu bytes", rd->bufsize);
+		return -1;
+	}
+	rd->nl = mnl_socket_open2(NETLINK_NETFILTER, SOCK_CLOEXEC);
+	if (!rd->nl) {
+		rd->host->log(rd->inst, SL_LOG_ERR, "netlink socket: %s", strerror(errno));
+		return -1;
+	}
+	if (mnl_socket_bind(rd->nl, 0, MNL_SOCKET_AUTOPID) < 0) {
+		rd->host->log(rd->inst, SL_LOG_ERR, "netlink bind: %s", strerror(errno));
+		return -1;
+	}
+	rd->fd = mnl_socket_get_fd(rd->nl);
+	sl_nl_set_rcvbuf(rd->host, rd->inst, rd->fd, rcvbuf);
+	return 0;
+}
+
+int sl_nl_watch(struct sl_nl_reader *rd, sl_fd_cb cb, void *arg)
+{
+	if (rd->host->watch_fd(rd->inst, rd->fd, EPOLLIN, cb, arg) < 0) {
+		rd->host->log(rd->inst, SL_LOG_ERR, "cannot watch the netlink socket: %s",
+			      strerror(errno));
+		return -1;
+	}
+	rd->watching = true;
+	return 0;
+}
+
+void sl_nl_close(struct sl_nl_reader *rd)
+{
+	if (rd->watching)
+		rd->host->unwatch_fd(rd->inst, rd->fd);
+	rd->watching = false;
+	if (rd->nl)
+		mnl_socket_close(rd->nl);
+	rd->nl = NULL;
+	rd->fd = -1;
+	free(rd->buf);
+	rd->buf = NULL;
 }

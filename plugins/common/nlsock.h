@@ -44,7 +44,9 @@ void sl_nl_set_rcvbuf(const struct sl_host *host, struct sl_instance *inst, int 
 struct sl_nl_reader {
 	const struct sl_host *host;
 	struct sl_instance *inst;
+	struct mnl_socket *nl;
 	int fd;
+	bool watching;
 	uint8_t *buf;
 	size_t bufsize;
 	size_t maxdg;		/* room kept free for one datagram */
@@ -65,6 +67,18 @@ enum sl_nl_end {
 /* A zeroed reader; the caller registers c_enobufs and c_malformed (order shows in the counters line). */
 void sl_nl_reader_init(struct sl_nl_reader *rd, const struct sl_host *host,
 		       struct sl_instance *inst);
+
+/*
+ * Allocate rd->bufsize bytes of buffer, open a NETLINK_NETFILTER socket,
+ * bind it and size its receive buffer (sl_nl_set_rcvbuf): 0, or -1 logged.
+ */
+int sl_nl_open(struct sl_nl_reader *rd, uint64_t rcvbuf);
+
+/* Watch the socket in the event loop: 0, or -1 logged. */
+int sl_nl_watch(struct sl_nl_reader *rd, sl_fd_cb cb, void *arg);
+
+/* Unwatch, close and free what sl_nl_open() and sl_nl_watch() made (any part of it). */
+void sl_nl_close(struct sl_nl_reader *rd);
 
 /* One ENOBUFS: counted, and warned about at most every 10 s. */
 void sl_nl_enobufs(struct sl_nl_reader *rd);

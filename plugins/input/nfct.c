@@ -159,9 +159,7 @@ struct nfct {
 	int timeout_field;	/* CTA_TIMEOUT, for conntrack -E's text */
 	int portid_field;	/* nlmsg_pid of the event: who caused it */
 
-	struct mnl_socket *ev_nl;
-	struct sl_nl_reader ev;	/* the event socket: fd, buffer, enobufs and malformed */
-	bool ev_watching;
+	struct sl_nl_reader ev;	/* the event socket, its buffer, enobufs and malformed */
 
 	struct mnl_socket *dump_nl;
 	int dump_fd;
@@ -737,23 +735,17 @@ static int nfct_start(void *state)
 	};
 	int on = 1;
 
-	st->ev.buf = malloc(RX_BUFSIZE);
-	st->ev.bufsize = st->ev.maxdg = RX_BUFSIZE;
 	st->dump_buf = malloc(RX_BUFSIZE);
-	if (!st->ev.buf || !st->dump_buf) {
+	if (!st->dump_buf) {
 		st->host->log(st->inst, SL_LOG_ERR, "out of memory");
 		return -1;
 	}
-	st->ev_nl = mnl_socket_open2(NETLINK_NETFILTER, SOCK_CLOEXEC);
-	if (!st->ev_nl || mnl_socket_bind(st->ev_nl, 0, MNL_SOCKET_AUTOPID) < 0) {
-		st->host->log(st->inst, SL_LOG_ERR, "netlink socket: %s", strerror(errno));
+	st->ev.bufsize = st->ev.maxdg = RX_BUFSIZE;
+	if (sl_nl_open(&st->ev, st->cfg->netlink_buffer) < 0)
 		return -1;
-	}
-	st->ev.fd = mnl_socket_get_fd(st->ev_nl);
-	sl_nl_set_rcvbuf(st->host, st->inst, st->ev.fd, st->cfg->netlink_buffer);
 	if (st->cfg->reliable &&
-	    (mnl_socket_setsockopt(st->ev_nl, NETLINK_BROADCAST_ERROR, &on, sizeof(on)) < 0 ||
-	     mnl_socket_setsockopt(st->ev_nl, NETLINK_NO_ENOBUFS, &on, sizeof(on)) < 0)) {
+	    (mnl_socket_setsockopt(st->ev.nl, NETLINK_BROADCAST_ERROR, &on, sizeof(on)) < 0 ||
+	     mnl_socket_setsockopt(st->ev.nl, NETLINK_NO_ENOBUFS, &on, sizeof(on)) < 0)) {
 		st->host->log(st->inst, SL_LOG_ERR, "reliable: %s", strerror(errno));
 		return -1;
 	}
@@ -762,7 +754,7 @@ static int nfct_start(void *state)
 
 		if (!(st->sub_mask & groups[i].ev))
 			continue;
-		if (mnl_socket_setsockopt(st->ev_nl, NETLINK_ADD_MEMBERSHIP, &g, sizeof(g)) < 0) {
+		if (mnl_socket_setsockopt(st->ev.nl, NETLINK_ADD_MEMBERSHIP, &g, sizeof(g)) < 0) {
 			st->host->log(st->inst, SL_LOG_ERR,
 				      "cannot subscribe to conntrack events: %s (CAP_NET_ADMIN? is "
 				      "nf_conntrack_netlink available?)", strerror(errno));
@@ -770,12 +762,8 @@ static int nfct_start(void *state)
 		}
 	}
 	check_sysctls(st);
-	if (st->host->watch_fd(st->inst, st->ev.fd, EPOLLIN, ev_readable, st) < 0) {
-		st->host->log(st->inst, SL_LOG_ERR, "cannot watch the netlink socket: %s",
-			      strerror(errno));
+	if (sl_nl_watch(&st->ev, ev_readable, st) < 0)
 		return -1;
-	}
-	st->ev_watching = true;
 	if (st->tracking) {
 		st->soon = st->host->timer_new(st->inst, soon_cb, st);
 		if (!st->soon)
@@ -826,25 +814,21 @@ static void nfct_stop(void *state)
 {
 	struct nfct *st = state;
 
-	if (st->ev_watching)
-		st->host->unwatch_fd(st->inst, st->ev.fd);
+	sl_nl_close(&st->ev);
 	if (st->dump_watching)
 		st->host->unwatch_fd(st->inst, st->dump_fd);
-	st->ev_watching = st->dump_watching = false;
+	st->dump_watching = false;
 	if (st->periodic)
 		st->host->timer_disarm(st->periodic);
 	if (st->soon)
 		st->host->timer_disarm(st->soon);
-	if (st->ev_nl)
-		mnl_socket_close(st->ev_nl);
 	if (st->dump_nl)
 		mnl_socket_close(st->dump_nl);
-	st->ev_nl = st->dump_nl = NULL;
-	st->ev.fd = st->dump_fd = -1;
+	st->dump_nl = NULL;
+	st->dump_fd = -1;
 	st->dumping = false;
-	free(st->ev.buf);
 	free(st->dump_buf);
-	st->ev.buf = st->dump_buf = NULL;
+	st->dump_buf = NULL;
 }
 
 static void nfct_destroy(void *state)

@@ -59,12 +59,10 @@ struct nflog {
 	struct sl_instance *inst;
 	const struct nflog_cfg *cfg;
 
-	struct mnl_socket *nl;
-	bool watching;
+	struct sl_nl_reader rd;	/* socket, buffer, enobufs and malformed */
 	uint32_t portid;
 	uint32_t cfg_seq;
 
-	struct sl_nl_reader rd;	/* socket fd, buffer, enobufs and malformed */
 	int c_seq_lost;
 	bool empty;		/* the last read ended on an empty socket */
 	uint32_t seq_next;	/* next expected NFULA_SEQ (the kernel starts at 0) */
@@ -153,7 +151,7 @@ static int send_cfg(struct nflog *st, struct nlmsghdr *nlh)
 {
 	nlh->nlmsg_flags |= NLM_F_ACK;
 	nlh->nlmsg_seq = ++st->cfg_seq;
-	if (mnl_socket_sendto(st->nl, nlh, nlh->nlmsg_len) < 0)
+	if (mnl_socket_sendto(st->rd.nl, nlh, nlh->nlmsg_len) < 0)
 		return -errno;
 	return wait_ack(st, nlh->nlmsg_seq);
 }
@@ -356,12 +354,12 @@ static int nflog_flush(void *state)
 	} msg;
 	struct nlmsghdr *nlh;
 
-	if (!st->nl)
+	if (!st->rd.nl)
 		return 0;
 	nlh = nflog_nlmsg_put_header(msg.buf, NFULNL_MSG_CONFIG, AF_UNSPEC, (uint16_t)st->cfg->group);
 	nflog_attr_put_cfg_cmd(nlh, NFULNL_CFG_CMD_UNBIND);
 	nlh->nlmsg_seq = ++st->cfg_seq;	/* no ack wanted: an error still comes back, and is skipped */
-	if (mnl_socket_sendto(st->nl, nlh, nlh->nlmsg_len) < 0)
+	if (mnl_socket_sendto(st->rd.nl, nlh, nlh->nlmsg_len) < 0)
 		st->host->log(st->inst, SL_LOG_WARNING, "cannot unbind NFLOG group %lld: %s",
 			      (long long)st->cfg->group, strerror(errno));
 	/* Bounded in case the unbind failed and events keep coming. */
@@ -409,31 +407,11 @@ static int nflog_start(void *state)
 	 */
 	st->rd.maxdg = 2 * st->cfg->nlbufsiz + 128 * 1024;
 	st->rd.bufsize = BUFFER_DGRAMS * st->rd.maxdg;
-	st->rd.buf = malloc(st->rd.bufsize);
-	if (!st->rd.buf) {
-		st->host->log(st->inst, SL_LOG_ERR, "cannot allocate %zu bytes", st->rd.bufsize);
+	if (sl_nl_open(&st->rd, st->cfg->netlink_buffer) < 0)
 		return -1;
-	}
-	st->nl = mnl_socket_open2(NETLINK_NETFILTER, SOCK_CLOEXEC);
-	if (!st->nl) {
-		st->host->log(st->inst, SL_LOG_ERR, "netlink socket: %s", strerror(errno));
+	st->portid = mnl_socket_get_portid(st->rd.nl);
+	if (configure_kernel(st) < 0 || sl_nl_watch(&st->rd, nflog_readable, st) < 0)
 		return -1;
-	}
-	if (mnl_socket_bind(st->nl, 0, MNL_SOCKET_AUTOPID) < 0) {
-		st->host->log(st->inst, SL_LOG_ERR, "netlink bind: %s", strerror(errno));
-		return -1;
-	}
-	st->rd.fd = mnl_socket_get_fd(st->nl);
-	st->portid = mnl_socket_get_portid(st->nl);
-	sl_nl_set_rcvbuf(st->host, st->inst, st->rd.fd, st->cfg->netlink_buffer);
-	if (configure_kernel(st) < 0)
-		return -1;
-	if (st->host->watch_fd(st->inst, st->rd.fd, EPOLLIN, nflog_readable, st) < 0) {
-		st->host->log(st->inst, SL_LOG_ERR, "cannot watch the netlink socket: %s",
-			      strerror(errno));
-		return -1;
-	}
-	st->watching = true;
 	st->host->log(st->inst, SL_LOG_INFO,
 		      "bound NFLOG group %lld (copy_range %lld, nlbufsiz %llu%s%s)",
 		      (long long)st->cfg->group, (long long)st->cfg->copy_range,
@@ -446,16 +424,8 @@ static void nflog_stop(void *state)
 {
 	struct nflog *st = state;
 
-	if (st->watching)
-		st->host->unwatch_fd(st->inst, st->rd.fd);
-	st->watching = false;
 	/* closing the socket destroys the kernel instance: no UNBIND needed */
-	if (st->nl)
-		mnl_socket_close(st->nl);
-	st->nl = NULL;
-	st->rd.fd = -1;
-	free(st->rd.buf);
-	st->rd.buf = NULL;
+	sl_nl_close(&st->rd);
 }
 
 static void nflog_destroy(void *state)
