@@ -60,7 +60,7 @@ static void test_agrees_with_libpcap(const char *name, int want_dlt, unsigned wa
 	char err[PCAP_ERRBUF_SIZE], path[512];
 	struct sl_cap_map m;
 	struct pcap_pkthdr *h, *ph;
-	const u_char *p, *pp;
+	const u_char *p = NULL, *pp = NULL;	/* for gcc -O3: set by the first _next() */
 	unsigned n = 0;
 	size_t len;
 	uint8_t *file = slurp(name, &len);
