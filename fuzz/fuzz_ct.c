@@ -15,7 +15,7 @@
 #include <linux/netfilter/nfnetlink.h>
 #include <linux/netfilter/nfnetlink_conntrack.h>
 
-#include "ct_parse.h"
+#include "ct_attrs.h"
 #include "ctline_fmt.h"
 #include "nlsock.h"
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* conntrack -E's line for a connection record: see ctline_fmt.h. */
 #include "ctline_fmt.h"
+#include "names.h"
 
 #define CT_AF_INET 2
 #define CT_AF_INET6 10
@@ -11,12 +12,6 @@
 #define CT_IPS_OFFLOAD (1u << 14)
 #define CT_IPS_HW_OFFLOAD (1u << 15)
 
-/* libnetfilter_conntrack's states[] (TCP_CONNTRACK_MAX = 10). */
-static const char *const tcp_states[] = {
-	"NONE", "SYN_SENT", "SYN_RECV", "ESTABLISHED", "FIN_WAIT",
-	"CLOSE_WAIT", "LAST_ACK", "TIME_WAIT", "CLOSE", "SYN_SENT2",
-};
-
 bool sl_ctline_applies(const struct sl_record *r)
 {
 	if (sl_has(r, SL_F_PACKET))
@@ -26,17 +21,9 @@ bool sl_ctline_applies(const struct sl_record *r)
 
 static const char *proto_name(uint64_t p)
 {
-	switch (p) {
-	case 6: return "tcp";
-	case 17: return "udp";
-	case 136: return "udplite";
-	case 1: return "icmp";
-	case 58: return "icmpv6";
-	case 132: return "sctp";
-	case 47: return "gre";
-	case 33: return "dccp";
-	default: return "unknown";
-	}
+	const char *n = sl_proto_name(p, SL_PROTO_CONNTRACK);
+
+	return n ? n : "unknown";
 }
 
 /* "%-8s %u " */
@@ -161,14 +148,14 @@ void sl_ctline_format(struct fmt_buf *b, const struct sl_record *r, const struct
 			fmt_lit(b, " [UPDATE] ");
 	}
 	if (flags & SL_CTLINE_EXTENDED)
-		name_num(b, fam == CT_AF_INET ? "ipv4" : v6 ? "ipv6" : "unknown", fam);
+		name_num(b, fam == CT_AF_INET || v6 ? sl_family_name(fam) : "unknown", fam);
 	name_num(b, proto_name(proto), proto);
 	if (f->timeout >= 0 && sl_has(r, (sl_field)f->timeout))
 		KV(b, "", r->v[f->timeout].u64);
 	if (sl_has(r, SL_F_TCP_STATE)) {
 		uint64_t s = r->v[SL_F_TCP_STATE].u64;
 
-		fmt_str(b, tcp_states[s < sizeof(tcp_states) / sizeof(tcp_states[0]) ? s : 0]);
+		fmt_str(b, sl_tcp_state_upper(s < SL_TCP_STATES ? s : 0));
 		fmt_chr(b, ' ');
 	}
 	if (sl_has(r, SL_F_ORIG_SRC) && sl_has(r, SL_F_ORIG_DST))

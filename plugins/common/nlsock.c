@@ -1,6 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
 #include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
+#include <time.h>
 
 #include "nlsock.h"
 
@@ -17,4 +22,82 @@ void sl_nl_set_rcvbuf(const struct sl_host *host, struct sl_instance *inst, int 
 		host->log(inst, SL_LOG_WARNING,
 			  "netlink_buffer: got %d bytes of %d (no CAP_NET_ADMIN? raise "
 			  "net.core.rmem_max)", got / 2, want);
+}
+
+/* Rate limit of the "losing events" warning. */
+#define ENOBUFS_WARN_NS (10 * 1000000000LL)
+
+void sl_nl_reader_init(struct sl_nl_reader *rd, const struct sl_host *host,
+		       struct sl_instance *inst)
+{
+	memset(rd, 0, sizeof(*rd));
+	rd->host = host;
+	rd->inst = inst;
+	rd->fd = -1;
+	rd->enobufs_hint = "";
+	rd->c_enobufs = rd->c_malformed = -1;
+}
+
+void sl_nl_enobufs(struct sl_nl_reader *rd)
+{
+	struct timespec t;
+	int64_t now;
+
+	rd->enobufs_total++;
+	rd->host->counter_add(rd->inst, rd->c_enobufs, 1);
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	now = (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+	if (rd->enobufs_warned_ns && now - rd->enobufs_warned_ns < ENOBUFS_WARN_NS)
+		return;
+	rd->enobufs_warned_ns = now;
+	rd->host->log(rd->inst, SL_LOG_WARNING,
+		      "losing events: socket receive buffer overrun (ENOBUFS), %llu time%s so far; "
+		      "raise netlink_buffer%s",
+		      (unsigned long long)rd->enobufs_total, rd->enobufs_total == 1 ? "" : "s",
+		      rd->enobufs_hint);
+}
+
+int sl_nl_open(struct sl_nl_reader *rd, uint64_t rcvbuf)
+{
+	rd->buf = malloc(rd->bufsize);
+	if (!rd->buf) {
+		rd->host->log(rd->inst, SL_LOG_ERR, "cannot allocate %zu bytes", rd->bufsize);
+		return -1;
+	}
+	rd->nl = mnl_socket_open2(NETLINK_NETFILTER, SOCK_CLOEXEC);
+	if (!rd->nl) {
+		rd->host->log(rd->inst, SL_LOG_ERR, "netlink socket: %s", strerror(errno));
+		return -1;
+	}
+	if (mnl_socket_bind(rd->nl, 0, MNL_SOCKET_AUTOPID) < 0) {
+		rd->host->log(rd->inst, SL_LOG_ERR, "netlink bind: %s", strerror(errno));
+		return -1;
+	}
+	rd->fd = mnl_socket_get_fd(rd->nl);
+	sl_nl_set_rcvbuf(rd->host, rd->inst, rd->fd, rcvbuf);
+	return 0;
+}
+
+int sl_nl_watch(struct sl_nl_reader *rd, sl_fd_cb cb, void *arg)
+{
+	if (rd->host->watch_fd(rd->inst, rd->fd, EPOLLIN, cb, arg) < 0) {
+		rd->host->log(rd->inst, SL_LOG_ERR, "cannot watch the netlink socket: %s",
+			      strerror(errno));
+		return -1;
+	}
+	rd->watching = true;
+	return 0;
+}
+
+void sl_nl_close(struct sl_nl_reader *rd)
+{
+	if (rd->watching)
+		rd->host->unwatch_fd(rd->inst, rd->fd);
+	rd->watching = false;
+	if (rd->nl)
+		mnl_socket_close(rd->nl);
+	rd->nl = NULL;
+	rd->fd = -1;
+	free(rd->buf);
+	rd->buf = NULL;
 }

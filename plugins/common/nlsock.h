@@ -3,9 +3,16 @@
 #ifndef SLUICE_NLSOCK_H
 #define SLUICE_NLSOCK_H
 
+#include <errno.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <time.h>
 
+#include <libmnl/libmnl.h>
 #include <linux/netlink.h>
 
 #include <sluice/plugin.h>
@@ -29,5 +36,129 @@ static inline bool sl_nlmsg_ok(const struct nlmsghdr *nlh, int len)
  */
 void sl_nl_set_rcvbuf(const struct sl_host *host, struct sl_instance *inst, int fd,
 		      uint64_t want_bytes);
+
+/*
+ * The receiving side of a netlink event socket (nflog, nfct): its buffer,
+ * the datagrams it lost, the counters both inputs keep.
+ */
+struct sl_nl_reader {
+	const struct sl_host *host;
+	struct sl_instance *inst;
+	struct mnl_socket *nl;
+	int fd;
+	bool watching;
+	uint8_t *buf;
+	size_t bufsize;
+	size_t maxdg;		/* room kept free for one datagram */
+	int c_enobufs, c_malformed;
+	const char *enobufs_hint;	/* ends the "losing events" warning */
+	uint64_t enobufs_total;
+	int64_t enobufs_warned_ns;	/* monotonic; 0: never */
+	bool warned_trunc;
+};
+
+/* Why sl_nl_receive() returned. */
+enum sl_nl_end {
+	SL_NL_EMPTY,	/* the socket would block (or failed: logged) */
+	SL_NL_BOUND,	/* `max` datagrams read: more may wait */
+	SL_NL_STOPPED,	/* the message callback said stop */
+};
+
+/* A zeroed reader; the caller registers c_enobufs and c_malformed (order shows in the counters line). */
+void sl_nl_reader_init(struct sl_nl_reader *rd, const struct sl_host *host,
+		       struct sl_instance *inst);
+
+/*
+ * Allocate rd->bufsize bytes of buffer, open a NETLINK_NETFILTER socket,
+ * bind it and size its receive buffer (sl_nl_set_rcvbuf): 0, or -1 logged.
+ */
+int sl_nl_open(struct sl_nl_reader *rd, uint64_t rcvbuf);
+
+/* Watch the socket in the event loop: 0, or -1 logged. */
+int sl_nl_watch(struct sl_nl_reader *rd, sl_fd_cb cb, void *arg);
+
+/* Unwatch, close and free what sl_nl_open() and sl_nl_watch() made (any part of it). */
+void sl_nl_close(struct sl_nl_reader *rd);
+
+/* One ENOBUFS: counted, and warned about at most every 10 s. */
+void sl_nl_enobufs(struct sl_nl_reader *rd);
+
+static inline void sl_nl_malformed(struct sl_nl_reader *rd)
+{
+	rd->host->counter_add(rd->inst, rd->c_malformed, 1);
+	rd->host->error_add(rd->inst, 1);
+}
+
+/*
+ * Receive datagrams until the socket would block or `max` datagrams were
+ * read (epoll is level-triggered: the rest is read on the next turn), and
+ * call msg() on each netlink message with one receive time per datagram;
+ * msg() returns false to stop.  Datagrams are stored one after the other
+ * in rd->buf (8-byte aligned), so messages of earlier datagrams stay valid
+ * until reuse() is called, just before the buffer is written over from its
+ * start.  After an ENOBUFS (counted by sl_nl_enobufs()) enobufs() is called
+ * and reading goes on.  reuse and enobufs may be NULL.
+ *
+ * Static inline so that the callbacks, known at each call site, are
+ * inlined: nflog's receive path has no indirect call per message.
+ */
+static inline enum sl_nl_end
+sl_nl_receive(struct sl_nl_reader *rd, unsigned max,
+	      bool (*msg)(void *arg, const struct nlmsghdr *nlh, const struct sl_time *rx),
+	      void (*reuse)(void *arg), void (*enobufs)(void *arg), void *arg)
+{
+	size_t off = 0;
+
+	for (unsigned dgrams = 0; dgrams < max; dgrams++) {
+		const struct nlmsghdr *nlh;
+		struct timespec now;
+		struct sl_time rx;
+		ssize_t got;
+		int n;
+
+		if (rd->bufsize - off < rd->maxdg) {
+			if (reuse)
+				reuse(arg);
+			off = 0;
+		}
+		got = recv(rd->fd, rd->buf + off, rd->bufsize - off, MSG_DONTWAIT | MSG_TRUNC);
+		if (got < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == ENOBUFS) {
+				sl_nl_enobufs(rd);
+				if (enobufs)
+					enobufs(arg);
+				continue;
+			}
+			if (errno != EAGAIN)
+				rd->host->log(rd->inst, SL_LOG_ERR, "recv: %s", strerror(errno));
+			return SL_NL_EMPTY;
+		}
+		if ((size_t)got > rd->bufsize - off) {
+			/* bigger than the room we keep: cannot happen with our sizes */
+			if (!rd->warned_trunc)
+				rd->host->log(rd->inst, SL_LOG_ERR,
+					      "a %zd-byte netlink datagram was cut: its events are lost",
+					      got);
+			rd->warned_trunc = true;
+			sl_nl_malformed(rd);
+			continue;
+		}
+		/* one receive time for all events without a kernel timestamp */
+		clock_gettime(CLOCK_REALTIME, &now);
+		rx.sec = now.tv_sec;
+		rx.nsec = (uint32_t)now.tv_nsec;
+		n = (int)got;
+		for (nlh = (const struct nlmsghdr *)(rd->buf + off); sl_nlmsg_ok(nlh, n);
+		     nlh = mnl_nlmsg_next(nlh, &n))
+			if (!msg(arg, nlh, &rx))
+				return SL_NL_STOPPED;
+		if (n != 0)
+			sl_nl_malformed(rd);	/* a message header that does not fit */
+		off += ((size_t)got + 7) & ~(size_t)7;
+	}
+	return SL_NL_BOUND;
+}
 
 #endif

@@ -11,6 +11,7 @@
 #include <sluice/plugin.h>
 
 #include "fmt.h"
+#include "names.h"
 
 enum jkind {
 	J_U64,		/* number */
@@ -175,43 +176,7 @@ static const struct sl_field_decl json_provides[] = {
 
 /* ---- value writers ---- */
 
-static const char *proto_name(uint64_t p)
-{
-	switch (p) {
-	case 1: return "icmp";
-	case 2: return "igmp";
-	case 4: return "ipip";
-	case 6: return "tcp";
-	case 17: return "udp";
-	case 41: return "ipv6";
-	case 47: return "gre";
-	case 50: return "esp";
-	case 51: return "ah";
-	case 58: return "icmpv6";
-	case 89: return "ospf";
-	case 103: return "pim";
-	case 112: return "vrrp";
-	case 132: return "sctp";
-	case 136: return "udplite";
-	default: return NULL;
-	}
-}
-
-enum { NFPROTO_INET_ = 1, NFPROTO_IPV4_ = 2, NFPROTO_ARP_ = 3, NFPROTO_NETDEV_ = 5, NFPROTO_BRIDGE_ = 7,
-       NFPROTO_IPV6_ = 10 };
-
-static const char *family_name(uint64_t f)
-{
-	switch (f) {
-	case NFPROTO_INET_: return "inet";
-	case NFPROTO_IPV4_: return "ipv4";
-	case NFPROTO_ARP_: return "arp";
-	case NFPROTO_NETDEV_: return "netdev";
-	case NFPROTO_BRIDGE_: return "bridge";
-	case NFPROTO_IPV6_: return "ipv6";
-	default: return NULL;
-	}
-}
+enum { NFPROTO_ARP_ = 3, NFPROTO_NETDEV_ = 5 };
 
 static const char *hook_name(uint64_t h, const struct sl_record *r)
 {
@@ -302,14 +267,6 @@ static const char *ct_state_name(uint64_t s)
 	}
 }
 
-static const char *tcp_state_name(uint64_t s)
-{
-	static const char *const n[] = {"none", "syn_sent", "syn_recv", "established", "fin_wait", "close_wait",
-					"last_ack", "time_wait", "close", "syn_sent2"};
-
-	return s < 10 ? n[s] : NULL;
-}
-
 static const char *end_reason_name(uint64_t s)
 {
 	switch (s) {
@@ -389,10 +346,10 @@ static void json_record(struct json *st, struct fmt_buf *b, const struct sl_reco
 			put_name(b, hook_name(v->u64, r), v->u64);
 			break;
 		case J_FAMILY:
-			put_name(b, family_name(v->u64), v->u64);
+			put_name(b, sl_family_name(v->u64), v->u64);
 			break;
 		case J_PROTO:
-			put_name(b, proto_name(v->u64), v->u64);
+			put_name(b, sl_proto_name(v->u64, SL_PROTO_JSON), v->u64);
 			break;
 		case J_TCPFLAGS:
 			put_tcp_flags(b, v->u64);
@@ -421,7 +378,7 @@ static void json_record(struct json *st, struct fmt_buf *b, const struct sl_reco
 			break;
 		}
 		case J_TCPSTATE:
-			put_name(b, tcp_state_name(v->u64), v->u64);
+			put_name(b, sl_tcp_state_lower(v->u64), v->u64);
 			break;
 		case J_ENDREASON:
 			put_name(b, end_reason_name(v->u64), v->u64);

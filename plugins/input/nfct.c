@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * nfct: connection tracking events (new, update, destroy) read from
- * ctnetlink with libmnl; plugins/common/ct_parse.c parses the CTA_* attributes.
+ * ctnetlink with libmnl; plugins/common/ct_attrs.c parses the CTA_* attributes,
+ * plugins/common/ct_table.c holds the connections, plugins/common/nlsock.h
+ * reads the event socket.
  *
  * Overruns.  Events are broadcast: when the socket buffer is full the
  * kernel drops them and the next recv() fails with ENOBUFS.  A lost
@@ -54,7 +56,9 @@
 
 #include <sluice/plugin.h>
 
-#include "ct_parse.h"
+#include "ct_attrs.h"
+#include "ct_table.h"
+#include "names.h"
 #include "nlsock.h"
 
 /* Receive buffer: one datagram at a time (records copy every value). */
@@ -68,11 +72,8 @@
  * socket that never empties.
  */
 #define MAX_DGRAMS_DRAIN (1u << 20)
-/* Rate limit of the "losing events" warning. */
-#define ENOBUFS_WARN_NS (10 * 1000000000LL)
 /* Least time between two dumps started because of ENOBUFS. */
 #define RESYNC_MIN_GAP_MS 1000
-#define NIL UINT32_MAX
 
 /* ---- configuration ---- */
 
@@ -144,26 +145,6 @@ static const struct sl_field_decl nfct_provides[] = {
 	SL_FIELD_END
 };
 
-/* ---- the table of live connections ---- */
-
-enum { E_FREE, E_LIVE, E_DEAD, E_MISSING };
-
-struct ct_entry {
-	struct sl_ct_info ci;
-	uint32_t next;	/* hash chain, or free list */
-	uint32_t gen;	/* dump generation that last saw or touched it */
-	uint8_t state;
-};
-
-struct ct_table {
-	struct ct_entry *e;
-	uint32_t cap, used;	/* entries allocated, handed out (high-water) */
-	uint32_t live;		/* entries not free */
-	uint32_t free_head;
-	uint32_t *bucket;
-	uint32_t nbuckets;	/* power of two */
-};
-
 struct nfct {
 	const struct sl_host *host;
 	struct sl_instance *inst;
@@ -178,10 +159,7 @@ struct nfct {
 	int timeout_field;	/* CTA_TIMEOUT, for conntrack -E's text */
 	int portid_field;	/* nlmsg_pid of the event: who caused it */
 
-	struct mnl_socket *ev_nl;
-	int ev_fd;
-	bool ev_watching;
-	uint8_t *ev_buf;
+	struct sl_nl_reader ev;	/* the event socket, its buffer, enobufs and malformed */
 
 	struct mnl_socket *dump_nl;
 	int dump_fd;
@@ -195,13 +173,11 @@ struct nfct {
 	struct sl_timer *periodic, *soon;
 	bool soon_armed;
 
-	struct ct_table t;
+	struct sl_ct_table t;
 	uint32_t gen;
-	bool warned_full, warned_trunc;
+	bool warned_full;
 
-	int c_enobufs, c_malformed, c_resyncs, c_recovered, c_track_full;
-	uint64_t enobufs_total;
-	int64_t enobufs_warned_ns;
+	int c_resyncs, c_recovered, c_track_full;
 };
 
 static int64_t mono_ns(void)
@@ -221,12 +197,6 @@ static struct sl_time real_now(void)
 	s.sec = t.tv_sec;
 	s.nsec = (uint32_t)t.tv_nsec;
 	return s;
-}
-
-static void malformed(struct nfct *st)
-{
-	st->host->counter_add(st->inst, st->c_malformed, 1);
-	st->host->error_add(st->inst, 1);
 }
 
 static bool wanted(const struct nfct *st, const struct sl_ct_info *ci)
@@ -267,72 +237,12 @@ static void finish_batch(struct nfct *st, struct sl_batch *b)
 		st->host->batch_put(st->inst, b);
 }
 
-/* ---- the table ---- */
+/* ---- tracking ---- */
 
-static uint32_t ct_hash(const struct sl_ct_info *ci)
+/* A new entry for ci (state SL_CT_LIVE), or NULL when the table is full. */
+static struct sl_ct_entry *track_insert(struct nfct *st, const struct sl_ct_info *ci)
 {
-	uint32_t h = ci->id ^ ((uint32_t)ci->osport << 16 | ci->odport) * 0x85ebca6bu;
-
-	h ^= h >> 15;
-	h *= 0x2c1b3c6du;
-	h ^= h >> 12;
-	return h;
-}
-
-static bool ct_same(const struct sl_ct_info *a, const struct sl_ct_info *b)
-{
-	return a->id == b->id && a->proto == b->proto && a->zone == b->zone && a->osport == b->osport &&
-	       a->odport == b->odport && memcmp(a->osrc, b->osrc, 16) == 0 &&
-	       memcmp(a->odst, b->odst, 16) == 0;
-}
-
-static struct ct_entry *ct_find(struct ct_table *t, const struct sl_ct_info *ci, uint32_t **link)
-{
-	uint32_t *l;
-
-	if (!t->nbuckets)
-		return NULL;
-	for (l = &t->bucket[ct_hash(ci) & (t->nbuckets - 1)]; *l != NIL; l = &t->e[*l].next)
-		if (ct_same(&t->e[*l].ci, ci)) {
-			if (link)
-				*link = l;
-			return &t->e[*l];
-		}
-	return NULL;
-}
-
-static bool ct_rehash(struct ct_table *t, uint32_t nbuckets)
-{
-	uint32_t *nb = malloc((size_t)nbuckets * sizeof(*nb));
-
-	if (!nb)
-		return false;
-	for (uint32_t i = 0; i < nbuckets; i++)
-		nb[i] = NIL;
-	for (uint32_t i = 0; i < t->used; i++) {
-		struct ct_entry *e = &t->e[i];
-		uint32_t h;
-
-		if (e->state == E_FREE)
-			continue;
-		h = ct_hash(&e->ci) & (nbuckets - 1);
-		e->next = nb[h];
-		nb[h] = i;
-	}
-	free(t->bucket);
-	t->bucket = nb;
-	t->nbuckets = nbuckets;
-	return true;
-}
-
-/* A new entry for ci (state E_LIVE), or NULL when the table is full. */
-static struct ct_entry *ct_insert(struct nfct *st, const struct sl_ct_info *ci)
-{
-	struct ct_table *t = &st->t;
-	struct ct_entry *e;
-	uint32_t i, h;
-
-	if (t->live >= (uint64_t)st->cfg->track_max) {
+	if (sl_ct_table_full(&st->t)) {
 		st->host->counter_add(st->inst, st->c_track_full, 1);
 		if (!st->warned_full)
 			st->host->log(st->inst, SL_LOG_WARNING,
@@ -342,131 +252,65 @@ static struct ct_entry *ct_insert(struct nfct *st, const struct sl_ct_info *ci)
 		st->warned_full = true;
 		return NULL;
 	}
-	if (t->free_head != NIL) {
-		i = t->free_head;
-		t->free_head = t->e[i].next;
-	} else {
-		if (t->used == t->cap) {
-			uint32_t ncap = t->cap ? t->cap * 2 : 4096;
-			struct ct_entry *ne = realloc(t->e, (size_t)ncap * sizeof(*ne));
-
-			if (!ne)
-				return NULL;
-			t->e = ne;
-			t->cap = ncap;
-		}
-		i = t->used++;
-		t->e[i].state = E_FREE;	/* not yet in a chain: a rehash must skip it */
-	}
-	if (t->live + 1 > t->nbuckets && !ct_rehash(t, t->nbuckets ? t->nbuckets * 2 : 4096)) {
-		t->e[i].state = E_FREE;
-		t->e[i].next = t->free_head;
-		t->free_head = i;
-		return NULL;
-	}
-	e = &t->e[i];
-	e->ci = *ci;
-	e->ci.have &= ~SL_CI_TIMEOUT;
-	e->state = E_LIVE;
-	e->gen = st->gen;
-	h = ct_hash(ci) & (t->nbuckets - 1);
-	e->next = t->bucket[h];
-	t->bucket[h] = i;
-	t->live++;
-	return e;
-}
-
-static void ct_remove(struct ct_table *t, struct ct_entry *e, uint32_t *link)
-{
-	uint32_t i = (uint32_t)(e - t->e);
-
-	*link = e->next;
-	e->state = E_FREE;
-	e->next = t->free_head;
-	t->free_head = i;
-	t->live--;
-}
-
-/* Newer information over older: only what the message carried. */
-static void ct_merge(struct sl_ct_info *dst, const struct sl_ct_info *src)
-{
-	uint32_t h = src->have;
-
-	if (h & SL_CI_REPLY) {
-		memcpy(dst->rsrc, src->rsrc, 16);
-		memcpy(dst->rdst, src->rdst, 16);
-	}
-	if (h & SL_CI_RPORTS) {
-		dst->rsport = src->rsport;
-		dst->rdport = src->rdport;
-	}
-	if (h & SL_CI_OCOUNT) {
-		dst->opkts = src->opkts;
-		dst->obytes = src->obytes;
-	}
-	if (h & SL_CI_RCOUNT) {
-		dst->rpkts = src->rpkts;
-		dst->rbytes = src->rbytes;
-	}
-	if (h & SL_CI_START)
-		dst->start_ns = src->start_ns;
-	if (h & SL_CI_MARK)
-		dst->mark = src->mark;
-	if (h & SL_CI_STATUS)
-		dst->status = src->status;
-	if (h & SL_CI_TCPSTATE)
-		dst->tcp_state = src->tcp_state;
-	dst->have |= h & ~(SL_CI_STOP | SL_CI_TIMEOUT);
+	return sl_ct_insert(&st->t, ci, st->gen);
 }
 
 /* A connection seen alive (event or dump). */
 static void track_alive(struct nfct *st, const struct sl_ct_info *ci)
 {
-	struct ct_entry *e = ct_find(&st->t, ci, NULL);
+	struct sl_ct_entry *e = sl_ct_find(&st->t, ci, NULL);
 
 	if (!e) {
-		ct_insert(st, ci);
+		track_insert(st, ci);
 		return;
 	}
-	if (e->state == E_DEAD)
+	if (e->state == SL_CT_DEAD)
 		return;	/* destroyed during this dump: the dump saw it before */
-	ct_merge(&e->ci, ci);
-	e->state = E_LIVE;
+	sl_ct_merge(&e->ci, ci);
+	e->state = SL_CT_LIVE;
 	e->gen = st->gen;
 }
 
 static void track_destroy(struct nfct *st, const struct sl_ct_info *ci)
 {
 	uint32_t *link;
-	struct ct_entry *e = ct_find(&st->t, ci, &link);
+	struct sl_ct_entry *e = sl_ct_find(&st->t, ci, &link);
 
 	if (!st->dumping) {
 		if (e)
-			ct_remove(&st->t, e, link);
+			sl_ct_remove(&st->t, e, link);
 		return;
 	}
 	/* a tombstone, so that the running dump cannot bring it back */
 	if (!e)
-		e = ct_insert(st, ci);
+		e = track_insert(st, ci);
 	if (e) {
-		e->state = E_DEAD;
+		e->state = SL_CT_DEAD;
 		e->gen = st->gen;
 	}
 }
 
 /* ---- the event socket ---- */
 
-static void note_enobufs(struct nfct *st);
+static void request_resync(struct nfct *st);
 
-static void handle_event(struct nfct *st, const struct nlmsghdr *nlh, struct sl_batch **bp,
-			 const struct sl_time *rx)
+/* One reading of the event socket: the instance and the batch being filled. */
+struct nfct_rx {
+	struct nfct *st;
+	struct sl_batch *b;
+};
+
+static bool handle_event(void *arg, const struct nlmsghdr *nlh, const struct sl_time *rx)
 {
+	struct nfct_rx *x = arg;
+	struct nfct *st = x->st;
+	struct sl_batch **bp = &x->b;
 	struct sl_ct_info ci;
 	struct sl_record *r;
 	uint32_t ev;
 
 	if (NFNL_SUBSYS_ID(nlh->nlmsg_type) != NFNL_SUBSYS_CTNETLINK)
-		return;
+		return true;
 	switch (NFNL_MSG_TYPE(nlh->nlmsg_type)) {
 	case IPCTNL_MSG_CT_NEW:
 		ev = nlh->nlmsg_flags & (NLM_F_CREATE | NLM_F_EXCL) ? SL_CT_EVENT_NEW
@@ -476,14 +320,14 @@ static void handle_event(struct nfct *st, const struct nlmsghdr *nlh, struct sl_
 		ev = SL_CT_EVENT_DESTROY;
 		break;
 	default:
-		return;
+		return true;
 	}
 	if (sl_ct_parse(nlh, &ci) < 0) {
-		malformed(st);
-		return;
+		sl_nl_malformed(&st->ev);
+		return true;
 	}
 	if (!wanted(st, &ci))
-		return;
+		return true;
 	if (st->tracking && (ci.have & SL_CI_ID)) {
 		if (ev == SL_CT_EVENT_DESTROY) {
 			track_destroy(st, &ci);
@@ -499,57 +343,34 @@ static void handle_event(struct nfct *st, const struct nlmsghdr *nlh, struct sl_
 		}
 	}
 	if (!(ev & st->emit_mask))
-		return;
+		return true;
 	if (!(r = next_record(st, bp))) {
 		st->host->error_add(st->inst, 1);
-		return;
+		return true;
 	}
 	sl_ct_fill(r, &ci, ev, rx, st->timeout_field);
 	/* caused by a netlink request (conntrack -D/-F): conntrack -E says by whom */
 	if (nlh->nlmsg_pid && st->portid_field >= 0)
 		sl_set_u64(r, (sl_field)st->portid_field, nlh->nlmsg_pid);
+	return true;
+}
+
+/* An event lost to an overrun may be a lost destroy: a dump finds out. */
+static void ev_enobufs(void *arg)
+{
+	struct nfct_rx *x = arg;
+
+	request_resync(x->st);
 }
 
 /* Read events until the socket would block or `max` datagrams were read. */
 static void read_events(struct nfct *st, unsigned max)
 {
-	struct sl_batch *b = NULL;
+	struct nfct_rx x = {.st = st};
 
-	for (unsigned dgrams = 0; dgrams < max; dgrams++) {
-		const struct nlmsghdr *nlh;
-		struct sl_time rx;
-		ssize_t got;
-		int n;
-
-		got = recv(st->ev_fd, st->ev_buf, RX_BUFSIZE, MSG_DONTWAIT | MSG_TRUNC);
-		if (got < 0) {
-			if (errno == EINTR)
-				continue;
-			if (errno == ENOBUFS) {
-				note_enobufs(st);
-				continue;
-			}
-			if (errno != EAGAIN)
-				st->host->log(st->inst, SL_LOG_ERR, "recv: %s", strerror(errno));
-			break;
-		}
-		if (got > RX_BUFSIZE) {
-			if (!st->warned_trunc)
-				st->host->log(st->inst, SL_LOG_ERR,
-					      "a %zd-byte netlink datagram was cut: its events are lost", got);
-			st->warned_trunc = true;
-			malformed(st);
-			continue;
-		}
-		rx = real_now();	/* one receive time per read */
-		n = (int)got;
-		for (nlh = (const struct nlmsghdr *)st->ev_buf; sl_nlmsg_ok(nlh, n);
-		     nlh = mnl_nlmsg_next(nlh, &n))
-			handle_event(st, nlh, &b, &rx);
-		if (n != 0)
-			malformed(st);
-	}
-	finish_batch(st, b);
+	/* records copy every value: one datagram at a time in the buffer */
+	sl_nl_receive(&st->ev, max, handle_event, NULL, ev_enobufs, &x);
+	finish_batch(st, x.b);
 }
 
 static void ev_readable(void *state, int fd, uint32_t events)
@@ -561,9 +382,7 @@ static void ev_readable(void *state, int fd, uint32_t events)
 
 /* ---- dumps and the sweep ---- */
 
-static void request_resync(struct nfct *st);
-
-static void emit_recovered(struct nfct *st, struct sl_batch **bp, struct ct_entry *e,
+static void emit_recovered(struct nfct *st, struct sl_batch **bp, struct sl_ct_entry *e,
 			   const struct sl_time *now)
 {
 	struct sl_record *r;
@@ -580,45 +399,52 @@ static void emit_recovered(struct nfct *st, struct sl_batch **bp, struct ct_entr
 		sl_set_u64(r, (sl_field)st->recovered_field, 1);
 }
 
+/* What a sweep is doing: the entries it emits go into b. */
+struct sweep {
+	struct nfct *st;
+	struct sl_batch *b;
+	struct sl_time now;
+	uint32_t vanished, missing;
+};
+
+/* After a complete dump: an entry neither dumped nor touched since has vanished. */
+static bool sweep_entry(struct sl_ct_entry *e, void *arg)
+{
+	struct sweep *w = arg;
+
+	if (e->state == SL_CT_DEAD)
+		return true;
+	if (e->gen == w->st->gen)
+		return false;
+	if (e->state == SL_CT_LIVE && w->st->cfg->reliable) {
+		/* the kernel may still deliver its destroy */
+		e->state = SL_CT_MISSING;
+		w->missing++;
+		return false;
+	}
+	emit_recovered(w->st, &w->b, e, &w->now);
+	w->vanished++;
+	return true;
+}
+
 /* After a complete dump: report what vanished, drop tombstones. */
 static void sweep(struct nfct *st)
 {
-	struct ct_table *t = &st->t;
-	struct sl_time now = real_now();
-	struct sl_batch *b = NULL;
-	uint32_t vanished = 0, missing = 0;
+	struct sweep w = {.st = st, .now = real_now()};
 
-	for (uint32_t h = 0; h < t->nbuckets; h++) {
-		uint32_t *link = &t->bucket[h];
-
-		while (*link != NIL) {
-			struct ct_entry *e = &t->e[*link];
-
-			if (e->state == E_DEAD) {
-				ct_remove(t, e, link);
-				continue;
-			}
-			if (e->gen != st->gen) {
-				if (e->state == E_LIVE && st->cfg->reliable) {
-					/* the kernel may still deliver its destroy */
-					e->state = E_MISSING;
-					missing++;
-				} else {
-					emit_recovered(st, &b, e, &now);
-					vanished++;
-					ct_remove(t, e, link);
-					continue;
-				}
-			}
-			link = &e->next;
-		}
-	}
-	finish_batch(st, b);
-	st->host->log(st->inst, vanished ? SL_LOG_NOTICE : SL_LOG_DEBUG,
+	sl_ct_sweep(&st->t, sweep_entry, &w);
+	finish_batch(st, w.b);
+	st->host->log(st->inst, w.vanished ? SL_LOG_NOTICE : SL_LOG_DEBUG,
 		      "resync: %u connections in the table, %u tracked; %u had vanished without a "
 		      "destroy event and were reported as destroyed%s",
-		      st->dump_seen, t->live, vanished,
-		      missing ? " (some are missing and reported at the next resync)" : "");
+		      st->dump_seen, st->t.live, w.vanished,
+		      w.missing ? " (some are missing and reported at the next resync)" : "");
+}
+
+static bool is_tombstone(struct sl_ct_entry *e, void *arg)
+{
+	(void)arg;
+	return e->state == SL_CT_DEAD;
 }
 
 static void end_dump(struct nfct *st, bool complete)
@@ -631,18 +457,7 @@ static void end_dump(struct nfct *st, bool complete)
 		sweep(st);
 	} else {
 		/* an incomplete dump proves nothing: drop its tombstones, try again */
-		for (uint32_t h = 0; h < st->t.nbuckets; h++) {
-			uint32_t *link = &st->t.bucket[h];
-
-			while (*link != NIL) {
-				struct ct_entry *e = &st->t.e[*link];
-
-				if (e->state == E_DEAD)
-					ct_remove(&st->t, e, link);
-				else
-					link = &e->next;
-			}
-		}
+		sl_ct_sweep(&st->t, is_tombstone, NULL);
 		st->resync_again = true;
 	}
 	if (st->resync_again) {
@@ -674,7 +489,7 @@ static void dump_readable(void *state, int fd, uint32_t events)
 		}
 		if (got > RX_BUFSIZE) {
 			st->host->log(st->inst, SL_LOG_ERR, "conntrack dump: a datagram was cut");
-			malformed(st);
+			sl_nl_malformed(&st->ev);
 			if (st->dumping)
 				end_dump(st, false);
 			return;
@@ -703,7 +518,7 @@ static void dump_readable(void *state, int fd, uint32_t events)
 			    NFNL_MSG_TYPE(nlh->nlmsg_type) != IPCTNL_MSG_CT_NEW)
 				continue;
 			if (sl_ct_parse(nlh, &ci) < 0) {
-				malformed(st);
+				sl_nl_malformed(&st->ev);
 				continue;
 			}
 			st->dump_seen++;
@@ -711,7 +526,7 @@ static void dump_readable(void *state, int fd, uint32_t events)
 				track_alive(st, &ci);
 		}
 		if (n != 0)
-			malformed(st);
+			sl_nl_malformed(&st->ev);
 	}
 }
 
@@ -796,49 +611,7 @@ static void request_resync(struct nfct *st)
 	st->soon_armed = true;
 }
 
-static void note_enobufs(struct nfct *st)
-{
-	int64_t now;
-
-	st->enobufs_total++;
-	st->host->counter_add(st->inst, st->c_enobufs, 1);
-	request_resync(st);
-	now = mono_ns();
-	if (st->enobufs_warned_ns && now - st->enobufs_warned_ns < ENOBUFS_WARN_NS)
-		return;
-	st->enobufs_warned_ns = now;
-	st->host->log(st->inst, SL_LOG_WARNING,
-		      "losing events: socket receive buffer overrun (ENOBUFS), %llu time%s so far; "
-		      "raise netlink_buffer%s",
-		      (unsigned long long)st->enobufs_total, st->enobufs_total == 1 ? "" : "s",
-		      st->tracking ? "; a table dump recovers the lost destroys"
-				   : " (track is off: lost destroys are not recovered)");
-}
-
 /* ---- lifecycle ---- */
-
-static int proto_number(const char *s)
-{
-	static const struct {
-		const char *name;
-		int num;
-	} names[] = {
-		{"tcp", IPPROTO_TCP},	 {"udp", IPPROTO_UDP},	   {"icmp", IPPROTO_ICMP},
-		{"icmpv6", IPPROTO_ICMPV6}, {"ipv6-icmp", IPPROTO_ICMPV6}, {"sctp", IPPROTO_SCTP},
-		{"dccp", IPPROTO_DCCP},	 {"udplite", IPPROTO_UDPLITE}, {"gre", IPPROTO_GRE},
-		{"esp", IPPROTO_ESP},	 {"ah", IPPROTO_AH},
-	};
-	char *end;
-	long v;
-
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (strcasecmp(s, names[i].name) == 0)
-			return names[i].num;
-	v = strtol(s, &end, 10);
-	if (end == s || *end || v < 0 || v > 255)
-		return -1;
-	return (int)v;
-}
 
 static int nfct_configure(const struct sl_host *host, struct sl_instance *inst, const void *config,
 			  void **state)
@@ -854,8 +627,9 @@ static int nfct_configure(const struct sl_host *host, struct sl_instance *inst, 
 	st->host = host;
 	st->inst = inst;
 	st->cfg = cfg;
-	st->ev_fd = st->dump_fd = -1;
-	st->t.free_head = NIL;
+	sl_nl_reader_init(&st->ev, host, inst);
+	st->dump_fd = -1;
+	sl_ct_table_init(&st->t, (uint64_t)cfg->track_max);
 	for (unsigned i = 0; i < cfg->events.n; i++) {
 		const char *e = cfg->events.v[i];
 
@@ -875,7 +649,7 @@ static int nfct_configure(const struct sl_host *host, struct sl_instance *inst, 
 		goto fail;
 	}
 	for (unsigned i = 0; i < cfg->protocols.n; i++) {
-		int p = proto_number(cfg->protocols.v[i]);
+		int p = sl_proto_number(cfg->protocols.v[i]);
 
 		if (p < 0) {
 			host->config_error(inst, "protocols",
@@ -902,8 +676,10 @@ static int nfct_configure(const struct sl_host *host, struct sl_instance *inst, 
 	st->recovered_field = host->field_id(inst, "ct_recovered");
 	st->timeout_field = host->field_id(inst, "ct_timeout");
 	st->portid_field = host->field_id(inst, "ct_portid");
-	st->c_enobufs = host->counter_new(inst, "enobufs");
-	st->c_malformed = host->counter_new(inst, "malformed");
+	st->ev.enobufs_hint = st->tracking ? "; a table dump recovers the lost destroys"
+					   : " (track is off: lost destroys are not recovered)";
+	st->ev.c_enobufs = host->counter_new(inst, "enobufs");
+	st->ev.c_malformed = host->counter_new(inst, "malformed");
 	st->c_resyncs = host->counter_new(inst, "resyncs");
 	st->c_recovered = host->counter_new(inst, "recovered");
 	st->c_track_full = host->counter_new(inst, "track_full");
@@ -959,22 +735,17 @@ static int nfct_start(void *state)
 	};
 	int on = 1;
 
-	st->ev_buf = malloc(RX_BUFSIZE);
 	st->dump_buf = malloc(RX_BUFSIZE);
-	if (!st->ev_buf || !st->dump_buf) {
+	if (!st->dump_buf) {
 		st->host->log(st->inst, SL_LOG_ERR, "out of memory");
 		return -1;
 	}
-	st->ev_nl = mnl_socket_open2(NETLINK_NETFILTER, SOCK_CLOEXEC);
-	if (!st->ev_nl || mnl_socket_bind(st->ev_nl, 0, MNL_SOCKET_AUTOPID) < 0) {
-		st->host->log(st->inst, SL_LOG_ERR, "netlink socket: %s", strerror(errno));
+	st->ev.bufsize = st->ev.maxdg = RX_BUFSIZE;
+	if (sl_nl_open(&st->ev, st->cfg->netlink_buffer) < 0)
 		return -1;
-	}
-	st->ev_fd = mnl_socket_get_fd(st->ev_nl);
-	sl_nl_set_rcvbuf(st->host, st->inst, st->ev_fd, st->cfg->netlink_buffer);
 	if (st->cfg->reliable &&
-	    (mnl_socket_setsockopt(st->ev_nl, NETLINK_BROADCAST_ERROR, &on, sizeof(on)) < 0 ||
-	     mnl_socket_setsockopt(st->ev_nl, NETLINK_NO_ENOBUFS, &on, sizeof(on)) < 0)) {
+	    (mnl_socket_setsockopt(st->ev.nl, NETLINK_BROADCAST_ERROR, &on, sizeof(on)) < 0 ||
+	     mnl_socket_setsockopt(st->ev.nl, NETLINK_NO_ENOBUFS, &on, sizeof(on)) < 0)) {
 		st->host->log(st->inst, SL_LOG_ERR, "reliable: %s", strerror(errno));
 		return -1;
 	}
@@ -983,7 +754,7 @@ static int nfct_start(void *state)
 
 		if (!(st->sub_mask & groups[i].ev))
 			continue;
-		if (mnl_socket_setsockopt(st->ev_nl, NETLINK_ADD_MEMBERSHIP, &g, sizeof(g)) < 0) {
+		if (mnl_socket_setsockopt(st->ev.nl, NETLINK_ADD_MEMBERSHIP, &g, sizeof(g)) < 0) {
 			st->host->log(st->inst, SL_LOG_ERR,
 				      "cannot subscribe to conntrack events: %s (CAP_NET_ADMIN? is "
 				      "nf_conntrack_netlink available?)", strerror(errno));
@@ -991,12 +762,8 @@ static int nfct_start(void *state)
 		}
 	}
 	check_sysctls(st);
-	if (st->host->watch_fd(st->inst, st->ev_fd, EPOLLIN, ev_readable, st) < 0) {
-		st->host->log(st->inst, SL_LOG_ERR, "cannot watch the netlink socket: %s",
-			      strerror(errno));
+	if (sl_nl_watch(&st->ev, ev_readable, st) < 0)
 		return -1;
-	}
-	st->ev_watching = true;
 	if (st->tracking) {
 		st->soon = st->host->timer_new(st->inst, soon_cb, st);
 		if (!st->soon)
@@ -1023,27 +790,23 @@ static int nfct_start(void *state)
 }
 
 /* Shutdown: in reliable mode, connections missing at the last sweep are reported now. */
+static bool flush_entry(struct sl_ct_entry *e, void *arg)
+{
+	struct sweep *w = arg;
+
+	if (e->state != SL_CT_MISSING)
+		return false;
+	emit_recovered(w->st, &w->b, e, &w->now);
+	return true;
+}
+
 static int nfct_flush(void *state)
 {
 	struct nfct *st = state;
-	struct sl_time now = real_now();
-	struct sl_batch *b = NULL;
+	struct sweep w = {.st = st, .now = real_now()};
 
-	for (uint32_t h = 0; h < st->t.nbuckets; h++) {
-		uint32_t *link = &st->t.bucket[h];
-
-		while (*link != NIL) {
-			struct ct_entry *e = &st->t.e[*link];
-
-			if (e->state == E_MISSING) {
-				emit_recovered(st, &b, e, &now);
-				ct_remove(&st->t, e, link);
-				continue;
-			}
-			link = &e->next;
-		}
-	}
-	finish_batch(st, b);
+	sl_ct_sweep(&st->t, flush_entry, &w);
+	finish_batch(st, w.b);
 	return 0;
 }
 
@@ -1051,33 +814,28 @@ static void nfct_stop(void *state)
 {
 	struct nfct *st = state;
 
-	if (st->ev_watching)
-		st->host->unwatch_fd(st->inst, st->ev_fd);
+	sl_nl_close(&st->ev);
 	if (st->dump_watching)
 		st->host->unwatch_fd(st->inst, st->dump_fd);
-	st->ev_watching = st->dump_watching = false;
+	st->dump_watching = false;
 	if (st->periodic)
 		st->host->timer_disarm(st->periodic);
 	if (st->soon)
 		st->host->timer_disarm(st->soon);
-	if (st->ev_nl)
-		mnl_socket_close(st->ev_nl);
 	if (st->dump_nl)
 		mnl_socket_close(st->dump_nl);
-	st->ev_nl = st->dump_nl = NULL;
-	st->ev_fd = st->dump_fd = -1;
+	st->dump_nl = NULL;
+	st->dump_fd = -1;
 	st->dumping = false;
-	free(st->ev_buf);
 	free(st->dump_buf);
-	st->ev_buf = st->dump_buf = NULL;
+	st->dump_buf = NULL;
 }
 
 static void nfct_destroy(void *state)
 {
 	struct nfct *st = state;
 
-	free(st->t.e);
-	free(st->t.bucket);
+	sl_ct_table_free(&st->t);
 	free(st);
 }
 

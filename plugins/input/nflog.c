@@ -42,8 +42,6 @@
 #define FLUSH_MAX_WAKEUPS 256
 /* Datagrams that fit in the receive buffer at once. */
 #define BUFFER_DGRAMS 4
-/* Rate limit of the "losing events" warning. */
-#define ENOBUFS_WARN_NS (10 * 1000000000LL)
 
 struct nflog_cfg {
 	int64_t group;
@@ -61,20 +59,11 @@ struct nflog {
 	struct sl_instance *inst;
 	const struct nflog_cfg *cfg;
 
-	struct mnl_socket *nl;
-	int fd;
-	bool watching;
+	struct sl_nl_reader rd;	/* socket, buffer, enobufs and malformed */
 	uint32_t portid;
 	uint32_t cfg_seq;
 
-	uint8_t *buf;
-	size_t bufsize;
-	size_t maxdg;		/* room kept free for one datagram */
-
-	int c_enobufs, c_seq_lost, c_malformed;
-	uint64_t enobufs_total;
-	int64_t enobufs_warned_ns;	/* monotonic; 0: never */
-	bool warned_trunc;
+	int c_seq_lost;
 	bool empty;		/* the last read ended on an empty socket */
 	uint32_t seq_next;	/* next expected NFULA_SEQ (the kernel starts at 0) */
 };
@@ -121,7 +110,7 @@ static int wait_ack(struct nflog *st, uint32_t seq)
 	unsigned discarded = 0;
 
 	for (;;) {
-		struct pollfd pfd = {.fd = st->fd, .events = POLLIN};
+		struct pollfd pfd = {.fd = st->rd.fd, .events = POLLIN};
 		struct nlmsghdr *nlh;
 		int64_t left = deadline - mono_ns();
 		ssize_t got;
@@ -131,14 +120,14 @@ static int wait_ack(struct nflog *st, uint32_t seq)
 			return -ETIMEDOUT;
 		if (poll(&pfd, 1, (int)(left / 1000000) + 1) < 0 && errno != EINTR)
 			return -errno;
-		got = recv(st->fd, st->buf, st->bufsize, MSG_DONTWAIT);
+		got = recv(st->rd.fd, st->rd.buf, st->rd.bufsize, MSG_DONTWAIT);
 		if (got < 0) {
 			if (errno == EAGAIN || errno == EINTR || errno == ENOBUFS)
 				continue;
 			return -errno;
 		}
 		n = (int)got;
-		for (nlh = (struct nlmsghdr *)st->buf; sl_nlmsg_ok(nlh, n); nlh = mnl_nlmsg_next(nlh, &n)) {
+		for (nlh = (struct nlmsghdr *)st->rd.buf; sl_nlmsg_ok(nlh, n); nlh = mnl_nlmsg_next(nlh, &n)) {
 			if (nlh->nlmsg_type == NLMSG_ERROR && nlh->nlmsg_seq == seq) {
 				const struct nlmsgerr *e = mnl_nlmsg_get_payload(nlh);
 
@@ -157,19 +146,19 @@ static int wait_ack(struct nflog *st, uint32_t seq)
 	}
 }
 
-/* Send a config message built in st->buf and wait for its ack: 0 or -errno. */
+/* Send a config message built in the receive buffer and wait for its ack: 0 or -errno. */
 static int send_cfg(struct nflog *st, struct nlmsghdr *nlh)
 {
 	nlh->nlmsg_flags |= NLM_F_ACK;
 	nlh->nlmsg_seq = ++st->cfg_seq;
-	if (mnl_socket_sendto(st->nl, nlh, nlh->nlmsg_len) < 0)
+	if (mnl_socket_sendto(st->rd.nl, nlh, nlh->nlmsg_len) < 0)
 		return -errno;
 	return wait_ack(st, nlh->nlmsg_seq);
 }
 
 static struct nlmsghdr *cfg_header(struct nflog *st)
 {
-	return nflog_nlmsg_put_header((char *)st->buf, NFULNL_MSG_CONFIG, AF_UNSPEC,
+	return nflog_nlmsg_put_header((char *)st->rd.buf, NFULNL_MSG_CONFIG, AF_UNSPEC,
 				      (uint16_t)st->cfg->group);
 }
 
@@ -254,29 +243,6 @@ fail_copy_range:
 
 /* ---- receiving ---- */
 
-static void note_enobufs(struct nflog *st)
-{
-	int64_t now;
-
-	st->enobufs_total++;
-	st->host->counter_add(st->inst, st->c_enobufs, 1);
-	now = mono_ns();
-	if (st->enobufs_warned_ns && now - st->enobufs_warned_ns < ENOBUFS_WARN_NS)
-		return;
-	st->enobufs_warned_ns = now;
-	st->host->log(st->inst, SL_LOG_WARNING,
-		      "losing events: socket receive buffer overrun (ENOBUFS), %llu time%s so far; "
-		      "raise netlink_buffer%s",
-		      (unsigned long long)st->enobufs_total, st->enobufs_total == 1 ? "" : "s",
-		      st->cfg->seq ? " (seq_lost counts the events)" : " or set seq to count the events");
-}
-
-static void malformed(struct nflog *st)
-{
-	st->host->counter_add(st->inst, st->c_malformed, 1);
-	st->host->error_add(st->inst, 1);
-}
-
 static void check_seq(struct nflog *st, const struct sl_record *r)
 {
 	uint32_t seq, gap;
@@ -291,104 +257,82 @@ static void check_seq(struct nflog *st, const struct sl_record *r)
 	st->seq_next = seq + 1;
 }
 
+/* One wake-up's reading: the instance and the batch being filled. */
+struct nflog_rx {
+	struct nflog *st;
+	struct sl_batch *b;
+};
+
 /*
- * Turn the events of one datagram into records of *bp (emitting full
- * batches).  Returns false when no batch could be had (out of memory).
+ * Turn one event into a record of the batch (emitting full batches).
+ * Returns false when no batch could be had (out of memory).  Forced
+ * inline into sl_nl_receive()'s loop: no call per message.
  */
-static bool parse_dgram(struct nflog *st, struct sl_batch **bp, uint8_t *p, int n,
-			const struct sl_time *rx)
+static inline __attribute__((always_inline)) bool
+parse_msg(void *arg, const struct nlmsghdr *nlh, const struct sl_time *rx)
 {
-	const struct nlmsghdr *nlh = (const struct nlmsghdr *)p;
+	struct nflog_rx *x = arg;
+	struct nflog *st = x->st;
+	struct sl_batch **bp = &x->b;
+	struct sl_record *r;
 
-	for (; sl_nlmsg_ok(nlh, n); nlh = mnl_nlmsg_next(nlh, &n)) {
-		struct sl_record *r;
-
-		if (nlh->nlmsg_type != (NFNL_SUBSYS_ULOG << 8 | NFULNL_MSG_PACKET))
-			continue;	/* NLMSG_DONE closing a multipart batch, acks */
-		if (!*bp && !(*bp = st->host->batch_get(st->inst)))
+	if (nlh->nlmsg_type != (NFNL_SUBSYS_ULOG << 8 | NFULNL_MSG_PACKET))
+		return true;	/* NLMSG_DONE closing a multipart batch, acks */
+	if (!*bp && !(*bp = st->host->batch_get(st->inst)))
+		return false;
+	r = sl_batch_add(*bp);
+	if (!r) {
+		st->host->emit(st->inst, *bp);
+		if (!(*bp = st->host->batch_get(st->inst)))
 			return false;
 		r = sl_batch_add(*bp);
-		if (!r) {
-			st->host->emit(st->inst, *bp);
-			if (!(*bp = st->host->batch_get(st->inst)))
-				return false;
-			r = sl_batch_add(*bp);
-		}
-		if (sl_nflog_parse(r, mnl_nlmsg_get_payload(nlh), nlh->nlmsg_len - NLMSG_HDRLEN, rx,
-				   0) < 0) {
-			sl_batch_unadd(*bp);
-			malformed(st);
-			continue;
-		}
-		if (st->cfg->seq)
-			check_seq(st, r);
 	}
-	if (n != 0)
-		malformed(st);	/* a message header that does not fit */
+	if (sl_nflog_parse(r, mnl_nlmsg_get_payload(nlh), nlh->nlmsg_len - NLMSG_HDRLEN, rx, 0) < 0) {
+		sl_batch_unadd(*bp);
+		sl_nl_malformed(&st->rd);
+		return true;
+	}
+	if (st->cfg->seq)
+		check_seq(st, r);
 	return true;
+}
+
+/* The buffer is about to be written over: records of the batch point into it. */
+static void hand_on(void *arg)
+{
+	struct nflog_rx *x = arg;
+
+	if (x->b && x->b->count) {
+		x->st->host->emit(x->st->inst, x->b);
+		x->b = NULL;
+	}
 }
 
 static void nflog_readable(void *state, int fd, uint32_t events)
 {
 	struct nflog *st = state;
-	struct sl_batch *b = NULL;
-	size_t off = 0;
+	struct nflog_rx x = {.st = st};
 
+	(void)fd;
 	(void)events;
-	st->empty = false;
-	for (unsigned dgrams = 0; dgrams < MAX_DGRAMS_PER_WAKEUP; dgrams++) {
-		struct timespec now;
-		struct sl_time rx;
-		ssize_t n;
-
-		if (st->bufsize - off < st->maxdg) {
-			/* records of b point into the buffer: hand them on first */
-			if (b && b->count) {
-				st->host->emit(st->inst, b);
-				b = NULL;
-			}
-			off = 0;
-		}
-		n = recv(fd, st->buf + off, st->bufsize - off, MSG_DONTWAIT | MSG_TRUNC);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			if (errno == ENOBUFS) {
-				note_enobufs(st);
-				continue;
-			}
-			if (errno != EAGAIN)
-				st->host->log(st->inst, SL_LOG_ERR, "recv: %s", strerror(errno));
-			st->empty = true;
-			break;
-		}
-		if ((size_t)n > st->bufsize - off) {
-			/* bigger than the room we keep: cannot happen with our sizes */
-			if (!st->warned_trunc)
-				st->host->log(st->inst, SL_LOG_ERR,
-					      "a %zd-byte netlink datagram was cut: its events are lost",
-					      n);
-			st->warned_trunc = true;
-			malformed(st);
-			continue;
-		}
-		/* one receive time for all events without a kernel timestamp */
-		clock_gettime(CLOCK_REALTIME, &now);
-		rx.sec = now.tv_sec;
-		rx.nsec = (uint32_t)now.tv_nsec;
-		if (!parse_dgram(st, &b, st->buf + off, (int)n, &rx)) {
-			st->host->log(st->inst, SL_LOG_ERR, "out of memory for a batch: events lost");
-			st->host->error_add(st->inst, 1);
-			st->empty = true;	/* nothing more can be read now */
-			break;
-		}
-		off += ((size_t)n + 7) & ~(size_t)7;
+	switch (sl_nl_receive(&st->rd, MAX_DGRAMS_PER_WAKEUP, parse_msg, hand_on, NULL, &x)) {
+	case SL_NL_EMPTY:
+		st->empty = true;
+		break;
+	case SL_NL_BOUND:
+		st->empty = false;
+		break;
+	case SL_NL_STOPPED:
+		st->host->log(st->inst, SL_LOG_ERR, "out of memory for a batch: events lost");
+		st->host->error_add(st->inst, 1);
+		st->empty = true;	/* nothing more can be read now */
+		break;
 	}
-	if (b) {
-		if (b->count)
-			st->host->emit(st->inst, b);
+	if (x.b) {
+		if (x.b->count)
+			st->host->emit(st->inst, x.b);
 		else
-			st->host->batch_put(st->inst, b);
+			st->host->batch_put(st->inst, x.b);
 	}
 }
 
@@ -410,17 +354,17 @@ static int nflog_flush(void *state)
 	} msg;
 	struct nlmsghdr *nlh;
 
-	if (!st->nl)
+	if (!st->rd.nl)
 		return 0;
 	nlh = nflog_nlmsg_put_header(msg.buf, NFULNL_MSG_CONFIG, AF_UNSPEC, (uint16_t)st->cfg->group);
 	nflog_attr_put_cfg_cmd(nlh, NFULNL_CFG_CMD_UNBIND);
 	nlh->nlmsg_seq = ++st->cfg_seq;	/* no ack wanted: an error still comes back, and is skipped */
-	if (mnl_socket_sendto(st->nl, nlh, nlh->nlmsg_len) < 0)
+	if (mnl_socket_sendto(st->rd.nl, nlh, nlh->nlmsg_len) < 0)
 		st->host->log(st->inst, SL_LOG_WARNING, "cannot unbind NFLOG group %lld: %s",
 			      (long long)st->cfg->group, strerror(errno));
 	/* Bounded in case the unbind failed and events keep coming. */
 	for (unsigned i = 0; i < FLUSH_MAX_WAKEUPS; i++) {
-		nflog_readable(st, st->fd, EPOLLIN);
+		nflog_readable(st, st->rd.fd, EPOLLIN);
 		if (st->empty)
 			break;
 	}
@@ -442,10 +386,12 @@ static int nflog_configure(const struct sl_host *host, struct sl_instance *inst,
 	st->host = host;
 	st->inst = inst;
 	st->cfg = config;
-	st->fd = -1;
-	st->c_enobufs = host->counter_new(inst, "enobufs");
+	sl_nl_reader_init(&st->rd, host, inst);
+	st->rd.enobufs_hint = st->cfg->seq ? " (seq_lost counts the events)"
+					   : " or set seq to count the events";
+	st->rd.c_enobufs = host->counter_new(inst, "enobufs");
 	st->c_seq_lost = host->counter_new(inst, "seq_lost");
-	st->c_malformed = host->counter_new(inst, "malformed");
+	st->rd.c_malformed = host->counter_new(inst, "malformed");
 	*state = st;
 	return 0;
 }
@@ -459,33 +405,13 @@ static int nflog_start(void *state)
 	 * rounded up to a power of two), and one packet of copy_range bytes
 	 * may need more than nlbufsiz: keep room for either.
 	 */
-	st->maxdg = 2 * st->cfg->nlbufsiz + 128 * 1024;
-	st->bufsize = BUFFER_DGRAMS * st->maxdg;
-	st->buf = malloc(st->bufsize);
-	if (!st->buf) {
-		st->host->log(st->inst, SL_LOG_ERR, "cannot allocate %zu bytes", st->bufsize);
+	st->rd.maxdg = 2 * st->cfg->nlbufsiz + 128 * 1024;
+	st->rd.bufsize = BUFFER_DGRAMS * st->rd.maxdg;
+	if (sl_nl_open(&st->rd, st->cfg->netlink_buffer) < 0)
 		return -1;
-	}
-	st->nl = mnl_socket_open2(NETLINK_NETFILTER, SOCK_CLOEXEC);
-	if (!st->nl) {
-		st->host->log(st->inst, SL_LOG_ERR, "netlink socket: %s", strerror(errno));
+	st->portid = mnl_socket_get_portid(st->rd.nl);
+	if (configure_kernel(st) < 0 || sl_nl_watch(&st->rd, nflog_readable, st) < 0)
 		return -1;
-	}
-	if (mnl_socket_bind(st->nl, 0, MNL_SOCKET_AUTOPID) < 0) {
-		st->host->log(st->inst, SL_LOG_ERR, "netlink bind: %s", strerror(errno));
-		return -1;
-	}
-	st->fd = mnl_socket_get_fd(st->nl);
-	st->portid = mnl_socket_get_portid(st->nl);
-	sl_nl_set_rcvbuf(st->host, st->inst, st->fd, st->cfg->netlink_buffer);
-	if (configure_kernel(st) < 0)
-		return -1;
-	if (st->host->watch_fd(st->inst, st->fd, EPOLLIN, nflog_readable, st) < 0) {
-		st->host->log(st->inst, SL_LOG_ERR, "cannot watch the netlink socket: %s",
-			      strerror(errno));
-		return -1;
-	}
-	st->watching = true;
 	st->host->log(st->inst, SL_LOG_INFO,
 		      "bound NFLOG group %lld (copy_range %lld, nlbufsiz %llu%s%s)",
 		      (long long)st->cfg->group, (long long)st->cfg->copy_range,
@@ -498,16 +424,8 @@ static void nflog_stop(void *state)
 {
 	struct nflog *st = state;
 
-	if (st->watching)
-		st->host->unwatch_fd(st->inst, st->fd);
-	st->watching = false;
 	/* closing the socket destroys the kernel instance: no UNBIND needed */
-	if (st->nl)
-		mnl_socket_close(st->nl);
-	st->nl = NULL;
-	st->fd = -1;
-	free(st->buf);
-	st->buf = NULL;
+	sl_nl_close(&st->rd);
 }
 
 static void nflog_destroy(void *state)

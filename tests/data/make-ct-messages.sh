@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Regenerate tests/data/conntrack/ (run as root): real ctnetlink datagrams
-# of known traffic, read by tests/unit/test_ct_parse.c and copied as seeds
+# of known traffic, read by tests/unit/test_ct_attrs.c and copied as seeds
 # into fuzz/corpus/ct/.  In a private namespace with conntrack, accounting
 # and timestamps on: tests/e2e/nfct_traffic.py's TCP and UDP flows over
 # 127.0.0.1 and ::1 (ports 40001->5001 tcp, 40002->5002 udp, 40011->5011,

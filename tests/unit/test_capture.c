@@ -14,20 +14,11 @@
 #include <pcap/pcap.h>
 
 #include "capture.h"
+#include "check.h"
 
 #ifndef TEST_SOURCE_DIR
 #define TEST_SOURCE_DIR "."
 #endif
-
-static int failures;
-
-#define CHECK(cond)                                                                   \
-	do {                                                                          \
-		if (!(cond)) {                                                        \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-			failures++;                                                   \
-		}                                                                     \
-	} while (0)
 
 static union {
 	struct sl_record r;
@@ -69,7 +60,7 @@ static void test_agrees_with_libpcap(const char *name, int want_dlt, unsigned wa
 	char err[PCAP_ERRBUF_SIZE], path[512];
 	struct sl_cap_map m;
 	struct pcap_pkthdr *h, *ph;
-	const u_char *p, *pp;
+	const u_char *p = NULL, *pp = NULL;	/* for gcc -O3: set by the first _next() */
 	unsigned n = 0;
 	size_t len;
 	uint8_t *file = slurp(name, &len);

@@ -8,6 +8,7 @@
  */
 #include "../../plugins/common/fmt.c"
 #include "../../plugins/common/ctline_fmt.c"
+#include "../../plugins/common/names.c"
 #include "../../plugins/common/text_escape.c"
 
 #include <stdio.h>

@@ -12,16 +12,7 @@
 #include <sluice/record.h>
 
 #include "pkt_decode.h"
-
-static int failures;
-
-#define CHECK(cond)                                                                   \
-	do {                                                                          \
-		if (!(cond)) {                                                        \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-			failures++;                                                   \
-		}                                                                     \
-	} while (0)
+#include "check.h"
 
 #define NONE 0xdeadbeefdeadbeefull
 #define U64(f) (sl_has(r, (f)) ? r->v[(f)].u64 : NONE)

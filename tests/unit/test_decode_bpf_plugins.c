@@ -20,15 +20,7 @@
 
 #include <sluice/plugin.h>
 
-static int failures;
-
-#define CHECK(cond)                                                                   \
-	do {                                                                          \
-		if (!(cond)) {                                                        \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-			failures++;                                                   \
-		}                                                                     \
-	} while (0)
+#include "check.h"
 
 /* ---- fake host ---- */
 

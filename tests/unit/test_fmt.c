@@ -12,18 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static int failures;
-
-#define CHECK(cond, ...)                                              \
-	do {                                                          \
-		if (!(cond)) {                                        \
-			fprintf(stderr, "%s:%d: ", __FILE__, __LINE__); \
-			fprintf(stderr, __VA_ARGS__);                 \
-			fputc('\n', stderr);                          \
-			if (++failures > 20)                          \
-				exit(1);                              \
-		}                                                     \
-	} while (0)
+#include "check.h"
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
 

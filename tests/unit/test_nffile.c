@@ -23,19 +23,7 @@
 #include <unistd.h>
 
 #include "nffile.h"
-
-static int failures;
-
-#define CHECK(cond, ...)                                              \
-	do {                                                          \
-		if (!(cond)) {                                        \
-			fprintf(stderr, "%s:%d: ", __FILE__, __LINE__); \
-			fprintf(stderr, __VA_ARGS__);                 \
-			fputc('\n', stderr);                          \
-			if (++failures > 20)                          \
-				exit(1);                              \
-		}                                                     \
-	} while (0)
+#include "check.h"
 
 /* nfcapd-samples/minimal.nf: created 0x65a50220, TCP 10.1.1.1:40000 ->
  * 192.0.2.10:443, 20 packets, 15000 bytes, flags 0x1b (§11 of the doc). */

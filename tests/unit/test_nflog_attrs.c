@@ -11,15 +11,7 @@
 
 #include <linux/netlink.h>
 
-static int failures;
-
-#define CHECK(cond)                                                                   \
-	do {                                                                          \
-		if (!(cond)) {                                                        \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-			failures++;                                                   \
-		}                                                                     \
-	} while (0)
+#include "check.h"
 
 static union {
 	struct sl_record r;

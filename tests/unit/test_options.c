@@ -4,17 +4,7 @@
 #include <string.h>
 
 #include "options.h"
-
-static int failures, checks;
-
-#define CHECK(cond)                                                                   \
-	do {                                                                          \
-		checks++;                                                             \
-		if (!(cond)) {                                                        \
-			failures++;                                                   \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-		}                                                                     \
-	} while (0)
+#include "check.h"
 
 static void sizes(void)
 {

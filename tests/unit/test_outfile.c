@@ -31,19 +31,7 @@
 #include <unistd.h>
 
 #include "outfile.h"
-
-static int failures;
-
-#define CHECK(cond, ...)                                              \
-	do {                                                          \
-		if (!(cond)) {                                        \
-			fprintf(stderr, "%s:%d: ", __FILE__, __LINE__); \
-			fprintf(stderr, __VA_ARGS__);                 \
-			fputc('\n', stderr);                          \
-			if (++failures > 20)                          \
-				exit(1);                              \
-		}                                                     \
-	} while (0)
+#include "check.h"
 
 /* ---- a host that counts ---- */
 

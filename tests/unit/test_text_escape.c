@@ -13,18 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static int failures;
-
-#define CHECK(cond, ...)                                              \
-	do {                                                          \
-		if (!(cond)) {                                        \
-			fprintf(stderr, "%s:%d: ", __FILE__, __LINE__); \
-			fprintf(stderr, __VA_ARGS__);                 \
-			fputc('\n', stderr);                          \
-			if (++failures > 20)                          \
-				exit(1);                              \
-		}                                                     \
-	} while (0)
+#include "check.h"
 
 static const unsigned modes[] = { 0, SL_ESC_BACKSLASH, SL_ESC_KEEP_TAB, SL_ESC_BACKSLASH | SL_ESC_KEEP_TAB };
 

@@ -5,8 +5,8 @@
  * of the `nfct` input, kept apart from the plugin so unit tests and a fuzz
  * target can drive it on bytes.  Nothing here reads outside the message.
  */
-#ifndef SLUICE_CT_PARSE_H
-#define SLUICE_CT_PARSE_H
+#ifndef SLUICE_CT_ATTRS_H
+#define SLUICE_CT_ATTRS_H
 
 #include <stdint.h>
 
@@ -57,4 +57,4 @@ int sl_ct_parse(const struct nlmsghdr *nlh, struct sl_ct_info *ci);
 void sl_ct_fill(struct sl_record *r, const struct sl_ct_info *ci, uint32_t event,
 		const struct sl_time *now, int timeout_field);
 
-#endif /* SLUICE_CT_PARSE_H */
+#endif /* SLUICE_CT_ATTRS_H */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The conntrack message parser of nfct (plugins/common/ct_parse.c) on real
+ * The conntrack message parser of nfct (plugins/common/ct_attrs.c) on real
  * ctnetlink datagrams recorded from known traffic (tests/data/conntrack/,
  * made by tests/data/make-ct-messages.sh): TCP and UDP flows over
  * 127.0.0.1 and ::1, a ping and a ping6, their NEW/UPDATE events, a table
@@ -22,22 +22,13 @@
 
 #include <sluice/plugin.h>
 
-#include "ct_parse.h"
+#include "ct_attrs.h"
 #include "nlsock.h"
+#include "check.h"
 
 #ifndef TEST_SOURCE_DIR
 #define TEST_SOURCE_DIR "."
 #endif
-
-static int failures;
-
-#define CHECK(cond)                                                                   \
-	do {                                                                          \
-		if (!(cond)) {                                                        \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-			failures++;                                                   \
-		}                                                                     \
-	} while (0)
 
 static union {
 	struct sl_record r;
@@ -417,6 +408,6 @@ int main(void)
 		fprintf(stderr, "%d check(s) failed\n", failures);
 		return 1;
 	}
-	printf("ct_parse: %u real messages, all checks passed\n", nmsgs);
+	printf("ct_attrs: %u real messages, all checks passed\n", nmsgs);
 	return 0;
 }

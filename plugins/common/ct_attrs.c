@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* ctnetlink conntrack messages -> connection -> record (see ct_parse.h). */
+/* ctnetlink conntrack messages -> connection -> record (see ct_attrs.h). */
 #include <endian.h>
 #include <string.h>
 
@@ -10,7 +10,7 @@
 
 #include <sluice/plugin.h>
 
-#include "ct_parse.h"
+#include "ct_attrs.h"
 
 struct tb {
 	const struct nlattr **a;

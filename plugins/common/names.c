@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Protocol, family and TCP state names: see names.h. */
+#include <stdlib.h>
+#include <strings.h>
+
+#include "names.h"
+
+#define CT SL_PROTO_CONNTRACK
+#define JS SL_PROTO_JSON
+#define CF SL_PROTO_CONFIG
+
+/*
+ * json never named dccp, nor conntrack -E igmp, esp, ah...: the sets keep
+ * every output as it was.
+ */
+const struct sl_proto_name sl_proto_names[256] = {
+	[1] = {"icmp", CT | JS | CF},
+	[2] = {"igmp", JS},
+	[4] = {"ipip", JS},
+	[6] = {"tcp", CT | JS | CF},
+	[17] = {"udp", CT | JS | CF},
+	[33] = {"dccp", CT | CF},
+	[41] = {"ipv6", JS},
+	[47] = {"gre", CT | JS | CF},
+	[50] = {"esp", JS | CF},
+	[51] = {"ah", JS | CF},
+	[58] = {"icmpv6", CT | JS | CF},
+	[89] = {"ospf", JS},
+	[103] = {"pim", JS},
+	[112] = {"vrrp", JS},
+	[132] = {"sctp", CT | JS | CF},
+	[136] = {"udplite", CT | JS | CF},
+};
+
+int sl_proto_number(const char *s)
+{
+	char *end;
+	long v;
+
+	if (strcasecmp(s, "ipv6-icmp") == 0)	/* /etc/protocols' name */
+		return 58;
+	for (int i = 0; i < 256; i++)
+		if ((sl_proto_names[i].sets & SL_PROTO_CONFIG) && strcasecmp(s, sl_proto_names[i].name) == 0)
+			return i;
+	v = strtol(s, &end, 10);
+	if (end == s || *end || v < 0 || v > 255)
+		return -1;
+	return (int)v;
+}
+
+const char *const sl_family_names[13] = {
+	[1] = "inet", [2] = "ipv4", [3] = "arp", [5] = "netdev", [7] = "bridge", [10] = "ipv6",
+};
+
+/* libnetfilter_conntrack's states[] (TCP_CONNTRACK_MAX = 10). */
+const struct sl_tcp_state_name sl_tcp_state_names[SL_TCP_STATES] = {
+	{"NONE", "none"},
+	{"SYN_SENT", "syn_sent"},
+	{"SYN_RECV", "syn_recv"},
+	{"ESTABLISHED", "established"},
+	{"FIN_WAIT", "fin_wait"},
+	{"CLOSE_WAIT", "close_wait"},
+	{"LAST_ACK", "last_ack"},
+	{"TIME_WAIT", "time_wait"},
+	{"CLOSE", "close"},
+	{"SYN_SENT2", "syn_sent2"},
+};
