@@ -168,7 +168,7 @@ struct json {
 	struct jrows {
 		uint64_t set[2], clear[2];
 	} jrows[JF_ID_LIMIT];
-	unsigned row_ipflags, row_fragoff;
+	uint64_t ipflags_row[2], fragoff_row[2];	/* those rows, as sets */
 	char keys[N_JFIELDS][KEY_SLOT];
 	bool packet, payload;
 	struct fmt_time_cache tc[N_TIME_CACHES];
@@ -439,21 +439,23 @@ static inline __attribute__((always_inline)) char *json_row(struct json *st, cha
 	return q;
 }
 
-/* The rows of jfields[] record r prints, as a 128-bit set. */
+/*
+ * The rows of jfields[] record r prints, as a 128-bit set.  (Scalars, not
+ * an array: a 16-byte load of words just stored one by one would wait.)
+ */
 static void json_rows(const struct json *st, const struct sl_record *r, uint64_t rows[2])
 {
-	uint64_t clear0 = 0, clear1 = 0;
+	uint64_t set0 = 0, set1 = 0, clear0 = 0, clear1 = 0;
 	unsigned w;
 
-	rows[0] = rows[1] = 0;
 	for (w = 0; w < JF_ID_LIMIT / 64; w++) {
 		uint64_t x = r->present[w];
 
 		while (x) {
 			const struct jrows *j = &st->jrows[w * 64 + (unsigned)__builtin_ctzll(x)];
 
-			rows[0] |= j->set[0];
-			rows[1] |= j->set[1];
+			set0 |= j->set[0];
+			set1 |= j->set[1];
 			clear0 |= j->clear[0];
 			clear1 |= j->clear[1];
 			x &= x - 1;
@@ -463,13 +465,17 @@ static void json_rows(const struct json *st, const struct sl_record *r, uint64_t
 	if (sl_has(r, SL_F_IP_FRAG)) {
 		uint64_t v = r->v[SL_F_IP_FRAG].u64;
 
-		if (!(v & (SL_FRAG_DF | SL_FRAG_MF | SL_FRAG_CE)))
-			rows[st->row_ipflags / 64] &= ~((uint64_t)1 << (st->row_ipflags % 64));
-		if (!(v & 0xffff))
-			rows[st->row_fragoff / 64] &= ~((uint64_t)1 << (st->row_fragoff % 64));
+		if (!(v & (SL_FRAG_DF | SL_FRAG_MF | SL_FRAG_CE))) {
+			clear0 |= st->ipflags_row[0];
+			clear1 |= st->ipflags_row[1];
+		}
+		if (!(v & 0xffff)) {
+			clear0 |= st->fragoff_row[0];
+			clear1 |= st->fragoff_row[1];
+		}
 	}
-	rows[0] &= ~clear0;
-	rows[1] &= ~clear1;
+	rows[0] = set0 & ~clear0;
+	rows[1] = set1 & ~clear1;
 }
 
 /* Write one record's object; the caller checks b->overflow. */
@@ -563,9 +569,9 @@ static int json_configure(const struct sl_host *host, struct sl_instance *inst, 
 		if (f->kind == J_IFINDEX)
 			st->jrows[f->aux].clear[i / 64] |= bit;
 		if (f->kind == J_IPFLAGS)
-			st->row_ipflags = i;
+			st->ipflags_row[i / 64] |= bit;
 		if (f->kind == J_FRAGOFF)
-			st->row_fragoff = i;
+			st->fragoff_row[i / 64] |= bit;
 	}
 	st->packet = cfg->packet;
 	st->payload = cfg->payload;
