@@ -427,10 +427,20 @@ char *fmt_rfc3339_raw(char *p, struct fmt_time_cache *c, struct sl_time t)
 	else if (c->clamp < 0)
 		us = 0;
 	*p++ = '.';
+#ifdef FMT_U64_INLINE
+	{
+		/* 8 digits "00uuuuuu", the two leading zeros shifted out */
+		uint64_t w = (fmt_digits8(us) + 0x3030303030303030ULL) >> 16;
+
+		memcpy(p, &w, 8);
+		p += 6;
+	}
+#else
 	p = dec2(p, us / 10000);
 	p = dec2(p, us / 100 % 100);
 	p = dec2(p, us % 100);
-	memcpy(p, c->zone, c->zone_len);
+#endif
+	memcpy(p, c->zone, sizeof(c->zone));	/* whole: scratch after the zone */
 	return p + c->zone_len;
 }
 

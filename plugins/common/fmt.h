@@ -57,7 +57,7 @@
 #define FMT_IP6_FULL_MAX 39
 #define FMT_ADDR_MAX FMT_IP6_MAX
 #define FMT_MAC_MAX 18		/* 17, and one scratch byte */
-#define FMT_RFC3339_MAX 32	/* 2024-05-01T12:34:56.123456+hh:mm = 32 */
+#define FMT_RFC3339_MAX 34	/* 2024-05-01T12:34:56.123456+hh:mm = 32, and 2 scratch bytes */
 
 struct fmt_buf {
 	char *p;	/* start of the buffer */
@@ -230,7 +230,7 @@ struct fmt_time_cache {
 	bool valid;
 	int64_t sec;		/* second the cache holds */
 	char date[19];		/* YYYY-MM-DDTHH:MM:SS */
-	char zone[6];		/* "Z" or "+hh:mm" */
+	char zone[8];		/* "Z" or "+hh:mm", copied as 8 bytes */
 	uint8_t zone_len;
 	int8_t clamp;		/* -1/1: time outside 0000..9999, clamped */
 };

@@ -169,6 +169,7 @@ struct json {
 		uint64_t set[2], clear[2];
 	} jrows[JF_ID_LIMIT];
 	uint64_t ipflags_row[2], fragoff_row[2];	/* those rows, as sets */
+	uint64_t last_present[2], last_rows[2];	/* the rows of the last presence bits */
 	char keys[N_JFIELDS][KEY_SLOT];
 	bool packet, payload;
 	struct fmt_time_cache tc[N_TIME_CACHES];
@@ -443,23 +444,36 @@ static inline __attribute__((always_inline)) char *json_row(struct json *st, cha
  * The rows of jfields[] record r prints, as a 128-bit set.  (Scalars, not
  * an array: a 16-byte load of words just stored one by one would wait.)
  */
-static void json_rows(const struct json *st, const struct sl_record *r, uint64_t rows[2])
+static void json_rows(struct json *st, const struct sl_record *r, uint64_t rows[2])
 {
 	uint64_t set0 = 0, set1 = 0, clear0 = 0, clear1 = 0;
 	unsigned w;
 
-	for (w = 0; w < JF_ID_LIMIT / 64; w++) {
-		uint64_t x = r->present[w];
+	/* records of one stream mostly have the same fields: keep the last set */
+	if (r->present[0] == st->last_present[0] && r->present[1] == st->last_present[1]) {
+		set0 = st->last_rows[0];
+		set1 = st->last_rows[1];
+	} else {
+		for (w = 0; w < JF_ID_LIMIT / 64; w++) {
+			uint64_t x = r->present[w];
 
-		while (x) {
-			const struct jrows *j = &st->jrows[w * 64 + (unsigned)__builtin_ctzll(x)];
+			while (x) {
+				const struct jrows *j = &st->jrows[w * 64 + (unsigned)__builtin_ctzll(x)];
 
-			set0 |= j->set[0];
-			set1 |= j->set[1];
-			clear0 |= j->clear[0];
-			clear1 |= j->clear[1];
-			x &= x - 1;
+				set0 |= j->set[0];
+				set1 |= j->set[1];
+				clear0 |= j->clear[0];
+				clear1 |= j->clear[1];
+				x &= x - 1;
+			}
 		}
+		set0 &= ~clear0;
+		set1 &= ~clear1;
+		clear0 = clear1 = 0;
+		st->last_present[0] = r->present[0];
+		st->last_present[1] = r->present[1];
+		st->last_rows[0] = set0;
+		st->last_rows[1] = set1;
 	}
 	/* ip_flags and frag_offset are left out when they would be empty / 0 */
 	if (sl_has(r, SL_F_IP_FRAG)) {

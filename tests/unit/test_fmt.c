@@ -480,6 +480,13 @@ static void test_raw_room(void)
 		a[10] = a[11] = 0xff;
 		ROOM_CHECK(FMT_ADDR_MAX, fmt_addr_raw(at_, a));
 		ROOM_CHECK(FMT_IP6_MAX, fmt_ip6_raw(at_, a));
+		{
+			struct fmt_time_cache c;
+
+			fmt_time_cache_init(&c, i & 1);
+			ROOM_CHECK(FMT_RFC3339_MAX,
+				   fmt_rfc3339_raw(at_, &c, ((struct sl_time){(int64_t)(v >> 30), (uint32_t)x % 1000000000})));
+		}
 	}
 #undef ROOM_CHECK
 }
