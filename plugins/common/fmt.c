@@ -9,6 +9,12 @@ static const char digits2[200] =
 	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
 	"8081828384858687888990919293949596979899";
 static const char hexlc[16] = "0123456789abcdef";
+
+#define DEC2(n) (char)((n) < 10 ? '0' + (n) : '0' + (n) / 10), (char)((n) < 10 ? 0 : '0' + (n) % 10)
+#define D10(n) DEC2(n), DEC2((n) + 1), DEC2((n) + 2), DEC2((n) + 3), DEC2((n) + 4), DEC2((n) + 5), \
+	DEC2((n) + 6), DEC2((n) + 7), DEC2((n) + 8), DEC2((n) + 9)
+const char fmt_dec2_tab[200] = { D10(0), D10(10), D10(20), D10(30), D10(40), D10(50), D10(60), D10(70),
+				 D10(80), D10(90) };
 static const char hexuc[16] = "0123456789ABCDEF";
 
 static __attribute__((unused)) unsigned dec_len(uint64_t v)

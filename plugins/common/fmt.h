@@ -166,9 +166,17 @@ static inline __attribute__((always_inline)) char *fmt_dec8_fixed(char *p, uint3
 	return p + 8;
 }
 
+/* 0..99 without leading zero: "0".."9" then a scratch byte, "10".."99". */
+extern const char fmt_dec2_tab[200];
+
 /* Decimal of v; stores whole words, so it needs FMT_U64_MAX room. */
 static inline __attribute__((always_inline)) char *fmt_u64_inline(char *p, uint64_t v)
 {
+	/* small numbers (TTL, TOS, versions, groups) skip the multiply chain */
+	if (v < 100) {
+		memcpy(p, &fmt_dec2_tab[2 * v], 2);
+		return p + 1 + (v >= 10);
+	}
 	if (v < 100000000)
 		return fmt_dec8_var(p, (uint32_t)v);
 	if (v < 10000000000000000ULL) {
