@@ -512,11 +512,13 @@ static void json_record(struct json *st, struct fmt_buf *b, const struct sl_reco
 	q = fmt_end(b);
 	lim = b->p + b->cap;
 	for (w = 0; w < 2; w++) {
-		while (rows[w]) {
-			unsigned i = w * 64 + (unsigned)__builtin_ctzll(rows[w]);
+		uint64_t m = rows[w];	/* a local: the array would be stored every row */
+
+		while (m) {
+			unsigned i = w * 64 + (unsigned)__builtin_ctzll(m);
 			const struct jfield *f = &jfields[i];
 
-			rows[w] &= rows[w] - 1;
+			m &= m - 1;
 			if (f->kind == J_STR) {
 				const struct sl_bytes *s = &r->v[f->id].bytes;
 
