@@ -9,9 +9,15 @@ static const char digits2[200] =
 	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
 	"8081828384858687888990919293949596979899";
 static const char hexlc[16] = "0123456789abcdef";
+
+#define DEC2(n) (char)((n) < 10 ? '0' + (n) : '0' + (n) / 10), (char)((n) < 10 ? 0 : '0' + (n) % 10)
+#define D10(n) DEC2(n), DEC2((n) + 1), DEC2((n) + 2), DEC2((n) + 3), DEC2((n) + 4), DEC2((n) + 5), \
+	DEC2((n) + 6), DEC2((n) + 7), DEC2((n) + 8), DEC2((n) + 9)
+const char fmt_dec2_tab[200] = { D10(0), D10(10), D10(20), D10(30), D10(40), D10(50), D10(60), D10(70),
+				 D10(80), D10(90) };
 static const char hexuc[16] = "0123456789ABCDEF";
 
-static unsigned dec_len(uint64_t v)
+static __attribute__((unused)) unsigned dec_len(uint64_t v)
 {
 	unsigned n = 1;
 
@@ -31,6 +37,9 @@ static unsigned dec_len(uint64_t v)
 
 char *fmt_u64_raw(char *p, uint64_t v)
 {
+#ifdef FMT_U64_INLINE
+	return fmt_u64_inline(p, v);
+#else
 	unsigned n = dec_len(v);
 	char *q = p + n;
 
@@ -48,6 +57,7 @@ char *fmt_u64_raw(char *p, uint64_t v)
 		*--q = (char)('0' + v);
 	}
 	return p + n;
+#endif
 }
 
 /* Two-digit zero-padded decimal, v < 100. */
@@ -61,13 +71,8 @@ static inline char *dec2(char *p, unsigned v)
 char *fmt_hex_raw(char *p, uint64_t v, unsigned width, bool upper)
 {
 	const char *h = upper ? hexuc : hexlc;
-	unsigned n = 1, i;
-	uint64_t t = v >> 4;
+	unsigned n = v ? (unsigned)(67 - __builtin_clzll(v)) / 4 : 1, i;
 
-	while (t) {
-		n++;
-		t >>= 4;
-	}
 	if (n < width)
 		n = width;
 	for (i = n; i > 0; i--) {
@@ -77,19 +82,51 @@ char *fmt_hex_raw(char *p, uint64_t v, unsigned width, bool upper)
 	return p + n;
 }
 
-/* Decimal of a byte without leading zeros. */
+/*
+ * A byte in decimal, without leading zeros: the digits in the low bytes
+ * (first digit lowest), the digit count in the top byte.  One load and one
+ * 4-byte store per octet instead of a branch on its length.
+ */
+#define DEC_U8(n)                                                                            \
+	((n) >= 100 ? (uint32_t)('0' + (n) / 100) | (uint32_t)('0' + (n) / 10 % 10) << 8 |  \
+			      (uint32_t)('0' + (n) % 10) << 16 | 3u << 24                     \
+	 : (n) >= 10 ? (uint32_t)('0' + (n) / 10) | (uint32_t)('0' + (n) % 10) << 8 | 2u << 24 \
+		     : (uint32_t)('0' + (n)) | 1u << 24)
+#define R4(f, n) f(n), f((n) + 1), f((n) + 2), f((n) + 3)
+#define R16(f, n) R4(f, n), R4(f, (n) + 4), R4(f, (n) + 8), R4(f, (n) + 12)
+#define R64(f, n) R16(f, n), R16(f, (n) + 16), R16(f, (n) + 32), R16(f, (n) + 48)
+#define R256(f) R64(f, 0), R64(f, 64), R64(f, 128), R64(f, 192)
+
+static const uint32_t dec_u8_tab[256] = { R256(DEC_U8) };
+
+/* Two lowercase hex digits of a byte, in memory order. */
+#define HEXC(d) ((d) < 10 ? '0' + (d) : 'a' + (d) - 10)
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define HEX2(n) (uint16_t)(HEXC((n) >> 4) << 8 | HEXC((n) & 15))
+#else
+#define HEX2(n) (uint16_t)(HEXC((n) >> 4) | HEXC((n) & 15) << 8)
+#endif
+static const uint16_t hex2lc[256] = { R256(HEX2) };
+
+/* Writes 4 bytes at p (1-3 digits and scratch). */
 static inline char *dec_u8(char *p, unsigned v)
 {
-	if (v >= 100) {
-		*p++ = (char)('0' + v / 100);
-		return dec2(p, v % 100);
-	}
-	if (v >= 10)
-		return dec2(p, v);
-	*p++ = (char)('0' + v);
-	return p;
+	uint32_t e = dec_u8_tab[v];
+
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	e = __builtin_bswap32(e);
+#endif
+	memcpy(p, &e, 4);
+	return p + (dec_u8_tab[v] >> 24);
 }
 
+static inline char *hex2(char *p, uint8_t v)
+{
+	memcpy(p, &hex2lc[v], 2);
+	return p + 2;
+}
+
+/* Stores 4 bytes for the last octet: needs FMT_IP4_MAX (16) bytes. */
 char *fmt_ip4_raw(char *p, const uint8_t a[4])
 {
 	p = dec_u8(p, a[0]);
@@ -171,10 +208,8 @@ char *fmt_ip6_full_raw(char *p, const uint8_t a[16])
 	for (i = 0; i < 16; i += 2) {
 		if (i)
 			*p++ = ':';
-		*p++ = hexlc[a[i] >> 4];
-		*p++ = hexlc[a[i] & 15];
-		*p++ = hexlc[a[i + 1] >> 4];
-		*p++ = hexlc[a[i + 1] & 15];
+		p = hex2(p, a[i]);
+		p = hex2(p, a[i + 1]);
 	}
 	return p;
 }
@@ -190,11 +225,10 @@ char *fmt_mac_raw(char *p, const uint8_t m[6])
 {
 	int i;
 
-	for (i = 0; i < 6; i++) {
-		if (i)
-			*p++ = ':';
-		*p++ = hexlc[m[i] >> 4];
-		*p++ = hexlc[m[i] & 15];
+	p = hex2(p, m[0]);
+	for (i = 1; i < 6; i++) {
+		*p++ = ':';
+		p = hex2(p, m[i]);
 	}
 	return p;
 }
@@ -216,7 +250,7 @@ char *fmt_mac_raw(char *p, const uint8_t m[6])
 		}                                                       \
 	} while (0)
 
-void fmt_u64(struct fmt_buf *b, uint64_t v)
+void fmt_u64_slow(struct fmt_buf *b, uint64_t v)
 {
 	FMT_VIA(b, FMT_U64_MAX, fmt_u64_raw(at_, v));
 }
@@ -269,8 +303,7 @@ void fmt_addr(struct fmt_buf *b, const uint8_t a[16])
 
 void fmt_mac(struct fmt_buf *b, const uint8_t m[6])
 {
-	if (fmt_room(b, FMT_MAC_MAX))
-		fmt_commit(b, fmt_mac_raw(fmt_end(b), m));
+	FMT_VIA(b, FMT_MAC_MAX, fmt_mac_raw(at_, m));
 }
 
 void fmt_hexbytes(struct fmt_buf *b, const uint8_t *s, size_t n, char sep)
@@ -283,12 +316,15 @@ void fmt_hexbytes(struct fmt_buf *b, const uint8_t *s, size_t n, char sep)
 	need = sep ? 3 * n - 1 : 2 * n;
 	if (!fmt_room(b, need))
 		return;
-	q = fmt_end(b);
-	for (i = 0; i < n; i++) {
-		if (sep && i)
+	q = hex2(fmt_end(b), s[0]);
+	if (sep) {
+		for (i = 1; i < n; i++) {
 			*q++ = sep;
-		*q++ = hexlc[s[i] >> 4];
-		*q++ = hexlc[s[i] & 15];
+			q = hex2(q, s[i]);
+		}
+	} else {
+		for (i = 1; i < n; i++)
+			q = hex2(q, s[i]);
 	}
 	fmt_commit(b, q);
 }
@@ -397,10 +433,20 @@ char *fmt_rfc3339_raw(char *p, struct fmt_time_cache *c, struct sl_time t)
 	else if (c->clamp < 0)
 		us = 0;
 	*p++ = '.';
+#ifdef FMT_U64_INLINE
+	{
+		/* 8 digits "00uuuuuu", the two leading zeros shifted out */
+		uint64_t w = (fmt_digits8(us) + 0x3030303030303030ULL) >> 16;
+
+		memcpy(p, &w, 8);
+		p += 6;
+	}
+#else
 	p = dec2(p, us / 10000);
 	p = dec2(p, us / 100 % 100);
 	p = dec2(p, us % 100);
-	memcpy(p, c->zone, c->zone_len);
+#endif
+	memcpy(p, c->zone, sizeof(c->zone));	/* whole: scratch after the zone */
 	return p + c->zone_len;
 }
 

@@ -88,19 +88,35 @@ static int parse_vlan(struct sl_record *r, const uint8_t *p, size_t len)
 	return 0;
 }
 
+/*
+ * Presence bits are collected in two words and stored once at the end:
+ * a store of a value into r->v[] may alias r->present[] for the compiler,
+ * so sl_set_*() reloaded and stored the bitmap for every field.  Every
+ * field set here has an id below 128.
+ */
+#define SET(f) ((f) < 64 ? (void)(p0 |= (uint64_t)1 << (f)) : (void)(p1 |= (uint64_t)1 << ((f) - 64)))
+#define SET_U64(f, val) (r->v[f].u64 = (val), SET(f))
+#define SET_BYTES(f, p, n) (r->v[f].bytes.ptr = (p), r->v[f].bytes.len = (uint32_t)(n), SET(f))
+_Static_assert(SL_F_NFLOG_GROUP < 128 && SL_F_VLAN_ID < 64, "nflog_attrs: fields in two presence words");
+_Static_assert(SL_F_MARK < 64 && SL_F_IFINDEX_IN < 64 && SL_F_IFINDEX_OUT < 64 && SL_F_PHYSINDEX_IN < 64 &&
+		       SL_F_PHYSINDEX_OUT < 64 && SL_F_UID < 64 && SL_F_GID < 64 && SL_F_SEQ_LOCAL < 64 &&
+		       SL_F_SEQ_GLOBAL < 64 && SL_F_CT_STATE < 64,
+	       "nflog_attrs: the 32-bit attributes' fields are in the first presence word");
+
 int sl_nflog_parse(struct sl_record *r, const uint8_t *msg, size_t len,
 		   const struct sl_time *rx_time, unsigned flags)
 {
 	const uint8_t *p, *hwhdr = NULL, *l2hdr = NULL, *payload = NULL;
 	size_t hwhdr_len = 0, l2hdr_len = 0, payload_len = 0;
+	uint64_t p0 = 0, p1 = 0;
 	unsigned hook = ~0u;
-	bool have_ts = false;
+	int ret = -1;
 
 	if (len < SL_NFLOG_HDRLEN)
 		return -1;
-	sl_set_u64(r, SL_F_FAMILY, msg[0]);
+	SET_U64(SL_F_FAMILY, msg[0]);
 	/* res_id: the group, big-endian in netlink's nfgenmsg and in pcap's header */
-	sl_set_u64(r, SL_F_NFLOG_GROUP, (uint64_t)msg[2] << 8 | msg[3]);
+	SET_U64(SL_F_NFLOG_GROUP, (uint64_t)msg[2] << 8 | msg[3]);
 	p = msg + SL_NFLOG_HDRLEN;
 	len -= SL_NFLOG_HDRLEN;
 
@@ -109,17 +125,18 @@ int sl_nflog_parse(struct sl_record *r, const uint8_t *msg, size_t len,
 		unsigned type = rd_h16(p + 2) & TLV_TYPE_MASK;
 		const uint8_t *v = p + TLV_HDRLEN;
 
-		if (alen < TLV_HDRLEN)
-			return -1;
-		if (alen > len) {
+		/* one test for both: shorter than its header, or longer than what is left */
+		if (alen - TLV_HDRLEN > len - TLV_HDRLEN) {
+			if (alen < TLV_HDRLEN)
+				goto out;
 			/* A capture cut inside the packet data, which comes last. */
 			if (!(flags & SL_NFLOG_TRUNCATED_OK) || type != NFULA_PAYLOAD)
-				return -1;
+				goto out;
 			payload = v;
 			payload_len = len - TLV_HDRLEN;
-			sl_set_bytes(r, SL_F_PACKET, v, (uint32_t)payload_len);
-			sl_set_u64(r, SL_F_CAPLEN, len - TLV_HDRLEN);
-			sl_set_u64(r, SL_F_ORIG_LEN, alen - TLV_HDRLEN);
+			SET_BYTES(SL_F_PACKET, v, payload_len);
+			SET_U64(SL_F_CAPLEN, len - TLV_HDRLEN);
+			SET_U64(SL_F_ORIG_LEN, alen - TLV_HDRLEN);
 			len = 0;
 			break;
 		}
@@ -128,9 +145,9 @@ int sl_nflog_parse(struct sl_record *r, const uint8_t *msg, size_t len,
 		switch (type) {
 		case NFULA_PACKET_HDR:
 			if (plen < 4)
-				return -1;
-			sl_set_u64(r, SL_F_HW_PROTOCOL, rd_be16(v));
-			sl_set_u64(r, SL_F_HOOK, v[2]);
+				goto out;
+			SET_U64(SL_F_HW_PROTOCOL, rd_be16(v));
+			SET_U64(SL_F_HOOK, v[2]);
 			hook = v[2];
 			break;
 		case NFULA_MARK:
@@ -143,7 +160,7 @@ int sl_nflog_parse(struct sl_record *r, const uint8_t *msg, size_t len,
 		case NFULA_SEQ:
 		case NFULA_SEQ_GLOBAL:
 		case NFULA_CT_INFO: {
-			static const sl_field field_of[] = {
+			static const uint8_t field_of[] = {
 				[NFULA_MARK] = SL_F_MARK,
 				[NFULA_IFINDEX_INDEV] = SL_F_IFINDEX_IN,
 				[NFULA_IFINDEX_OUTDEV] = SL_F_IFINDEX_OUT,
@@ -155,26 +172,29 @@ int sl_nflog_parse(struct sl_record *r, const uint8_t *msg, size_t len,
 				[NFULA_SEQ_GLOBAL] = SL_F_SEQ_GLOBAL,
 				[NFULA_CT_INFO] = SL_F_CT_STATE,
 			};
+			unsigned f = field_of[type];	/* all below 64 */
+
 			if (plen < 4)
-				return -1;
-			sl_set_u64(r, field_of[type], rd_be32(v));
+				goto out;
+			r->v[f].u64 = rd_be32(v);
+			p0 |= (uint64_t)1 << f;
 			break;
 		}
 		case NFULA_HWTYPE:
 			if (plen < 2)
-				return -1;
-			sl_set_u64(r, SL_F_HWTYPE, rd_be16(v));
+				goto out;
+			SET_U64(SL_F_HWTYPE, rd_be16(v));
 			break;
 		case NFULA_HWADDR: {
 			/* struct nfulnl_msg_packet_hw: be16 len, pad, 8 bytes */
 			uint32_t n;
 
 			if (plen < 4)
-				return -1;
+				goto out;
 			n = rd_be16(v);
 			if (n > 8 || n > plen - 4)
-				return -1;
-			sl_set_bytes(r, SL_F_HWADDR, v + 4, n);
+				goto out;
+			SET_BYTES(SL_F_HWADDR, v + 4, n);
 			break;
 		}
 		case NFULA_HWHEADER:
@@ -189,31 +209,32 @@ int sl_nflog_parse(struct sl_record *r, const uint8_t *msg, size_t len,
 			uint64_t sec, usec;
 
 			if (plen < 16)
-				return -1;
+				goto out;
 			sec = rd_be64(v);
 			usec = rd_be64(v + 8);
 			if (usec >= 1000000 || sec > INT64_MAX)
-				return -1;
-			sl_set_time(r, SL_F_TIMESTAMP, (int64_t)sec, (uint32_t)usec * 1000);
-			have_ts = true;
+				goto out;
+			r->v[SL_F_TIMESTAMP].time.sec = (int64_t)sec;
+			r->v[SL_F_TIMESTAMP].time.nsec = (uint32_t)usec * 1000;
+			SET(SL_F_TIMESTAMP);
 			break;
 		}
 		case NFULA_PREFIX:
 			/* NUL-terminated in the kernel; the field excludes the NUL. */
-			sl_set_bytes(r, SL_F_PREFIX, v, (uint32_t)strnlen((const char *)v, plen));
+			SET_BYTES(SL_F_PREFIX, v, plen && !v[0] ? 0 : strnlen((const char *)v, plen));
 			break;
 		case NFULA_PAYLOAD:
 			payload = v;
 			payload_len = plen;
-			sl_set_bytes(r, SL_F_PACKET, v, (uint32_t)plen);
+			SET_BYTES(SL_F_PACKET, v, plen);
 			break;
 		case NFULA_VLAN:
 			if (parse_vlan(r, v, plen) < 0)
-				return -1;
+				goto out;
 			break;
 		case NFULA_CT:
 			if (parse_ct(r, v, plen) < 0)
-				return -1;
+				goto out;
 			break;
 		default:
 			/* NFULA_HWLEN (implied by NFULA_HWHEADER), newer ones */
@@ -229,7 +250,7 @@ int sl_nflog_parse(struct sl_record *r, const uint8_t *msg, size_t len,
 		len -= step;
 	}
 	if (len != 0 && len < TLV_HDRLEN)
-		return -1;	/* stray bytes that cannot be a TLV */
+		goto out;	/* stray bytes that cannot be a TLV */
 
 	/*
 	 * NFULA_L2HDR (bridge family) runs from the MAC header to the network
@@ -238,9 +259,9 @@ int sl_nflog_parse(struct sl_record *r, const uint8_t *msg, size_t len,
 	 * device's hard_header_len bytes.
 	 */
 	if (l2hdr)
-		sl_set_bytes(r, SL_F_HWHDR, l2hdr, (uint32_t)l2hdr_len);
+		SET_BYTES(SL_F_HWHDR, l2hdr, l2hdr_len);
 	else if (hwhdr)
-		sl_set_bytes(r, SL_F_HWHDR, hwhdr, (uint32_t)hwhdr_len);
+		SET_BYTES(SL_F_HWHDR, hwhdr, hwhdr_len);
 	/*
 	 * At the netdev egress hook skb->data is still the MAC header, so the
 	 * kernel's payload is the whole frame (and NFULA_L2HDR its link
@@ -249,13 +270,21 @@ int sl_nflog_parse(struct sl_record *r, const uint8_t *msg, size_t len,
 	 */
 	if (msg[0] == NFPROTO_NETDEV && hook == NF_NETDEV_EGRESS && l2hdr && payload &&
 	    l2hdr_len <= payload_len && memcmp(payload, l2hdr, l2hdr_len) == 0) {
-		sl_set_bytes(r, SL_F_PACKET, payload + l2hdr_len, (uint32_t)(payload_len - l2hdr_len));
-		if (sl_has(r, SL_F_CAPLEN))
-			sl_set_u64(r, SL_F_CAPLEN, payload_len - l2hdr_len);
-		if (sl_has(r, SL_F_ORIG_LEN))
-			sl_set_u64(r, SL_F_ORIG_LEN, r->v[SL_F_ORIG_LEN].u64 - l2hdr_len);
+		SET_BYTES(SL_F_PACKET, payload + l2hdr_len, payload_len - l2hdr_len);
+		if (p0 & (uint64_t)1 << SL_F_CAPLEN)
+			SET_U64(SL_F_CAPLEN, payload_len - l2hdr_len);
+		if (p0 & (uint64_t)1 << SL_F_ORIG_LEN)
+			SET_U64(SL_F_ORIG_LEN, r->v[SL_F_ORIG_LEN].u64 - l2hdr_len);
 	}
-	if (!have_ts && rx_time)
-		sl_set_time(r, SL_F_TIMESTAMP, rx_time->sec, rx_time->nsec);
-	return 0;
+	if (!(p0 & (uint64_t)1 << SL_F_TIMESTAMP) && rx_time) {
+		r->v[SL_F_TIMESTAMP].time.sec = rx_time->sec;
+		r->v[SL_F_TIMESTAMP].time.nsec = rx_time->nsec;
+		SET(SL_F_TIMESTAMP);
+	}
+	ret = 0;
+out:
+	/* also when malformed: the record is then partly filled, as before */
+	r->present[0] |= p0;
+	r->present[1] |= p1;
+	return ret;
 }

@@ -229,12 +229,39 @@ size_t sl_esc_write(char *dst, size_t cap, const void *src, size_t n, unsigned f
 	return o;
 }
 
+/* Copy n < 16 bytes with overlapping word moves (no call, no overread). */
+static inline void small_copy(char *d, const uint8_t *s, size_t n)
+{
+	if (n >= 8) {
+		uint64_t a = load8(s), z = load8(s + n - 8);
+
+		memcpy(d, &a, 8);
+		memcpy(d + n - 8, &z, 8);
+	} else if (n >= 4) {
+		uint32_t a = load4(s), z = load4(s + n - 4);
+
+		memcpy(d, &a, 4);
+		memcpy(d + n - 4, &z, 4);
+	} else if (n) {
+		d[0] = (char)s[0];
+		d[n / 2] = (char)s[n / 2];
+		d[n - 1] = (char)s[n - 1];
+	}
+}
+
 void fmt_escaped(struct fmt_buf *b, const void *s, size_t n, unsigned flags)
 {
 	size_t used;
 
 	if (b->overflow)
 		return;
+	/* interface names and most prefixes: short and clean */
+	if (n < 16 && b->cap - b->len >= n &&
+	    small_clean(s, n, (flags & SL_ESC_BACKSLASH) ? ONES * '\\' : 0)) {
+		small_copy(fmt_end(b), s, n);
+		b->len += n;
+		return;
+	}
 	b->len += sl_esc_write(fmt_end(b), b->cap - b->len, s, n, flags, &used);
 	if (used < n)
 		b->overflow = true;

@@ -42,7 +42,10 @@ struct jfield {
 	uint8_t keylen;
 };
 
-#define JF(id_, kind_, aux_, name) { (id_), (kind_), (aux_), ",\"" name "\":", sizeof(",\"" name "\":") - 1 }
+/* The key ",\"name\":" fits the KEY_COPY-byte copy (else this does not compile). */
+#define JF(id_, kind_, aux_, name)                                                \
+	{ (id_), (kind_), (aux_), ",\"" name "\":",                                \
+	  sizeof(",\"" name "\":") - 1 + 0 * sizeof(char[sizeof(name) <= 29 ? 1 : -1]) }
 
 /* Output order.  Keep docs/JSON.md in step with this table. */
 static const struct jfield jfields[] = {
@@ -146,10 +149,29 @@ struct json_cfg {
 #define KEY_SLOT 40		/* 32 bytes read from offset 0 or 1, and room */
 #define KEY_COPY 32
 
+#define N_JFIELDS (sizeof(jfields) / sizeof(jfields[0]))
+/* Table fields are well-known, so their presence bits are in present[0..1]. */
+#define JF_ID_LIMIT 128
+_Static_assert(SL_F_WELL_KNOWN_COUNT <= JF_ID_LIMIT, "json: widen jbits for more well-known fields");
+_Static_assert(N_JFIELDS <= 128, "json: rows are a 128-bit set");
+
 struct json {
 	const struct sl_host *host;
 	struct sl_instance *inst;
-	char keys[sizeof(jfields) / sizeof(jfields[0])][KEY_SLOT];
+	/*
+	 * Per field id: the rows of jfields[] that print it (set), and the
+	 * rows its presence leaves out (clear: an interface index when its
+	 * name is there), as 128-bit sets (row i is bit i % 64 of word
+	 * i / 64).  A record's rows are found from its presence bits and
+	 * walked in row order: the cost follows the ~20 fields a record has,
+	 * not the 79 rows of the table.
+	 */
+	struct jrows {
+		uint64_t set[2], clear[2];
+	} jrows[JF_ID_LIMIT];
+	uint64_t ipflags_row[2], fragoff_row[2];	/* those rows, as sets */
+	uint64_t last_present[2], last_rows[2];	/* the rows of the last presence bits */
+	char keys[N_JFIELDS][KEY_SLOT];
 	bool packet, payload;
 	struct fmt_time_cache tc[N_TIME_CACHES];
 	char *host_frag;	/* "host":"..." pre-escaped, or NULL */
@@ -171,112 +193,179 @@ static const struct sl_option json_options[] = {
 
 static const struct sl_field_decl json_provides[] = {
 	{ "text", SL_T_STRING },
+	{ "text_safe", SL_T_BYTES },	/* the text never needs escaping */
 	SL_FIELD_END
 };
 
 /* ---- value writers ---- */
 
+/*
+ * Names in padded slots, written with one fixed-size copy (see KEY_SLOT):
+ * the bytes after the name are scratch that the next piece overwrites.
+ */
+struct jname {
+	char s[23];
+	uint8_t len;
+};
+#define JN(str) { str, sizeof(str) - 1 }
+
+/* One static slot per case: NAMES(X) lists X(value, "name"). */
+#define JNAME_CASE(v, str)                           \
+	case v: {                                    \
+		static const struct jname n_ = JN(str); \
+		return &n_;                          \
+	}
+
+/*
+ * Protocol and family names come from the one table in common/names.c,
+ * copied once into padded slots (json_configure) so writing one is a
+ * fixed-size copy.  Written before any thread starts, read-only after.
+ */
+static struct jname proto_slots[256], family_slots[16];
+
+static void fill_slots(struct jname *slots, size_t n, const char *(*name)(uint64_t))
+{
+	for (size_t v = 0; v < n; v++) {
+		const char *s = name(v);
+
+		if (s && strlen(s) < sizeof(slots[v].s)) {
+			memcpy(slots[v].s, s, strlen(s));
+			slots[v].len = (uint8_t)strlen(s);
+		}
+	}
+}
+
+static const char *json_proto(uint64_t p)
+{
+	return sl_proto_name(p, SL_PROTO_JSON);
+}
+
+static const struct jname *proto_name(uint64_t p)
+{
+	return p < 256 && proto_slots[p].len ? &proto_slots[p] : NULL;
+}
+
+static const struct jname *family_name(uint64_t f)
+{
+	return f < 16 && family_slots[f].len ? &family_slots[f] : NULL;
+}
+
 enum { NFPROTO_ARP_ = 3, NFPROTO_NETDEV_ = 5 };
 
-static const char *hook_name(uint64_t h, const struct sl_record *r)
+static const struct jname *hook_name(uint64_t h, const struct sl_record *r)
 {
-	static const char *const ip[] = {"PREROUTING", "INPUT", "FORWARD", "OUTPUT", "POSTROUTING"};
-	static const char *const arp[] = {"INPUT", "OUTPUT", "FORWARD"};
-	static const char *const netdev[] = {"ingress", "egress"};
+	static const struct jname ip[] = {JN("PREROUTING"), JN("INPUT"), JN("FORWARD"), JN("OUTPUT"),
+					  JN("POSTROUTING")};
+	static const struct jname arp[] = {JN("INPUT"), JN("OUTPUT"), JN("FORWARD")};
+	static const struct jname netdev[] = {JN("ingress"), JN("egress")};
 	uint64_t fam = sl_has(r, SL_F_FAMILY) ? r->v[SL_F_FAMILY].u64 : 0;
 
 	if (fam == NFPROTO_ARP_)
-		return h < 3 ? arp[h] : NULL;
+		return h < 3 ? &arp[h] : NULL;
 	if (fam == NFPROTO_NETDEV_)
-		return h < 2 ? netdev[h] : NULL;
+		return h < 2 ? &netdev[h] : NULL;
 	/* ipv4, ipv6, inet, bridge (NF_BR_* use the same numbers), unknown */
-	return h < 5 ? ip[h] : NULL;
+	return h < 5 ? &ip[h] : NULL;
+}
+
+#define CT_STATE_NAMES(X)                                                                     \
+	X(0, "established") X(1, "related") X(2, "new") X(3, "established_reply")               \
+	X(4, "related_reply") X(7, "untracked")
+
+static const struct jname *ct_state_name(uint64_t s)
+{
+	switch (s) {
+	CT_STATE_NAMES(JNAME_CASE)
+	default: return NULL;
+	}
+}
+
+static const struct jname *tcp_state_name(uint64_t s)
+{
+	static const struct jname n[] = {JN("none"), JN("syn_sent"), JN("syn_recv"), JN("established"),
+					 JN("fin_wait"), JN("close_wait"), JN("last_ack"), JN("time_wait"),
+					 JN("close"), JN("syn_sent2")};
+
+	return s < 10 ? &n[s] : NULL;
+}
+
+#define END_REASON_NAMES(X)                                                                   \
+	X(SL_FLOW_END_IDLE, "idle") X(SL_FLOW_END_ACTIVE, "active") X(SL_FLOW_END_EOF, "eof")   \
+	X(SL_FLOW_END_EVICTED, "evicted") X(SL_FLOW_END_DESTROY, "destroy")
+
+static const struct jname *end_reason_name(uint64_t s)
+{
+	switch (s) {
+	END_REASON_NAMES(JNAME_CASE)
+	default: return NULL;
+	}
+}
+
+static inline char *put_jname(char *q, const struct jname *n)
+{
+	memcpy(q, n->s, sizeof(n->s));
+	return q + n->len;
 }
 
 /* A name, or the number as a string when there is none. */
-static void put_name(struct fmt_buf *b, const char *name, uint64_t v)
+static char *put_name(char *q, const struct jname *n, uint64_t v)
 {
-	fmt_chr(b, '"');
-	if (name)
-		fmt_str(b, name);
-	else
-		fmt_u64(b, v);
-	fmt_chr(b, '"');
+	*q++ = '"';
+	q = n ? put_jname(q, n) : fmt_u64_inline(q, v);
+	*q++ = '"';
+	return q;
 }
 
 /* Space-separated names of the set bits, in the order given. */
-static void put_bits(struct fmt_buf *b, uint64_t v, const uint64_t *bits, const char *const *names, unsigned n)
+static char *put_bits(char *q, uint64_t v, const uint64_t *bits, const struct jname *names, unsigned n)
 {
-	bool first = true;
+	char *start;
 	unsigned i;
 
-	fmt_chr(b, '"');
+	*q++ = '"';
+	start = q;
 	for (i = 0; i < n; i++) {
 		if (!(v & bits[i]))
 			continue;
-		if (!first)
-			fmt_chr(b, ' ');
-		fmt_str(b, names[i]);
-		first = false;
+		*q = ' ';
+		q += q != start;
+		q = put_jname(q, &names[i]);
 	}
-	fmt_chr(b, '"');
+	*q++ = '"';
+	return q;
 }
 
-static void put_tcp_flags(struct fmt_buf *b, uint64_t v)
+static char *put_tcp_flags(char *q, uint64_t v)
 {
 	/* the kernel LOG target's order; AE is reserved bit 0 (<< 8) */
 	static const uint64_t bits[] = {0x100, 0x80, 0x40, 0x20, 0x10, 0x08, 0x04, 0x02, 0x01};
-	static const char *const names[] = {"AE", "CWR", "ECE", "URG", "ACK", "PSH", "RST", "SYN", "FIN"};
+	static const struct jname names[] = {JN("AE"),	JN("CWR"), JN("ECE"), JN("URG"), JN("ACK"),
+					     JN("PSH"), JN("RST"), JN("SYN"), JN("FIN")};
 
-	put_bits(b, v, bits, names, 9);
+	return put_bits(q, v, bits, names, 9);
 }
 
-static void put_decode_flags(struct fmt_buf *b, uint64_t v)
+static char *put_decode_flags(char *q, uint64_t v)
 {
 	static const uint64_t bits[] = {SL_DECODE_TRUNCATED, SL_DECODE_BAD_IP_CSUM, SL_DECODE_BAD_L4_CSUM,
 					SL_DECODE_FRAGMENT, SL_DECODE_MALFORMED};
-	static const char *const names[] = {"truncated", "bad_ip_checksum", "bad_l4_checksum", "fragment",
-					    "malformed"};
-	bool first = true;
+	static const struct jname names[] = {JN("\"truncated\""), JN("\"bad_ip_checksum\""),
+					     JN("\"bad_l4_checksum\""), JN("\"fragment\""),
+					     JN("\"malformed\"")};
+	char *start;
 	unsigned i;
 
-	fmt_chr(b, '[');
+	*q++ = '[';
+	start = q;
 	for (i = 0; i < 5; i++) {
 		if (!(v & bits[i]))
 			continue;
-		if (!first)
-			fmt_chr(b, ',');
-		fmt_chr(b, '"');
-		fmt_str(b, names[i]);
-		fmt_chr(b, '"');
-		first = false;
+		*q = ',';
+		q += q != start;
+		q = put_jname(q, &names[i]);
 	}
-	fmt_chr(b, ']');
-}
-
-static const char *ct_state_name(uint64_t s)
-{
-	switch (s) {
-	case 0: return "established";
-	case 1: return "related";
-	case 2: return "new";
-	case 3: return "established_reply";
-	case 4: return "related_reply";
-	case 7: return "untracked";
-	default: return NULL;
-	}
-}
-
-static const char *end_reason_name(uint64_t s)
-{
-	switch (s) {
-	case SL_FLOW_END_IDLE: return "idle";
-	case SL_FLOW_END_ACTIVE: return "active";
-	case SL_FLOW_END_EOF: return "eof";
-	case SL_FLOW_END_EVICTED: return "evicted";
-	case SL_FLOW_END_DESTROY: return "destroy";
-	default: return NULL;
-	}
+	*q++ = ']';
+	return q;
 }
 
 static void put_hex_str(struct fmt_buf *b, const struct sl_bytes *v)
@@ -286,105 +375,192 @@ static void put_hex_str(struct fmt_buf *b, const struct sl_bytes *v)
 	fmt_chr(b, '"');
 }
 
+/*
+ * Room one row of a fixed-size kind needs (all but J_STR and J_HEX): its
+ * key (a KEY_COPY-byte copy) and its value with the scratch of the copies
+ * above.  The largest value is decode_flags with every bit (72 bytes), the
+ * key before it is at most 20; 128 leaves a margin.
+ */
+#define ROW_MAX 128
+
+/*
+ * Row i of jfields[] (of a fixed-size kind) at q, which has ROW_MAX bytes:
+ * no bound checks per piece.  Returns the end.
+ */
+static inline __attribute__((always_inline)) char *json_row(struct json *st, char *q, const struct sl_record *r, unsigned i, bool first)
+{
+	const struct jfield *f = &jfields[i];
+	const union sl_value *v = &r->v[f->id];
+
+	/* the first key goes without its leading comma */
+	memcpy(q, st->keys[i] + first, KEY_COPY);
+	q += f->keylen - first;
+
+	switch (f->kind) {
+	case J_U64:
+	case J_IFINDEX:
+		return fmt_u64_inline(q, v->u64);
+	case J_ADDR:
+		*q++ = '"';
+		q = fmt_addr_raw(q, v->addr);
+		*q++ = '"';
+		return q;
+	case J_MAC:
+		*q++ = '"';
+		q = fmt_mac_raw(q, v->addr);
+		*q++ = '"';
+		return q;
+	case J_TIME:
+		*q++ = '"';
+		q = fmt_rfc3339_raw(q, &st->tc[f->aux], v->time);
+		*q++ = '"';
+		return q;
+	case J_HOOK:
+		return put_name(q, hook_name(v->u64, r), v->u64);
+	case J_FAMILY:
+		return put_name(q, family_name(v->u64), v->u64);
+	case J_PROTO:
+		return put_name(q, proto_name(v->u64), v->u64);
+	case J_TCPFLAGS:
+		return put_tcp_flags(q, v->u64);
+	case J_IPFLAGS: {
+		static const uint64_t bits[] = {SL_FRAG_CE, SL_FRAG_DF, SL_FRAG_MF};
+		static const struct jname names[] = {JN("CE"), JN("DF"), JN("MF")};
+
+		return put_bits(q, v->u64, bits, names, 3);
+	}
+	case J_FRAGOFF:
+		return fmt_u64_inline(q, v->u64 & 0xffff);
+	case J_DECODE:
+		return put_decode_flags(q, v->u64);
+	case J_CTSTATE:
+		return put_name(q, ct_state_name(v->u64), v->u64);
+	case J_CTEVENT: {
+		static const uint64_t bits[] = {SL_CT_EVENT_NEW, SL_CT_EVENT_UPDATE, SL_CT_EVENT_DESTROY};
+		static const struct jname names[] = {JN("NEW"), JN("UPDATE"), JN("DESTROY")};
+
+		return put_bits(q, v->u64, bits, names, 3);
+	}
+	case J_TCPSTATE:
+		return put_name(q, tcp_state_name(v->u64), v->u64);
+	case J_ENDREASON:
+		return put_name(q, end_reason_name(v->u64), v->u64);
+	}
+	return q;
+}
+
+/*
+ * The rows of jfields[] record r prints, as a 128-bit set.  (Scalars, not
+ * an array: a 16-byte load of words just stored one by one would wait.)
+ */
+static void json_rows(struct json *st, const struct sl_record *r, uint64_t rows[2])
+{
+	uint64_t set0 = 0, set1 = 0, clear0 = 0, clear1 = 0;
+	unsigned w;
+
+	/* records of one stream mostly have the same fields: keep the last set */
+	if (r->present[0] == st->last_present[0] && r->present[1] == st->last_present[1]) {
+		set0 = st->last_rows[0];
+		set1 = st->last_rows[1];
+	} else {
+		for (w = 0; w < JF_ID_LIMIT / 64; w++) {
+			uint64_t x = r->present[w];
+
+			while (x) {
+				const struct jrows *j = &st->jrows[w * 64 + (unsigned)__builtin_ctzll(x)];
+
+				set0 |= j->set[0];
+				set1 |= j->set[1];
+				clear0 |= j->clear[0];
+				clear1 |= j->clear[1];
+				x &= x - 1;
+			}
+		}
+		set0 &= ~clear0;
+		set1 &= ~clear1;
+		clear0 = clear1 = 0;
+		st->last_present[0] = r->present[0];
+		st->last_present[1] = r->present[1];
+		st->last_rows[0] = set0;
+		st->last_rows[1] = set1;
+	}
+	/* ip_flags and frag_offset are left out when they would be empty / 0 */
+	if (sl_has(r, SL_F_IP_FRAG)) {
+		uint64_t v = r->v[SL_F_IP_FRAG].u64;
+
+		if (!(v & (SL_FRAG_DF | SL_FRAG_MF | SL_FRAG_CE))) {
+			clear0 |= st->ipflags_row[0];
+			clear1 |= st->ipflags_row[1];
+		}
+		if (!(v & 0xffff)) {
+			clear0 |= st->fragoff_row[0];
+			clear1 |= st->fragoff_row[1];
+		}
+	}
+	rows[0] = set0 & ~clear0;
+	rows[1] = set1 & ~clear1;
+}
+
 /* Write one record's object; the caller checks b->overflow. */
 static void json_record(struct json *st, struct fmt_buf *b, const struct sl_record *r)
 {
+	uint64_t rows[2];
 	bool first = true;
-	unsigned i;
+	char *q, *lim;
+	unsigned w;
 
+	json_rows(st, r, rows);
 	fmt_chr(b, '{');
 	if (st->host_frag) {
 		fmt_mem(b, st->host_frag, st->host_len);
 		first = false;
 	}
-	for (i = 0; i < sizeof(jfields) / sizeof(jfields[0]); i++) {
-		const struct jfield *f = &jfields[i];
-		const union sl_value *v = &r->v[f->id];
+	if (b->overflow)
+		return;
+	/* rows are written at a cursor; J_STR goes through the bounded appenders */
+	q = fmt_end(b);
+	lim = b->p + b->cap;
+	for (w = 0; w < 2; w++) {
+		uint64_t m = rows[w];	/* a local: the array would be stored every row */
 
-		if (!sl_has(r, f->id))
-			continue;
-		/* skip what would write nothing, before writing the key */
-		if ((f->kind == J_IFINDEX && sl_has(r, f->aux)) || (f->kind == J_FRAGOFF && !(v->u64 & 0xffff)) ||
-		    (f->kind == J_IPFLAGS && !(v->u64 & (SL_FRAG_DF | SL_FRAG_MF | SL_FRAG_CE))))
-			continue;
-		/* the first key goes without its leading comma */
-		if (f->keylen <= KEY_COPY && !b->overflow && b->cap - b->len >= KEY_COPY) {
-			memcpy(b->p + b->len, st->keys[i] + first, KEY_COPY);
-			b->len += f->keylen - first;
-		} else {
-			fmt_mem(b, f->key + first, f->keylen - first);
-		}
-		first = false;
+		while (m) {
+			unsigned i = w * 64 + (unsigned)__builtin_ctzll(m);
+			const struct jfield *f = &jfields[i];
 
-		switch (f->kind) {
-		case J_U64:
-		case J_IFINDEX:
-			fmt_u64(b, v->u64);
-			break;
-		case J_STR:
-			fmt_json_str(b, v->bytes.ptr, v->bytes.len);
-			break;
-		case J_ADDR:
-			fmt_chr(b, '"');
-			fmt_addr(b, v->addr);
-			fmt_chr(b, '"');
-			break;
-		case J_MAC:
-			fmt_chr(b, '"');
-			fmt_mac(b, v->addr);
-			fmt_chr(b, '"');
-			break;
-		case J_TIME:
-			fmt_chr(b, '"');
-			fmt_rfc3339(b, &st->tc[f->aux], v->time);
-			fmt_chr(b, '"');
-			break;
-		case J_HEX:
-			put_hex_str(b, &v->bytes);
-			break;
-		case J_HOOK:
-			put_name(b, hook_name(v->u64, r), v->u64);
-			break;
-		case J_FAMILY:
-			put_name(b, sl_family_name(v->u64), v->u64);
-			break;
-		case J_PROTO:
-			put_name(b, sl_proto_name(v->u64, SL_PROTO_JSON), v->u64);
-			break;
-		case J_TCPFLAGS:
-			put_tcp_flags(b, v->u64);
-			break;
-		case J_IPFLAGS: {
-			static const uint64_t bits[] = {SL_FRAG_CE, SL_FRAG_DF, SL_FRAG_MF};
-			static const char *const names[] = {"CE", "DF", "MF"};
+			m &= m - 1;
+			if (f->kind == J_STR) {
+				const struct sl_bytes *s = &r->v[f->id].bytes;
 
-			put_bits(b, v->u64, bits, names, 3);
-			break;
-		}
-		case J_FRAGOFF:
-			fmt_u64(b, v->u64 & 0xffff);
-			break;
-		case J_DECODE:
-			put_decode_flags(b, v->u64);
-			break;
-		case J_CTSTATE:
-			put_name(b, ct_state_name(v->u64), v->u64);
-			break;
-		case J_CTEVENT: {
-			static const uint64_t bits[] = {SL_CT_EVENT_NEW, SL_CT_EVENT_UPDATE, SL_CT_EVENT_DESTROY};
-			static const char *const names[] = {"NEW", "UPDATE", "DESTROY"};
+				fmt_commit(b, q);
+				if (lim - q >= KEY_COPY) {
+					memcpy(q, st->keys[i] + first, KEY_COPY);
+					b->len += f->keylen - first;
+				} else {
+					fmt_mem(b, f->key + first, f->keylen - first);
+				}
+				fmt_json_str(b, s->ptr, s->len);
+				if (b->overflow)
+					return;
+				q = fmt_end(b);
+			} else if (lim - q >= ROW_MAX) {
+				q = json_row(st, q, r, i, first);
+			} else {
+				/* near the end: through scratch, so that what fits fits */
+				char tmp[ROW_MAX];
+				size_t n = (size_t)(json_row(st, tmp, r, i, first) - tmp);
 
-			put_bits(b, v->u64, bits, names, 3);
-			break;
-		}
-		case J_TCPSTATE:
-			put_name(b, sl_tcp_state_lower(v->u64), v->u64);
-			break;
-		case J_ENDREASON:
-			put_name(b, end_reason_name(v->u64), v->u64);
-			break;
+				if ((size_t)(lim - q) < n) {
+					fmt_commit(b, q);
+					b->overflow = true;
+					return;
+				}
+				memcpy(q, tmp, n);
+				q += n;
+			}
+			first = false;
 		}
 	}
+	fmt_commit(b, q);
 	if (st->packet && sl_has(r, SL_F_PACKET)) {
 		fmt_mem(b, &",\"packet\":"[first], sizeof(",\"packet\":") - 1 - first);
 		put_hex_str(b, &r->v[SL_F_PACKET].bytes);
@@ -409,9 +585,21 @@ static int json_configure(const struct sl_host *host, struct sl_instance *inst, 
 	}
 	st->host = host;
 	st->inst = inst;
-	for (i = 0; i < sizeof(jfields) / sizeof(jfields[0]); i++)
-		if (jfields[i].keylen <= KEY_COPY)
-			memcpy(st->keys[i], jfields[i].key, jfields[i].keylen);
+	fill_slots(proto_slots, 256, json_proto);
+	fill_slots(family_slots, 16, sl_family_name);
+	for (i = 0; i < N_JFIELDS; i++) {
+		const struct jfield *f = &jfields[i];
+		uint64_t bit = (uint64_t)1 << (i % 64);
+
+		memcpy(st->keys[i], f->key, f->keylen);
+		st->jrows[f->id].set[i / 64] |= bit;
+		if (f->kind == J_IFINDEX)
+			st->jrows[f->aux].clear[i / 64] |= bit;
+		if (f->kind == J_IPFLAGS)
+			st->ipflags_row[i / 64] |= bit;
+		if (f->kind == J_FRAGOFF)
+			st->fragoff_row[i / 64] |= bit;
+	}
 	st->packet = cfg->packet;
 	st->payload = cfg->payload;
 	for (i = 0; i < N_TIME_CACHES; i++)
@@ -480,6 +668,7 @@ static int json_process(void *state, struct sl_batch *b)
 		}
 		b->arena.used = (size_t)((uint8_t *)mem - b->arena.base) + fb.len;
 		sl_set_bytes(r, SL_F_TEXT, mem, (uint32_t)fb.len);
+		sl_set_text_safe(r);
 	}
 	if (no_room) {
 		st->host->counter_add(st->inst, st->c_no_room, no_room);

@@ -64,6 +64,7 @@ static const struct sl_option logline_options[] = {
 
 static const struct sl_field_decl logline_provides[] = {
 	{ "text", SL_T_STRING },
+	{ "text_safe", SL_T_BYTES },	/* the text never needs escaping */
 	SL_FIELD_END
 };
 
@@ -160,6 +161,7 @@ static int logline_process(void *state, struct sl_batch *b)
 		}
 		b->arena.used = (size_t)((uint8_t *)mem - b->arena.base) + fb.len;
 		sl_set_bytes(r, SL_F_TEXT, mem, (uint32_t)fb.len);
+		sl_set_text_safe(r);
 	}
 	if (no_room) {
 		st->host->counter_add(st->inst, st->c_no_room, no_room);

@@ -5,7 +5,8 @@
  *
  * One record is one line whatever plugin made the text: control bytes
  * (but TAB), DEL and invalid UTF-8 are written as \xNN (text_escape.h).
- * logline's and json's text never needs it, so that costs a scan.
+ * logline's and json's text never needs it and comes marked so
+ * (sl_set_text_safe): it is copied without the scan.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -111,7 +112,7 @@ static int file_process(void *state, struct sl_batch *b)
 			no_text++;
 			continue;
 		}
-		esc = sl_esc_scan(t->ptr, n, SL_ESC_KEEP_TAB) < n;
+		esc = !sl_text_is_safe(r) && sl_esc_scan(t->ptr, n, SL_ESC_KEEP_TAB) < n;
 		if (esc)
 			n = sl_esc_len(t->ptr, n, SL_ESC_KEEP_TAB);
 		dst = sl_outfile_reserve(st->of, n + 1);

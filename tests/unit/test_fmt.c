@@ -66,6 +66,22 @@ static void test_u64(void)
 		snprintf(want, sizeof(want), "%" PRIu64, v);
 		expect(fb, want, "u64");
 	}
+	/* both sides of every power of ten: where the digit count changes */
+	for (i = 0; i < 40; i++) {
+		uint64_t p10 = 1, v;
+		unsigned k;
+
+		for (k = 0; k < i / 2; k++)
+			p10 *= 10;
+		v = i & 1 ? p10 : p10 - 1;
+		if (i / 2 > 19)
+			break;
+		struct fmt_buf *fb = fresh();
+
+		fmt_u64(fb, v);
+		snprintf(want, sizeof(want), "%" PRIu64, v);
+		expect(fb, want, "u64 power of ten");
+	}
 	for (i = 0; i < 1000; i++) {
 		int64_t v = (int64_t)rnd_width();
 		struct fmt_buf *fb = fresh();
@@ -414,6 +430,80 @@ static void test_bounds(void)
 	CHECK(!fb.overflow && fb.len == 20 && memcmp(mem, "000000000000000000ab", 20) == 0, "hex wide");
 }
 
+/*
+ * Raw writers may store whole words past the end they return, but never
+ * past FMT_*_MAX bytes from where they start: a canary after that room
+ * stays untouched, for values of every length.
+ */
+static void test_raw_room(void)
+{
+	char mem[128];
+	uint8_t a[16];
+	unsigned i, j;
+
+#define ROOM_CHECK(max, call)                                                        \
+	do {                                                                         \
+		char *at_ = mem + 8, *end_;                                          \
+		memset(mem, 0x5a, sizeof(mem));                                      \
+		end_ = (call);                                                       \
+		CHECK(end_ - at_ <= (max), "%s: %td bytes", #call, end_ - at_);      \
+		for (j = (unsigned)(8 + (max)); j < sizeof(mem); j++)                \
+			CHECK(mem[j] == 0x5a, "%s: byte %u past its room written", #call, \
+			      j - 8 - (unsigned)(max));                               \
+	} while (0)
+
+	for (i = 0; i < 100000; i++) {
+		uint64_t v = rnd_width();
+		uint32_t x = (uint32_t)rnd();
+
+		for (j = 0; j < 16; j++)
+			a[j] = (uint8_t)rnd();
+		if (i & 1)
+			x &= 0x0f0f0f0fu;
+		memcpy(a + 12, &x, 4);
+		ROOM_CHECK(FMT_U64_MAX, fmt_u64_raw(at_, v));
+		ROOM_CHECK(FMT_IP4_MAX, fmt_ip4_raw(at_, a + 12));
+		ROOM_CHECK(FMT_MAC_MAX, fmt_mac_raw(at_, a));
+		ROOM_CHECK(FMT_IP6_MAX, fmt_ip6_raw(at_, a));
+		memset(a, 0, 10);
+		a[10] = a[11] = 0xff;
+		ROOM_CHECK(FMT_ADDR_MAX, fmt_addr_raw(at_, a));
+		ROOM_CHECK(FMT_IP6_MAX, fmt_ip6_raw(at_, a));
+		{
+			struct fmt_time_cache c;
+
+			fmt_time_cache_init(&c, i & 1);
+			ROOM_CHECK(FMT_RFC3339_MAX,
+				   fmt_rfc3339_raw(at_, &c, ((struct sl_time){(int64_t)(v >> 30), (uint32_t)x % 1000000000})));
+		}
+	}
+#undef ROOM_CHECK
+}
+
+/* Appenders that go through scratch near the end: exact fit works. */
+static void test_exact_fit(void)
+{
+	static const uint8_t ip[4] = {192, 168, 100, 200}, mac[6] = {0xde, 0xad, 0xbe, 0xef, 0, 1};
+	char mem[64];
+	struct fmt_buf fb;
+	size_t cap;
+
+	for (cap = 0; cap < 20; cap++) {
+		fmt_init(&fb, mem, cap);
+		fmt_ip4(&fb, ip);	/* 15 bytes */
+		CHECK(fb.overflow == (cap < 15), "ip4 cap %zu", cap);
+		CHECK(fb.overflow || (fb.len == 15 && memcmp(mem, "192.168.100.200", 15) == 0), "ip4 %zu", cap);
+		fmt_init(&fb, mem, cap);
+		fmt_mac(&fb, mac);	/* 17 bytes */
+		CHECK(fb.overflow == (cap < 17), "mac cap %zu", cap);
+		CHECK(fb.overflow || (fb.len == 17 && memcmp(mem, "de:ad:be:ef:00:01", 17) == 0), "mac %zu", cap);
+		fmt_init(&fb, mem, cap);
+		fmt_u64(&fb, 1234567890123ULL);	/* 13 bytes */
+		CHECK(fb.overflow == (cap < 13), "u64 cap %zu", cap);
+		CHECK(fb.overflow || (fb.len == 13 && memcmp(mem, "1234567890123", 13) == 0), "u64 %zu", cap);
+	}
+}
+
 int main(void)
 {
 	test_u64();
@@ -423,6 +513,8 @@ int main(void)
 	test_time();
 	test_json();
 	test_bounds();
+	test_raw_room();
+	test_exact_fit();
 	if (failures) {
 		fprintf(stderr, "%d failures\n", failures);
 		return 1;

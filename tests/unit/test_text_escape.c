@@ -265,6 +265,38 @@ static void fmt_buf_appends(void)
 	CHECK(b.overflow && b.len == 0, "append to nothing");
 }
 
+/*
+ * fmt_escaped's shortcut for short clean text (interface names, prefixes)
+ * against the reference, at every length up to 20 and at every room from
+ * none to an exact fit: the same text, overflow exactly when it does not fit.
+ */
+static void short_appends(void)
+{
+	static const unsigned fl[] = { 0, SL_ESC_BACKSLASH, SL_ESC_KEEP_TAB };
+	uint8_t in[24];
+	char want[24 * 4 + 1], mem[24 * 4 + 8];
+
+	for (unsigned t = 0; t < 20000; t++) {
+		size_t n = t % 21, wl;
+		unsigned flags = fl[t % 3];
+
+		for (size_t i = 0; i < n; i++)	/* mostly plain ASCII, now and then not */
+			in[i] = rnd() % 8 ? (uint8_t)(0x20 + rnd() % 0x5f) : rnd_byte();
+		wl = ref_escape(want, in, n, flags);
+		for (size_t cap = wl > 2 ? wl - 2 : 0; cap <= wl + 2; cap++) {
+			struct fmt_buf b;
+
+			fmt_init(&b, mem, cap);
+			fmt_escaped(&b, in, n, flags);
+			if (cap >= wl)
+				CHECK(!b.overflow && b.len == wl && !memcmp(mem, want, wl),
+				      "short append n %zu cap %zu", n, cap);
+			else
+				CHECK(b.overflow && b.len <= cap, "short append n %zu cap %zu: no overflow", n, cap);
+		}
+	}
+}
+
 /* json's strings need nothing from the safety pass, whatever went in. */
 static void json_is_clean(void)
 {
@@ -291,6 +323,7 @@ int main(void)
 	random_inputs();
 	cuts();
 	fmt_buf_appends();
+	short_appends();
 	json_is_clean();
 	if (failures) {
 		fprintf(stderr, "%d failures\n", failures);

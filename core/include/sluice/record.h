@@ -154,7 +154,9 @@ union sl_value {
 	X(FLOW_TCP_FLAGS, "flow_tcp_flags", SL_T_U64, "OR of TCP flags seen")          \
 	X(FLOW_END_REASON, "flow_end_reason", SL_T_U64, "SL_FLOW_END_*")                \
 	/* added after the first plugins: appended, ids above stay put */                \
-	X(NFLOG_GROUP, "nflog_group", SL_T_U64, "NFLOG group the event came from")
+	X(NFLOG_GROUP, "nflog_group", SL_T_U64, "NFLOG group the event came from")          \
+	/* ABI 1.2 */                                                                   \
+	X(TEXT_SAFE, "text_safe", SL_T_BYTES, "the text its converter vouches for (sl_set_text_safe)")
 
 /* Ids of the well-known fields: SL_F_PACKET, SL_F_PREFIX, ... */
 enum sl_well_known_field {
@@ -244,6 +246,32 @@ static inline void sl_set_bytes(struct sl_record *r, sl_field f, const void *p, 
 	r->v[f].bytes.ptr = (const uint8_t *)p;
 	r->v[f].bytes.len = len;
 	sl_mark(r, f);
+}
+
+/*
+ * ABI 1.2: SL_F_TEXT_SAFE.  A converter whose text never holds a byte a
+ * text output would escape (no control byte, no DEL, only valid UTF-8
+ * without the C1 controls: the rules of text_escape.h) marks it with
+ * sl_set_text_safe() after setting SL_F_TEXT; an output may then skip its
+ * escape scan.  The mark holds the pointer and length of the text it
+ * vouches for, so text that a later filter sets anew (other memory or
+ * another length) is not covered: sl_text_is_safe() is false for it and
+ * the output scans as before.  A filter that changes the bytes of the
+ * text in place, keeping pointer and length, must sl_unset() the mark.
+ */
+static inline void sl_set_text_safe(struct sl_record *r)
+{
+	/* member by member: a 16-byte copy right after sl_set_bytes() would wait for its two stores */
+	r->v[SL_F_TEXT_SAFE].bytes.ptr = r->v[SL_F_TEXT].bytes.ptr;
+	r->v[SL_F_TEXT_SAFE].bytes.len = r->v[SL_F_TEXT].bytes.len;
+	sl_mark(r, SL_F_TEXT_SAFE);
+}
+
+static inline bool sl_text_is_safe(const struct sl_record *r)
+{
+	return sl_has(r, SL_F_TEXT_SAFE) && sl_has(r, SL_F_TEXT) &&
+	       r->v[SL_F_TEXT_SAFE].bytes.ptr == r->v[SL_F_TEXT].bytes.ptr &&
+	       r->v[SL_F_TEXT_SAFE].bytes.len == r->v[SL_F_TEXT].bytes.len;
 }
 
 /* IPv4 address in network byte order, stored IPv4-mapped. */
