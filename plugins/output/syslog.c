@@ -824,10 +824,11 @@ static size_t format(struct syslog_state *st, const struct sl_record *r, struct 
 	 * The text gets what is left (msg_cap is message_size), escaped:
 	 * whatever plugin made it, a newline must not start a forged message
 	 * (LF framing, receivers writing lines) nor ESC reach a terminal.
-	 * Text from logline or json needs nothing: a scan and a copy.
+	 * Text logline or json vouched for (sl_set_text_safe) is copied
+	 * without the scan.
 	 */
 	room = b.cap - b.len;
-	clean = sl_esc_scan(text->ptr, text->len, SL_ESC_KEEP_TAB) == text->len;
+	clean = sl_text_is_safe(r) || sl_esc_scan(text->ptr, text->len, SL_ESC_KEEP_TAB) == text->len;
 	if (clean && text->len <= room) {
 		n = text->len;
 		memcpy(b.p + b.len, text->ptr, n);
