@@ -169,7 +169,7 @@ static const struct sl_option json_options[] = {
 };
 
 static const struct sl_field_decl json_provides[] = {
-	{ "text", SL_T_STRING },
+	SL_FIELD_DECL(SL_F_TEXT),
 	SL_FIELD_END
 };
 
@@ -497,14 +497,14 @@ static int json_process(void *state, struct sl_batch *b)
 
 	for (i = 0; i < b->count; i++) {
 		struct sl_record *r = b->rec[i];
-		size_t start = b->arena.used, room;
+		size_t start = sl_batch_mark(b), room;
 		struct fmt_buf fb;
 		void *mem;
 		int pass;
 
 		/* reserve, write, hand back the unused tail (nothing else allocates meanwhile) */
 		for (pass = 0; pass < 2; pass++) {
-			b->arena.used = start;
+			sl_batch_rewind(b, start);
 			room = sl_batch_room(b);
 			room = room > 8 ? (room - 8) & ~(size_t)7 : 0;
 			if (pass == 0 && room > FIRST_TRY)
@@ -516,12 +516,12 @@ static int json_process(void *state, struct sl_batch *b)
 				break;
 		}
 		if (fb.overflow) {
-			b->arena.used = start;
+			sl_batch_rewind(b, start);
 			sl_unset(r, SL_F_TEXT);
 			no_room++;
 			continue;
 		}
-		b->arena.used = (size_t)((uint8_t *)mem - b->arena.base) + fb.len;
+		sl_batch_trim(b, mem, fb.len);
 		sl_set_bytes(r, SL_F_TEXT, mem, (uint32_t)fb.len);
 	}
 	if (no_room) {

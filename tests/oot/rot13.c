@@ -22,7 +22,7 @@ static const struct sl_option rot13_options[] = {
 	SL_OPT_END,
 };
 
-static const struct sl_field_decl rot13_fields[] = {{"text", SL_T_STRING}, SL_FIELD_END};
+static const struct sl_field_decl rot13_fields[] = {SL_FIELD_DECL(SL_F_TEXT), SL_FIELD_END};
 
 static uint8_t rotate(uint8_t c, int shift)
 {

@@ -49,8 +49,8 @@ static const struct sl_option gen_options[] = {
 };
 
 static const struct sl_field_decl gen_provides[] = {
-	{"text", SL_T_STRING},
-	{"seq_local", SL_T_U64},
+	SL_FIELD_DECL(SL_F_TEXT),
+	SL_FIELD_DECL(SL_F_SEQ_LOCAL),
 	SL_FIELD_END,
 };
 

@@ -27,9 +27,9 @@ static const struct sl_option upcase_options[] = {
 	SL_OPT_END,
 };
 
-static const struct sl_field_decl upcase_needs[] = {{"text", SL_T_STRING}, SL_FIELD_END};
+static const struct sl_field_decl upcase_needs[] = {SL_FIELD_DECL(SL_F_TEXT), SL_FIELD_END};
 static const struct sl_field_decl upcase_provides[] = {
-	{"text", SL_T_STRING},
+	SL_FIELD_DECL(SL_F_TEXT),
 	{"upcase_len", SL_T_U64},
 	SL_FIELD_END,
 };

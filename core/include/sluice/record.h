@@ -356,8 +356,11 @@ static inline void sl_batch_rewind(struct sl_batch *b, size_t mark)
 
 static inline void sl_batch_trim(struct sl_batch *b, const void *p, size_t len)
 {
-	size_t at = (size_t)((const uint8_t *)p - b->arena.base);
+	size_t at;
 
+	if (!p)
+		return;
+	at = (size_t)((const uint8_t *)p - b->arena.base);
 	if (at <= b->arena.used && len <= b->arena.used - at)
 		b->arena.used = at + len;
 }
