@@ -446,6 +446,7 @@ int graph_need_field(struct sl_instance *inst, const char *option, const char *n
 {
 	struct graph *g = inst->graph;
 	const uint64_t *avail = inst->parent ? inst->parent->avail : NULL;
+	const struct ynode *v = option ? ytree_map_get(inst->opts, option) : NULL;
 	const struct ymark *at = graph_option_mark(inst, option);
 	const char *stack = inst->nstacks ? inst->stacks[0] : "?";
 	int id = fields_lookup(&g->loader.fields, name);
@@ -455,6 +456,12 @@ int graph_need_field(struct sl_instance *inst, const char *option, const char *n
 		return id;
 	if (option)
 		snprintf(where, sizeof(where), " (option '%s')", option);
+	/* Blame the list item that names the field, when there is one. */
+	for (size_t i = 0; v && v->kind == YN_SEQ && i < v->n; i++)
+		if (v->items[i]->kind == YN_SCALAR && strcmp(v->items[i]->scalar, name) == 0) {
+			at = &v->items[i]->mark;
+			break;
+		}
 	if (id < 0) {
 		const char *near = fields_suggest(&g->loader.fields, name);
 

@@ -47,6 +47,11 @@ static int upcase_process(void *state, struct sl_batch *b)
 		u->seen++;
 		if (u->cfg->drop_every && u->seen % (uint64_t)u->cfg->drop_every == 0)
 			continue;
+		/* `needs` holds per stack: a record without text passes as it is. */
+		if (!sl_has(r, SL_F_TEXT)) {
+			b->rec[kept++] = r;
+			continue;
+		}
 		out = sl_batch_alloc(b, t->len);
 		if (!out)
 			continue;
