@@ -154,6 +154,16 @@ struct json {
 	char *host_frag;	/* "host":"..." pre-escaped, or NULL */
 	size_t host_len;
 	int c_no_room;
+	struct jextra **extra;	/* fields registered by plugins, in id order */
+	unsigned nextra;
+};
+
+/* A field some plugin registered: printed by its type, named as registered. */
+struct jextra {
+	sl_field id;
+	enum sl_type type;
+	size_t keylen;
+	char key[];		/* ,"name": escaped */
 };
 
 static const struct sl_option json_options[] = {
@@ -329,6 +339,40 @@ static void put_hex_str(struct fmt_buf *b, const struct sl_bytes *v)
 	fmt_chr(b, '"');
 }
 
+/* A registered field; kept out of json_record(), which usually has none. */
+static __attribute__((noinline)) void put_extra(struct json *st, struct fmt_buf *b,
+						const struct jextra *x, const union sl_value *v,
+						bool first)
+{
+	fmt_mem(b, x->key + first, x->keylen - first);
+	switch (x->type) {
+	case SL_T_U64:
+		fmt_u64(b, v->u64);
+		break;
+	case SL_T_STRING:
+		fmt_json_str(b, v->bytes.ptr, v->bytes.len);
+		break;
+	case SL_T_BYTES:
+		put_hex_str(b, &v->bytes);
+		break;
+	case SL_T_ADDR:
+		fmt_chr(b, '"');
+		fmt_addr(b, v->addr);
+		fmt_chr(b, '"');
+		break;
+	case SL_T_MAC:
+		fmt_chr(b, '"');
+		fmt_mac(b, v->addr);
+		fmt_chr(b, '"');
+		break;
+	case SL_T_TIME:
+		fmt_chr(b, '"');
+		fmt_rfc3339(b, &st->tc[0], v->time);
+		fmt_chr(b, '"');
+		break;
+	}
+}
+
 /* Write one record's object; the caller checks b->overflow. */
 static void json_record(struct json *st, struct fmt_buf *b, const struct sl_record *r)
 {
@@ -428,6 +472,12 @@ static void json_record(struct json *st, struct fmt_buf *b, const struct sl_reco
 			break;
 		}
 	}
+	for (i = 0; i < st->nextra; i++) {
+		if (sl_has(r, st->extra[i]->id)) {
+			put_extra(st, b, st->extra[i], &r->v[st->extra[i]->id], first);
+			first = false;
+		}
+	}
 	if (st->packet && sl_has(r, SL_F_PACKET)) {
 		fmt_mem(b, &",\"packet\":"[first], sizeof(",\"packet\":") - 1 - first);
 		put_hex_str(b, &r->v[SL_F_PACKET].bytes);
@@ -438,6 +488,59 @@ static void json_record(struct json *st, struct fmt_buf *b, const struct sl_reco
 		put_hex_str(b, &r->v[SL_F_PAYLOAD].bytes);
 	}
 	fmt_chr(b, '}');
+}
+
+static void json_destroy(void *state);
+
+/* Whether json writes this key already (a registered field may not take it). */
+static bool key_taken(const char *name)
+{
+	size_t n = strlen(name);
+
+	if (!strcmp(name, "host") || !strcmp(name, "packet") || !strcmp(name, "payload"))
+		return true;
+	for (unsigned i = 0; i < sizeof(jfields) / sizeof(jfields[0]); i++)
+		if (jfields[i].keylen == n + 4 && !memcmp(jfields[i].key + 2, name, n))
+			return true;
+	return false;
+}
+
+/* The fields plugins registered (ids after the well-known ones).  0 or -1. */
+static int find_extra(struct json *st, const struct sl_host *host, struct sl_instance *inst)
+{
+	const char *name;
+	int id;
+
+	for (id = SL_F_WELL_KNOWN_COUNT; id < SL_MAX_FIELDS && (name = host->field_name(inst, id));
+	     id++) {
+		size_t n = strlen(name), cap = 6 * n + 8;
+		struct jextra *x, **grown;
+		struct fmt_buf fb;
+
+		if (key_taken(name)) {
+			host->log(inst, SL_LOG_WARNING, "field '%s' has the name of a json key: not written",
+				  name);
+			continue;
+		}
+		x = malloc(sizeof(*x) + cap);
+		grown = realloc(st->extra, (st->nextra + 1) * sizeof(*grown));
+		if (!x || !grown) {
+			free(x);
+			if (grown)
+				st->extra = grown;
+			return -1;
+		}
+		st->extra = grown;
+		x->id = (sl_field)id;
+		x->type = host->field_type(inst, id);
+		fmt_init(&fb, x->key, cap);
+		fmt_chr(&fb, ',');
+		fmt_json_str(&fb, name, n);
+		fmt_chr(&fb, ':');
+		x->keylen = fb.len;
+		st->extra[st->nextra++] = x;
+	}
+	return 0;
 }
 
 static int json_configure(const struct sl_host *host, struct sl_instance *inst, const void *config, void **state)
@@ -473,6 +576,11 @@ static int json_configure(const struct sl_host *host, struct sl_instance *inst, 
 		fmt_lit(&fb, "\"host\":");
 		fmt_json_str(&fb, cfg->host, n);
 		st->host_len = fb.len;
+	}
+	if (find_extra(st, host, inst) < 0) {
+		json_destroy(st);
+		host->config_error(inst, NULL, "out of memory");
+		return -1;
 	}
 	*state = st;
 	return 0;
@@ -535,6 +643,9 @@ static void json_destroy(void *state)
 {
 	struct json *st = state;
 
+	for (unsigned i = 0; i < st->nextra; i++)
+		free(st->extra[i]);
+	free(st->extra);
 	free(st->host_frag);
 	free(st);
 }

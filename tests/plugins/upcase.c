@@ -3,7 +3,8 @@
  * Test filter "upcase": rewrites each record's text in upper case into the
  * batch arena and registers a field of its own, "upcase_len", the way a
  * third-party filter adds fields.  Option `drop_every` drops every Nth
- * record, to test drops and fan-out isolation.
+ * record, to test drops and fan-out isolation; `fail` makes process()
+ * fail every batch.
  */
 #include <ctype.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 
 struct upcase_config {
 	int64_t drop_every;
+	bool fail;
 };
 
 struct upcase {
@@ -24,6 +26,8 @@ struct upcase {
 static const struct sl_option upcase_options[] = {
 	SL_OPT_INT("drop_every", struct upcase_config, drop_every, "0", 0, 1000000,
 		   "drop every Nth record (0: none)"),
+	SL_OPT_BOOL("fail", struct upcase_config, fail, "false",
+		    "return -1 from process() for every batch"),
 	SL_OPT_END,
 };
 
@@ -38,6 +42,9 @@ static int upcase_process(void *state, struct sl_batch *b)
 {
 	struct upcase *u = state;
 	unsigned kept = 0;
+
+	if (u->cfg->fail)
+		return -1;
 
 	for (unsigned i = 0; i < b->count; i++) {
 		struct sl_record *r = b->rec[i];
