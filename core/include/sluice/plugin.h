@@ -13,12 +13,17 @@
  * ABI version the plugin was built for and its own size; the loader refuses
  * a different major version, or a minor version newer than the daemon's.
  *
- * Minimal filter (see also tests/oot/ for a complete out-of-tree plugin):
+ * Minimal filter (see also tests/oot/ for complete out-of-tree plugins, a
+ * filter and a generic output, and docs/PLUGINS.md, "Writing a plugin"):
  *
- *     struct upper_cfg { bool enabled; };
+ *     struct upper_cfg { bool enabled; const char *tag; };
  *     static const struct sl_option upper_opts[] = {
  *         SL_OPT_BOOL("enabled", struct upper_cfg, enabled, "true", "do it"),
+ *         SL_OPT_STR("tag", struct upper_cfg, tag, SL_REQUIRED, "a tag"),
  *         SL_OPT_END
+ *     };
+ *     static const struct sl_field_decl upper_fields[] = {
+ *         SL_FIELD_DECL(SL_F_TEXT), SL_FIELD_END
  *     };
  *     static int upper_process(void *st, struct sl_batch *b) { ...; return 0; }
  *     static const struct sl_plugin upper = {
