@@ -116,13 +116,12 @@ static void run_instance(struct sl_instance *inst, struct sl_batch *b)
 static void deliver(struct sl_instance *from, struct sl_batch *b)
 {
 	unsigned count = b->count;
+	size_t arena = sl_batch_mark(b);
 
 	if (from->nchildren == 1) {
 		run_instance(from->children[0], b);
 		return;
 	}
-	size_t arena = sl_batch_mark(b);
-
 	memcpy(from->save_rec, b->rec, count * sizeof(*b->rec));
 	for (unsigned i = 0; i < count; i++) {
 		union sl_value *saved = from->save_values + i * from->nrestore;
