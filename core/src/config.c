@@ -45,10 +45,18 @@ static void parse_daemon(struct config *c, const struct ynode *map, struct diag 
 		if (strcmp(k->scalar, "plugin_path") == 0) {
 			if (v->kind == YN_SCALAR) {
 				c->plugin_path = calloc(1, sizeof(char *));
+				if (!c->plugin_path) {
+					diag_error(d, &v->mark, "out of memory");
+					continue;
+				}
 				c->plugin_path[0] = v->scalar;
 				c->nplugin_path = 1;
 			} else if (expect_kind(d, v, YN_SEQ, "'plugin_path'")) {
 				c->plugin_path = calloc(v->n ? v->n : 1, sizeof(char *));
+				if (!c->plugin_path) {
+					diag_error(d, &v->mark, "out of memory");
+					continue;
+				}
 				for (size_t j = 0; j < v->n; j++) {
 					if (expect_kind(d, v->items[j], YN_SCALAR,
 							"a plugin_path entry"))
@@ -130,6 +138,10 @@ static void parse_instances(struct config *c, const struct ynode *map, struct di
 	if (!expect_kind(d, map, YN_MAP, "'instances'"))
 		return;
 	c->instances = calloc(map->n / 2 + 1, sizeof(*c->instances));
+	if (!c->instances) {
+		diag_error(d, &map->mark, "out of memory");
+		return;
+	}
 	for (size_t i = 0; i < map->n; i += 2) {
 		const struct ynode *k = map->items[i], *v = map->items[i + 1], *p;
 		struct instance_spec *s;
@@ -163,6 +175,10 @@ static void parse_stacks(struct config *c, const struct ynode *map, struct diag 
 		return;
 	}
 	c->stacks = calloc(map->n / 2, sizeof(*c->stacks));
+	if (!c->stacks) {
+		diag_error(d, &map->mark, "out of memory");
+		return;
+	}
 	for (size_t i = 0; i < map->n; i += 2) {
 		const struct ynode *k = map->items[i], *v = map->items[i + 1];
 		struct stack_spec *s;
@@ -185,6 +201,11 @@ static void parse_stacks(struct config *c, const struct ynode *map, struct diag 
 		s->name = k->scalar;
 		s->mark = k->mark;
 		s->elems = calloc(v->n, sizeof(*s->elems));
+		if (!s->elems) {
+			c->nstacks--;
+			diag_error(d, &v->mark, "out of memory");
+			continue;
+		}
 		for (size_t j = 0; j < v->n; j++) {
 			const struct ynode *e = v->items[j];
 			struct elem_spec *es = &s->elems[s->n];

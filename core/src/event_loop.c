@@ -26,6 +26,7 @@ struct loop_timer {
 	uint64_t deadline;
 	uint64_t period;
 	bool armed;
+	bool dead;		/* freed while timers run: unlinked after them */
 	struct loop_timer *next;
 };
 
@@ -38,6 +39,7 @@ struct event_loop {
 	struct loop_timer *timers;
 	bool stop;
 	bool dispatching;
+	bool in_timers;
 };
 
 uint64_t loop_now_ms(void)
@@ -182,6 +184,31 @@ void loop_timer_disarm(struct loop_timer *t)
 	t->armed = false;
 }
 
+static void reap_timers(struct event_loop *loop)
+{
+	for (struct loop_timer **p = &loop->timers; *p;) {
+		struct loop_timer *t = *p;
+
+		if (t->dead) {
+			*p = t->next;
+			free(t);
+		} else {
+			p = &t->next;
+		}
+	}
+}
+
+void loop_timer_free(struct loop_timer *t)
+{
+	if (!t)
+		return;
+	t->armed = false;
+	t->dead = true;
+	/* A callback may free any timer, its own too: the walk unlinks it after. */
+	if (!t->loop->in_timers)
+		reap_timers(t->loop);
+}
+
 static void on_signal_fd(void *ctx, int fd, uint32_t events)
 {
 	struct event_loop *loop = ctx;
@@ -232,6 +259,7 @@ static void run_timers(struct event_loop *loop)
 {
 	uint64_t now = loop_now_ms();
 
+	loop->in_timers = true;
 	for (struct loop_timer *t = loop->timers; t && !loop->stop; t = t->next) {
 		if (!t->armed || t->deadline > now)
 			continue;
@@ -243,6 +271,8 @@ static void run_timers(struct event_loop *loop)
 			t->armed = false;
 		t->cb(t->ctx);
 	}
+	loop->in_timers = false;
+	reap_timers(loop);
 }
 
 int loop_run(struct event_loop *loop)

@@ -26,6 +26,8 @@ void loop_unwatch(struct event_loop *loop, int fd);
 struct loop_timer *loop_timer_new(struct event_loop *loop, loop_timer_cb cb, void *ctx);
 void loop_timer_arm(struct loop_timer *t, uint64_t delay_ms, uint64_t period_ms);
 void loop_timer_disarm(struct loop_timer *t);
+/* Disarm and free (at once, or after the running timer callbacks). */
+void loop_timer_free(struct loop_timer *t);
 
 /* Block the given signals (0-terminated) and deliver them through cb. */
 int loop_signals(struct event_loop *loop, const int *signals, loop_signal_cb cb, void *ctx);

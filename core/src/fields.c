@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "fields.h"
-#include "strset.h"
+#include "options.h"
 
 static const struct field_info well_known[] = {
 #define SL_X_INFO(id, name, type, doc) {name, type, doc, NULL},
@@ -13,61 +13,52 @@ static const struct field_info well_known[] = {
 #undef SL_X_INFO
 };
 
-static struct field_info registered[SL_MAX_FIELDS];
-static unsigned nregistered;
-/*
- * name -> id + 1.  Every instance's needs and provides are looked up when
- * the graph is built: a scan of all fields per name was most of the time
- * spent checking a large configuration.  Built on first use.
- */
-static struct strset by_name;
-
-void fields_reset(void)
+void fields_free(struct field_registry *r)
 {
-	strset_free(&by_name);
-	for (unsigned i = 0; i < nregistered; i++) {
-		free((char *)registered[i].name);
-		free((char *)registered[i].owner);
+	strset_free(&r->by_name);
+	for (unsigned i = 0; i < r->nregistered; i++) {
+		free((char *)r->registered[i].name);
+		free((char *)r->registered[i].owner);
 	}
-	nregistered = 0;
+	r->nregistered = 0;
 }
 
-unsigned fields_count(void)
+unsigned fields_count(const struct field_registry *r)
 {
-	return SL_F_WELL_KNOWN_COUNT + nregistered;
+	return SL_F_WELL_KNOWN_COUNT + r->nregistered;
 }
 
-const struct field_info *fields_get(unsigned id)
+const struct field_info *fields_get(const struct field_registry *r, unsigned id)
 {
 	if (id < SL_F_WELL_KNOWN_COUNT)
 		return &well_known[id];
-	if (id < fields_count())
-		return &registered[id - SL_F_WELL_KNOWN_COUNT];
+	if (id < fields_count(r))
+		return &r->registered[id - SL_F_WELL_KNOWN_COUNT];
 	return NULL;
 }
 
 /* Index the fields not yet indexed (all of them after a reset).  0 or -1. */
-static int index_fields(void)
+static int index_fields(struct field_registry *r)
 {
-	if (strset_reserve(&by_name, fields_count() - by_name.n))
+	if (strset_reserve(&r->by_name, fields_count(r) - r->by_name.n))
 		return -1;
-	for (unsigned i = (unsigned)by_name.n; i < fields_count(); i++)
-		strset_add(&by_name, fields_get(i)->name, (void *)(uintptr_t)(i + 1), NULL);
+	for (unsigned i = (unsigned)r->by_name.n; i < fields_count(r); i++)
+		strset_add(&r->by_name, fields_get(r, i)->name, (void *)(uintptr_t)(i + 1), NULL);
 	return 0;
 }
 
-int fields_lookup(const char *name)
+int fields_lookup(struct field_registry *r, const char *name)
 {
 	uintptr_t id;
 
-	if (by_name.n < fields_count() && index_fields()) {
+	if (r->by_name.n < fields_count(r) && index_fields(r)) {
 		/* Out of memory: the slow way still answers. */
-		for (unsigned i = 0; i < fields_count(); i++)
-			if (strcmp(fields_get(i)->name, name) == 0)
+		for (unsigned i = 0; i < fields_count(r); i++)
+			if (strcmp(fields_get(r, i)->name, name) == 0)
 				return (int)i;
 		return -1;
 	}
-	id = (uintptr_t)strset_get(&by_name, name);
+	id = (uintptr_t)strset_get(&r->by_name, name);
 	return id ? (int)(id - 1) : -1;
 }
 
@@ -84,14 +75,25 @@ const char *fields_type_name(enum sl_type type)
 	return "?";
 }
 
-int fields_declare(const char *name, enum sl_type type, const char *owner, char *err,
-		   size_t errlen)
+const char *fields_suggest(const struct field_registry *r, const char *name)
 {
-	int id = fields_lookup(name);
+	const char *names[SL_MAX_FIELDS + 1];
+	unsigned n = fields_count(r);
+
+	for (unsigned i = 0; i < n; i++)
+		names[i] = fields_get(r, i)->name;
+	names[n] = NULL;
+	return opt_suggest(name, names);
+}
+
+int fields_declare(struct field_registry *r, const char *name, enum sl_type type,
+		   const char *owner, char *err, size_t errlen)
+{
+	int id = fields_lookup(r, name);
 	struct field_info *f;
 
 	if (id >= 0) {
-		const struct field_info *known = fields_get((unsigned)id);
+		const struct field_info *known = fields_get(r, (unsigned)id);
 
 		if (known->type != type) {
 			snprintf(err, errlen, "field '%s' is declared as %s, but %s%s%s has it as %s",
@@ -102,19 +104,21 @@ int fields_declare(const char *name, enum sl_type type, const char *owner, char 
 		}
 		return id;
 	}
-	if (fields_count() >= SL_MAX_FIELDS) {
+	if (fields_count(r) >= SL_MAX_FIELDS) {
 		snprintf(err, errlen, "too many fields (at most %d)", SL_MAX_FIELDS);
 		return -1;
 	}
-	f = &registered[nregistered];
+	f = &r->registered[r->nregistered];
 	f->name = strdup(name);
 	f->owner = strdup(owner ? owner : "?");
 	f->type = type;
 	f->doc = "registered by a plugin";
 	if (!f->name || !f->owner) {
+		free((char *)f->name);
+		free((char *)f->owner);
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	nregistered++;
-	return (int)fields_count() - 1;
+	r->nregistered++;
+	return (int)fields_count(r) - 1;
 }

@@ -40,185 +40,6 @@ static const char *kind_article(enum sl_kind k)
 	return k == SL_KIND_INPUT ? "an input" : k == SL_KIND_FILTER ? "a filter" : "an output";
 }
 
-/* Levenshtein distance, for "did you mean" hints on typos. */
-static unsigned edit_distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b);
-	unsigned row[64];
-
-	if (la >= 63 || lb >= 63)
-		return 99;
-	for (size_t j = 0; j <= lb; j++)
-		row[j] = (unsigned)j;
-	for (size_t i = 1; i <= la; i++) {
-		unsigned prev = row[0];
-
-		row[0] = (unsigned)i;
-		for (size_t j = 1; j <= lb; j++) {
-			unsigned cur = row[j];
-			unsigned best = prev + (a[i - 1] != b[j - 1]);
-
-			if (row[j] + 1 < best)
-				best = row[j] + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			row[j] = best;
-			prev = cur;
-		}
-	}
-	return row[lb];
-}
-
-static const struct sl_option *find_option(const struct sl_plugin *d, const char *name)
-{
-	for (const struct sl_option *o = d->options; o && o->name; o++)
-		if (strcmp(o->name, name) == 0)
-			return o;
-	return NULL;
-}
-
-static void unknown_option(struct diag *diag, const struct ynode *key, const struct sl_plugin *d)
-{
-	const struct sl_option *best = NULL;
-	unsigned best_dist = 3;
-	char list[1024] = "";
-	size_t used = 0;
-
-	for (const struct sl_option *o = d->options; o && o->name; o++) {
-		unsigned dist = edit_distance(key->scalar, o->name);
-
-		if (dist < best_dist) {
-			best_dist = dist;
-			best = o;
-		}
-		if (used < sizeof(list))
-			used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s",
-						 used ? ", " : "", o->name);
-	}
-	if (best)
-		diag_error(diag, &key->mark, "unknown option '%s' for plugin '%s'; did you mean '%s'?",
-			   key->scalar, d->name, best->name);
-	else if (used)
-		diag_error(diag, &key->mark, "unknown option '%s' for plugin '%s' (options: %s)",
-			   key->scalar, d->name, list);
-	else
-		diag_error(diag, &key->mark, "unknown option '%s': plugin '%s' takes no options",
-			   key->scalar, d->name);
-}
-
-/* Split a list default "a,b" into a NULL-terminated array kept by the instance. */
-static const char **split_list(const char *text, unsigned *n)
-{
-	size_t count = 1, len = strlen(text);
-	char *copy, **items;
-	unsigned k = 0;
-
-	for (const char *c = text; *c; c++)
-		count += *c == ',';
-	items = calloc(count + 1, sizeof(char *));
-	copy = malloc(len + 1);
-	if (!items || !copy) {
-		free(items);
-		free(copy);
-		return NULL;
-	}
-	memcpy(copy, text, len + 1);
-	for (char *tok = strtok(copy, ","); tok; tok = strtok(NULL, ","))
-		items[k++] = tok;
-	if (!k)
-		free(copy);
-	*n = k;
-	return (const char **)items;
-}
-
-/* Fill inst->config from its option mapping and the table's defaults. */
-static int fill_options(struct sl_instance *inst, struct diag *diag)
-{
-	const struct sl_plugin *d = inst->desc;
-	const struct ynode *opts = inst->opts;
-	unsigned before = diag->errors;
-	char err[1024], what[512];
-
-	inst->config = calloc(1, d->config_size ? d->config_size : 1);
-	if (!inst->config) {
-		diag_error(diag, &inst->mark, "out of memory");
-		return -1;
-	}
-	/* Options the user wrote. */
-	for (size_t i = 0; opts && i < opts->n; i += 2) {
-		const struct ynode *k = opts->items[i], *v = opts->items[i + 1];
-		const struct sl_option *o;
-
-		if (strcmp(k->scalar, "plugin") == 0)
-			continue;
-		o = find_option(d, k->scalar);
-		if (!o) {
-			unknown_option(diag, k, d);
-			continue;
-		}
-		opt_describe_values(o, what, sizeof(what));
-		if (o->type == SL_OPT_LIST) {
-			const char **items;
-
-			if (v->kind == YN_MAP) {
-				diag_error(diag, &v->mark, "option '%s': expected %s, not a mapping",
-					   o->name, what);
-				continue;
-			}
-			if (v->kind == YN_SCALAR) {
-				items = calloc(2, sizeof(char *));
-				items[0] = v->scalar;
-				opt_store_list(o, items, 1, inst->config);
-				continue;
-			}
-			items = calloc(v->n + 1, sizeof(char *));
-			for (size_t j = 0; j < v->n; j++) {
-				if (v->items[j]->kind != YN_SCALAR)
-					diag_error(diag, &v->items[j]->mark,
-						   "option '%s': list items must be values", o->name);
-				else
-					items[j] = v->items[j]->scalar;
-			}
-			opt_store_list(o, items, (unsigned)v->n, inst->config);
-			continue;
-		}
-		if (v->kind != YN_SCALAR) {
-			diag_error(diag, &v->mark, "option '%s': expected %s, not %s", o->name, what,
-				   ytree_kind_name(v->kind));
-			continue;
-		}
-		if (ytree_is_null(v) && o->type != SL_OPT_STRING) {
-			diag_error(diag, &v->mark, "option '%s': expected %s, got nothing", o->name,
-				   what);
-			continue;
-		}
-		if (opt_store_scalar(o, v->scalar, inst->config, err, sizeof(err)))
-			diag_error(diag, &v->mark, "%s", err);
-	}
-	/* Defaults, and required options left out. */
-	for (const struct sl_option *o = d->options; o && o->name; o++) {
-		if (ytree_map_get(opts, o->name))
-			continue;
-		if (o->def) {
-			if (o->type == SL_OPT_LIST) {
-				unsigned n = 0;
-				const char **items = split_list(o->def, &n);
-
-				if (items)
-					opt_store_list(o, items, n, inst->config);
-			} else if (opt_store_scalar(o, o->def, inst->config, err, sizeof(err))) {
-				diag_error(diag, &inst->mark, "plugin '%s' has a bad default: %s",
-					   d->name, err);
-			}
-		} else if (o->flags & SL_OPT_REQUIRED) {
-			opt_describe_values(o, what, sizeof(what));
-			diag_error(diag, &inst->mark, "plugin '%s' needs option '%s' (%s)", d->name,
-				   o->name, what);
-		}
-	}
-	return diag->errors == before ? 0 : -1;
-}
-
 struct buf {
 	char *p;
 	size_t len, cap;
@@ -383,7 +204,7 @@ static void check_needs(struct graph *g, struct sl_instance *inst, const char *s
 	if (inst->desc->kind == SL_KIND_INPUT)
 		return;
 	for (const struct sl_field_decl *f = inst->desc->needs; f && f->name; f++) {
-		int id = fields_lookup(f->name);
+		int id = fields_lookup(&g->loader.fields, f->name);
 		char providers[512];
 
 		if (id >= 0 && avail && ((avail[id >> 6] >> (id & 63)) & 1))
@@ -402,9 +223,9 @@ static void check_needs(struct graph *g, struct sl_instance *inst, const char *s
 	}
 }
 
-static bool field_avail(const uint64_t *avail, const char *name)
+static bool field_avail(struct graph *g, const uint64_t *avail, const char *name)
 {
-	int id = fields_lookup(name);
+	int id = fields_lookup(&g->loader.fields, name);
 
 	return id >= 0 && avail && ((avail[id >> 6] >> (id & 63)) & 1);
 }
@@ -423,7 +244,7 @@ static void check_alternatives(struct graph *g, struct sl_instance *inst, const 
 		bool all = true;
 
 		for (const struct sl_field_decl *f = *a; f->name; f++)
-			all &= field_avail(avail, f->name);
+			all &= field_avail(g, avail, f->name);
 		if (all)
 			return;
 	}
@@ -435,7 +256,7 @@ static void check_alternatives(struct graph *g, struct sl_instance *inst, const 
 		for (const struct sl_field_decl *f = *a; f->name && used < sizeof(msg); f++) {
 			char providers[512];
 
-			if (field_avail(avail, f->name))
+			if (field_avail(g, avail, f->name))
 				continue;
 			list_providers(g, f->name, providers, sizeof(providers));
 			used += (size_t)snprintf(msg + used, sizeof(msg) - used, "%s%s%s%s%s",
@@ -451,12 +272,12 @@ static void check_alternatives(struct graph *g, struct sl_instance *inst, const 
 		   inst->desc->name, stack, msg);
 }
 
-static void set_avail(struct sl_instance *inst)
+static void set_avail(struct graph *g, struct sl_instance *inst)
 {
 	if (inst->parent)
 		memcpy(inst->avail, inst->parent->avail, sizeof(inst->avail));
 	for (const struct sl_field_decl *f = inst->desc->provides; f && f->name; f++) {
-		int id = fields_lookup(f->name);
+		int id = fields_lookup(&g->loader.fields, f->name);
 
 		if (id >= 0)
 			inst->avail[id >> 6] |= (uint64_t)1 << (id & 63);
@@ -554,8 +375,8 @@ static struct sl_instance *new_instance(struct graph *g, const struct resolved *
 	}
 	if (inst->desc->kind == SL_KIND_INPUT)
 		g->ninputs++;
-	fill_options(inst, g->diag);
-	set_avail(inst);
+	opt_fill(&inst->opt, inst->desc, inst->opts, &inst->mark, g->diag);
+	set_avail(g, inst);
 	return inst;
 }
 
@@ -621,6 +442,43 @@ static void add_stack(struct graph *g, const struct stack_spec *s)
 	}
 }
 
+int graph_need_field(struct sl_instance *inst, const char *option, const char *name)
+{
+	struct graph *g = inst->graph;
+	const uint64_t *avail = inst->parent ? inst->parent->avail : NULL;
+	const struct ynode *v = option ? ytree_map_get(inst->opts, option) : NULL;
+	const struct ymark *at = graph_option_mark(inst, option);
+	const char *stack = inst->nstacks ? inst->stacks[0] : "?";
+	int id = fields_lookup(&g->loader.fields, name);
+	char providers[512], where[256] = "";
+
+	if (id >= 0 && avail && ((avail[id >> 6] >> (id & 63)) & 1))
+		return id;
+	if (option)
+		snprintf(where, sizeof(where), " (option '%s')", option);
+	/* Blame the list item that names the field, when there is one. */
+	for (size_t i = 0; v && v->kind == YN_SEQ && i < v->n; i++)
+		if (v->items[i]->kind == YN_SCALAR && strcmp(v->items[i]->scalar, name) == 0) {
+			at = &v->items[i]->mark;
+			break;
+		}
+	if (id < 0) {
+		const char *near = fields_suggest(&g->loader.fields, name);
+
+		diag_error(g->diag, at, "plugin '%s' needs field '%s'%s, but no field has that name%s%s%s",
+			   inst->desc->name, name, where, near ? "; did you mean '" : "",
+			   near ? near : "", near ? "'?" : "");
+		return -1;
+	}
+	list_providers(g, name, providers, sizeof(providers));
+	diag_error(g->diag, at,
+		   "plugin '%s' needs field '%s'%s, which nothing before it in stack '%s' provides "
+		   "(%s%s)",
+		   inst->desc->name, name, where, stack, providers[0] ? "provided by: " : "",
+		   providers[0] ? providers : "no filter plugin found provides it");
+	return -1;
+}
+
 const struct ymark *graph_option_mark(const struct sl_instance *inst, const char *option)
 {
 	const struct ynode *v = option ? ytree_map_get(inst->opts, option) : NULL;
@@ -633,7 +491,6 @@ int graph_build(struct graph *g, const struct config *cfg, struct diag *d)
 	memset(g, 0, sizeof(*g));
 	g->diag = d;
 	g->cfg = cfg;
-	fields_reset();
 	if (loader_init(&g->loader, cfg->plugin_path, cfg->nplugin_path)) {
 		diag_error(d, NULL, "out of memory");
 		return -1;
@@ -660,7 +517,7 @@ int graph_build(struct graph *g, const struct config *cfg, struct diag *d)
 		unsigned before = d->errors;
 
 		inst->configuring = true;
-		if (inst->desc->configure(&sluice_host, inst, inst->config, &inst->state) == 0)
+		if (inst->desc->configure(&sluice_host, inst, inst->opt.config, &inst->state) == 0)
 			inst->configured = true;
 		else if (d->errors == before)
 			diag_error(d, &inst->mark, "plugin '%s' refused its configuration",
@@ -783,21 +640,6 @@ void graph_print(const struct graph *g, FILE *out)
 			fprintf(out, "(out of memory)\n");
 }
 
-/* List values: arrays made by fill_options (and the split copy of a default). */
-static void free_list_options(struct sl_instance *inst)
-{
-	for (const struct sl_option *o = inst->desc->options; inst->config && o && o->name; o++) {
-		struct sl_strlist *l;
-
-		if (o->type != SL_OPT_LIST)
-			continue;
-		l = (struct sl_strlist *)((char *)inst->config + o->offset);
-		if (!ytree_map_get(inst->opts, o->name) && l->n)
-			free((char *)l->v[0]);
-		free((void *)l->v);
-	}
-}
-
 void graph_free(struct graph *g)
 {
 	for (size_t i = g->nall; i-- > 0;) {
@@ -815,8 +657,7 @@ void graph_free(struct graph *g)
 		free(inst->save_presence);
 		free(inst->restore);
 		free(inst->save_values);
-		free_list_options(inst);
-		free(inst->config);
+		opt_values_free(&inst->opt, inst->desc);
 		free(inst->key);
 		free(inst->name);
 		free(inst);

@@ -15,6 +15,7 @@
 #include <stdio.h>
 
 #include "config.h"
+#include "options.h"
 #include "plugin_loader.h"
 #include "strset.h"
 
@@ -41,12 +42,14 @@ struct sl_instance {
 	size_t nstacks;
 	uint64_t avail[SL_PRESENCE_WORDS]; /* fields set once this element ran */
 
-	void *config;			/* filled from the option table */
+	struct opt_values opt;		/* opt.config: filled from the option table */
 	void *state;			/* from configure() */
 	bool configured, started, done;
 
 	/* counters */
 	uint64_t in, out, dropped, errors;
+	uint64_t batch_fail_ms;		/* last warning about a failed process() */
+	bool batch_fail_logged;
 	struct named_counter *counters;
 	size_t ncounters;
 
@@ -84,6 +87,12 @@ int graph_build(struct graph *g, const struct config *cfg, struct diag *d);
 void graph_print(const struct graph *g, FILE *out);
 /* destroy() every instance and free the graph. */
 void graph_free(struct graph *g);
+
+/*
+ * host->need_field(): the field an option of inst names must be set
+ * before it.  Its id, or -1 after a configuration error.
+ */
+int graph_need_field(struct sl_instance *inst, const char *option, const char *name);
 
 /* Position of an option's value (or of the element) for error messages. */
 const struct ymark *graph_option_mark(const struct sl_instance *inst, const char *option);

@@ -76,13 +76,28 @@ static void host_batch_put(struct sl_instance *inst, struct sl_batch *b)
 
 static void deliver(struct sl_instance *from, struct sl_batch *b);
 
+/* First failure of an instance, then at most one warning a minute. */
+static void batch_failed(struct sl_instance *inst, unsigned lost)
+{
+	uint64_t now = loop_now_ms();
+
+	if (inst->batch_fail_logged && now - inst->batch_fail_ms < 60000)
+		return;
+	inst->batch_fail_logged = true;
+	inst->batch_fail_ms = now;
+	log_msg(SL_LOG_WARNING, "%s: process() failed: %u records lost (counted as errors, %llu so far)",
+		inst->name, lost, (unsigned long long)inst->errors);
+}
+
 static void run_instance(struct sl_instance *inst, struct sl_batch *b)
 {
 	unsigned before = b->count;
 
 	inst->in += before;
 	if (inst->desc->process(inst->state, b) < 0) {
+		/* The whole batch is lost: count it, and say so now and then. */
 		inst->errors += before;
+		batch_failed(inst, before);
 		return;
 	}
 	inst->out += b->count;
@@ -101,6 +116,7 @@ static void run_instance(struct sl_instance *inst, struct sl_batch *b)
 static void deliver(struct sl_instance *from, struct sl_batch *b)
 {
 	unsigned count = b->count;
+	size_t arena = sl_batch_mark(b);
 
 	if (from->nchildren == 1) {
 		run_instance(from->children[0], b);
@@ -116,6 +132,8 @@ static void deliver(struct sl_instance *from, struct sl_batch *b)
 	}
 	for (size_t c = 0; c < from->nchildren; c++) {
 		if (c) {
+			/* What a branch wrote in the arena is dead once it returned. */
+			sl_batch_rewind(b, arena);
 			b->count = count;
 			memcpy(b->rec, from->save_rec, count * sizeof(*b->rec));
 			for (unsigned i = 0; i < count; i++) {
@@ -176,7 +194,32 @@ static void host_config_error(struct sl_instance *inst, const char *option, cons
 
 static int host_field_id(struct sl_instance *inst, const char *name)
 {
-	return fields_lookup(name);
+	return fields_lookup(&inst->graph->loader.fields, name);
+}
+
+static enum sl_type host_field_type(struct sl_instance *inst, int id)
+{
+	const struct field_info *f = id >= 0 ? fields_get(&inst->graph->loader.fields, (unsigned)id)
+					     : NULL;
+
+	return f ? f->type : (enum sl_type)0;
+}
+
+static const char *host_field_name(struct sl_instance *inst, int id)
+{
+	const struct field_info *f = id >= 0 ? fields_get(&inst->graph->loader.fields, (unsigned)id)
+					     : NULL;
+
+	return f ? f->name : NULL;
+}
+
+static int host_need_field(struct sl_instance *inst, const char *option, const char *name)
+{
+	if (!inst->configuring) {
+		log_msg(SL_LOG_ERR, "%s: need_field() outside configure()", inst->name);
+		return -1;
+	}
+	return graph_need_field(inst, option, name);
 }
 
 /* ---- descriptors and timers ---- */
@@ -210,6 +253,11 @@ static void host_timer_arm(struct sl_timer *t, uint64_t delay_ms, uint64_t perio
 static void host_timer_disarm(struct sl_timer *t)
 {
 	loop_timer_disarm((struct loop_timer *)t);
+}
+
+static void host_timer_free(struct sl_timer *t)
+{
+	loop_timer_free((struct loop_timer *)t);
 }
 
 /* ---- counters ---- */
@@ -292,6 +340,10 @@ const struct sl_host sluice_host = {
 	.input_done = host_input_done,
 	.name = host_name,
 	.dropped_add = host_dropped_add,
+	.field_type = host_field_type,
+	.field_name = host_field_name,
+	.need_field = host_need_field,
+	.timer_free = host_timer_free,
 };
 
 /* ---- lifecycle ---- */
@@ -303,7 +355,7 @@ static void provided_below(const struct sl_instance *node, uint64_t *set)
 		const struct sl_instance *child = node->children[c];
 
 		for (const struct sl_field_decl *f = child->desc->provides; f && f->name; f++) {
-			int id = fields_lookup(f->name);
+			int id = fields_lookup(&child->graph->loader.fields, f->name);
 
 			if (id >= 0)
 				set[id >> 6] |= (uint64_t)1 << (id & 63);
@@ -322,7 +374,7 @@ static int plan_restore(struct sl_instance *inst)
 	uint64_t below[SL_PRESENCE_WORDS] = {0};
 
 	provided_below(inst, below);
-	for (unsigned id = 0; id < fields_count(); id++) {
+	for (unsigned id = 0; id < fields_count(&inst->graph->loader.fields); id++) {
 		uint64_t bit = (uint64_t)1 << (id & 63);
 
 		if (!(below[id >> 6] & bit) || !(inst->avail[id >> 6] & bit))
@@ -344,8 +396,9 @@ int runtime_init(struct runtime *rt, struct graph *g, struct event_loop *loop,
 	rt->graph = g;
 	rt->loop = loop;
 	rt->batch_size = batch_size;
-	rt->stride = (sizeof(struct sl_record) + fields_count() * sizeof(union sl_value) + 63) &
-		     ~(size_t)63;
+	/* The stride comes from this graph's registry: another graph may differ. */
+	rt->stride = (sizeof(struct sl_record) +
+		      fields_count(&g->loader.fields) * sizeof(union sl_value) + 63) & ~(size_t)63;
 	/* Room for each record's text line and, for replay, its packet copy. */
 	rt->arena_size = (size_t)batch_size * 4096;
 	for (size_t i = 0; i < g->nall; i++) {
@@ -387,12 +440,13 @@ int runtime_start(struct runtime *rt)
 	for (size_t i = g->nall; i-- > 0;) {
 		struct sl_instance *inst = g->all[i];
 
+		/* Started even if start() fails: stop() closes what it got to open. */
+		inst->started = true;
 		if (inst->desc->start && inst->desc->start(inst->state) < 0) {
 			log_msg(SL_LOG_ERR, "%s: could not start; stopping", inst->name);
 			runtime_stop(rt);
 			return -1;
 		}
-		inst->started = true;
 	}
 	return 0;
 }

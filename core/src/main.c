@@ -107,21 +107,26 @@ static int describe_plugin(const char *name)
 	       p->desc->description);
 	printf("file: %s\n", p->path);
 	print_fields("needs", p->desc->needs);
+	for (const struct sl_field_decl *const *alt = sl_plugin_needs_one_of(p->desc); alt && *alt;
+	     alt++)
+		print_fields(alt == sl_plugin_needs_one_of(p->desc) ? "needs one of" : "          or",
+			     *alt);
 	print_fields("provides", p->desc->provides);
 	printf("options:\n");
 	if (!p->desc->options || !p->desc->options->name)
 		printf("  (none)\n");
 	for (const struct sl_option *o = p->desc->options; o && o->name; o++) {
-		char values[512];
+		char values[512], def[512];
 
 		opt_describe_values(o, values, sizeof(values));
+		opt_format_default(o, def, sizeof(def));
 		printf("  %s (%s)\n", o->name, opt_type_name(o->type));
 		printf("      %s\n", o->description ? o->description : "");
 		printf("      values: %s\n", values);
-		if (o->def)
-			printf("      default: %s\n", o->def);
-		else if (o->flags & SL_OPT_REQUIRED)
+		if (o->flags & SL_OPT_REQUIRED)
 			printf("      required\n");
+		else if (o->def)
+			printf("      default: %s\n", def);
 		else
 			printf("      default: unset\n");
 	}
@@ -269,7 +274,6 @@ int main(int argc, char **argv)
 			diag.errors == 1 ? "" : "s", file);
 		graph_free(&g);
 		config_free(&cfg);
-		fields_reset();
 		return EX_CONFIG;
 	}
 	if (check) {
@@ -282,6 +286,5 @@ int main(int argc, char **argv)
 	}
 	graph_free(&g);
 	config_free(&cfg);
-	fields_reset();
 	return status;
 }

@@ -269,3 +269,260 @@ void opt_store_list(const struct sl_option *o, const char *const *items, unsigne
 	l->n = n;
 	l->v = items;
 }
+
+void opt_format_default(const struct sl_option *o, char *buf, size_t len)
+{
+	char err[256];
+	struct ynode *t;
+	size_t used;
+
+	if (!o->def) {
+		snprintf(buf, len, "~");
+		return;
+	}
+	if (o->type != SL_OPT_LIST) {
+		/* Plain when YAML reads it back as the same string. */
+		bool plain = o->def[0] && !strpbrk(o->def, ":#[]{},&*!|>'\"%@`") &&
+			     o->def[0] != '-' && o->def[0] != ' ' &&
+			     o->def[strlen(o->def) - 1] != ' ';
+
+		snprintf(buf, len, plain ? "%s" : "\"%s\"", o->def);
+		return;
+	}
+	t = ytree_load_string("default", o->def, err, sizeof(err));
+	if (!t || t->kind == YN_MAP) {
+		snprintf(buf, len, "(bad default: %s)", o->def);
+		ytree_free(t);
+		return;
+	}
+	if (t->kind == YN_SCALAR) {
+		snprintf(buf, len, "[%s]", t->scalar);
+		ytree_free(t);
+		return;
+	}
+	used = (size_t)snprintf(buf, len, "[");
+	for (size_t i = 0; i < t->n && used < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? ", " : "",
+					 t->items[i]->kind == YN_SCALAR ? t->items[i]->scalar : "?");
+	if (used < len)
+		snprintf(buf + used, len - used, "]");
+	ytree_free(t);
+}
+
+unsigned opt_edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	unsigned row[64];
+
+	if (la >= 63 || lb >= 63)
+		return 99;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = (unsigned)j;
+	for (size_t i = 1; i <= la; i++) {
+		unsigned prev = row[0];
+
+		row[0] = (unsigned)i;
+		for (size_t j = 1; j <= lb; j++) {
+			unsigned cur = row[j];
+			unsigned best = prev + (a[i - 1] != b[j - 1]);
+
+			if (row[j] + 1 < best)
+				best = row[j] + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			prev = cur;
+		}
+	}
+	return row[lb];
+}
+
+const char *opt_suggest(const char *name, const char *const *names)
+{
+	const char *best = NULL;
+	unsigned best_dist = 3;
+
+	for (size_t i = 0; names[i]; i++) {
+		unsigned dist = opt_edit_distance(name, names[i]);
+
+		if (dist < best_dist && strcmp(name, names[i]) != 0) {
+			best_dist = dist;
+			best = names[i];
+		}
+	}
+	return best;
+}
+
+static const struct sl_option *find_option(const struct sl_plugin *d, const char *name)
+{
+	for (const struct sl_option *o = d->options; o && o->name; o++)
+		if (strcmp(o->name, name) == 0)
+			return o;
+	return NULL;
+}
+
+static void unknown_option(struct diag *diag, const struct ynode *key, const struct sl_plugin *d)
+{
+	const char *names[256];
+	const char *best;
+	char list[1024] = "";
+	size_t used = 0, n = 0;
+
+	for (const struct sl_option *o = d->options; o && o->name; o++) {
+		if (n < 255)
+			names[n++] = o->name;
+		if (used < sizeof(list))
+			used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s",
+						 used ? ", " : "", o->name);
+	}
+	names[n] = NULL;
+	best = opt_suggest(key->scalar, names);
+	if (best)
+		diag_error(diag, &key->mark, "unknown option '%s' for plugin '%s'; did you mean '%s'?",
+			   key->scalar, d->name, best);
+	else if (used)
+		diag_error(diag, &key->mark, "unknown option '%s' for plugin '%s' (options: %s)",
+			   key->scalar, d->name, list);
+	else
+		diag_error(diag, &key->mark, "unknown option '%s': plugin '%s' takes no options",
+			   key->scalar, d->name);
+}
+
+/* A list value from YAML: a sequence of scalars, or one scalar.  0 or -1. */
+static int store_list_node(const struct sl_option *o, const struct ynode *v, void *config,
+			   const struct ymark *at, struct diag *diag)
+{
+	char what[512];
+	const char **items;
+	size_t n = v->kind == YN_SEQ ? v->n : 1;
+
+	if (v->kind == YN_MAP) {
+		opt_describe_values(o, what, sizeof(what));
+		diag_error(diag, at ? at : &v->mark, "option '%s': expected %s, not a mapping",
+			   o->name, what);
+		return -1;
+	}
+	items = calloc(n + 1, sizeof(char *));
+	if (!items) {
+		diag_error(diag, at ? at : &v->mark, "out of memory");
+		return -1;
+	}
+	if (v->kind == YN_SCALAR) {
+		items[0] = v->scalar;
+	} else {
+		for (size_t j = 0; j < n; j++) {
+			if (v->items[j]->kind != YN_SCALAR) {
+				diag_error(diag, at ? at : &v->items[j]->mark,
+					   "option '%s': list items must be values", o->name);
+				free(items);
+				return -1;
+			}
+			items[j] = v->items[j]->scalar;
+		}
+	}
+	opt_store_list(o, items, (unsigned)n, config);
+	return 0;
+}
+
+/* One option the user wrote. */
+static void fill_one(const struct sl_option *o, const struct ynode *v, void *config,
+		     struct diag *diag)
+{
+	char err[1024], what[512];
+
+	if (o->type == SL_OPT_LIST) {
+		store_list_node(o, v, config, NULL, diag);
+		return;
+	}
+	opt_describe_values(o, what, sizeof(what));
+	if (v->kind != YN_SCALAR) {
+		diag_error(diag, &v->mark, "option '%s': expected %s, not %s", o->name, what,
+			   ytree_kind_name(v->kind));
+		return;
+	}
+	if (ytree_is_null(v) && o->type != SL_OPT_STRING) {
+		diag_error(diag, &v->mark, "option '%s': expected %s, got nothing", o->name, what);
+		return;
+	}
+	if (opt_store_scalar(o, v->scalar, config, err, sizeof(err)))
+		diag_error(diag, &v->mark, "%s", err);
+}
+
+/* A list default goes through the YAML parser, like the user's value. */
+static void fill_list_default(struct opt_values *vals, const struct sl_plugin *d,
+			      const struct sl_option *o, const struct ymark *at, struct diag *diag)
+{
+	struct ynode **grown;
+	struct ynode *t;
+	char err[512];
+
+	t = ytree_load_string("default", o->def, err, sizeof(err));
+	if (!t) {
+		diag_error(diag, at, "plugin '%s' has a bad default for option '%s': %s", d->name,
+			   o->name, err);
+		return;
+	}
+	grown = realloc(vals->defaults, (vals->ndefaults + 1) * sizeof(*grown));
+	if (!grown) {
+		ytree_free(t);
+		diag_error(diag, at, "out of memory");
+		return;
+	}
+	vals->defaults = grown;
+	vals->defaults[vals->ndefaults++] = t;
+	store_list_node(o, t, vals->config, at, diag);
+}
+
+int opt_fill(struct opt_values *vals, const struct sl_plugin *d, const struct ynode *opts,
+	     const struct ymark *at, struct diag *diag)
+{
+	unsigned before = diag->errors;
+	char err[1024], what[512];
+
+	memset(vals, 0, sizeof(*vals));
+	vals->config = calloc(1, d->config_size ? d->config_size : 1);
+	if (!vals->config) {
+		diag_error(diag, at, "out of memory");
+		return -1;
+	}
+	/* Options the user wrote. */
+	for (size_t i = 0; opts && i < opts->n; i += 2) {
+		const struct ynode *k = opts->items[i];
+		const struct sl_option *o;
+
+		if (strcmp(k->scalar, "plugin") == 0)
+			continue;
+		o = find_option(d, k->scalar);
+		if (o)
+			fill_one(o, opts->items[i + 1], vals->config, diag);
+		else
+			unknown_option(diag, k, d);
+	}
+	/* Defaults, and required options left out. */
+	for (const struct sl_option *o = d->options; o && o->name; o++) {
+		if (ytree_map_get(opts, o->name))
+			continue;
+		if (o->flags & SL_OPT_REQUIRED) {
+			opt_describe_values(o, what, sizeof(what));
+			diag_error(diag, at, "plugin '%s' needs option '%s' (%s)", d->name, o->name,
+				   what);
+		} else if (o->def && o->type == SL_OPT_LIST) {
+			fill_list_default(vals, d, o, at, diag);
+		} else if (o->def && opt_store_scalar(o, o->def, vals->config, err, sizeof(err))) {
+			diag_error(diag, at, "plugin '%s' has a bad default: %s", d->name, err);
+		}
+	}
+	return diag->errors == before ? 0 : -1;
+}
+
+void opt_values_free(struct opt_values *vals, const struct sl_plugin *d)
+{
+	for (const struct sl_option *o = d->options; vals->config && o && o->name; o++)
+		if (o->type == SL_OPT_LIST)
+			free((void *)((struct sl_strlist *)((char *)vals->config + o->offset))->v);
+	for (size_t i = 0; i < vals->ndefaults; i++)
+		ytree_free(vals->defaults[i]);
+	free(vals->defaults);
+	free(vals->config);
+	memset(vals, 0, sizeof(*vals));
+}

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Option values: parsing of the scalar types a plugin's option table
- * declares (integers with ranges, booleans, sizes, durations, enums) and
- * storing them into the plugin's config struct.
+ * declares (integers with ranges, booleans, sizes, durations, enums),
+ * storing them into the plugin's config struct, filling a whole config
+ * from an element's YAML mapping and the table's defaults, and the
+ * "did you mean" suggestions for misspelt names.
  */
 #ifndef SLUICE_OPTIONS_H
 #define SLUICE_OPTIONS_H
@@ -11,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sluice/plugin.h>
+
+#include "config.h"
 
 int opt_parse_int(const char *s, int64_t *out);
 int opt_parse_bool(const char *s, bool *out);
@@ -35,5 +39,33 @@ void opt_store_list(const struct sl_option *o, const char *const *items, unsigne
 
 /* Describe the accepted values of an option ("integer 0..65535", "one of: a, b"). */
 void opt_describe_values(const struct sl_option *o, char *buf, size_t len);
+
+/* Default of an option written as YAML ("[a, b]", a quoted string), for --describe. */
+void opt_format_default(const struct sl_option *o, char *buf, size_t len);
+
+/* Levenshtein distance (99 for names of 63 bytes or more). */
+unsigned opt_edit_distance(const char *a, const char *b);
+/* The name in the NULL-terminated list within two edits of `name`, or NULL. */
+const char *opt_suggest(const char *name, const char *const *names);
+
+/*
+ * A config struct filled from an element's options and the table's
+ * defaults.  List values point into the YAML tree (the user's, or a
+ * parsed default kept in `defaults`); opt_values_free() frees it all.
+ */
+struct opt_values {
+	void *config;
+	struct ynode **defaults;
+	size_t ndefaults;
+};
+
+/*
+ * Fill v->config (calloc'ed, d->config_size bytes) from `opts` (the
+ * element's mapping; NULL: none) and the defaults.  Errors go to diag at
+ * the value's position, or at `at` for a missing required option.  0/-1.
+ */
+int opt_fill(struct opt_values *v, const struct sl_plugin *d, const struct ynode *opts,
+	     const struct ymark *at, struct diag *diag);
+void opt_values_free(struct opt_values *v, const struct sl_plugin *d);
 
 #endif

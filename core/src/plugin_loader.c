@@ -91,11 +91,20 @@ void loader_free(struct plugin_loader *l)
 		free(l->failed.slot[i].value);
 	}
 	strset_free(&l->failed);
+	fields_free(&l->fields);
 	memset(l, 0, sizeof(*l));
 }
 
 static int check_descriptor(const char *path, const struct sl_plugin *d, char *err, size_t errlen)
 {
+	if (d->abi_major == 0) {
+		snprintf(err, errlen,
+			 "%s: plugin descriptor has no ABI version: it must begin with "
+			 "SL_PLUGIN_HEADER (from <sluice/plugin.h>), as in "
+			 "'static const struct sl_plugin p = { SL_PLUGIN_HEADER, .kind = ... }'",
+			 path);
+		return -1;
+	}
 	if (d->abi_major != SL_ABI_MAJOR || d->abi_minor > SL_ABI_MINOR) {
 		snprintf(err, errlen,
 			 "%s: plugin built for sluice plugin ABI %u.%u, this daemon has ABI %d.%d; "
@@ -133,29 +142,51 @@ static int check_descriptor(const char *path, const struct sl_plugin *d, char *e
 	return 0;
 }
 
-static int declare_list(const char *path, const struct sl_plugin *d,
-			const struct sl_field_decl *list, char *err, size_t errlen)
+/*
+ * A name that is new but one or two edits from a known field is likely a
+ * typo that would silently become a field nothing sets: say so.
+ */
+static void warn_if_typo(struct plugin_loader *l, const char *path, const struct sl_plugin *d,
+			 const char *name, const char *list)
+{
+	const char *near = fields_suggest(&l->fields, name);
+
+	if (near && strlen(name) > 3)
+		fprintf(stderr,
+			"%s: warning: plugin '%s' declares field '%s' in its %s, a field nothing "
+			"else knows, so it is registered as a new field; did you mean '%s'?\n",
+			path, d->name, name, list, near);
+}
+
+static int declare_list(struct plugin_loader *l, const char *path, const struct sl_plugin *d,
+			const struct sl_field_decl *list, const char *what, char *err,
+			size_t errlen)
 {
 	char msg[512];
 
 	for (const struct sl_field_decl *f = list; f && f->name; f++) {
-		if (fields_declare(f->name, f->type, d->name, msg, sizeof(msg)) < 0) {
+		unsigned before = fields_count(&l->fields);
+
+		if (fields_declare(&l->fields, f->name, f->type, d->name, msg, sizeof(msg)) < 0) {
 			snprintf(err, errlen, "%s: %s", path, msg);
 			return -1;
 		}
+		if (fields_count(&l->fields) > before)
+			warn_if_typo(l, path, d, f->name, what);
 	}
 	return 0;
 }
 
-static int declare_fields(const char *path, const struct sl_plugin *d, char *err, size_t errlen)
+static int declare_fields(struct plugin_loader *l, const char *path, const struct sl_plugin *d,
+			  char *err, size_t errlen)
 {
 	const struct sl_field_decl *const *alt = sl_plugin_needs_one_of(d);
 
-	if (declare_list(path, d, d->needs, err, errlen) ||
-	    declare_list(path, d, d->provides, err, errlen))
+	if (declare_list(l, path, d, d->provides, "provides", err, errlen) ||
+	    declare_list(l, path, d, d->needs, "needs", err, errlen))
 		return -1;
 	for (; alt && *alt; alt++)
-		if (declare_list(path, d, *alt, err, errlen))
+		if (declare_list(l, path, d, *alt, "needs_one_of", err, errlen))
 			return -1;
 	return 0;
 }
@@ -190,7 +221,7 @@ const struct loaded_plugin *loader_load_path(struct plugin_loader *l, const char
 		dlclose(h);
 		return NULL;
 	}
-	if (check_descriptor(path, desc, err, errlen) || declare_fields(path, desc, err, errlen)) {
+	if (check_descriptor(path, desc, err, errlen) || declare_fields(l, path, desc, err, errlen)) {
 		dlclose(h);
 		return NULL;
 	}

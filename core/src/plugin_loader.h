@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <sluice/plugin.h>
 
+#include "fields.h"
 #include "strset.h"
 
 struct loaded_plugin {
@@ -29,6 +30,8 @@ struct plugin_loader {
 	 * an unknown plugin would otherwise search every directory again.
 	 */
 	struct strset failed;
+	/* The fields of the plugins loaded through this loader, and the core's. */
+	struct field_registry fields;
 };
 
 /* Search path: env first, then the given dirs, then the built-in one. */

@@ -19,17 +19,17 @@
 #include <sluice/plugin.h>
 
 /* Fields sl_nflog_parse() may set, for a plugin's `provides` list. */
-#define SL_NFLOG_PROVIDES                                                        \
-	{ "packet", SL_T_BYTES }, { "prefix", SL_T_STRING }, { "hook", SL_T_U64 }, \
-	{ "hw_protocol", SL_T_U64 }, { "family", SL_T_U64 }, { "mark", SL_T_U64 },  \
-	{ "ifindex_in", SL_T_U64 }, { "ifindex_out", SL_T_U64 },                  \
-	{ "physindex_in", SL_T_U64 }, { "physindex_out", SL_T_U64 },              \
-	{ "uid", SL_T_U64 }, { "gid", SL_T_U64 }, { "hwtype", SL_T_U64 },          \
-	{ "hwhdr", SL_T_BYTES }, { "hwaddr", SL_T_BYTES },                        \
-	{ "timestamp", SL_T_TIME }, { "seq_local", SL_T_U64 },                    \
-	{ "seq_global", SL_T_U64 }, { "ct_id", SL_T_U64 }, { "ct_state", SL_T_U64 }, \
-	{ "caplen", SL_T_U64 }, { "orig_len", SL_T_U64 }, { "nflog_group", SL_T_U64 }, \
-	{ "vlan_id", SL_T_U64 }
+#define SL_NFLOG_PROVIDES \
+	SL_FIELD_DECL(SL_F_PACKET), SL_FIELD_DECL(SL_F_PREFIX), SL_FIELD_DECL(SL_F_HOOK), \
+	SL_FIELD_DECL(SL_F_HW_PROTOCOL), SL_FIELD_DECL(SL_F_FAMILY), SL_FIELD_DECL(SL_F_MARK), \
+	SL_FIELD_DECL(SL_F_IFINDEX_IN), SL_FIELD_DECL(SL_F_IFINDEX_OUT), \
+	SL_FIELD_DECL(SL_F_PHYSINDEX_IN), SL_FIELD_DECL(SL_F_PHYSINDEX_OUT), \
+	SL_FIELD_DECL(SL_F_UID), SL_FIELD_DECL(SL_F_GID), SL_FIELD_DECL(SL_F_HWTYPE), \
+	SL_FIELD_DECL(SL_F_HWHDR), SL_FIELD_DECL(SL_F_HWADDR), SL_FIELD_DECL(SL_F_TIMESTAMP), \
+	SL_FIELD_DECL(SL_F_SEQ_LOCAL), SL_FIELD_DECL(SL_F_SEQ_GLOBAL), \
+	SL_FIELD_DECL(SL_F_CT_ID), SL_FIELD_DECL(SL_F_CT_STATE), SL_FIELD_DECL(SL_F_CAPLEN), \
+	SL_FIELD_DECL(SL_F_ORIG_LEN), SL_FIELD_DECL(SL_F_NFLOG_GROUP), \
+	SL_FIELD_DECL(SL_F_VLAN_ID)
 
 /* The NFLOG header size (struct nfgenmsg / pcap's nflog_hdr_t). */
 #define SL_NFLOG_HDRLEN 4

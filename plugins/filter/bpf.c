@@ -94,15 +94,14 @@ static void bpf_destroy(void *state)
 }
 
 static const struct sl_option bpf_options[] = {
-	SL_OPT_ROW("expr", SL_OPT_STRING, struct bpf_cfg, expr, NULL,
-		   "tcpdump filter expression, matched from the IP header on (DLT_RAW)", 0, 0, NULL,
-		   SL_OPT_REQUIRED),
+	SL_OPT_STR("expr", struct bpf_cfg, expr, SL_REQUIRED,
+		   "tcpdump filter expression, matched from the IP header on (DLT_RAW)"),
 	SL_OPT_BOOL("optimize", struct bpf_cfg, optimize, "true", "let libpcap optimize the filter program"),
 	SL_OPT_END
 };
 
 static const struct sl_field_decl bpf_needs[] = {
-	{ "packet", SL_T_BYTES },
+	SL_FIELD_DECL(SL_F_PACKET),
 	SL_FIELD_END
 };
 

@@ -110,30 +110,30 @@ static const struct sl_option flow_options[] = {
 };
 
 static const struct sl_field_decl flow_needs[] = {
-	{ "src_addr", SL_T_ADDR },
-	{ "dst_addr", SL_T_ADDR },
-	{ "ip_proto", SL_T_U64 },
+	SL_FIELD_DECL(SL_F_SRC_ADDR),
+	SL_FIELD_DECL(SL_F_DST_ADDR),
+	SL_FIELD_DECL(SL_F_IP_PROTO),
 	SL_FIELD_END
 };
 
 static const struct sl_field_decl flow_provides[] = {
-	{ "orig_src", SL_T_ADDR },
-	{ "orig_dst", SL_T_ADDR },
-	{ "orig_sport", SL_T_U64 },
-	{ "orig_dport", SL_T_U64 },
-	{ "ip_proto", SL_T_U64 },
-	{ "ip_version", SL_T_U64 },
-	{ "ip_tos", SL_T_U64 },
-	{ "orig_packets", SL_T_U64 },
-	{ "orig_bytes", SL_T_U64 },
-	{ "reply_packets", SL_T_U64 },
-	{ "reply_bytes", SL_T_U64 },
-	{ "flow_start", SL_T_TIME },
-	{ "flow_end", SL_T_TIME },
-	{ "flow_tcp_flags", SL_T_U64 },
-	{ "ifindex_in", SL_T_U64 },
-	{ "ifindex_out", SL_T_U64 },
-	{ "flow_end_reason", SL_T_U64 },
+	SL_FIELD_DECL(SL_F_ORIG_SRC),
+	SL_FIELD_DECL(SL_F_ORIG_DST),
+	SL_FIELD_DECL(SL_F_ORIG_SPORT),
+	SL_FIELD_DECL(SL_F_ORIG_DPORT),
+	SL_FIELD_DECL(SL_F_IP_PROTO),
+	SL_FIELD_DECL(SL_F_IP_VERSION),
+	SL_FIELD_DECL(SL_F_IP_TOS),
+	SL_FIELD_DECL(SL_F_ORIG_PACKETS),
+	SL_FIELD_DECL(SL_F_ORIG_BYTES),
+	SL_FIELD_DECL(SL_F_REPLY_PACKETS),
+	SL_FIELD_DECL(SL_F_REPLY_BYTES),
+	SL_FIELD_DECL(SL_F_FLOW_START),
+	SL_FIELD_DECL(SL_F_FLOW_END),
+	SL_FIELD_DECL(SL_F_FLOW_TCP_FLAGS),
+	SL_FIELD_DECL(SL_F_IFINDEX_IN),
+	SL_FIELD_DECL(SL_F_IFINDEX_OUT),
+	SL_FIELD_DECL(SL_F_FLOW_END_REASON),
 	SL_FIELD_END
 };
 
@@ -255,10 +255,7 @@ static void out_flush(struct flow_state *st)
 	if (!b)
 		return;
 	st->out = NULL;
-	if (b->count)
-		st->host->emit(st->inst, b);
-	else
-		st->host->batch_put(st->inst, b);
+	st->host->emit(st->inst, b);	/* empty or not */
 }
 
 static struct sl_record *out_record(struct flow_state *st)

@@ -177,6 +177,16 @@ struct json {
 	char *host_frag;	/* "host":"..." pre-escaped, or NULL */
 	size_t host_len;
 	int c_no_room;
+	struct jextra **extra;	/* fields registered by plugins, in id order */
+	unsigned nextra;
+};
+
+/* A field some plugin registered: printed by its type, named as registered. */
+struct jextra {
+	sl_field id;
+	enum sl_type type;
+	size_t keylen;
+	char key[];		/* ,"name": escaped */
 };
 
 static const struct sl_option json_options[] = {
@@ -192,8 +202,8 @@ static const struct sl_option json_options[] = {
 };
 
 static const struct sl_field_decl json_provides[] = {
-	{ "text", SL_T_STRING },
-	{ "text_safe", SL_T_BYTES },	/* the text never needs escaping */
+	SL_FIELD_DECL(SL_F_TEXT),
+	SL_FIELD_DECL(SL_F_TEXT_SAFE),	/* the text never needs escaping */
 	SL_FIELD_END
 };
 
@@ -501,6 +511,40 @@ static void json_rows(struct json *st, const struct sl_record *r, uint64_t rows[
 	rows[1] = set1 & ~clear1;
 }
 
+/* A registered field; kept out of json_record(), which usually has none. */
+static __attribute__((noinline)) void put_extra(struct json *st, struct fmt_buf *b,
+						const struct jextra *x, const union sl_value *v,
+						bool first)
+{
+	fmt_mem(b, x->key + first, x->keylen - first);
+	switch (x->type) {
+	case SL_T_U64:
+		fmt_u64(b, v->u64);
+		break;
+	case SL_T_STRING:
+		fmt_json_str(b, v->bytes.ptr, v->bytes.len);
+		break;
+	case SL_T_BYTES:
+		put_hex_str(b, &v->bytes);
+		break;
+	case SL_T_ADDR:
+		fmt_chr(b, '"');
+		fmt_addr(b, v->addr);
+		fmt_chr(b, '"');
+		break;
+	case SL_T_MAC:
+		fmt_chr(b, '"');
+		fmt_mac(b, v->addr);
+		fmt_chr(b, '"');
+		break;
+	case SL_T_TIME:
+		fmt_chr(b, '"');
+		fmt_rfc3339(b, &st->tc[0], v->time);
+		fmt_chr(b, '"');
+		break;
+	}
+}
+
 /* Write one record's object; the caller checks b->overflow. */
 static void json_record(struct json *st, struct fmt_buf *b, const struct sl_record *r)
 {
@@ -561,6 +605,12 @@ static void json_record(struct json *st, struct fmt_buf *b, const struct sl_reco
 		}
 	}
 	fmt_commit(b, q);
+	for (unsigned x = 0; x < st->nextra; x++) {
+		if (sl_has(r, st->extra[x]->id)) {
+			put_extra(st, b, st->extra[x], &r->v[st->extra[x]->id], first);
+			first = false;
+		}
+	}
 	if (st->packet && sl_has(r, SL_F_PACKET)) {
 		fmt_mem(b, &",\"packet\":"[first], sizeof(",\"packet\":") - 1 - first);
 		put_hex_str(b, &r->v[SL_F_PACKET].bytes);
@@ -571,6 +621,59 @@ static void json_record(struct json *st, struct fmt_buf *b, const struct sl_reco
 		put_hex_str(b, &r->v[SL_F_PAYLOAD].bytes);
 	}
 	fmt_chr(b, '}');
+}
+
+static void json_destroy(void *state);
+
+/* Whether json writes this key already (a registered field may not take it). */
+static bool key_taken(const char *name)
+{
+	size_t n = strlen(name);
+
+	if (!strcmp(name, "host") || !strcmp(name, "packet") || !strcmp(name, "payload"))
+		return true;
+	for (unsigned i = 0; i < sizeof(jfields) / sizeof(jfields[0]); i++)
+		if (jfields[i].keylen == n + 4 && !memcmp(jfields[i].key + 2, name, n))
+			return true;
+	return false;
+}
+
+/* The fields plugins registered (ids after the well-known ones).  0 or -1. */
+static int find_extra(struct json *st, const struct sl_host *host, struct sl_instance *inst)
+{
+	const char *name;
+	int id;
+
+	for (id = SL_F_WELL_KNOWN_COUNT; id < SL_MAX_FIELDS && (name = host->field_name(inst, id));
+	     id++) {
+		size_t n = strlen(name), cap = 6 * n + 8;
+		struct jextra *x, **grown;
+		struct fmt_buf fb;
+
+		if (key_taken(name)) {
+			host->log(inst, SL_LOG_WARNING, "field '%s' has the name of a json key: not written",
+				  name);
+			continue;
+		}
+		x = malloc(sizeof(*x) + cap);
+		grown = realloc(st->extra, (st->nextra + 1) * sizeof(*grown));
+		if (!x || !grown) {
+			free(x);
+			if (grown)
+				st->extra = grown;
+			return -1;
+		}
+		st->extra = grown;
+		x->id = (sl_field)id;
+		x->type = host->field_type(inst, id);
+		fmt_init(&fb, x->key, cap);
+		fmt_chr(&fb, ',');
+		fmt_json_str(&fb, name, n);
+		fmt_chr(&fb, ':');
+		x->keylen = fb.len;
+		st->extra[st->nextra++] = x;
+	}
+	return 0;
 }
 
 static int json_configure(const struct sl_host *host, struct sl_instance *inst, const void *config, void **state)
@@ -619,6 +722,11 @@ static int json_configure(const struct sl_host *host, struct sl_instance *inst, 
 		fmt_json_str(&fb, cfg->host, n);
 		st->host_len = fb.len;
 	}
+	if (find_extra(st, host, inst) < 0) {
+		json_destroy(st);
+		host->config_error(inst, NULL, "out of memory");
+		return -1;
+	}
 	*state = st;
 	return 0;
 }
@@ -642,14 +750,14 @@ static int json_process(void *state, struct sl_batch *b)
 
 	for (i = 0; i < b->count; i++) {
 		struct sl_record *r = b->rec[i];
-		size_t start = b->arena.used, room;
+		size_t start = sl_batch_mark(b), room;
 		struct fmt_buf fb;
 		void *mem;
 		int pass;
 
 		/* reserve, write, hand back the unused tail (nothing else allocates meanwhile) */
 		for (pass = 0; pass < 2; pass++) {
-			b->arena.used = start;
+			sl_batch_rewind(b, start);
 			room = sl_batch_room(b);
 			room = room > 8 ? (room - 8) & ~(size_t)7 : 0;
 			if (pass == 0 && room > FIRST_TRY)
@@ -661,12 +769,12 @@ static int json_process(void *state, struct sl_batch *b)
 				break;
 		}
 		if (fb.overflow) {
-			b->arena.used = start;
+			sl_batch_rewind(b, start);
 			sl_unset(r, SL_F_TEXT);
 			no_room++;
 			continue;
 		}
-		b->arena.used = (size_t)((uint8_t *)mem - b->arena.base) + fb.len;
+		sl_batch_trim(b, mem, fb.len);
 		sl_set_bytes(r, SL_F_TEXT, mem, (uint32_t)fb.len);
 		sl_set_text_safe(r);
 	}
@@ -681,6 +789,9 @@ static void json_destroy(void *state)
 {
 	struct json *st = state;
 
+	for (unsigned i = 0; i < st->nextra; i++)
+		free(st->extra[i]);
+	free(st->extra);
 	free(st->host_frag);
 	free(st);
 }

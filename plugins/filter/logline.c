@@ -57,14 +57,14 @@ static const struct sl_option logline_options[] = {
 		    "MACSRC= MACDST= MACPROTO= instead of MAC= (nft: log flags ether)"),
 	SL_OPT_BOOL("mark", struct logline_cfg, mark, "true",
 		    "print MARK=0x.. when the mark is not zero, as the kernel always does"),
-	SL_OPT_LIST("conntrack_output", struct logline_cfg, conntrack_output, "timestamp",
+	SL_OPT_LIST("conntrack_output", struct logline_cfg, conntrack_output, "[timestamp]",
 		    "connection records: conntrack -E's -o flags (timestamp, id, extended)"),
 	SL_OPT_END
 };
 
 static const struct sl_field_decl logline_provides[] = {
-	{ "text", SL_T_STRING },
-	{ "text_safe", SL_T_BYTES },	/* the text never needs escaping */
+	SL_FIELD_DECL(SL_F_TEXT),
+	SL_FIELD_DECL(SL_F_TEXT_SAFE),	/* the text never needs escaping */
 	SL_FIELD_END
 };
 
@@ -128,7 +128,7 @@ static int logline_process(void *state, struct sl_batch *b)
 
 	for (i = 0; i < b->count; i++) {
 		struct sl_record *r = b->rec[i];
-		size_t start = b->arena.used;
+		size_t start = sl_batch_mark(b);
 		struct fmt_buf fb;
 		size_t room;
 		void *mem;
@@ -145,7 +145,7 @@ static int logline_process(void *state, struct sl_batch *b)
 			sl_ctline_format(&fb, r, &st->ct_fields, st->ct_flags);
 			conns++;
 		} else if (!sl_logline_format(&fb, r, st->flags)) {
-			b->arena.used = start;
+			sl_batch_rewind(b, start);
 			no_packet++;
 			sl_unset(r, SL_F_TEXT);
 			continue;
@@ -154,12 +154,12 @@ static int logline_process(void *state, struct sl_batch *b)
 			no_ifname++;	/* the line has IN= / OUT= empty */
 		}
 		if (fb.overflow) {
-			b->arena.used = start;
+			sl_batch_rewind(b, start);
 			no_room++;
 			sl_unset(r, SL_F_TEXT);
 			continue;
 		}
-		b->arena.used = (size_t)((uint8_t *)mem - b->arena.base) + fb.len;
+		sl_batch_trim(b, mem, fb.len);
 		sl_set_bytes(r, SL_F_TEXT, mem, (uint32_t)fb.len);
 		sl_set_text_safe(r);
 	}
@@ -189,15 +189,15 @@ static void logline_destroy(void *state)
 }
 
 static const struct sl_field_decl logline_packet_fields[] = {
-	{"packet", SL_T_BYTES},
-	{"ifname_in", SL_T_STRING},
-	{"ifname_out", SL_T_STRING},
+	SL_FIELD_DECL(SL_F_PACKET),
+	SL_FIELD_DECL(SL_F_IFNAME_IN),
+	SL_FIELD_DECL(SL_F_IFNAME_OUT),
 	SL_FIELD_END,
 };
-static const struct sl_field_decl logline_ct_fields[] = {{"ct_event", SL_T_U64}, SL_FIELD_END};
+static const struct sl_field_decl logline_ct_fields[] = {SL_FIELD_DECL(SL_F_CT_EVENT), SL_FIELD_END};
 static const struct sl_field_decl logline_flow_fields[] = {
-	{"orig_src", SL_T_ADDR},
-	{"orig_dst", SL_T_ADDR},
+	SL_FIELD_DECL(SL_F_ORIG_SRC),
+	SL_FIELD_DECL(SL_F_ORIG_DST),
 	SL_FIELD_END,
 };
 static const struct sl_field_decl *const logline_needs_one_of[] = {

@@ -93,7 +93,7 @@ struct nfct_cfg {
 };
 
 static const struct sl_option nfct_options[] = {
-	SL_OPT_LIST("events", struct nfct_cfg, events, "destroy",
+	SL_OPT_LIST("events", struct nfct_cfg, events, "[destroy]",
 		    "events to report: new, update, destroy"),
 	SL_OPT_SIZE("netlink_buffer", struct nfct_cfg, netlink_buffer, "8MiB", 4096,
 		    1024LL * 1024 * 1024, "event socket receive buffer (SO_RCVBUFFORCE, else SO_RCVBUF)"),
@@ -115,30 +115,30 @@ static const struct sl_option nfct_options[] = {
 };
 
 static const struct sl_field_decl nfct_provides[] = {
-	{"ct_id", SL_T_U64},
-	{"family", SL_T_U64},
-	{"ip_proto", SL_T_U64},
-	{"orig_src", SL_T_ADDR},
-	{"orig_dst", SL_T_ADDR},
-	{"orig_sport", SL_T_U64},
-	{"orig_dport", SL_T_U64},
-	{"reply_src", SL_T_ADDR},
-	{"reply_dst", SL_T_ADDR},
-	{"reply_sport", SL_T_U64},
-	{"reply_dport", SL_T_U64},
-	{"orig_packets", SL_T_U64},
-	{"orig_bytes", SL_T_U64},
-	{"reply_packets", SL_T_U64},
-	{"reply_bytes", SL_T_U64},
-	{"flow_start", SL_T_TIME},
-	{"flow_end", SL_T_TIME},
-	{"flow_end_reason", SL_T_U64},
-	{"mark", SL_T_U64},
-	{"ct_zone", SL_T_U64},
-	{"ct_status", SL_T_U64},
-	{"tcp_state", SL_T_U64},
-	{"ct_event", SL_T_U64},
-	{"timestamp", SL_T_TIME},
+	SL_FIELD_DECL(SL_F_CT_ID),
+	SL_FIELD_DECL(SL_F_FAMILY),
+	SL_FIELD_DECL(SL_F_IP_PROTO),
+	SL_FIELD_DECL(SL_F_ORIG_SRC),
+	SL_FIELD_DECL(SL_F_ORIG_DST),
+	SL_FIELD_DECL(SL_F_ORIG_SPORT),
+	SL_FIELD_DECL(SL_F_ORIG_DPORT),
+	SL_FIELD_DECL(SL_F_REPLY_SRC),
+	SL_FIELD_DECL(SL_F_REPLY_DST),
+	SL_FIELD_DECL(SL_F_REPLY_SPORT),
+	SL_FIELD_DECL(SL_F_REPLY_DPORT),
+	SL_FIELD_DECL(SL_F_ORIG_PACKETS),
+	SL_FIELD_DECL(SL_F_ORIG_BYTES),
+	SL_FIELD_DECL(SL_F_REPLY_PACKETS),
+	SL_FIELD_DECL(SL_F_REPLY_BYTES),
+	SL_FIELD_DECL(SL_F_FLOW_START),
+	SL_FIELD_DECL(SL_F_FLOW_END),
+	SL_FIELD_DECL(SL_F_FLOW_END_REASON),
+	SL_FIELD_DECL(SL_F_MARK),
+	SL_FIELD_DECL(SL_F_CT_ZONE),
+	SL_FIELD_DECL(SL_F_CT_STATUS),
+	SL_FIELD_DECL(SL_F_TCP_STATE),
+	SL_FIELD_DECL(SL_F_CT_EVENT),
+	SL_FIELD_DECL(SL_F_TIMESTAMP),
 	{"ct_recovered", SL_T_U64},
 	{"ct_timeout", SL_T_U64},
 	{"ct_portid", SL_T_U64},
@@ -231,10 +231,7 @@ static void finish_batch(struct nfct *st, struct sl_batch *b)
 {
 	if (!b)
 		return;
-	if (b->count)
-		st->host->emit(st->inst, b);
-	else
-		st->host->batch_put(st->inst, b);
+	st->host->emit(st->inst, b);	/* empty or not */
 }
 
 /* ---- tracking ---- */

@@ -69,8 +69,8 @@ struct nflog {
 };
 
 static const struct sl_option nflog_options[] = {
-	SL_OPT_ROW("group", SL_OPT_INT, struct nflog_cfg, group, NULL,
-		   "NFLOG group to bind (the N of `log group N`)", 0, 65535, NULL, SL_OPT_REQUIRED),
+	SL_OPT_INT("group", struct nflog_cfg, group, SL_REQUIRED, 0, 65535,
+		   "NFLOG group to bind (the N of `log group N`)"),
 	SL_OPT_INT("copy_range", struct nflog_cfg, copy_range, "65535", 0, 65535,
 		   "bytes of each packet to copy; 0: metadata only, no packet"),
 	SL_OPT_SIZE("netlink_buffer", struct nflog_cfg, netlink_buffer, "8MiB", 64 * 1024,
@@ -328,12 +328,8 @@ static void nflog_readable(void *state, int fd, uint32_t events)
 		st->empty = true;	/* nothing more can be read now */
 		break;
 	}
-	if (x.b) {
-		if (x.b->count)
-			st->host->emit(st->inst, x.b);
-		else
-			st->host->batch_put(st->inst, x.b);
-	}
+	if (x.b)
+		st->host->emit(st->inst, x.b);	/* empty or not */
 }
 
 /*

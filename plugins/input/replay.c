@@ -85,8 +85,7 @@ struct replay {
 static const char *const pace_choices[] = {"none", "original", NULL};
 
 static const struct sl_option replay_options[] = {
-	SL_OPT_ROW("file", SL_OPT_STRING, struct replay_cfg, file, NULL,
-		   "pcap or pcapng file to read", 0, 0, NULL, SL_OPT_REQUIRED),
+	SL_OPT_STR("file", struct replay_cfg, file, SL_REQUIRED, "pcap or pcapng file to read"),
 	SL_OPT_ENUM("pace", struct replay_cfg, pace, "none", pace_choices,
 		    "none: as fast as the stack takes them; original: keep the gaps of the capture"),
 	SL_OPT_INT("loop", struct replay_cfg, loop, "1", 0, 1000000000,
@@ -145,13 +144,13 @@ static void add_packet(struct replay *st, struct sl_batch **bp, const struct pca
 		}
 		return;
 	}
-	saved_used = b->arena.used;
+	saved_used = sl_batch_mark(b);
 	copy = sl_batch_alloc(b, h->caplen);
 	if (!copy && b->count) {
 		*bp = b = emit_and_renew(st, b);
 		if (!b)
 			goto lost;
-		saved_used = b->arena.used;
+		saved_used = sl_batch_mark(b);
 		copy = sl_batch_alloc(b, h->caplen);
 	}
 	if (!copy) {
@@ -167,7 +166,7 @@ static void add_packet(struct replay *st, struct sl_batch **bp, const struct pca
 	r = sl_batch_add(b);	/* not full: flushed above when it was */
 	if (sl_cap_fill(st->dlt, r, copy, h->caplen, h->len, &ts) < 0) {
 		sl_batch_unadd(b);
-		b->arena.used = saved_used;
+		sl_batch_rewind(b, saved_used);
 		count_malformed(st);
 	}
 	return;
@@ -387,10 +386,7 @@ static void replay_run(void *state)
 	}
 	if (!b)
 		return;
-	if (b->count)
-		st->host->emit(st->inst, b);
-	else
-		st->host->batch_put(st->inst, b);
+	st->host->emit(st->inst, b);	/* empty or not */
 }
 
 static int replay_configure(const struct sl_host *host, struct sl_instance *inst,

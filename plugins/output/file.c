@@ -34,9 +34,8 @@ struct file_state {
 	int c_escaped;
 };
 static const struct sl_option file_opts[] = {
-	SL_OPT_ROW("file", SL_OPT_STRING, struct file_cfg, file, NULL,
-		   "path to append to; '-' is stdout; a '%' makes it a strftime pattern", 0, 0, NULL,
-		   SL_OPT_REQUIRED),
+	SL_OPT_STR("file", struct file_cfg, file, SL_REQUIRED,
+		   "path to append to; '-' is stdout; a '%' makes it a strftime pattern"),
 	SL_OPT_BOOL("sync", struct file_cfg, sync, "false", "fdatasync() after every flush"),
 	SL_OPT_SIZE("rotate_size", struct file_cfg, rotate_size, "0", 0, 0,
 		    "start a new file before this size is exceeded (0: never)"),
@@ -50,7 +49,7 @@ static const struct sl_option file_opts[] = {
 };
 
 static const struct sl_field_decl file_needs[] = {
-	{ "text", SL_T_STRING },
+	SL_FIELD_DECL(SL_F_TEXT),
 	SL_FIELD_END
 };
 

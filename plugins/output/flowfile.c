@@ -89,8 +89,7 @@ struct ff_state {
 };
 
 static const struct sl_option ff_options[] = {
-	SL_OPT_ROW("dir", SL_OPT_STRING, struct ff_cfg, dir, NULL,
-		   "directory of the flow files (must exist)", 0, 0, NULL, SL_OPT_REQUIRED),
+	SL_OPT_STR("dir", struct ff_cfg, dir, SL_REQUIRED, "directory of the flow files (must exist)"),
 	SL_OPT_DURATION("rotate_interval", struct ff_cfg, rotate_interval, "5m", 1000, 86400000,
 			"one file per slot of this length, aligned on the epoch (whole seconds)"),
 	SL_OPT_DURATION("flush_interval", struct ff_cfg, flush_interval, "10s", 0, 3600000,
@@ -105,10 +104,10 @@ static const struct sl_option ff_options[] = {
 };
 
 static const struct sl_field_decl ff_needs[] = {
-	{ "orig_src", SL_T_ADDR },
-	{ "orig_dst", SL_T_ADDR },
-	{ "flow_start", SL_T_TIME },
-	{ "flow_end", SL_T_TIME },
+	SL_FIELD_DECL(SL_F_ORIG_SRC),
+	SL_FIELD_DECL(SL_F_ORIG_DST),
+	SL_FIELD_DECL(SL_F_FLOW_START),
+	SL_FIELD_DECL(SL_F_FLOW_END),
 	SL_FIELD_END
 };
 

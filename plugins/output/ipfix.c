@@ -92,9 +92,8 @@ struct ipfix_cfg {
 };
 
 static const struct sl_option ipfix_options[] = {
-	SL_OPT_ROW("address", SL_OPT_STRING, struct ipfix_cfg, address, NULL,
-		   "collector: host:port, [IPv6]:port, or host (port 4739)", 0, 0, NULL,
-		   SL_OPT_REQUIRED),
+	SL_OPT_STR("address", struct ipfix_cfg, address, SL_REQUIRED,
+		   "collector: host:port, [IPv6]:port, or host (port 4739)"),
 	SL_OPT_INT("observation_domain", struct ipfix_cfg, observation_domain, "0", 0, 4294967295LL,
 		   "observation domain id in the message header"),
 	SL_OPT_SIZE("mtu", struct ipfix_cfg, mtu, "1400", 256, 65000,
@@ -107,10 +106,10 @@ static const struct sl_option ipfix_options[] = {
 };
 
 static const struct sl_field_decl ipfix_needs[] = {
-	{"orig_src", SL_T_ADDR},
-	{"orig_dst", SL_T_ADDR},
-	{"flow_start", SL_T_TIME},
-	{"flow_end", SL_T_TIME},
+	SL_FIELD_DECL(SL_F_ORIG_SRC),
+	SL_FIELD_DECL(SL_F_ORIG_DST),
+	SL_FIELD_DECL(SL_F_FLOW_START),
+	SL_FIELD_DECL(SL_F_FLOW_END),
 	SL_FIELD_END
 };
 

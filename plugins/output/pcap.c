@@ -86,9 +86,8 @@ static size_t pcap_whole_end(const uint8_t *p, size_t len)
 }
 
 static const struct sl_option pcap_opts[] = {
-	SL_OPT_ROW("file", SL_OPT_STRING, struct pcap_cfg, file, NULL,
-		   "pcap file; '-' is stdout; a '%' makes it a strftime pattern", 0, 0, NULL,
-		   SL_OPT_REQUIRED),
+	SL_OPT_STR("file", struct pcap_cfg, file, SL_REQUIRED,
+		   "pcap file; '-' is stdout; a '%' makes it a strftime pattern"),
 	SL_OPT_ENUM("linktype", struct pcap_cfg, linktype, "raw", linktype_names,
 		    "raw (IP packets), ethernet (rebuilt link header) or nflog (all metadata)"),
 	SL_OPT_INT("snaplen", struct pcap_cfg, snaplen, "262144", 64, 262144,
@@ -106,7 +105,7 @@ static const struct sl_option pcap_opts[] = {
 };
 
 static const struct sl_field_decl pcap_needs[] = {
-	{ "packet", SL_T_BYTES },
+	SL_FIELD_DECL(SL_F_PACKET),
 	SL_FIELD_END
 };
 

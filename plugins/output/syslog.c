@@ -125,7 +125,7 @@ static const struct sl_option syslog_opts[] = {
 };
 
 static const struct sl_field_decl syslog_needs[] = {
-	{ "text", SL_T_STRING },
+	SL_FIELD_DECL(SL_F_TEXT),
 	SL_FIELD_END
 };
 

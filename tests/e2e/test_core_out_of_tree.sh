@@ -2,10 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The plugin SDK: install sluice into a scratch prefix, build tests/oot/
 # against the installed headers and sluice-plugin.pc only, install the
-# plugin into the pc file's plugindir, and run it with the installed daemon
-# (no SLUICE_PLUGIN_PATH: the built-in plugin directory must find it).
+# plugins into the pc file's plugindir, and run them with the installed
+# daemon (no SLUICE_PLUGIN_PATH: the built-in plugin directory must find
+# them).  The generic output csv replays a capture; its rows are checked
+# with python's csv module against what tshark reads in the same capture.
 . "$(dirname "$0")/lib.sh"
-need_cmd cmake make pkg-config cc
+need_cmd cmake make pkg-config cc tshark python3
 PREFIX="$WORK/prefix"
 
 cmake -S "$SRCDIR" -B "$WORK/build" -DCMAKE_INSTALL_PREFIX="$PREFIX" -DCMAKE_BUILD_TYPE=Release \
@@ -19,7 +21,9 @@ case "$plugindir" in "$PREFIX"/*) ;; *) fail "plugindir $plugindir is outside th
 [ -f "$PREFIX/include/sluice/plugin.h" ] || fail "headers not installed"
 cp -r "$SRCDIR/tests/oot" "$WORK/oot"
 make -C "$WORK/oot" install >"$WORK/make.log" 2>&1 || fail "out-of-tree build failed: $(cat "$WORK/make.log")"
-[ -f "$plugindir/rot13.so" ] || fail "plugin not installed in $plugindir"
+for p in rot13 csv; do
+	[ -f "$plugindir/$p.so" ] || fail "plugin $p not installed in $plugindir"
+done
 
 unset SLUICE_PLUGIN_PATH
 SBIN="$PREFIX/sbin/sluice"
@@ -33,4 +37,47 @@ CONF
 "$SBIN" -c "$WORK/c.yaml" 2>"$WORK/err" || fail "installed daemon failed: $(cat "$WORK/err")"
 [ "$(cat "$WORK/out.log")" = "$(printf 'Uryyb 0\nUryyb 1\nUryyb 2')" ] || fail "unexpected output: $(cat "$WORK/out.log")"
 [ -f "$PREFIX/share/sluice/examples/demo.yaml" ] || fail "example configs not installed"
+
+# The generic output: columns from an option, printed by registered type.
+CAP="$SRCDIR/tests/data/nflog-mixed.pcap"
+cat >"$WORK/csv.yaml" <<CONF
+stacks:
+  s: [{ plugin: replay, file: $CAP }, decode,
+      { plugin: csv, file: $WORK/out.csv, fields: [src_addr, dport, prefix] }]
+CONF
+"$SBIN" -c "$WORK/csv.yaml" 2>"$WORK/err" || fail "csv stack failed: $(cat "$WORK/err")"
+grep -q "counters: s.csv (csv): in=40 out=40 dropped=0 errors=0" "$WORK/err" ||
+	fail "csv counters: $(grep counters "$WORK/err")"
+# The oracle: tshark's first (outer) header of each packet.
+tshark -r "$CAP" -T fields -E separator=/t -E occurrence=f -e nflog.prefix -e ip.src -e ipv6.src \
+	-e ip.proto -e ipv6.nxt -e tcp.dstport -e udp.dstport >"$WORK/tshark.tsv" 2>/dev/null ||
+	fail "tshark cannot read $CAP"
+python3 - "$WORK/out.csv" "$WORK/tshark.tsv" <<'PY' || fail "csv output differs from the capture"
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1], newline="")))
+want = [l.rstrip("\n").split("\t") for l in open(sys.argv[2])]
+assert rows[0] == ["src_addr", "dport", "prefix"], rows[0]
+rows = rows[1:]
+assert len(rows) == len(want) == 40, (len(rows), len(want))
+ports = 0
+for n, (got, w) in enumerate(zip(rows, want), 1):
+    prefix, src4, src6, proto4, proto6, tport, uport = w
+    proto = proto4 or proto6
+    port = tport if proto == "6" else uport if proto == "17" else ""
+    exp = [src4 or src6, port, prefix]
+    if got != exp:
+        sys.exit("row %d: got %r, tshark says %r" % (n, got, exp))
+    ports += port != ""
+assert ports > 0, "no record had a port"
+print("csv: %d rows match tshark, %d with a port" % (len(rows), ports))
+PY
+# A listed field nothing upstream provides is a configuration error (-t).
+cat >"$WORK/bad.yaml" <<CONF
+stacks:
+  s: [{ plugin: replay, file: $CAP }, { plugin: csv, file: $WORK/x.csv, fields: [prefix, dport] }]
+CONF
+"$SBIN" -t -c "$WORK/bad.yaml" >/dev/null 2>"$WORK/err" && fail "-t accepted a field nothing provides"
+col=$(awk 'NR == 2 { print index($0, "dport]") }' "$WORK/bad.yaml")	# points at the item
+grep -qF "bad.yaml:2:$col: error: plugin 'csv' needs field 'dport' (option 'fields'), which nothing before it in stack 's' provides (provided by: decode)" "$WORK/err" ||
+	fail "unexpected -t errors: $(cat "$WORK/err")"
 pass

@@ -22,7 +22,7 @@ static const struct sl_option rot13_options[] = {
 	SL_OPT_END,
 };
 
-static const struct sl_field_decl rot13_fields[] = {{"text", SL_T_STRING}, SL_FIELD_END};
+static const struct sl_field_decl rot13_fields[] = {SL_FIELD_DECL(SL_F_TEXT), SL_FIELD_END};
 
 static uint8_t rotate(uint8_t c, int shift)
 {
@@ -39,10 +39,15 @@ static int rot13_process(void *state, struct sl_batch *b)
 
 	for (unsigned i = 0; i < b->count; i++) {
 		struct sl_record *rec = b->rec[i];
-		struct sl_bytes text = rec->v[SL_F_TEXT].bytes;
-		/* The text belongs to whoever made it: write a copy in the arena. */
-		uint8_t *out = sl_batch_alloc(b, text.len);
+		struct sl_bytes text;
+		uint8_t *out;
 
+		/* `needs` holds per stack: this record may still have no text. */
+		if (!sl_has(rec, SL_F_TEXT))
+			continue;
+		text = rec->v[SL_F_TEXT].bytes;
+		/* The text belongs to whoever made it: write a copy in the arena. */
+		out = sl_batch_alloc(b, text.len);
 		if (!out)
 			return -1;
 		for (uint32_t k = 0; k < text.len; k++)

@@ -3,8 +3,10 @@
  * Test input "gen": emits `count` records whose text is "<text> N", in
  * batches, from a 0 ms timer, then reports itself finished.  It lets the
  * core's tests run stacks without root, capture files or other plugins.
- * Built with -DGEN_ABI_MAJOR=99 it becomes a plugin of a future ABI, and
- * with -DGEN_NO_ENTRY a shared object that is no plugin at all.
+ * Built with -DGEN_ABI_MAJOR=99 it becomes a plugin of a future ABI,
+ * with -DGEN_NO_ENTRY a shared object that is no plugin at all, with
+ * -DGEN_NO_HEADER a descriptor without SL_PLUGIN_HEADER, and with
+ * -DGEN_TYPO one that misspells a field in its provides.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +27,7 @@ struct gen_config {
 	uint64_t interval;
 	int64_t per_tick;
 	bool multiline;
+	bool fail_start;
 };
 
 struct gen {
@@ -45,12 +48,17 @@ static const struct sl_option gen_options[] = {
 		   "records per batch at most"),
 	SL_OPT_BOOL("multiline", struct gen_config, multiline, "false",
 		    "allow newlines in text (to test that outputs escape them)"),
+	SL_OPT_BOOL("fail_start", struct gen_config, fail_start, "false",
+		    "fail in start() after creating the timer (stop() must free it)"),
 	SL_OPT_END,
 };
 
 static const struct sl_field_decl gen_provides[] = {
-	{"text", SL_T_STRING},
-	{"seq_local", SL_T_U64},
+	SL_FIELD_DECL(SL_F_TEXT),
+	SL_FIELD_DECL(SL_F_SEQ_LOCAL),
+#ifdef GEN_TYPO
+	{"seq_locl", SL_T_U64},
+#endif
 	SL_FIELD_END,
 };
 
@@ -63,8 +71,15 @@ static void gen_tick(void *state)
 
 	while ((g->cfg->count < 0 || g->sent < g->cfg->count) && added++ < g->cfg->per_tick &&
 	       (r = sl_batch_add(b))) {
-		char *line = sl_batch_alloc(b, 64);
-		int n = snprintf(line, 64, "%s %lld", g->cfg->text, (long long)g->sent);
+		size_t room = strlen(g->cfg->text) + 24;
+		char *line = sl_batch_alloc(b, room);
+		int n;
+
+		if (!line) {
+			sl_batch_unadd(b);
+			break;
+		}
+		n = snprintf(line, room, "%s %lld", g->cfg->text, (long long)g->sent);
 
 		sl_set_bytes(r, SL_F_TEXT, line, (uint32_t)n);
 		sl_set_u64(r, SL_F_SEQ_LOCAL, (uint64_t)g->sent);
@@ -103,8 +118,24 @@ static int gen_start(void *state)
 	g->timer = g->host->timer_new(g->inst, gen_tick, g);
 	if (!g->timer)
 		return -1;
+	if (g->cfg->fail_start) {
+		g->host->log(g->inst, SL_LOG_ERR, "failing start() as told");
+		return -1;
+	}
 	g->host->timer_arm(g->timer, 0, 0);
 	return 0;
+}
+
+/* Also after a failed start(): the timer is freed here, not leaked. */
+static void gen_stop(void *state)
+{
+	struct gen *g = state;
+
+	if (g->timer) {
+		g->host->timer_free(g->timer);
+		g->host->log(g->inst, SL_LOG_INFO, "stopped: timer freed");
+	}
+	g->timer = NULL;
 }
 
 static void gen_destroy(void *state)
@@ -113,9 +144,11 @@ static void gen_destroy(void *state)
 }
 
 static const struct sl_plugin gen_plugin = {
+#ifndef GEN_NO_HEADER
 	.abi_major = GEN_ABI_MAJOR,
 	.abi_minor = SL_ABI_MINOR,
 	.size = sizeof(struct sl_plugin),
+#endif
 	.kind = SL_KIND_INPUT,
 	.name = GEN_NAME,
 	.description = "test input: emits numbered text records",
@@ -124,6 +157,7 @@ static const struct sl_plugin gen_plugin = {
 	.provides = gen_provides,
 	.configure = gen_configure,
 	.start = gen_start,
+	.stop = gen_stop,
 	.destroy = gen_destroy,
 };
 

@@ -3,7 +3,8 @@
  * Test filter "upcase": rewrites each record's text in upper case into the
  * batch arena and registers a field of its own, "upcase_len", the way a
  * third-party filter adds fields.  Option `drop_every` drops every Nth
- * record, to test drops and fan-out isolation.
+ * record, to test drops and fan-out isolation; `fail` makes process()
+ * fail every batch.
  */
 #include <ctype.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 
 struct upcase_config {
 	int64_t drop_every;
+	bool fail;
 };
 
 struct upcase {
@@ -24,12 +26,14 @@ struct upcase {
 static const struct sl_option upcase_options[] = {
 	SL_OPT_INT("drop_every", struct upcase_config, drop_every, "0", 0, 1000000,
 		   "drop every Nth record (0: none)"),
+	SL_OPT_BOOL("fail", struct upcase_config, fail, "false",
+		    "return -1 from process() for every batch"),
 	SL_OPT_END,
 };
 
-static const struct sl_field_decl upcase_needs[] = {{"text", SL_T_STRING}, SL_FIELD_END};
+static const struct sl_field_decl upcase_needs[] = {SL_FIELD_DECL(SL_F_TEXT), SL_FIELD_END};
 static const struct sl_field_decl upcase_provides[] = {
-	{"text", SL_T_STRING},
+	SL_FIELD_DECL(SL_F_TEXT),
 	{"upcase_len", SL_T_U64},
 	SL_FIELD_END,
 };
@@ -39,6 +43,9 @@ static int upcase_process(void *state, struct sl_batch *b)
 	struct upcase *u = state;
 	unsigned kept = 0;
 
+	if (u->cfg->fail)
+		return -1;
+
 	for (unsigned i = 0; i < b->count; i++) {
 		struct sl_record *r = b->rec[i];
 		const struct sl_bytes *t = &r->v[SL_F_TEXT].bytes;
@@ -47,6 +54,11 @@ static int upcase_process(void *state, struct sl_batch *b)
 		u->seen++;
 		if (u->cfg->drop_every && u->seen % (uint64_t)u->cfg->drop_every == 0)
 			continue;
+		/* `needs` holds per stack: a record without text passes as it is. */
+		if (!sl_has(r, SL_F_TEXT)) {
+			b->rec[kept++] = r;
+			continue;
+		}
 		out = sl_batch_alloc(b, t->len);
 		if (!out)
 			continue;

@@ -1,8 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Option value parsing: sizes, durations, integers with ranges, enums, bools. */
+/*
+ * Option value parsing: sizes, durations, integers with ranges, enums,
+ * bools; filling a config from YAML and the table (required options, YAML
+ * list defaults), "did you mean", and the ABI 1.2 header helpers.
+ */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "fields.h"
 #include "options.h"
 #include "check.h"
 
@@ -107,12 +113,212 @@ static void store(void)
 	      strcmp(c.name, "x y") == 0);
 }
 
+struct fcfg {
+	const char *file;
+	struct sl_strlist events;
+	struct sl_strlist one;
+	struct sl_strlist none;
+	int64_t n;
+};
+
+static const struct sl_option fill_opts[] = {
+	SL_OPT_STR("file", struct fcfg, file, SL_REQUIRED, "file"),
+	SL_OPT_LIST("events", struct fcfg, events, "[new, \"de stroy\"]", "events"),
+	SL_OPT_LIST("one", struct fcfg, one, "destroy", "a list of one"),
+	SL_OPT_LIST("none", struct fcfg, none, "[]", "an empty list"),
+	SL_OPT_INT("n", struct fcfg, n, "3", 0, 9, "n"),
+	SL_OPT_END,
+};
+
+static const struct sl_plugin fill_plugin = {
+	SL_PLUGIN_HEADER,
+	.kind = SL_KIND_OUTPUT,
+	.name = "t",
+	.description = "t",
+	.config_size = sizeof(struct fcfg),
+	.options = fill_opts,
+};
+
+static struct ynode *trees[16];
+static unsigned ntrees;
+
+/* Fill from a YAML mapping; returns the errors reported. */
+static unsigned fill(const char *yaml, struct opt_values *v)
+{
+	struct diag d = {"test.yaml", 0};
+	struct ymark at = {1, 1};
+	char err[256];
+	struct ynode *t = ytree_load_string("test.yaml", yaml, err, sizeof(err));
+
+	CHECK(t != NULL && ntrees < 16);
+	opt_fill(v, &fill_plugin, t, &at, &d);
+	/* The tree is the user's: the config points into it. */
+	trees[ntrees++] = t;
+	return d.errors;
+}
+
+static void filling(void)
+{
+	struct opt_values v;
+	const struct fcfg *c;
+
+	CHECK(fill("{file: x, n: 5}", &v) == 0);
+	c = v.config;
+	CHECK(strcmp(c->file, "x") == 0 && c->n == 5);
+	/* list defaults are YAML: a flow list, one scalar, an empty list */
+	CHECK(c->events.n == 2 && strcmp(c->events.v[0], "new") == 0 &&
+	      strcmp(c->events.v[1], "de stroy") == 0);
+	CHECK(c->one.n == 1 && strcmp(c->one.v[0], "destroy") == 0);
+	CHECK(c->none.n == 0);
+	opt_values_free(&v, &fill_plugin);
+
+	CHECK(fill("{file: y, events: [a, b, c], one: z}", &v) == 0);
+	c = v.config;
+	CHECK(c->events.n == 3 && strcmp(c->events.v[2], "c") == 0);
+	CHECK(c->one.n == 1 && strcmp(c->one.v[0], "z") == 0);
+	opt_values_free(&v, &fill_plugin);
+
+	/* a required option left out, a bad value, a typo: three errors */
+	CHECK(fill("{n: 10, evnets: [a]}", &v) == 3);
+	opt_values_free(&v, &fill_plugin);
+	CHECK(fill("{file: x, events: {a: b}}", &v) == 1);
+	opt_values_free(&v, &fill_plugin);
+	CHECK(fill("{file: x, events: [[a]]}", &v) == 1);
+	opt_values_free(&v, &fill_plugin);
+	CHECK(fill_opts[0].flags == SL_OPT_REQUIRED && fill_opts[0].def == NULL);
+	CHECK(fill_opts[4].flags == 0);
+	while (ntrees)
+		ytree_free(trees[--ntrees]);
+}
+
+static void formatting(void)
+{
+	static const char *const modes[] = {"a", NULL};
+	struct fcfg2 {
+		const char *s;
+		int e;
+	};
+	const struct sl_option o[] = {
+		SL_OPT_STR("msgid", struct fcfg2, s, "-", ""),
+		SL_OPT_STR("app", struct fcfg2, s, "sluice", ""),
+		SL_OPT_STR("sd", struct fcfg2, s, "a@1", ""),
+		SL_OPT_STR("empty", struct fcfg2, s, "", ""),
+		SL_OPT_ENUM("mode", struct fcfg2, e, "a", modes, ""),
+	};
+	char buf[128];
+
+	opt_format_default(&fill_opts[1], buf, sizeof(buf));
+	CHECK(strcmp(buf, "[new, de stroy]") == 0);
+	opt_format_default(&fill_opts[2], buf, sizeof(buf));
+	CHECK(strcmp(buf, "[destroy]") == 0);
+	opt_format_default(&fill_opts[3], buf, sizeof(buf));
+	CHECK(strcmp(buf, "[]") == 0);
+	opt_format_default(&o[0], buf, sizeof(buf));
+	CHECK(strcmp(buf, "\"-\"") == 0);
+	opt_format_default(&o[1], buf, sizeof(buf));
+	CHECK(strcmp(buf, "sluice") == 0);
+	opt_format_default(&o[2], buf, sizeof(buf));
+	CHECK(strcmp(buf, "\"a@1\"") == 0);
+	opt_format_default(&o[3], buf, sizeof(buf));
+	CHECK(strcmp(buf, "\"\"") == 0);
+	opt_format_default(&o[4], buf, sizeof(buf));
+	CHECK(strcmp(buf, "a") == 0);
+}
+
+static void suggestions(void)
+{
+	static const char *const names[] = {"netlink_buffer", "nlbufsiz", "group", NULL};
+
+	CHECK(opt_edit_distance("group", "group") == 0);
+	CHECK(opt_edit_distance("gruop", "group") == 2);
+	CHECK(opt_edit_distance("", "abc") == 3);
+	CHECK(strcmp(opt_suggest("gropu", names), "group") == 0);
+	CHECK(strcmp(opt_suggest("nlbufsize", names), "nlbufsiz") == 0);
+	CHECK(opt_suggest("copy_range", names) == NULL);
+}
+
+/* Two registries at once: ids of one say nothing about the other. */
+static void registries(void)
+{
+	struct field_registry *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+	char err[256];
+	int ia, ib;
+
+	CHECK(a && b);
+	CHECK(fields_lookup(a, "prefix") == SL_F_PREFIX && fields_lookup(b, "prefix") == SL_F_PREFIX);
+	ia = fields_declare(a, "service", SL_T_STRING, "svc", err, sizeof(err));
+	CHECK(ia == SL_F_WELL_KNOWN_COUNT);
+	CHECK(fields_lookup(b, "service") == -1);
+	ib = fields_declare(b, "other", SL_T_U64, "o", err, sizeof(err));
+	CHECK(ib == SL_F_WELL_KNOWN_COUNT);
+	CHECK(fields_declare(b, "service", SL_T_U64, "x", err, sizeof(err)) == ib + 1);
+	CHECK(fields_get(a, (unsigned)ia)->type == SL_T_STRING);
+	CHECK(fields_get(b, (unsigned)ib + 1)->type == SL_T_U64);
+	CHECK(fields_count(a) == SL_F_WELL_KNOWN_COUNT + 1 && fields_count(b) == SL_F_WELL_KNOWN_COUNT + 2);
+	CHECK(fields_declare(a, "service", SL_T_U64, "y", err, sizeof(err)) == -1);
+	CHECK(strcmp(err, "field 'service' is declared as u64, but plugin 'svc' has it as string") == 0);
+	CHECK(fields_declare(a, "prefix", SL_T_U64, "y", err, sizeof(err)) == -1);
+	CHECK(strcmp(fields_suggest(a, "prefx"), "prefix") == 0);
+	CHECK(strcmp(fields_suggest(a, "servise"), "service") == 0);
+	CHECK(fields_suggest(b, "servise") != NULL);	/* b has "service" too */
+	CHECK(fields_suggest(a, "upcase_len") == NULL);
+	fields_free(a);
+	fields_free(b);
+	free(a);
+	free(b);
+}
+
+static void header_helpers(void)
+{
+	static const struct sl_field_decl decl[] = {SL_FIELD_DECL(SL_F_PREFIX),
+						    SL_FIELD_DECL(SL_F_SRC_ADDR),
+						    SL_FIELD_DECL(SL_F_NFLOG_GROUP), SL_FIELD_END};
+	struct sl_host h = {0};
+	uint8_t mem[256];
+	struct sl_batch b = {0};
+	size_t mark;
+	char *p, *q;
+
+	CHECK(strcmp(decl[0].name, "prefix") == 0 && decl[0].type == SL_T_STRING);
+	CHECK(strcmp(decl[1].name, "src_addr") == 0 && decl[1].type == SL_T_ADDR);
+	CHECK(strcmp(decl[2].name, "nflog_group") == 0 && decl[2].type == SL_T_U64);
+	/* a daemon whose table ends at dropped_add has none of the later members */
+	h.size = (uint32_t)(offsetof(struct sl_host, dropped_add) + sizeof(h.dropped_add));
+	CHECK(SL_HOST_HAS(&h, dropped_add));
+	CHECK(!SL_HOST_HAS(&h, field_type));
+	CHECK(!SL_HOST_HAS(&h, timer_free));
+	h.size = sizeof(struct sl_host);
+	CHECK(SL_HOST_HAS(&h, timer_free));
+
+	b.arena.base = mem;
+	b.arena.size = sizeof(mem);
+	p = sl_batch_alloc(&b, 100);
+	CHECK(p && b.arena.used == 100);
+	sl_batch_trim(&b, p, 10);
+	CHECK(b.arena.used == 10);
+	sl_batch_trim(&b, p, 50);	/* cannot grow */
+	CHECK(b.arena.used == 10);
+	mark = sl_batch_mark(&b);
+	q = sl_batch_alloc(&b, 200);
+	CHECK(q == (char *)mem + 16 && b.arena.used == 216);
+	CHECK(sl_batch_alloc(&b, 100) == NULL);
+	sl_batch_rewind(&b, mark);
+	CHECK(b.arena.used == 10 && sl_batch_room(&b) == 246);
+	sl_batch_trim(&b, NULL, 0);
+	CHECK(b.arena.used == 10);
+}
+
 int main(void)
 {
 	sizes();
 	durations();
 	ints_bools_enums();
 	store();
+	filling();
+	formatting();
+	suggestions();
+	registries();
+	header_helpers();
 	printf("%d passed, %d failed\n", checks - failures, failures);
 	return failures ? 1 : 0;
 }

@@ -13,12 +13,17 @@
  * ABI version the plugin was built for and its own size; the loader refuses
  * a different major version, or a minor version newer than the daemon's.
  *
- * Minimal filter (see also tests/oot/ for a complete out-of-tree plugin):
+ * Minimal filter (see also tests/oot/ for complete out-of-tree plugins, a
+ * filter and a generic output, and docs/PLUGINS.md, "Writing a plugin"):
  *
- *     struct upper_cfg { bool enabled; };
+ *     struct upper_cfg { bool enabled; const char *tag; };
  *     static const struct sl_option upper_opts[] = {
  *         SL_OPT_BOOL("enabled", struct upper_cfg, enabled, "true", "do it"),
+ *         SL_OPT_STR("tag", struct upper_cfg, tag, SL_REQUIRED, "a tag"),
  *         SL_OPT_END
+ *     };
+ *     static const struct sl_field_decl upper_fields[] = {
+ *         SL_FIELD_DECL(SL_F_TEXT), SL_FIELD_END
  *     };
  *     static int upper_process(void *st, struct sl_batch *b) { ...; return 0; }
  *     static const struct sl_plugin upper = {
@@ -83,30 +88,80 @@ struct sl_option {
 	unsigned flags;			/* SL_OPT_REQUIRED ... */
 };
 
-/* Helpers to declare option table rows. */
+/*
+ * Option table rows.  Every macro takes the same arguments in the same
+ * order: the option's name, the config struct, its member, the default
+ * (written as in the YAML configuration, or SL_REQUIRED), then what the type
+ * needs (a range, the choices), then a one-line description:
+ *
+ *     SL_OPT_STR("file", struct cfg, file, SL_REQUIRED, "path of the file"),
+ *     SL_OPT_INT("port", struct cfg, port, "514", 1, 65535, "UDP port"),
+ *     SL_OPT_LIST("events", struct cfg, events, "[new, destroy]", "events"),
+ *     SL_OPT_ENUM("mode", struct cfg, mode, "fast", mode_names, "mode"),
+ *
+ * The member must have the option's C type (const char *, int64_t, bool,
+ * uint64_t, uint64_t, int, struct sl_strlist): a row that would make the
+ * core write an int64_t into an int does not compile.  A default of NULL
+ * leaves the member zero; SL_REQUIRED makes leaving the option out a
+ * configuration error at the element, naming the option.  List defaults
+ * are YAML too: "[a, b]", or "a" for a list of one.
+ */
+#define SL_REQUIRED NULL, .flags = SL_OPT_REQUIRED
+
+/* 0, or a compile error when st.mem is not of type T. */
+#define SL_OPT_CHECK_(st, mem, T)                                                     \
+	(0 * sizeof(struct {                                                          \
+		_Static_assert(__builtin_types_compatible_p(__typeof__(((st *)0)->mem), T), \
+			       "option member " #mem " must be of type " #T);        \
+		int ok_;                                                              \
+	}))
+#define SL_OPT_TYPED_(n, t, st, mem, T, lo, hi, ch, desc, ...)                        \
+	{ .name = (n), .type = (t), .offset = offsetof(st, mem) + SL_OPT_CHECK_(st, mem, T), \
+	  .description = (desc), .min = (lo), .max = (hi), .choices = (ch), .def = __VA_ARGS__ }
+
+#define SL_OPT_STR(n, st, mem, d, desc) \
+	SL_OPT_TYPED_(n, SL_OPT_STRING, st, mem, const char *, 0, 0, NULL, desc, d)
+#define SL_OPT_INT(n, st, mem, d, lo, hi, desc) \
+	SL_OPT_TYPED_(n, SL_OPT_INT, st, mem, int64_t, lo, hi, NULL, desc, d)
+#define SL_OPT_BOOL(n, st, mem, d, desc) \
+	SL_OPT_TYPED_(n, SL_OPT_BOOL, st, mem, bool, 0, 0, NULL, desc, d)
+#define SL_OPT_SIZE(n, st, mem, d, lo, hi, desc) \
+	SL_OPT_TYPED_(n, SL_OPT_SIZE, st, mem, uint64_t, lo, hi, NULL, desc, d)
+#define SL_OPT_DURATION(n, st, mem, d, lo, hi, desc) \
+	SL_OPT_TYPED_(n, SL_OPT_DURATION, st, mem, uint64_t, lo, hi, NULL, desc, d)
+#define SL_OPT_ENUM(n, st, mem, d, ch, desc) \
+	SL_OPT_TYPED_(n, SL_OPT_ENUM, st, mem, int, 0, 0, ch, desc, d)
+#define SL_OPT_LIST(n, st, mem, d, desc) \
+	SL_OPT_TYPED_(n, SL_OPT_LIST, st, mem, struct sl_strlist, 0, 0, NULL, desc, d)
+#define SL_OPT_END { NULL, 0, 0, NULL, NULL, 0, 0, NULL, 0 }
+
+/*
+ * The untyped row of ABI 1.0 (its own argument order, no type check).
+ * Kept so that older plugin sources still build; use the macros above.
+ */
 #define SL_OPT_ROW(n, t, st, mem, d, desc, lo, hi, ch, fl) \
 	{ (n), (t), offsetof(st, mem), (d), (desc), (lo), (hi), (ch), (fl) }
-#define SL_OPT_STR(n, st, mem, d, desc) SL_OPT_ROW(n, SL_OPT_STRING, st, mem, d, desc, 0, 0, NULL, 0)
-#define SL_OPT_INT(n, st, mem, d, lo, hi, desc) SL_OPT_ROW(n, SL_OPT_INT, st, mem, d, desc, lo, hi, NULL, 0)
-#define SL_OPT_BOOL(n, st, mem, d, desc) SL_OPT_ROW(n, SL_OPT_BOOL, st, mem, d, desc, 0, 0, NULL, 0)
-#define SL_OPT_SIZE(n, st, mem, d, lo, hi, desc) SL_OPT_ROW(n, SL_OPT_SIZE, st, mem, d, desc, lo, hi, NULL, 0)
-#define SL_OPT_DURATION(n, st, mem, d, lo, hi, desc) \
-	SL_OPT_ROW(n, SL_OPT_DURATION, st, mem, d, desc, lo, hi, NULL, 0)
-#define SL_OPT_ENUM(n, st, mem, d, ch, desc) SL_OPT_ROW(n, SL_OPT_ENUM, st, mem, d, desc, 0, 0, ch, 0)
-#define SL_OPT_LIST(n, st, mem, d, desc) SL_OPT_ROW(n, SL_OPT_LIST, st, mem, d, desc, 0, 0, NULL, 0)
-#define SL_OPT_END { NULL, 0, 0, NULL, NULL, 0, 0, NULL, 0 }
 
 /* ---- fields a plugin needs and provides ---- */
 
 /*
  * A field named in a plugin's needs/provides.  A name that is not
  * well-known is registered (with this type) when the plugin is loaded;
- * two plugins registering one name with different types is an error.
+ * two plugins registering one name with different types is an error, and
+ * a new name one or two letters from a known field gets a "did you mean"
+ * warning.  Declare well-known fields by their id, so a typo does not
+ * compile: SL_FIELD_DECL(SL_F_PREFIX) is {"prefix", SL_T_STRING}.
+ *
+ * `needs` holds per stack, not per record: the graph check makes sure
+ * something before the plugin sets each field, but whether one record has
+ * it depends on the record (a TCP port on an ICMP packet).  Test sl_has()
+ * before reading any field.
  */
 struct sl_field_decl {
 	const char *name;
 	enum sl_type type;
 };
+#define SL_FIELD_DECL(id) { sl_well_known_names[id], (enum sl_type)id##_TYPE }
 #define SL_FIELD_END { NULL, 0 }
 
 /* ---- the host: what the core does for a plugin ---- */
@@ -142,7 +197,9 @@ struct sl_host {
 	 * sl_batch_add(), hand it downstream with emit().  emit() runs every
 	 * element below this instance to completion and returns the batch to
 	 * the pool: after emit() returns, the batch and anything its records
-	 * pointed to may be reused.  batch_put() returns an unused batch.
+	 * pointed to may be reused.  emit() accepts an empty batch (it only
+	 * returns it to the pool), so callers need no special case.
+	 * batch_put() returns an unused batch.
 	 */
 	struct sl_batch *(*batch_get)(struct sl_instance *inst);
 	void (*emit)(struct sl_instance *inst, struct sl_batch *batch);
@@ -163,6 +220,8 @@ struct sl_host {
 	 * cb(ctx).  arm() with
 	 * 0 ms runs the callback on the next turn of the event loop (after
 	 * signals and ready descriptors are served); period_ms != 0 repeats.
+	 * A timer lives until timer_free() (ABI 1.2) or the daemon's exit;
+	 * create them in start(), disarm them in stop().
 	 */
 	struct sl_timer *(*timer_new)(struct sl_instance *inst, sl_timer_cb cb, void *ctx);
 	void (*timer_arm)(struct sl_timer *t, uint64_t delay_ms, uint64_t period_ms);
@@ -191,7 +250,36 @@ struct sl_host {
 	 * once per record lost, whatever else the plugin counts.
 	 */
 	void (*dropped_add)(struct sl_instance *inst, uint64_t n);
+
+	/* Type and name of field `id` as registered; 0 and NULL if there is none. */
+	enum sl_type (*field_type)(struct sl_instance *inst, int id);
+	const char *(*field_name)(struct sl_instance *inst, int id);
+
+	/*
+	 * In configure() only: this instance needs field `name`, as one of its
+	 * options says (a list of fields to print).  Returns the field's id
+	 * when it is set before this instance in its stack; otherwise reports
+	 * a configuration error at `option` (nothing upstream provides the
+	 * field, or no such field exists) and returns -1.
+	 */
+	int (*need_field)(struct sl_instance *inst, const char *option, const char *name);
+
+	/*
+	 * Free a timer from timer_new() (disarming it).  Timers not freed live
+	 * until the daemon exits; a timer must not be used after timer_free(),
+	 * nor freed from its own callback.
+	 */
+	void (*timer_free)(struct sl_timer *t);
 };
+
+/*
+ * Whether the daemon's host table has `member` (a function added in a
+ * later minor version than the plugin may meet).  A plugin built for 1.N
+ * is only loaded by a daemon of 1.N or newer, so it has every member of
+ * 1.N; test only members newer than the minor you declare as required.
+ */
+#define SL_HOST_HAS(host, member) \
+	((host)->size >= offsetof(struct sl_host, member) + sizeof((host)->member))
 
 
 /* ---- the descriptor ---- */
@@ -223,7 +311,11 @@ struct sl_plugin {
 	/*
 	 * Filters and outputs: handle a batch.  A filter may set fields it
 	 * provides and drop records (compact batch->rec, lower count).
-	 * Returns 0, or -1 if the whole batch failed (counted as errors).
+	 * Returns 0, or -1 if the whole batch failed: then no record of it goes
+	 * further down the stack, all of them are counted in the instance's
+	 * `errors` (so in == out + dropped + errors still holds), and the core
+	 * logs a warning (the first time, then at most once a minute).  A
+	 * plugin that can still pass some records on drops the others itself.
 	 */
 	int (*process)(void *state, struct sl_batch *batch);
 	/* Write out anything buffered (outputs; filters holding state emit). */
@@ -244,6 +336,8 @@ struct sl_plugin {
 	 * stack, on top of `needs`.  NULL: no alternatives.
 	 */
 	const struct sl_field_decl *const *needs_one_of;
+
+	/* ---- ABI 1.2 ---- */
 };
 
 #define SL_PLUGIN_HEADER .abi_major = SL_ABI_MAJOR, .abi_minor = SL_ABI_MINOR, \

@@ -166,6 +166,18 @@ enum sl_well_known_field {
 	SL_F_WELL_KNOWN_COUNT
 };
 
+/* Their types, SL_F_PREFIX_TYPE ..., and names, for SL_FIELD_DECL(). */
+enum sl_well_known_field_type {
+#define SL_X_TYPE(id, name, type, doc) SL_F_##id##_TYPE = type,
+	SL_WELL_KNOWN_FIELDS(SL_X_TYPE)
+#undef SL_X_TYPE
+};
+static const char sl_well_known_names[][32] = {
+#define SL_X_NAME(id, name, type, doc) name,
+	SL_WELL_KNOWN_FIELDS(SL_X_NAME)
+#undef SL_X_NAME
+};
+
 typedef uint16_t sl_field;
 
 /* Most fields a configuration may use: well-known plus registered. */
@@ -351,6 +363,34 @@ static inline void *sl_batch_alloc(struct sl_batch *b, size_t len)
 		return NULL;
 	b->arena.used = at + len;
 	return b->arena.base + at;
+}
+
+/*
+ * Arena bookkeeping, instead of writing b->arena.used: remember where the
+ * arena stands, give back everything allocated since (a record that turned
+ * out not to fit), or keep only the first `len` bytes of the last
+ * allocation `p` (a line formatted into more room than it took).
+ */
+static inline size_t sl_batch_mark(const struct sl_batch *b)
+{
+	return b->arena.used;
+}
+
+static inline void sl_batch_rewind(struct sl_batch *b, size_t mark)
+{
+	if (mark <= b->arena.used)
+		b->arena.used = mark;
+}
+
+static inline void sl_batch_trim(struct sl_batch *b, const void *p, size_t len)
+{
+	size_t at;
+
+	if (!p)
+		return;
+	at = (size_t)((const uint8_t *)p - b->arena.base);
+	if (at <= b->arena.used && len <= b->arena.used - at)
+		b->arena.used = at + len;
 }
 
 #ifdef __cplusplus
