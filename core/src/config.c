@@ -33,11 +33,15 @@ static bool expect_kind(struct diag *d, const struct ynode *n, enum ynode_kind k
 	return false;
 }
 
+/* An optional top-level section: absent or null is fine, else a mapping. */
+static bool optional_map(struct diag *d, const struct ynode *map, const char *what)
+{
+	return !ytree_is_null(map) && expect_kind(d, map, YN_MAP, what);
+}
+
 static void parse_daemon(struct config *c, const struct ynode *map, struct diag *d)
 {
-	if (ytree_is_null(map))
-		return;
-	if (!expect_kind(d, map, YN_MAP, "'daemon'"))
+	if (!optional_map(d, map, "'daemon'"))
 		return;
 	for (size_t i = 0; i < map->n; i += 2) {
 		const struct ynode *k = map->items[i], *v = map->items[i + 1];
@@ -110,6 +114,16 @@ static bool valid_name(const char *s)
 	return true;
 }
 
+/* A key naming an instance or a stack; reported when it is not a valid name. */
+static bool name_ok(struct diag *d, const struct ynode *k, const char *what)
+{
+	if (valid_name(k->scalar))
+		return true;
+	diag_error(d, &k->mark, "%s name '%s' may only hold letters, digits, '_', '-' and '.'", what,
+		   k->scalar);
+	return false;
+}
+
 /*
  * An inline element or named instance: a mapping with a 'plugin' key.
  * Its value, or NULL after an error.  Kept, so that an instance used in
@@ -133,9 +147,7 @@ static const struct ynode *check_plugin_map(const struct ynode *map, struct diag
 
 static void parse_instances(struct config *c, const struct ynode *map, struct diag *d)
 {
-	if (ytree_is_null(map))
-		return;
-	if (!expect_kind(d, map, YN_MAP, "'instances'"))
+	if (!optional_map(d, map, "'instances'"))
 		return;
 	c->instances = calloc(map->n / 2 + 1, sizeof(*c->instances));
 	if (!c->instances) {
@@ -146,12 +158,8 @@ static void parse_instances(struct config *c, const struct ynode *map, struct di
 		const struct ynode *k = map->items[i], *v = map->items[i + 1], *p;
 		struct instance_spec *s;
 
-		if (!valid_name(k->scalar)) {
-			diag_error(d, &k->mark,
-				   "instance name '%s' may only hold letters, digits, '_', '-' and '.'",
-				   k->scalar);
+		if (!name_ok(d, k, "instance"))
 			continue;
-		}
 		if (!expect_kind(d, v, YN_MAP, "an instance") ||
 		    !(p = check_plugin_map(v, d, "an instance")))
 			continue;
@@ -183,12 +191,8 @@ static void parse_stacks(struct config *c, const struct ynode *map, struct diag 
 		const struct ynode *k = map->items[i], *v = map->items[i + 1];
 		struct stack_spec *s;
 
-		if (!valid_name(k->scalar)) {
-			diag_error(d, &k->mark,
-				   "stack name '%s' may only hold letters, digits, '_', '-' and '.'",
-				   k->scalar);
+		if (!name_ok(d, k, "stack"))
 			continue;
-		}
 		if (!expect_kind(d, v, YN_SEQ, "a stack"))
 			continue;
 		if (v->n < 2) {
@@ -300,11 +304,11 @@ int config_load_string(struct config *c, const char *name, const char *text, str
 
 void config_free(struct config *c)
 {
+	strset_free(&c->instance_index);
 	for (size_t i = 0; i < c->nstacks; i++)
 		free(c->stacks[i].elems);
 	free(c->stacks);
 	free(c->instances);
-	strset_free(&c->instance_index);
 	free(c->plugin_path);
 	ytree_free(c->root);
 	memset(c, 0, sizeof(*c));

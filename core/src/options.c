@@ -156,9 +156,23 @@ static bool has_range(const struct sl_option *o)
 	return o->min != 0 || o->max != 0;
 }
 
-void opt_describe_values(const struct sl_option *o, char *buf, size_t len)
+/* "a size from 1KiB to 1GiB (like 64KiB, 8MiB)", or without the range. */
+static void describe_unit(char *buf, size_t len, const struct sl_option *o,
+			  void (*format)(uint64_t, char *, size_t), const char *what, const char *like)
 {
 	char lo[32], hi[32];
+
+	if (!has_range(o)) {
+		snprintf(buf, len, "%s (like %s)", what, like);
+		return;
+	}
+	format((uint64_t)o->min, lo, sizeof(lo));
+	format((uint64_t)o->max, hi, sizeof(hi));
+	snprintf(buf, len, "%s from %s to %s (like %s)", what, lo, hi, like);
+}
+
+void opt_describe_values(const struct sl_option *o, char *buf, size_t len)
+{
 	size_t used;
 
 	switch (o->type) {
@@ -184,22 +198,10 @@ void opt_describe_values(const struct sl_option *o, char *buf, size_t len)
 			snprintf(buf, len, "an integer");
 		return;
 	case SL_OPT_SIZE:
-		if (has_range(o)) {
-			format_size((uint64_t)o->min, lo, sizeof(lo));
-			format_size((uint64_t)o->max, hi, sizeof(hi));
-			snprintf(buf, len, "a size from %s to %s (like 64KiB, 8MiB)", lo, hi);
-		} else {
-			snprintf(buf, len, "a size (like 64KiB, 8MiB)");
-		}
+		describe_unit(buf, len, o, format_size, "a size", "64KiB, 8MiB");
 		return;
 	case SL_OPT_DURATION:
-		if (has_range(o)) {
-			format_duration((uint64_t)o->min, lo, sizeof(lo));
-			format_duration((uint64_t)o->max, hi, sizeof(hi));
-			snprintf(buf, len, "a duration from %s to %s (like 50ms, 2s, 5m)", lo, hi);
-		} else {
-			snprintf(buf, len, "a duration (like 50ms, 2s, 5m)");
-		}
+		describe_unit(buf, len, o, format_duration, "a duration", "50ms, 2s, 5m");
 		return;
 	}
 	snprintf(buf, len, "?");

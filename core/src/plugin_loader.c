@@ -19,12 +19,11 @@
 
 const char *loader_kind_name(enum sl_kind kind)
 {
-	switch (kind) {
-	case SL_KIND_INPUT: return "input";
-	case SL_KIND_FILTER: return "filter";
-	case SL_KIND_OUTPUT: return "output";
-	}
-	return "?";
+	static const char *const names[] = {
+		[SL_KIND_INPUT] = "input", [SL_KIND_FILTER] = "filter", [SL_KIND_OUTPUT] = "output",
+	};
+
+	return (unsigned)kind < sizeof(names) / sizeof(names[0]) && names[kind] ? names[kind] : "?";
 }
 
 const struct sl_field_decl *const *sl_plugin_needs_one_of(const struct sl_plugin *d)

@@ -356,10 +356,9 @@ bool ytree_is_null(const struct ynode *node)
 
 const char *ytree_kind_name(enum ynode_kind kind)
 {
-	switch (kind) {
-	case YN_SCALAR: return "a value";
-	case YN_SEQ: return "a list";
-	case YN_MAP: return "a mapping";
-	}
-	return "?";
+	static const char *const names[] = {
+		[YN_SCALAR] = "a value", [YN_SEQ] = "a list", [YN_MAP] = "a mapping",
+	};
+
+	return (unsigned)kind < sizeof(names) / sizeof(names[0]) ? names[kind] : "?";
 }
