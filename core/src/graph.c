@@ -6,6 +6,7 @@
 #include "fields.h"
 #include "graph.h"
 #include "host.h"
+#include "inst_keys.h"
 #include "options.h"
 
 /* Everything a plugin element resolves to, before it becomes an instance. */
@@ -149,7 +150,7 @@ static int fill_options(struct sl_instance *inst, struct diag *diag)
 		const struct ynode *k = opts->items[i], *v = opts->items[i + 1];
 		const struct sl_option *o;
 
-		if (strcmp(k->scalar, "plugin") == 0)
+		if (strcmp(k->scalar, "plugin") == 0 || inst_key_is_core(k->scalar))
 			continue;
 		o = find_option(d, k->scalar);
 		if (!o) {
@@ -278,6 +279,16 @@ static char *element_key(const struct sl_plugin *d, const struct ynode *opts)
 										 : "?");
 			buf_add(&b, "]", 1);
 		}
+	}
+	/* The core's own keys (thread, when_full, queue) are identity too. */
+	for (size_t i = 0; opts && i < opts->n; i += 2) {
+		const struct ynode *k = opts->items[i], *v = opts->items[i + 1];
+
+		if (!inst_key_is_core(k->scalar))
+			continue;
+		buf_add(&b, "\x1e", 1);
+		buf_add(&b, k->scalar, strlen(k->scalar));
+		buf_add_value(&b, v->kind == YN_SCALAR ? v->scalar : "?");
 	}
 	if (b.failed) {
 		free(b.p);
@@ -555,6 +566,7 @@ static struct sl_instance *new_instance(struct graph *g, const struct resolved *
 	if (inst->desc->kind == SL_KIND_INPUT)
 		g->ninputs++;
 	fill_options(inst, g->diag);
+	inst_keys_parse(inst, g->diag);
 	set_avail(inst);
 	return inst;
 }
@@ -726,6 +738,11 @@ static void print_line(const struct sl_instance *inst, const char *indent, const
 {
 	fprintf(out, "%s%s%s (%s", indent, branch, inst->name, inst->desc->name);
 	print_options(inst, out);
+	if (inst->thread && inst->desc->kind == SL_KIND_OUTPUT)
+		fprintf(out, "; own thread, queue %u batches, when_full %s", inst->queue_batches,
+			inst->block_when_full ? "block" : "drop");
+	else if (inst->thread)
+		fprintf(out, "; own thread");
 	fprintf(out, ")  [");
 	for (size_t i = 0; i < inst->nstacks; i++)
 		fprintf(out, "%s%s", i ? ", " : "", inst->stacks[i]);

@@ -244,7 +244,19 @@ struct sl_plugin {
 	 * stack, on top of `needs`.  NULL: no alternatives.
 	 */
 	const struct sl_field_decl *const *needs_one_of;
+
+	/* ---- ABI 1.2 ---- */
+
+	/*
+	 * SL_PLUGIN_* bits.  SL_PLUGIN_NETWORK: an output that sends to the
+	 * network (syslog, ipfix): the core runs it on its own thread behind
+	 * a bounded queue unless the instance says `thread: false`.  A plugin
+	 * built against 1.1 has no flags.
+	 */
+	uint32_t flags;
 };
+
+#define SL_PLUGIN_NETWORK (1u << 0)
 
 #define SL_PLUGIN_HEADER .abi_major = SL_ABI_MAJOR, .abi_minor = SL_ABI_MINOR, \
 			 .size = sizeof(struct sl_plugin)

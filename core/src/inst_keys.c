@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <stddef.h>
+#include <string.h>
+
+#include "graph.h"
+#include "inst_keys.h"
+#include "options.h"
+
+static const char *const core_keys[] = {"thread", "when_full", "queue", NULL};
+
+bool inst_key_is_core(const char *key)
+{
+	for (int i = 0; core_keys[i]; i++)
+		if (strcmp(key, core_keys[i]) == 0)
+			return true;
+	return false;
+}
+
+unsigned inst_plugin_flags(const struct sl_plugin *d)
+{
+	if (d->size < offsetof(struct sl_plugin, flags) + sizeof(d->flags))
+		return 0;
+	return d->flags;
+}
+
+/* The scalar value of a core key, or NULL (absent, or an error reported). */
+static const struct ynode *scalar_key(const struct sl_instance *inst, const char *key,
+				      struct diag *d)
+{
+	const struct ynode *v = ytree_map_get(inst->opts, key);
+
+	if (v && v->kind != YN_SCALAR) {
+		diag_error(d, &v->mark, "%s: '%s' must be a value, not %s", inst->desc->name, key,
+			   ytree_kind_name(v->kind));
+		return NULL;
+	}
+	return v;
+}
+
+void inst_keys_parse(struct sl_instance *inst, struct diag *d)
+{
+	static const char *const policies[] = {"drop", "block", NULL};
+	const struct sl_plugin *p = inst->desc;
+	const struct ynode *thread = scalar_key(inst, "thread", d);
+	const struct ynode *when = scalar_key(inst, "when_full", d);
+	const struct ynode *queue = scalar_key(inst, "queue", d);
+	int64_t n;
+	int e;
+
+	inst->thread = p->kind == SL_KIND_OUTPUT && (inst_plugin_flags(p) & SL_PLUGIN_NETWORK);
+	inst->queue_batches = INST_QUEUE_DEFAULT;
+	if (thread) {
+		if (p->kind == SL_KIND_FILTER)
+			diag_error(d, &thread->mark,
+				   "%s: 'thread' applies to inputs and outputs; a filter runs on "
+				   "the thread of the input above it", p->name);
+		else if (opt_parse_bool(thread->scalar, &inst->thread))
+			diag_error(d, &thread->mark, "%s: 'thread': expected true or false, got '%s'",
+				   p->name, thread->scalar);
+		else
+			inst->thread_set = true;
+	}
+	if (when) {
+		if (p->kind != SL_KIND_OUTPUT)
+			diag_error(d, &when->mark, "%s: 'when_full' applies to outputs only", p->name);
+		else if (!inst->thread)
+			diag_error(d, &when->mark,
+				   "%s: 'when_full' needs 'thread: true' (without a thread of its "
+				   "own the output always holds up its input)", p->name);
+		else if (opt_parse_enum(when->scalar, policies, &e))
+			diag_error(d, &when->mark,
+				   "%s: 'when_full': expected one of: drop, block, got '%s'", p->name,
+				   when->scalar);
+		else
+			inst->block_when_full = e == 1;
+	}
+	if (queue) {
+		if (p->kind != SL_KIND_OUTPUT)
+			diag_error(d, &queue->mark, "%s: 'queue' applies to outputs only", p->name);
+		else if (!inst->thread)
+			diag_error(d, &queue->mark, "%s: 'queue' needs 'thread: true'", p->name);
+		else if (opt_parse_int(queue->scalar, &n) || n < 2 || n > INST_QUEUE_MAX)
+			diag_error(d, &queue->mark,
+				   "%s: 'queue': expected a number of batches from 2 to %d, got '%s'",
+				   p->name, INST_QUEUE_MAX, queue->scalar);
+		else
+			inst->queue_batches = (unsigned)n;
+	}
+}
