@@ -405,8 +405,9 @@ void runtime_log_counters(const struct runtime *rt, int level)
 
 			bq_stats(inst->queue, &depth, &high);
 			used += (size_t)snprintf(extra + used, sizeof(extra) - used,
-						 " queue_batches=%u queue_high=%llu", depth,
-						 (unsigned long long)high);
+						 " queue_dropped=%llu queue_batches=%u queue_high=%llu",
+						 (unsigned long long)counter_get64(&inst->queue->dropped),
+						 depth, (unsigned long long)high);
 		}
 		log_msg(level, "counters: %s (%s): in=%llu out=%llu dropped=%llu errors=%llu%s",
 			inst->name, inst->desc->name, (unsigned long long)counter_get64(&inst->in),

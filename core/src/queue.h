@@ -43,6 +43,7 @@ struct bqueue {
 	const uint8_t *types;		/* enum sl_type per field id, 0: unknown */
 	unsigned nfields;
 	uint64_t high_water;		/* most batches queued at once */
+	uint64_t dropped;		/* atomic: records refused (worker_feed) */
 };
 
 /* One pool-style batch: records, pointer list and arena in one allocation. */

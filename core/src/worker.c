@@ -159,6 +159,7 @@ void worker_feed(struct sl_instance *out, const struct sl_batch *b)
 		/* Never seen by process(): in and dropped, so in == out + dropped + errors. */
 		counter_add64(&out->in, dropped);
 		counter_add64(&out->dropped, dropped);
+		counter_add64(&out->queue->dropped, dropped);
 	}
 }
 
