@@ -386,10 +386,20 @@ static int add_child(struct sl_instance *parent, struct sl_instance *child)
 	return 0;
 }
 
-/* Check that every field the instance needs is set upstream. */
-static void check_needs(struct graph *g, struct sl_instance *inst, const char *stack)
+/* One more predecessor of a named output (once per parent). */
+static int add_parent(struct sl_instance *out, struct sl_instance *parent)
 {
-	const uint64_t *avail = inst->parent ? inst->parent->avail : NULL;
+	for (size_t c = 0; c < parent->nchildren; c++)
+		if (parent->children[c] == out)
+			return 0;
+	return add_child(parent, out);
+}
+
+/* Check that every field the instance needs is set upstream. */
+static void check_needs(struct graph *g, struct sl_instance *inst,
+			const struct sl_instance *parent, const char *stack)
+{
+	const uint64_t *avail = parent ? parent->avail : NULL;
 
 	if (inst->desc->kind == SL_KIND_INPUT)
 		return;
@@ -421,10 +431,11 @@ static bool field_avail(const uint64_t *avail, const char *name)
 }
 
 /* needs_one_of: at least one alternative must be wholly provided upstream. */
-static void check_alternatives(struct graph *g, struct sl_instance *inst, const char *stack)
+static void check_alternatives(struct graph *g, struct sl_instance *inst,
+			       const struct sl_instance *parent, const char *stack)
 {
 	const struct sl_field_decl *const *alt = sl_plugin_needs_one_of(inst->desc);
-	const uint64_t *avail = inst->parent ? inst->parent->avail : NULL;
+	const uint64_t *avail = parent ? parent->avail : NULL;
 	char msg[2048];
 	size_t used = 0;
 
@@ -600,7 +611,18 @@ static void add_stack(struct graph *g, const struct stack_spec *s)
 		if (r.named) {
 			/* A named instance is one instance wherever it is used. */
 			inst = strset_get(&g->named, r.named->name);
-			if (inst && inst->parent != parent) {
+			if (inst && inst->parent != parent && want == SL_KIND_OUTPUT && parent) {
+				/*
+				 * Stacks may meet in a named output (inputs on several
+				 * threads writing one file): it gets one more parent.
+				 */
+				if (add_parent(inst, parent)) {
+					diag_error(g->diag, &e->mark, "out of memory");
+					return;
+				}
+				check_needs(g, inst, parent, s->name);
+				check_alternatives(g, inst, parent, s->name);
+			} else if (inst && inst->parent != parent) {
 				diag_error(g->diag, &e->mark,
 					   "instance '%s' is used after '%s' here but after '%s' in stack "
 					   "'%s'; a named instance has one place in the graph",
@@ -624,8 +646,8 @@ static void add_stack(struct graph *g, const struct stack_spec *s)
 				diag_error(g->diag, &e->mark, "out of memory");
 				return;
 			}
-			check_needs(g, inst, s->name);
-			check_alternatives(g, inst, s->name);
+			check_needs(g, inst, parent, s->name);
+			check_alternatives(g, inst, parent, s->name);
 			shared_so_far = false;
 		}
 		add_stack_name(inst, s->name);

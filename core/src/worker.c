@@ -99,6 +99,16 @@ static int place(struct worker *w, struct sl_instance *inst)
 
 static void on_inbox(void *ctx, int fd, uint32_t events);
 
+/* Is an output (a named one where stacks meet) a child of parents on different threads? */
+static bool fed_from_threads(const struct graph *g, const struct sl_instance *out)
+{
+	for (size_t i = 0; i < g->nall; i++)
+		for (size_t c = 0; c < g->all[i]->nchildren; c++)
+			if (g->all[i]->children[c] == out && g->all[i]->worker != out->parent->worker)
+				return true;
+	return false;
+}
+
 int workers_plan(struct runtime *rt, unsigned nthreads)
 {
 	struct graph *g = rt->graph;
@@ -118,16 +128,39 @@ int workers_plan(struct runtime *rt, unsigned nthreads)
 				return -1;
 			}
 	}
-	/* Parents come before children in g->all: a child follows its parent. */
+	/*
+	 * Parents come before children in g->all: a child follows its parent.
+	 * Outputs are placed last, once every parent they may have is.
+	 */
 	for (size_t i = 0; i < g->nall; i++) {
 		struct sl_instance *inst = g->all[i];
 		struct worker *w = inst->parent ? inst->parent->worker : main_w;
 
+		if (inst->desc->kind == SL_KIND_OUTPUT)
+			continue;
 		if (inst->desc->kind == SL_KIND_INPUT && inst->thread)
 			w = worker_new(rt, NULL, 0, false);
 		else if (inst->desc->kind == SL_KIND_INPUT && nthreads && !inst->thread_set)
 			w = spread[next++ % nthreads];
-		else if (inst->desc->kind == SL_KIND_OUTPUT && inst->thread) {
+		if (!w || place(w, inst)) {
+			free(spread);
+			return -1;
+		}
+	}
+	for (size_t i = 0; i < g->nall; i++) {
+		struct sl_instance *inst = g->all[i];
+		struct worker *w;
+
+		if (inst->desc->kind != SL_KIND_OUTPUT)
+			continue;
+		w = inst->parent->worker;
+		if (!inst->thread && fed_from_threads(g, inst)) {
+			/* Several producers: only a queue can take from them all. */
+			log_msg(SL_LOG_INFO, "%s: fed by inputs on several threads: on its own thread",
+				inst->name);
+			inst->thread = true;
+		}
+		if (inst->thread) {
 			w = worker_new(rt, NULL, inst->queue_batches, inst->block_when_full);
 			if (w) {
 				w->output = inst;

@@ -7,7 +7,12 @@
 # each runs on a thread of its own with its subtree (pcap, and decode ->
 # logline -> file with the file output on a thread too).  Every file holds
 # exactly what its rule's counter counted, each packet number once, in
-# order, and only numbers of its own parity.
+# order, and only numbers of its own parity.  The stacks also meet in two
+# named outputs fed by both inputs (the per-CPU recipe of
+# docs/ARCHITECTURE.md): a file with `thread: true, when_full: block`, and a
+# pcap with no key, which the core puts on a thread of its own because its
+# producers run on two threads.  Each holds exactly even + odd records,
+# each number once, and each input's numbers in order.
 . "$(dirname "$0")/lib.sh"
 need_root
 need_cmd ip nft python3 tcpdump capinfos
@@ -35,11 +40,17 @@ daemon:
 instances:
   g0: {plugin: nflog, group: $G0, qtimeout: 20ms, thread: true}
   g1: {plugin: nflog, group: $G1, qtimeout: 20ms}
+  all-log: {plugin: file, file: "$WORK/all.log", thread: true, when_full: block}
+  all-pcap: {plugin: pcap, file: "$WORK/all.pcap", linktype: raw}
 stacks:
   cap0: [g0, {plugin: pcap, file: "$WORK/g0.pcap", linktype: raw}]
   txt0: [g0, decode, logline, {plugin: file, file: "$WORK/g0.log", thread: true, when_full: block}]
   cap1: [g1, {plugin: pcap, file: "$WORK/g1.pcap", linktype: raw}]
   txt1: [g1, decode, logline, {plugin: file, file: "$WORK/g1.log", thread: true, when_full: block}]
+  alltxt0: [g0, decode, logline, all-log]
+  alltxt1: [g1, decode, logline, all-log]
+  allcap0: [g0, all-pcap]
+  allcap1: [g1, all-pcap]
 YAML
 "$SLUICE" -t -c "$WORK/sluice.yaml" >"$WORK/tree.txt" || fail "sluice -t refuses the config"
 grep -q "g0 (nflog .*; own thread)" "$WORK/tree.txt" || { cat "$WORK/tree.txt"; fail "sluice -t does not show g0's thread"; }
@@ -48,8 +59,10 @@ SLUICE_PID=$!
 at_exit "kill $SLUICE_PID"
 wait_for 10 grep -qs "bound NFLOG group $G1" "$WORK/sluice.log" || { cat "$WORK/sluice.log"; fail "nflog did not start"; }
 wait_for 10 grep -qs "bound NFLOG group $G0" "$WORK/sluice.log" || { cat "$WORK/sluice.log"; fail "nflog did not start"; }
-# Each nflog input, each file output, and the main thread.
-grep -q "started: .* inputs, 5 threads" "$WORK/sluice.log" || { cat "$WORK/sluice.log"; fail "not 5 threads"; }
+# Each nflog input, each file output, the shared pcap, and the main thread.
+grep -q "started: .* inputs, 7 threads" "$WORK/sluice.log" || { cat "$WORK/sluice.log"; fail "not 7 threads"; }
+grep -q "all-pcap: fed by inputs on several threads: on its own thread" "$WORK/sluice.log" ||
+	fail "the shared pcap did not get a thread"
 ps -L -o comm= -p "$SLUICE_PID" | sort >"$WORK/threads.txt"
 send -n $N -r $RATE -t 20 >"$WORK/gen.out"
 even=$(nft_count even) odd=$(nft_count odd)
@@ -89,4 +102,38 @@ PY
 }
 check_group g0 "$even" 0
 check_group g1 "$odd" 1
-pass "$N packets at ${RATE}/s split over two NFLOG groups, two input threads: $even + $odd, every file exact and in order"
+
+# The shared outputs: both inputs' records, each input's in order.
+for f in all.log all.pcap; do
+	figs=$(python3 - "$WORK/$f" <<'PY'
+import re, struct, sys
+name = sys.argv[1]
+seqs = []
+if name.endswith(".pcap"):
+    d = open(name, "rb").read()
+    pos = 24
+    while pos + 16 <= len(d):
+        incl = struct.unpack("<I", d[pos + 8:pos + 12])[0]
+        m = re.search(rb"sluice-seq (\d{10})", d[pos + 16:pos + 16 + incl])
+        seqs.append(int(m.group(1)) if m else -1)
+        pos += 16 + incl
+else:
+    for line in open(name):
+        spt, dpt = map(int, re.search(r"SPT=(\d+) DPT=(\d+)", line).groups())
+        seqs.append((dpt - 20000) * 64000 + spt - 1024)
+bad = sum(1 for s in seqs if s < 0)
+disorder = 0
+for par in (0, 1):
+    mine = [s for s in seqs if s >= 0 and s % 2 == par]
+    disorder += sum(1 for a, b in zip(mine, mine[1:]) if b <= a)
+print(len(seqs), len(set(seqs)), disorder, bad)
+PY
+) || fail "cannot read $f"
+	read -r n uniq disorder bad <<<"$figs"
+	echo "$f: $n records, $uniq distinct, $disorder out of order within an input, $bad unreadable"
+	[ "$n" = "$N" ] && [ "$uniq" = "$N" ] && [ "$disorder" = 0 ] && [ "$bad" = 0 ] ||
+		fail "$f: $n records ($uniq distinct, $disorder disorder, $bad bad), expected $N"
+done
+[ "$(counter "$L" all-pcap dropped)" = 0 ] && [ "$(counter "$L" all-log dropped)" = 0 ] || fail "a shared output dropped"
+[ "$(counter "$L" all-pcap in)" = "$N" ] || fail "all-pcap in=$(counter "$L" all-pcap in)"
+pass "$N packets at ${RATE}/s split over two NFLOG groups, two input threads: $even + $odd, every file exact and in order, the shared outputs hold all $N"
