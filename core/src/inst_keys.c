@@ -37,6 +37,20 @@ static const struct ynode *scalar_key(const struct sl_instance *inst, const char
 	return v;
 }
 
+/*
+ * Below a finite input (replay) a full queue only means the output is
+ * slower than the file is read: wait, do not drop.  (A named output's
+ * first predecessor decides.)
+ */
+static bool fed_by_finite_input(const struct sl_instance *inst)
+{
+	const struct sl_instance *root = inst;
+
+	while (root->parent)
+		root = root->parent;
+	return root != inst && (inst_plugin_flags(root->desc) & SL_PLUGIN_FINITE);
+}
+
 void inst_keys_parse(struct sl_instance *inst, struct diag *d)
 {
 	static const char *const policies[] = {"drop", "block", NULL};
@@ -49,6 +63,7 @@ void inst_keys_parse(struct sl_instance *inst, struct diag *d)
 
 	inst->thread = p->kind == SL_KIND_OUTPUT && (inst_plugin_flags(p) & SL_PLUGIN_NETWORK);
 	inst->queue_batches = INST_QUEUE_DEFAULT;
+	inst->block_when_full = fed_by_finite_input(inst);
 	if (thread) {
 		if (p->kind == SL_KIND_FILTER)
 			diag_error(d, &thread->mark,
