@@ -688,6 +688,7 @@ int graph_build(struct graph *g, const struct config *cfg, struct diag *d)
 	}
 	if (d->errors)
 		return -1;
+	inst_keys_place(g, cfg->threads);
 	/* Every plugin checks its own options; nothing is opened yet. */
 	for (size_t i = 0; i < g->nall; i++) {
 		struct sl_instance *inst = g->all[i];
@@ -765,6 +766,8 @@ static void print_line(const struct sl_instance *inst, const char *indent, const
 			inst->block_when_full ? "block" : "drop");
 	else if (inst->thread)
 		fprintf(out, "; own thread");
+	else if (inst->input_thread)
+		fprintf(out, "; input thread %u", inst->input_thread);
 	fprintf(out, ")  [");
 	for (size_t i = 0; i < inst->nstacks; i++)
 		fprintf(out, "%s%s", i ? ", " : "", inst->stacks[i]);

@@ -66,6 +66,7 @@ struct sl_instance {
 	bool thread_set;		/* `thread:` written (not the default) */
 	bool block_when_full;		/* when_full: block */
 	unsigned queue_batches;		/* queue: bound of its inbox, in batches */
+	unsigned input_thread;		/* daemon.threads: which spread thread (1..N); 0 none */
 	struct worker *worker;		/* whose event loop and batch pool it uses */
 	struct bqueue *queue;		/* threaded output: the queue it is fed through */
 };

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "graph.h"
@@ -100,5 +101,38 @@ void inst_keys_parse(struct sl_instance *inst, struct diag *d)
 				   p->name, INST_QUEUE_MAX, queue->scalar);
 		else
 			inst->queue_batches = (unsigned)n;
+	}
+}
+
+/* The thread an input's subtree runs on: 0 main, else a distinct number. */
+static uintptr_t thread_of(const struct sl_instance *inst)
+{
+	while (inst->parent)
+		inst = inst->parent;
+	if (inst->thread)
+		return (uintptr_t)inst;	/* its own */
+	return inst->input_thread;	/* 0: main; 1..N: a spread thread */
+}
+
+void inst_keys_place(struct graph *g, unsigned nthreads)
+{
+	unsigned next = 0;
+
+	for (size_t i = 0; i < g->nall; i++) {
+		struct sl_instance *inst = g->all[i];
+
+		if (inst->desc->kind == SL_KIND_INPUT && nthreads && !inst->thread_set)
+			inst->input_thread = 1 + next++ % nthreads;
+	}
+	for (size_t i = 0; i < g->nall; i++) {
+		struct sl_instance *p = g->all[i];
+
+		for (size_t c = 0; c < p->nchildren; c++) {
+			struct sl_instance *out = p->children[c];
+
+			if (out->desc->kind == SL_KIND_OUTPUT && !out->thread && out->parent != p &&
+			    thread_of(out->parent) != thread_of(p))
+				out->thread = true;
+		}
 	}
 }

@@ -26,5 +26,12 @@ unsigned inst_plugin_flags(const struct sl_plugin *d);
  * Errors go to d with the key's position.
  */
 void inst_keys_parse(struct sl_instance *inst, struct diag *d);
+/*
+ * Once the graph is built: spread the inputs over daemon.threads, and put
+ * an output where stacks of inputs on different threads meet on a thread
+ * of its own (a queue is the only way in from several threads), so that
+ * sluice -t shows what will run where.
+ */
+void inst_keys_place(struct graph *g, unsigned nthreads);
 
 #endif

@@ -114,7 +114,6 @@ int workers_plan(struct runtime *rt, unsigned nthreads)
 	struct graph *g = rt->graph;
 	struct worker *main_w = worker_new(rt, rt->loop, 0, false);
 	struct worker **spread = NULL;
-	unsigned next = 0;
 
 	if (!main_w)
 		return -1;
@@ -140,8 +139,8 @@ int workers_plan(struct runtime *rt, unsigned nthreads)
 			continue;
 		if (inst->desc->kind == SL_KIND_INPUT && inst->thread)
 			w = worker_new(rt, NULL, 0, false);
-		else if (inst->desc->kind == SL_KIND_INPUT && nthreads && !inst->thread_set)
-			w = spread[next++ % nthreads];
+		else if (inst->desc->kind == SL_KIND_INPUT && inst->input_thread)
+			w = spread[(inst->input_thread - 1) % nthreads];
 		if (!w || place(w, inst)) {
 			free(spread);
 			return -1;

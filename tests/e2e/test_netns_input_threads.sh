@@ -61,8 +61,9 @@ wait_for 10 grep -qs "bound NFLOG group $G1" "$WORK/sluice.log" || { cat "$WORK/
 wait_for 10 grep -qs "bound NFLOG group $G0" "$WORK/sluice.log" || { cat "$WORK/sluice.log"; fail "nflog did not start"; }
 # Each nflog input, each file output, the shared pcap, and the main thread.
 grep -q "started: .* inputs, 7 threads" "$WORK/sluice.log" || { cat "$WORK/sluice.log"; fail "not 7 threads"; }
-grep -q "all-pcap: fed by inputs on several threads: on its own thread" "$WORK/sluice.log" ||
-	fail "the shared pcap did not get a thread"
+grep -q "all-pcap (pcap .*; own thread, queue 64 batches, when_full drop)" "$WORK/tree.txt" ||
+	{ cat "$WORK/tree.txt"; fail "sluice -t does not show the shared pcap on its own thread"; }
+grep -q "g1 (nflog .*; input thread 1)" "$WORK/tree.txt" || fail "sluice -t does not show g1 on input thread 1"
 ps -L -o comm= -p "$SLUICE_PID" | sort >"$WORK/threads.txt"
 send -n $N -r $RATE -t 20 >"$WORK/gen.out"
 even=$(nft_count even) odd=$(nft_count odd)
