@@ -64,7 +64,8 @@ void inst_keys_parse(struct sl_instance *inst, struct diag *d)
 
 	inst->thread = p->kind == SL_KIND_OUTPUT && (inst_plugin_flags(p) & SL_PLUGIN_NETWORK);
 	inst->queue_batches = INST_QUEUE_DEFAULT;
-	inst->block_when_full = fed_by_finite_input(inst);
+	/* Outputs only: the walk to the root is then once per leaf. */
+	inst->block_when_full = p->kind == SL_KIND_OUTPUT && fed_by_finite_input(inst);
 	if (thread) {
 		if (p->kind == SL_KIND_FILTER)
 			diag_error(d, &thread->mark,

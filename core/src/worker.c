@@ -99,16 +99,6 @@ static int place(struct worker *w, struct sl_instance *inst)
 
 static void on_inbox(void *ctx, int fd, uint32_t events);
 
-/* Is an output (a named one where stacks meet) a child of parents on different threads? */
-static bool fed_from_threads(const struct graph *g, const struct sl_instance *out)
-{
-	for (size_t i = 0; i < g->nall; i++)
-		for (size_t c = 0; c < g->all[i]->nchildren; c++)
-			if (g->all[i]->children[c] == out && g->all[i]->worker != out->parent->worker)
-				return true;
-	return false;
-}
-
 int workers_plan(struct runtime *rt, unsigned nthreads)
 {
 	struct graph *g = rt->graph;
@@ -152,13 +142,8 @@ int workers_plan(struct runtime *rt, unsigned nthreads)
 
 		if (inst->desc->kind != SL_KIND_OUTPUT)
 			continue;
+		/* Fed from several threads, inst_keys_place() gave it a thread. */
 		w = inst->parent->worker;
-		if (!inst->thread && fed_from_threads(g, inst)) {
-			/* Several producers: only a queue can take from them all. */
-			log_msg(SL_LOG_INFO, "%s: fed by inputs on several threads: on its own thread",
-				inst->name);
-			inst->thread = true;
-		}
 		if (inst->thread) {
 			w = worker_new(rt, NULL, inst->queue_batches, inst->block_when_full);
 			if (w) {
