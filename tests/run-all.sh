@@ -4,7 +4,7 @@
 # where tests allow it; network-namespace tests take a lock and run one at
 # a time).  As root every test runs; otherwise root-only tests SKIP.
 #
-# Two runs, one after the other (tests share /tmp and the netfilter lock):
+# Three runs, one after the other (tests share /tmp and the netfilter lock):
 #   main       build/: every test, the libFuzzer runs of fuzz/ included
 #              (FUZZ_SECONDS each, default 60)
 #   sanitizer  build-asan/, -DSLUICE_SANITIZE=address,undefined (gcc): the
@@ -13,8 +13,15 @@
 #              (tests/sanitizer-check.sh); tests/sanitizer-excluded.txt
 #              names the few that cannot run there, and why.
 #              SLUICE_TEST_SANITIZE= (empty) skips this run.
-# The exit status is non-zero if either run failed; the last lines give
-# ctest's summary of each run.  Arguments go to both ctest runs.
+#   threads    build-tsan/, -DSLUICE_SANITIZE=thread (gcc's TSan, whose
+#              shared runtime the plugins link, so -Wl,--no-undefined
+#              holds): the tests labelled `threads` in tests/CMakeLists.txt
+#              (the queue's unit test and the live tests with outputs and
+#              inputs on threads), where any ThreadSanitizer report fails
+#              the test.  About 2 minutes (build ~1 min, tests ~1 min).
+#              SLUICE_TEST_TSAN= (empty) skips it.
+# The exit status is non-zero if any run failed; the last lines give
+# ctest's summary of each run.  Arguments go to every ctest run.
 set -euo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 # Test tools: real readers and peers the tests check sluice against.
@@ -25,6 +32,11 @@ SANITIZE=${SLUICE_TEST_SANITIZE-address,undefined}
 SAN_BUILD="${SLUICE_SAN_BUILD_DIR:-$TOP/build-asan}"
 if [ -n "$SANITIZE" ]; then
 	build_tree "$SAN_BUILD" -DSLUICE_SANITIZE="$SANITIZE"
+fi
+TSAN=${SLUICE_TEST_TSAN-thread}
+TSAN_BUILD="${SLUICE_TSAN_BUILD_DIR:-$TOP/build-tsan}"
+if [ -n "$TSAN" ]; then
+	build_tree "$TSAN_BUILD" -DSLUICE_SANITIZE="$TSAN"
 fi
 
 LOGS=$(mktemp -d /tmp/sluice-run-all.XXXXXX)
@@ -55,6 +67,10 @@ if [ -n "$SANITIZE" ]; then
 	# Sanitized code runs slower: tests that bound a time scale it by this.
 	run_ctest sanitizer "$SAN_BUILD" "SLUICE_TEST_TIME_FACTOR=${SLUICE_TEST_TIME_FACTOR:-5}" \
 		-- "$@" || status=1
+fi
+if [ -n "$TSAN" ]; then
+	run_ctest threads "$TSAN_BUILD" "SLUICE_TEST_TIME_FACTOR=${SLUICE_TEST_TIME_FACTOR:-5}" \
+		-- -L threads "$@" || status=1
 fi
 printf '%s\n' "${SUMMARY[@]}"
 exit "$status"

@@ -13,6 +13,9 @@ chmod 1777 "$dir"
 export ASAN_OPTIONS="halt_on_error=1:abort_on_error=0:exitcode=86:detect_leaks=1:print_stacktrace=1:log_path=$dir/asan${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
 export UBSAN_OPTIONS="halt_on_error=1:abort_on_error=0:exitcode=86:print_stacktrace=1:log_path=$dir/ubsan${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
 export LSAN_OPTIONS="exitcode=86${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+# The ThreadSanitizer build (build-tsan/, run-all.sh's third run): a data
+# race or lock misuse anywhere is a report, as fatal as an ASan one.
+export TSAN_OPTIONS="halt_on_error=1:abort_on_error=0:exitcode=86:second_deadlock_stack=1:log_path=$dir/tsan${TSAN_OPTIONS:+:$TSAN_OPTIONS}"
 # Tests that bound a time scale it by this (sanitized code runs 2-5 times slower).
 export SLUICE_TEST_TIME_FACTOR="${SLUICE_TEST_TIME_FACTOR:-5}"
 # gcc's libubsan ignores log_path when it runs beside libasan: its reports
@@ -22,9 +25,9 @@ export SLUICE_TEST_TIME_FACTOR="${SLUICE_TEST_TIME_FACTOR:-5}"
 "$@" 2>&1 | tee "$dir.out"
 rc=${PIPESTATUS[0]}
 reports=("$dir"/*)
-if [ -e "${reports[0]}" ] || grep -q ': runtime error: ' "$dir.out"; then
+if [ -e "${reports[0]}" ] || grep -qE ': runtime error: |WARNING: ThreadSanitizer' "$dir.out"; then
 	echo "FAIL: sanitizer reports from the test (exit status $rc):" >&2
-	grep -A20 ': runtime error: ' "$dir.out" >&2
+	grep -A20 -E ': runtime error: |WARNING: ThreadSanitizer' "$dir.out" >&2
 	for f in "${reports[@]}"; do
 		[ -e "$f" ] || continue
 		echo "==== $f" >&2

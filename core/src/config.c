@@ -89,6 +89,17 @@ static void parse_daemon(struct config *c, const struct ynode *map, struct diag 
 				else
 					c->batch_size = (unsigned)n;
 			}
+		} else if (strcmp(k->scalar, "threads") == 0) {
+			int64_t n;
+
+			if (expect_kind(d, v, YN_SCALAR, "'threads'")) {
+				if (opt_parse_int(v->scalar, &n) || n < 0 || n > 256)
+					diag_error(d, &v->mark,
+						   "threads: expected an integer from 0 to 256, got '%s'",
+						   v->scalar);
+				else
+					c->threads = (unsigned)n;
+			}
 		} else if (strcmp(k->scalar, "user") == 0) {
 			if (expect_kind(d, v, YN_SCALAR, "'user'")) {
 				c->user = v->scalar;
@@ -97,7 +108,7 @@ static void parse_daemon(struct config *c, const struct ynode *map, struct diag 
 		} else {
 			diag_error(d, &k->mark,
 				   "unknown key 'daemon.%s' (expected plugin_path, log_level, "
-				   "batch_size or user)",
+				   "batch_size, threads or user)",
 				   k->scalar);
 		}
 	}

@@ -52,6 +52,7 @@ struct config {
 	size_t nplugin_path;
 	int log_level;			/* -1: not set */
 	unsigned batch_size;
+	unsigned threads;		/* daemon.threads: inputs spread over N threads; 0: main */
 	const char *user;		/* drop root privileges to this user after start */
 	struct ymark user_mark;
 	struct instance_spec *instances;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/signalfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -37,10 +38,24 @@ struct event_loop {
 	void *sig_ctx;
 	struct watch *watches;
 	struct loop_timer *timers;
-	bool stop;
+	int wakefd;		/* eventfd: loop_stop() from another thread */
+	bool stop;		/* atomic: set by any thread, read by the loop's */
 	bool dispatching;
 	bool in_timers;
 };
+
+static bool stopping(const struct event_loop *loop)
+{
+	return __atomic_load_n(&loop->stop, __ATOMIC_ACQUIRE);
+}
+
+static void on_wake(void *ctx, int fd, uint32_t events)
+{
+	uint64_t v;
+
+	if (read(fd, &v, sizeof(v)) < 0) {
+	}
+}
 
 uint64_t loop_now_ms(void)
 {
@@ -59,6 +74,14 @@ struct event_loop *loop_new(void)
 	loop->sigfd = -1;
 	loop->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (loop->epfd < 0) {
+		free(loop);
+		return NULL;
+	}
+	loop->wakefd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (loop->wakefd < 0 || loop_watch(loop, loop->wakefd, EPOLLIN, on_wake, loop) < 0) {
+		if (loop->wakefd >= 0)
+			close(loop->wakefd);
+		close(loop->epfd);
 		free(loop);
 		return NULL;
 	}
@@ -96,6 +119,7 @@ void loop_free(struct event_loop *loop)
 	}
 	if (loop->sigfd >= 0)
 		close(loop->sigfd);
+	close(loop->wakefd);
 	close(loop->epfd);
 	free(loop);
 }
@@ -237,7 +261,12 @@ int loop_signals(struct event_loop *loop, const int *signals, loop_signal_cb cb,
 
 void loop_stop(struct event_loop *loop)
 {
-	loop->stop = true;
+	uint64_t one = 1;
+
+	__atomic_store_n(&loop->stop, true, __ATOMIC_RELEASE);
+	/* Called from another thread, the loop may sleep in epoll_wait. */
+	if (write(loop->wakefd, &one, sizeof(one)) < 0) {
+	}
 }
 
 /* Milliseconds until the next timer is due; -1 when none is armed. */
@@ -260,7 +289,7 @@ static void run_timers(struct event_loop *loop)
 	uint64_t now = loop_now_ms();
 
 	loop->in_timers = true;
-	for (struct loop_timer *t = loop->timers; t && !loop->stop; t = t->next) {
+	for (struct loop_timer *t = loop->timers; t && !stopping(loop); t = t->next) {
 		if (!t->armed || t->deadline > now)
 			continue;
 		if (t->period)
@@ -279,8 +308,7 @@ int loop_run(struct event_loop *loop)
 {
 	struct epoll_event events[64];
 
-	loop->stop = false;
-	while (!loop->stop) {
+	while (!stopping(loop)) {
 		int n = epoll_wait(loop->epfd, events, 64, next_timeout(loop));
 
 		if (n < 0) {
@@ -290,7 +318,7 @@ int loop_run(struct event_loop *loop)
 			return -1;
 		}
 		loop->dispatching = true;
-		for (int i = 0; i < n && !loop->stop; i++) {
+		for (int i = 0; i < n && !stopping(loop); i++) {
 			struct watch *w = events[i].data.ptr;
 
 			if (!w->dead)
@@ -298,7 +326,7 @@ int loop_run(struct event_loop *loop)
 		}
 		loop->dispatching = false;
 		reap_watches(loop);
-		if (!loop->stop)
+		if (!stopping(loop))
 			run_timers(loop);
 	}
 	return 0;

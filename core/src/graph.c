@@ -6,6 +6,7 @@
 #include "fields.h"
 #include "graph.h"
 #include "host.h"
+#include "inst_keys.h"
 #include "options.h"
 
 /* Everything a plugin element resolves to, before it becomes an instance. */
@@ -99,6 +100,16 @@ static char *element_key(const struct sl_plugin *d, const struct ynode *opts)
 										 : "?");
 			buf_add(&b, "]", 1);
 		}
+	}
+	/* The core's own keys (thread, when_full, queue) are identity too. */
+	for (size_t i = 0; opts && i < opts->n; i += 2) {
+		const struct ynode *k = opts->items[i], *v = opts->items[i + 1];
+
+		if (!inst_key_is_core(k->scalar))
+			continue;
+		buf_add(&b, "\x1e", 1);
+		buf_add(&b, k->scalar, strlen(k->scalar));
+		buf_add_value(&b, v->kind == YN_SCALAR ? v->scalar : "?");
 	}
 	if (b.failed) {
 		free(b.p);
@@ -196,10 +207,20 @@ static int add_child(struct sl_instance *parent, struct sl_instance *child)
 	return 0;
 }
 
-/* Check that every field the instance needs is set upstream. */
-static void check_needs(struct graph *g, struct sl_instance *inst, const char *stack)
+/* One more predecessor of a named output (once per parent). */
+static int add_parent(struct sl_instance *out, struct sl_instance *parent)
 {
-	const uint64_t *avail = inst->parent ? inst->parent->avail : NULL;
+	for (size_t c = 0; c < parent->nchildren; c++)
+		if (parent->children[c] == out)
+			return 0;
+	return add_child(parent, out);
+}
+
+/* Check that every field the instance needs is set upstream. */
+static void check_needs(struct graph *g, struct sl_instance *inst,
+			const struct sl_instance *parent, const char *stack)
+{
+	const uint64_t *avail = parent ? parent->avail : NULL;
 
 	if (inst->desc->kind == SL_KIND_INPUT)
 		return;
@@ -231,10 +252,11 @@ static bool field_avail(struct graph *g, const uint64_t *avail, const char *name
 }
 
 /* needs_one_of: at least one alternative must be wholly provided upstream. */
-static void check_alternatives(struct graph *g, struct sl_instance *inst, const char *stack)
+static void check_alternatives(struct graph *g, struct sl_instance *inst,
+			       const struct sl_instance *parent, const char *stack)
 {
 	const struct sl_field_decl *const *alt = sl_plugin_needs_one_of(inst->desc);
-	const uint64_t *avail = inst->parent ? inst->parent->avail : NULL;
+	const uint64_t *avail = parent ? parent->avail : NULL;
 	char msg[2048];
 	size_t used = 0;
 
@@ -376,6 +398,7 @@ static struct sl_instance *new_instance(struct graph *g, const struct resolved *
 	if (inst->desc->kind == SL_KIND_INPUT)
 		g->ninputs++;
 	opt_fill(&inst->opt, inst->desc, inst->opts, &inst->mark, g->diag);
+	inst_keys_parse(inst, g->diag);
 	set_avail(g, inst);
 	return inst;
 }
@@ -409,7 +432,18 @@ static void add_stack(struct graph *g, const struct stack_spec *s)
 		if (r.named) {
 			/* A named instance is one instance wherever it is used. */
 			inst = strset_get(&g->named, r.named->name);
-			if (inst && inst->parent != parent) {
+			if (inst && inst->parent != parent && want == SL_KIND_OUTPUT && parent) {
+				/*
+				 * Stacks may meet in a named output (inputs on several
+				 * threads writing one file): it gets one more parent.
+				 */
+				if (add_parent(inst, parent)) {
+					diag_error(g->diag, &e->mark, "out of memory");
+					return;
+				}
+				check_needs(g, inst, parent, s->name);
+				check_alternatives(g, inst, parent, s->name);
+			} else if (inst && inst->parent != parent) {
 				diag_error(g->diag, &e->mark,
 					   "instance '%s' is used after '%s' here but after '%s' in stack "
 					   "'%s'; a named instance has one place in the graph",
@@ -433,8 +467,8 @@ static void add_stack(struct graph *g, const struct stack_spec *s)
 				diag_error(g->diag, &e->mark, "out of memory");
 				return;
 			}
-			check_needs(g, inst, s->name);
-			check_alternatives(g, inst, s->name);
+			check_needs(g, inst, parent, s->name);
+			check_alternatives(g, inst, parent, s->name);
 			shared_so_far = false;
 		}
 		add_stack_name(inst, s->name);
@@ -511,6 +545,7 @@ int graph_build(struct graph *g, const struct config *cfg, struct diag *d)
 	}
 	if (d->errors)
 		return -1;
+	inst_keys_place(g, cfg->threads);
 	/* Every plugin checks its own options; nothing is opened yet. */
 	for (size_t i = 0; i < g->nall; i++) {
 		struct sl_instance *inst = g->all[i];
@@ -583,6 +618,13 @@ static void print_line(const struct sl_instance *inst, const char *indent, const
 {
 	fprintf(out, "%s%s%s (%s", indent, branch, inst->name, inst->desc->name);
 	print_options(inst, out);
+	if (inst->thread && inst->desc->kind == SL_KIND_OUTPUT)
+		fprintf(out, "; own thread, queue %u batches, when_full %s", inst->queue_batches,
+			inst->block_when_full ? "block" : "drop");
+	else if (inst->thread)
+		fprintf(out, "; own thread");
+	else if (inst->input_thread)
+		fprintf(out, "; input thread %u", inst->input_thread);
 	fprintf(out, ")  [");
 	for (size_t i = 0; i < inst->nstacks; i++)
 		fprintf(out, "%s%s", i ? ", " : "", inst->stacks[i]);

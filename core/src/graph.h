@@ -63,6 +63,15 @@ struct sl_instance {
 	struct graph *graph;
 	struct runtime *rt;
 	bool configuring;		/* config_error() allowed */
+
+	/* threads (inst_keys.c reads the keys, worker.c places the instance) */
+	bool thread;			/* runs on a thread of its own */
+	bool thread_set;		/* `thread:` written (not the default) */
+	bool block_when_full;		/* when_full: block */
+	unsigned queue_batches;		/* queue: bound of its inbox, in batches */
+	unsigned input_thread;		/* daemon.threads: which spread thread (1..N); 0 none */
+	struct worker *worker;		/* whose event loop and batch pool it uses */
+	struct bqueue *queue;		/* threaded output: the queue it is fed through */
 };
 
 struct graph {

@@ -8,68 +8,19 @@
 #include "fields.h"
 #include "host.h"
 #include "log.h"
+#include "queue.h"
+#include "worker.h"
 
-/* ---- batches ---- */
-
-static struct sl_batch *batch_alloc(struct runtime *rt)
-{
-	size_t recs = rt->batch_size * sizeof(struct sl_record *);
-	size_t storage = (size_t)rt->batch_size * rt->stride;
-	struct sl_batch *b;
-	uint8_t *mem;
-
-	/* One allocation per batch, made at start or when the pool runs dry. */
-	mem = aligned_alloc(64, (sizeof(*b) + recs + storage + rt->arena_size + 63) & ~(size_t)63);
-	if (!mem)
-		return NULL;
-	b = (struct sl_batch *)mem;
-	memset(b, 0, sizeof(*b));
-	b->capacity = rt->batch_size;
-	b->stride = (unsigned)rt->stride;
-	b->rec = (struct sl_record **)(mem + sizeof(*b));
-	b->storage = mem + ((sizeof(*b) + recs + 63) & ~(size_t)63);
-	b->arena.base = b->storage + storage;
-	b->arena.size = rt->arena_size;
-	rt->nbatches++;
-	return b;
-}
+/* ---- batches: each thread has its own pool (worker.c) ---- */
 
 static struct sl_batch *host_batch_get(struct sl_instance *inst)
 {
-	struct runtime *rt = inst->rt;
-	struct sl_batch *b;
-
-	if (rt->nfree)
-		b = rt->free_batches[--rt->nfree];
-	else
-		b = batch_alloc(rt);
-	if (b) {
-		b->count = 0;
-		b->filled = 0;
-		b->arena.used = 0;
-	}
-	return b;
+	return worker_batch_get(inst->worker);
 }
 
 static void host_batch_put(struct sl_instance *inst, struct sl_batch *b)
 {
-	struct runtime *rt = inst->rt;
-
-	if (!b)
-		return;
-	if (rt->nfree == rt->free_cap) {
-		size_t cap = rt->free_cap ? rt->free_cap * 2 : 16;
-		struct sl_batch **grown = realloc(rt->free_batches, cap * sizeof(*grown));
-
-		if (!grown) {
-			free(b);
-			rt->nbatches--;
-			return;
-		}
-		rt->free_batches = grown;
-		rt->free_cap = cap;
-	}
-	rt->free_batches[rt->nfree++] = b;
+	worker_batch_put(inst->worker, b);
 }
 
 /* ---- delivery down the graph ---- */
@@ -89,22 +40,31 @@ static void batch_failed(struct sl_instance *inst, unsigned lost)
 		inst->name, lost, (unsigned long long)inst->errors);
 }
 
-static void run_instance(struct sl_instance *inst, struct sl_batch *b)
+void runtime_process(struct sl_instance *inst, struct sl_batch *b)
 {
 	unsigned before = b->count;
 
-	inst->in += before;
+	counter_add64(&inst->in, before);
 	if (inst->desc->process(inst->state, b) < 0) {
 		/* The whole batch is lost: count it, and say so now and then. */
-		inst->errors += before;
+		counter_add64(&inst->errors, before);
 		batch_failed(inst, before);
 		return;
 	}
-	inst->out += b->count;
-	inst->dropped += before - b->count;
+	counter_add64(&inst->out, b->count);
+	counter_add64(&inst->dropped, before - b->count);
 	/* an output has no children: nothing more to do for it */
 	if (b->count && inst->nchildren)
 		deliver(inst, b);
+}
+
+static void run_instance(struct sl_instance *inst, struct sl_batch *b)
+{
+	/* An output on its own thread gets a copy through its queue. */
+	if (inst->queue)
+		worker_feed(inst, b);
+	else
+		runtime_process(inst, b);
 }
 
 /*
@@ -152,8 +112,8 @@ static void deliver(struct sl_instance *from, struct sl_batch *b)
 static void host_emit(struct sl_instance *inst, struct sl_batch *b)
 {
 	if (inst->desc->kind == SL_KIND_INPUT)
-		inst->in += b->count;
-	inst->out += b->count;
+		counter_add64(&inst->in, b->count);
+	counter_add64(&inst->out, b->count);
 	if (b->count && inst->nchildren)
 		deliver(inst, b);
 	host_batch_put(inst, b);
@@ -227,22 +187,23 @@ static int host_need_field(struct sl_instance *inst, const char *option, const c
 static int host_watch_fd(struct sl_instance *inst, int fd, uint32_t events, sl_fd_cb cb,
 			 void *ctx)
 {
-	return loop_watch(inst->rt->loop, fd, events, cb, ctx);
+	return loop_watch(inst->worker->loop, fd, events, cb, ctx);
 }
 
 static int host_modify_fd(struct sl_instance *inst, int fd, uint32_t events)
 {
-	return loop_modify(inst->rt->loop, fd, events);
+	return loop_modify(inst->worker->loop, fd, events);
 }
 
 static void host_unwatch_fd(struct sl_instance *inst, int fd)
 {
-	loop_unwatch(inst->rt->loop, fd);
+	loop_unwatch(inst->worker->loop, fd);
 }
 
 static struct sl_timer *host_timer_new(struct sl_instance *inst, sl_timer_cb cb, void *ctx)
 {
-	return (struct sl_timer *)loop_timer_new(inst->rt->loop, cb, ctx);
+	/* The loop of the thread the instance runs on (set by runtime_init). */
+	return (struct sl_timer *)loop_timer_new(inst->worker->loop, cb, ctx);
 }
 
 static void host_timer_arm(struct sl_timer *t, uint64_t delay_ms, uint64_t period_ms)
@@ -283,12 +244,12 @@ static int host_counter_new(struct sl_instance *inst, const char *name)
 static void host_counter_add(struct sl_instance *inst, int counter, uint64_t n)
 {
 	if (counter >= 0 && (size_t)counter < inst->ncounters)
-		inst->counters[counter].value += n;
+		counter_add64(&inst->counters[counter].value, n);
 }
 
 static void host_error_add(struct sl_instance *inst, uint64_t n)
 {
-	inst->errors += n;
+	counter_add64(&inst->errors, n);
 }
 
 static void host_dropped_add(struct sl_instance *inst, uint64_t n)
@@ -298,10 +259,12 @@ static void host_dropped_add(struct sl_instance *inst, uint64_t n)
 	 * those it later lost are moved, so out means "delivered or still
 	 * queued".  A filter's drops are already counted by run_instance().
 	 */
-	uint64_t moved = n < inst->out ? n : inst->out;
+	uint64_t out = counter_get64(&inst->out);
+	uint64_t moved = n < out ? n : out;
 
-	inst->out -= moved;
-	inst->dropped += n;
+	/* Only the output's own thread changes its `out`: no lost update. */
+	__atomic_fetch_sub(&inst->out, moved, __ATOMIC_RELAXED);
+	counter_add64(&inst->dropped, n);
 }
 
 static void host_input_done(struct sl_instance *inst)
@@ -309,8 +272,9 @@ static void host_input_done(struct sl_instance *inst)
 	if (inst->done)
 		return;
 	inst->done = true;
-	inst->rt->inputs_done++;
+	__atomic_fetch_add(&inst->rt->inputs_done, 1, __ATOMIC_RELAXED);
 	log_msg(SL_LOG_DEBUG, "%s: input finished", inst->name);
+	/* The main loop's, from whichever thread the input runs on. */
 	if (runtime_inputs_finished(inst->rt))
 		loop_stop(inst->rt->loop);
 }
@@ -390,7 +354,7 @@ static int plan_restore(struct sl_instance *inst)
 }
 
 int runtime_init(struct runtime *rt, struct graph *g, struct event_loop *loop,
-		 unsigned batch_size)
+		 unsigned batch_size, unsigned threads)
 {
 	memset(rt, 0, sizeof(*rt));
 	rt->graph = g;
@@ -401,6 +365,11 @@ int runtime_init(struct runtime *rt, struct graph *g, struct event_loop *loop,
 		      fields_count(&g->loader.fields) * sizeof(union sl_value) + 63) & ~(size_t)63;
 	/* Room for each record's text line and, for replay, its packet copy. */
 	rt->arena_size = (size_t)batch_size * 4096;
+	/* A queued batch holds copies; one that overflows continues in the next. */
+	rt->queue_arena_size = (size_t)batch_size * 2048;
+	rt->nfields = fields_count(&g->loader.fields);
+	for (unsigned id = 0; id < rt->nfields && id < SL_MAX_FIELDS; id++)
+		rt->types[id] = (uint8_t)fields_get(&g->loader.fields, id)->type;
 	for (size_t i = 0; i < g->nall; i++) {
 		struct sl_instance *inst = g->all[i];
 
@@ -416,20 +385,35 @@ int runtime_init(struct runtime *rt, struct graph *g, struct event_loop *loop,
 				return -1;
 		}
 	}
+	if (workers_plan(rt, threads))
+		return -1;
 	/* A few batches up front: the hot path then never allocates. */
-	for (int i = 0; i < 4; i++) {
-		struct sl_batch *b = batch_alloc(rt);
+	for (size_t w = 0; w < rt->nworkers; w++)
+		for (int i = 0; i < 4; i++) {
+			struct sl_batch *b = batch_new(batch_size, rt->stride, rt->arena_size);
 
-		if (!b)
-			return -1;
-		host_batch_put(g->all[0], b);
-	}
+			if (!b)
+				return -1;
+			rt->workers[w]->nbatches++;
+			worker_batch_put(rt->workers[w], b);
+		}
 	return 0;
 }
 
 bool runtime_inputs_finished(const struct runtime *rt)
 {
-	return rt->graph->ninputs && rt->inputs_done == rt->graph->ninputs;
+	return rt->graph->ninputs &&
+	       __atomic_load_n(&rt->inputs_done, __ATOMIC_RELAXED) == rt->graph->ninputs;
+}
+
+int runtime_run_threads(struct runtime *rt)
+{
+	return workers_start(rt);
+}
+
+void runtime_shutdown(struct runtime *rt)
+{
+	workers_shutdown(rt);
 }
 
 int runtime_start(struct runtime *rt)
@@ -451,28 +435,9 @@ int runtime_start(struct runtime *rt)
 	return 0;
 }
 
-void runtime_flush(struct runtime *rt)
-{
-	struct graph *g = rt->graph;
-
-	for (size_t i = 0; i < g->nall; i++) {
-		struct sl_instance *inst = g->all[i];
-
-		if (inst->started && inst->desc->flush && inst->desc->flush(inst->state) < 0)
-			log_msg(SL_LOG_WARNING, "%s: flush failed", inst->name);
-	}
-}
-
 void runtime_reopen(struct runtime *rt)
 {
-	struct graph *g = rt->graph;
-
-	for (size_t i = 0; i < g->nall; i++) {
-		struct sl_instance *inst = g->all[i];
-
-		if (inst->started && inst->desc->reopen && inst->desc->reopen(inst->state) < 0)
-			log_msg(SL_LOG_WARNING, "%s: reopen failed", inst->name);
-	}
+	workers_reopen(rt);
 }
 
 void runtime_log_counters(const struct runtime *rt, int level)
@@ -487,11 +452,22 @@ void runtime_log_counters(const struct runtime *rt, int level)
 		for (size_t k = 0; k < inst->ncounters && used < sizeof(extra); k++)
 			used += (size_t)snprintf(extra + used, sizeof(extra) - used, " %s=%llu",
 						 inst->counters[k].name,
-						 (unsigned long long)inst->counters[k].value);
+						 (unsigned long long)counter_get64(&inst->counters[k].value));
+		if (inst->queue && used < sizeof(extra)) {
+			unsigned depth;
+			uint64_t high;
+
+			bq_stats(inst->queue, &depth, &high);
+			used += (size_t)snprintf(extra + used, sizeof(extra) - used,
+						 " queue_dropped=%llu queue_batches=%u queue_high=%llu",
+						 (unsigned long long)counter_get64(&inst->queue->dropped),
+						 depth, (unsigned long long)high);
+		}
 		log_msg(level, "counters: %s (%s): in=%llu out=%llu dropped=%llu errors=%llu%s",
-			inst->name, inst->desc->name, (unsigned long long)inst->in,
-			(unsigned long long)inst->out, (unsigned long long)inst->dropped,
-			(unsigned long long)inst->errors, extra);
+			inst->name, inst->desc->name, (unsigned long long)counter_get64(&inst->in),
+			(unsigned long long)counter_get64(&inst->out),
+			(unsigned long long)counter_get64(&inst->dropped),
+			(unsigned long long)counter_get64(&inst->errors), extra);
 	}
 }
 
@@ -510,8 +486,10 @@ void runtime_stop(struct runtime *rt)
 
 void runtime_free(struct runtime *rt)
 {
-	for (size_t i = 0; i < rt->nfree; i++)
-		free(rt->free_batches[i]);
-	free(rt->free_batches);
+	for (size_t i = 0; i < rt->graph->nall; i++) {
+		rt->graph->all[i]->worker = NULL;
+		rt->graph->all[i]->queue = NULL;
+	}
+	workers_free(rt);
 	memset(rt, 0, sizeof(*rt));
 }

@@ -8,6 +8,7 @@
 #define SLUICE_HOST_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "graph.h"
@@ -18,25 +19,46 @@ extern const struct sl_host sluice_host;
 
 struct runtime {
 	struct graph *graph;
-	struct event_loop *loop;
+	struct event_loop *loop;	/* the main thread's */
 	unsigned batch_size;
 	size_t stride;			/* bytes per record */
 	size_t arena_size;		/* bytes of text arena per batch */
-	struct sl_batch **free_batches;	/* the pool */
-	size_t nfree, free_cap;
-	size_t nbatches;		/* allocated in all */
-	size_t inputs_done;
+	size_t queue_arena_size;	/* the same, for a batch in an output's queue */
+	struct worker **workers;	/* [0]: the main thread (worker.c) */
+	size_t nworkers;
+	uint8_t types[SL_MAX_FIELDS];	/* enum sl_type of each field, for queue copies */
+	unsigned nfields;
+	size_t inputs_done;		/* atomic: inputs finish on their own threads */
 };
 
+/* Counters are written on one thread and read on another (SIGUSR1, exit). */
+static inline void counter_add64(uint64_t *c, uint64_t n)
+{
+	__atomic_fetch_add(c, n, __ATOMIC_RELAXED);
+}
+
+static inline uint64_t counter_get64(const uint64_t *c)
+{
+	return __atomic_load_n(c, __ATOMIC_RELAXED);
+}
+
+/* threads: 0, or daemon.threads (inputs spread over that many threads). */
 int runtime_init(struct runtime *rt, struct graph *g, struct event_loop *loop,
-		 unsigned batch_size);
+		 unsigned batch_size, unsigned threads);
+/* Run one instance on the batch, here and now, then what is below it. */
+void runtime_process(struct sl_instance *inst, struct sl_batch *b);
 /* Start every instance, outputs first; on failure stop what started. */
 int runtime_start(struct runtime *rt);
-/* Flush every instance, inputs first, so held records reach the outputs. */
-void runtime_flush(struct runtime *rt);
+/* Start the threads (after runtime_start() and the privilege drop). */
+int runtime_run_threads(struct runtime *rt);
+/*
+ * Flush and stop everything: inputs first, so held records reach the
+ * outputs, then each output queue drains and its output flushes and stops.
+ */
+void runtime_shutdown(struct runtime *rt);
 void runtime_reopen(struct runtime *rt);
 void runtime_log_counters(const struct runtime *rt, int level);
-/* Stop every started instance, inputs first. */
+/* Stop every started instance, inputs first (no thread may be running). */
 void runtime_stop(struct runtime *rt);
 void runtime_free(struct runtime *rt);
 /* True when every input is finite and has finished. */

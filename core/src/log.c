@@ -4,6 +4,11 @@
 
 #include "log.h"
 
+/*
+ * Any thread may log.  The level is read atomically; each message is
+ * formatted whole, then written with one stdio call, which holds the
+ * stream's lock, so lines from two threads never interleave.
+ */
 static int current_level = SL_LOG_INFO;
 
 const char *const log_level_names[] = {"err", "warning", "notice", "info", "debug", NULL};
@@ -12,12 +17,12 @@ static const int log_level_values[] = {SL_LOG_ERR, SL_LOG_WARNING, SL_LOG_NOTICE
 
 void log_set_level(int level)
 {
-	current_level = level;
+	__atomic_store_n(&current_level, level, __ATOMIC_RELAXED);
 }
 
 int log_get_level(void)
 {
-	return current_level;
+	return __atomic_load_n(&current_level, __ATOMIC_RELAXED);
 }
 
 int log_level_from_name(const char *name)
@@ -44,7 +49,7 @@ void log_msgv(int level, const char *who, const char *fmt, va_list ap)
 	char line[2048];
 	int n;
 
-	if (level > current_level)
+	if (level > log_get_level())
 		return;
 	/* Format the whole line first so concurrent writers never interleave. */
 	n = snprintf(line, sizeof(line), "sluice: %s%s%s", who ? who : "", who ? ": " : "",

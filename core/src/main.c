@@ -171,7 +171,7 @@ static int run(struct graph *g, const struct config *cfg, const struct drop_targ
 	/* A vanished TCP peer must be an EPIPE for the output, not our death. */
 	signal(SIGPIPE, SIG_IGN);
 	d.loop = loop_new();
-	if (!d.loop || runtime_init(&rt, g, d.loop, cfg->batch_size)) {
+	if (!d.loop || runtime_init(&rt, g, d.loop, cfg->batch_size, cfg->threads)) {
 		log_msg(SL_LOG_ERR, "out of memory");
 		return 1;
 	}
@@ -200,14 +200,20 @@ static int run(struct graph *g, const struct config *cfg, const struct drop_targ
 	} else if (drop) {
 		log_msg(SL_LOG_WARNING, "not running as root: daemon.user ignored");
 	}
-	log_msg(SL_LOG_INFO, "started: %zu instances, %zu inputs", g->nall, g->ninputs);
-	if (loop_run(d.loop))
+	/* Threads start after the drop, so each inherits the reduced credentials. */
+	if (runtime_run_threads(&rt))
+		status = 1;
+	else if (rt.nworkers > 1)
+		log_msg(SL_LOG_INFO, "started: %zu instances, %zu inputs, %zu threads", g->nall,
+			g->ninputs, rt.nworkers);
+	else
+		log_msg(SL_LOG_INFO, "started: %zu instances, %zu inputs", g->nall, g->ninputs);
+	if (!status && loop_run(d.loop))
 		status = 1;
 	if (!d.exit_signal && runtime_inputs_finished(&rt))
 		log_msg(SL_LOG_INFO, "every input has finished");
-	runtime_flush(&rt);
 	/* stop() closes the last files: count them before reporting. */
-	runtime_stop(&rt);
+	runtime_shutdown(&rt);
 	runtime_log_counters(&rt, SL_LOG_INFO);
 	runtime_free(&rt);
 	loop_free(d.loop);

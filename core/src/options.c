@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "inst_keys.h"
 #include "options.h"
 
 int opt_parse_int(const char *s, int64_t *out)
@@ -492,7 +493,8 @@ int opt_fill(struct opt_values *vals, const struct sl_plugin *d, const struct yn
 		const struct ynode *k = opts->items[i];
 		const struct sl_option *o;
 
-		if (strcmp(k->scalar, "plugin") == 0)
+		/* the element's plugin, and the keys the core reads (thread, queue...) */
+		if (strcmp(k->scalar, "plugin") == 0 || inst_key_is_core(k->scalar))
 			continue;
 		o = find_option(d, k->scalar);
 		if (o)

@@ -462,6 +462,7 @@ static const struct sl_plugin replay_plugin = {
 	.start = replay_start,
 	.stop = replay_stop,
 	.destroy = replay_destroy,
+	.flags = SL_PLUGIN_FINITE,
 };
 
 SLUICE_PLUGIN(replay_plugin)

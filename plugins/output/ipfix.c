@@ -678,6 +678,7 @@ static const struct sl_plugin ipfix_plugin = {
 	.destroy = ipfix_destroy,
 	.configure = ipfix_configure,
 	.start = ipfix_start,
+	.flags = SL_PLUGIN_NETWORK,
 };
 
 SLUICE_PLUGIN(ipfix_plugin)

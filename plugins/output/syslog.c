@@ -1224,6 +1224,7 @@ static const struct sl_plugin syslog_plugin = {
 	.flush = syslog_flush,
 	.stop = syslog_stop,
 	.destroy = syslog_destroy,
+	.flags = SL_PLUGIN_NETWORK,
 };
 
 SLUICE_PLUGIN(syslog_plugin)

@@ -23,8 +23,8 @@ cat >"$WORK/sluice.yaml" <<YAML
 instances:
   fw: {plugin: nflog, group: $FG, qtimeout: 20ms}
 stacks:
-  cap: [fw, {plugin: pcap, file: "$D/cap.pcap", linktype: raw, flush_interval: 50ms}]
-  txt: [fw, decode, logline, {plugin: file, file: "$D/fw.log", flush_interval: 50ms}]
+  cap: [fw, {plugin: pcap, file: "$D/cap.pcap", linktype: raw, flush_interval: 50ms${FAULT_OUTPUT_KEYS:-}}]
+  txt: [fw, decode, logline, {plugin: file, file: "$D/fw.log", flush_interval: 50ms${FAULT_OUTPUT_KEYS:-}}]
 YAML
 start_sluice "$WORK/sluice.log" "$WORK/sluice.yaml"
 cat >"$WORK/logrotate.conf" <<CONF

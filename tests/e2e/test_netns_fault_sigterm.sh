@@ -26,8 +26,8 @@ run_case() {
 instances:
   fw: {plugin: nflog, group: $FG}
 stacks:
-  cap: [fw, {plugin: pcap, file: "$WORK/$1/cap.pcap", linktype: nflog}]
-  txt: [fw, decode, logline, {plugin: file, file: "$WORK/$1/fw.log"}]
+  cap: [fw, {plugin: pcap, file: "$WORK/$1/cap.pcap", linktype: nflog${FAULT_OUTPUT_KEYS:-}}]
+  txt: [fw, decode, logline, {plugin: file, file: "$WORK/$1/fw.log"${FAULT_OUTPUT_KEYS:-}}]
 YAML
 	start_sluice "$WORK/$1.log" "$WORK/$1.yaml"
 }

@@ -2,16 +2,18 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Fault: a syslog TCP receiver that accepts and then never reads, next to
 # a pcap stack on the same nflog input, under live traffic (60,000 numbered
-# packets at 30k/s).  The pcap stack must lose nothing: the pcap (counted
-# by capinfos and tcpdump -r, numbers checked by fault_check.py) holds
-# exactly what the nft counter counted.  The syslog stack's queue fills and
-# it drops, every drop counted: its `in` equals the nft counter, the core's
-# `dropped` equals the plugin's dropped_messages + possibly_lost, and
-# in = out + dropped.  possibly_lost is what was still unacknowledged in
-# the socket when sluice gave up at exit: the receiver never read it, so
-# sluice cannot know it will.  After sluice has exited the receiver finally
-# reads: it gets exactly out + possibly_lost whole messages (everything
-# sluice handed to the kernel), none twice.
+# packets at 30k/s).  syslog runs on its own thread (the default for a
+# network output), fed through the core's queue.  The pcap stack must lose
+# nothing: the pcap (counted by capinfos and tcpdump -r, numbers checked by
+# fault_check.py) holds exactly what the nft counter counted.  The syslog
+# stack's queue fills and it drops, every drop counted: its `in` equals the
+# nft counter, the core's `dropped` equals what the plugin and the core's
+# queue say they lost (dropped_messages + possibly_lost + queue_dropped),
+# and in = out + dropped.  After sluice has exited the receiver finally
+# reads: it gets exactly out + possibly_lost whole messages: what the
+# receiver's kernel acknowledged while sluice ran, and what was still
+# unacknowledged in the socket at exit (counted as possibly lost, since
+# sluice cannot know the receiver will read it), none twice.
 . "$(dirname "$0")/lib.sh"
 need_root
 need_cmd ip nft python3 tcpdump capinfos
@@ -72,6 +74,7 @@ touch "$WORK/rx.go"
 wait "$RX_PID" || fail "receiver failed"
 L="$WORK/sluice.log"
 grep "counters:" "$L"
+grep -q "started: .* threads" "$L" || fail "syslog did not get a thread of its own"
 
 # ---- the pcap stack: lossless ----
 caps=$(capinfos -M -c -T "$WORK/cap.pcap" | awk -F'\t' 'NR == 2 {print $2}')
@@ -89,11 +92,12 @@ out=$(counter "$L" sys.syslog out)
 dropped=$(counter "$L" sys.syslog dropped)
 dm=$(counter "$L" sys.syslog dropped_messages)
 pl=$(counter "$L" sys.syslog possibly_lost)
-echo "syslog: in=$in out=$out dropped=$dropped dropped_messages=$dm possibly_lost=$pl"
+qd=$(counter "$L" sys.syslog queue_dropped)
+echo "syslog: in=$in out=$out dropped=$dropped dropped_messages=$dm possibly_lost=$pl queue_dropped=$qd queue_high=$(counter "$L" sys.syslog queue_high)"
 [ "$in" = "$logged" ] || fail "syslog in=$in, the kernel logged $logged"
-[ "$dropped" -gt 0 ] || fail "the stalled receiver did not make the queue drop (dropped=0): the fault did not happen"
-[ "$dropped" = $((dm + pl)) ] ||
-	fail "core dropped=$dropped but the plugin's dropped_messages=$dm + possibly_lost=$pl"
+[ "$dm" -gt 0 ] || fail "the stalled receiver did not make the queue drop (dropped_messages=0): the fault did not happen"
+[ "$dropped" = $((dm + pl + qd)) ] ||
+	fail "core dropped=$dropped but dropped_messages=$dm + possibly_lost=$pl + queue_dropped=$qd"
 [ $((out + dropped)) = "$in" ] || fail "in=$in != out=$out + dropped=$dropped"
 
 # ---- what the receiver read at last: exactly out + possibly_lost whole messages ----
@@ -129,4 +133,4 @@ echo "receiver read $total whole messages ($uniq distinct, $bad malformed), then
 [ "$bad" = 0 ] && [ "$uniq" = "$total" ] || fail "receiver: $bad malformed, $((total - uniq)) repeated"
 [ "$total" = $((out + pl)) ] ||
 	fail "the receiver read $total whole messages, sluice counted out=$out + possibly_lost=$pl"
-pass "$logged packets at ${RATE}/s: pcap $caps/$logged lossless; stalled syslog in=$in out=$out dropped=$dropped (dropped_messages $dm + possibly_lost $pl), receiver read $total"
+pass "$logged packets at ${RATE}/s: pcap $caps/$logged lossless; stalled syslog on its thread in=$in out=$out dropped=$dropped (=$dm+$pl+$qd), receiver read $total"

@@ -53,7 +53,7 @@ static size_t stride_of(struct graph *g)
 	struct runtime rt = {0};
 	size_t stride = 0;
 
-	if (loop && runtime_init(&rt, g, loop, 4) == 0)
+	if (loop && runtime_init(&rt, g, loop, 4, 0) == 0)
 		stride = rt.stride;
 	runtime_free(&rt);
 	loop_free(loop);

@@ -338,7 +338,21 @@ struct sl_plugin {
 	const struct sl_field_decl *const *needs_one_of;
 
 	/* ---- ABI 1.2 ---- */
+
+	/*
+	 * SL_PLUGIN_* bits.  SL_PLUGIN_NETWORK: an output that sends to the
+	 * network (syslog, ipfix): the core runs it on its own thread behind
+	 * a bounded queue unless the instance says `thread: false`.
+	 * SL_PLUGIN_FINITE: an input that reads a finite source at its own
+	 * pace (replay): a threaded output below it waits for room in its
+	 * queue (`when_full: block`) unless told otherwise, since nothing
+	 * would be gained by dropping.  A plugin built against 1.1 has no flags.
+	 */
+	uint32_t flags;
 };
+
+#define SL_PLUGIN_NETWORK (1u << 0)
+#define SL_PLUGIN_FINITE (1u << 1)
 
 #define SL_PLUGIN_HEADER .abi_major = SL_ABI_MAJOR, .abi_minor = SL_ABI_MINOR, \
 			 .size = sizeof(struct sl_plugin)

@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "graph.h"
+#include "inst_keys.h"
+#include "options.h"
+
+static const char *const core_keys[] = {"thread", "when_full", "queue", NULL};
+
+bool inst_key_is_core(const char *key)
+{
+	for (int i = 0; core_keys[i]; i++)
+		if (strcmp(key, core_keys[i]) == 0)
+			return true;
+	return false;
+}
+
+unsigned inst_plugin_flags(const struct sl_plugin *d)
+{
+	if (d->size < offsetof(struct sl_plugin, flags) + sizeof(d->flags))
+		return 0;
+	return d->flags;
+}
+
+/* The scalar value of a core key, or NULL (absent, or an error reported). */
+static const struct ynode *scalar_key(const struct sl_instance *inst, const char *key,
+				      struct diag *d)
+{
+	const struct ynode *v = ytree_map_get(inst->opts, key);
+
+	if (v && v->kind != YN_SCALAR) {
+		diag_error(d, &v->mark, "%s: '%s' must be a value, not %s", inst->desc->name, key,
+			   ytree_kind_name(v->kind));
+		return NULL;
+	}
+	return v;
+}
+
+/*
+ * Below a finite input (replay) a full queue only means the output is
+ * slower than the file is read: wait, do not drop.  (A named output's
+ * first predecessor decides.)
+ */
+static bool fed_by_finite_input(const struct sl_instance *inst)
+{
+	const struct sl_instance *root = inst;
+
+	while (root->parent)
+		root = root->parent;
+	return root != inst && (inst_plugin_flags(root->desc) & SL_PLUGIN_FINITE);
+}
+
+void inst_keys_parse(struct sl_instance *inst, struct diag *d)
+{
+	static const char *const policies[] = {"drop", "block", NULL};
+	const struct sl_plugin *p = inst->desc;
+	const struct ynode *thread = scalar_key(inst, "thread", d);
+	const struct ynode *when = scalar_key(inst, "when_full", d);
+	const struct ynode *queue = scalar_key(inst, "queue", d);
+	int64_t n;
+	int e;
+
+	inst->thread = p->kind == SL_KIND_OUTPUT && (inst_plugin_flags(p) & SL_PLUGIN_NETWORK);
+	inst->queue_batches = INST_QUEUE_DEFAULT;
+	/* Outputs only: the walk to the root is then once per leaf. */
+	inst->block_when_full = p->kind == SL_KIND_OUTPUT && fed_by_finite_input(inst);
+	if (thread) {
+		if (p->kind == SL_KIND_FILTER)
+			diag_error(d, &thread->mark,
+				   "%s: 'thread' applies to inputs and outputs; a filter runs on "
+				   "the thread of the input above it", p->name);
+		else if (opt_parse_bool(thread->scalar, &inst->thread))
+			diag_error(d, &thread->mark, "%s: 'thread': expected true or false, got '%s'",
+				   p->name, thread->scalar);
+		else
+			inst->thread_set = true;
+	}
+	if (when) {
+		if (p->kind != SL_KIND_OUTPUT)
+			diag_error(d, &when->mark, "%s: 'when_full' applies to outputs only", p->name);
+		else if (!inst->thread)
+			diag_error(d, &when->mark,
+				   "%s: 'when_full' needs 'thread: true' (without a thread of its "
+				   "own the output always holds up its input)", p->name);
+		else if (opt_parse_enum(when->scalar, policies, &e))
+			diag_error(d, &when->mark,
+				   "%s: 'when_full': expected one of: drop, block, got '%s'", p->name,
+				   when->scalar);
+		else
+			inst->block_when_full = e == 1;
+	}
+	if (queue) {
+		if (p->kind != SL_KIND_OUTPUT)
+			diag_error(d, &queue->mark, "%s: 'queue' applies to outputs only", p->name);
+		else if (!inst->thread)
+			diag_error(d, &queue->mark, "%s: 'queue' needs 'thread: true'", p->name);
+		else if (opt_parse_int(queue->scalar, &n) || n < 2 || n > INST_QUEUE_MAX)
+			diag_error(d, &queue->mark,
+				   "%s: 'queue': expected a number of batches from 2 to %d, got '%s'",
+				   p->name, INST_QUEUE_MAX, queue->scalar);
+		else
+			inst->queue_batches = (unsigned)n;
+	}
+}
+
+/* The thread an input's subtree runs on: 0 main, else a distinct number. */
+static uintptr_t thread_of(const struct sl_instance *inst)
+{
+	while (inst->parent)
+		inst = inst->parent;
+	if (inst->thread)
+		return (uintptr_t)inst;	/* its own */
+	return inst->input_thread;	/* 0: main; 1..N: a spread thread */
+}
+
+void inst_keys_place(struct graph *g, unsigned nthreads)
+{
+	unsigned next = 0;
+
+	for (size_t i = 0; i < g->nall; i++) {
+		struct sl_instance *inst = g->all[i];
+
+		if (inst->desc->kind == SL_KIND_INPUT && nthreads && !inst->thread_set)
+			inst->input_thread = 1 + next++ % nthreads;
+	}
+	for (size_t i = 0; i < g->nall; i++) {
+		struct sl_instance *p = g->all[i];
+
+		for (size_t c = 0; c < p->nchildren; c++) {
+			struct sl_instance *out = p->children[c];
+
+			if (out->desc->kind == SL_KIND_OUTPUT && !out->thread && out->parent != p &&
+			    thread_of(out->parent) != thread_of(p))
+				out->thread = true;
+		}
+	}
+}

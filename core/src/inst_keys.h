@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Keys the core itself reads on any instance, next to the plugin's own
+ * options: `thread` (inputs and outputs), and for an output on its own
+ * thread `when_full` (drop|block) and `queue` (its bound, in batches).
+ */
+#ifndef SLUICE_INST_KEYS_H
+#define SLUICE_INST_KEYS_H
+
+#include <stdbool.h>
+
+#include "config.h"
+
+struct sl_instance;
+struct sl_plugin;
+struct graph;
+
+#define INST_QUEUE_DEFAULT 64
+#define INST_QUEUE_MAX 65536
+
+/* Is `key` one of the core's keys (not a plugin option)? */
+bool inst_key_is_core(const char *key);
+/* The plugin's descriptor flags (0 for a plugin built before ABI 1.2). */
+unsigned inst_plugin_flags(const struct sl_plugin *d);
+/*
+ * Read and check the core keys of inst->opts; set the defaults: network
+ * outputs (SL_PLUGIN_NETWORK) on their own thread with `when_full: drop`.
+ * Errors go to d with the key's position.
+ */
+void inst_keys_parse(struct sl_instance *inst, struct diag *d);
+/*
+ * Once the graph is built: spread the inputs over daemon.threads, and put
+ * an output where stacks of inputs on different threads meet on a thread
+ * of its own (a queue is the only way in from several threads), so that
+ * sluice -t shows what will run where.
+ */
+void inst_keys_place(struct graph *g, unsigned nthreads);
+
+#endif

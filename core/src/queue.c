@@ -1,0 +1,306 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "queue.h"
+
+struct sl_batch *batch_new(unsigned batch_size, size_t stride, size_t arena_size)
+{
+	size_t recs = batch_size * sizeof(struct sl_record *);
+	size_t storage = (size_t)batch_size * stride;
+	struct sl_batch *b;
+	uint8_t *mem;
+
+	mem = aligned_alloc(64, (sizeof(*b) + recs + storage + arena_size + 63) & ~(size_t)63);
+	if (!mem)
+		return NULL;
+	b = (struct sl_batch *)mem;
+	memset(b, 0, sizeof(*b));
+	b->capacity = batch_size;
+	b->stride = (unsigned)stride;
+	b->rec = (struct sl_record **)(mem + sizeof(*b));
+	b->storage = mem + ((sizeof(*b) + recs + 63) & ~(size_t)63);
+	b->arena.base = b->storage + storage;
+	b->arena.size = arena_size;
+	return b;
+}
+
+/* ---- the copy ---- */
+
+/* len bytes of p into dst's arena; NULL if they do not fit. */
+static const uint8_t *arena_dup(struct sl_batch *dst, const uint8_t *p, uint32_t len)
+{
+	uint8_t *c;
+
+	if (!len)
+		return dst->arena.base;	/* a valid pointer for an empty value */
+	c = sl_batch_alloc(dst, len);
+	if (c)
+		memcpy(c, p, len);
+	return c;
+}
+
+static bool is_pointer_type(unsigned t)
+{
+	return t == SL_T_BYTES || t == SL_T_STRING;
+}
+
+/*
+ * One record: its presence bits, the values of the fields present, and
+ * the bytes they point to.  The packet is copied first; fields that point
+ * inside it (payload, options) are pointed inside the copy, not copied
+ * again.  On failure nothing is left behind in dst.
+ */
+static bool copy_one(struct sl_batch *dst, const struct sl_record *s, const uint8_t *types,
+		     unsigned nfields)
+{
+	size_t mark = dst->arena.used;
+	struct sl_record *d = sl_batch_add(dst);
+	uintptr_t pkt = 0;
+	const uint8_t *npkt = NULL;
+	uint32_t plen = 0;
+
+	memcpy(d->present, s->present, sizeof(d->present));
+	if (sl_has(s, SL_F_PACKET)) {
+		pkt = (uintptr_t)s->v[SL_F_PACKET].bytes.ptr;
+		plen = s->v[SL_F_PACKET].bytes.len;
+		npkt = arena_dup(dst, s->v[SL_F_PACKET].bytes.ptr, plen);
+		if (!npkt)
+			goto undo;
+	}
+	for (unsigned w = 0; w < SL_PRESENCE_WORDS; w++) {
+		for (uint64_t bits = s->present[w]; bits; bits &= bits - 1) {
+			unsigned f = w * 64 + (unsigned)__builtin_ctzll(bits);
+			const struct sl_bytes *sb = &s->v[f].bytes;
+			uintptr_t p = (uintptr_t)sb->ptr;
+
+			d->v[f] = s->v[f];
+			if (f >= nfields || !is_pointer_type(types[f]))
+				continue;
+			if (f == SL_F_PACKET) {
+				d->v[f].bytes.ptr = npkt;
+			} else if (npkt && sb->len && p >= pkt && p - pkt <= plen &&
+				   sb->len <= plen - (p - pkt)) {
+				d->v[f].bytes.ptr = npkt + (p - pkt);
+			} else {
+				const uint8_t *c = arena_dup(dst, sb->ptr, sb->len);
+
+				if (!c)
+					goto undo;
+				d->v[f].bytes.ptr = c;
+			}
+		}
+	}
+	return true;
+undo:
+	sl_batch_unadd(dst);
+	dst->arena.used = mark;
+	return false;
+}
+
+bool bq_copy_records(struct sl_batch *dst, const struct sl_batch *src, unsigned *next,
+		     const uint8_t *types, unsigned nfields)
+{
+	while (*next < src->count && dst->filled < dst->capacity) {
+		if (!copy_one(dst, src->rec[*next], types, nfields))
+			return dst->count != 0;
+		(*next)++;
+	}
+	return true;
+}
+
+/* ---- the queue ---- */
+
+struct bqueue *bq_new(unsigned max, bool block, unsigned batch_size, size_t stride,
+		      size_t arena_size, const uint8_t *types, unsigned nfields)
+{
+	struct bqueue *q = calloc(1, sizeof(*q));
+
+	if (!q)
+		return NULL;
+	q->efd = -1;
+	q->max = max;
+	q->block = block;
+	q->batch_size = batch_size;
+	q->stride = (unsigned)stride;
+	q->arena_size = arena_size;
+	q->types = types;
+	q->nfields = nfields;
+	/* Control items coalesce, so at most one sits between two batches. */
+	q->ring_cap = 2 * max + 4;
+	q->ring = calloc(q->ring_cap, sizeof(*q->ring));
+	q->free = calloc(max ? max : 1, sizeof(*q->free));
+	q->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (!q->ring || !q->free || q->efd < 0 || pthread_mutex_init(&q->lock, NULL)) {
+		if (q->efd >= 0)
+			close(q->efd);
+		free(q->ring);
+		free(q->free);
+		free(q);
+		return NULL;
+	}
+	pthread_cond_init(&q->not_full, NULL);
+	return q;
+}
+
+void bq_free(struct bqueue *q)
+{
+	if (!q)
+		return;
+	for (unsigned i = 0; i < q->n; i++) {
+		struct bq_item *it = &q->ring[(q->head + i) % q->ring_cap];
+
+		if (it->kind == BQ_BATCH)
+			free(it->b);
+	}
+	for (unsigned i = 0; i < q->nfree; i++)
+		free(q->free[i]);
+	pthread_cond_destroy(&q->not_full);
+	pthread_mutex_destroy(&q->lock);
+	close(q->efd);
+	free(q->ring);
+	free(q->free);
+	free(q);
+}
+
+void bq_wake(struct bqueue *q)
+{
+	uint64_t one = 1;
+
+	/* EAGAIN only when the counter is huge: the consumer is awake anyway. */
+	if (write(q->efd, &one, sizeof(one)) < 0) {
+	}
+}
+
+/* Under the lock: append an item; true if the consumer must be woken. */
+static bool push_locked(struct bqueue *q, enum bq_kind kind, struct sl_batch *b)
+{
+	q->ring[(q->head + q->n) % q->ring_cap] = (struct bq_item){kind, b};
+	return ++q->n == 1;
+}
+
+/* A free batch, NULL when full under `drop` (or out of memory). */
+static struct sl_batch *take_batch(struct bqueue *q)
+{
+	struct sl_batch *b = NULL;
+
+	pthread_mutex_lock(&q->lock);
+	for (;;) {
+		if (q->nfree) {
+			b = q->free[--q->nfree];
+			break;
+		}
+		if (q->nalloc < q->max) {
+			q->nalloc++;
+			pthread_mutex_unlock(&q->lock);
+			/* Only while the queue grows to its bound, never again after. */
+			b = batch_new(q->batch_size, q->stride, q->arena_size);
+			if (b)
+				return b;
+			pthread_mutex_lock(&q->lock);
+			q->nalloc--;
+			break;
+		}
+		if (!q->block)
+			break;
+		pthread_cond_wait(&q->not_full, &q->lock);
+	}
+	pthread_mutex_unlock(&q->lock);
+	return b;
+}
+
+uint64_t bq_put(struct bqueue *q, const struct sl_batch *src)
+{
+	uint64_t dropped = 0;
+	unsigned next = 0;
+
+	while (next < src->count) {
+		struct sl_batch *b = take_batch(q);
+		bool woke;
+
+		if (!b)
+			return dropped + (src->count - next);
+		b->count = 0;
+		b->filled = 0;
+		b->arena.used = 0;
+		while (!bq_copy_records(b, src, &next, q->types, q->nfields)) {
+			dropped++;	/* bigger than a whole arena */
+			next++;
+		}
+		pthread_mutex_lock(&q->lock);
+		if (b->count) {
+			unsigned queued = q->nalloc - q->nfree;
+
+			woke = push_locked(q, BQ_BATCH, b);
+			if (queued > q->high_water)
+				q->high_water = queued;
+		} else {
+			q->free[q->nfree++] = b;
+			woke = false;
+		}
+		pthread_mutex_unlock(&q->lock);
+		if (woke)
+			bq_wake(q);
+	}
+	return dropped;
+}
+
+int bq_put_ctl(struct bqueue *q, enum bq_kind kind)
+{
+	bool woke = false;
+	int rc = 0;
+
+	pthread_mutex_lock(&q->lock);
+	if (q->n && q->ring[(q->head + q->n - 1) % q->ring_cap].kind == kind)
+		;	/* the same request is already waiting: once is enough */
+	else if (q->n == q->ring_cap)
+		rc = -1;
+	else
+		woke = push_locked(q, kind, NULL);
+	pthread_mutex_unlock(&q->lock);
+	if (woke)
+		bq_wake(q);
+	return rc;
+}
+
+bool bq_get(struct bqueue *q, struct bq_item *it)
+{
+	bool got = false;
+
+	pthread_mutex_lock(&q->lock);
+	if (q->n) {
+		*it = q->ring[q->head];
+		q->head = (q->head + 1) % q->ring_cap;
+		q->n--;
+		got = true;
+	}
+	pthread_mutex_unlock(&q->lock);
+	return got;
+}
+
+void bq_release(struct bqueue *q, struct sl_batch *b)
+{
+	pthread_mutex_lock(&q->lock);
+	q->free[q->nfree++] = b;
+	pthread_cond_signal(&q->not_full);
+	pthread_mutex_unlock(&q->lock);
+}
+
+void bq_clear_wakeup(struct bqueue *q)
+{
+	uint64_t v;
+
+	if (read(q->efd, &v, sizeof(v)) < 0) {
+	}
+}
+
+void bq_stats(struct bqueue *q, unsigned *depth, uint64_t *high_water)
+{
+	pthread_mutex_lock(&q->lock);
+	*depth = q->nalloc - q->nfree;
+	*high_water = q->high_water;
+	pthread_mutex_unlock(&q->lock);
+}

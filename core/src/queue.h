@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The bounded batch queue in front of an instance that runs on its own
+ * thread.  Producers (the threads of the inputs above it) copy each batch
+ * once into a batch the queue owns: presence bits, the values of present
+ * fields, and the bytes text/packet fields point to, into that batch's
+ * arena, pointers fixed up.  Nothing a producer's batch points to is kept,
+ * so the "copy what you keep" rule holds.  The consumer takes items in
+ * order and gives each batch back when process() has returned.
+ *
+ * The bound is in batches (`queue:`); batches are allocated when first
+ * needed, up to the bound, and then reused: no malloc per record.  When
+ * every batch is queued, `when_full: drop` drops the records (counted by
+ * the caller), `block` makes the producer wait.  Control items (reopen,
+ * stop) keep their place in the order and are never dropped.
+ */
+#ifndef SLUICE_QUEUE_H
+#define SLUICE_QUEUE_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sluice/record.h>
+
+enum bq_kind { BQ_BATCH = 1, BQ_REOPEN, BQ_STOP };
+
+struct bq_item {
+	enum bq_kind kind;
+	struct sl_batch *b;	/* BQ_BATCH */
+};
+
+struct bqueue {
+	pthread_mutex_t lock;
+	pthread_cond_t not_full;	/* block policy: a batch came back */
+	int efd;			/* eventfd: the consumer's wake-up */
+	bool block;
+	struct bq_item *ring;		/* 2 * max + 2: batches and control items */
+	unsigned ring_cap, head, n;
+	struct sl_batch **free;		/* batches back from the consumer */
+	unsigned nfree, nalloc, max;	/* max: the bound, in batches */
+	unsigned batch_size, stride;
+	size_t arena_size;
+	const uint8_t *types;		/* enum sl_type per field id, 0: unknown */
+	unsigned nfields;
+	uint64_t high_water;		/* most batches queued at once */
+	uint64_t dropped;		/* atomic: records refused (worker_feed) */
+};
+
+/* One pool-style batch: records, pointer list and arena in one allocation. */
+struct sl_batch *batch_new(unsigned batch_size, size_t stride, size_t arena_size);
+
+/*
+ * A queue of at most max batches (0: control items only).  types[] gives
+ * each field's type (nfields entries); it must outlive the queue.
+ */
+struct bqueue *bq_new(unsigned max, bool block, unsigned batch_size, size_t stride,
+		      size_t arena_size, const uint8_t *types, unsigned nfields);
+void bq_free(struct bqueue *q);
+
+/*
+ * Copy src's records in (in order, split over several batches if their
+ * bytes do not fit one arena).  Returns how many records were dropped:
+ * the queue was full under `drop`, or one record's bytes exceed a whole
+ * arena.
+ */
+uint64_t bq_put(struct bqueue *q, const struct sl_batch *src);
+/* Queue a control item after everything already queued.  0, or -1 (no memory). */
+int bq_put_ctl(struct bqueue *q, enum bq_kind kind);
+/* Consumer: take the next item; false when empty. */
+bool bq_get(struct bqueue *q, struct bq_item *it);
+/* Consumer: give a BQ_BATCH batch back once it has been processed. */
+void bq_release(struct bqueue *q, struct sl_batch *b);
+/* Wake the consumer (it left items for its next turn). */
+void bq_wake(struct bqueue *q);
+/* Consumer: clear the wake-up (before draining). */
+void bq_clear_wakeup(struct bqueue *q);
+/* Batches in use now (queued or in process()), and the most ever. */
+void bq_stats(struct bqueue *q, unsigned *depth, uint64_t *high_water);
+
+/*
+ * Copy records src->rec[*next..count) into dst until dst or its arena is
+ * full; *next moves past those copied.  Exposed for the unit tests.
+ * Returns false if record *next does not fit an empty batch at all.
+ */
+bool bq_copy_records(struct sl_batch *dst, const struct sl_batch *src, unsigned *next,
+		     const uint8_t *types, unsigned nfields);
+
+#endif

@@ -1,0 +1,337 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+
+#include "event_loop.h"
+#include "host.h"
+#include "log.h"
+#include "queue.h"
+#include "worker.h"
+
+/* Items a worker takes from its queue before it serves its own fds and timers. */
+#define DRAIN_PER_TURN 16
+
+/* ---- batch pools ---- */
+
+struct sl_batch *worker_batch_get(struct worker *w)
+{
+	struct runtime *rt = w->rt;
+	struct sl_batch *b;
+
+	if (w->nfree) {
+		b = w->free_batches[--w->nfree];
+	} else {
+		/* Only while the pool grows to what the thread needs at once. */
+		b = batch_new(rt->batch_size, rt->stride, rt->arena_size);
+		if (b)
+			w->nbatches++;
+	}
+	if (b) {
+		b->count = 0;
+		b->filled = 0;
+		b->arena.used = 0;
+	}
+	return b;
+}
+
+void worker_batch_put(struct worker *w, struct sl_batch *b)
+{
+	if (!b)
+		return;
+	if (w->nfree == w->free_cap) {
+		size_t cap = w->free_cap ? w->free_cap * 2 : 16;
+		struct sl_batch **grown = realloc(w->free_batches, cap * sizeof(*grown));
+
+		if (!grown) {
+			free(b);
+			w->nbatches--;
+			return;
+		}
+		w->free_batches = grown;
+		w->free_cap = cap;
+	}
+	w->free_batches[w->nfree++] = b;
+}
+
+/* ---- the plan: which instance runs where ---- */
+
+static struct worker *worker_new(struct runtime *rt, struct event_loop *loop, unsigned inbox_max,
+				 bool block)
+{
+	struct worker *w = calloc(1, sizeof(*w)), **grown;
+
+	if (!w)
+		return NULL;
+	grown = realloc(rt->workers, (rt->nworkers + 1) * sizeof(*grown));
+	if (!grown) {
+		free(w);
+		return NULL;
+	}
+	rt->workers = grown;
+	rt->workers[rt->nworkers] = w;
+	w->id = (unsigned)rt->nworkers++;
+	w->rt = rt;
+	w->loop = loop ? loop : loop_new();
+	if (!w->loop)
+		return NULL;
+	if (loop)
+		return w;	/* the main thread: no inbox, signals instead */
+	w->inbox = bq_new(inbox_max, block, rt->batch_size, rt->stride, rt->queue_arena_size,
+			  rt->types, rt->nfields);
+	return w->inbox ? w : NULL;
+}
+
+static int place(struct worker *w, struct sl_instance *inst)
+{
+	struct sl_instance **grown = realloc(w->insts, (w->ninsts + 1) * sizeof(*grown));
+
+	if (!grown)
+		return -1;
+	w->insts = grown;
+	w->insts[w->ninsts++] = inst;
+	inst->worker = w;
+	return 0;
+}
+
+static void on_inbox(void *ctx, int fd, uint32_t events);
+
+int workers_plan(struct runtime *rt, unsigned nthreads)
+{
+	struct graph *g = rt->graph;
+	struct worker *main_w = worker_new(rt, rt->loop, 0, false);
+	struct worker **spread = NULL;
+
+	if (!main_w)
+		return -1;
+	if (nthreads) {
+		spread = calloc(nthreads, sizeof(*spread));
+		if (!spread)
+			return -1;
+		for (unsigned i = 0; i < nthreads; i++)
+			if (!(spread[i] = worker_new(rt, NULL, 0, false))) {
+				free(spread);
+				return -1;
+			}
+	}
+	/*
+	 * Parents come before children in g->all: a child follows its parent.
+	 * Outputs are placed last, once every parent they may have is.
+	 */
+	for (size_t i = 0; i < g->nall; i++) {
+		struct sl_instance *inst = g->all[i];
+		struct worker *w = inst->parent ? inst->parent->worker : main_w;
+
+		if (inst->desc->kind == SL_KIND_OUTPUT)
+			continue;
+		if (inst->desc->kind == SL_KIND_INPUT && inst->thread)
+			w = worker_new(rt, NULL, 0, false);
+		else if (inst->desc->kind == SL_KIND_INPUT && inst->input_thread)
+			w = spread[(inst->input_thread - 1) % nthreads];
+		if (!w || place(w, inst)) {
+			free(spread);
+			return -1;
+		}
+	}
+	for (size_t i = 0; i < g->nall; i++) {
+		struct sl_instance *inst = g->all[i];
+		struct worker *w;
+
+		if (inst->desc->kind != SL_KIND_OUTPUT)
+			continue;
+		/* Fed from several threads, inst_keys_place() gave it a thread. */
+		w = inst->parent->worker;
+		if (inst->thread) {
+			w = worker_new(rt, NULL, inst->queue_batches, inst->block_when_full);
+			if (w) {
+				w->output = inst;
+				inst->queue = w->inbox;
+			}
+		}
+		if (!w || place(w, inst)) {
+			free(spread);
+			return -1;
+		}
+	}
+	free(spread);
+	for (size_t i = 1; i < rt->nworkers; i++) {
+		struct worker *w = rt->workers[i];
+
+		if (loop_watch(w->loop, w->inbox->efd, EPOLLIN, on_inbox, w))
+			return -1;
+	}
+	return 0;
+}
+
+/* ---- what a worker does ---- */
+
+void worker_feed(struct sl_instance *out, const struct sl_batch *b)
+{
+	uint64_t dropped = bq_put(out->queue, b);
+
+	if (dropped) {
+		/* Never seen by process(): in and dropped, so in == out + dropped + errors. */
+		counter_add64(&out->in, dropped);
+		counter_add64(&out->dropped, dropped);
+		counter_add64(&out->queue->dropped, dropped);
+	}
+}
+
+static void flush_here(struct worker *w)
+{
+	for (size_t i = 0; i < w->ninsts; i++) {
+		struct sl_instance *inst = w->insts[i];
+
+		if (inst->started && inst->desc->flush && inst->desc->flush(inst->state) < 0)
+			log_msg(SL_LOG_WARNING, "%s: flush failed", inst->name);
+	}
+}
+
+static void stop_here(struct worker *w)
+{
+	for (size_t i = 0; i < w->ninsts; i++) {
+		struct sl_instance *inst = w->insts[i];
+
+		if (inst->started && inst->desc->stop)
+			inst->desc->stop(inst->state);
+		inst->started = false;
+	}
+}
+
+static void reopen_here(struct worker *w)
+{
+	for (size_t i = 0; i < w->ninsts; i++) {
+		struct sl_instance *inst = w->insts[i];
+
+		if (inst->started && inst->desc->reopen && inst->desc->reopen(inst->state) < 0)
+			log_msg(SL_LOG_WARNING, "%s: reopen failed", inst->name);
+	}
+}
+
+/*
+ * The queue in order: batches for the output, a reopen between them, and
+ * last the stop.  A few items per turn, so the output's own descriptors
+ * and timers (a TCP socket draining) are served in between.
+ */
+static void on_inbox(void *ctx, int fd, uint32_t events)
+{
+	struct worker *w = ctx;
+	struct bq_item it;
+
+	bq_clear_wakeup(w->inbox);
+	for (int k = 0; k < DRAIN_PER_TURN; k++) {
+		if (!bq_get(w->inbox, &it))
+			return;
+		switch (it.kind) {
+		case BQ_BATCH:
+			runtime_process(w->output, it.b);
+			bq_release(w->inbox, it.b);
+			break;
+		case BQ_REOPEN:
+			reopen_here(w);
+			break;
+		case BQ_STOP:
+			flush_here(w);
+			stop_here(w);
+			loop_stop(w->loop);
+			return;
+		}
+	}
+	bq_wake(w->inbox);
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+
+	if (loop_run(w->loop))
+		log_msg(SL_LOG_ERR, "thread %u: event loop failed", w->id);
+	return NULL;
+}
+
+int workers_start(struct runtime *rt)
+{
+	sigset_t all, old;
+	int rc = 0;
+
+	/* Signals stay on the main thread: every worker starts with all blocked. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	for (size_t i = 1; i < rt->nworkers && !rc; i++) {
+		struct worker *w = rt->workers[i];
+		char name[16];
+
+		if (pthread_create(&w->tid, NULL, worker_main, w)) {
+			log_msg(SL_LOG_ERR, "cannot start thread %u", w->id);
+			rc = -1;
+			break;
+		}
+		w->running = true;
+		snprintf(name, sizeof(name), "sl:%s", w->insts ? w->insts[0]->name : "idle");
+		pthread_setname_np(w->tid, name);
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return rc;
+}
+
+void workers_reopen(struct runtime *rt)
+{
+	for (size_t i = 1; i < rt->nworkers; i++)
+		if (bq_put_ctl(rt->workers[i]->inbox, BQ_REOPEN))
+			log_msg(SL_LOG_WARNING, "thread %u: cannot pass the reopen on", (unsigned)i);
+	reopen_here(rt->workers[0]);
+}
+
+/* Stop one worker after everything queued before, and wait for it. */
+static void finish(struct worker *w)
+{
+	if (!w->running) {
+		/* Its thread never ran: nothing was queued, stop here. */
+		stop_here(w);
+		return;
+	}
+	while (bq_put_ctl(w->inbox, BQ_STOP))
+		;	/* cannot fail: a stop never follows a stop */
+	pthread_join(w->tid, NULL);
+	w->running = false;
+}
+
+void workers_shutdown(struct runtime *rt)
+{
+	/* Inputs first: held records reach the outputs (and their queues). */
+	for (size_t i = 1; i < rt->nworkers; i++)
+		if (!rt->workers[i]->output && rt->workers[i]->running)
+			bq_put_ctl(rt->workers[i]->inbox, BQ_STOP);
+	flush_here(rt->workers[0]);
+	for (size_t i = 1; i < rt->nworkers; i++)
+		if (!rt->workers[i]->output)
+			finish(rt->workers[i]);
+	stop_here(rt->workers[0]);
+	/* Then each output's queue drains fully, and the output flushes and stops. */
+	for (size_t i = 1; i < rt->nworkers; i++)
+		if (rt->workers[i]->output)
+			finish(rt->workers[i]);
+}
+
+void workers_free(struct runtime *rt)
+{
+	for (size_t i = 0; i < rt->nworkers; i++) {
+		struct worker *w = rt->workers[i];
+
+		for (size_t k = 0; k < w->nfree; k++)
+			free(w->free_batches[k]);
+		free(w->free_batches);
+		free(w->insts);
+		if (i) {
+			bq_free(w->inbox);
+			loop_free(w->loop);
+		}
+		free(w);
+	}
+	free(rt->workers);
+	rt->workers = NULL;
+	rt->nworkers = 0;
+}

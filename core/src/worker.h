@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Threads.  A worker is a thread with its own event loop and batch pool;
+ * worker 0 is the main thread (signals, and every instance not placed
+ * elsewhere).  An input with `thread: true` (or spread by daemon.threads)
+ * gets a worker, and its whole subtree runs there; an output with a thread
+ * gets a worker of its own, fed through its bounded queue (queue.c).  The
+ * plugin code of one instance runs on one thread only: configure() and
+ * start() on the main thread before any worker thread exists, process(),
+ * flush(), reopen() and stop() on its worker's thread.
+ */
+#ifndef SLUICE_WORKER_H
+#define SLUICE_WORKER_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+struct runtime;
+struct sl_batch;
+struct sl_instance;
+
+struct worker {
+	unsigned id;
+	struct runtime *rt;
+	struct event_loop *loop;
+	struct bqueue *inbox;		/* NULL on the main thread */
+	struct sl_instance *output;	/* an output worker: the output it runs */
+	struct sl_instance **insts;	/* instances run here, in graph order */
+	size_t ninsts;
+	/* the batch pool (not shared: each thread takes from its own) */
+	struct sl_batch **free_batches;
+	size_t nfree, free_cap, nbatches;
+	pthread_t tid;
+	bool running;
+};
+
+/* Make the workers and place every instance (runtime_init). 0 or -1. */
+int workers_plan(struct runtime *rt, unsigned nthreads);
+/* Start the threads (after every start() and the privilege drop). 0 or -1. */
+int workers_start(struct runtime *rt);
+/* SIGHUP: every instance reopens, on its own thread, after what it was handed. */
+void workers_reopen(struct runtime *rt);
+/*
+ * TERM, or every input done: inputs stop and flush, their subtrees with
+ * them; then each output queue drains, and its output flushes and stops.
+ */
+void workers_shutdown(struct runtime *rt);
+void workers_free(struct runtime *rt);
+
+/* A producer hands a batch to a threaded output: copied, or dropped and counted. */
+void worker_feed(struct sl_instance *out, const struct sl_batch *b);
+
+/* The batch pool of the thread an instance runs on. */
+struct sl_batch *worker_batch_get(struct worker *w);
+void worker_batch_put(struct worker *w, struct sl_batch *b);
+
+#endif
