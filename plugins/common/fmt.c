@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Fast formatters: see fmt.h for the formats and the buffer contract. */
 #include "fmt.h"
+#include "utf8.h"
 
 #include <time.h>
 
@@ -495,36 +496,6 @@ static char esc_letter(uint8_t c)
 	}
 }
 
-/* Length of the valid UTF-8 sequence at s (lead byte class 3), or 0. */
-static size_t utf8_seq(const uint8_t *s, size_t n)
-{
-	uint8_t c = s[0], lo = 0x80, hi = 0xbf;
-	size_t len, i;
-
-	if (c < 0xe0)
-		len = 2;
-	else if (c < 0xf0)
-		len = 3;
-	else
-		len = 4;
-	if (n < len)
-		return 0;
-	if (c == 0xe0)
-		lo = 0xa0;	/* overlong */
-	else if (c == 0xed)
-		hi = 0x9f;	/* surrogates */
-	else if (c == 0xf0)
-		lo = 0x90;	/* overlong */
-	else if (c == 0xf4)
-		hi = 0x8f;	/* > U+10FFFF */
-	if (s[1] < lo || s[1] > hi)
-		return 0;
-	for (i = 2; i < len; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	return len;
-}
-
 void fmt_json_body(struct fmt_buf *b, const void *src, size_t n)
 {
 	const uint8_t *s = src;
@@ -560,8 +531,8 @@ void fmt_json_body(struct fmt_buf *b, const void *src, size_t n)
 			i++;
 			continue;
 		case 3:
-			run = utf8_seq(s + i, n - i);
-			if (run == 2 && c == 0xc2 && s[i + 1] < 0xa0) {
+			run = sl_utf8_len(s + i, n - i);
+			if (run == 2 && sl_utf8_is_c1(s + i)) {
 				/* C1 control U+0080..U+009F: terminals obey them */
 				if (lim - q < 6)
 					goto full;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* \xNN escaping of control bytes and invalid UTF-8: see text_escape.h. */
 #include "text_escape.h"
+#include "utf8.h"
 
 #include <string.h>
 
@@ -105,30 +106,11 @@ static inline int byte_class(uint8_t c, unsigned flags)
 }
 
 /* Length of the valid UTF-8 sequence at s (lead 0xc2..0xf4), 0 if invalid or C1. */
-static size_t utf8_len(const uint8_t *s, size_t n)
+static inline size_t utf8_len(const uint8_t *s, size_t n)
 {
-	uint8_t c = s[0], lo = 0x80, hi = 0xbf;
-	size_t len, i;
+	size_t len = sl_utf8_len(s, n);
 
-	len = c < 0xe0 ? 2 : c < 0xf0 ? 3 : 4;
-	if (n < len)
-		return 0;
-	if (c == 0xc2)
-		lo = 0xa0;	/* U+0080..U+009F: C1 controls */
-	else if (c == 0xe0)
-		lo = 0xa0;	/* overlong */
-	else if (c == 0xed)
-		hi = 0x9f;	/* surrogates */
-	else if (c == 0xf0)
-		lo = 0x90;	/* overlong */
-	else if (c == 0xf4)
-		hi = 0x8f;	/* above U+10FFFF */
-	if (s[1] < lo || s[1] > hi)
-		return 0;
-	for (i = 2; i < len; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	return len;
+	return len == 2 && sl_utf8_is_c1(s) ? 0 : len;
 }
 
 size_t sl_esc_scan(const void *src, size_t n, unsigned flags)
