@@ -318,7 +318,8 @@ def main():
          "kernel*: the nft counter. *in the output*: records counted in the output files (pcap "
          "records, text lines, JSON lines, syslog datagrams received; for the four-output setups "
          "the smallest of the four). *loss*: (logged − output) / logged. *CPU µs per packet*: the "
-         "logger's CPU time (`/proc/PID/schedstat`, user + system) from just before the traffic to "
+         "logger's CPU time (`/proc/PID/schedstat`, user + system; for sluice the sum over its threads, "
+         "`/proc/PID/task/TID/schedstat`) from just before the traffic to "
          "1.3 s after it (the kernel sends a partly filled batch after 1 s), divided by the packets "
          "it received (for the fan-outs, the largest output).",
          "",

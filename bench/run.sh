@@ -118,8 +118,9 @@ nft_count() {
 	ip netns exec $NB nft list chain inet slbench input |
 		awk '{ for (i = 1; i < NF; i++) if ($i == "packets") n += $(i + 1) } END { print n + 0 }'
 }
-# CPU time of a process in ns: schedstat's run time (ns resolution), else
-# utime + stime from stat (clock ticks).
+# CPU time of a process (its main thread: see thread_ns for the others) in
+# ns: schedstat's run time (ns resolution), else utime + stime from stat
+# (clock ticks).
 if [ -r /proc/self/schedstat ]; then
 	cpu_ns() { awk '{ print $1 }' /proc/"$1"/schedstat 2>/dev/null || echo 0; }
 else
@@ -380,6 +381,10 @@ measure() {
 	stop_logger
 	read -r out detail < <(outputs "$name" "$d")
 	cpu=$(awk -v a="$c0" -v b="$c1" 'BEGIN { printf "%.4f", (b - a) / 1e9 }')
+	# /proc/PID/schedstat is the main thread's alone: a threaded logger's
+	# CPU is the sum over its threads
+	[ "$threads" != - ] && cpu=$(echo "$threads" | tr ';' '\n' |
+		awk -F= '{ s += $2 } END { printf "%.4f", s }')
 	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$round" "$mode" "$size" "$name" "$rate" \
 		"${sent:-0}" "${gsecs:-0}" "$((k1 - k0))" "${out:-0}" "$cpu" "${detail:--}" "$threads" >>"$RESULTS"
 	awk -F'\t' 'END { k = $8; o = $9; printf "   %-14s %5s B  rate %-7s sent %-8s logged %-8s out %-8s loss %6.2f%%  cpu %ss %s\n",
