@@ -344,9 +344,15 @@ def main():
               "generator's, not the logger's. Rates are packets per second offered.", ""]
         L += search_table(rows, sizes) + [""]
     L += ["### Targets", ""] + targets(rows, sizes) + [""]
+    if a.notes and os.path.exists(a.notes):
+        with open(a.notes) as f:
+            L += [f.read().rstrip(), ""]
     if any(r["name"] in ("sluice-fan4nt", "sluice-stall", "sluice-grp1", "sluice-grp2") for r in rows):
-        L += ["**Threads (issue 9).** Since issue 9 a network output runs on a thread of its own by "
-              "default, so the fan-out rows with syslog measure that; the `thread: false` row is the "
+        L += ["**Threads (issue 9).** The notes above were written for the single-threaded runs "
+              "before issue 9 (\"sluice runs one thread\", syslog's sends on the input's CPU). Since "
+              "issue 9 a network output runs on a thread of its own by "
+              "default, so the fan-out rows with syslog measure that (the syslog thread shares CPU 1 "
+              "with the input: `taskset` pins the whole process); the `thread: false` row is the "
               "old single-thread behaviour. *input thread(s) µs per packet*: the CPU of the threads that "
               "hold an input (the main thread, TID = PID, and workers the core names `sl:INPUT`), from "
               "`/proc/PID/task/TID/schedstat` over the same interval, per packet received; the other "
@@ -361,9 +367,6 @@ def main():
               "CPU 0 and both input threads share CPU 1, so two groups can show the split's cost per "
               "packet but not a higher lossless rate: that needs a free core per input and a "
               "generator faster than one input.", ""]
-    if a.notes and os.path.exists(a.notes):
-        with open(a.notes) as f:
-            L += [f.read().rstrip(), ""]
     L += [LIVE_END]
     live = "\n".join(L)
 
