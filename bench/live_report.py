@@ -23,8 +23,12 @@ LABEL = {
     "sluice-text": "sluice `nflog → decode → logline → file`",
     "sluice-json": "sluice `nflog → decode → json → file`",
     "sluice-fan3": "sluice fan-out without syslog: pcap + text + JSON",
-    "sluice-fan4": "sluice fan-out: pcap + text + JSON + syslog/UDP",
-    "sluice-fan4tcp": "sluice fan-out, syslog over TCP (`framing: lf`) instead",
+    "sluice-fan4": "sluice fan-out: pcap + text + JSON + syslog/UDP (syslog on its own thread, the default)",
+    "sluice-fan4nt": "sluice fan-out, syslog/UDP with `thread: false` (on the input's thread, as before issue 9)",
+    "sluice-fan4tcp": "sluice fan-out, syslog over TCP (`framing: lf`, own thread) instead",
+    "sluice-stall": "sluice pcap + JSON + syslog/TCP, the syslog receiver stopped for 2 s",
+    "sluice-grp1": "sluice one NFLOG group on one input thread (`thread: true`), JSON stack",
+    "sluice-grp2": "sluice two NFLOG groups (`numgen inc mod 2`) on two input threads, a JSON stack each",
     "ulogd-pcap": "ulogd2 `NFLOG → BASE → PCAP`",
     "ulogd-text": "ulogd2 `NFLOG → BASE → IFINDEX → IP2STR → PRINTPKT → LOGEMU`",
     "ulogd-json": "ulogd2 `NFLOG → BASE → IFINDEX → IP2STR → JSON`",
@@ -33,6 +37,10 @@ LABEL = {
     "printk": "kernel `log` (printk) read from /dev/kmsg",
 }
 ORDER = list(LABEL)
+FANS = ("fan3", "fan4", "fan4nt", "fan4tcp")
+# Threads holding an input: the main thread (TID == PID, "main" in run.sh's
+# breakdown) and workers the core names "sl:INPUT" after their first instance.
+INPUT_THREADS = ("main", "sl:fw", "sl:g0", "sl:g1")
 
 
 def load(path):
@@ -42,17 +50,53 @@ def load(path):
             p = line.rstrip("\n").split("\t")
             if len(p) < 11 or line.startswith("#"):
                 continue
+            threads = {}
+            if len(p) > 11 and "=" in p[11]:
+                for kv in p[11].split(";"):
+                    k, v = kv.rsplit("=", 1)
+                    threads[k] = threads.get(k, 0.0) + float(v)
             rows.append(dict(round=int(p[0]), mode=p[1], size=int(p[2]), name=p[3],
                              rate=int(float(p[4])), sent=int(p[5]), secs=float(p[6]),
-                             kernel=int(p[7]), out=int(p[8]), cpu=float(p[9]), detail=p[10]))
+                             kernel=int(p[7]), out=int(p[8]), cpu=float(p[9]), detail=p[10],
+                             threads=threads))
     return rows
 
 
 def received(r):
     """Packets the logger took in: for the fan-outs the largest output."""
-    if r["name"].split("-")[-1] in ("fan3", "fan4", "fan4tcp") and "=" in r["detail"]:
+    if r["name"].split("-")[-1] in FANS and "=" in r["detail"]:
         return max(int(kv.split("=")[1]) for kv in r["detail"].split(","))
+    if r["name"].endswith("-stall") and "=" in r["detail"]:
+        d = kv_detail(r)
+        return max(d.get("pcap", 0), d.get("json", 0))
     return r["out"]
+
+
+def kv_detail(r):
+    d = {}
+    for kv in r["detail"].split(","):
+        if "=" in kv:
+            k, v = kv.split("=", 1)
+            d[k] = int(v) if v.isdigit() else v
+    return d
+
+
+def in_cpu_us(r):
+    """The input thread(s)' CPU per packet received (sluice rows only)."""
+    if not r.get("threads"):
+        return None
+    n = received(r)
+    cpu = sum(v for k, v in r["threads"].items() if k in INPUT_THREADS)
+    return 1e6 * cpu / n if n else None
+
+
+def other_threads(r):
+    """ "name µs" of the threads that hold no input."""
+    n = received(r)
+    if not n:
+        return ""
+    return ", ".join(f"{k} {f_us(1e6 * v / n)}" for k, v in sorted(r["threads"].items())
+                     if k not in INPUT_THREADS and v * 1e6 / n >= 0.0005)
 
 
 def loss(r):
@@ -94,8 +138,8 @@ def f_k(x):
 
 
 def full_table(rows, size):
-    out = ["| logger | offered pps | logged by the kernel | in the output | loss % | CPU µs per packet | outputs |",
-           "|---|---:|---:|---:|---:|---:|---|"]
+    out = ["| logger | offered pps | logged by the kernel | in the output | loss % | CPU µs per packet | input thread(s) µs per packet | outputs |",
+           "|---|---:|---:|---:|---:|---:|---:|---|"]
     for name in ORDER:
         rs = [r for r in rows if r["mode"] == "full" and r["size"] == size and r["name"] == name]
         if not rs:
@@ -104,14 +148,32 @@ def full_table(rows, size):
         detail = "; ".join(r["detail"] for r in rs) if rs[0]["detail"] != "-" else ""
         if name == "printk":
             detail = "; ".join(r["detail"] for r in rs) + " (CPU: the reader only; the kernel's cost falls on the sender's CPU)"
-        if name.split("-")[-1] in ("fan3", "fan4", "fan4tcp"):
+        if name.endswith("-stall"):
+            ds = [kv_detail(r) for r in rs if "=" in r["detail"]]
+            detail = ("median: " + ", ".join(f"{k}={f_k(med([d[k] for d in ds if isinstance(d.get(k), int)]) or 0)}"
+                                             for k in ("pcap", "json", "syslog")) +
+                      "; syslog's counted drops: " + ", ".join(str(d.get("syslog_dropped", "?")) for d in ds))
+        if name.endswith("-grp2"):
+            ds = [kv_detail(r) for r in rs if "=" in r["detail"]]
+            detail = "median per group: " + ", ".join(f"{k}={f_k(med([d[k] for d in ds if k in d]) or 0)}" for k in ("g0", "g1"))
+        if any(r.get("threads") for r in rs):
+            oth = "; ".join(o for o in (other_threads(r) for r in rs) if o)
+            if oth:
+                detail += (" — " if detail else "") + "other threads µs/packet: " + oth
+        if name.split("-")[-1] in FANS:
             keys = ("pcap", "text", "json") if name.endswith("fan3") else ("pcap", "text", "json", "syslog")
             detail = "median per output: " + ", ".join(
                 f"{k}={f_k(med([int(dict(kv.split('=') for kv in r['detail'].split(','))[k]) for r in rs if '=' in r['detail']]))}"
                 for k in keys)
+            if any(r.get("threads") for r in rs):
+                oth = "; ".join(o for o in (other_threads(r) for r in rs) if o)
+                if oth:
+                    detail += " — other threads µs/packet: " + oth
+        ins = [in_cpu_us(r) for r in rs]
         out.append(f"| {LABEL[name]} | {f_k(pps)} | {f_k(med([r['kernel'] for r in rs]))} | "
                    f"{f_k(med([r['out'] for r in rs]))} | {spread([loss(r) for r in rs], f_loss)} | "
-                   f"{spread([cpu_us(r) for r in rs], f_us)} | {detail} |")
+                   f"{spread([cpu_us(r) for r in rs], f_us)} | "
+                   f"{spread(ins, f_us) if any(x is not None for x in ins) else '–'} | {detail} |")
     return out
 
 
@@ -138,21 +200,22 @@ def search_table(rows, sizes):
     return out
 
 
-def per_round_ratio(rows, size, a, b):
-    """Median over rounds of cpu(a)/cpu(b), each round compared within itself."""
+def per_round_ratio(rows, size, a, b, fa=cpu_us, fb=cpu_us):
+    """Median over rounds of fa(a)/fb(b), each round compared within itself."""
     ratios = []
     for rnd in sorted({r["round"] for r in rows}):
         ra = [r for r in rows if r["mode"] == "full" and r["size"] == size and r["round"] == rnd and r["name"] == a]
         rb = [r for r in rows if r["mode"] == "full" and r["size"] == size and r["round"] == rnd and r["name"] == b]
-        if ra and rb and cpu_us(ra[0]) and cpu_us(rb[0]):
-            ratios.append(cpu_us(ra[0]) / cpu_us(rb[0]))
+        if ra and rb and fa(ra[0]) and fb(rb[0]):
+            ratios.append(fa(ra[0]) / fb(rb[0]))
     return ratios
 
 
 def targets(rows, sizes):
     out = ["| target | payload | measured (median over rounds; range) | verdict |", "|---|---:|---|---|"]
     for s in sizes:
-        for name in ("sluice-pcap", "sluice-text", "sluice-json", "sluice-fan3", "sluice-fan4", "sluice-fan4tcp"):
+        for name in ("sluice-pcap", "sluice-text", "sluice-json", "sluice-fan3", "sluice-fan4", "sluice-fan4nt",
+                     "sluice-fan4tcp", "sluice-grp1", "sluice-grp2"):
             rs = [r for r in rows if r["mode"] == "full" and r["size"] == s and r["name"] == name]
             if not rs:
                 continue
@@ -164,8 +227,21 @@ def targets(rows, sizes):
             out.append(f"| {LABEL[name]} loses < 0.1% at the generator's full rate | {s} B | "
                        f"loss {spread(ls, f_loss)}% | {verdict} |")
 
-    def ratio_row(text, s, a, b, limit):
-        rs = per_round_ratio(rows, s, a, b)
+    for s in sizes:
+        # issue 9: a stalled sink costs the other stacks on its input nothing
+        rs = [r for r in rows if r["mode"] == "full" and r["size"] == s and r["name"] == "sluice-stall"]
+        if rs:
+            lost = [r["kernel"] - r["out"] for r in rs]
+            drops = [str(kv_detail(r).get("syslog_dropped", "?")) for r in rs]
+            verdict = ("met" if max(lost) <= 0 else
+                       f"**missed**: {max(lost)} packets lost by a pcap or JSON stack in the worst round")
+            out.append(f"| a sink that stops reading for 2 s under full rate: every other stack on the same "
+                       f"input lossless (pcap + JSON next to a stopped syslog/TCP receiver) | {s} B | "
+                       f"loss {spread([loss(r) for r in rs], f_loss)}% ({', '.join(str(x) for x in lost)} packets); "
+                       f"the stalled syslog stack's counted drops: {', '.join(drops)} | {verdict} |")
+
+    def ratio_row(text, s, a, b, limit, fa=cpu_us, fb=cpu_us):
+        rs = per_round_ratio(rows, s, a, b, fa, fb)
         if not rs:
             return
         m = med(rs)
@@ -183,6 +259,19 @@ def targets(rows, sizes):
                   "sluice-fan4", "sluice-json", 2.0)
         ratio_row("(same, syslog over TCP instead of UDP)", s, "sluice-fan4tcp", "sluice-json", 2.0)
         ratio_row("(same, without the syslog stack)", s, "sluice-fan3", "sluice-json", 2.0)
+        ratio_row("(same, syslog/UDP with `thread: false`, as before issue 9)", s, "sluice-fan4nt", "sluice-json", 2.0)
+        ratio_row("**input thread's** CPU per packet: four-stack fan-out, UDP syslog on its own thread, "
+                  "≤ 1.5× the JSON stack alone (issue 9)", s, "sluice-fan4", "sluice-json", 1.5, in_cpu_us, in_cpu_us)
+        ratio_row("(same, syslog over TCP on its own thread)", s, "sluice-fan4tcp", "sluice-json", 1.5,
+                  in_cpu_us, in_cpu_us)
+        ratio_row("(same, `thread: false` on syslog: the old behaviour, for comparison)", s, "sluice-fan4nt",
+                  "sluice-json", 1.5, in_cpu_us, in_cpu_us)
+        rs = per_round_ratio(rows, s, "sluice-grp2", "sluice-grp1")
+        if rs:
+            ins = per_round_ratio(rows, s, "sluice-grp2", "sluice-grp1", in_cpu_us, in_cpu_us)
+            out.append(f"| two groups on two input threads against one on one: CPU per packet, all threads "
+                       f"(no limit set: reported, see the notes) | {s} B | {spread(rs, lambda x: f'{x:.3f}×')}; "
+                       f"input threads only {spread(ins, lambda x: f'{x:.3f}×')} | reported |")
     return out
 
 
@@ -229,7 +318,8 @@ def main():
          "kernel*: the nft counter. *in the output*: records counted in the output files (pcap "
          "records, text lines, JSON lines, syslog datagrams received; for the four-output setups "
          "the smallest of the four). *loss*: (logged − output) / logged. *CPU µs per packet*: the "
-         "logger's CPU time (`/proc/PID/schedstat`, user + system) from just before the traffic to "
+         "logger's CPU time (`/proc/PID/schedstat`, user + system; for sluice the sum over its threads, "
+         "`/proc/PID/task/TID/schedstat`) from just before the traffic to "
          "1.3 s after it (the kernel sends a partly filled batch after 1 s), divided by the packets "
          "it received (for the fan-outs, the largest output).",
          "",
@@ -257,6 +347,26 @@ def main():
     if a.notes and os.path.exists(a.notes):
         with open(a.notes) as f:
             L += [f.read().rstrip(), ""]
+    if any(r["name"] in ("sluice-fan4nt", "sluice-stall", "sluice-grp1", "sluice-grp2") for r in rows):
+        L += ["**Threads (issue 9).** The notes above were written for the single-threaded runs "
+              "before issue 9 (\"sluice runs one thread\", syslog's sends on the input's CPU). Since "
+              "issue 9 a network output runs on a thread of its own by "
+              "default, so the fan-out rows with syslog measure that (the syslog thread shares CPU 1 "
+              "with the input: `taskset` pins the whole process); the `thread: false` row is the "
+              "old single-thread behaviour. *input thread(s) µs per packet*: the CPU of the threads that "
+              "hold an input (the main thread, TID = PID, and workers the core names `sl:INPUT`), from "
+              "`/proc/PID/task/TID/schedstat` over the same interval, per packet received; the other "
+              "threads (`sl:sys.syslog`: the syslog output's) are listed in the outputs column. The "
+              "stall row: `pcap` and `json → file` next to syslog over TCP to a receiver that gets "
+              "SIGSTOP 0.5 s into the traffic and SIGCONT 2 s later; its loss is the smaller of the "
+              "pcap and JSON outputs against the kernel's counter, and the syslog stack's drops are "
+              "the core's `dropped` counter at exit (its queue fills and `when_full: drop` applies). "
+              "The groups rows: the rule sends every other packet (`numgen inc mod 2`) to a second "
+              "group; each group has its own input thread (`thread: true`) and JSON stack. On this "
+              "machine the generator and its softirq (where the kernel's NFLOG work happens) take "
+              "CPU 0 and both input threads share CPU 1, so two groups can show the split's cost per "
+              "packet but not a higher lossless rate: that needs a free core per input and a "
+              "generator faster than one input.", ""]
     L += [LIVE_END]
     live = "\n".join(L)
 

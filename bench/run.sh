@@ -17,6 +17,19 @@
 # (their offline-tables, offline-csum-tables and conntrack-tables blocks), so
 # this one command regenerates every table of the document.
 #
+# Issue 9 (threads): sluice-fan4 / -fan4tcp have syslog on its own thread
+# (the default), sluice-fan4nt is the same fan-out with `thread: false` on
+# syslog (the old single-thread behaviour); every sluice row also records
+# each thread's CPU (/proc/PID/task/TID/schedstat; the core names a worker
+# thread "sl:INSTANCE", the main thread is TID == PID), so the report has
+# the input thread's CPU per packet.  sluice-stall: pcap + JSON + syslog/TCP
+# on one input at full rate for STALL_SECS, the syslog receiver stopped
+# (SIGSTOP) for 2 s of it; the row's output is the smaller of pcap and
+# JSON, the detail has syslog's delivered and counted-dropped records.
+# sluice-grp1 / -grp2: one NFLOG group on one input thread against the same
+# traffic split over two groups (`numgen inc mod 2`) on two input threads,
+# each nflog -> decode -> json -> file.
+#
 # Environment: QUICK=1; RUNS, DUR (seconds of traffic at full rate), SEARCH
 # (0/1), SIZES ("64 512"), LOGGERS (names, default all), BUILD (build dir),
 # KEEP=1 (keep the work dir), NODOC=1 (do not touch docs/BENCHMARKS.md),
@@ -36,9 +49,10 @@ fi
 SIZES=${SIZES:-"64 512"}
 SEARCH_DUR=${SEARCH_DUR:-1}
 SEARCH_STEPS=${SEARCH_STEPS:-4}
-ALL_LOGGERS="drain sluice-pcap sluice-text sluice-json sluice-fan3 sluice-fan4 sluice-fan4tcp ulogd-pcap ulogd-text ulogd-json ulogd-fan4 tcpdump printk"
+ALL_LOGGERS="drain sluice-pcap sluice-text sluice-json sluice-fan3 sluice-fan4 sluice-fan4nt sluice-fan4tcp sluice-stall sluice-grp1 sluice-grp2 ulogd-pcap ulogd-text ulogd-json ulogd-fan4 tcpdump printk"
 LOGGERS=${LOGGERS:-$ALL_LOGGERS}
-GROUP=42 PORT=9999 SYSPORT=5514
+GROUP=42 GROUP2=43 PORT=9999 SYSPORT=5514
+STALL_SECS=${STALL_SECS:-4} # traffic of the stall scenario: the sink stops 0.5 s in, for 2 s
 GEN_CPU=0 LOG_CPU=1
 # Every logger runs as ulogd2 2.0.8 runs itself: SCHED_RR priority 99.  On a
 # shared machine that keeps other work off the logger's CPU for all of them
@@ -93,20 +107,42 @@ rule() {
 	ip netns exec $NB nft flush chain inet slbench input
 	if [ "$1" = printk ]; then
 		ip netns exec $NB nft add rule inet slbench input udp dport $PORT counter log prefix '"slbench: "' drop
+	elif [ "$1" = split ]; then # every other packet to the second group
+		ip netns exec $NB nft add rule inet slbench input udp dport $PORT numgen inc mod 2 0 counter log group $GROUP drop
+		ip netns exec $NB nft add rule inet slbench input udp dport $PORT counter log group $GROUP2 drop
 	else
 		ip netns exec $NB nft add rule inet slbench input udp dport $PORT counter log group $GROUP drop
 	fi
 }
 nft_count() {
-	ip netns exec $NB nft list chain inet slbench input | sed -n 's/.*counter packets \([0-9]*\).*/\1/p'
+	ip netns exec $NB nft list chain inet slbench input |
+		awk '{ for (i = 1; i < NF; i++) if ($i == "packets") n += $(i + 1) } END { print n + 0 }'
 }
-# CPU time of a process in ns: schedstat's run time (ns resolution), else
-# utime + stime from stat (clock ticks).
+# CPU time of a process (its main thread: see thread_ns for the others) in
+# ns: schedstat's run time (ns resolution), else utime + stime from stat
+# (clock ticks).
 if [ -r /proc/self/schedstat ]; then
 	cpu_ns() { awk '{ print $1 }' /proc/"$1"/schedstat 2>/dev/null || echo 0; }
 else
 	cpu_ns() { awk -v t="$(getconf CLK_TCK)" '{ sub(/.*\) /, ""); printf "%d", ($12 + $13) * 1e9 / t }' /proc/"$1"/stat 2>/dev/null || echo 0; }
 fi
+# thread_ns PID: "TID NAME NS" per thread (NAME "main" for TID == PID, else
+# the thread's comm: the core names its workers "sl:INSTANCE").
+thread_ns() {
+	local t tid name
+	for t in /proc/"$1"/task/*; do
+		tid=${t##*/}
+		name=main
+		[ "$tid" = "$1" ] || name=$(tr -d ' ' <"$t/comm" 2>/dev/null)
+		echo "$tid ${name:-?} $(cpu_ns "$1/task/$tid")"
+	done
+}
+# thread_cpu BEFORE AFTER: "name=seconds;..." of each thread between the two
+# thread_ns snapshots (threads started in between count from 0).
+thread_cpu() {
+	awk 'NR == FNR { b[$1] = $3; next } { printf "%s%s=%.4f", (n++ ? ";" : ""), $2, ($3 - b[$1]) / 1e9 }
+		END { if (!n) printf "-" }' "$1" "$2"
+}
 
 sluice_conf() { # sluice_conf KIND DIR
 	local d=$2
@@ -121,16 +157,34 @@ sluice_conf() { # sluice_conf KIND DIR
 		echo "  pcap: [fw, { plugin: pcap, file: $d/out.pcap }]"
 		echo "  text: [fw, decode, logline, { plugin: file, file: $d/out.log }]"
 		echo "  json: [fw, decode, json, { plugin: file, file: $d/out.json }]" ;;
-	fan4 | fan4tcp)
+	fan4 | fan4nt | fan4tcp)
 		echo "  pcap: [fw, { plugin: pcap, file: $d/out.pcap }]"
 		echo "  text: [fw, decode, logline, { plugin: file, file: $d/out.log }]"
 		echo "  json: [fw, decode, json, { plugin: file, file: $d/out.json }]"
-		if [ "$1" = fan4 ]; then
+		if [ "$1" = fan4 ]; then # syslog on its own thread: the default for network outputs
 			echo "  sys: [fw, decode, logline, { plugin: syslog, transport: udp, address: \"127.0.0.1:$SYSPORT\", queue_size: 16MiB }]"
+		elif [ "$1" = fan4nt ]; then # the old behaviour: syslog on the input's thread
+			echo "  sys: [fw, decode, logline, { plugin: syslog, transport: udp, address: \"127.0.0.1:$SYSPORT\", queue_size: 16MiB, thread: false }]"
 		else
 			echo "  sys: [fw, decode, logline, { plugin: syslog, transport: tcp, framing: lf, address: \"127.0.0.1:$SYSPORT\", queue_size: 16MiB }]"
 		fi ;;
+	stall) # the syslog receiver stops reading for 2 s: the other two must not notice
+		echo "  pcap: [fw, { plugin: pcap, file: $d/out.pcap }]"
+		echo "  json: [fw, decode, json, { plugin: file, file: $d/out.json }]"
+		echo "  sys: [fw, decode, logline, { plugin: syslog, transport: tcp, framing: lf, address: \"127.0.0.1:$SYSPORT\" }]" ;;
 	esac
+}
+
+# sluice_grp_conf KIND DIR: one group on one input thread, or two on two
+sluice_grp_conf() {
+	local d=$2
+	echo "instances:"
+	echo "  g0: { plugin: nflog, group: $GROUP, thread: true }"
+	[ "$1" = grp2 ] && echo "  g1: { plugin: nflog, group: $GROUP2, thread: true }"
+	echo "stacks:"
+	echo "  j0: [g0, decode, json, { plugin: file, file: $d/out.json }]"
+	[ "$1" = grp2 ] && echo "  j1: [g1, decode, json, { plugin: file, file: $d/out1.json }]"
+	true
 }
 
 ulogd_conf() { # ulogd_conf KIND DIR: plugin defaults (sync=0), the same 8 MiB socket buffer as sluice
@@ -183,10 +237,13 @@ start_logger() {
 		ip netns exec $NB $RT taskset -c $LOG_CPU "$G/nflog_drain" -g $GROUP >"$d/drain.out" 2>"$d/log" &
 		LOGGER_PID=$! ;;
 	sluice-*)
-		sluice_conf "${name#sluice-}" "$d" >"$d/sluice.yaml"
-		if [ "$name" = sluice-fan4 ] || [ "$name" = sluice-fan4tcp ]; then
+		case $name in
+		sluice-grp*) sluice_grp_conf "${name#sluice-}" "$d" >"$d/sluice.yaml" ;;
+		*) sluice_conf "${name#sluice-}" "$d" >"$d/sluice.yaml" ;;
+		esac
+		if [[ $name == sluice-fan4* || $name == sluice-stall ]]; then
 			local proto=udp
-			[ "$name" = sluice-fan4tcp ] && proto=tcp
+			[[ $name == sluice-fan4tcp || $name == sluice-stall ]] && proto=tcp
 			ip netns exec $NB taskset -c $GEN_CPU $RT "$G/sinkcount" $proto:$SYSPORT >"$d/sink.out" 2>&1 &
 			SINK_PID=$!
 			sleep 0.1
@@ -257,7 +314,16 @@ outputs() {
 	*-fan3)
 		p=$(pcapn "$d/out.pcap") t=$(lines "$d/out.log") j=$(lines "$d/out.json")
 		echo "$(printf '%s\n' "$p" "$t" "$j" | sort -n | head -1) pcap=$p,text=$t,json=$j" ;;
-	*-fan4 | *-fan4tcp)
+	*-stall) # the other stacks' smallest; syslog's delivered and counted drops
+		p=$(pcapn "$d/out.pcap") j=$(lines "$d/out.json")
+		s=$(awk '{print $2}' "$d/sink.out" 2>/dev/null); s=${s:-0}
+		local dr=$(sed -n 's/.*counters: sys\.syslog (syslog):.* dropped=\([0-9]*\).*/\1/p' "$d/log" | tail -1)
+		echo "$(printf '%s\n' "$p" "$j" | sort -n | head -1) pcap=$p,json=$j,syslog=$s,syslog_dropped=${dr:-?}" ;;
+	*-grp1) echo "$(lines "$d/out.json") -" ;;
+	*-grp2)
+		p=$(lines "$d/out.json") t=$(lines "$d/out1.json")
+		echo "$((p + t)) g0=$p,g1=$t" ;;
+	*-fan4 | *-fan4nt | *-fan4tcp)
 		p=$(pcapn "$d/out.pcap") t=$(lines "$d/out.log") j=$(lines "$d/out.json")
 		s=$(awk '{print $2}' "$d/sink.out" 2>/dev/null); s=${s:-0}
 		echo "$(printf '%s\n' "$p" "$t" "$j" "$s" | sort -n | head -1) pcap=$p,text=$t,json=$j,syslog=$s" ;;
@@ -273,7 +339,12 @@ measure() {
 	local round=$1 mode=$2 size=$3 name=$4 rate=$5 secs=$6
 	local d=$T/m sent gsecs c0 c1 k0 k1 out detail cpu
 	rm -rf "$d"; mkdir -p "$d"
-	if [ "$name" = printk ]; then rule printk; else rule nflog; fi
+	case $name in
+	printk) rule printk ;;
+	sluice-grp2) rule split ;;
+	*) rule nflog ;;
+	esac
+	[ "$name" = sluice-stall ] && [ "$mode" = full ] && secs=$STALL_SECS
 	start_logger "$name" "$d"
 	if ! kill -0 "$LOGGER_PID" 2>/dev/null; then
 		echo "   $name did not start: $(head -c 300 "$d/log")" >&2
@@ -288,19 +359,36 @@ measure() {
 		perf_pid=$!
 		sleep 0.3
 	fi
+	local stall_pid=
+	if [ "$name" = sluice-stall ] && [ -n "$SINK_PID" ]; then
+		# the receiver stops reading 0.5 s into the traffic, for 2 s
+		(sleep 0.5; kill -STOP "$SINK_PID"; sleep 2; kill -CONT "$SINK_PID") &
+		stall_pid=$!
+	fi
+	[[ $name == sluice-* ]] && thread_ns "$LOGGER_PID" >"$T/thr0"
 	k0=$(nft_count); c0=$(cpu_ns "$LOGGER_PID")
 	read -r _ sent _ gsecs _ < <(timeout $((${secs%.*} + 10)) ip netns exec $NA \
 		"$G/udpgen" -d 10.198.0.2 -p $PORT -s "$size" -r "$rate" -t "$secs" -c $GEN_CPU)
 	sleep $SETTLE
 	c1=$(cpu_ns "$LOGGER_PID"); k1=$(nft_count)
+	local threads=-
+	if [[ $name == sluice-* ]]; then
+		thread_ns "$LOGGER_PID" >"$T/thr1"
+		threads=$(thread_cpu "$T/thr0" "$T/thr1")
+	fi
+	[ -n "$stall_pid" ] && { wait "$stall_pid"; kill -CONT "$SINK_PID" 2>/dev/null; }
 	[ -n "$perf_pid" ] && { kill -INT "$perf_pid"; wait "$perf_pid"; }
 	stop_logger
 	read -r out detail < <(outputs "$name" "$d")
 	cpu=$(awk -v a="$c0" -v b="$c1" 'BEGIN { printf "%.4f", (b - a) / 1e9 }')
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$round" "$mode" "$size" "$name" "$rate" \
-		"${sent:-0}" "${gsecs:-0}" "$((k1 - k0))" "${out:-0}" "$cpu" "${detail:--}" >>"$RESULTS"
+	# /proc/PID/schedstat is the main thread's alone: a threaded logger's
+	# CPU is the sum over its threads
+	[ "$threads" != - ] && cpu=$(echo "$threads" | tr ';' '\n' |
+		awk -F= '{ s += $2 } END { printf "%.4f", s }')
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$round" "$mode" "$size" "$name" "$rate" \
+		"${sent:-0}" "${gsecs:-0}" "$((k1 - k0))" "${out:-0}" "$cpu" "${detail:--}" "$threads" >>"$RESULTS"
 	awk -F'\t' 'END { k = $8; o = $9; printf "   %-14s %5s B  rate %-7s sent %-8s logged %-8s out %-8s loss %6.2f%%  cpu %ss %s\n",
-		$4, $3, ($5 == 0 ? "full" : $5), $6, k, o, (k > 0 ? 100 * (k - o) / k : 0), $10, $11 }' "$RESULTS"
+		$4, $3, ($5 == 0 ? "full" : $5), $6, k, o, (k > 0 ? 100 * (k - o) / k : 0), $10, $11 " " $12 }' "$RESULTS"
 	mkdir -p "$T/logs" && cp "$d/log" "$T/logs/$round-$mode-$size-$name-$rate.log" 2>/dev/null
 	rm -rf "$d"
 }
@@ -369,6 +457,8 @@ for round in $(seq "$RUNS"); do
 		echo "== round $round/$RUNS, ${size}-byte payloads, highest rate with <1% loss"
 		for name in $LOGGERS; do
 			wanted "$name" || continue
+			# the stall scenario is a full-rate test only
+			[ "$name" = sluice-stall ] && continue
 			if awk -v l="${FULLLOSS[$name]}" 'BEGIN { exit !(l < 0.01) }'; then
 				# no search needed: the full rate itself loses under 1%
 				printf '%s\tsearch\t%s\t%s\t%s\t0\t0\t0\t0\t0\tfull\n' "$round" "$size" "$name" "${FULLPPS[$name]}" >>"$RESULTS"
