@@ -15,16 +15,7 @@
 #include "graph.h"
 #include "host.h"
 
-static int failures, checks;
-
-#define CHECK(cond)                                                                   \
-	do {                                                                          \
-		checks++;                                                             \
-		if (!(cond)) {                                                        \
-			failures++;                                                   \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-		}                                                                     \
-	} while (0)
+#include "check.h"
 
 struct loaded {
 	struct config cfg;

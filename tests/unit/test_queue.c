@@ -21,16 +21,7 @@
 
 #include "queue.h"
 
-static int failures, checks;
-
-#define CHECK(cond)                                                                   \
-	do {                                                                          \
-		checks++;                                                             \
-		if (!(cond)) {                                                        \
-			failures++;                                                   \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-		}                                                                     \
-	} while (0)
+#include "check.h"
 
 #define NF SL_F_WELL_KNOWN_COUNT
 #define STRIDE ((sizeof(struct sl_record) + NF * sizeof(union sl_value) + 63) & ~(size_t)63)
