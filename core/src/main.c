@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "daemon.h"
 #include "event_loop.h"
 #include "fields.h"
 #include "graph.h"
@@ -134,92 +135,6 @@ static int describe_plugin(const char *name)
 	return 0;
 }
 
-struct daemon_ctx {
-	struct event_loop *loop;
-	struct runtime *rt;
-	int exit_signal;
-};
-
-static void on_signal(void *ctx, int signo)
-{
-	struct daemon_ctx *d = ctx;
-
-	switch (signo) {
-	case SIGTERM:
-	case SIGINT:
-		log_msg(SL_LOG_NOTICE, "%s: flushing and exiting", strsignal(signo));
-		d->exit_signal = signo;
-		loop_stop(d->loop);
-		break;
-	case SIGHUP:
-		log_msg(SL_LOG_NOTICE, "SIGHUP: reopening output files");
-		runtime_reopen(d->rt);
-		break;
-	case SIGUSR1:
-		runtime_log_counters(d->rt, SL_LOG_NOTICE);
-		break;
-	}
-}
-
-static int run(struct graph *g, const struct config *cfg, const struct drop_target *drop)
-{
-	static const int signals[] = {SIGTERM, SIGINT, SIGHUP, SIGUSR1, 0};
-	struct daemon_ctx d = {0};
-	struct runtime rt;
-	int status = 0;
-
-	/* A vanished TCP peer must be an EPIPE for the output, not our death. */
-	signal(SIGPIPE, SIG_IGN);
-	d.loop = loop_new();
-	if (!d.loop || runtime_init(&rt, g, d.loop, cfg->batch_size, cfg->threads)) {
-		log_msg(SL_LOG_ERR, "out of memory");
-		return 1;
-	}
-	d.rt = &rt;
-	if (loop_signals(d.loop, signals, on_signal, &d)) {
-		log_msg(SL_LOG_ERR, "cannot set up signal handling");
-		return 1;
-	}
-	if (runtime_start(&rt)) {
-		runtime_free(&rt);
-		loop_free(d.loop);
-		return 1;
-	}
-	/* Every socket and file is open: root is no longer needed. */
-	if (drop && geteuid() == 0) {
-		char err[256];
-
-		if (privileges_drop(drop, err, sizeof(err))) {
-			log_msg(SL_LOG_ERR, "%s", err);
-			runtime_stop(&rt);
-			runtime_free(&rt);
-			loop_free(d.loop);
-			return 1;
-		}
-		log_msg(SL_LOG_INFO, "running as user %s (keeping CAP_NET_ADMIN)", drop->name);
-	} else if (drop) {
-		log_msg(SL_LOG_WARNING, "not running as root: daemon.user ignored");
-	}
-	/* Threads start after the drop, so each inherits the reduced credentials. */
-	if (runtime_run_threads(&rt))
-		status = 1;
-	else if (rt.nworkers > 1)
-		log_msg(SL_LOG_INFO, "started: %zu instances, %zu inputs, %zu threads", g->nall,
-			g->ninputs, rt.nworkers);
-	else
-		log_msg(SL_LOG_INFO, "started: %zu instances, %zu inputs", g->nall, g->ninputs);
-	if (!status && loop_run(d.loop))
-		status = 1;
-	if (!d.exit_signal && runtime_inputs_finished(&rt))
-		log_msg(SL_LOG_INFO, "every input has finished");
-	/* stop() closes the last files: count them before reporting. */
-	runtime_shutdown(&rt);
-	runtime_log_counters(&rt, SL_LOG_INFO);
-	runtime_free(&rt);
-	loop_free(d.loop);
-	return status;
-}
-
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -288,7 +203,7 @@ int main(int argc, char **argv)
 		graph_print(&g, stdout);
 		status = 0;
 	} else {
-		status = run(&g, &cfg, cfg.user ? &drop : NULL);
+		status = daemon_run(&g, &cfg, file, cfg.user ? &drop : NULL);
 	}
 	graph_free(&g);
 	config_free(&cfg);

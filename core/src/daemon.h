@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The running daemon: the event loop, the runtime of the current graph,
+ * and the operations that signals and (later) the control socket ask
+ * for.  Everything here runs on the main thread.
+ */
+#ifndef SLUICE_DAEMON_H
+#define SLUICE_DAEMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "config.h"
+#include "graph.h"
+#include "privileges.h"
+
+struct event_loop;
+struct runtime;
+
+struct daemon {
+	struct event_loop *loop;
+	struct runtime *rt;		/* the running graph's */
+	const char *config_file;	/* what a reload reads again */
+	int exit_signal;
+	time_t start_time;		/* wall clock, for stats and metrics */
+	uint64_t reloads_ok;		/* main thread only */
+	uint64_t reloads_failed;
+};
+
+/* Start everything, run until TERM/INT or every input has finished. */
+int daemon_run(struct graph *g, const struct config *cfg, const char *config_file,
+	       const struct drop_target *drop);
+
+/*
+ * What SIGHUP does.  Writes "ok" or the reasons it failed into msg (one
+ * per line) and returns 0 or -1; counts the result in reloads_ok/failed.
+ */
+int daemon_reload(struct daemon *d, char *msg, size_t len);
+/* Reopen every output's files (logrotate); same contract as reload. */
+int daemon_reopen(struct daemon *d, char *msg, size_t len);
+
+#endif
