@@ -12,23 +12,32 @@
 #include "event_loop.h"
 #include "log.h"
 
+/*
+ * Watches and timers are kept in lists that callbacks change while they
+ * are walked: an entry removed during the walk is only marked dead, and
+ * reap() unlinks and frees the dead ones after it.  Each entry begins with
+ * its link, so a link is also the address of its watch or timer.
+ */
+struct link {
+	struct link *next;
+	bool dead;
+};
+
 struct watch {
+	struct link link;	/* first */
 	int fd;
 	loop_fd_cb cb;
 	void *ctx;
-	bool dead;		/* unwatched during dispatch: freed after it */
-	struct watch *next;
 };
 
 struct loop_timer {
+	struct link link;	/* first */
 	struct event_loop *loop;
 	loop_timer_cb cb;
 	void *ctx;
 	uint64_t deadline;
 	uint64_t period;
 	bool armed;
-	bool dead;		/* freed while timers run: unlinked after them */
-	struct loop_timer *next;
 };
 
 struct event_loop {
@@ -36,8 +45,8 @@ struct event_loop {
 	int sigfd;
 	loop_signal_cb sig_cb;
 	void *sig_ctx;
-	struct watch *watches;
-	struct loop_timer *timers;
+	struct link *watches;	/* of struct watch */
+	struct link *timers;	/* of struct loop_timer */
 	int wakefd;		/* eventfd: loop_stop() from another thread */
 	bool stop;		/* atomic: set by any thread, read by the loop's */
 	bool dispatching;
@@ -88,35 +97,37 @@ struct event_loop *loop_new(void)
 	return loop;
 }
 
-static void reap_watches(struct event_loop *loop)
+/* Unlink and free the dead entries of a list. */
+static void reap(struct link **pp)
 {
-	struct watch **pp = &loop->watches;
-
 	while (*pp) {
-		struct watch *w = *pp;
+		struct link *l = *pp;
 
-		if (w->dead) {
-			*pp = w->next;
-			free(w);
+		if (l->dead) {
+			*pp = l->next;
+			free(l);
 		} else {
-			pp = &w->next;
+			pp = &l->next;
 		}
 	}
+}
+
+static void push(struct link **head, struct link *l)
+{
+	l->next = *head;
+	*head = l;
 }
 
 void loop_free(struct event_loop *loop)
 {
 	if (!loop)
 		return;
-	for (struct watch *w = loop->watches; w; w = w->next)
-		w->dead = true;
-	reap_watches(loop);
-	while (loop->timers) {
-		struct loop_timer *t = loop->timers;
-
-		loop->timers = t->next;
-		free(t);
-	}
+	for (struct link *l = loop->watches; l; l = l->next)
+		l->dead = true;
+	for (struct link *l = loop->timers; l; l = l->next)
+		l->dead = true;
+	reap(&loop->watches);
+	reap(&loop->timers);
 	if (loop->sigfd >= 0)
 		close(loop->sigfd);
 	close(loop->wakefd);
@@ -126,9 +137,9 @@ void loop_free(struct event_loop *loop)
 
 static struct watch *find_watch(struct event_loop *loop, int fd)
 {
-	for (struct watch *w = loop->watches; w; w = w->next)
-		if (w->fd == fd && !w->dead)
-			return w;
+	for (struct link *l = loop->watches; l; l = l->next)
+		if (!l->dead && ((struct watch *)l)->fd == fd)
+			return (struct watch *)l;
 	return NULL;
 }
 
@@ -152,8 +163,7 @@ int loop_watch(struct event_loop *loop, int fd, uint32_t events, loop_fd_cb cb, 
 		free(w);
 		return -1;
 	}
-	w->next = loop->watches;
-	loop->watches = w;
+	push(&loop->watches, &w->link);
 	return 0;
 }
 
@@ -177,9 +187,9 @@ void loop_unwatch(struct event_loop *loop, int fd)
 	if (!w)
 		return;
 	epoll_ctl(loop->epfd, EPOLL_CTL_DEL, fd, NULL);
-	w->dead = true;
+	w->link.dead = true;
 	if (!loop->dispatching)
-		reap_watches(loop);
+		reap(&loop->watches);
 }
 
 struct loop_timer *loop_timer_new(struct event_loop *loop, loop_timer_cb cb, void *ctx)
@@ -191,8 +201,7 @@ struct loop_timer *loop_timer_new(struct event_loop *loop, loop_timer_cb cb, voi
 	t->loop = loop;
 	t->cb = cb;
 	t->ctx = ctx;
-	t->next = loop->timers;
-	loop->timers = t;
+	push(&loop->timers, &t->link);
 	return t;
 }
 
@@ -208,29 +217,15 @@ void loop_timer_disarm(struct loop_timer *t)
 	t->armed = false;
 }
 
-static void reap_timers(struct event_loop *loop)
-{
-	for (struct loop_timer **p = &loop->timers; *p;) {
-		struct loop_timer *t = *p;
-
-		if (t->dead) {
-			*p = t->next;
-			free(t);
-		} else {
-			p = &t->next;
-		}
-	}
-}
-
 void loop_timer_free(struct loop_timer *t)
 {
 	if (!t)
 		return;
 	t->armed = false;
-	t->dead = true;
+	t->link.dead = true;
 	/* A callback may free any timer, its own too: the walk unlinks it after. */
 	if (!t->loop->in_timers)
-		reap_timers(t->loop);
+		reap(&t->loop->timers);
 }
 
 static void on_signal_fd(void *ctx, int fd, uint32_t events)
@@ -274,9 +269,12 @@ static int next_timeout(const struct event_loop *loop)
 {
 	uint64_t now = loop_now_ms(), first = UINT64_MAX;
 
-	for (const struct loop_timer *t = loop->timers; t; t = t->next)
+	for (const struct link *l = loop->timers; l; l = l->next) {
+		const struct loop_timer *t = (const struct loop_timer *)l;
+
 		if (t->armed && t->deadline < first)
 			first = t->deadline;
+	}
 	if (first == UINT64_MAX)
 		return -1;
 	if (first <= now)
@@ -289,7 +287,9 @@ static void run_timers(struct event_loop *loop)
 	uint64_t now = loop_now_ms();
 
 	loop->in_timers = true;
-	for (struct loop_timer *t = loop->timers; t && !stopping(loop); t = t->next) {
+	for (struct link *l = loop->timers; l && !stopping(loop); l = l->next) {
+		struct loop_timer *t = (struct loop_timer *)l;
+
 		if (!t->armed || t->deadline > now)
 			continue;
 		if (t->period)
@@ -301,7 +301,7 @@ static void run_timers(struct event_loop *loop)
 		t->cb(t->ctx);
 	}
 	loop->in_timers = false;
-	reap_timers(loop);
+	reap(&loop->timers);
 }
 
 int loop_run(struct event_loop *loop)
@@ -321,11 +321,11 @@ int loop_run(struct event_loop *loop)
 		for (int i = 0; i < n && !stopping(loop); i++) {
 			struct watch *w = events[i].data.ptr;
 
-			if (!w->dead)
+			if (!w->link.dead)
 				w->cb(w->ctx, w->fd, events[i].events);
 		}
 		loop->dispatching = false;
-		reap_watches(loop);
+		reap(&loop->watches);
 		if (!stopping(loop))
 			run_timers(loop);
 	}

@@ -60,6 +60,7 @@
 #include "ct_table.h"
 #include "names.h"
 #include "nlsock.h"
+#include "plugin_state.h"
 
 /* Receive buffer: one datagram at a time (records copy every value). */
 #define RX_BUFSIZE (64 * 1024)
@@ -146,9 +147,7 @@ static const struct sl_field_decl nfct_provides[] = {
 };
 
 struct nfct {
-	const struct sl_host *host;
-	struct sl_instance *inst;
-	const struct nfct_cfg *cfg;
+	SL_STATE_HEAD(struct nfct_cfg);
 
 	uint32_t emit_mask;	/* SL_CT_EVENT_* reported */
 	uint32_t sub_mask;	/* SL_CT_EVENT_* subscribed */
@@ -614,16 +613,10 @@ static int nfct_configure(const struct sl_host *host, struct sl_instance *inst, 
 			  void **state)
 {
 	const struct nfct_cfg *cfg = config;
-	struct nfct *st;
+	struct nfct *st = sl_state_new(struct nfct, host, inst, config);
 
-	st = calloc(1, sizeof(*st));
-	if (!st) {
-		host->config_error(inst, NULL, "out of memory");
+	if (!st)
 		return -1;
-	}
-	st->host = host;
-	st->inst = inst;
-	st->cfg = cfg;
 	sl_nl_reader_init(&st->ev, host, inst);
 	st->dump_fd = -1;
 	sl_ct_table_init(&st->t, (uint64_t)cfg->track_max);

@@ -34,6 +34,7 @@
 
 #include "nflog_attrs.h"
 #include "nlsock.h"
+#include "plugin_state.h"
 
 /* Datagrams per wake-up before we let the event loop run again. */
 #define MAX_DGRAMS_PER_WAKEUP 256
@@ -55,9 +56,7 @@ struct nflog_cfg {
 };
 
 struct nflog {
-	const struct sl_host *host;
-	struct sl_instance *inst;
-	const struct nflog_cfg *cfg;
+	SL_STATE_HEAD(struct nflog_cfg);
 
 	struct sl_nl_reader rd;	/* socket, buffer, enobufs and malformed */
 	uint32_t portid;
@@ -162,6 +161,20 @@ static struct nlmsghdr *cfg_header(struct nflog *st)
 				      (uint16_t)st->cfg->group);
 }
 
+/* One u32 setting of the kernel instance; `what` names its option in the error. */
+static int set_u32(struct nflog *st, uint16_t attr, uint32_t value, const char *what)
+{
+	struct nlmsghdr *nlh = cfg_header(st);
+	int err;
+
+	mnl_attr_put_u32(nlh, attr, htonl(value));
+	if ((err = send_cfg(st, nlh)) != 0) {
+		st->host->log(st->inst, SL_LOG_ERR, "%s: %s", what, strerror(-err));
+		return -1;
+	}
+	return 0;
+}
+
 static int configure_kernel(struct nflog *st)
 {
 	const struct nflog_cfg *cfg = st->cfg;
@@ -191,30 +204,15 @@ static int configure_kernel(struct nflog *st)
 	if ((err = send_cfg(st, nlh)) != 0)
 		goto fail_copy_range;
 
-	nlh = cfg_header(st);
-	mnl_attr_put_u32(nlh, NFULA_CFG_NLBUFSIZ, htonl((uint32_t)cfg->nlbufsiz));
-	if ((err = send_cfg(st, nlh)) != 0) {
-		st->host->log(st->inst, SL_LOG_ERR, "nlbufsiz: %s", strerror(-err));
+	if (set_u32(st, NFULA_CFG_NLBUFSIZ, (uint32_t)cfg->nlbufsiz, "nlbufsiz") < 0)
 		return -1;
-	}
-
-	if (cfg->qthreshold) {
-		nlh = cfg_header(st);
-		mnl_attr_put_u32(nlh, NFULA_CFG_QTHRESH, htonl((uint32_t)cfg->qthreshold));
-		if ((err = send_cfg(st, nlh)) != 0) {
-			st->host->log(st->inst, SL_LOG_ERR, "qthreshold: %s", strerror(-err));
-			return -1;
-		}
-	}
-	if (cfg->qtimeout) {
-		/* the kernel counts in 1/100 s */
-		nlh = cfg_header(st);
-		mnl_attr_put_u32(nlh, NFULA_CFG_TIMEOUT, htonl((uint32_t)((cfg->qtimeout + 9) / 10)));
-		if ((err = send_cfg(st, nlh)) != 0) {
-			st->host->log(st->inst, SL_LOG_ERR, "qtimeout: %s", strerror(-err));
-			return -1;
-		}
-	}
+	if (cfg->qthreshold &&
+	    set_u32(st, NFULA_CFG_QTHRESH, (uint32_t)cfg->qthreshold, "qthreshold") < 0)
+		return -1;
+	/* the kernel counts in 1/100 s */
+	if (cfg->qtimeout &&
+	    set_u32(st, NFULA_CFG_TIMEOUT, (uint32_t)((cfg->qtimeout + 9) / 10), "qtimeout") < 0)
+		return -1;
 
 	if (cfg->seq)
 		flags |= NFULNL_CFG_F_SEQ | NFULNL_CFG_F_SEQ_GLOBAL;
@@ -372,16 +370,10 @@ static int nflog_flush(void *state)
 static int nflog_configure(const struct sl_host *host, struct sl_instance *inst,
 			   const void *config, void **state)
 {
-	struct nflog *st;
+	struct nflog *st = sl_state_new(struct nflog, host, inst, config);
 
-	st = calloc(1, sizeof(*st));
-	if (!st) {
-		host->config_error(inst, NULL, "out of memory");
+	if (!st)
 		return -1;
-	}
-	st->host = host;
-	st->inst = inst;
-	st->cfg = config;
 	sl_nl_reader_init(&st->rd, host, inst);
 	st->rd.enobufs_hint = st->cfg->seq ? " (seq_lost counts the events)"
 					   : " or set seq to count the events";

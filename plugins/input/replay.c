@@ -38,6 +38,7 @@
 
 #include "capture.h"
 #include "nflog_attrs.h"
+#include "plugin_state.h"
 
 /* Batches per timer run: bounds the time between two turns of the loop. */
 #define BATCHES_PER_RUN 16
@@ -58,9 +59,7 @@ struct replay_cfg {
 };
 
 struct replay {
-	const struct sl_host *host;
-	struct sl_instance *inst;
-	const struct replay_cfg *cfg;
+	SL_STATE_HEAD(struct replay_cfg);
 
 	pcap_t *pc;
 	char *iobuf;		/* READ_BUFFER bytes, the stdio buffer of the file */
@@ -399,14 +398,9 @@ static int replay_configure(const struct sl_host *host, struct sl_instance *inst
 		host->config_error(inst, "file", "must name a pcap or pcapng file");
 		return -1;
 	}
-	st = calloc(1, sizeof(*st));
-	if (!st) {
-		host->config_error(inst, NULL, "out of memory");
+	st = sl_state_new(struct replay, host, inst, config);
+	if (!st)
 		return -1;
-	}
-	st->host = host;
-	st->inst = inst;
-	st->cfg = cfg;
 	st->c_malformed = host->counter_new(inst, "malformed");
 	*state = st;
 	return 0;
