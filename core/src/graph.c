@@ -486,8 +486,10 @@ int graph_need_field(struct sl_instance *inst, const char *option, const char *n
 	int id = fields_lookup(&g->loader.fields, name);
 	char providers[512], where[256] = "";
 
-	if (id >= 0 && avail && ((avail[id >> 6] >> (id & 63)) & 1))
+	if (id >= 0 && avail && ((avail[id >> 6] >> (id & 63)) & 1)) {
+		inst->asked[id >> 6] |= 1ull << (id & 63);
 		return id;
+	}
 	if (option)
 		snprintf(where, sizeof(where), " (option '%s')", option);
 	/* Blame the list item that names the field, when there is one. */

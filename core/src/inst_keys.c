@@ -24,6 +24,40 @@ unsigned inst_plugin_flags(const struct sl_plugin *d)
 	return d->flags;
 }
 
+static const struct sl_field_decl *plugin_reads(const struct sl_plugin *d)
+{
+	if (d->size < offsetof(struct sl_plugin, reads) + sizeof(d->reads))
+		return NULL;
+	return d->reads;
+}
+
+static void add_decls(uint64_t *mask, struct field_registry *reg, const struct sl_field_decl *f)
+{
+	for (; f && f->name; f++) {
+		int id = fields_lookup(reg, f->name);
+
+		if (id >= 0)
+			mask[id >> 6] |= 1ull << (id & 63);
+	}
+}
+
+void inst_copy_mask(const struct sl_instance *inst, uint64_t mask[SL_PRESENCE_WORDS])
+{
+	const struct sl_plugin *p = inst->desc;
+	const struct sl_field_decl *reads = plugin_reads(p);
+	struct field_registry *reg = &inst->graph->loader.fields;
+
+	if (!reads) {
+		memset(mask, 0xff, SL_PRESENCE_WORDS * sizeof(*mask));
+		return;
+	}
+	memcpy(mask, inst->asked, SL_PRESENCE_WORDS * sizeof(*mask));
+	add_decls(mask, reg, p->needs);
+	for (const struct sl_field_decl *const *alt = sl_plugin_needs_one_of(p); alt && *alt; alt++)
+		add_decls(mask, reg, *alt);
+	add_decls(mask, reg, reads);
+}
+
 /* The scalar value of a core key, or NULL (absent, or an error reported). */
 static const struct ynode *scalar_key(const struct sl_instance *inst, const char *key,
 				      struct diag *d)

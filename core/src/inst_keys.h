@@ -8,6 +8,9 @@
 #define SLUICE_INST_KEYS_H
 
 #include <stdbool.h>
+#include <stdint.h>
+
+#include <sluice/record.h>
 
 #include "config.h"
 
@@ -22,6 +25,13 @@ struct graph;
 bool inst_key_is_core(const char *key);
 /* The plugin's descriptor flags (0 for a plugin built before ABI 1.2). */
 unsigned inst_plugin_flags(const struct sl_plugin *d);
+/*
+ * The fields a queue in front of output `inst` copies: every field it
+ * reads (its needs, needs_one_of, need_field() fields and `reads`), or all
+ * of them when the plugin does not declare `reads`.  An output is a leaf,
+ * so this is the whole subtree the queue feeds.
+ */
+void inst_copy_mask(const struct sl_instance *inst, uint64_t mask[SL_PRESENCE_WORDS]);
 /*
  * Read and check the core keys of inst->opts; set the defaults: network
  * outputs (SL_PLUGIN_NETWORK) on their own thread with `when_full: drop`.

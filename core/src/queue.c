@@ -49,13 +49,15 @@ static bool is_pointer_type(unsigned t)
 }
 
 /*
- * One record: its presence bits, the values of the fields present, and
- * the bytes they point to.  The packet is copied first; fields that point
- * inside it (payload, options) are pointed inside the copy, not copied
- * again.  On failure nothing is left behind in dst.
+ * One record: the fields in copy[] it has, their values, and the bytes
+ * they point to.  The packet is copied first if it is one of them; fields
+ * that point inside it (payload, options) are then pointed inside the
+ * copy, not copied again (without it, each is copied on its own).  The
+ * text_safe mark is kept by pointing it at the text's copy (it holds when
+ * both are the same bytes).  On failure nothing is left behind in dst.
  */
 static bool copy_one(struct sl_batch *dst, const struct sl_record *s, const uint8_t *types,
-		     unsigned nfields)
+		     unsigned nfields, const uint64_t *copy)
 {
 	size_t mark = dst->arena.used;
 	struct sl_record *d = sl_batch_add(dst);
@@ -63,8 +65,9 @@ static bool copy_one(struct sl_batch *dst, const struct sl_record *s, const uint
 	const uint8_t *npkt = NULL;
 	uint32_t plen = 0;
 
-	memcpy(d->present, s->present, sizeof(d->present));
-	if (sl_has(s, SL_F_PACKET)) {
+	for (unsigned w = 0; w < SL_PRESENCE_WORDS; w++)
+		d->present[w] = s->present[w] & copy[w];
+	if (sl_has(d, SL_F_PACKET)) {
 		pkt = (uintptr_t)s->v[SL_F_PACKET].bytes.ptr;
 		plen = s->v[SL_F_PACKET].bytes.len;
 		npkt = arena_dup(dst, s->v[SL_F_PACKET].bytes.ptr, plen);
@@ -72,7 +75,7 @@ static bool copy_one(struct sl_batch *dst, const struct sl_record *s, const uint
 			goto undo;
 	}
 	for (unsigned w = 0; w < SL_PRESENCE_WORDS; w++) {
-		for (uint64_t bits = s->present[w]; bits; bits &= bits - 1) {
+		for (uint64_t bits = d->present[w]; bits; bits &= bits - 1) {
 			unsigned f = w * 64 + (unsigned)__builtin_ctzll(bits);
 			const struct sl_bytes *sb = &s->v[f].bytes;
 			uintptr_t p = (uintptr_t)sb->ptr;
@@ -82,6 +85,8 @@ static bool copy_one(struct sl_batch *dst, const struct sl_record *s, const uint
 				continue;
 			if (f == SL_F_PACKET) {
 				d->v[f].bytes.ptr = npkt;
+			} else if (f == SL_F_TEXT_SAFE && sl_text_is_safe(s) && sl_has(d, SL_F_TEXT)) {
+				d->v[f].bytes.ptr = d->v[SL_F_TEXT].bytes.ptr;
 			} else if (npkt && sb->len && p >= pkt && p - pkt <= plen &&
 				   sb->len <= plen - (p - pkt)) {
 				d->v[f].bytes.ptr = npkt + (p - pkt);
@@ -102,10 +107,10 @@ undo:
 }
 
 bool bq_copy_records(struct sl_batch *dst, const struct sl_batch *src, unsigned *next,
-		     const uint8_t *types, unsigned nfields)
+		     const uint8_t *types, unsigned nfields, const uint64_t *copy)
 {
 	while (*next < src->count && dst->filled < dst->capacity) {
-		if (!copy_one(dst, src->rec[*next], types, nfields))
+		if (!copy_one(dst, src->rec[*next], types, nfields, copy))
 			return dst->count != 0;
 		(*next)++;
 	}
@@ -129,6 +134,7 @@ struct bqueue *bq_new(unsigned max, bool block, unsigned batch_size, size_t stri
 	q->arena_size = arena_size;
 	q->types = types;
 	q->nfields = nfields;
+	memset(q->copy, 0xff, sizeof(q->copy));
 	/* Control items coalesce, so at most one sits between two batches. */
 	q->ring_cap = 2 * max + 4;
 	q->ring = calloc(q->ring_cap, sizeof(*q->ring));
@@ -226,7 +232,7 @@ uint64_t bq_put(struct bqueue *q, const struct sl_batch *src)
 		b->count = 0;
 		b->filled = 0;
 		b->arena.used = 0;
-		while (!bq_copy_records(b, src, &next, q->types, q->nfields)) {
+		while (!bq_copy_records(b, src, &next, q->types, q->nfields, q->copy)) {
 			dropped++;	/* bigger than a whole arena */
 			next++;
 		}

@@ -4,7 +4,9 @@
  * thread.  Producers (the threads of the inputs above it) copy each batch
  * once into a batch the queue owns: presence bits, the values of present
  * fields, and the bytes text/packet fields point to, into that batch's
- * arena, pointers fixed up.  Nothing a producer's batch points to is kept,
+ * arena, pointers fixed up.  Only the fields the consumer reads are
+ * copied (`copy`, inst_copy_mask(): everything unless the output says
+ * what it reads).  Nothing a producer's batch points to is kept,
  * so the "copy what you keep" rule holds.  The consumer takes items in
  * order and gives each batch back when process() has returned.
  *
@@ -42,6 +44,7 @@ struct bqueue {
 	size_t arena_size;
 	const uint8_t *types;		/* enum sl_type per field id, 0: unknown */
 	unsigned nfields;
+	uint64_t copy[SL_PRESENCE_WORDS];	/* fields copied in; all unless set before start */
 	uint64_t high_water;		/* most batches queued at once */
 	uint64_t dropped;		/* atomic: records refused (worker_feed) */
 };
@@ -79,10 +82,11 @@ void bq_stats(struct bqueue *q, unsigned *depth, uint64_t *high_water);
 
 /*
  * Copy records src->rec[*next..count) into dst until dst or its arena is
- * full; *next moves past those copied.  Exposed for the unit tests.
- * Returns false if record *next does not fit an empty batch at all.
+ * full, each with only the fields in copy[] (SL_PRESENCE_WORDS words);
+ * *next moves past those copied.  Exposed for the unit tests.  Returns
+ * false if record *next does not fit an empty batch at all.
  */
 bool bq_copy_records(struct sl_batch *dst, const struct sl_batch *src, unsigned *next,
-		     const uint8_t *types, unsigned nfields);
+		     const uint8_t *types, unsigned nfields, const uint64_t *copy);
 
 #endif

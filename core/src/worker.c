@@ -8,6 +8,7 @@
 
 #include "event_loop.h"
 #include "host.h"
+#include "inst_keys.h"
 #include "log.h"
 #include "queue.h"
 #include "worker.h"
@@ -149,6 +150,7 @@ int workers_plan(struct runtime *rt, unsigned nthreads)
 			if (w) {
 				w->output = inst;
 				inst->queue = w->inbox;
+				inst_copy_mask(inst, inst->queue->copy);
 			}
 		}
 		if (!w || place(w, inst)) {

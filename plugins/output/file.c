@@ -53,6 +53,12 @@ static const struct sl_field_decl file_needs[] = {
 	SL_FIELD_END
 };
 
+/* Read when present (a queue in front of it copies needs + these). */
+static const struct sl_field_decl file_reads[] = {
+	SL_FIELD_DECL(SL_F_TEXT_SAFE),
+	SL_FIELD_END
+};
+
 static int file_configure(const struct sl_host *host, struct sl_instance *inst, const void *config,
 			  void **state)
 {
@@ -174,6 +180,7 @@ static const struct sl_plugin file_plugin = {
 	.config_size = sizeof(struct file_cfg),
 	.options = file_opts,
 	.needs = file_needs,
+	.reads = file_reads,
 	.configure = file_configure,
 	.start = file_start,
 	.process = file_process,

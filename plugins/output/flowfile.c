@@ -111,6 +111,27 @@ static const struct sl_field_decl ff_needs[] = {
 	SL_FIELD_END
 };
 
+/* Read when present (a queue in front of it copies needs + these). */
+static const struct sl_field_decl ff_reads[] = {
+	SL_FIELD_DECL(SL_F_FLOW_END_REASON),
+	SL_FIELD_DECL(SL_F_FLOW_TCP_FLAGS),
+	SL_FIELD_DECL(SL_F_IFINDEX_IN),
+	SL_FIELD_DECL(SL_F_IFINDEX_OUT),
+	SL_FIELD_DECL(SL_F_IP_PROTO),
+	SL_FIELD_DECL(SL_F_IP_TOS),
+	SL_FIELD_DECL(SL_F_ORIG_BYTES),
+	SL_FIELD_DECL(SL_F_ORIG_DPORT),
+	SL_FIELD_DECL(SL_F_ORIG_PACKETS),
+	SL_FIELD_DECL(SL_F_ORIG_SPORT),
+	SL_FIELD_DECL(SL_F_REPLY_BYTES),
+	SL_FIELD_DECL(SL_F_REPLY_DPORT),
+	SL_FIELD_DECL(SL_F_REPLY_DST),
+	SL_FIELD_DECL(SL_F_REPLY_PACKETS),
+	SL_FIELD_DECL(SL_F_REPLY_SPORT),
+	SL_FIELD_DECL(SL_F_REPLY_SRC),
+	SL_FIELD_END
+};
+
 /* ---- time and names ---- */
 
 static int64_t now_ms(void)
@@ -858,6 +879,7 @@ static const struct sl_plugin flowfile_plugin = {
 	.config_size = sizeof(struct ff_cfg),
 	.options = ff_options,
 	.needs = ff_needs,
+	.reads = ff_reads,
 	.configure = ff_configure,
 	.start = ff_start,
 	.process = ff_process,

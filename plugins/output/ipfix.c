@@ -113,6 +113,27 @@ static const struct sl_field_decl ipfix_needs[] = {
 	SL_FIELD_END
 };
 
+/* Read when present (a queue in front of it copies needs + these). */
+static const struct sl_field_decl ipfix_reads[] = {
+	SL_FIELD_DECL(SL_F_FLOW_END_REASON),
+	SL_FIELD_DECL(SL_F_FLOW_TCP_FLAGS),
+	SL_FIELD_DECL(SL_F_IFINDEX_IN),
+	SL_FIELD_DECL(SL_F_IFINDEX_OUT),
+	SL_FIELD_DECL(SL_F_IP_PROTO),
+	SL_FIELD_DECL(SL_F_ORIG_BYTES),
+	SL_FIELD_DECL(SL_F_ORIG_DPORT),
+	SL_FIELD_DECL(SL_F_ORIG_PACKETS),
+	SL_FIELD_DECL(SL_F_ORIG_SPORT),
+	SL_FIELD_DECL(SL_F_REPLY_BYTES),
+	SL_FIELD_DECL(SL_F_REPLY_DPORT),
+	SL_FIELD_DECL(SL_F_REPLY_DST),
+	SL_FIELD_DECL(SL_F_REPLY_PACKETS),
+	SL_FIELD_DECL(SL_F_REPLY_SPORT),
+	SL_FIELD_DECL(SL_F_REPLY_SRC),
+	SL_FIELD_DECL(SL_F_TIMESTAMP),
+	SL_FIELD_END
+};
+
 struct tmpl {
 	bool built;
 	uint16_t id;
@@ -672,6 +693,7 @@ static const struct sl_plugin ipfix_plugin = {
 	.config_size = sizeof(struct ipfix_cfg),
 	.options = ipfix_options,
 	.needs = ipfix_needs,
+	.reads = ipfix_reads,
 	.process = ipfix_process,
 	.flush = ipfix_flush,
 	.stop = ipfix_stop,

@@ -109,6 +109,33 @@ static const struct sl_field_decl pcap_needs[] = {
 	SL_FIELD_END
 };
 
+/* Read when present (a queue in front of it copies needs + these). */
+static const struct sl_field_decl pcap_reads[] = {
+	SL_FIELD_DECL(SL_F_FAMILY),
+	SL_FIELD_DECL(SL_F_GID),
+	SL_FIELD_DECL(SL_F_HOOK),
+	SL_FIELD_DECL(SL_F_HWADDR),
+	SL_FIELD_DECL(SL_F_HWHDR),
+	SL_FIELD_DECL(SL_F_HWTYPE),
+	SL_FIELD_DECL(SL_F_HW_PROTOCOL),
+	SL_FIELD_DECL(SL_F_IFINDEX_IN),
+	SL_FIELD_DECL(SL_F_IFINDEX_OUT),
+	SL_FIELD_DECL(SL_F_MAC_DST),
+	SL_FIELD_DECL(SL_F_MAC_SRC),
+	SL_FIELD_DECL(SL_F_MARK),
+	SL_FIELD_DECL(SL_F_NFLOG_GROUP),
+	SL_FIELD_DECL(SL_F_ORIG_LEN),
+	SL_FIELD_DECL(SL_F_PHYSINDEX_IN),
+	SL_FIELD_DECL(SL_F_PHYSINDEX_OUT),
+	SL_FIELD_DECL(SL_F_PREFIX),
+	SL_FIELD_DECL(SL_F_SEQ_GLOBAL),
+	SL_FIELD_DECL(SL_F_SEQ_LOCAL),
+	SL_FIELD_DECL(SL_F_TIMESTAMP),
+	SL_FIELD_DECL(SL_F_UID),
+	SL_FIELD_DECL(SL_F_VLAN_ID),
+	SL_FIELD_END
+};
+
 static int dlt_of(int linktype)
 {
 	switch (linktype) {
@@ -601,6 +628,7 @@ static const struct sl_plugin pcap_plugin = {
 	.config_size = sizeof(struct pcap_cfg),
 	.options = pcap_opts,
 	.needs = pcap_needs,
+	.reads = pcap_reads,
 	.configure = pcap_configure,
 	.start = pcap_start,
 	.process = pcap_process,

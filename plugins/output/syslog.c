@@ -129,6 +129,20 @@ static const struct sl_field_decl syslog_needs[] = {
 	SL_FIELD_END
 };
 
+/* Read when present (a queue in front of it copies needs + these). */
+static const struct sl_field_decl syslog_reads[] = {
+	SL_FIELD_DECL(SL_F_TEXT_SAFE),
+	SL_FIELD_DECL(SL_F_TIMESTAMP),
+	SL_FIELD_DECL(SL_F_SRC_ADDR),
+	SL_FIELD_DECL(SL_F_DST_ADDR),
+	SL_FIELD_DECL(SL_F_IP_PROTO),
+	SL_FIELD_DECL(SL_F_SPORT),
+	SL_FIELD_DECL(SL_F_DPORT),
+	SL_FIELD_DECL(SL_F_IFNAME_IN),
+	SL_FIELD_DECL(SL_F_IFNAME_OUT),
+	SL_FIELD_END
+};
+
 struct syslog_state {
 	const struct sl_host *host;
 	struct sl_instance *inst;
@@ -1218,6 +1232,7 @@ static const struct sl_plugin syslog_plugin = {
 	.config_size = sizeof(struct syslog_cfg),
 	.options = syslog_opts,
 	.needs = syslog_needs,
+	.reads = syslog_reads,
 	.configure = syslog_configure,
 	.start = syslog_start,
 	.process = syslog_process,

@@ -11,6 +11,10 @@
 #     batches, and every refused record is counted: in = out + dropped,
 #     dropped = queue_dropped > 0, the reader gets exactly `out` lines, all
 #     of them lines of A.
+#  C. pcap (linktype nflog: every metadata field it knows; ethernet: the
+#     rebuilt link header, MACs and VLAN tags) on its own thread: its
+#     queue copies only the fields pcap declares it reads, and the file is
+#     byte for byte the file written without a thread.
 . "$(dirname "$0")/lib.sh"
 need_cmd python3 cmp
 CAP="$SRCDIR/tests/data/eth-mixed.pcap"
@@ -77,4 +81,19 @@ import sys
 a = set(open(sys.argv[1], "rb"))
 sys.exit(0 if all(l in a for l in open(sys.argv[2], "rb")) else 1)
 PY
+for c in nflog-mixed:nflog eth-vlan:ethernet sll2-mixed:nflog; do
+	cap=${c%%:*} lt=${c#*:}
+	[ -f "$SRCDIR/tests/data/$cap.pcap" ] || fail "no tests/data/$cap.pcap"
+	for t in false true; do
+		cat >"$WORK/c.yaml" <<YAML
+stacks:
+  s: [{plugin: replay, file: "$SRCDIR/tests/data/$cap.pcap", loop: 50}, decode,
+      {plugin: pcap, file: "$WORK/c-$t.pcap", linktype: $lt, thread: $t}]
+YAML
+		"$SLUICE" -c "$WORK/c.yaml" >"$WORK/c.out" 2>&1 || { cat "$WORK/c.out"; fail "C: sluice failed"; }
+	done
+	[ "$(stat -c %s "$WORK/c-true.pcap")" -gt 24 ] || fail "C: $cap: empty pcap"
+	cmp "$WORK/c-false.pcap" "$WORK/c-true.pcap" ||
+		fail "C: $cap as $lt: the threaded pcap differs from the one written without a thread"
+done
 pass "$want records: threaded file == unthreaded file (block below replay); with drop: $out written + $dropped dropped (= queue_dropped)"

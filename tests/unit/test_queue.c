@@ -9,7 +9,8 @@
  * wraparound with control items coalesced; a batch whose bytes overflow
  * one arena continues in the next, and a record larger than a whole arena
  * is dropped and counted; two producer threads into one queue (MPSC)
- * keep each producer's order and lose nothing under `block`.
+ * keep each producer's order and lose nothing under `block`; only the
+ * fields of the queue's copy mask are copied.
  */
 #include <pthread.h>
 #include <sched.h>
@@ -120,6 +121,92 @@ static void fidelity(void)
 	CHECK(!bq_get(q, &it));
 	free(src);
 	bq_free(q);
+}
+
+static void mask_of(uint64_t *m, const sl_field *f, unsigned n)
+{
+	memset(m, 0, SL_PRESENCE_WORDS * sizeof(*m));
+	for (unsigned i = 0; i < n; i++)
+		m[f[i] >> 6] |= 1ull << (f[i] & 63);
+}
+
+static bool same_value(const struct sl_record *a, const struct sl_record *b, sl_field f)
+{
+	return memcmp(&a->v[f], &b->v[f], sizeof(union sl_value)) == 0;
+}
+
+/*
+ * Only the fields of the consumer's mask are copied: the others are
+ * absent in the copy and cost no arena; the copied values are
+ * byte-identical; a field inside the packet is copied on its own when the
+ * packet is not wanted, and pointed into the packet's copy when it is;
+ * the text_safe mark survives (it points at the text's copy).
+ */
+static void only_needed(void)
+{
+	static const sl_field text_only[] = {SL_F_TEXT, SL_F_TEXT_SAFE, SL_F_TIMESTAMP, SL_F_SPORT,
+					     SL_F_PAYLOAD};
+	static const sl_field with_packet[] = {SL_F_PACKET, SL_F_PAYLOAD, SL_F_SPORT};
+	static const uint8_t addr[16] = {0x20, 0x01, 0x0d, 0xb8, 9, 9};
+	uint8_t packet[64], ifname[] = "eth0", payload[36];
+	struct sl_batch *src = batch_new(4, STRIDE, 1024);
+	struct sl_batch *dst = batch_new(4, STRIDE, 4096);
+	uint64_t mask[SL_PRESENCE_WORDS];
+	struct sl_record *r, *c;
+	unsigned next = 0;
+	char *text;
+
+	for (unsigned i = 0; i < sizeof(packet); i++)
+		packet[i] = (uint8_t)(i * 5 + 1);
+	memcpy(payload, packet + 28, sizeof(payload));
+	r = sl_batch_add(src);
+	sl_set_bytes(r, SL_F_PACKET, packet, sizeof(packet));
+	sl_set_bytes(r, SL_F_PAYLOAD, packet + 28, 36);
+	sl_set_bytes(r, SL_F_IFNAME_IN, ifname, 4);
+	text = sl_batch_alloc(src, 11);
+	memcpy(text, "hello queue", 11);
+	sl_set_bytes(r, SL_F_TEXT, text, 11);
+	sl_set_text_safe(r);
+	sl_set_u64(r, SL_F_MARK, 7);
+	sl_set_ip6(r, SL_F_SRC_ADDR, addr);
+	sl_set_time(r, SL_F_TIMESTAMP, 1700000001, 42);
+	sl_set_u64(r, SL_F_SPORT, 514);
+
+	mask_of(mask, text_only, sizeof(text_only) / sizeof(text_only[0]));
+	CHECK(bq_copy_records(dst, src, &next, types, NF, mask) && next == 1 && dst->count == 1);
+	c = dst->rec[0];
+	memset(packet, 0xee, sizeof(packet));	/* the input's buffer is reused */
+	CHECK(!sl_has(c, SL_F_PACKET) && !sl_has(c, SL_F_IFNAME_IN) && !sl_has(c, SL_F_MARK) &&
+	      !sl_has(c, SL_F_SRC_ADDR));
+	CHECK(sl_has(c, SL_F_TEXT) && c->v[SL_F_TEXT].bytes.len == 11 &&
+	      in_arena(dst, c->v[SL_F_TEXT].bytes.ptr, 11) &&
+	      memcmp(c->v[SL_F_TEXT].bytes.ptr, "hello queue", 11) == 0);
+	CHECK(sl_text_is_safe(c));
+	CHECK(sl_has(c, SL_F_TIMESTAMP) && same_value(c, r, SL_F_TIMESTAMP));
+	CHECK(sl_has(c, SL_F_SPORT) && same_value(c, r, SL_F_SPORT));
+	CHECK(sl_has(c, SL_F_PAYLOAD) && c->v[SL_F_PAYLOAD].bytes.len == 36 &&
+	      in_arena(dst, c->v[SL_F_PAYLOAD].bytes.ptr, 36) &&
+	      memcmp(c->v[SL_F_PAYLOAD].bytes.ptr, payload, 36) == 0);
+	/* 11 text + 36 payload (+ alignment): no packet, no interface name */
+	CHECK(dst->arena.used <= 16 + 40);
+
+	/* the packet wanted: the payload points into its copy */
+	for (unsigned i = 0; i < sizeof(packet); i++)
+		packet[i] = (uint8_t)(i * 5 + 1);
+	dst->count = dst->filled = 0;
+	dst->arena.used = 0;
+	next = 0;
+	mask_of(mask, with_packet, sizeof(with_packet) / sizeof(with_packet[0]));
+	CHECK(bq_copy_records(dst, src, &next, types, NF, mask) && dst->count == 1);
+	c = dst->rec[0];
+	memset(packet, 0xee, sizeof(packet));
+	CHECK(!sl_has(c, SL_F_TEXT) && !sl_has(c, SL_F_TEXT_SAFE) && !sl_has(c, SL_F_TIMESTAMP));
+	CHECK(sl_has(c, SL_F_PACKET) && in_arena(dst, c->v[SL_F_PACKET].bytes.ptr, 64));
+	CHECK(c->v[SL_F_PAYLOAD].bytes.ptr == c->v[SL_F_PACKET].bytes.ptr + 28 &&
+	      memcmp(c->v[SL_F_PAYLOAD].bytes.ptr, payload, 36) == 0);
+	CHECK(dst->arena.used <= 64);
+	free(src);
+	free(dst);
 }
 
 static void drop_when_full(void)
@@ -314,6 +401,7 @@ static void two_producers(void)
 int main(void)
 {
 	fidelity();
+	only_needed();
 	drop_when_full();
 	block_when_full();
 	wraparound();

@@ -349,6 +349,19 @@ struct sl_plugin {
 	 * would be gained by dropping.  A plugin built against 1.1 has no flags.
 	 */
 	uint32_t flags;
+
+	/*
+	 * Fields the plugin reads when a record has them, beyond `needs` and
+	 * `needs_one_of` (and the fields its configure() asked for with
+	 * need_field()): with those, every field it ever reads.  Not checked
+	 * by the graph (a record may lack any of them).  An output on its own
+	 * thread is fed copies of the records holding only the fields it
+	 * reads, so a field missing here is absent for it there.  NULL (a
+	 * plugin that does not say, or one built before this member): every
+	 * field is copied.  A plugin that reads nothing more gives an empty
+	 * list ({SL_FIELD_END}).
+	 */
+	const struct sl_field_decl *reads;
 };
 
 #define SL_PLUGIN_NETWORK (1u << 0)
