@@ -48,56 +48,70 @@ static bool is_pointer_type(unsigned t)
 	return t == SL_T_BYTES || t == SL_T_STRING;
 }
 
+void bq_fields_init(struct bq_fields *bf, const uint8_t *types, unsigned nfields)
+{
+	memset(bf->copy, 0xff, sizeof(bf->copy));
+	memset(bf->ptrs, 0, sizeof(bf->ptrs));
+	for (unsigned f = 0; f < nfields && f < SL_MAX_FIELDS; f++)
+		if (is_pointer_type(types[f]))
+			bf->ptrs[f >> 6] |= 1ull << (f & 63);
+}
+
+/* A field pointing to bytes: into the packet's copy, the text's copy, or its own. */
+static bool copy_pointer(struct sl_batch *dst, struct sl_record *d, const struct sl_record *s,
+			 unsigned f, const uint8_t *npkt)
+{
+	const struct sl_bytes *sb = &s->v[f].bytes;
+	const struct sl_bytes *spkt = &s->v[SL_F_PACKET].bytes;
+	uintptr_t p = (uintptr_t)sb->ptr, pkt = (uintptr_t)spkt->ptr;
+	const uint8_t *c;
+
+	d->v[f] = s->v[f];
+	if (f == SL_F_PACKET) {
+		d->v[f].bytes.ptr = npkt;
+	} else if (f == SL_F_TEXT_SAFE && sl_text_is_safe(s) && sl_has(d, SL_F_TEXT)) {
+		d->v[f].bytes.ptr = d->v[SL_F_TEXT].bytes.ptr;
+	} else if (npkt && sb->len && p >= pkt && p - pkt <= spkt->len &&
+		   sb->len <= spkt->len - (p - pkt)) {
+		d->v[f].bytes.ptr = npkt + (p - pkt);
+	} else {
+		if (!(c = arena_dup(dst, sb->ptr, sb->len)))
+			return false;
+		d->v[f].bytes.ptr = c;
+	}
+	return true;
+}
+
 /*
- * One record: the fields in copy[] it has, their values, and the bytes
+ * One record: the fields of bf->copy it has, their values, and the bytes
  * they point to.  The packet is copied first if it is one of them; fields
  * that point inside it (payload, options) are then pointed inside the
  * copy, not copied again (without it, each is copied on its own).  The
  * text_safe mark is kept by pointing it at the text's copy (it holds when
- * both are the same bytes).  On failure nothing is left behind in dst.
+ * both are the same bytes).  Values first, then the pointer fields in
+ * ascending order (text before text_safe).  On failure nothing is left
+ * behind in dst.
  */
-static bool copy_one(struct sl_batch *dst, const struct sl_record *s, const uint8_t *types,
-		     unsigned nfields, const uint64_t *copy)
+static bool copy_one(struct sl_batch *dst, const struct sl_record *s, const struct bq_fields *bf)
 {
 	size_t mark = dst->arena.used;
 	struct sl_record *d = sl_batch_add(dst);
-	uintptr_t pkt = 0;
 	const uint8_t *npkt = NULL;
-	uint32_t plen = 0;
 
 	for (unsigned w = 0; w < SL_PRESENCE_WORDS; w++)
-		d->present[w] = s->present[w] & copy[w];
-	if (sl_has(d, SL_F_PACKET)) {
-		pkt = (uintptr_t)s->v[SL_F_PACKET].bytes.ptr;
-		plen = s->v[SL_F_PACKET].bytes.len;
-		npkt = arena_dup(dst, s->v[SL_F_PACKET].bytes.ptr, plen);
-		if (!npkt)
-			goto undo;
-	}
+		d->present[w] = s->present[w] & bf->copy[w];
+	if (sl_has(d, SL_F_PACKET) &&
+	    !(npkt = arena_dup(dst, s->v[SL_F_PACKET].bytes.ptr, s->v[SL_F_PACKET].bytes.len)))
+		goto undo;
 	for (unsigned w = 0; w < SL_PRESENCE_WORDS; w++) {
-		for (uint64_t bits = d->present[w]; bits; bits &= bits - 1) {
+		for (uint64_t bits = d->present[w] & ~bf->ptrs[w]; bits; bits &= bits - 1) {
 			unsigned f = w * 64 + (unsigned)__builtin_ctzll(bits);
-			const struct sl_bytes *sb = &s->v[f].bytes;
-			uintptr_t p = (uintptr_t)sb->ptr;
 
 			d->v[f] = s->v[f];
-			if (f >= nfields || !is_pointer_type(types[f]))
-				continue;
-			if (f == SL_F_PACKET) {
-				d->v[f].bytes.ptr = npkt;
-			} else if (f == SL_F_TEXT_SAFE && sl_text_is_safe(s) && sl_has(d, SL_F_TEXT)) {
-				d->v[f].bytes.ptr = d->v[SL_F_TEXT].bytes.ptr;
-			} else if (npkt && sb->len && p >= pkt && p - pkt <= plen &&
-				   sb->len <= plen - (p - pkt)) {
-				d->v[f].bytes.ptr = npkt + (p - pkt);
-			} else {
-				const uint8_t *c = arena_dup(dst, sb->ptr, sb->len);
-
-				if (!c)
-					goto undo;
-				d->v[f].bytes.ptr = c;
-			}
 		}
+		for (uint64_t bits = d->present[w] & bf->ptrs[w]; bits; bits &= bits - 1)
+			if (!copy_pointer(dst, d, s, w * 64 + (unsigned)__builtin_ctzll(bits), npkt))
+				goto undo;
 	}
 	return true;
 undo:
@@ -107,10 +121,10 @@ undo:
 }
 
 bool bq_copy_records(struct sl_batch *dst, const struct sl_batch *src, unsigned *next,
-		     const uint8_t *types, unsigned nfields, const uint64_t *copy)
+		     const struct bq_fields *bf)
 {
 	while (*next < src->count && dst->filled < dst->capacity) {
-		if (!copy_one(dst, src->rec[*next], types, nfields, copy))
+		if (!copy_one(dst, src->rec[*next], bf))
 			return dst->count != 0;
 		(*next)++;
 	}
@@ -132,9 +146,7 @@ struct bqueue *bq_new(unsigned max, bool block, unsigned batch_size, size_t stri
 	q->batch_size = batch_size;
 	q->stride = (unsigned)stride;
 	q->arena_size = arena_size;
-	q->types = types;
-	q->nfields = nfields;
-	memset(q->copy, 0xff, sizeof(q->copy));
+	bq_fields_init(&q->fields, types, nfields);
 	/* Control items coalesce, so at most one sits between two batches. */
 	q->ring_cap = 2 * max + 4;
 	q->ring = calloc(q->ring_cap, sizeof(*q->ring));
@@ -232,7 +244,7 @@ uint64_t bq_put(struct bqueue *q, const struct sl_batch *src)
 		b->count = 0;
 		b->filled = 0;
 		b->arena.used = 0;
-		while (!bq_copy_records(b, src, &next, q->types, q->nfields, q->copy)) {
+		while (!bq_copy_records(b, src, &next, &q->fields)) {
 			dropped++;	/* bigger than a whole arena */
 			next++;
 		}

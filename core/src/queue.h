@@ -31,6 +31,12 @@ struct bq_item {
 	struct sl_batch *b;	/* BQ_BATCH */
 };
 
+/* What a copy takes of each record: these fields; which of all point to bytes. */
+struct bq_fields {
+	uint64_t copy[SL_PRESENCE_WORDS];	/* all unless set before start (inst_copy_mask) */
+	uint64_t ptrs[SL_PRESENCE_WORDS];	/* SL_T_BYTES and SL_T_STRING fields */
+};
+
 struct bqueue {
 	pthread_mutex_t lock;
 	pthread_cond_t not_full;	/* block policy: a batch came back */
@@ -42,9 +48,7 @@ struct bqueue {
 	unsigned nfree, nalloc, max;	/* max: the bound, in batches */
 	unsigned batch_size, stride;
 	size_t arena_size;
-	const uint8_t *types;		/* enum sl_type per field id, 0: unknown */
-	unsigned nfields;
-	uint64_t copy[SL_PRESENCE_WORDS];	/* fields copied in; all unless set before start */
+	struct bq_fields fields;
 	uint64_t high_water;		/* most batches queued at once */
 	uint64_t dropped;		/* atomic: records refused (worker_feed) */
 };
@@ -54,7 +58,8 @@ struct sl_batch *batch_new(unsigned batch_size, size_t stride, size_t arena_size
 
 /*
  * A queue of at most max batches (0: control items only).  types[] gives
- * each field's type (nfields entries); it must outlive the queue.
+ * each field's type (nfields entries), read here only.  It copies every
+ * field until q->fields.copy is narrowed (before any bq_put()).
  */
 struct bqueue *bq_new(unsigned max, bool block, unsigned batch_size, size_t stride,
 		      size_t arena_size, const uint8_t *types, unsigned nfields);
@@ -80,13 +85,15 @@ void bq_clear_wakeup(struct bqueue *q);
 /* Batches in use now (queued or in process()), and the most ever. */
 void bq_stats(struct bqueue *q, unsigned *depth, uint64_t *high_water);
 
+/* Every field copied; ptrs[] from types[] (nfields entries). */
+void bq_fields_init(struct bq_fields *bf, const uint8_t *types, unsigned nfields);
 /*
  * Copy records src->rec[*next..count) into dst until dst or its arena is
- * full, each with only the fields in copy[] (SL_PRESENCE_WORDS words);
- * *next moves past those copied.  Exposed for the unit tests.  Returns
- * false if record *next does not fit an empty batch at all.
+ * full, each with only the fields in bf->copy; *next moves past those
+ * copied.  Exposed for the unit tests.  Returns false if record *next
+ * does not fit an empty batch at all.
  */
 bool bq_copy_records(struct sl_batch *dst, const struct sl_batch *src, unsigned *next,
-		     const uint8_t *types, unsigned nfields, const uint64_t *copy);
+		     const struct bq_fields *bf);
 
 #endif

@@ -150,7 +150,7 @@ int workers_plan(struct runtime *rt, unsigned nthreads)
 			if (w) {
 				w->output = inst;
 				inst->queue = w->inbox;
-				inst_copy_mask(inst, inst->queue->copy);
+				inst_copy_mask(inst, inst->queue->fields.copy);
 			}
 		}
 		if (!w || place(w, inst)) {

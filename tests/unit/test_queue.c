@@ -151,7 +151,7 @@ static void only_needed(void)
 	uint8_t packet[64], ifname[] = "eth0", payload[36];
 	struct sl_batch *src = batch_new(4, STRIDE, 1024);
 	struct sl_batch *dst = batch_new(4, STRIDE, 4096);
-	uint64_t mask[SL_PRESENCE_WORDS];
+	struct bq_fields bf;
 	struct sl_record *r, *c;
 	unsigned next = 0;
 	char *text;
@@ -172,8 +172,9 @@ static void only_needed(void)
 	sl_set_time(r, SL_F_TIMESTAMP, 1700000001, 42);
 	sl_set_u64(r, SL_F_SPORT, 514);
 
-	mask_of(mask, text_only, sizeof(text_only) / sizeof(text_only[0]));
-	CHECK(bq_copy_records(dst, src, &next, types, NF, mask) && next == 1 && dst->count == 1);
+	bq_fields_init(&bf, types, NF);
+	mask_of(bf.copy, text_only, sizeof(text_only) / sizeof(text_only[0]));
+	CHECK(bq_copy_records(dst, src, &next, &bf) && next == 1 && dst->count == 1);
 	c = dst->rec[0];
 	memset(packet, 0xee, sizeof(packet));	/* the input's buffer is reused */
 	CHECK(!sl_has(c, SL_F_PACKET) && !sl_has(c, SL_F_IFNAME_IN) && !sl_has(c, SL_F_MARK) &&
@@ -196,8 +197,8 @@ static void only_needed(void)
 	dst->count = dst->filled = 0;
 	dst->arena.used = 0;
 	next = 0;
-	mask_of(mask, with_packet, sizeof(with_packet) / sizeof(with_packet[0]));
-	CHECK(bq_copy_records(dst, src, &next, types, NF, mask) && dst->count == 1);
+	mask_of(bf.copy, with_packet, sizeof(with_packet) / sizeof(with_packet[0]));
+	CHECK(bq_copy_records(dst, src, &next, &bf) && dst->count == 1);
 	c = dst->rec[0];
 	memset(packet, 0xee, sizeof(packet));
 	CHECK(!sl_has(c, SL_F_TEXT) && !sl_has(c, SL_F_TEXT_SAFE) && !sl_has(c, SL_F_TIMESTAMP));
