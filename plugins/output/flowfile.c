@@ -46,6 +46,7 @@
 
 #include <sluice/plugin.h>
 
+#include "flow_fields.h"
 #include "nffile.h"
 #include "safefile.h"
 
@@ -113,22 +114,8 @@ static const struct sl_field_decl ff_needs[] = {
 
 /* Read when present (a queue in front of it copies needs + these). */
 static const struct sl_field_decl ff_reads[] = {
-	SL_FIELD_DECL(SL_F_FLOW_END_REASON),
-	SL_FIELD_DECL(SL_F_FLOW_TCP_FLAGS),
-	SL_FIELD_DECL(SL_F_IFINDEX_IN),
-	SL_FIELD_DECL(SL_F_IFINDEX_OUT),
-	SL_FIELD_DECL(SL_F_IP_PROTO),
+	SL_FLOW_OPTIONAL_FIELDS,
 	SL_FIELD_DECL(SL_F_IP_TOS),
-	SL_FIELD_DECL(SL_F_ORIG_BYTES),
-	SL_FIELD_DECL(SL_F_ORIG_DPORT),
-	SL_FIELD_DECL(SL_F_ORIG_PACKETS),
-	SL_FIELD_DECL(SL_F_ORIG_SPORT),
-	SL_FIELD_DECL(SL_F_REPLY_BYTES),
-	SL_FIELD_DECL(SL_F_REPLY_DPORT),
-	SL_FIELD_DECL(SL_F_REPLY_DST),
-	SL_FIELD_DECL(SL_F_REPLY_PACKETS),
-	SL_FIELD_DECL(SL_F_REPLY_SPORT),
-	SL_FIELD_DECL(SL_F_REPLY_SRC),
 	SL_FIELD_END
 };
 
