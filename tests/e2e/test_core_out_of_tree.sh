@@ -71,6 +71,11 @@ for n, (got, w) in enumerate(zip(rows, want), 1):
 assert ports > 0, "no record had a port"
 print("csv: %d rows match tshark, %d with a port" % (len(rows), ports))
 PY
+# On its own thread its queue copies only the columns (need_field() + an
+# empty .reads): the same rows.
+sed "s|out.csv, fields|out-thr.csv, thread: true, fields|" "$WORK/csv.yaml" >"$WORK/csv-thr.yaml"
+"$SBIN" -c "$WORK/csv-thr.yaml" 2>"$WORK/err" || fail "threaded csv stack failed: $(cat "$WORK/err")"
+cmp "$WORK/out.csv" "$WORK/out-thr.csv" || fail "csv on its own thread wrote other rows"
 # A listed field nothing upstream provides is a configuration error (-t).
 cat >"$WORK/bad.yaml" <<CONF
 stacks:

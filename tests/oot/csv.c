@@ -11,7 +11,9 @@
  *   - it prints fields it has never heard of by host->field_type();
  *   - it tests sl_has() before reading a field: `needs` holds per stack,
  *     a single record may still lack a field (no port on an ICMP packet);
- *   - it reports every record it fails to write with host->dropped_add().
+ *   - it reports every record it fails to write with host->dropped_add();
+ *   - it reads no field but those: `.reads` is an empty list, so with
+ *     `thread: true` its queue copies only the listed columns.
  *
  *     stacks:
  *       s: [replay, decode, {plugin: csv, file: out.csv,
@@ -287,6 +289,11 @@ static void csv_destroy(void *state)
 	free(st);
 }
 
+/* Nothing beyond the columns configure() asked for with need_field(). */
+static const struct sl_field_decl csv_reads[] = {
+	SL_FIELD_END
+};
+
 static const struct sl_plugin csv_plugin = {
 	SL_PLUGIN_HEADER,
 	.kind = SL_KIND_OUTPUT,
@@ -294,6 +301,7 @@ static const struct sl_plugin csv_plugin = {
 	.description = "example out-of-tree output: CSV rows of the configured fields",
 	.config_size = sizeof(struct csv_cfg),
 	.options = csv_options,
+	.reads = csv_reads,
 	.configure = csv_configure,
 	.start = csv_start,
 	.process = csv_process,
