@@ -92,8 +92,8 @@ static void man_fields(const struct sl_field_decl *f)
 	if (!f || !f->name)
 		printf("none");
 	for (const struct sl_field_decl *g = f; g && g->name; g++) {
-		if (g != f)
-			printf(", ");
+		/* \% keeps a field name from being hyphenated. */
+		printf("%s\\%%", g != f ? ", " : "");
 		man_text(g->name);
 	}
 	printf("\n");
