@@ -194,7 +194,8 @@ void opt_format_range(const struct sl_option *o, char *buf, size_t len)
 	default:
 		return;
 	}
-	snprintf(buf, len, "%s-%s", lo, hi);
+	/* "0-1h", not "0ms-1h": zero needs no unit. */
+	snprintf(buf, len, "%s-%s", o->min ? lo : "0", hi);
 }
 
 void opt_describe_values(const struct sl_option *o, char *buf, size_t len)
