@@ -8,6 +8,7 @@
 # every plugin, every option --help shows and every exit status.
 . "$(dirname "$0")/lib.sh"
 need_cmd groff man python3
+[ -f "$BUILDDIR/docs/sluice.yaml.5" ] || skip "built with -DSLUICE_MAN=OFF: no man pages"
 
 inst="$WORK/inst"
 cmake --install "$BUILDDIR" --prefix "$inst" >"$WORK/install.log" 2>&1 ||
