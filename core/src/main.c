@@ -98,7 +98,7 @@ int main(int argc, char **argv)
 		{NULL, 0, NULL, 0},
 	};
 	const char *file = SLUICE_CONF_DIR "/sluice.yaml";
-	bool check = false, verbose = false, all = false;
+	bool check = false, verbose = false, all = false, fmt_given = false;
 	enum describe_format fmt = DESCRIBE_TEXT;
 	struct config cfg;
 	struct diag diag = {0};
@@ -119,6 +119,7 @@ int main(int argc, char **argv)
 		case 'D': return describe_plugin(optarg, NULL, 0);
 		case 'A': all = true; break;
 		case 'F':
+			fmt_given = true;
 			if (describe_parse_format(optarg, &fmt) == 0)
 				break;
 			fprintf(stderr, "sluice: --format: expected text, man or markdown, got '%s'\n",
@@ -126,6 +127,10 @@ int main(int argc, char **argv)
 			return EX_USAGE;
 		default: usage(stderr); return EX_USAGE;
 		}
+	}
+	if (fmt_given && !all) {
+		fprintf(stderr, "sluice: --format is for --describe-all\n");
+		return EX_USAGE;
 	}
 	if (all && optind == argc)
 		return describe_all(fmt, NULL, 0);
