@@ -219,6 +219,7 @@ static void md_plugin(const struct loaded_plugin *p)
 
 /* ---- finding them ---- */
 
+/* loader_load_all() reports through a callback without a context. */
 static int load_errors;
 
 static void count_load_error(const char *msg)

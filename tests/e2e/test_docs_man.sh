@@ -5,7 +5,9 @@
 # without one warning (groff -ww, man -l); the rendered sluice.yaml(5)
 # has a subsection for every plugin --describe-all finds, with exactly
 # that plugin's options and every field it provides; sluice(8) names
-# every plugin, every option --help shows and every exit status.
+# every plugin, every option --help shows and every exit status, and
+# exits as it says in the describe modes; every daemon key the daemon
+# accepts is in sluice.yaml(5) and docs/CONFIG.md.
 . "$(dirname "$0")/lib.sh"
 need_cmd groff man python3
 [ -f "$BUILDDIR/docs/sluice.yaml.5" ] || skip "built with -DSLUICE_MAN=OFF: no man pages"
@@ -33,6 +35,28 @@ render "$mandir/man5/sluice.yaml.5" >"$WORK/yaml5.txt"
 render "$mandir/man8/sluice.8" >"$WORK/sluice8.txt"
 "$SLUICE" --describe-all --format=markdown >"$WORK/all.md"
 "$SLUICE" --help >"$WORK/help.txt"
+# The daemon keys, as the daemon lists them for an unknown one.
+printf 'daemon:\n  no_such_key: 1\nstacks:\n  a: [nflog, file]\n' >"$WORK/keys.yaml"
+"$SLUICE" -t -c "$WORK/keys.yaml" >"$WORK/keys.out" 2>&1 || true
+sed -n "s/.*unknown key 'daemon.no_such_key' (expected \(.*\))$/\1/p" "$WORK/keys.out" |
+	sed 's/,/ /g; s/ or / /' >"$WORK/daemon-keys.txt"
+[ -s "$WORK/daemon-keys.txt" ] || fail "sluice no longer lists the daemon keys for an unknown one"
+cp "$SRCDIR/docs/CONFIG.md" "$WORK/CONFIG.md"
+
+# The exit statuses the page gives for the describe modes.
+rc=0; "$SLUICE" --describe-all --format=x >/dev/null 2>&1 || rc=$?
+[ "$rc" = 64 ] || fail "--format=x: exit $rc, sluice(8) says 64"
+rc=0; "$SLUICE" --format=man >/dev/null 2>&1 || rc=$?
+[ "$rc" = 64 ] || fail "--format without --describe-all: exit $rc, sluice(8) says 64"
+rc=0; SLUICE_PLUGIN_PATH="$WORK/none" "$SLUICE" --describe-all >/dev/null 2>&1 || rc=$?
+[ "$rc" = 69 ] || fail "--describe-all without plugins: exit $rc, sluice(8) says 69"
+if [ -d "${SLUICE_TEST_PLUGIN_DIR:-}/abi99" ]; then
+	rc=0; SLUICE_PLUGIN_PATH="$SLUICE_PLUGIN_PATH:$SLUICE_TEST_PLUGIN_DIR/abi99" \
+		"$SLUICE" --describe-all >/dev/null 2>&1 || rc=$?
+	[ "$rc" = 69 ] || fail "--describe-all with a plugin that fails to load: exit $rc, sluice(8) says 69"
+fi
+rc=0; "$SLUICE" --describe no_such_plugin >/dev/null 2>&1 || rc=$?
+[ "$rc" = 78 ] || fail "--describe of an unknown plugin: exit $rc, sluice(8) says 78"
 
 python3 - "$WORK" <<'PY' || fail "man pages and the plugins disagree (above)"
 import re, sys
@@ -84,7 +108,18 @@ codes = re.search(r"Exit status: ([^\n]*\n[^\n]*)", helptext).group(1)
 for code in re.findall(r"\b(\d+) ", codes):
     if not re.search(rf"^       {code}\b", status, re.M):
         print(f"sluice(8) EXIT STATUS lacks {code}, which --help gives"); bad += 1
-print(f"{len(want)} plugins, {sum(len(o) for _, o, _ in want.values())} options checked")
+daemon = page[page.index("\n   daemon\n"):page.index("\n   instances\n")]
+config = open(f"{work}/CONFIG.md").read()
+config = config[config.index("## `daemon:`"):]
+config = config[:config.index("\n## ", 1)]
+keys = open(f"{work}/daemon-keys.txt").read().split()
+for k in keys:
+    if not re.search(rf"^       {k}\b", daemon, re.M):
+        print(f"sluice.yaml(5) daemon section lacks key {k}"); bad += 1
+    if f"| `{k}` |" not in config:
+        print(f"docs/CONFIG.md daemon table lacks key {k}"); bad += 1
+print(f"{len(want)} plugins, {sum(len(o) for _, o, _ in want.values())} options, "
+      f"{len(keys)} daemon keys checked")
 sys.exit(1 if bad else 0)
 PY
 pass "3 pages render without warnings; every plugin and option is in sluice.yaml(5)"
