@@ -55,6 +55,17 @@ if [ -d "${SLUICE_TEST_PLUGIN_DIR:-}/abi99" ]; then
 		"$SLUICE" --describe-all >/dev/null 2>&1 || rc=$?
 	[ "$rc" = 69 ] || fail "--describe-all with a plugin that fails to load: exit $rc, sluice(8) says 69"
 fi
+# The octal rule the pages state, on flowfile's subdirs (0-8): 010 is 8 and
+# accepted where 10 is out of range, 08 is no number.
+oct() {
+	printf 'stacks:\n  a: [nfct, {plugin: flowfile, dir: /tmp, subdirs: %s}]\n' "$1" >"$WORK/oct.yaml"
+	"$SLUICE" -t -c "$WORK/oct.yaml" 2>&1
+}
+oct 010 >/dev/null || fail "subdirs: 010 is refused; the pages say it is octal, 8"
+out=$(oct 10) && fail "subdirs: 10 accepted"
+grep -q "option 'subdirs': expected an integer from 0 to 8" <<<"$out" || fail "subdirs: 10: $out"
+out=$(oct 08) && fail "subdirs: 08 accepted; the pages say it is an error"
+grep -q "option 'subdirs': expected an integer" <<<"$out" || fail "subdirs: 08: $out"
 rc=0; "$SLUICE" --describe no_such_plugin >/dev/null 2>&1 || rc=$?
 [ "$rc" = 78 ] || fail "--describe of an unknown plugin: exit $rc, sluice(8) says 78"
 
