@@ -7,7 +7,8 @@
 # that plugin's options and every field it provides; sluice(8) names
 # every plugin, every option --help shows and every exit status, and
 # exits as it says in the describe modes; every daemon key the daemon
-# accepts is in sluice.yaml(5) and docs/CONFIG.md.
+# accepts is in sluice.yaml(5) and docs/CONFIG.md; sluice-plugin(3)
+# names every host function, descriptor member and option macro.
 . "$(dirname "$0")/lib.sh"
 need_cmd groff man python3
 [ -f "$BUILDDIR/docs/sluice.yaml.5" ] || skip "built with -DSLUICE_MAN=OFF: no man pages"
@@ -42,6 +43,8 @@ sed -n "s/.*unknown key 'daemon.no_such_key' (expected \(.*\))$/\1/p" "$WORK/key
 	sed 's/,/ /g; s/ or / /' >"$WORK/daemon-keys.txt"
 [ -s "$WORK/daemon-keys.txt" ] || fail "sluice no longer lists the daemon keys for an unknown one"
 cp "$SRCDIR/docs/CONFIG.md" "$WORK/CONFIG.md"
+cp "$SRCDIR/core/include/sluice/plugin.h" "$WORK/plugin.h"
+render "$mandir/man3/sluice-plugin.3" >"$WORK/sluice-plugin.3.txt"
 
 # The exit statuses the page gives for the describe modes.
 rc=0; "$SLUICE" --describe-all --format=x >/dev/null 2>&1 || rc=$?
@@ -129,8 +132,23 @@ for k in keys:
         print(f"sluice.yaml(5) daemon section lacks key {k}"); bad += 1
     if f"| `{k}` |" not in config:
         print(f"docs/CONFIG.md daemon table lacks key {k}"); bad += 1
+# sluice-plugin(3) names every member of the host table and the
+# descriptor, and every option macro, that <sluice/plugin.h> declares.
+hdr = open(f"{work}/plugin.h").read()
+api = open(f"{work}/sluice-plugin.3.txt").read().replace("\u2010", "")
+host = hdr[hdr.index("struct sl_host {"):]
+host = host[:host.index("\n};")]
+desc = hdr[hdr.index("struct sl_plugin {"):]
+desc = desc[:desc.index("\n};")]
+names = re.findall(r"\(\*(\w+)\)\(", host) + re.findall(r"\(\*(\w+)\)\(", desc)
+names += re.findall(r"^\s+(?:enum|const|size_t|uint32_t)[^;(]*?\b(\w+);", desc, re.M)
+names += re.findall(r"^#define (SL_OPT_(?:STR|INT|BOOL|SIZE|DURATION|ENUM|LIST|END))\b", hdr, re.M)
+names += ["SL_HOST_HAS", "SL_PLUGIN_HEADER", "SLUICE_PLUGIN", "SL_REQUIRED", "SL_FIELD_DECL"]
+for n in names:
+    if not re.search(rf"\b{n}\b", api):
+        print(f"sluice-plugin(3) does not mention {n} of <sluice/plugin.h>"); bad += 1
 print(f"{len(want)} plugins, {sum(len(o) for _, o, _ in want.values())} options, "
-      f"{len(keys)} daemon keys checked")
+      f"{len(keys)} daemon keys, {len(names)} API names checked")
 sys.exit(1 if bad else 0)
 PY
 pass "3 pages render without warnings; every plugin and option is in sluice.yaml(5)"
