@@ -13,6 +13,7 @@
 
 #include "config.h"
 #include "daemon.h"
+#include "describe.h"
 #include "event_loop.h"
 #include "fields.h"
 #include "graph.h"
@@ -33,6 +34,8 @@ static void usage(FILE *out)
 		"       sluice -t [-c FILE]             check the configuration and show its stacks\n"
 		"       sluice --list-plugins           list the plugins found\n"
 		"       sluice --describe NAME          show a plugin's options and fields\n"
+		"       sluice --describe-all [--format=text|man|markdown]\n"
+		"                                       describe every plugin found\n"
 		"\n"
 		"  -c, --config FILE   configuration (default " SLUICE_CONF_DIR "/sluice.yaml)\n"
 		"  -t, --check         validate the configuration, print the stacks, exit\n"
@@ -43,7 +46,8 @@ static void usage(FILE *out)
 		"Plugins are searched in $SLUICE_PLUGIN_PATH (colon-separated), then\n"
 		"daemon.plugin_path, then " SLUICE_PLUGIN_DIR ".\n"
 		"Signals: TERM/INT flush and exit, HUP reopens output files, USR1 logs counters.\n"
-		"Exit status: 0 ok, 1 runtime failure, 64 usage, 78 configuration error.\n");
+		"Exit status: 0 ok, 1 runtime failure, 64 usage, 69 no plugin found or loadable,\n"
+		"78 configuration error.\n");
 }
 
 static void print_load_error(const char *msg)
@@ -79,62 +83,6 @@ static int list_plugins(void)
 	return n ? 0 : EX_UNAVAILABLE;
 }
 
-static void print_fields(const char *title, const struct sl_field_decl *f)
-{
-	printf("%s:", title);
-	if (!f || !f->name)
-		printf(" -");
-	for (; f && f->name; f++)
-		printf(" %s", f->name);
-	printf("\n");
-}
-
-static int describe_plugin(const char *name)
-{
-	struct plugin_loader l;
-	const struct loaded_plugin *p;
-	char err[1024];
-
-	if (loader_init(&l, NULL, 0))
-		return EX_OSERR;
-	p = strchr(name, '/') ? loader_load_path(&l, name, err, sizeof(err))
-			      : loader_find(&l, name, err, sizeof(err));
-	if (!p) {
-		fprintf(stderr, "sluice: %s\n", err);
-		loader_free(&l);
-		return EX_CONFIG;
-	}
-	printf("%s (%s plugin): %s\n", p->desc->name, loader_kind_name(p->desc->kind),
-	       p->desc->description);
-	printf("file: %s\n", p->path);
-	print_fields("needs", p->desc->needs);
-	for (const struct sl_field_decl *const *alt = sl_plugin_needs_one_of(p->desc); alt && *alt;
-	     alt++)
-		print_fields(alt == sl_plugin_needs_one_of(p->desc) ? "needs one of" : "          or",
-			     *alt);
-	print_fields("provides", p->desc->provides);
-	printf("options:\n");
-	if (!p->desc->options || !p->desc->options->name)
-		printf("  (none)\n");
-	for (const struct sl_option *o = p->desc->options; o && o->name; o++) {
-		char values[512], def[512];
-
-		opt_describe_values(o, values, sizeof(values));
-		opt_format_default(o, def, sizeof(def));
-		printf("  %s (%s)\n", o->name, opt_type_name(o->type));
-		printf("      %s\n", o->description ? o->description : "");
-		printf("      values: %s\n", values);
-		if (o->flags & SL_OPT_REQUIRED)
-			printf("      required\n");
-		else if (o->def)
-			printf("      default: %s\n", def);
-		else
-			printf("      default: unset\n");
-	}
-	loader_free(&l);
-	return 0;
-}
-
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -145,10 +93,13 @@ int main(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{"list-plugins", no_argument, NULL, 'L'},
 		{"describe", required_argument, NULL, 'D'},
+		{"describe-all", no_argument, NULL, 'A'},
+		{"format", required_argument, NULL, 'F'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *file = SLUICE_CONF_DIR "/sluice.yaml";
-	bool check = false, verbose = false;
+	bool check = false, verbose = false, all = false, fmt_given = false;
+	enum describe_format fmt = DESCRIBE_TEXT;
 	struct config cfg;
 	struct diag diag = {0};
 	struct drop_target drop;
@@ -165,10 +116,24 @@ int main(int argc, char **argv)
 			return 0;
 		case 'h': usage(stdout); return 0;
 		case 'L': return list_plugins();
-		case 'D': return describe_plugin(optarg);
+		case 'D': return describe_plugin(optarg, NULL, 0);
+		case 'A': all = true; break;
+		case 'F':
+			fmt_given = true;
+			if (describe_parse_format(optarg, &fmt) == 0)
+				break;
+			fprintf(stderr, "sluice: --format: expected text, man or markdown, got '%s'\n",
+				optarg);
+			return EX_USAGE;
 		default: usage(stderr); return EX_USAGE;
 		}
 	}
+	if (fmt_given && !all) {
+		fprintf(stderr, "sluice: --format is for --describe-all\n");
+		return EX_USAGE;
+	}
+	if (all && optind == argc)
+		return describe_all(fmt, NULL, 0);
 	if (optind < argc) {
 		fprintf(stderr, "sluice: unexpected argument '%s'\n", argv[optind]);
 		usage(stderr);

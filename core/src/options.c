@@ -172,6 +172,32 @@ static void describe_unit(char *buf, size_t len, const struct sl_option *o,
 	snprintf(buf, len, "%s from %s to %s (like %s)", what, lo, hi, like);
 }
 
+void opt_format_range(const struct sl_option *o, char *buf, size_t len)
+{
+	char lo[32], hi[32];
+
+	buf[0] = '\0';
+	if (!has_range(o))
+		return;
+	switch (o->type) {
+	case SL_OPT_INT:
+		snprintf(buf, len, "%" PRId64 "-%" PRId64, o->min, o->max);
+		return;
+	case SL_OPT_SIZE:
+		format_size((uint64_t)o->min, lo, sizeof(lo));
+		format_size((uint64_t)o->max, hi, sizeof(hi));
+		break;
+	case SL_OPT_DURATION:
+		format_duration((uint64_t)o->min, lo, sizeof(lo));
+		format_duration((uint64_t)o->max, hi, sizeof(hi));
+		break;
+	default:
+		return;
+	}
+	/* "0-1h", not "0ms-1h": zero needs no unit. */
+	snprintf(buf, len, "%s-%s", o->min ? lo : "0", hi);
+}
+
 void opt_describe_values(const struct sl_option *o, char *buf, size_t len)
 {
 	size_t used;

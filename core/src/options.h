@@ -40,6 +40,9 @@ void opt_store_list(const struct sl_option *o, const char *const *items, unsigne
 /* Describe the accepted values of an option ("integer 0..65535", "one of: a, b"). */
 void opt_describe_values(const struct sl_option *o, char *buf, size_t len);
 
+/* An INT, SIZE or DURATION range as "0-65535", "4KiB-128KiB"; "" when there is none. */
+void opt_format_range(const struct sl_option *o, char *buf, size_t len);
+
 /* Default of an option written as YAML ("[a, b]", a quoted string), for --describe. */
 void opt_format_default(const struct sl_option *o, char *buf, size_t len);
 
