@@ -13,6 +13,7 @@
 #include "event_loop.h"
 #include "host.h"
 #include "log.h"
+#include "metrics.h"
 
 int daemon_reopen(struct daemon *d, char *msg, size_t len)
 {
@@ -28,6 +29,13 @@ int daemon_reopen(struct daemon *d, char *msg, size_t len)
 int daemon_reload(struct daemon *d, char *msg, size_t len)
 {
 	return daemon_reopen(d, msg, len);
+}
+
+/* The HTTP server, which only the main loop serves. */
+static void daemon_services_stop(struct daemon *d)
+{
+	metrics_stop(d->metrics);
+	d->metrics = NULL;
 }
 
 static void on_signal(void *ctx, int signo)
@@ -75,7 +83,14 @@ int daemon_run(struct graph *g, const struct config *cfg, const char *config_fil
 		log_msg(SL_LOG_ERR, "cannot set up signal handling");
 		return 1;
 	}
+	/* Bound as root before anything starts: a port in use starts nothing. */
+	if (cfg->metrics.enabled && !(d.metrics = metrics_start(&cfg->metrics, &g->loader, &d))) {
+		runtime_free(&rt);
+		loop_free(d.loop);
+		return 1;
+	}
 	if (runtime_start(&rt)) {
+		daemon_services_stop(&d);
 		runtime_free(&rt);
 		loop_free(d.loop);
 		return 1;
@@ -86,6 +101,7 @@ int daemon_run(struct graph *g, const struct config *cfg, const char *config_fil
 
 		if (privileges_drop(drop, err, sizeof(err))) {
 			log_msg(SL_LOG_ERR, "%s", err);
+			daemon_services_stop(&d);
 			runtime_stop(&rt);
 			runtime_free(&rt);
 			loop_free(d.loop);
@@ -107,6 +123,7 @@ int daemon_run(struct graph *g, const struct config *cfg, const char *config_fil
 		status = 1;
 	if (!d.exit_signal && runtime_inputs_finished(&rt))
 		log_msg(SL_LOG_INFO, "every input has finished");
+	daemon_services_stop(&d);
 	/* stop() closes the last files: count them before reporting. */
 	runtime_shutdown(&rt);
 	runtime_log_counters(&rt, SL_LOG_INFO);
