@@ -17,6 +17,7 @@
 
 struct event_loop;
 struct metrics;
+struct notify;
 struct runtime;
 
 struct daemon {
@@ -28,6 +29,7 @@ struct daemon {
 	uint64_t reloads_ok;		/* main thread only */
 	uint64_t reloads_failed;
 	struct metrics *metrics;	/* daemon.metrics; NULL: not configured */
+	struct notify *notify;		/* $NOTIFY_SOCKET; NULL: not asked */
 };
 
 /* Start everything, run until TERM/INT or every input has finished. */
