@@ -68,13 +68,13 @@ static void put(struct metrics_text *t, const char *fmt, ...)
 	t->len += (size_t)n;
 }
 
-/* A label value: backslash, double quote and newline escaped, as the format says. */
-static void put_value(struct metrics_text *t, const char *s)
+/* A label value escapes '"' too; HELP text only backslash and newline. */
+static void put_escaped(struct metrics_text *t, const char *s, bool quote)
 {
 	for (; *s && !t->failed; s++) {
 		if (!reserve(t, 3))
 			return;
-		if (*s == '\\' || *s == '"') {
+		if (*s == '\\' || (quote && *s == '"')) {
 			t->buf[t->len++] = '\\';
 			t->buf[t->len++] = *s;
 		} else if (*s == '\n') {
@@ -88,9 +88,16 @@ static void put_value(struct metrics_text *t, const char *s)
 		t->buf[t->len] = 0;
 }
 
+static void put_value(struct metrics_text *t, const char *s)
+{
+	put_escaped(t, s, true);
+}
+
 static void family(struct metrics_text *t, const char *name, const char *type, const char *help)
 {
-	put(t, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+	put(t, "# HELP %s ", name);
+	put_escaped(t, help, false);
+	put(t, "\n# TYPE %s %s\n", name, type);
 }
 
 /* name{instance="..",plugin=".." and the rest of the labels as written */
