@@ -6,7 +6,8 @@
 # READY=1 (only once the output file exists) -> SIGHUP -> RELOADING=1 with
 # MONOTONIC_USEC -> READY=1 -> a STATUS= refresh with the counters ->
 # SIGTERM -> STOPPING=1; WATCHDOG=1 with WATCHDOG_USEC=200000 every ~100 ms;
-# none with WATCHDOG_PID naming another process.
+# none with WATCHDOG_PID naming another process; without NOTIFY_SOCKET no
+# datagram socket is opened at all (/proc/PID/fd against /proc/net/unix).
 . "$(dirname "$0")/lib.sh"
 need_cmd python3
 FACTOR=${SLUICE_TEST_TIME_FACTOR:-1}
@@ -16,6 +17,15 @@ stacks:
   s: [{plugin: replay, file: "$SRCDIR/tests/data/raw-mixed.pcap", pace: original, loop: 0},
       decode, logline, {plugin: file, file: "$WORK/out.log"}]
 YAML
+
+# dgram_sockets PID: how many AF_UNIX datagram sockets PID has open
+dgram_sockets() {
+	local inodes
+	inodes=$(find "/proc/$1/fd" -lname 'socket:*' -printf '%l\n' 2>/dev/null | tr -dc '0-9\n')
+	[ -n "$inodes" ] || { echo 0; return; }
+	awk 'NR == FNR { want[$1] = 1; next } $5 == "0002" && ($7 in want) { n++ } END { print n + 0 }' \
+		<(echo "$inodes") /proc/net/unix
+}
 
 # readies FILE N: at least N READY=1 received
 readies() { [ "$(grep -c 'READY=1' "$1")" -ge "$2" ]; }
@@ -36,6 +46,7 @@ run() {
 	wait_for $((10 * FACTOR)) grep -qs "READY=1" "$WORK/$name.notify" ||
 		{ cat "$WORK/$name.log"; fail "$name: no READY=1"; }
 	sleep 1
+	[ "$(dgram_sockets $pid)" = 1 ] || fail "$name: no notify socket open"
 	kill -HUP $pid
 	wait_for $((10 * FACTOR)) readies "$WORK/$name.notify" 2 ||
 		fail "$name: no READY=1 after the reload"
@@ -96,4 +107,19 @@ run abstract "@sluice-notify-test-$$"
 R2=$(check abstract yes) || fail "abstract socket: see above"
 run otherpid "@sluice-notify-test-$$-b" WATCHDOG_PID=1
 R3=$(check otherpid no) || fail "WATCHDOG_PID: see above"
+# Without NOTIFY_SOCKET: no socket, nothing sent (the receiver stays silent).
+python3 "$SRCDIR/tests/e2e/notify_recv.py" "$WORK/quiet.sock" "$WORK/quiet.notify" "$WORK/out.log" \
+	$((30 * FACTOR)) &
+QPID=$!
+at_exit "kill $QPID"
+wait_for 10 grep -qs BOUND "$WORK/quiet.notify" || fail "quiet: receiver did not bind"
+env -u NOTIFY_SOCKET WATCHDOG_USEC=200000 "$SLUICE" -c "$WORK/s.yaml" >"$WORK/quiet.log" 2>&1 &
+pid=$!
+at_exit "kill $pid"
+wait_for $((10 * FACTOR)) test -s "$WORK/out.log" || fail "quiet: no output"
+sleep 0.5
+[ "$(dgram_sockets $pid)" = 0 ] || fail "a datagram socket open without NOTIFY_SOCKET"
+kill -TERM $pid
+wait $pid || fail "quiet: exit status $?"
+[ "$(cat "$WORK/quiet.notify")" = BOUND ] || fail "sent something without NOTIFY_SOCKET"
 pass "path: $R1; abstract: $R2; $R3"
