@@ -105,10 +105,12 @@ static void parse_daemon(struct config *c, const struct ynode *map, struct diag 
 				c->user = v->scalar;
 				c->user_mark = v->mark;
 			}
+		} else if (strcmp(k->scalar, "metrics") == 0) {
+			metrics_config_parse(&c->metrics, v, d);
 		} else {
 			diag_error(d, &k->mark,
 				   "unknown key 'daemon.%s' (expected plugin_path, log_level, "
-				   "batch_size, threads or user)",
+				   "batch_size, threads, user or metrics)",
 				   k->scalar);
 		}
 	}

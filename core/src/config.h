@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "metrics_config.h"
 #include "strset.h"
 #include "yaml_tree.h"
 
@@ -55,6 +56,7 @@ struct config {
 	unsigned threads;		/* daemon.threads: inputs spread over N threads; 0: main */
 	const char *user;		/* drop root privileges to this user after start */
 	struct ymark user_mark;
+	struct metrics_config metrics;	/* daemon.metrics */
 	struct instance_spec *instances;
 	size_t ninstances;
 	struct strset instance_index;	/* name -> struct instance_spec * */

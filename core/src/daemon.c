@@ -13,6 +13,8 @@
 #include "event_loop.h"
 #include "host.h"
 #include "log.h"
+#include "metrics.h"
+#include "notify.h"
 
 int daemon_reopen(struct daemon *d, char *msg, size_t len)
 {
@@ -27,7 +29,21 @@ int daemon_reopen(struct daemon *d, char *msg, size_t len)
  */
 int daemon_reload(struct daemon *d, char *msg, size_t len)
 {
-	return daemon_reopen(d, msg, len);
+	int ret;
+
+	notify_reloading(d->notify);
+	ret = daemon_reopen(d, msg, len);
+	notify_reloaded(d->notify, ret == 0);
+	return ret;
+}
+
+/* The HTTP server and the notify socket, which only the main loop serves. */
+static void daemon_services_stop(struct daemon *d)
+{
+	metrics_stop(d->metrics);
+	d->metrics = NULL;
+	notify_close(d->notify);
+	d->notify = NULL;
 }
 
 static void on_signal(void *ctx, int signo)
@@ -39,6 +55,7 @@ static void on_signal(void *ctx, int signo)
 	case SIGINT:
 		log_msg(SL_LOG_NOTICE, "%s: flushing and exiting", strsignal(signo));
 		d->exit_signal = signo;
+		notify_stopping(d->notify);
 		loop_stop(d->loop);
 		break;
 	case SIGHUP:
@@ -75,7 +92,15 @@ int daemon_run(struct graph *g, const struct config *cfg, const char *config_fil
 		log_msg(SL_LOG_ERR, "cannot set up signal handling");
 		return 1;
 	}
+	/* Bound as root before anything starts: a port in use starts nothing. */
+	if (cfg->metrics.enabled && !(d.metrics = metrics_start(&cfg->metrics, &g->loader, &d))) {
+		runtime_free(&rt);
+		loop_free(d.loop);
+		return 1;
+	}
+	d.notify = notify_open(&d);
 	if (runtime_start(&rt)) {
+		daemon_services_stop(&d);
 		runtime_free(&rt);
 		loop_free(d.loop);
 		return 1;
@@ -86,6 +111,7 @@ int daemon_run(struct graph *g, const struct config *cfg, const char *config_fil
 
 		if (privileges_drop(drop, err, sizeof(err))) {
 			log_msg(SL_LOG_ERR, "%s", err);
+			daemon_services_stop(&d);
 			runtime_stop(&rt);
 			runtime_free(&rt);
 			loop_free(d.loop);
@@ -103,10 +129,15 @@ int daemon_run(struct graph *g, const struct config *cfg, const char *config_fil
 			g->ninputs, rt.nworkers);
 	else
 		log_msg(SL_LOG_INFO, "started: %zu instances, %zu inputs", g->nall, g->ninputs);
+	/* Every input bound, every output open, the threads running. */
+	if (!status)
+		notify_ready(d.notify);
 	if (!status && loop_run(d.loop))
 		status = 1;
 	if (!d.exit_signal && runtime_inputs_finished(&rt))
 		log_msg(SL_LOG_INFO, "every input has finished");
+	notify_stopping(d.notify);
+	daemon_services_stop(&d);
 	/* stop() closes the last files: count them before reporting. */
 	runtime_shutdown(&rt);
 	runtime_log_counters(&rt, SL_LOG_INFO);

@@ -16,6 +16,8 @@
 #include "privileges.h"
 
 struct event_loop;
+struct metrics;
+struct notify;
 struct runtime;
 
 struct daemon {
@@ -26,6 +28,8 @@ struct daemon {
 	time_t start_time;		/* wall clock, for stats and metrics */
 	uint64_t reloads_ok;		/* main thread only */
 	uint64_t reloads_failed;
+	struct metrics *metrics;	/* daemon.metrics; NULL: not configured */
+	struct notify *notify;		/* $NOTIFY_SOCKET; NULL: not asked */
 };
 
 /* Start everything, run until TERM/INT or every input has finished. */

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "fields.h"
+#include "metrics_module.h"
 #include "plugin_loader.h"
 
 #ifndef SLUICE_PLUGIN_DIR
@@ -351,6 +352,10 @@ void loader_load_all(struct plugin_loader *l, void (*on_error)(const char *msg))
 			char **grown;
 
 			if (len < 4 || strcmp(de->d_name + len - 3, ".so") != 0)
+				continue;
+			/* The core's own HTTP module lives there too; it is no plugin. */
+			if (len - 3 == strlen(SL_METRICS_MODULE_NAME) &&
+			    strncmp(de->d_name, SL_METRICS_MODULE_NAME, len - 3) == 0)
 				continue;
 			grown = realloc(names, (n + 1) * sizeof(*names));
 			if (!grown)

@@ -1,0 +1,303 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The running daemon as Prometheus text (exposition format 0.0.4): the
+ * same counters runtime_log_counters() logs, one family after the other
+ * with HELP and TYPE, label values escaped.  Runs on the main thread,
+ * which owns the graph; counters of other threads are read atomically.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon.h"
+#include "host.h"
+#include "metrics.h"
+#include "queue.h"
+
+/* One plugin counter of one instance, sorted by family name. */
+struct metrics_family_row {
+	char family[160];
+	size_t order;			/* instance index: keeps graph order in a family */
+	const struct sl_instance *inst;
+	size_t k;
+};
+
+static void put(struct metrics_text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static bool reserve(struct metrics_text *t, size_t more)
+{
+	size_t cap = t->cap ? t->cap : 16384;
+	char *grown;
+
+	if (t->len + more < t->cap)
+		return true;
+	while (cap <= t->len + more)
+		cap *= 2;
+	grown = realloc(t->buf, cap);
+	if (!grown) {
+		t->failed = true;
+		return false;
+	}
+	t->buf = grown;
+	t->cap = cap;
+	return true;
+}
+
+static void put(struct metrics_text *t, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (t->failed)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(t->buf + t->len, t->cap - t->len, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		t->failed = true;
+		return;
+	}
+	if ((size_t)n >= t->cap - t->len) {
+		if (!reserve(t, (size_t)n + 1))
+			return;
+		va_start(ap, fmt);
+		vsnprintf(t->buf + t->len, t->cap - t->len, fmt, ap);
+		va_end(ap);
+	}
+	t->len += (size_t)n;
+}
+
+/* A label value escapes '"' too; HELP text only backslash and newline. */
+static void put_escaped(struct metrics_text *t, const char *s, bool quote)
+{
+	for (; *s && !t->failed; s++) {
+		if (!reserve(t, 3))
+			return;
+		if (*s == '\\' || (quote && *s == '"')) {
+			t->buf[t->len++] = '\\';
+			t->buf[t->len++] = *s;
+		} else if (*s == '\n') {
+			t->buf[t->len++] = '\\';
+			t->buf[t->len++] = 'n';
+		} else {
+			t->buf[t->len++] = *s;
+		}
+	}
+	if (reserve(t, 1))
+		t->buf[t->len] = 0;
+}
+
+static void put_value(struct metrics_text *t, const char *s)
+{
+	put_escaped(t, s, true);
+}
+
+static void family(struct metrics_text *t, const char *name, const char *type, const char *help)
+{
+	put(t, "# HELP %s ", name);
+	put_escaped(t, help, false);
+	put(t, "\n# TYPE %s %s\n", name, type);
+}
+
+/* name{instance="..",plugin=".." and the rest of the labels as written */
+static void open_sample(struct metrics_text *t, const char *name, const struct sl_instance *inst)
+{
+	put(t, "%s{instance=\"", name);
+	put_value(t, inst->name);
+	put(t, "\",plugin=\"");
+	put_value(t, inst->desc->name);
+	put(t, "\"");
+}
+
+static void close_sample(struct metrics_text *t, uint64_t v)
+{
+	put(t, "} %llu\n", (unsigned long long)v);
+}
+
+static void put_records(struct metrics_text *t, const struct graph *g)
+{
+	family(t, "sluice_records_total", "counter",
+	       "Records an instance took in and passed on (stack: every stack through it).");
+	for (size_t i = 0; i < g->nall; i++) {
+		const struct sl_instance *inst = g->all[i];
+		static const char *const dir[] = {"in", "out"};
+		const uint64_t *c[] = {&inst->in, &inst->out};
+
+		for (int d = 0; d < 2; d++) {
+			open_sample(t, "sluice_records_total", inst);
+			put(t, ",stack=\"");
+			for (size_t s = 0; s < inst->nstacks; s++) {
+				if (s)
+					put(t, ",");
+				put_value(t, inst->stacks[s]);
+			}
+			put(t, "\",direction=\"%s\"", dir[d]);
+			close_sample(t, counter_get64(c[d]));
+		}
+	}
+}
+
+static void put_drops(struct metrics_text *t, const struct graph *g)
+{
+	family(t, "sluice_dropped_total", "counter",
+	       "Records not passed on: filtered out, refused by a full queue, lost by an output.");
+	for (size_t i = 0; i < g->nall; i++) {
+		const struct sl_instance *inst = g->all[i];
+		/* The queue's share first: worker_feed() counts `dropped` before it. */
+		uint64_t queued = inst->queue ? counter_get64(&inst->queue->dropped) : 0;
+		uint64_t all = counter_get64(&inst->dropped);
+		const char *reason = inst->desc->kind == SL_KIND_FILTER	  ? "filtered"
+				     : inst->desc->kind == SL_KIND_OUTPUT ? "output"
+									  : "input";
+
+		open_sample(t, "sluice_dropped_total", inst);
+		put(t, ",reason=\"%s\"", reason);
+		close_sample(t, all > queued ? all - queued : 0);
+		if (inst->queue) {
+			open_sample(t, "sluice_dropped_total", inst);
+			put(t, ",reason=\"queue_full\"");
+			close_sample(t, queued);
+		}
+	}
+	family(t, "sluice_errors_total", "counter",
+	       "Records lost to errors (a failed process(), an output's write errors).");
+	for (size_t i = 0; i < g->nall; i++) {
+		open_sample(t, "sluice_errors_total", g->all[i]);
+		close_sample(t, counter_get64(&g->all[i]->errors));
+	}
+}
+
+static void put_queues(struct metrics_text *t, const struct graph *g)
+{
+	static const char *const names[] = {"sluice_queue_batches", "sluice_queue_high_batches"};
+	static const char *const help[] = {
+		"Batches waiting in a threaded output's queue now.",
+		"Most batches its queue ever held (the bound is the instance's queue:).",
+	};
+
+	for (int f = 0; f < 2; f++) {
+		bool any = false;
+
+		for (size_t i = 0; i < g->nall; i++) {
+			struct sl_instance *inst = g->all[i];
+			unsigned depth;
+			uint64_t high;
+
+			if (!inst->queue)
+				continue;
+			if (!any)
+				family(t, names[f], "gauge", help[f]);
+			any = true;
+			bq_stats(inst->queue, &depth, &high);
+			open_sample(t, names[f], inst);
+			close_sample(t, f ? high : depth);
+		}
+	}
+}
+
+/* Prometheus names are [a-zA-Z_:][a-zA-Z0-9_:]*: anything else becomes '_'. */
+static void name_part(char *out, size_t len, const char *s)
+{
+	size_t n = 0;
+
+	for (; *s && n + 1 < len; s++)
+		out[n++] = (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+				   (*s >= '0' && *s <= '9') || *s == '_'
+			   ? *s
+			   : '_';
+	out[n] = 0;
+}
+
+static int row_cmp(const void *a, const void *b)
+{
+	const struct metrics_family_row *x = a, *y = b;
+	int c = strcmp(x->family, y->family);
+
+	return c ? c : (x->order > y->order) - (x->order < y->order);
+}
+
+/*
+ * sluice_<plugin>_<counter>_total{instance=}: the instances of one plugin
+ * share a family, so the rows are sorted by family name first (n log n,
+ * not a scan of every instance per counter).
+ */
+static void put_plugin_counters(struct metrics_text *t, const struct graph *g)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < g->nall; i++)
+		n += g->all[i]->ncounters;
+	if (n > t->caprows) {
+		struct metrics_family_row *grown = realloc(t->rows, n * sizeof(*grown));
+
+		if (!grown) {
+			t->failed = true;
+			return;
+		}
+		t->rows = grown;
+		t->caprows = n;
+	}
+	t->nrows = 0;
+	for (size_t i = 0; i < g->nall; i++) {
+		const struct sl_instance *inst = g->all[i];
+
+		for (size_t k = 0; k < inst->ncounters; k++) {
+			struct metrics_family_row *r = &t->rows[t->nrows++];
+			char plugin[64], counter[80];
+
+			name_part(plugin, sizeof(plugin), inst->desc->name);
+			name_part(counter, sizeof(counter), inst->counters[k].name);
+			snprintf(r->family, sizeof(r->family), "sluice_%s_%s_total", plugin, counter);
+			r->order = i;
+			r->inst = inst;
+			r->k = k;
+		}
+	}
+	qsort(t->rows, t->nrows, sizeof(*t->rows), row_cmp);
+	for (size_t r = 0; r < t->nrows; r++) {
+		const struct metrics_family_row *row = &t->rows[r];
+
+		if (!r || strcmp(row->family, t->rows[r - 1].family) != 0) {
+			char help[160];
+
+			snprintf(help, sizeof(help), "The %s plugin's counter %s.",
+				 row->inst->desc->name, row->inst->counters[row->k].name);
+			family(t, row->family, "counter", help);
+		}
+		put(t, "%s{instance=\"", row->family);
+		put_value(t, row->inst->name);
+		put(t, "\"");
+		close_sample(t, counter_get64(&row->inst->counters[row->k].value));
+	}
+}
+
+int metrics_text_render(const struct daemon *d, struct metrics_text *t)
+{
+	const struct graph *g = d->rt->graph;
+
+	t->len = 0;
+	t->failed = !reserve(t, 1);
+	family(t, "sluice_build_info", "gauge", "The running daemon's version and plugin ABI.");
+	put(t, "sluice_build_info{version=\"%s\",abi=\"%d.%d\"} 1\n", SLUICE_VERSION, SL_ABI_MAJOR,
+	    SL_ABI_MINOR);
+	family(t, "sluice_start_time_seconds", "gauge",
+	       "When the daemon started, in seconds since the Unix epoch.");
+	put(t, "sluice_start_time_seconds %lld\n", (long long)d->start_time);
+	family(t, "sluice_reloads_total", "counter", "Configuration reloads by their result.");
+	put(t, "sluice_reloads_total{result=\"ok\"} %llu\n", (unsigned long long)d->reloads_ok);
+	put(t, "sluice_reloads_total{result=\"failed\"} %llu\n",
+	    (unsigned long long)d->reloads_failed);
+	put_records(t, g);
+	put_drops(t, g);
+	put_queues(t, g);
+	put_plugin_counters(t, g);
+	return t->failed ? -1 : 0;
+}
+
+void metrics_text_free(struct metrics_text *t)
+{
+	free(t->buf);
+	free(t->rows);
+	memset(t, 0, sizeof(*t));
+}

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * systemd's readiness protocol (sd_notify(3)) without libsystemd: READY,
+ * RELOADING, STOPPING, STATUS with the headline counters, and watchdog
+ * pings.  Without $NOTIFY_SOCKET notify_open() returns NULL and every
+ * call below does nothing.
+ */
+#ifndef SLUICE_NOTIFY_H
+#define SLUICE_NOTIFY_H
+
+#include <stdbool.h>
+
+struct daemon;
+struct notify;
+
+/* Read $NOTIFY_SOCKET (and $WATCHDOG_USEC/$WATCHDOG_PID); NULL: not asked to notify. */
+struct notify *notify_open(struct daemon *d);
+/* Everything is started: READY=1 with a first STATUS; start the status and watchdog timers. */
+void notify_ready(struct notify *n);
+/* Around daemon_reload(): RELOADING=1 (with MONOTONIC_USEC), then READY=1. */
+void notify_reloading(struct notify *n);
+void notify_reloaded(struct notify *n, bool ok);
+/* STOPPING=1 (once). */
+void notify_stopping(struct notify *n);
+void notify_close(struct notify *n);
+
+#endif

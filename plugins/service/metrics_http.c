@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * metrics_http.so: GET /metrics over libmicrohttpd for the core
+ * (core/src/metrics_module.h).  libmicrohttpd runs without a thread of
+ * its own (MHD_USE_EPOLL): the core watches its epoll descriptor on the
+ * main loop and calls run(), so the text is rendered on the thread that
+ * owns the graph, with no locks.  Nothing here knows what a metric is.
+ */
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <microhttpd.h>
+
+#include "metrics_module.h"
+
+#define CONTENT_TYPE "text/plain; version=0.0.4; charset=utf-8"
+
+struct sl_metrics_server {
+	struct MHD_Daemon *mhd;
+	sl_metrics_render_fn render;
+	sl_metrics_log_fn log;
+	void *ctx;
+};
+
+static void mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	struct sl_metrics_server *srv = cls;
+	char msg[512];
+	size_t n;
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	n = strlen(msg);
+	while (n && msg[n - 1] == '\n')
+		msg[--n] = 0;
+	srv->log(srv->ctx, "metrics: %s", msg);
+}
+
+static enum MHD_Result reply(struct MHD_Connection *conn, unsigned status, const char *body,
+			     size_t len, const char *type, bool allow_get)
+{
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+
+	r = MHD_create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY);
+	if (!r)
+		return MHD_NO;
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+	if (allow_get)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET");
+	ret = MHD_queue_response(conn, status, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+#define REPLY_TEXT(conn, status, text, allow_get) \
+	reply(conn, status, text, sizeof(text) - 1, "text/plain", allow_get)
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
+				  const char *method, const char *version, const char *upload,
+				  size_t *upload_size, void **con_cls)
+{
+	struct sl_metrics_server *srv = cls;
+	const char *text;
+	size_t len;
+
+	/* Answered on the first call: no request here has a body worth reading. */
+	if (strcmp(url, "/metrics") != 0)
+		return REPLY_TEXT(conn, MHD_HTTP_NOT_FOUND, "not found: only /metrics is served\n",
+				  false);
+	if (strcmp(method, MHD_HTTP_METHOD_GET) != 0)
+		return REPLY_TEXT(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed: GET only\n",
+				  true);
+	if (srv->render(srv->ctx, &text, &len) < 0)
+		return REPLY_TEXT(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n", false);
+	return reply(conn, MHD_HTTP_OK, text, len, CONTENT_TYPE, false);
+}
+
+static struct sl_metrics_server *srv_start(int fd, sl_metrics_render_fn render,
+					   sl_metrics_log_fn log, void *ctx, char *err,
+					   size_t errlen)
+{
+	struct sl_metrics_server *srv = calloc(1, sizeof(*srv));
+
+	if (!srv) {
+		close(fd);
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	srv->render = render;
+	srv->log = log;
+	srv->ctx = ctx;
+	/*
+	 * A scraper needs one connection; a few more for a curl next to it.
+	 * Idle connections are closed after 10 s so none can be held open.
+	 */
+	srv->mhd = MHD_start_daemon(MHD_USE_EPOLL | MHD_USE_ERROR_LOG, 0, NULL, NULL, on_request,
+				    srv, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, srv,
+				    MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd,
+				    MHD_OPTION_CONNECTION_LIMIT, 16u,
+				    MHD_OPTION_CONNECTION_TIMEOUT, 10u, MHD_OPTION_END);
+	if (!srv->mhd) {
+		close(fd);
+		free(srv);
+		snprintf(err, errlen, "libmicrohttpd did not start (see the messages above)");
+		return NULL;
+	}
+	return srv;
+}
+
+static int srv_epoll_fd(struct sl_metrics_server *srv)
+{
+	const union MHD_DaemonInfo *info = MHD_get_daemon_info(srv->mhd,
+							       MHD_DAEMON_INFO_EPOLL_FD);
+
+	return info ? info->epoll_fd : -1;
+}
+
+static int srv_run(struct sl_metrics_server *srv)
+{
+	return MHD_run(srv->mhd) == MHD_YES ? 0 : -1;
+}
+
+static int64_t srv_timeout_ms(struct sl_metrics_server *srv)
+{
+	MHD_UNSIGNED_LONG_LONG ms;
+
+	if (MHD_get_timeout(srv->mhd, &ms) != MHD_YES)
+		return -1;
+	return ms > INT64_MAX ? INT64_MAX : (int64_t)ms;
+}
+
+static void srv_stop(struct sl_metrics_server *srv)
+{
+	MHD_stop_daemon(srv->mhd);	/* closes the listening socket too */
+	free(srv);
+}
+
+static const struct sl_metrics_module module = {
+	.version = SL_METRICS_IFACE_VERSION,
+	.size = sizeof(struct sl_metrics_module),
+	.start = srv_start,
+	.epoll_fd = srv_epoll_fd,
+	.run = srv_run,
+	.timeout_ms = srv_timeout_ms,
+	.stop = srv_stop,
+};
+
+__attribute__((visibility("default"))) const struct sl_metrics_module *sluice_metrics_entry(void);
+__attribute__((visibility("default"))) const struct sl_metrics_module *sluice_metrics_entry(void)
+{
+	return &module;
+}
