@@ -156,6 +156,12 @@ static const struct ynode *check_plugin_map(const struct ynode *map, struct diag
 	return p;
 }
 
+static void bad_name(struct config *c, const struct ynode *k, struct diag *d)
+{
+	if (k->kind == YN_SCALAR && strset_add(&c->bad_names, k->scalar, NULL, NULL) < 0)
+		diag_error(d, &k->mark, "out of memory");
+}
+
 static void parse_instances(struct config *c, const struct ynode *map, struct diag *d)
 {
 	if (!optional_map(d, map, "'instances'"))
@@ -169,11 +175,12 @@ static void parse_instances(struct config *c, const struct ynode *map, struct di
 		const struct ynode *k = map->items[i], *v = map->items[i + 1], *p;
 		struct instance_spec *s;
 
-		if (!name_ok(d, k, "instance"))
+		if (!name_ok(d, k, "instance") || !expect_kind(d, v, YN_MAP, "an instance") ||
+		    !(p = check_plugin_map(v, d, "an instance"))) {
+			/* Its uses are not errors again: they end their stacks quietly. */
+			bad_name(c, k, d);
 			continue;
-		if (!expect_kind(d, v, YN_MAP, "an instance") ||
-		    !(p = check_plugin_map(v, d, "an instance")))
-			continue;
+		}
 		s = &c->instances[c->ninstances++];
 		s->name = k->scalar;
 		s->mark = k->mark;
@@ -223,9 +230,11 @@ static void parse_stacks(struct config *c, const struct ynode *map, struct diag 
 		}
 		for (size_t j = 0; j < v->n; j++) {
 			const struct ynode *e = v->items[j];
-			struct elem_spec *es = &s->elems[s->n];
+			struct elem_spec *es = &s->elems[s->n++];
 
+			/* A bad element stays, marked: the rest keep their positions. */
 			es->mark = e->mark;
+			es->bad = true;
 			if (e->kind == YN_SCALAR) {
 				if (!valid_name(e->scalar)) {
 					diag_error(d, &e->mark,
@@ -246,7 +255,7 @@ static void parse_stacks(struct config *c, const struct ynode *map, struct diag 
 					   "not a list");
 				continue;
 			}
-			s->n++;
+			es->bad = false;
 		}
 	}
 }
@@ -274,6 +283,9 @@ static int parse_root(struct config *c, struct diag *d)
 			diag_error(d, &k->mark,
 				   "unknown top-level key '%s' (expected daemon, instances or stacks)",
 				   k->scalar);
+			/* A misspelt `instances:`: its names are not errors again in stacks. */
+			for (size_t j = 0; v->kind == YN_MAP && j < v->n; j += 2)
+				bad_name(c, v->items[j], d);
 		}
 	}
 	if (!have_stacks)
@@ -297,6 +309,11 @@ int config_load(struct config *c, const char *file, struct diag *d)
 	return parse_root(c, d);
 }
 
+bool config_is_bad_name(const struct config *c, const char *name)
+{
+	return strset_find(&c->bad_names, name) != NULL;
+}
+
 int config_load_string(struct config *c, const char *name, const char *text, struct diag *d)
 {
 	char err[1024];
@@ -316,6 +333,7 @@ int config_load_string(struct config *c, const char *name, const char *text, str
 void config_free(struct config *c)
 {
 	strset_free(&c->instance_index);
+	strset_free(&c->bad_names);
 	for (size_t i = 0; i < c->nstacks; i++)
 		free(c->stacks[i].elems);
 	free(c->stacks);

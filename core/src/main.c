@@ -124,6 +124,8 @@ static int describe_plugin(const char *name)
 		printf("  %s (%s)\n", o->name, opt_type_name(o->type));
 		printf("      %s\n", o->description ? o->description : "");
 		printf("      values: %s\n", values);
+		if (o->flags & SL_OPT_EXCLUSIVE)
+			printf("      exclusive: one instance of %s per value\n", p->desc->name);
 		if (o->flags & SL_OPT_REQUIRED)
 			printf("      required\n");
 		else if (o->def)
@@ -174,7 +176,8 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return EX_USAGE;
 	}
-	if (config_load(&cfg, file, &diag)) {
+	/* Shape errors do not stop the check: the graph reports its own too. */
+	if (config_load(&cfg, file, &diag) && !cfg.root) {
 		fprintf(stderr, "sluice: %u error%s in %s; nothing started\n", diag.errors,
 			diag.errors == 1 ? "" : "s", file);
 		config_free(&cfg);
