@@ -21,6 +21,9 @@ struct diag {
 };
 void diag_error(struct diag *d, const struct ymark *at, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* "FILE:LINE:COL: warning: ...": not counted, nothing is refused. */
+void diag_warning(struct diag *d, const struct ymark *at, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 /* One element of a stack as written. */
 struct elem_spec {
@@ -76,6 +79,11 @@ struct config {
 int config_load(struct config *c, const char *file, struct diag *d);
 /* The same from a string (tests). */
 int config_load_string(struct config *c, const char *name, const char *text, struct diag *d);
+/*
+ * Only daemon.plugin_path (for --list-plugins and --describe with -c):
+ * the file must be YAML, errors elsewhere in it are not looked for.
+ */
+int config_load_plugin_path(struct config *c, const char *file, struct diag *d);
 void config_free(struct config *c);
 
 /* A name of an instance that was reported bad: uses of it are not errors again. */

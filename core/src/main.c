@@ -31,8 +31,9 @@ static void usage(FILE *out)
 	fprintf(out,
 		"usage: sluice [-v] [-c FILE]           run in the foreground\n"
 		"       sluice -t [-c FILE]             check the configuration and show its stacks\n"
-		"       sluice --list-plugins           list the plugins found\n"
-		"       sluice --describe NAME          show a plugin's options and fields\n"
+		"       sluice --list-plugins [-c FILE] list the plugins found\n"
+		"       sluice --describe NAME [-c FILE]\n"
+		"                                       show a plugin's options and fields\n"
 		"\n"
 		"  -c, --config FILE   configuration (default " SLUICE_CONF_DIR "/sluice.yaml)\n"
 		"  -t, --check         validate the configuration, print the stacks, exit\n"
@@ -42,8 +43,11 @@ static void usage(FILE *out)
 		"\n"
 		"Plugins are searched in $SLUICE_PLUGIN_PATH (colon-separated), then\n"
 		"daemon.plugin_path, then " SLUICE_PLUGIN_DIR ".\n"
+		"--list-plugins and --describe read only daemon.plugin_path of -c FILE,\n"
+		"and no file without -c.\n"
 		"Signals: TERM/INT flush and exit, HUP reopens output files, USR1 logs counters.\n"
-		"Exit status: 0 ok, 1 runtime failure, 64 usage, 78 configuration error.\n");
+		"Exit status: 0 ok, 1 runtime failure, 64 usage, 69 no plugin found\n"
+		"(--list-plugins), 78 configuration error.\n");
 }
 
 static void print_load_error(const char *msg)
@@ -51,12 +55,12 @@ static void print_load_error(const char *msg)
 	fprintf(stderr, "sluice: %s\n", msg);
 }
 
-static int list_plugins(void)
+static int list_plugins(const struct config *cfg)
 {
 	struct plugin_loader l;
 	size_t n = 0;
 
-	if (loader_init(&l, NULL, 0))
+	if (loader_init(&l, cfg->plugin_path, cfg->nplugin_path))
 		return EX_OSERR;
 	loader_load_all(&l, print_load_error);
 	/* The loader keeps them newest first; print in the order found. */
@@ -89,13 +93,13 @@ static void print_fields(const char *title, const struct sl_field_decl *f)
 	printf("\n");
 }
 
-static int describe_plugin(const char *name)
+static int describe_plugin(const char *name, const struct config *cfg)
 {
 	struct plugin_loader l;
 	const struct loaded_plugin *p;
 	char err[1024];
 
-	if (loader_init(&l, NULL, 0))
+	if (loader_init(&l, cfg->plugin_path, cfg->nplugin_path))
 		return EX_OSERR;
 	p = strchr(name, '/') ? loader_load_path(&l, name, err, sizeof(err))
 			      : loader_find(&l, name, err, sizeof(err));
@@ -137,6 +141,28 @@ static int describe_plugin(const char *name)
 	return 0;
 }
 
+/*
+ * --list-plugins, --describe: with -c, the search path includes the
+ * file's daemon.plugin_path (only that is read; without -c no file is).
+ */
+static int plugins_mode(const char *file, bool list, const char *describe)
+{
+	struct config cfg;
+	struct diag diag = {0};
+	int status;
+
+	memset(&cfg, 0, sizeof(cfg));
+	if (file && config_load_plugin_path(&cfg, file, &diag)) {
+		fprintf(stderr, "sluice: %u error%s in %s (read for daemon.plugin_path)\n", diag.errors,
+			diag.errors == 1 ? "" : "s", file);
+		config_free(&cfg);
+		return EX_CONFIG;
+	}
+	status = list ? list_plugins(&cfg) : describe_plugin(describe, &cfg);
+	config_free(&cfg);
+	return status;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -149,8 +175,8 @@ int main(int argc, char **argv)
 		{"describe", required_argument, NULL, 'D'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *file = SLUICE_CONF_DIR "/sluice.yaml";
-	bool check = false, verbose = false;
+	const char *file = SLUICE_CONF_DIR "/sluice.yaml", *describe = NULL;
+	bool check = false, verbose = false, list = false, file_given = false;
 	struct config cfg;
 	struct diag diag = {0};
 	struct drop_target drop;
@@ -159,15 +185,15 @@ int main(int argc, char **argv)
 
 	while ((c = getopt_long(argc, argv, "c:tvVh", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'c': file = optarg; break;
+		case 'c': file = optarg; file_given = true; break;
 		case 't': check = true; break;
 		case 'v': verbose = true; break;
 		case 'V': printf("sluice %s (plugin ABI %d.%d)\n", SLUICE_VERSION, SL_ABI_MAJOR,
 				 SL_ABI_MINOR);
 			return 0;
 		case 'h': usage(stdout); return 0;
-		case 'L': return list_plugins();
-		case 'D': return describe_plugin(optarg);
+		case 'L': list = true; break;
+		case 'D': describe = optarg; break;
 		default: usage(stderr); return EX_USAGE;
 		}
 	}
@@ -176,6 +202,8 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return EX_USAGE;
 	}
+	if (list || describe)
+		return plugins_mode(file_given ? file : NULL, list, describe);
 	/* Shape errors do not stop the check: the graph reports its own too. */
 	if (config_load(&cfg, file, &diag) && !cfg.root) {
 		fprintf(stderr, "sluice: %u error%s in %s; nothing started\n", diag.errors,
