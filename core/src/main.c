@@ -31,9 +31,8 @@ static void usage(FILE *out)
 	fprintf(out,
 		"usage: sluice [-v] [-c FILE]           run in the foreground\n"
 		"       sluice -t [-c FILE]             check the configuration and show its stacks\n"
-		"       sluice --list-plugins [-c FILE] list the plugins found\n"
-		"       sluice --describe NAME [-c FILE]\n"
-		"                                       show a plugin's options and fields\n"
+		"       sluice --list-plugins           list the plugins found\n"
+		"       sluice --describe NAME          show a plugin's options and fields\n"
 		"\n"
 		"  -c, --config FILE   configuration (default " SLUICE_CONF_DIR "/sluice.yaml)\n"
 		"  -t, --check         validate the configuration, print the stacks, exit\n"
@@ -43,11 +42,10 @@ static void usage(FILE *out)
 		"\n"
 		"Plugins are searched in $SLUICE_PLUGIN_PATH (colon-separated), then\n"
 		"daemon.plugin_path, then " SLUICE_PLUGIN_DIR ".\n"
-		"--list-plugins and --describe read only daemon.plugin_path of -c FILE,\n"
-		"and no file without -c.\n"
+		"With -c FILE, --list-plugins and --describe read its daemon.plugin_path\n"
+		"(nothing else of it); without -c they read no file.\n"
 		"Signals: TERM/INT flush and exit, HUP reopens output files, USR1 logs counters.\n"
-		"Exit status: 0 ok, 1 runtime failure, 64 usage, 69 no plugin found\n"
-		"(--list-plugins), 78 configuration error.\n");
+		"Exit status: 0 ok, 1 runtime failure, 64 usage, 78 configuration error.\n");
 }
 
 static void print_load_error(const char *msg)
@@ -55,12 +53,12 @@ static void print_load_error(const char *msg)
 	fprintf(stderr, "sluice: %s\n", msg);
 }
 
-static int list_plugins(const struct config *cfg)
+static int list_plugins(const char *const *dirs, size_t ndirs)
 {
 	struct plugin_loader l;
 	size_t n = 0;
 
-	if (loader_init(&l, cfg->plugin_path, cfg->nplugin_path))
+	if (loader_init(&l, dirs, ndirs))
 		return EX_OSERR;
 	loader_load_all(&l, print_load_error);
 	/* The loader keeps them newest first; print in the order found. */
@@ -93,13 +91,13 @@ static void print_fields(const char *title, const struct sl_field_decl *f)
 	printf("\n");
 }
 
-static int describe_plugin(const char *name, const struct config *cfg)
+static int describe_plugin(const char *name, const char *const *dirs, size_t ndirs)
 {
 	struct plugin_loader l;
 	const struct loaded_plugin *p;
 	char err[1024];
 
-	if (loader_init(&l, cfg->plugin_path, cfg->nplugin_path))
+	if (loader_init(&l, dirs, ndirs))
 		return EX_OSERR;
 	p = strchr(name, '/') ? loader_load_path(&l, name, err, sizeof(err))
 			      : loader_find(&l, name, err, sizeof(err));
@@ -158,7 +156,8 @@ static int plugins_mode(const char *file, bool list, const char *describe)
 		config_free(&cfg);
 		return EX_CONFIG;
 	}
-	status = list ? list_plugins(&cfg) : describe_plugin(describe, &cfg);
+	status = list ? list_plugins(cfg.plugin_path, cfg.nplugin_path)
+		      : describe_plugin(describe, cfg.plugin_path, cfg.nplugin_path);
 	config_free(&cfg);
 	return status;
 }
