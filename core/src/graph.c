@@ -425,6 +425,52 @@ static void check_orphans(struct graph *g)
 	}
 }
 
+/* Is the element's plugin of the kind its position in the stack wants? */
+static bool kind_fits(struct graph *g, const struct stack_spec *s, size_t j,
+		      const struct resolved *r)
+{
+	enum sl_kind want = j == 0 ? SL_KIND_INPUT : j == s->n - 1 ? SL_KIND_OUTPUT : SL_KIND_FILTER;
+
+	if (r->plugin->desc->kind == want)
+		return true;
+	diag_error(g->diag, &s->elems[j].mark,
+		   "'%s' is %s plugin, but the %s of stack '%s' must be %s", r->plugin->desc->name,
+		   kind_article(r->plugin->desc->kind),
+		   j == 0 ? "first element" : j == s->n - 1 ? "last element" : "middle element",
+		   s->name, kind_article(want));
+	return false;
+}
+
+/*
+ * The instance an element becomes after `parent`: with `share`, an
+ * unnamed sibling with the same key, else a new one (*made).  NULL: out
+ * of memory.
+ */
+static struct sl_instance *place_element(struct graph *g, const struct resolved *r,
+					 const char *stack, struct sl_instance *parent, bool share,
+					 bool *made)
+{
+	struct sl_instance *inst = NULL, *mine;
+
+	*made = false;
+	if (share && !r->named && !r->opts && (inst = find_bare(g, parent, r->plugin->desc->name)))
+		return inst;
+	mine = prepare_instance(g, r, parent);
+	if (!mine)
+		return NULL;
+	/* Same plugin, same parsed values, after the same predecessor: share. */
+	if (share && !r->named && mine->key)
+		inst = strset_get(parent ? &parent->kids : &g->roots, mine->key);
+	if (inst) {
+		discard_instance(mine);
+		return inst;
+	}
+	if (commit_instance(g, mine, stack, r) || (parent && add_child(parent, mine)))
+		return NULL;
+	*made = true;
+	return mine;
+}
+
 /*
  * Wire one stack into the graph, sharing existing prefixes.  After an
  * error the stack is broken: the rest of its elements are checked alone.
@@ -436,23 +482,11 @@ static void add_stack(struct graph *g, const struct stack_spec *s)
 
 	for (size_t j = 0; j < s->n; j++) {
 		const struct elem_spec *e = &s->elems[j];
-		enum sl_kind want = j == 0 ? SL_KIND_INPUT
-				    : j == s->n - 1 ? SL_KIND_OUTPUT
-						    : SL_KIND_FILTER;
-		struct sl_instance *inst = NULL, *mine;
+		struct sl_instance *inst = NULL;
 		struct resolved r;
+		bool made;
 
-		if (e->bad || !resolve(g, e, &r)) {
-			broken = true;
-			continue;
-		}
-		if (r.plugin->desc->kind != want) {
-			diag_error(g->diag, &e->mark,
-				   "'%s' is %s plugin, but the %s of stack '%s' must be %s",
-				   r.plugin->desc->name, kind_article(r.plugin->desc->kind),
-				   j == 0 ? "first element" : j == s->n - 1 ? "last element"
-									 : "middle element",
-				   s->name, kind_article(want));
+		if (e->bad || !resolve(g, e, &r) || !kind_fits(g, s, j, &r)) {
 			broken = true;
 			continue;
 		}
@@ -463,7 +497,7 @@ static void add_stack(struct graph *g, const struct stack_spec *s)
 		if (r.named) {
 			/* A named instance is one instance wherever it is used. */
 			inst = strset_get(&g->named, r.named->name);
-			if (inst && inst->parent != parent && want == SL_KIND_OUTPUT && parent) {
+			if (inst && inst->parent != parent && j == s->n - 1 && parent) {
 				/*
 				 * Stacks may meet in a named output (inputs on several
 				 * threads writing one file): it gets one more parent.
@@ -484,26 +518,13 @@ static void add_stack(struct graph *g, const struct stack_spec *s)
 				continue;
 			}
 		}
-		if (!inst && !r.named && shared_so_far && !r.opts)
-			inst = find_bare(g, parent, r.plugin->desc->name);
 		if (!inst) {
-			mine = prepare_instance(g, &r, parent);
-			if (!mine) {
+			inst = place_element(g, &r, s->name, parent, shared_so_far, &made);
+			if (!inst) {
 				diag_error(g->diag, &e->mark, "out of memory");
 				return;
 			}
-			/* Same plugin, same parsed values, after the same predecessor: share. */
-			if (!r.named && shared_so_far && mine->key)
-				inst = strset_get(parent ? &parent->kids : &g->roots, mine->key);
-			if (inst) {
-				discard_instance(mine);
-			} else {
-				if (commit_instance(g, mine, s->name, &r) ||
-				    (parent && add_child(parent, mine))) {
-					diag_error(g->diag, &e->mark, "out of memory");
-					return;
-				}
-				inst = mine;
+			if (made) {
 				check_needs(g, inst, parent, s->name);
 				check_alternatives(g, inst, parent, s->name);
 				shared_so_far = false;
