@@ -41,6 +41,22 @@ done
 [ "$(wc -l <"$WORK/c.log")" = 500 ] || fail "c.log has $(wc -l <"$WORK/c.log") lines"
 shared="one gen, one upcase for 2 stacks, 1000 records in each output"
 
+# The issue's own example: group 5 and 0x5, decode with ifnames: yes (its
+# default) and a bare decode: one nflog, one decode.  010 is octal: a
+# warning, and group 8.
+cat >"$WORK/nflog.yaml" <<CONF
+stacks:
+  a: [{ plugin: nflog, group: 5 }, decode, logline, { plugin: file, file: $WORK/a.log }]
+  b: [{ plugin: nflog, group: 0x5 }, { plugin: decode, ifnames: yes }, json, { plugin: file, file: $WORK/b.log }]
+  c: [{ plugin: nflog, group: 010 }, decode, logline, { plugin: file, file: $WORK/c.log }]
+CONF
+tree=$("$SLUICE" -t -c "$WORK/nflog.yaml" 2>"$WORK/nflog.err") || fail "sluice -t nflog.yaml failed: $(cat "$WORK/nflog.err")"
+[ "$(grep -c '(nflog ' <<<"$tree")" = 2 ] || fail "not two nflog instances (groups 5 and 8): $tree"
+grep -qx 'a.nflog (nflog group=5)  \[a, b\]' <<<"$tree" || fail "group 5 and 0x5 not one instance: $tree"
+grep -qx '└─ a.decode (decode)  \[a, b\]' <<<"$tree" || fail "decode not shared: $tree"
+[ "$(cat "$WORK/nflog.err")" = "$WORK/nflog.yaml:4:31: warning: 'group': 010 is octal (a leading 0, as in YAML 1.1) and means 8; write 8, or 10 if decimal 10 was meant" ] ||
+	fail "octal warning: $(cat "$WORK/nflog.err")"
+
 # Exclusive resources, after parsing: 5 and 0x5 is one group.
 cat >"$WORK/excl.yaml" <<CONF
 instances:
