@@ -405,24 +405,45 @@ static void check_alone(struct graph *g, const struct resolved *r)
 		discard_instance(inst);
 }
 
+static int cmp_spec_mark(const void *a, const void *b)
+{
+	const struct instance_spec *x = *(const struct instance_spec *const *)a;
+	const struct instance_spec *y = *(const struct instance_spec *const *)b;
+
+	if (x->mark.line != y->mark.line)
+		return x->mark.line < y->mark.line ? -1 : 1;
+	return x->mark.col < y->mark.col ? -1 : x->mark.col > y->mark.col;
+}
+
+/* Named instances only met after errors: their options, in file order. */
 static void check_orphans(struct graph *g)
 {
+	const struct instance_spec **v = calloc(g->orphans.n + 1, sizeof(*v));
+	size_t n = 0;
+
+	if (!v) {
+		diag_error(g->diag, NULL, "out of memory");
+		return;
+	}
 	for (size_t i = 0; i < g->orphans.cap; i++) {
 		const struct instance_spec *spec = g->orphans.slot[i].value;
-		struct elem_spec e = {0};
+
+		if (spec && !strset_find(&g->named, spec->name))
+			v[n++] = spec;
+	}
+	qsort(v, n, sizeof(*v), cmp_spec_mark);
+	for (size_t i = 0; i < n; i++) {
+		struct elem_spec e = {.mark = v[i]->mark, .name = v[i]->name};
 		struct resolved r;
 		struct sl_instance *inst;
 
-		if (!spec || strset_find(&g->named, spec->name))
-			continue;
-		e.mark = spec->mark;
-		e.name = spec->name;
 		if (!resolve(g, &e, &r))
 			continue;
 		inst = prepare_instance(g, &r, NULL);
 		if (inst)
 			discard_instance(inst);
 	}
+	free(v);
 }
 
 /* Is the element's plugin of the kind its position in the stack wants? */
