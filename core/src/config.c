@@ -23,6 +23,20 @@ void diag_error(struct diag *d, const struct ymark *at, const char *fmt, ...)
 	d->errors++;
 }
 
+void diag_warning(struct diag *d, const struct ymark *at, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (at && at->line)
+		fprintf(stderr, "%s:%u:%u: warning: ", d->file, at->line, at->col);
+	else
+		fprintf(stderr, "%s: warning: ", d->file);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
 static bool expect_kind(struct diag *d, const struct ynode *n, enum ynode_kind kind,
 			const char *what)
 {
@@ -39,6 +53,33 @@ static bool optional_map(struct diag *d, const struct ynode *map, const char *wh
 	return !ytree_is_null(map) && expect_kind(d, map, YN_MAP, what);
 }
 
+/* daemon.plugin_path: a list of directories, or one. */
+static void parse_plugin_path(struct config *c, const struct ynode *v, struct diag *d)
+{
+	free(c->plugin_path);
+	c->plugin_path = NULL;
+	c->nplugin_path = 0;
+	if (v->kind == YN_SCALAR) {
+		c->plugin_path = calloc(1, sizeof(char *));
+		if (!c->plugin_path) {
+			diag_error(d, &v->mark, "out of memory");
+			return;
+		}
+		c->plugin_path[0] = v->scalar;
+		c->nplugin_path = 1;
+	} else if (expect_kind(d, v, YN_SEQ, "'plugin_path'")) {
+		c->plugin_path = calloc(v->n ? v->n : 1, sizeof(char *));
+		if (!c->plugin_path) {
+			diag_error(d, &v->mark, "out of memory");
+			return;
+		}
+		for (size_t j = 0; j < v->n; j++) {
+			if (expect_kind(d, v->items[j], YN_SCALAR, "a plugin_path entry"))
+				c->plugin_path[c->nplugin_path++] = v->items[j]->scalar;
+		}
+	}
+}
+
 static void parse_daemon(struct config *c, const struct ynode *map, struct diag *d)
 {
 	if (!optional_map(d, map, "'daemon'"))
@@ -47,27 +88,7 @@ static void parse_daemon(struct config *c, const struct ynode *map, struct diag 
 		const struct ynode *k = map->items[i], *v = map->items[i + 1];
 
 		if (strcmp(k->scalar, "plugin_path") == 0) {
-			if (v->kind == YN_SCALAR) {
-				c->plugin_path = calloc(1, sizeof(char *));
-				if (!c->plugin_path) {
-					diag_error(d, &v->mark, "out of memory");
-					continue;
-				}
-				c->plugin_path[0] = v->scalar;
-				c->nplugin_path = 1;
-			} else if (expect_kind(d, v, YN_SEQ, "'plugin_path'")) {
-				c->plugin_path = calloc(v->n ? v->n : 1, sizeof(char *));
-				if (!c->plugin_path) {
-					diag_error(d, &v->mark, "out of memory");
-					continue;
-				}
-				for (size_t j = 0; j < v->n; j++) {
-					if (expect_kind(d, v->items[j], YN_SCALAR,
-							"a plugin_path entry"))
-						c->plugin_path[c->nplugin_path++] =
-							v->items[j]->scalar;
-				}
-			}
+			parse_plugin_path(c, v, d);
 		} else if (strcmp(k->scalar, "log_level") == 0) {
 			if (expect_kind(d, v, YN_SCALAR, "'log_level'")) {
 				c->log_level = log_level_from_name(v->scalar);
@@ -81,6 +102,7 @@ static void parse_daemon(struct config *c, const struct ynode *map, struct diag 
 			int64_t n;
 
 			if (expect_kind(d, v, YN_SCALAR, "'batch_size'")) {
+				opt_check_octal(d, &v->mark, "batch_size", v->scalar);
 				if (opt_parse_int(v->scalar, &n) || n < 1 || n > 65536)
 					diag_error(d, &v->mark,
 						   "batch_size: expected an integer from 1 to 65536, "
@@ -93,6 +115,7 @@ static void parse_daemon(struct config *c, const struct ynode *map, struct diag 
 			int64_t n;
 
 			if (expect_kind(d, v, YN_SCALAR, "'threads'")) {
+				opt_check_octal(d, &v->mark, "threads", v->scalar);
 				if (opt_parse_int(v->scalar, &n) || n < 0 || n > 256)
 					diag_error(d, &v->mark,
 						   "threads: expected an integer from 0 to 256, got '%s'",
@@ -158,6 +181,12 @@ static const struct ynode *check_plugin_map(const struct ynode *map, struct diag
 	return p;
 }
 
+static void bad_name(struct config *c, const struct ynode *k, struct diag *d)
+{
+	if (k->kind == YN_SCALAR && strset_add(&c->bad_names, k->scalar, NULL, NULL) < 0)
+		diag_error(d, &k->mark, "out of memory");
+}
+
 static void parse_instances(struct config *c, const struct ynode *map, struct diag *d)
 {
 	if (!optional_map(d, map, "'instances'"))
@@ -171,11 +200,12 @@ static void parse_instances(struct config *c, const struct ynode *map, struct di
 		const struct ynode *k = map->items[i], *v = map->items[i + 1], *p;
 		struct instance_spec *s;
 
-		if (!name_ok(d, k, "instance"))
+		if (!name_ok(d, k, "instance") || !expect_kind(d, v, YN_MAP, "an instance") ||
+		    !(p = check_plugin_map(v, d, "an instance"))) {
+			/* Its uses are not errors again: they end their stacks quietly. */
+			bad_name(c, k, d);
 			continue;
-		if (!expect_kind(d, v, YN_MAP, "an instance") ||
-		    !(p = check_plugin_map(v, d, "an instance")))
-			continue;
+		}
 		s = &c->instances[c->ninstances++];
 		s->name = k->scalar;
 		s->mark = k->mark;
@@ -225,9 +255,11 @@ static void parse_stacks(struct config *c, const struct ynode *map, struct diag 
 		}
 		for (size_t j = 0; j < v->n; j++) {
 			const struct ynode *e = v->items[j];
-			struct elem_spec *es = &s->elems[s->n];
+			struct elem_spec *es = &s->elems[s->n++];
 
+			/* A bad element stays, marked: the rest keep their positions. */
 			es->mark = e->mark;
+			es->bad = true;
 			if (e->kind == YN_SCALAR) {
 				if (!valid_name(e->scalar)) {
 					diag_error(d, &e->mark,
@@ -248,7 +280,7 @@ static void parse_stacks(struct config *c, const struct ynode *map, struct diag 
 					   "not a list");
 				continue;
 			}
-			s->n++;
+			es->bad = false;
 		}
 	}
 }
@@ -276,6 +308,9 @@ static int parse_root(struct config *c, struct diag *d)
 			diag_error(d, &k->mark,
 				   "unknown top-level key '%s' (expected daemon, instances or stacks)",
 				   k->scalar);
+			/* A misspelt `instances:`: its names are not errors again in stacks. */
+			for (size_t j = 0; v->kind == YN_MAP && j < v->n; j += 2)
+				bad_name(c, v->items[j], d);
 		}
 	}
 	if (!have_stacks)
@@ -299,6 +334,32 @@ int config_load(struct config *c, const char *file, struct diag *d)
 	return parse_root(c, d);
 }
 
+int config_load_plugin_path(struct config *c, const char *file, struct diag *d)
+{
+	const struct ynode *daemon, *v;
+	char err[1024];
+
+	memset(c, 0, sizeof(*c));
+	c->file = file;
+	d->file = file;
+	c->root = ytree_load_file(file, err, sizeof(err));
+	if (!c->root) {
+		fprintf(stderr, "%s\n", err);
+		d->errors++;
+		return -1;
+	}
+	daemon = c->root->kind == YN_MAP ? ytree_map_get(c->root, "daemon") : NULL;
+	v = daemon && daemon->kind == YN_MAP ? ytree_map_get(daemon, "plugin_path") : NULL;
+	if (v)
+		parse_plugin_path(c, v, d);
+	return d->errors ? -1 : 0;
+}
+
+bool config_is_bad_name(const struct config *c, const char *name)
+{
+	return strset_find(&c->bad_names, name) != NULL;
+}
+
 int config_load_string(struct config *c, const char *name, const char *text, struct diag *d)
 {
 	char err[1024];
@@ -318,6 +379,7 @@ int config_load_string(struct config *c, const char *name, const char *text, str
 void config_free(struct config *c)
 {
 	strset_free(&c->instance_index);
+	strset_free(&c->bad_names);
 	for (size_t i = 0; i < c->nstacks; i++)
 		free(c->stacks[i].elems);
 	free(c->stacks);

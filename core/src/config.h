@@ -22,6 +22,9 @@ struct diag {
 };
 void diag_error(struct diag *d, const struct ymark *at, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* "FILE:LINE:COL: warning: ...": not counted, nothing is refused. */
+void diag_warning(struct diag *d, const struct ymark *at, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 /* One element of a stack as written. */
 struct elem_spec {
@@ -29,6 +32,7 @@ struct elem_spec {
 	const char *name;		/* instance name or bare plugin name; NULL if inline */
 	const struct ynode *map;	/* inline {plugin: ..., options...}; NULL otherwise */
 	const struct ynode *plugin;	/* inline: the value of its 'plugin' key */
+	bool bad;			/* an error was reported at it */
 };
 
 struct stack_spec {
@@ -60,18 +64,32 @@ struct config {
 	struct instance_spec *instances;
 	size_t ninstances;
 	struct strset instance_index;	/* name -> struct instance_spec * */
+	struct strset bad_names;	/* instances reported bad, or under a misspelt key */
 	struct stack_spec *stacks;
 	size_t nstacks;
 };
 
 #define CONFIG_DEFAULT_BATCH_SIZE 256
 
-/* Load and check the file's shape.  0, or -1 with errors reported to d. */
+/*
+ * Load and check the file's shape.  0, or -1 with errors reported to d.
+ * After -1, c->root is NULL when the YAML itself could not be read (a
+ * syntax error, an alias, a duplicate key, a limit: reading stops there);
+ * otherwise the parts without errors are kept, so the graph can still be
+ * checked and every error reported in one run.
+ */
 int config_load(struct config *c, const char *file, struct diag *d);
 /* The same from a string (tests). */
 int config_load_string(struct config *c, const char *name, const char *text, struct diag *d);
+/*
+ * Only daemon.plugin_path (for --list-plugins and --describe with -c):
+ * the file must be YAML, errors elsewhere in it are not looked for.
+ */
+int config_load_plugin_path(struct config *c, const char *file, struct diag *d);
 void config_free(struct config *c);
 
+/* A name of an instance that was reported bad: uses of it are not errors again. */
+bool config_is_bad_name(const struct config *c, const char *name);
 const struct instance_spec *config_find_instance(const struct config *c, const char *name);
 
 #endif

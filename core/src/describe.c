@@ -61,6 +61,8 @@ static void text_plugin(const struct loaded_plugin *p)
 		printf("  %s (%s)\n", o->name, opt_type_name(o->type));
 		printf("      %s\n", o->description ? o->description : "");
 		printf("      values: %s\n", values);
+		if (o->flags & SL_OPT_EXCLUSIVE)
+			printf("      exclusive: one instance of %s per value\n", d->name);
 		if (o->flags & SL_OPT_REQUIRED)
 			printf("      required\n");
 		else if (o->def)
@@ -131,6 +133,8 @@ static void man_plugin(const struct loaded_plugin *p)
 		printf("Values: ");
 		man_text(values);
 		printf(".\n.br\n");
+		if (o->flags & SL_OPT_EXCLUSIVE)
+			printf("Exclusive: two instances with the same value are a configuration error.\n.br\n");
 		if (o->flags & SL_OPT_REQUIRED) {
 			printf("Required.\n");
 		} else if (o->def) {

@@ -6,6 +6,7 @@
 #include "fields.h"
 #include "graph.h"
 #include "host.h"
+#include "identity.h"
 #include "inst_keys.h"
 #include "options.h"
 
@@ -39,83 +40,6 @@ static int grow(void **arr, size_t n, size_t size)
 static const char *kind_article(enum sl_kind k)
 {
 	return k == SL_KIND_INPUT ? "an input" : k == SL_KIND_FILTER ? "a filter" : "an output";
-}
-
-struct buf {
-	char *p;
-	size_t len, cap;
-	bool failed;
-};
-
-static void buf_add(struct buf *b, const char *s, size_t n)
-{
-	if (b->failed)
-		return;
-	if (b->len + n + 1 > b->cap) {
-		size_t cap = (b->len + n + 1) * 2;
-		char *bigger = realloc(b->p, cap);
-
-		if (!bigger) {
-			b->failed = true;
-			return;
-		}
-		b->p = bigger;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-	b->p[b->len] = 0;
-}
-
-/* A value with its length in front, so no value can imitate a separator. */
-static void buf_add_value(struct buf *b, const char *v)
-{
-	char len[24];
-	size_t n = strlen(v);
-
-	buf_add(b, len, (size_t)snprintf(len, sizeof(len), "%zu:", n));
-	buf_add(b, v, n);
-}
-
-/* The identity of an element for prefix sharing: plugin + effective options. */
-static char *element_key(const struct sl_plugin *d, const struct ynode *opts)
-{
-	struct buf b = {0};
-
-	buf_add(&b, d->name, strlen(d->name));
-	for (const struct sl_option *o = d->options; o && o->name; o++) {
-		const struct ynode *v = ytree_map_get(opts, o->name);
-
-		buf_add(&b, "\x1f", 1);
-		buf_add(&b, o->name, strlen(o->name));
-		buf_add(&b, "=", 1);
-		if (!v) {
-			buf_add_value(&b, o->def ? o->def : "");
-		} else if (v->kind == YN_SCALAR) {
-			buf_add_value(&b, v->scalar);
-		} else {
-			buf_add(&b, "[", 1);
-			for (size_t j = 0; j < v->n; j++)
-				buf_add_value(&b, v->items[j]->kind == YN_SCALAR ? v->items[j]->scalar
-										 : "?");
-			buf_add(&b, "]", 1);
-		}
-	}
-	/* The core's own keys (thread, when_full, queue) are identity too. */
-	for (size_t i = 0; opts && i < opts->n; i += 2) {
-		const struct ynode *k = opts->items[i], *v = opts->items[i + 1];
-
-		if (!inst_key_is_core(k->scalar))
-			continue;
-		buf_add(&b, "\x1e", 1);
-		buf_add(&b, k->scalar, strlen(k->scalar));
-		buf_add_value(&b, v->kind == YN_SCALAR ? v->scalar : "?");
-	}
-	if (b.failed) {
-		free(b.p);
-		return NULL;
-	}
-	return b.p;
 }
 
 static int cmp_names(const void *a, const void *b)
@@ -319,6 +243,8 @@ static bool resolve(struct graph *g, const struct elem_spec *e, struct resolved 
 		if (r->named) {
 			r->opts = r->named->map;
 			plugin = r->named->plugin->scalar;
+		} else if (config_is_bad_name(g->cfg, e->name)) {
+			return false;	/* reported where it was declared */
 		} else {
 			plugin = e->name;
 		}
@@ -365,74 +291,234 @@ static int add_instance(struct graph *g, struct sl_instance *inst)
 	} else {
 		strset_add(&g->names, inst->name, inst, NULL);
 		/* One unnamed child per key: a second would have been shared. */
-		strset_add(siblings, inst->key, inst, NULL);
+		if (inst->key)
+			strset_add(siblings, inst->key, inst, NULL);
 	}
 	g->all[g->nall++] = inst;
 	return 0;
 }
 
-/* key: the element's key if already made (taken over), or NULL. */
-static struct sl_instance *new_instance(struct graph *g, const struct resolved *r,
-					const char *stack, struct sl_instance *parent, char *key)
+/*
+ * An instance of a resolved element with its options parsed and its key
+ * made, not yet in the graph: prefix sharing compares that key (parsed
+ * values) with the siblings' before keeping or discarding it.  Option
+ * errors are reported here, at each element written with them.
+ */
+static struct sl_instance *prepare_instance(struct graph *g, const struct resolved *r,
+					    struct sl_instance *parent)
 {
 	struct sl_instance *inst = calloc(1, sizeof(*inst));
+	unsigned before = g->diag->errors;
 
-	if (!inst) {
-		free(key);
+	if (!inst)
 		return NULL;
-	}
 	inst->graph = g;
 	inst->desc = r->plugin->desc;
 	inst->opts = r->opts;
 	inst->named = r->named != NULL;
 	inst->mark = r->named ? r->named->mark : r->mark;
 	inst->parent = parent;
-	inst->name = r->named ? strdup(r->named->name) : auto_name(g, stack, inst->desc->name);
-	inst->key = key ? key : element_key(inst->desc, r->opts);
-	if (!inst->name || !inst->key || add_instance(g, inst)) {
-		free(inst->name);
-		free(inst->key);
+	opt_fill(&inst->opt, inst->desc, inst->opts, &inst->mark, g->diag);
+	inst_keys_parse(inst, g->diag);
+	inst->opts_valid = g->diag->errors == before;
+	/* Without valid values there is no identity: never shared. */
+	if (inst->opts_valid && !(inst->key = identity_key(inst))) {
+		opt_values_free(&inst->opt, inst->desc);
 		free(inst);
 		return NULL;
 	}
-	if (inst->desc->kind == SL_KIND_INPUT)
-		g->ninputs++;
-	opt_fill(&inst->opt, inst->desc, inst->opts, &inst->mark, g->diag);
-	inst_keys_parse(inst, g->diag);
-	set_avail(g, inst);
 	return inst;
 }
 
-/* Wire one stack into the graph, sharing existing prefixes. */
+static void discard_instance(struct sl_instance *inst)
+{
+	opt_values_free(&inst->opt, inst->desc);
+	free(inst->key);
+	free(inst);
+}
+
+/* Name it and put it in the graph.  -1: out of memory (inst freed). */
+static int commit_instance(struct graph *g, struct sl_instance *inst, const char *stack,
+			   const struct resolved *r)
+{
+	inst->name = r->named ? strdup(r->named->name) : auto_name(g, stack, inst->desc->name);
+	if (!inst->name || add_instance(g, inst)) {
+		free(inst->name);
+		discard_instance(inst);
+		return -1;
+	}
+	if (inst->desc->kind == SL_KIND_INPUT)
+		g->ninputs++;
+	set_avail(g, inst);
+	return 0;
+}
+
+/*
+ * A bare plugin name after a given predecessor always makes the same
+ * instance: it is found again by "\x01NAME" among the siblings, without
+ * parsing the defaults once per stack (100,000 stacks sharing `decode`).
+ */
+#define BARE_KEY_MAX 128
+
+static struct sl_instance *find_bare(struct graph *g, struct sl_instance *parent,
+				     const char *plugin)
+{
+	char key[BARE_KEY_MAX];
+
+	if (strlen(plugin) + 2 > sizeof(key))
+		return NULL;
+	snprintf(key, sizeof(key), "\x01%s", plugin);
+	return strset_get(parent ? &parent->kids : &g->roots, key);
+}
+
+/* Only an optimisation: without memory the next one is parsed again. */
+static void remember_bare(struct graph *g, struct sl_instance *inst)
+{
+	size_t n = strlen(inst->desc->name) + 2;
+
+	if (inst->bare_key || !inst->key || n > BARE_KEY_MAX || !(inst->bare_key = malloc(n)))
+		return;
+	snprintf(inst->bare_key, n, "\x01%s", inst->desc->name);
+	if (strset_add(inst->parent ? &inst->parent->kids : &g->roots, inst->bare_key, inst,
+		       NULL) < 0) {
+		free(inst->bare_key);
+		inst->bare_key = NULL;
+	}
+}
+
+/*
+ * An element after an error in its stack: it cannot be wired (nothing
+ * known comes before it), but its options are still checked on their own.
+ * A named instance is checked once, at the end, if no stack placed it.
+ */
+static void check_alone(struct graph *g, const struct resolved *r)
+{
+	struct sl_instance *inst;
+
+	if (r->named) {
+		if (strset_add(&g->orphans, r->named->name, (void *)r->named, NULL) < 0)
+			diag_error(g->diag, &r->mark, "out of memory");
+		return;
+	}
+	inst = prepare_instance(g, r, NULL);
+	if (inst)
+		discard_instance(inst);
+}
+
+static int cmp_spec_mark(const void *a, const void *b)
+{
+	const struct instance_spec *x = *(const struct instance_spec *const *)a;
+	const struct instance_spec *y = *(const struct instance_spec *const *)b;
+
+	if (x->mark.line != y->mark.line)
+		return x->mark.line < y->mark.line ? -1 : 1;
+	return x->mark.col < y->mark.col ? -1 : x->mark.col > y->mark.col;
+}
+
+/* Named instances only met after errors: their options, in file order. */
+static void check_orphans(struct graph *g)
+{
+	const struct instance_spec **v = calloc(g->orphans.n + 1, sizeof(*v));
+	size_t n = 0;
+
+	if (!v) {
+		diag_error(g->diag, NULL, "out of memory");
+		return;
+	}
+	for (size_t i = 0; i < g->orphans.cap; i++) {
+		const struct instance_spec *spec = g->orphans.slot[i].value;
+
+		if (spec && !strset_find(&g->named, spec->name))
+			v[n++] = spec;
+	}
+	qsort(v, n, sizeof(*v), cmp_spec_mark);
+	for (size_t i = 0; i < n; i++) {
+		struct elem_spec e = {.mark = v[i]->mark, .name = v[i]->name};
+		struct resolved r;
+		struct sl_instance *inst;
+
+		if (!resolve(g, &e, &r))
+			continue;
+		inst = prepare_instance(g, &r, NULL);
+		if (inst)
+			discard_instance(inst);
+	}
+	free(v);
+}
+
+/* Is the element's plugin of the kind its position in the stack wants? */
+static bool kind_fits(struct graph *g, const struct stack_spec *s, size_t j,
+		      const struct resolved *r)
+{
+	enum sl_kind want = j == 0 ? SL_KIND_INPUT : j == s->n - 1 ? SL_KIND_OUTPUT : SL_KIND_FILTER;
+
+	if (r->plugin->desc->kind == want)
+		return true;
+	diag_error(g->diag, &s->elems[j].mark,
+		   "'%s' is %s plugin, but the %s of stack '%s' must be %s", r->plugin->desc->name,
+		   kind_article(r->plugin->desc->kind),
+		   j == 0 ? "first element" : j == s->n - 1 ? "last element" : "middle element",
+		   s->name, kind_article(want));
+	return false;
+}
+
+/*
+ * The instance an element becomes after `parent`: with `share`, an
+ * unnamed sibling with the same key, else a new one (*made).  NULL: out
+ * of memory.
+ */
+static struct sl_instance *place_element(struct graph *g, const struct resolved *r,
+					 const char *stack, struct sl_instance *parent, bool share,
+					 bool *made)
+{
+	struct sl_instance *inst = NULL, *mine;
+
+	*made = false;
+	if (share && !r->named && !r->opts && (inst = find_bare(g, parent, r->plugin->desc->name)))
+		return inst;
+	mine = prepare_instance(g, r, parent);
+	if (!mine)
+		return NULL;
+	/* Same plugin, same parsed values, after the same predecessor: share. */
+	if (share && !r->named && mine->key)
+		inst = strset_get(parent ? &parent->kids : &g->roots, mine->key);
+	if (inst) {
+		discard_instance(mine);
+		return inst;
+	}
+	if (commit_instance(g, mine, stack, r) || (parent && add_child(parent, mine)))
+		return NULL;
+	*made = true;
+	return mine;
+}
+
+/*
+ * Wire one stack into the graph, sharing existing prefixes.  After an
+ * error the stack is broken: the rest of its elements are checked alone.
+ */
 static void add_stack(struct graph *g, const struct stack_spec *s)
 {
 	struct sl_instance *parent = NULL;
-	bool shared_so_far = true;
+	bool shared_so_far = true, broken = false;
 
 	for (size_t j = 0; j < s->n; j++) {
 		const struct elem_spec *e = &s->elems[j];
-		enum sl_kind want = j == 0 ? SL_KIND_INPUT
-				    : j == s->n - 1 ? SL_KIND_OUTPUT
-						    : SL_KIND_FILTER;
 		struct sl_instance *inst = NULL;
 		struct resolved r;
-		char *key = NULL;
+		bool made;
 
-		if (!resolve(g, e, &r))
-			return;
-		if (r.plugin->desc->kind != want) {
-			diag_error(g->diag, &e->mark,
-				   "'%s' is %s plugin, but the %s of stack '%s' must be %s",
-				   r.plugin->desc->name, kind_article(r.plugin->desc->kind),
-				   j == 0 ? "first element" : j == s->n - 1 ? "last element"
-									 : "middle element",
-				   s->name, kind_article(want));
-			return;
+		if (e->bad || !resolve(g, e, &r) || !kind_fits(g, s, j, &r)) {
+			broken = true;
+			continue;
+		}
+		if (broken) {
+			check_alone(g, &r);
+			continue;
 		}
 		if (r.named) {
 			/* A named instance is one instance wherever it is used. */
 			inst = strset_get(&g->named, r.named->name);
-			if (inst && inst->parent != parent && want == SL_KIND_OUTPUT && parent) {
+			if (inst && inst->parent != parent && j == s->n - 1 && parent) {
 				/*
 				 * Stacks may meet in a named output (inputs on several
 				 * threads writing one file): it gets one more parent.
@@ -449,28 +535,24 @@ static void add_stack(struct graph *g, const struct stack_spec *s)
 					   "'%s'; a named instance has one place in the graph",
 					   inst->name, parent ? parent->name : "nothing",
 					   inst->parent ? inst->parent->name : "nothing", inst->stacks[0]);
-				return;
-			}
-		} else if (shared_so_far) {
-			/* Same plugin, same options, after the same predecessor: share. */
-			key = element_key(r.plugin->desc, r.opts);
-			if (key)
-				inst = strset_get(parent ? &parent->kids : &g->roots, key);
-			if (inst) {
-				free(key);
-				key = NULL;
+				broken = true;
+				continue;
 			}
 		}
 		if (!inst) {
-			inst = new_instance(g, &r, s->name, parent, key);
-			if (!inst || (parent && add_child(parent, inst))) {
+			inst = place_element(g, &r, s->name, parent, shared_so_far, &made);
+			if (!inst) {
 				diag_error(g->diag, &e->mark, "out of memory");
 				return;
 			}
-			check_needs(g, inst, parent, s->name);
-			check_alternatives(g, inst, parent, s->name);
-			shared_so_far = false;
+			if (made) {
+				check_needs(g, inst, parent, s->name);
+				check_alternatives(g, inst, parent, s->name);
+				shared_so_far = false;
+			}
 		}
+		if (!r.named && !r.opts)
+			remember_bare(g, inst);
 		add_stack_name(inst, s->name);
 		parent = inst;
 	}
@@ -539,19 +621,26 @@ int graph_build(struct graph *g, const struct config *cfg, struct diag *d)
 		}
 	for (size_t i = 0; i < cfg->nstacks; i++)
 		add_stack(g, &cfg->stacks[i]);
+	check_orphans(g);
+	identity_check_exclusive(g);
 	for (size_t i = 0; i < cfg->ninstances && !d->errors; i++) {
 		if (!strset_find(&g->named, cfg->instances[i].name))
 			fprintf(stderr, "%s:%u:%u: warning: instance '%s' is not used by any stack\n",
 				cfg->file, cfg->instances[i].mark.line, cfg->instances[i].mark.col,
 				cfg->instances[i].name);
 	}
-	if (d->errors)
-		return -1;
 	inst_keys_place(g, cfg->threads);
-	/* Every plugin checks its own options; nothing is opened yet. */
+	/*
+	 * Every plugin checks its own options; nothing is opened yet.  Also
+	 * after errors elsewhere (a bad `loop:` must not hide a bad `expr`),
+	 * but only where the table accepted the options.
+	 */
 	for (size_t i = 0; i < g->nall; i++) {
 		struct sl_instance *inst = g->all[i];
 		unsigned before = d->errors;
+
+		if (!inst->opts_valid)
+			continue;
 
 		inst->configuring = true;
 		if (inst->desc->configure(&sluice_host, inst, inst->opt.config, &inst->state) == 0)
@@ -703,6 +792,7 @@ void graph_free(struct graph *g)
 		free(inst->save_values);
 		opt_values_free(&inst->opt, inst->desc);
 		free(inst->key);
+		free(inst->bare_key);
 		free(inst->name);
 		free(inst);
 	}
@@ -714,6 +804,7 @@ void graph_free(struct graph *g)
 	strset_free(&g->named);
 	strset_free(&g->roots);
 	strset_free(&g->failed);
+	strset_free(&g->orphans);
 	loader_free(&g->loader);
 	memset(g, 0, sizeof(*g));
 }

@@ -32,7 +32,9 @@ struct sl_instance {
 	struct ymark mark;		/* where it was first written */
 	const struct ynode *opts;	/* its options mapping (may be NULL) */
 	bool named;			/* declared under instances: */
-	char *key;			/* identity for prefix sharing */
+	char *key;			/* identity_key(): sharing and reload; NULL if !opts_valid */
+	bool opts_valid;		/* options and core keys parsed without error */
+	char *bare_key;			/* "\x01PLUGIN" in the siblings' set, once used bare */
 
 	struct sl_instance *parent;
 	struct sl_instance **children;
@@ -88,6 +90,7 @@ struct graph {
 	struct strset roots;		/* unnamed inputs by key, for prefix sharing */
 	struct strset bases;		/* "stack.plugin" -> struct name_base */
 	struct strset failed;		/* named instances already reported */
+	struct strset orphans;		/* named instances met after a stack's error */
 	bool loaded_all;		/* every plugin on the path is loaded */
 };
 

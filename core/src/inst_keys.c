@@ -136,6 +136,7 @@ void inst_keys_parse(struct sl_instance *inst, struct diag *d)
 				   p->name, INST_QUEUE_MAX, queue->scalar);
 		else
 			inst->queue_batches = (unsigned)n;
+		opt_check_octal(d, &queue->mark, "queue", queue->scalar);
 	}
 }
 

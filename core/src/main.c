@@ -45,6 +45,8 @@ static void usage(FILE *out)
 		"\n"
 		"Plugins are searched in $SLUICE_PLUGIN_PATH (colon-separated), then\n"
 		"daemon.plugin_path, then " SLUICE_PLUGIN_DIR ".\n"
+		"With -c FILE, --list-plugins and --describe read its daemon.plugin_path\n"
+		"(nothing else of it); without -c they read no file.\n"
 		"Signals: TERM/INT flush and exit, HUP reopens output files, USR1 logs counters.\n"
 		"Exit status: 0 ok, 1 runtime failure, 64 usage, 69 no plugin found or loadable,\n"
 		"78 configuration error.\n");
@@ -55,12 +57,12 @@ static void print_load_error(const char *msg)
 	fprintf(stderr, "sluice: %s\n", msg);
 }
 
-static int list_plugins(void)
+static int list_plugins(const char *const *dirs, size_t ndirs)
 {
 	struct plugin_loader l;
 	size_t n = 0;
 
-	if (loader_init(&l, NULL, 0))
+	if (loader_init(&l, dirs, ndirs))
 		return EX_OSERR;
 	loader_load_all(&l, print_load_error);
 	/* The loader keeps them newest first; print in the order found. */
@@ -83,6 +85,34 @@ static int list_plugins(void)
 	return n ? 0 : EX_UNAVAILABLE;
 }
 
+/*
+ * --list-plugins, --describe, --describe-all: with -c, the search path includes the
+ * file's daemon.plugin_path (only that is read; without -c no file is).
+ */
+static int plugins_mode(const char *file, bool list, const char *describe,
+			enum describe_format fmt)
+{
+	struct config cfg;
+	struct diag diag = {0};
+	int status;
+
+	memset(&cfg, 0, sizeof(cfg));
+	if (file && config_load_plugin_path(&cfg, file, &diag)) {
+		fprintf(stderr, "sluice: %u error%s in %s (read for daemon.plugin_path)\n", diag.errors,
+			diag.errors == 1 ? "" : "s", file);
+		config_free(&cfg);
+		return EX_CONFIG;
+	}
+	if (list)
+		status = list_plugins(cfg.plugin_path, cfg.nplugin_path);
+	else if (describe)
+		status = describe_plugin(describe, cfg.plugin_path, cfg.nplugin_path);
+	else
+		status = describe_all(fmt, cfg.plugin_path, cfg.nplugin_path);
+	config_free(&cfg);
+	return status;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -97,8 +127,9 @@ int main(int argc, char **argv)
 		{"format", required_argument, NULL, 'F'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *file = SLUICE_CONF_DIR "/sluice.yaml";
-	bool check = false, verbose = false, all = false, fmt_given = false;
+	const char *file = SLUICE_CONF_DIR "/sluice.yaml", *describe = NULL;
+	bool check = false, verbose = false, list = false, file_given = false;
+	bool all = false, fmt_given = false;
 	enum describe_format fmt = DESCRIBE_TEXT;
 	struct config cfg;
 	struct diag diag = {0};
@@ -108,15 +139,15 @@ int main(int argc, char **argv)
 
 	while ((c = getopt_long(argc, argv, "c:tvVh", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'c': file = optarg; break;
+		case 'c': file = optarg; file_given = true; break;
 		case 't': check = true; break;
 		case 'v': verbose = true; break;
 		case 'V': printf("sluice %s (plugin ABI %d.%d)\n", SLUICE_VERSION, SL_ABI_MAJOR,
 				 SL_ABI_MINOR);
 			return 0;
 		case 'h': usage(stdout); return 0;
-		case 'L': return list_plugins();
-		case 'D': return describe_plugin(optarg, NULL, 0);
+		case 'L': list = true; break;
+		case 'D': describe = optarg; break;
 		case 'A': all = true; break;
 		case 'F':
 			fmt_given = true;
@@ -132,14 +163,15 @@ int main(int argc, char **argv)
 		fprintf(stderr, "sluice: --format is for --describe-all\n");
 		return EX_USAGE;
 	}
-	if (all && optind == argc)
-		return describe_all(fmt, NULL, 0);
 	if (optind < argc) {
 		fprintf(stderr, "sluice: unexpected argument '%s'\n", argv[optind]);
 		usage(stderr);
 		return EX_USAGE;
 	}
-	if (config_load(&cfg, file, &diag)) {
+	if (list || describe || all)
+		return plugins_mode(file_given ? file : NULL, list, describe, fmt);
+	/* Shape errors do not stop the check: the graph reports its own too. */
+	if (config_load(&cfg, file, &diag) && !cfg.root) {
 		fprintf(stderr, "sluice: %u error%s in %s; nothing started\n", diag.errors,
 			diag.errors == 1 ? "" : "s", file);
 		config_free(&cfg);

@@ -25,6 +25,22 @@ int opt_parse_int(const char *s, int64_t *out)
 	return 0;
 }
 
+bool opt_check_octal(struct diag *d, const struct ymark *at, const char *name, const char *text)
+{
+	const char *p = text + (*text == '-' || *text == '+');
+	int64_t v;
+
+	if (p[0] != '0' || !isdigit((unsigned char)p[1]) || opt_parse_int(text, &v))
+		return false;
+	while (p[1] == '0')
+		p++;
+	diag_warning(d, at,
+		     "'%s': %s is octal (a leading 0, as in YAML 1.1) and means %" PRId64
+		     "; write %" PRId64 ", or %s if decimal %s was meant",
+		     name, text, v, v, p + 1, p + 1);
+	return true;
+}
+
 int opt_parse_bool(const char *s, bool *out)
 {
 	static const char *const yes[] = {"true", "yes", "on", NULL};
@@ -238,8 +254,14 @@ static int bad_value(const struct sl_option *o, const char *text, char *err, siz
 {
 	char what[256];
 
+	const char *p = text + (*text == '-' || *text == '+');
+	bool octal = o->type == SL_OPT_INT && p[0] == '0' && isdigit((unsigned char)p[1]) &&
+		     strspn(p, "0123456789") == strlen(p) && strpbrk(p, "89");
+
 	opt_describe_values(o, what, sizeof(what));
-	snprintf(err, errlen, "option '%s': expected %s, got '%s'", o->name, what, text);
+	snprintf(err, errlen, "option '%s': expected %s, got '%s'%s", o->name, what, text,
+		 octal ? " (a leading 0 makes it octal, as in YAML 1.1, where 8 and 9 are no digits)"
+		       : "");
 	return -1;
 }
 
@@ -473,6 +495,8 @@ static void fill_one(const struct sl_option *o, const struct ynode *v, void *con
 		diag_error(diag, &v->mark, "option '%s': expected %s, got nothing", o->name, what);
 		return;
 	}
+	if (o->type == SL_OPT_INT)
+		opt_check_octal(diag, &v->mark, o->name, v->scalar);
 	if (opt_store_scalar(o, v->scalar, config, err, sizeof(err)))
 		diag_error(diag, &v->mark, "%s", err);
 }

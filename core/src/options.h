@@ -17,6 +17,11 @@
 #include "config.h"
 
 int opt_parse_int(const char *s, int64_t *out);
+/*
+ * An integer written with a leading 0 is octal (YAML 1.1, strtoll): warn
+ * at `at` that "010" is 8.  true when `text` is such an integer.
+ */
+bool opt_check_octal(struct diag *d, const struct ymark *at, const char *name, const char *text);
 int opt_parse_bool(const char *s, bool *out);
 /* "8MiB", "64k", "1G", "512" (bytes; k/M/G are powers of 1024 like KiB/MiB/GiB). */
 int opt_parse_size(const char *s, uint64_t *out);

@@ -94,7 +94,7 @@ struct nfct_cfg {
 };
 
 static const struct sl_option nfct_options[] = {
-	SL_OPT_LIST("events", struct nfct_cfg, events, "[destroy]",
+	SL_OPT_LIST("events", struct nfct_cfg, events, SL_EXCLUSIVE("[destroy]"),
 		    "events to report: new, update, destroy"),
 	SL_OPT_SIZE("netlink_buffer", struct nfct_cfg, netlink_buffer, "8MiB", 4096,
 		    1024LL * 1024 * 1024, "event socket receive buffer (SO_RCVBUFFORCE, else SO_RCVBUF)"),

@@ -68,7 +68,7 @@ struct nflog {
 };
 
 static const struct sl_option nflog_options[] = {
-	SL_OPT_INT("group", struct nflog_cfg, group, SL_REQUIRED, 0, 65535,
+	SL_OPT_INT("group", struct nflog_cfg, group, SL_REQUIRED_EXCLUSIVE, 0, 65535,
 		   "NFLOG group to bind (the N of `log group N`)"),
 	SL_OPT_INT("copy_range", struct nflog_cfg, copy_range, "65535", 0, 65535,
 		   "bytes of each packet to copy; 0: metadata only, no packet"),

@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Every config in invalid/ must make `sluice -t` exit 78 and print exactly
 # the errors in the matching .err file (paths relative to the source tree;
-# the build directory is written @BUILDDIR@).
+# the built-in plugin directory, which CMAKE_INSTALL_PREFIX decides, is
+# written @PLUGINDIR@, and the build directory @BUILDDIR@).
 set -u
-: "${SLUICE:?run through ctest}" "${SRCDIR:?}" "${BUILDDIR:?}"
+: "${SLUICE:?run through ctest}" "${SRCDIR:?}" "${BUILDDIR:?}" "${SLUICE_BUILTIN_PLUGIN_DIR:?}"
 export SLUICE_PLUGIN_PATH="$SLUICE_PLUGIN_PATH:$SLUICE_TEST_PLUGIN_DIR"
 cd "$SRCDIR" || exit 1
 pass=0 fail=0
@@ -12,6 +13,7 @@ for conf in tests/config/invalid/*.yaml; do
 	want="${conf%.yaml}.err"
 	got=$("$SLUICE" -t -c "$conf" 2>&1 >/dev/null)
 	rc=$?
+	got=${got//$SLUICE_BUILTIN_PLUGIN_DIR/@PLUGINDIR@}
 	got=${got//$BUILDDIR/@BUILDDIR@}
 	if [ "$rc" != 78 ]; then
 		echo "FAIL: $conf: exit $rc, expected 78"; fail=$((fail + 1)); continue

@@ -76,6 +76,14 @@ struct sl_strlist {
 };
 
 #define SL_OPT_REQUIRED (1u << 0) /* no default: the user must set it */
+/*
+ * (ABI 1.2) The option names a resource only one instance can hold: two
+ * instances of the plugin whose SL_OPT_EXCLUSIVE options all have equal
+ * parsed values (lists compared as sets) are a configuration error at the
+ * later one, naming the first.  nflog's `group` (the kernel binds an NFLOG
+ * group to one socket), nfct's `events` (one subscription, one reader).
+ */
+#define SL_OPT_EXCLUSIVE (1u << 1)
 
 struct sl_option {
 	const char *name;
@@ -85,7 +93,7 @@ struct sl_option {
 	const char *description;	/* one line, shown by sluice --describe */
 	int64_t min, max;		/* INT, SIZE, DURATION: inclusive range (0,0: any) */
 	const char *const *choices;	/* ENUM: NULL-terminated */
-	unsigned flags;			/* SL_OPT_REQUIRED ... */
+	unsigned flags;			/* SL_OPT_REQUIRED, SL_OPT_EXCLUSIVE */
 };
 
 /*
@@ -107,6 +115,9 @@ struct sl_option {
  * are YAML too: "[a, b]", or "a" for a list of one.
  */
 #define SL_REQUIRED NULL, .flags = SL_OPT_REQUIRED
+/* In the default's place: SL_EXCLUSIVE("[destroy]"), or required and exclusive. */
+#define SL_EXCLUSIVE(d) d, .flags = SL_OPT_EXCLUSIVE
+#define SL_REQUIRED_EXCLUSIVE NULL, .flags = SL_OPT_REQUIRED | SL_OPT_EXCLUSIVE
 
 /* 0, or a compile error when st.mem is not of type T. */
 #define SL_OPT_CHECK_(st, mem, T)                                                     \
