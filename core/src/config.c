@@ -39,6 +39,20 @@ static bool optional_map(struct diag *d, const struct ynode *map, const char *wh
 	return !ytree_is_null(map) && expect_kind(d, map, YN_MAP, what);
 }
 
+/* An absolute path that fits sockaddr_un's sun_path with its NUL. */
+static void parse_control_socket(struct config *c, const struct ynode *v, struct diag *d)
+{
+	size_t len = strlen(v->scalar);
+
+	if (v->scalar[0] != '/' || len >= CONFIG_MAX_SOCKET_PATH || v->scalar[len - 1] == '/')
+		diag_error(d, &v->mark,
+			   "control_socket: expected an absolute path of a socket file, at most "
+			   "%d bytes, got '%s'",
+			   CONFIG_MAX_SOCKET_PATH - 1, v->scalar);
+	else
+		c->control_socket = v->scalar;
+}
+
 static void parse_daemon(struct config *c, const struct ynode *map, struct diag *d)
 {
 	if (!optional_map(d, map, "'daemon'"))
@@ -105,10 +119,13 @@ static void parse_daemon(struct config *c, const struct ynode *map, struct diag 
 				c->user = v->scalar;
 				c->user_mark = v->mark;
 			}
+		} else if (strcmp(k->scalar, "control_socket") == 0) {
+			if (expect_kind(d, v, YN_SCALAR, "'control_socket'"))
+				parse_control_socket(c, v, d);
 		} else {
 			diag_error(d, &k->mark,
 				   "unknown key 'daemon.%s' (expected plugin_path, log_level, "
-				   "batch_size, threads or user)",
+				   "batch_size, threads, user or control_socket)",
 				   k->scalar);
 		}
 	}

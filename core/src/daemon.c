@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "control.h"
 #include "daemon.h"
 #include "event_loop.h"
 #include "host.h"
@@ -60,6 +61,7 @@ int daemon_run(struct graph *g, const struct config *cfg, const char *config_fil
 {
 	static const int signals[] = {SIGTERM, SIGINT, SIGHUP, SIGUSR1, 0};
 	struct daemon d = {.config_file = config_file, .start_time = time(NULL)};
+	struct control *ctl = NULL;
 	struct runtime rt;
 	int status = 0;
 
@@ -80,12 +82,25 @@ int daemon_run(struct graph *g, const struct config *cfg, const char *config_fil
 		loop_free(d.loop);
 		return 1;
 	}
+	/* Before the drop: its folder may need root; it is chowned to the user. */
+	if (cfg->control_socket) {
+		char err[512];
+
+		if (!(ctl = control_open(&d, cfg->control_socket, drop, err, sizeof(err)))) {
+			log_msg(SL_LOG_ERR, "%s", err);
+			runtime_stop(&rt);
+			runtime_free(&rt);
+			loop_free(d.loop);
+			return 1;
+		}
+	}
 	/* Every socket and file is open: root is no longer needed. */
 	if (drop && geteuid() == 0) {
 		char err[256];
 
 		if (privileges_drop(drop, err, sizeof(err))) {
 			log_msg(SL_LOG_ERR, "%s", err);
+			control_close(ctl);
 			runtime_stop(&rt);
 			runtime_free(&rt);
 			loop_free(d.loop);
@@ -107,6 +122,7 @@ int daemon_run(struct graph *g, const struct config *cfg, const char *config_fil
 		status = 1;
 	if (!d.exit_signal && runtime_inputs_finished(&rt))
 		log_msg(SL_LOG_INFO, "every input has finished");
+	control_close(ctl);
 	/* stop() closes the last files: count them before reporting. */
 	runtime_shutdown(&rt);
 	runtime_log_counters(&rt, SL_LOG_INFO);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "ctl_client.h"
 #include "daemon.h"
 #include "event_loop.h"
 #include "fields.h"
@@ -33,6 +34,10 @@ static void usage(FILE *out)
 		"       sluice -t [-c FILE]             check the configuration and show its stacks\n"
 		"       sluice --list-plugins           list the plugins found\n"
 		"       sluice --describe NAME          show a plugin's options and fields\n"
+		"       sluice stats [-c FILE | --socket PATH] [--json] [--watch]\n"
+		"                                       a running daemon's counters\n"
+		"       sluice reload|reopen [-c FILE | --socket PATH]\n"
+		"                                       reload its configuration, reopen its files\n"
 		"\n"
 		"  -c, --config FILE   configuration (default " SLUICE_CONF_DIR "/sluice.yaml)\n"
 		"  -t, --check         validate the configuration, print the stacks, exit\n"
@@ -43,7 +48,9 @@ static void usage(FILE *out)
 		"Plugins are searched in $SLUICE_PLUGIN_PATH (colon-separated), then\n"
 		"daemon.plugin_path, then " SLUICE_PLUGIN_DIR ".\n"
 		"Signals: TERM/INT flush and exit, HUP reopens output files, USR1 logs counters.\n"
-		"Exit status: 0 ok, 1 runtime failure, 64 usage, 78 configuration error.\n");
+		"stats, reload and reopen talk to daemon.control_socket (or --socket PATH).\n"
+		"Exit status: 0 ok, 1 runtime failure (or the reload failed), 64 usage,\n"
+		"69 no daemon answers, 78 configuration error.\n");
 }
 
 static void print_load_error(const char *msg)
@@ -155,6 +162,8 @@ int main(int argc, char **argv)
 	struct graph g;
 	int c, status;
 
+	if (argc > 1 && ctl_is_command(argv[1]))
+		return ctl_main(argc - 1, argv + 1, file);
 	while ((c = getopt_long(argc, argv, "c:tvVh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c': file = optarg; break;
