@@ -10,8 +10,9 @@
 int ctl_is_command(const char *arg);
 /*
  * argv[0] is the subcommand.  Returns the exit status: 0 ok, 1 the
- * daemon refused (a failed reload), 69 no daemon answers, 64 usage,
- * 78 no socket path configured.
+ * daemon refused (a failed reload), 64 usage, 69 no daemon answers,
+ * 75 the daemon is busy (every connection slot taken), 77 no permission
+ * on the socket, 78 no socket path configured.
  */
 int ctl_main(int argc, char **argv, const char *default_config);
 
