@@ -319,14 +319,16 @@ void stats_write_table(const struct stats_snap *s, const struct stats_snap *prev
 		for (int c = 0; c < NCOLS; c++) {
 			const char *v = i ? cells[i - 1][c] : col_title[c];
 
-			if (!col_shown(c, rates))
+			if (!col_shown(c, rates) || (c == C_COUNTERS && !*v))
 				continue;
+			if (c)
+				fputs("  ", out);
 			if (c == C_COUNTERS)
-				fprintf(out, "%s", v);
+				fputs(v, out);
 			else if (c <= C_PLUGIN)
-				fprintf(out, "%-*s  ", (int)width[c], v);
+				fprintf(out, "%-*s", (int)width[c], v);
 			else
-				fprintf(out, "%*s  ", (int)width[c], v);
+				fprintf(out, "%*s", (int)width[c], v);
 		}
 		fputc('\n', out);
 	}

@@ -2,9 +2,11 @@
 /*
  * `sluice stats` reads the daemon's JSON (stats_write_json()) back into a
  * snapshot.  A small JSON reader: objects, arrays, strings (with the
- * escapes the writer makes), unsigned and negative integers, null.
+ * escapes the writer makes), unsigned 64-bit integers, null.
  * Unknown keys are skipped, so a newer daemon can add some.
  */
+#include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +17,7 @@ enum jtype { J_NULL, J_NUM, J_STR, J_ARR, J_OBJ };
 
 struct jv {
 	enum jtype type;
-	long long num;
+	unsigned long long num;
 	char *str;
 	char **keys;		/* J_OBJ */
 	struct jv *items;	/* J_ARR, J_OBJ */
@@ -51,8 +53,9 @@ static char *parse_string(struct jp *j)
 	size_t cap = 16, n = 0;
 	char *s = malloc(cap);
 
-	if (!s || *j->p++ != '"')
+	if (!s || *j->p != '"')
 		goto bad;
+	j->p++;
 	while (*j->p != '"') {
 		unsigned c = (unsigned char)*j->p++;
 
@@ -61,7 +64,13 @@ static char *parse_string(struct jp *j)
 		if (c == '\\') {
 			c = (unsigned char)*j->p++;
 			if (c == 'u') {
-				if (sscanf(j->p, "%4x", &c) != 1 || c > 0x7f)
+				char hex[5] = {0};
+
+				for (int k = 0; k < 4; k++)
+					if (!isxdigit((unsigned char)(hex[k] = j->p[k])))
+						goto bad;
+				c = (unsigned)strtoul(hex, NULL, 16);
+				if (!c || c > 0x7f)
 					goto bad;	/* the writer escapes only controls */
 				j->p += 4;
 			} else if (c == 'n') {
@@ -70,8 +79,13 @@ static char *parse_string(struct jp *j)
 				goto bad;
 			}
 		}
-		if (n + 2 > cap && !(s = realloc(s, cap *= 2)))
-			goto bad;
+		if (n + 2 > cap) {
+			char *more = realloc(s, cap *= 2);
+
+			if (!more)
+				goto bad;
+			s = more;
+		}
 		s[n++] = (char)c;
 	}
 	j->p++;
@@ -110,11 +124,14 @@ static int parse_members(struct jp *j, struct jv *v, char close)
 			skip_ws(j);
 			if (!(v->keys[v->n] = parse_string(j)))
 				return -1;
+			v->n++;
 			skip_ws(j);
-			if (*j->p++ != ':')
+			if (*j->p != ':')
 				return j->err = "expected ':'", -1;
+			j->p++;
+		} else {
+			v->n++;
 		}
-		v->n++;
 		if (parse_value(j, &v->items[v->n - 1]))
 			return -1;
 		skip_ws(j);
@@ -152,10 +169,13 @@ static int parse_value(struct jp *j, struct jv *v)
 		j->depth--;
 		return 0;
 	default:
-		v->type = J_NUM;
-		v->num = strtoll(j->p, &end, 10);
-		if (end == j->p)
+		if (*j->p < '0' || *j->p > '9')
 			break;
+		v->type = J_NUM;
+		errno = 0;
+		v->num = strtoull(j->p, &end, 10);
+		if (errno)
+			return j->err = "number out of range", -1;
 		j->p = end;
 		j->depth--;
 		return 0;
