@@ -63,7 +63,7 @@ HOLD=$!
 at_exit "kill $HOLD"
 sleep 0.2
 t0=$(date +%s%N)
-timeout 3 "$SLUICE" stats --socket "$SOCK" --json >"$WORK/first.json" ||
+timeout $((3 * TF)) "$SLUICE" stats --socket "$SOCK" --json >"$WORK/first.json" ||
 	fail "sluice stats did not answer while two clients hold connections"
 ms=$((($(date +%s%N) - t0) / 1000000))
 python3 -m json.tool "$WORK/first.json" >/dev/null || fail "stats --json is not JSON"
@@ -115,14 +115,15 @@ for row in "cap,txt fw nflog" "cap cap.pcap pcap" "txt txt.decode decode" \
 done
 
 # --watch into a pipe: blocks one after the other, rates from the second on
-send_bg "$WORK/gen2.out" -n 3000 -r 1000 -f $N1
-timeout 2.6 "$SLUICE" stats --socket "$SOCK" --watch >"$WORK/watch.txt" || true
+send_bg "$WORK/gen2.out" -n $((3000 * TF)) -r 1000 -f $N1
+timeout $((2 * TF)).6 "$SLUICE" stats --socket "$SOCK" --watch >"$WORK/watch.txt" || true
 blocks=$(grep -c "^sluice .*: up " "$WORK/watch.txt" || true)
-[ "$blocks" -ge 2 ] || fail "--watch printed $blocks blocks in 2.6 s: $(cat "$WORK/watch.txt")"
+[ "$blocks" -ge 2 ] || fail "--watch printed $blocks blocks in $((2 * TF)).6 s: $(cat "$WORK/watch.txt")"
 rate=$(awk '$2 == "fw" {r = $8} END {print r}' "$WORK/watch.txt")
 grep -q "IN/s" "$WORK/watch.txt" && [ -n "$rate" ] && [ "$rate" != - ] && [ "$rate" -gt 0 ] ||
 	fail "no fw rate in --watch: $(tail -8 "$WORK/watch.txt")"
 echo "--watch: $blocks blocks, fw at $rate records/s (sent at 1000/s)"
+kill -TERM "$GEN_PID"
 wait "$GEN_PID" || true
 
 # logrotate-style: move both files away, then ask for a reopen
