@@ -26,6 +26,7 @@ struct client {
 	size_t reqlen;
 	char *reply;			/* NULL while reading the request */
 	size_t replylen, sent;
+	struct ucred peer;		/* who asked: logged with reload/reopen */
 };
 
 struct control {
@@ -66,7 +67,8 @@ static void reply_op(FILE *out, int rc, const char *msg)
 		fprintf(out, "%s\n", msg);
 }
 
-static void run_command(struct control *ctl, const char *cmd, FILE *out)
+static void run_command(struct control *ctl, const struct ucred *peer, const char *cmd,
+			FILE *out)
 {
 	char msg[4096];
 	struct stats_snap s;
@@ -83,10 +85,13 @@ static void run_command(struct control *ctl, const char *cmd, FILE *out)
 			stats_write_table(&s, NULL, 0, out);
 		stats_free(&s);
 	} else if (strcmp(cmd, "reload") == 0) {
-		log_msg(SL_LOG_NOTICE, "control socket: reload");
+		log_msg(SL_LOG_NOTICE, "control socket: reload (asked by uid %u, pid %d)",
+			(unsigned)peer->uid, (int)peer->pid);
 		reply_op(out, daemon_reload(ctl->d, msg, sizeof(msg)), msg);
 	} else if (strcmp(cmd, "reopen") == 0) {
-		log_msg(SL_LOG_NOTICE, "control socket: reopening output files");
+		log_msg(SL_LOG_NOTICE,
+			"control socket: reopening output files (asked by uid %u, pid %d)",
+			(unsigned)peer->uid, (int)peer->pid);
 		reply_op(out, daemon_reopen(ctl->d, msg, sizeof(msg)), msg);
 	} else {
 		fprintf(out, "error\nunknown command '%.64s' (expected stats, stats json, reload or "
@@ -128,7 +133,7 @@ static void answer(struct client *cl)
 		client_close(cl);
 		return;
 	}
-	run_command(cl->ctl, cl->req, out);
+	run_command(cl->ctl, &cl->peer, cl->req, out);
 	if (fclose(out) || !cl->reply) {
 		client_close(cl);
 		return;
@@ -215,6 +220,8 @@ static void on_accept(void *ctx, int fd, uint32_t events)
 		return;
 	}
 	cl->fd = cfd;
+	if (getsockopt(cfd, SOL_SOCKET, SO_PEERCRED, &cl->peer, &(socklen_t){sizeof(cl->peer)}))
+		cl->peer = (struct ucred){.pid = -1, .uid = (uid_t)-1};
 	cl->reqlen = 0;
 	cl->sent = 0;
 	cl->replylen = 0;

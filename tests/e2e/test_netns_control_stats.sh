@@ -149,7 +149,7 @@ new=$(pcap_count "$D/cap.pcap")
 
 out=$("$SLUICE" reload -c "$WORK/sluice.yaml") || fail "sluice reload exited $?"
 [ "$out" = ok ] || fail "sluice reload printed '$out'"
-grep -q "control socket: reload" "$L" || fail "the daemon did not log the reload"
+grep -q "control socket: reload (asked by uid 0, pid [0-9]*)" "$L" || fail "the daemon did not log the reload and who asked"
 
 # a second daemon on the same socket (another input, so only the socket clashes)
 cat >"$WORK/second.yaml" <<YAML
