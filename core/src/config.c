@@ -80,6 +80,20 @@ static void parse_plugin_path(struct config *c, const struct ynode *v, struct di
 	}
 }
 
+/* An absolute path that fits sockaddr_un's sun_path with its NUL. */
+static void parse_control_socket(struct config *c, const struct ynode *v, struct diag *d)
+{
+	size_t len = strlen(v->scalar);
+
+	if (v->scalar[0] != '/' || len >= CONFIG_MAX_SOCKET_PATH || v->scalar[len - 1] == '/')
+		diag_error(d, &v->mark,
+			   "control_socket: expected an absolute path of a socket file, at most "
+			   "%d bytes, got '%s'",
+			   CONFIG_MAX_SOCKET_PATH - 1, v->scalar);
+	else
+		c->control_socket = v->scalar;
+}
+
 static void parse_daemon(struct config *c, const struct ynode *map, struct diag *d)
 {
 	if (!optional_map(d, map, "'daemon'"))
@@ -130,10 +144,14 @@ static void parse_daemon(struct config *c, const struct ynode *map, struct diag 
 			}
 		} else if (strcmp(k->scalar, "metrics") == 0) {
 			metrics_config_parse(&c->metrics, v, d);
+		} else if (strcmp(k->scalar, "control_socket") == 0) {
+			if (expect_kind(d, v, YN_SCALAR, "'control_socket'"))
+				parse_control_socket(c, v, d);
+
 		} else {
 			diag_error(d, &k->mark,
 				   "unknown key 'daemon.%s' (expected plugin_path, log_level, "
-				   "batch_size, threads, user or metrics)",
+				   "batch_size, threads, user, metrics or control_socket)",
 				   k->scalar);
 		}
 	}

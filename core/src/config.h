@@ -61,6 +61,7 @@ struct config {
 	const char *user;		/* drop root privileges to this user after start */
 	struct ymark user_mark;
 	struct metrics_config metrics;	/* daemon.metrics */
+	const char *control_socket;	/* daemon.control_socket; NULL: none */
 	struct instance_spec *instances;
 	size_t ninstances;
 	struct strset instance_index;	/* name -> struct instance_spec * */
@@ -70,6 +71,8 @@ struct config {
 };
 
 #define CONFIG_DEFAULT_BATCH_SIZE 256
+/* sizeof(sockaddr_un.sun_path) on Linux */
+#define CONFIG_MAX_SOCKET_PATH 108
 
 /*
  * Load and check the file's shape.  0, or -1 with errors reported to d.

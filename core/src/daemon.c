@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "control.h"
 #include "daemon.h"
 #include "event_loop.h"
 #include "host.h"
@@ -77,6 +78,7 @@ int daemon_run(struct graph *g, const struct config *cfg, const char *config_fil
 {
 	static const int signals[] = {SIGTERM, SIGINT, SIGHUP, SIGUSR1, 0};
 	struct daemon d = {.config_file = config_file, .start_time = time(NULL)};
+	struct control *ctl = NULL;
 	struct runtime rt;
 	int status = 0;
 
@@ -105,6 +107,19 @@ int daemon_run(struct graph *g, const struct config *cfg, const char *config_fil
 		loop_free(d.loop);
 		return 1;
 	}
+	/* Before the drop: its folder may need root; it is chowned to the user. */
+	if (cfg->control_socket) {
+		char err[512];
+
+		if (!(ctl = control_open(&d, cfg->control_socket, drop, err, sizeof(err)))) {
+			log_msg(SL_LOG_ERR, "%s", err);
+			daemon_services_stop(&d);
+			runtime_stop(&rt);
+			runtime_free(&rt);
+			loop_free(d.loop);
+			return 1;
+		}
+	}
 	/* Every socket and file is open: root is no longer needed. */
 	if (drop && geteuid() == 0) {
 		char err[256];
@@ -112,6 +127,7 @@ int daemon_run(struct graph *g, const struct config *cfg, const char *config_fil
 		if (privileges_drop(drop, err, sizeof(err))) {
 			log_msg(SL_LOG_ERR, "%s", err);
 			daemon_services_stop(&d);
+			control_close(ctl);
 			runtime_stop(&rt);
 			runtime_free(&rt);
 			loop_free(d.loop);
@@ -138,6 +154,7 @@ int daemon_run(struct graph *g, const struct config *cfg, const char *config_fil
 		log_msg(SL_LOG_INFO, "every input has finished");
 	notify_stopping(d.notify);
 	daemon_services_stop(&d);
+	control_close(ctl);
 	/* stop() closes the last files: count them before reporting. */
 	runtime_shutdown(&rt);
 	runtime_log_counters(&rt, SL_LOG_INFO);

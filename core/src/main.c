@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "ctl_client.h"
 #include "daemon.h"
 #include "describe.h"
 #include "event_loop.h"
@@ -36,6 +37,10 @@ static void usage(FILE *out)
 		"       sluice --describe NAME          show a plugin's options and fields\n"
 		"       sluice --describe-all [--format=text|man|markdown]\n"
 		"                                       describe every plugin found\n"
+		"       sluice stats [-c FILE | --socket PATH] [--json] [--watch]\n"
+		"                                       a running daemon's counters\n"
+		"       sluice reload|reopen [-c FILE | --socket PATH]\n"
+		"                                       reload its configuration, reopen its files\n"
 		"\n"
 		"  -c, --config FILE   configuration (default " SLUICE_CONF_DIR "/sluice.yaml)\n"
 		"  -t, --check         validate the configuration, print the stacks, exit\n"
@@ -48,8 +53,9 @@ static void usage(FILE *out)
 		"With -c FILE, --list-plugins and --describe read its daemon.plugin_path\n"
 		"(nothing else of it); without -c they read no file.\n"
 		"Signals: TERM/INT flush and exit, HUP reopens output files, USR1 logs counters.\n"
-		"Exit status: 0 ok, 1 runtime failure, 64 usage, 69 no plugin found or loadable,\n"
-		"78 configuration error.\n");
+		"stats, reload and reopen talk to daemon.control_socket (or --socket PATH).\n"
+		"Exit status: 0 ok, 1 runtime failure (or the reload failed), 64 usage,\n"
+		"69 no daemon answers, or no plugin found or loadable, 78 configuration error.\n");
 }
 
 static void print_load_error(const char *msg)
@@ -137,6 +143,8 @@ int main(int argc, char **argv)
 	struct graph g;
 	int c, status;
 
+	if (argc > 1 && ctl_is_command(argv[1]))
+		return ctl_main(argc - 1, argv + 1, file);
 	while ((c = getopt_long(argc, argv, "c:tvVh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c': file = optarg; file_given = true; break;

@@ -1,0 +1,361 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "control.h"
+#include "daemon.h"
+#include "event_loop.h"
+#include "log.h"
+#include "privileges.h"
+#include "stats.h"
+
+struct client {
+	struct control *ctl;
+	int fd;				/* -1: slot free */
+	struct loop_timer *deadline;
+	char req[CONTROL_MAX_REQUEST];
+	size_t reqlen;
+	char *reply;			/* NULL while reading the request */
+	size_t replylen, sent;
+	struct ucred peer;		/* who asked: logged with reload/reopen */
+};
+
+struct control {
+	struct daemon *d;
+	int fd;
+	char *path;
+	dev_t dev;			/* the socket file we made, so that we */
+	ino_t ino;			/* never remove another daemon's */
+	struct client clients[CONTROL_MAX_CLIENTS];
+};
+
+static void client_close(struct client *cl)
+{
+	if (cl->fd < 0)
+		return;
+	loop_unwatch(cl->ctl->d->loop, cl->fd);
+	close(cl->fd);
+	cl->fd = -1;
+	loop_timer_free(cl->deadline);
+	cl->deadline = NULL;
+	free(cl->reply);
+	cl->reply = NULL;
+}
+
+static void on_deadline(void *ctx)
+{
+	struct client *cl = ctx;
+
+	log_msg(SL_LOG_DEBUG, "control: a client took more than %d ms; dropped", CONTROL_TIMEOUT_MS);
+	client_close(cl);
+}
+
+/* reload/reopen: "ok", or "error" and the reasons; msg alone if it says more than ok. */
+static void reply_op(FILE *out, int rc, const char *msg)
+{
+	fprintf(out, "%s\n", rc ? "error" : "ok");
+	if (strcmp(msg, "ok") != 0)
+		fprintf(out, "%s\n", msg);
+}
+
+static void run_command(struct control *ctl, const struct ucred *peer, const char *cmd,
+			FILE *out)
+{
+	char msg[4096];
+	struct stats_snap s;
+
+	if (strcmp(cmd, "stats") == 0 || strcmp(cmd, "stats json") == 0) {
+		if (stats_take(&s, ctl->d)) {
+			fprintf(out, "error\nout of memory\n");
+			return;
+		}
+		fprintf(out, "ok\n");
+		if (cmd[5])
+			stats_write_json(&s, out);
+		else
+			stats_write_table(&s, NULL, 0, out);
+		stats_free(&s);
+	} else if (strcmp(cmd, "reload") == 0) {
+		log_msg(SL_LOG_NOTICE, "control socket: reload (asked by uid %u, pid %d)",
+			(unsigned)peer->uid, (int)peer->pid);
+		reply_op(out, daemon_reload(ctl->d, msg, sizeof(msg)), msg);
+	} else if (strcmp(cmd, "reopen") == 0) {
+		log_msg(SL_LOG_NOTICE,
+			"control socket: reopening output files (asked by uid %u, pid %d)",
+			(unsigned)peer->uid, (int)peer->pid);
+		reply_op(out, daemon_reopen(ctl->d, msg, sizeof(msg)), msg);
+	} else {
+		fprintf(out, "error\nunknown command '%.64s' (expected stats, stats json, reload or "
+			"reopen)\n", cmd);
+	}
+}
+
+static void send_reply(struct client *cl)
+{
+	while (cl->sent < cl->replylen) {
+		ssize_t n = send(cl->fd, cl->reply + cl->sent, cl->replylen - cl->sent,
+				 MSG_NOSIGNAL | MSG_DONTWAIT);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			/* The rest when the client reads; the deadline still holds. */
+			loop_modify(cl->ctl->d->loop, cl->fd, EPOLLOUT);
+			return;
+		}
+		if (n <= 0)
+			break;
+		cl->sent += (size_t)n;
+	}
+	client_close(cl);
+}
+
+/* The request is complete: run it and start sending the reply. */
+static void answer(struct client *cl)
+{
+	FILE *out;
+	size_t len = cl->reqlen;
+
+	while (len && (cl->req[len - 1] == '\r' || cl->req[len - 1] == ' '))
+		len--;
+	cl->req[len] = 0;
+	out = open_memstream(&cl->reply, &cl->replylen);
+	if (!out) {
+		client_close(cl);
+		return;
+	}
+	run_command(cl->ctl, &cl->peer, cl->req, out);
+	if (fclose(out) || !cl->reply) {
+		client_close(cl);
+		return;
+	}
+	send_reply(cl);
+}
+
+static void on_client(void *ctx, int fd, uint32_t events)
+{
+	struct client *cl = ctx;
+	char *nl;
+	ssize_t n;
+
+	if (cl->reply) {
+		send_reply(cl);
+		return;
+	}
+	n = recv(fd, cl->req + cl->reqlen, sizeof(cl->req) - 1 - cl->reqlen, MSG_DONTWAIT);
+	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+		return;
+	if (n < 0 || (n == 0 && !cl->reqlen)) {
+		client_close(cl);
+		return;
+	}
+	cl->reqlen += (size_t)n;
+	cl->req[cl->reqlen] = 0;
+	if ((nl = memchr(cl->req, '\n', cl->reqlen))) {
+		cl->reqlen = (size_t)(nl - cl->req);
+	} else if (n && cl->reqlen == sizeof(cl->req) - 1) {
+		const char *e = "error\nrequest longer than 255 bytes\n";
+
+		send(fd, e, strlen(e), MSG_NOSIGNAL | MSG_DONTWAIT);
+		client_close(cl);
+		return;
+	} else if (n) {
+		return;	/* more to come; an end of file ends the line too */
+	}
+	loop_modify(cl->ctl->d->loop, fd, 0);
+	answer(cl);
+}
+
+/*
+ * Every slot taken (by clients that may never finish): say so at once
+ * rather than keep this one waiting.  What it sent is read first: closing
+ * a unix socket with unread data makes the client's read fail.
+ */
+static void refuse(int fd)
+{
+	static const char e[] = "error\nbusy: too many control connections\n";
+	static uint64_t logged;
+	char drain[CONTROL_MAX_REQUEST];
+
+	if (recv(fd, drain, sizeof(drain), MSG_DONTWAIT) < 0) {
+	}
+	send(fd, e, sizeof(e) - 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+	close(fd);
+	if (!logged || loop_now_ms() - logged > 10000) {
+		logged = loop_now_ms();
+		log_msg(SL_LOG_WARNING, "control: %d connections already open; refusing more",
+			CONTROL_MAX_CLIENTS);
+	}
+}
+
+static void on_accept(void *ctx, int fd, uint32_t events)
+{
+	struct control *ctl = ctx;
+	struct client *cl = NULL;
+	int cfd = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+	if (cfd < 0)
+		return;
+	for (size_t i = 0; i < CONTROL_MAX_CLIENTS && !cl; i++)
+		if (ctl->clients[i].fd < 0)
+			cl = &ctl->clients[i];
+	if (!cl) {
+		refuse(cfd);
+		return;
+	}
+	cl->deadline = loop_timer_new(ctl->d->loop, on_deadline, cl);
+	if (!cl->deadline || loop_watch(ctl->d->loop, cfd, EPOLLIN, on_client, cl)) {
+		loop_timer_free(cl->deadline);
+		cl->deadline = NULL;
+		close(cfd);
+		return;
+	}
+	cl->fd = cfd;
+	if (getsockopt(cfd, SOL_SOCKET, SO_PEERCRED, &cl->peer, &(socklen_t){sizeof(cl->peer)}))
+		cl->peer = (struct ucred){.pid = -1, .uid = (uid_t)-1};
+	cl->reqlen = 0;
+	cl->sent = 0;
+	cl->replylen = 0;
+	loop_timer_arm(cl->deadline, CONTROL_TIMEOUT_MS, 0);
+}
+
+/*
+ * A socket file already there: a daemon answering on it is an error, a
+ * dead one's is removed.  Anything that is not a socket is left alone.
+ */
+static int clear_stale(const char *path, const struct sockaddr_un *sa, char *err, size_t errlen)
+{
+	struct stat st;
+	int fd, rc;
+
+	if (lstat(path, &st) < 0)
+		return errno == ENOENT ? 0 : (snprintf(err, errlen, "control socket %s: %s", path,
+						       strerror(errno)), -1);
+	if (!S_ISSOCK(st.st_mode)) {
+		snprintf(err, errlen, "control socket %s: exists and is not a socket", path);
+		return -1;
+	}
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		snprintf(err, errlen, "control socket: %s", strerror(errno));
+		return -1;
+	}
+	rc = connect(fd, (const struct sockaddr *)sa, sizeof(*sa));
+	close(fd);
+	if (rc == 0) {
+		snprintf(err, errlen, "control socket %s: another sluice is running (it answers there)",
+			 path);
+		return -1;
+	}
+	log_msg(SL_LOG_INFO, "control socket %s: removing the stale socket of a dead daemon", path);
+	if (unlink(path) < 0 && errno != ENOENT) {
+		snprintf(err, errlen, "control socket %s: cannot remove the stale socket: %s", path,
+			 strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* Bind with no access for others, then chown, then open it to the group. */
+static int bind_socket(struct control *ctl, const struct sockaddr_un *sa,
+		       const struct drop_target *drop, char *err, size_t errlen)
+{
+	mode_t old = umask(0177);
+	struct stat st;
+	int rc = bind(ctl->fd, (const struct sockaddr *)sa, sizeof(*sa));
+
+	umask(old);
+	if (rc < 0) {
+		snprintf(err, errlen, "control socket %s: cannot bind: %s", ctl->path, strerror(errno));
+		return -1;
+	}
+	if (lstat(ctl->path, &st) == 0) {
+		ctl->dev = st.st_dev;
+		ctl->ino = st.st_ino;
+	}
+	if (drop && geteuid() == 0 && chown(ctl->path, drop->uid, drop->gid) < 0) {
+		snprintf(err, errlen, "control socket %s: cannot chown to %s: %s", ctl->path,
+			 drop->name, strerror(errno));
+		return -1;
+	}
+	if (chmod(ctl->path, 0660) < 0) {
+		snprintf(err, errlen, "control socket %s: cannot chmod: %s", ctl->path,
+			 strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+struct control *control_open(struct daemon *d, const char *path, const struct drop_target *drop,
+			     char *err, size_t errlen)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	struct control *ctl;
+
+	if (strlen(path) >= sizeof(sa.sun_path)) {
+		snprintf(err, errlen, "control socket %s: path too long", path);
+		return NULL;
+	}
+	strcpy(sa.sun_path, path);
+	ctl = calloc(1, sizeof(*ctl));
+	if (!ctl || !(ctl->path = strdup(path))) {
+		free(ctl);
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	ctl->d = d;
+	for (size_t i = 0; i < CONTROL_MAX_CLIENTS; i++) {
+		ctl->clients[i].ctl = ctl;
+		ctl->clients[i].fd = -1;
+	}
+	ctl->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (ctl->fd < 0) {
+		snprintf(err, errlen, "control socket: %s", strerror(errno));
+		free(ctl->path);
+		free(ctl);
+		return NULL;
+	}
+	if (clear_stale(path, &sa, err, errlen) || bind_socket(ctl, &sa, drop, err, errlen))
+		goto fail;
+	if (listen(ctl->fd, CONTROL_MAX_CLIENTS) < 0 ||
+	    loop_watch(d->loop, ctl->fd, EPOLLIN, on_accept, ctl) < 0) {
+		snprintf(err, errlen, "control socket %s: %s", path, strerror(errno));
+		goto fail;
+	}
+	log_msg(SL_LOG_INFO, "control socket %s: listening", path);
+	return ctl;
+fail:
+	if (ctl->ino)
+		unlink(path);
+	ctl->ino = 0;
+	control_close(ctl);
+	return NULL;
+}
+
+void control_close(struct control *ctl)
+{
+	struct stat st;
+
+	if (!ctl)
+		return;
+	for (size_t i = 0; i < CONTROL_MAX_CLIENTS; i++)
+		client_close(&ctl->clients[i]);
+	loop_unwatch(ctl->d->loop, ctl->fd);
+	close(ctl->fd);
+	/* After the drop this needs write access to the folder; if not, the next start clears it. */
+	if (ctl->ino && lstat(ctl->path, &st) == 0 && st.st_dev == ctl->dev &&
+	    st.st_ino == ctl->ino && unlink(ctl->path) < 0)
+		log_msg(SL_LOG_DEBUG, "control socket %s: not removed: %s", ctl->path,
+			strerror(errno));
+	free(ctl->path);
+	free(ctl);
+}

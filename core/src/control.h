@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The control socket (daemon.control_socket): a unix stream socket on the
+ * main event loop.  One command per connection, one line of text:
+ * `stats`, `stats json`, `reload`, `reopen`.  The reply starts with a
+ * status line, `ok` or `error`, then the body; the daemon closes the
+ * connection after it (docs/OPERATIONS.md).  Nothing a client does can
+ * stall the loop: sockets are non-blocking, a request line is bounded,
+ * every connection has a deadline, and only a few are served at once.
+ */
+#ifndef SLUICE_CONTROL_H
+#define SLUICE_CONTROL_H
+
+#include <stddef.h>
+
+struct daemon;
+struct drop_target;
+struct control;
+
+/* Whole connections at once; more are refused with "error: busy". */
+#define CONTROL_MAX_CLIENTS 16
+/* A request line, with its newline. */
+#define CONTROL_MAX_REQUEST 256
+/* From accept to the last byte of the reply. */
+#define CONTROL_TIMEOUT_MS 5000
+
+/*
+ * Bind path (replacing a stale socket of a dead daemon; a live one is an
+ * error), mode 0660, owned by drop's user and group when given and we are
+ * root, and serve it on d->loop.  NULL with a message in err.
+ */
+struct control *control_open(struct daemon *d, const char *path, const struct drop_target *drop,
+			     char *err, size_t errlen);
+/* Drop every connection, close and remove the socket. */
+void control_close(struct control *c);
+
+#endif
