@@ -13,6 +13,7 @@
 #include "event_loop.h"
 #include "host.h"
 #include "log.h"
+#include "reload.h"
 
 int daemon_reopen(struct daemon *d, char *msg, size_t len)
 {
@@ -21,13 +22,9 @@ int daemon_reopen(struct daemon *d, char *msg, size_t len)
 	return 0;
 }
 
-/*
- * Not a configuration reload yet: today SIGHUP reopens the output files
- * (logrotate), and that is what this keeps doing.
- */
 int daemon_reload(struct daemon *d, char *msg, size_t len)
 {
-	return daemon_reopen(d, msg, len);
+	return reload_config(d, msg, len);
 }
 
 static void on_signal(void *ctx, int signo)
@@ -43,9 +40,9 @@ static void on_signal(void *ctx, int signo)
 		break;
 	case SIGHUP:
 	{
-		char msg[256];
+		char msg[4096];
 
-		log_msg(SL_LOG_NOTICE, "SIGHUP: reopening output files");
+		/* reload.c logs what it did and every error */
 		daemon_reload(d, msg, sizeof(msg));
 		break;
 	}
@@ -65,6 +62,18 @@ int daemon_run(struct graph *g, const struct config *cfg, const char *config_fil
 
 	/* A vanished TCP peer must be an EPIPE for the output, not our death. */
 	signal(SIGPIPE, SIG_IGN);
+	/*
+	 * Every field any plugin on the path registers gets its id now, so
+	 * records are laid out for every graph a reload may build (reload.c).
+	 */
+	if (!g->loaded_all) {
+		loader_load_all(&g->loader, NULL);
+		g->loaded_all = true;
+	}
+	if (reload_init(&d, g, cfg)) {
+		log_msg(SL_LOG_ERR, "out of memory");
+		return 1;
+	}
 	d.loop = loop_new();
 	if (!d.loop || runtime_init(&rt, g, d.loop, cfg->batch_size, cfg->threads)) {
 		log_msg(SL_LOG_ERR, "out of memory");
@@ -111,6 +120,7 @@ int daemon_run(struct graph *g, const struct config *cfg, const char *config_fil
 	runtime_shutdown(&rt);
 	runtime_log_counters(&rt, SL_LOG_INFO);
 	runtime_free(&rt);
+	reload_free(&d);
 	loop_free(d.loop);
 	return status;
 }

@@ -16,6 +16,7 @@
 #include "privileges.h"
 
 struct event_loop;
+struct reload_state;
 struct runtime;
 
 struct daemon {
@@ -26,6 +27,7 @@ struct daemon {
 	time_t start_time;		/* wall clock, for stats and metrics */
 	uint64_t reloads_ok;		/* main thread only */
 	uint64_t reloads_failed;
+	struct reload_state *reload;	/* reload.c: the running graph and configurations */
 };
 
 /* Start everything, run until TERM/INT or every input has finished. */
@@ -33,8 +35,10 @@ int daemon_run(struct graph *g, const struct config *cfg, const char *config_fil
 	       const struct drop_target *drop);
 
 /*
- * What SIGHUP does.  Writes "ok" or the reasons it failed into msg (one
- * per line) and returns 0 or -1; counts the result in reloads_ok/failed.
+ * What SIGHUP does: reload the configuration (reload.c), then reopen
+ * every output's files, even when the reload failed.  Writes "ok: ..." or
+ * the reasons it failed into msg (one per line) and returns 0 or -1;
+ * counts the result in reloads_ok/failed.
  */
 int daemon_reload(struct daemon *d, char *msg, size_t len);
 /* Reopen every output's files (logrotate); same contract as reload. */

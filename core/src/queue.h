@@ -22,7 +22,7 @@
 #include <stdint.h>
 #include <sluice/record.h>
 
-enum bq_kind { BQ_BATCH = 1, BQ_REOPEN, BQ_STOP };
+enum bq_kind { BQ_BATCH = 1, BQ_REOPEN, BQ_STOP, BQ_PAUSE };
 
 struct bq_item {
 	enum bq_kind kind;

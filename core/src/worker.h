@@ -33,6 +33,12 @@ struct worker {
 	size_t nfree, free_cap, nbatches;
 	pthread_t tid;
 	bool running;
+	bool spread;			/* one of daemon.threads' (kept while empty) */
+	/* reload: the thread waits here while the main thread rewires the graph */
+	pthread_mutex_t pause_lock;
+	pthread_cond_t pause_cond;
+	bool paused, go, quit;
+	bool stopping;			/* reload: BQ_STOP queued, joined and freed after */
 };
 
 /* Make the workers and place every instance (runtime_init). 0 or -1. */
@@ -47,6 +53,26 @@ void workers_reopen(struct runtime *rt);
  */
 void workers_shutdown(struct runtime *rt);
 void workers_free(struct runtime *rt);
+
+/*
+ * Reload (reload.c).  workers_pause(): every running thread waits at a
+ * point between two items of its queue: the inputs' threads first, then
+ * the outputs' once their queues are drained, so nothing is in flight and
+ * the main thread may call any instance and change any worker.
+ * workers_resume() lets them go on (those marked quit leave their loop).
+ */
+void workers_pause(struct runtime *rt);
+void workers_resume(struct runtime *rt);
+/* A new worker (not started) for an input thread, or for an output and its queue. */
+struct worker *worker_add(struct runtime *rt, struct sl_instance *output);
+/* Remove a worker whose thread is not running (or was joined) and free it. */
+void worker_discard(struct runtime *rt, struct worker *w);
+/* Rebuild every worker's instance list from inst->worker, in graph order. */
+int workers_replan(struct runtime *rt);
+/* Join the workers marked quit or stopping, and free them. */
+void workers_reap(struct runtime *rt);
+/* Stop the instances placed on w, here (w paused or not running). */
+void worker_flush_stop(struct sl_instance *inst);
 
 /* A producer hands a batch to a threaded output: copied, or dropped and counted. */
 void worker_feed(struct sl_instance *out, const struct sl_batch *b);
