@@ -18,7 +18,7 @@ need_cmd ip nft python3
 FACTOR=${SLUICE_TEST_TIME_FACTOR:-1}
 RATE=4000 RELOADS=20
 fault_net 94 54
-G2=55 G3=56
+G2=55 G3=56 G4=57
 # A second rule pair: UDP to port 30000 -> group G2, to 30001 -> group G3.
 ip netns exec "$FB" nft -f - <<NFT
 table ip sluice_reload {
@@ -61,7 +61,14 @@ $1
 YAML
 	mv "$CONF.new" "$CONF"
 }
-extra() { echo "  extra: [fw, decode, logline, {plugin: file, file: \"$D/extra$1.log\", flush_interval: 50ms}]"; }
+# extra N: the stack that comes and goes; every other time its output has a
+# thread of its own, and with it comes an input on a thread of its own (no traffic).
+extra() {
+	local t=""
+	[ $(($1 % 4)) = 1 ] && t=", thread: true"
+	echo "  extra: [fw, decode, logline, {plugin: file, file: \"$D/extra$1.log\", flush_interval: 50ms$t}]"
+	[ -z "$t" ] || echo "  idle: [{plugin: nflog, group: $G4, thread: true}, decode, logline, {plugin: file, file: \"$D/idle.log\"}]"
+}
 reloads() { grep -c "reload: [0-9]* kept" "$L" || true; }
 failures() { grep -c "reload failed" "$L" || true; }
 # hup WHAT: SIGHUP and wait for the reload's verdict line
@@ -83,6 +90,8 @@ send_bg "$WORK/gen.out" -n 1000000 -r $RATE -t $((60 * FACTOR))
 wait_for 10 test -s "$D/keep.log" || fail "no traffic reaches keep.log"
 udp_to 30000 100
 
+threads() { ls "/proc/$SLUICE_PID/task" | wc -l; }
+base=$(threads)
 added=0 invalid_at=7 fixed_at=11 broken_at=15
 for ((i = 1; i <= RELOADS; i++)); do
 	if [ $i = $invalid_at ]; then
@@ -111,10 +120,19 @@ $(extra $i)"
 	fi
 	if ((added)); then conf ""; added=0; else conf "$(extra $i)"; added=1; fi
 	hup "reload $i"
+	t=$(threads)
+	if ((added)); then
+		want=$base
+		[ $((i % 4)) = 1 ] && want=$((base + 2))	# the output's and the input's
+		[ "$t" = $want ] || fail "reload $i (added): $t threads, expected $want"
+	else
+		[ "$t" = "$base" ] || fail "reload $i (removed): $t threads, expected $base: a thread was not ended"
+	fi
 	sleep "$(awk "BEGIN {print 0.2 * $FACTOR}")"
 done
 ok=$(reloads) bad=$(failures)
-echo "$RELOADS reloads: $ok applied, $bad refused"
+echo "$RELOADS reloads: $ok applied, $bad refused; $base threads with the fixed stacks"
+[ "$(grep -c "bound NFLOG group $G4" "$L")" -ge 2 ] || fail "the threaded input of the added stack did not start"
 [ "$bad" = 3 ] || fail "expected 3 refused reloads, got $bad: $(grep 'reload failed' "$L")"
 
 # An unchanged file only reopens.
