@@ -42,7 +42,8 @@ static void usage(FILE *out)
 		"\n"
 		"Plugins are searched in $SLUICE_PLUGIN_PATH (colon-separated), then\n"
 		"daemon.plugin_path, then " SLUICE_PLUGIN_DIR ".\n"
-		"Signals: TERM/INT flush and exit, HUP reopens output files, USR1 logs counters.\n"
+		"Signals: TERM/INT flush and exit, HUP reloads the configuration and reopens files,\n"
+		"USR1 logs counters.\n"
 		"Exit status: 0 ok, 1 runtime failure, 64 usage, 78 configuration error.\n");
 }
 

@@ -369,18 +369,37 @@ static void roll_back(struct runtime *rt, struct graph *ng, struct news *nw)
 	nw->n = 0;
 }
 
+/*
+ * New instances start while the ones they replace still run: one that
+ * wants what a replaced one holds (its NFLOG group, its port) fails.  Say so.
+ */
+static const struct sl_instance *holder(const struct graph *og, const struct sl_instance *inst)
+{
+	for (size_t i = 0; i < og->nall; i++)
+		if (!og->all[i]->twin && og->all[i]->desc == inst->desc)
+			return og->all[i];
+	return NULL;
+}
+
 /* Outputs first, as at start: nothing flows before its sinks are open. */
-static int start_new(struct graph *ng, struct reload *r)
+static int start_new(struct graph *og, struct graph *ng, struct reload *r)
 {
 	for (size_t i = ng->nall; i-- > 0;) {
 		struct sl_instance *inst = ng->all[i];
+		const struct sl_instance *old;
 
 		if (inst->twin)
 			continue;
 		inst->started = true;
 		if (inst->desc->start && inst->desc->start(inst->state) < 0) {
+			old = holder(og, inst);
 			log_msg(SL_LOG_ERR, "reload: %s could not start", inst->name);
-			say(r, "%s could not start", inst->name);
+			if (old)
+				say(r, "%s could not start (if it needs what '%s', which it would replace, "
+				    "holds: the old one still runs while the new starts; restart sluice)",
+				    inst->name, old->name);
+			else
+				say(r, "%s could not start", inst->name);
 			return -1;
 		}
 	}
@@ -477,7 +496,7 @@ static int apply(struct runtime *rt, struct graph *og, struct graph *ng, struct 
 		workers_resume(rt);
 		goto fail;
 	}
-	if (start_new(ng, r)) {
+	if (start_new(og, ng, r)) {
 		roll_back(rt, ng, &nw);
 		workers_resume(rt);
 		goto fail;

@@ -147,6 +147,14 @@ hup "the group change"
 wait_for $((5 * FACTOR)) grep -qs "bound NFLOG group $G3" "$L" || fail "input g did not bind group $G3"
 udp_to 30001 100
 
+# The same group with other options: the new input cannot bind while the
+# old one holds the group, so the reload is rolled back and g keeps logging.
+sed -i "s/group: $G3, qtimeout: 20ms/group: $G3, qtimeout: 30ms/" "$CONF"
+hup "an option change of g"
+grep -q "reload failed: g could not start (if it needs what 'g'" "$L" ||
+	fail "replacing g in place was not refused: $(tail -3 "$L")"
+udp_to 30001 50
+
 sleep 0.3
 kill -TERM "$GEN_PID"
 wait "$GEN_PID" || true
