@@ -197,6 +197,10 @@ static int match(struct graph *og, struct graph *ng, struct reload *r)
 				o->twin = n;
 				n->twin = o;
 				r->kept++;
+			} else if (o && o->desc == n->desc && (!n->parent || n->parent->twin)) {
+				/* Same element, same place: only where it runs changed. */
+				log_msg(SL_LOG_NOTICE, "reload: %s restarts: its thread, queue or "
+					"when_full changed", n->name);
 			}
 		}
 		r->added = ng->nall - r->kept;

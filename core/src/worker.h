@@ -5,9 +5,11 @@
  * elsewhere).  An input with `thread: true` (or spread by daemon.threads)
  * gets a worker, and its whole subtree runs there; an output with a thread
  * gets a worker of its own, fed through its bounded queue (queue.c).  The
- * plugin code of one instance runs on one thread only: configure() and
+ * plugin code of one instance runs on one thread at a time: configure() and
  * start() on the main thread before any worker thread exists, process(),
- * flush(), reopen() and stop() on its worker's thread.
+ * flush(), reopen() and stop() on its worker's thread.  A reload
+ * (reload.c) pauses every thread first, then starts new instances and
+ * flushes and stops removed ones on the main thread while they wait.
  */
 #ifndef SLUICE_WORKER_H
 #define SLUICE_WORKER_H
