@@ -50,6 +50,7 @@ conf() {
 	cat >"$CONF.new" <<YAML
 daemon:
   batch_size: ${3:-256}
+${RELOAD_DAEMON_KEYS:-}
 instances:
   fw: {plugin: nflog, group: $FG, qtimeout: 20ms, thread: true}
   g: {plugin: nflog, group: ${2:-$G2}, qtimeout: 20ms}
