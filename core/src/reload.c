@@ -279,6 +279,13 @@ static void swap_kept(struct graph *og, struct graph *ng)
 		take_runtime(o, &so);
 		*n = so;
 		take_runtime(n, &sn);
+		if (strcmp(o->name, n->name) == 0) {
+			/* host->name() stays valid while the name does not change */
+			char *name = o->name;
+
+			o->name = n->name;
+			n->name = name;
+		}
 	}
 	for (int k = 0; k < 2; k++)
 		for (size_t i = 0; i < gs[k]->nall; i++)
