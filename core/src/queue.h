@@ -12,7 +12,7 @@
  * needed, up to the bound, and then reused: no malloc per record.  When
  * every batch is queued, `when_full: drop` drops the records (counted by
  * the caller), `block` makes the producer wait.  Control items (reopen,
- * stop) keep their place in the order and are never dropped.
+ * stop, a reload's pause) keep their place in the order and are never dropped.
  */
 #ifndef SLUICE_QUEUE_H
 #define SLUICE_QUEUE_H
