@@ -616,7 +616,8 @@ int reload_config(struct daemon *d, char *msg, size_t len)
 	uint64_t hash = 0;
 	bool hashed;
 
-	msg[0] = 0;
+	if (len)
+		msg[0] = 0;
 	hashed = file_hash(d->config_file, &hash) == 0;
 	if (hashed && st->hashed && hash == st->hash)
 		return reopen_only(d, &r);
