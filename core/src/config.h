@@ -19,6 +19,9 @@
 struct diag {
 	const char *file;
 	unsigned errors;
+	/* NULL: stderr.  Otherwise each whole message, without the newline. */
+	void (*sink)(void *ctx, const char *line);
+	void *sink_ctx;
 };
 void diag_error(struct diag *d, const struct ymark *at, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

@@ -16,6 +16,7 @@
 #include "log.h"
 #include "metrics.h"
 #include "notify.h"
+#include "reload.h"
 
 int daemon_reopen(struct daemon *d, char *msg, size_t len)
 {
@@ -24,16 +25,12 @@ int daemon_reopen(struct daemon *d, char *msg, size_t len)
 	return 0;
 }
 
-/*
- * Not a configuration reload yet: today SIGHUP reopens the output files
- * (logrotate), and that is what this keeps doing.
- */
 int daemon_reload(struct daemon *d, char *msg, size_t len)
 {
 	int ret;
 
 	notify_reloading(d->notify);
-	ret = daemon_reopen(d, msg, len);
+	ret = reload_config(d, msg, len);
 	notify_reloaded(d->notify, ret == 0);
 	return ret;
 }
@@ -61,9 +58,9 @@ static void on_signal(void *ctx, int signo)
 		break;
 	case SIGHUP:
 	{
-		char msg[256];
+		char msg[4096];
 
-		log_msg(SL_LOG_NOTICE, "SIGHUP: reopening output files");
+		/* reload.c logs what it did and every error */
 		daemon_reload(d, msg, sizeof(msg));
 		break;
 	}
@@ -73,6 +70,38 @@ static void on_signal(void *ctx, int signo)
 	}
 }
 
+/* Every socket and file is open: root is no longer needed. */
+static int drop_root(const struct drop_target *drop)
+{
+	char err[256];
+
+	if (!drop)
+		return 0;
+	if (geteuid() != 0) {
+		log_msg(SL_LOG_WARNING, "not running as root: daemon.user ignored");
+		return 0;
+	}
+	if (privileges_drop(drop, err, sizeof(err))) {
+		log_msg(SL_LOG_ERR, "%s", err);
+		return -1;
+	}
+	log_msg(SL_LOG_INFO, "running as user %s (keeping CAP_NET_ADMIN)", drop->name);
+	return 0;
+}
+
+/* Threads start after the drop, so each inherits the reduced credentials. */
+static int run_threads(struct runtime *rt, const struct graph *g)
+{
+	if (runtime_run_threads(rt))
+		return -1;
+	if (rt->nworkers > 1)
+		log_msg(SL_LOG_INFO, "started: %zu instances, %zu inputs, %zu threads", g->nall,
+			g->ninputs, rt->nworkers);
+	else
+		log_msg(SL_LOG_INFO, "started: %zu instances, %zu inputs", g->nall, g->ninputs);
+	return 0;
+}
+
 int daemon_run(struct graph *g, const struct config *cfg, const char *config_file,
 	       const struct drop_target *drop)
 {
@@ -80,71 +109,49 @@ int daemon_run(struct graph *g, const struct config *cfg, const char *config_fil
 	struct daemon d = {.config_file = config_file, .start_time = time(NULL)};
 	struct control *ctl = NULL;
 	struct runtime rt;
+	char err[512];
 	int status = 0;
 
 	/* A vanished TCP peer must be an EPIPE for the output, not our death. */
 	signal(SIGPIPE, SIG_IGN);
+	/*
+	 * Every field any plugin on the path registers gets its id now, so
+	 * records are laid out for every graph a reload may build (reload.c).
+	 */
+	if (!g->loaded_all) {
+		loader_load_all(&g->loader, NULL);
+		g->loaded_all = true;
+	}
+	if (reload_init(&d, g, cfg)) {
+		log_msg(SL_LOG_ERR, "out of memory");
+		return 1;
+	}
 	d.loop = loop_new();
 	if (!d.loop || runtime_init(&rt, g, d.loop, cfg->batch_size, cfg->threads)) {
 		log_msg(SL_LOG_ERR, "out of memory");
-		return 1;
+		goto out_loop;
 	}
 	d.rt = &rt;
 	if (loop_signals(d.loop, signals, on_signal, &d)) {
 		log_msg(SL_LOG_ERR, "cannot set up signal handling");
-		return 1;
+		goto out_runtime;
 	}
 	/* Bound as root before anything starts: a port in use starts nothing. */
-	if (cfg->metrics.enabled && !(d.metrics = metrics_start(&cfg->metrics, &g->loader, &d))) {
-		runtime_free(&rt);
-		loop_free(d.loop);
-		return 1;
-	}
+	if (cfg->metrics.enabled && !(d.metrics = metrics_start(&cfg->metrics, &g->loader, &d)))
+		goto out_runtime;
 	d.notify = notify_open(&d);
-	if (runtime_start(&rt)) {
-		daemon_services_stop(&d);
-		runtime_free(&rt);
-		loop_free(d.loop);
-		return 1;
-	}
+	if (runtime_start(&rt))
+		goto out_services;
 	/* Before the drop: its folder may need root; it is chowned to the user. */
-	if (cfg->control_socket) {
-		char err[512];
-
-		if (!(ctl = control_open(&d, cfg->control_socket, drop, err, sizeof(err)))) {
-			log_msg(SL_LOG_ERR, "%s", err);
-			daemon_services_stop(&d);
-			runtime_stop(&rt);
-			runtime_free(&rt);
-			loop_free(d.loop);
-			return 1;
-		}
+	if (cfg->control_socket &&
+	    !(ctl = control_open(&d, cfg->control_socket, drop, err, sizeof(err)))) {
+		log_msg(SL_LOG_ERR, "%s", err);
+		goto out_stop;
 	}
-	/* Every socket and file is open: root is no longer needed. */
-	if (drop && geteuid() == 0) {
-		char err[256];
-
-		if (privileges_drop(drop, err, sizeof(err))) {
-			log_msg(SL_LOG_ERR, "%s", err);
-			daemon_services_stop(&d);
-			control_close(ctl);
-			runtime_stop(&rt);
-			runtime_free(&rt);
-			loop_free(d.loop);
-			return 1;
-		}
-		log_msg(SL_LOG_INFO, "running as user %s (keeping CAP_NET_ADMIN)", drop->name);
-	} else if (drop) {
-		log_msg(SL_LOG_WARNING, "not running as root: daemon.user ignored");
-	}
-	/* Threads start after the drop, so each inherits the reduced credentials. */
-	if (runtime_run_threads(&rt))
+	if (drop_root(drop))
+		goto out_stop;
+	if (run_threads(&rt, g))
 		status = 1;
-	else if (rt.nworkers > 1)
-		log_msg(SL_LOG_INFO, "started: %zu instances, %zu inputs, %zu threads", g->nall,
-			g->ninputs, rt.nworkers);
-	else
-		log_msg(SL_LOG_INFO, "started: %zu instances, %zu inputs", g->nall, g->ninputs);
 	/* Every input bound, every output open, the threads running. */
 	if (!status)
 		notify_ready(d.notify);
@@ -159,7 +166,19 @@ int daemon_run(struct graph *g, const struct config *cfg, const char *config_fil
 	runtime_shutdown(&rt);
 	runtime_log_counters(&rt, SL_LOG_INFO);
 	runtime_free(&rt);
+	reload_free(&d);
 	loop_free(d.loop);
 	return status;
-}
 
+out_stop:
+	control_close(ctl);
+	runtime_stop(&rt);
+out_services:
+	daemon_services_stop(&d);
+out_runtime:
+	runtime_free(&rt);
+out_loop:
+	reload_free(&d);
+	loop_free(d.loop);
+	return 1;
+}

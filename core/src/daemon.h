@@ -18,6 +18,7 @@
 struct event_loop;
 struct metrics;
 struct notify;
+struct reload_state;
 struct runtime;
 
 struct daemon {
@@ -30,6 +31,7 @@ struct daemon {
 	uint64_t reloads_failed;
 	struct metrics *metrics;	/* daemon.metrics; NULL: not configured */
 	struct notify *notify;		/* $NOTIFY_SOCKET; NULL: not asked */
+	struct reload_state *reload;	/* reload.c: the running graph and configurations */
 };
 
 /* Start everything, run until TERM/INT or every input has finished. */
@@ -37,8 +39,10 @@ int daemon_run(struct graph *g, const struct config *cfg, const char *config_fil
 	       const struct drop_target *drop);
 
 /*
- * What SIGHUP does.  Writes "ok" or the reasons it failed into msg (one
- * per line) and returns 0 or -1; counts the result in reloads_ok/failed.
+ * What SIGHUP does: reload the configuration (reload.c), then reopen
+ * every output's files, even when the reload failed.  Writes "ok: ..." or
+ * the reasons it failed into msg (one per line) and returns 0 or -1;
+ * counts the result in reloads_ok/failed.
  */
 int daemon_reload(struct daemon *d, char *msg, size_t len);
 /* Reopen every output's files (logrotate); same contract as reload. */

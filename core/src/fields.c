@@ -122,3 +122,17 @@ int fields_declare(struct field_registry *r, const char *name, enum sl_type type
 	r->nregistered++;
 	return (int)fields_count(r) - 1;
 }
+
+int fields_copy(struct field_registry *dst, const struct field_registry *src)
+{
+	char err[256];
+
+	for (unsigned i = 0; i < src->nregistered; i++) {
+		const struct field_info *f = &src->registered[i];
+
+		if (fields_declare(dst, f->name, f->type, f->owner, err, sizeof(err)) !=
+		    (int)(SL_F_WELL_KNOWN_COUNT + i))
+			return -1;
+	}
+	return 0;
+}

@@ -42,6 +42,12 @@ int fields_lookup(struct field_registry *r, const char *name);
 int fields_declare(struct field_registry *r, const char *name, enum sl_type type,
 		   const char *owner, char *err, size_t errlen);
 unsigned fields_count(const struct field_registry *r);
+/*
+ * dst (holding only the well-known fields) takes src's registered fields
+ * with the same ids: a reload's graph starts from the running one's, so
+ * an id a running instance holds never changes.  0 or -1.
+ */
+int fields_copy(struct field_registry *dst, const struct field_registry *src);
 const struct field_info *fields_get(const struct field_registry *r, unsigned id);
 const char *fields_type_name(enum sl_type type);
 /* The known field closest to an unknown name (a likely typo), or NULL. */

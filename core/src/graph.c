@@ -606,10 +606,17 @@ const struct ymark *graph_option_mark(const struct sl_instance *inst, const char
 
 int graph_build(struct graph *g, const struct config *cfg, struct diag *d)
 {
+	return graph_build_seeded(g, cfg, d, NULL);
+}
+
+int graph_build_seeded(struct graph *g, const struct config *cfg, struct diag *d,
+		       const struct field_registry *seed)
+{
 	memset(g, 0, sizeof(*g));
 	g->diag = d;
 	g->cfg = cfg;
-	if (loader_init(&g->loader, cfg->plugin_path, cfg->nplugin_path)) {
+	if (loader_init(&g->loader, cfg->plugin_path, cfg->nplugin_path) ||
+	    (seed && fields_copy(&g->loader.fields, seed))) {
 		diag_error(d, NULL, "out of memory");
 		return -1;
 	}

@@ -75,6 +75,9 @@ struct sl_instance {
 	unsigned input_thread;		/* daemon.threads: which spread thread (1..N); 0 none */
 	struct worker *worker;		/* whose event loop and batch pool it uses */
 	struct bqueue *queue;		/* threaded output: the queue it is fed through */
+	struct sl_instance *twin;	/* reload.c, while it runs: the same instance in the other graph */
+	size_t pos;			/* reload.c, while it runs: its index in graph->all */
+	unsigned gen;			/* reload.c: the configuration its option strings point into */
 };
 
 struct graph {
@@ -96,6 +99,12 @@ struct graph {
 
 /* Build and check everything; run each plugin's configure().  0 or -1. */
 int graph_build(struct graph *g, const struct config *cfg, struct diag *d);
+/*
+ * The same, with the field registry starting as a copy of seed (a
+ * reload: the running graph's ids stay valid).  seed may be NULL.
+ */
+int graph_build_seeded(struct graph *g, const struct config *cfg, struct diag *d,
+		       const struct field_registry *seed);
 /* Print the stacks as a tree with shared prefixes visible. */
 void graph_print(const struct graph *g, FILE *out);
 /* destroy() every instance and free the graph. */

@@ -353,6 +353,22 @@ static int plan_restore(struct sl_instance *inst)
 	return 0;
 }
 
+int runtime_prepare(struct runtime *rt, struct sl_instance *inst)
+{
+	unsigned batch_size = rt->batch_size;
+
+	inst->rt = rt;
+	if (inst->nchildren < 2)
+		return 0;
+	inst->save_rec = calloc(batch_size, sizeof(*inst->save_rec));
+	inst->save_presence = calloc(batch_size, sizeof(*inst->save_presence));
+	if (!inst->save_rec || !inst->save_presence || plan_restore(inst))
+		return -1;
+	inst->save_values = calloc((size_t)batch_size * (inst->nrestore ? inst->nrestore : 1),
+				   sizeof(*inst->save_values));
+	return inst->save_values ? 0 : -1;
+}
+
 int runtime_init(struct runtime *rt, struct graph *g, struct event_loop *loop,
 		 unsigned batch_size, unsigned threads)
 {
@@ -370,21 +386,9 @@ int runtime_init(struct runtime *rt, struct graph *g, struct event_loop *loop,
 	rt->nfields = fields_count(&g->loader.fields);
 	for (unsigned id = 0; id < rt->nfields && id < SL_MAX_FIELDS; id++)
 		rt->types[id] = (uint8_t)fields_get(&g->loader.fields, id)->type;
-	for (size_t i = 0; i < g->nall; i++) {
-		struct sl_instance *inst = g->all[i];
-
-		inst->rt = rt;
-		if (inst->nchildren > 1) {
-			inst->save_rec = calloc(batch_size, sizeof(*inst->save_rec));
-			inst->save_presence = calloc(batch_size, sizeof(*inst->save_presence));
-			if (!inst->save_rec || !inst->save_presence || plan_restore(inst))
-				return -1;
-			inst->save_values = calloc((size_t)batch_size * (inst->nrestore ? inst->nrestore : 1),
-						   sizeof(*inst->save_values));
-			if (!inst->save_values)
-				return -1;
-		}
-	}
+	for (size_t i = 0; i < g->nall; i++)
+		if (runtime_prepare(rt, g->all[i]))
+			return -1;
 	if (workers_plan(rt, threads))
 		return -1;
 	/* A few batches up front: the hot path then never allocates. */

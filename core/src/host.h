@@ -45,6 +45,11 @@ static inline uint64_t counter_get64(const uint64_t *c)
 /* threads: 0, or daemon.threads (inputs spread over that many threads). */
 int runtime_init(struct runtime *rt, struct graph *g, struct event_loop *loop,
 		 unsigned batch_size, unsigned threads);
+/*
+ * Bind an instance to the runtime and make its fan-out scratch (runtime_init
+ * does it for every instance; a reload for those of the new graph).  0 or -1.
+ */
+int runtime_prepare(struct runtime *rt, struct sl_instance *inst);
 /* Run one instance on the batch, here and now, then what is below it. */
 void runtime_process(struct sl_instance *inst, struct sl_batch *b);
 /* Start every instance, outputs first; on failure stop what started. */

@@ -52,7 +52,8 @@ static void usage(FILE *out)
 		"daemon.plugin_path, then " SLUICE_PLUGIN_DIR ".\n"
 		"With -c FILE, --list-plugins and --describe read its daemon.plugin_path\n"
 		"(nothing else of it); without -c they read no file.\n"
-		"Signals: TERM/INT flush and exit, HUP reopens output files, USR1 logs counters.\n"
+		"Signals: TERM/INT flush and exit, HUP reloads the configuration and reopens files,\n"
+		"USR1 logs counters.\n"
 		"stats, reload and reopen talk to daemon.control_socket (or --socket PATH).\n"
 		"Exit status: 0 ok, 1 runtime failure (or the reload failed), 64 usage,\n"
 		"69 no daemon answers, or no plugin found or loadable, 78 configuration error.\n");

@@ -14,7 +14,7 @@
  * needed, up to the bound, and then reused: no malloc per record.  When
  * every batch is queued, `when_full: drop` drops the records (counted by
  * the caller), `block` makes the producer wait.  Control items (reopen,
- * stop) keep their place in the order and are never dropped.
+ * stop, a reload's pause) keep their place in the order and are never dropped.
  */
 #ifndef SLUICE_QUEUE_H
 #define SLUICE_QUEUE_H
@@ -24,7 +24,7 @@
 #include <stdint.h>
 #include <sluice/record.h>
 
-enum bq_kind { BQ_BATCH = 1, BQ_REOPEN, BQ_STOP };
+enum bq_kind { BQ_BATCH = 1, BQ_REOPEN, BQ_STOP, BQ_PAUSE };
 
 struct bq_item {
 	enum bq_kind kind;

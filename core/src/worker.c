@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,6 +77,8 @@ static struct worker *worker_new(struct runtime *rt, struct event_loop *loop, un
 	rt->workers[rt->nworkers] = w;
 	w->id = (unsigned)rt->nworkers++;
 	w->rt = rt;
+	pthread_mutex_init(&w->pause_lock, NULL);
+	pthread_cond_init(&w->pause_cond, NULL);
 	w->loop = loop ? loop : loop_new();
 	if (!w->loop)
 		return NULL;
@@ -116,6 +119,8 @@ int workers_plan(struct runtime *rt, unsigned nthreads)
 			if (!(spread[i] = worker_new(rt, NULL, 0, false))) {
 				free(spread);
 				return -1;
+			} else {
+				spread[i]->spread = true;
 			}
 	}
 	/*
@@ -218,6 +223,23 @@ static void reopen_here(struct worker *w)
  * last the stop.  A few items per turn, so the output's own descriptors
  * and timers (a TCP socket draining) are served in between.
  */
+/* Reload: wait for the main thread; false if this worker is to end. */
+static bool pause_here(struct worker *w)
+{
+	bool quit;
+
+	pthread_mutex_lock(&w->pause_lock);
+	w->paused = true;
+	pthread_cond_broadcast(&w->pause_cond);
+	while (!w->go)
+		pthread_cond_wait(&w->pause_cond, &w->pause_lock);
+	w->go = false;
+	w->paused = false;
+	quit = w->quit;
+	pthread_mutex_unlock(&w->pause_lock);
+	return !quit;
+}
+
 static void on_inbox(void *ctx, int fd, uint32_t events)
 {
 	struct worker *w = ctx;
@@ -240,6 +262,12 @@ static void on_inbox(void *ctx, int fd, uint32_t events)
 			stop_here(w);
 			loop_stop(w->loop);
 			return;
+		case BQ_PAUSE:
+			if (!pause_here(w)) {
+				loop_stop(w->loop);
+				return;
+			}
+			break;
 		}
 	}
 	bq_wake(w->inbox);
@@ -266,6 +294,8 @@ int workers_start(struct runtime *rt)
 		struct worker *w = rt->workers[i];
 		char name[16];
 
+		if (w->running)
+			continue;	/* a reload starts only the new ones */
 		if (pthread_create(&w->tid, NULL, worker_main, w)) {
 			log_msg(SL_LOG_ERR, "cannot start thread %u", w->id);
 			rc = -1;
@@ -331,9 +361,130 @@ void workers_free(struct runtime *rt)
 			bq_free(w->inbox);
 			loop_free(w->loop);
 		}
+		pthread_mutex_destroy(&w->pause_lock);
+		pthread_cond_destroy(&w->pause_cond);
 		free(w);
 	}
 	free(rt->workers);
 	rt->workers = NULL;
 	rt->nworkers = 0;
+}
+
+/* ---- reload ---- */
+
+static void pause_one(struct worker *w)
+{
+	if (!w->running)
+		return;
+	/* Full only of control items the thread is about to take: try again. */
+	while (bq_put_ctl(w->inbox, BQ_PAUSE))
+		sched_yield();
+	pthread_mutex_lock(&w->pause_lock);
+	while (!w->paused)
+		pthread_cond_wait(&w->pause_cond, &w->pause_lock);
+	pthread_mutex_unlock(&w->pause_lock);
+}
+
+void workers_pause(struct runtime *rt)
+{
+	/*
+	 * Inputs first: once they wait, nothing feeds an output queue (the
+	 * main thread is here), so each output drains it up to its pause.
+	 */
+	for (size_t i = 1; i < rt->nworkers; i++)
+		if (!rt->workers[i]->output)
+			pause_one(rt->workers[i]);
+	for (size_t i = 1; i < rt->nworkers; i++)
+		if (rt->workers[i]->output)
+			pause_one(rt->workers[i]);
+}
+
+void workers_resume(struct runtime *rt)
+{
+	for (size_t i = 1; i < rt->nworkers; i++) {
+		struct worker *w = rt->workers[i];
+
+		pthread_mutex_lock(&w->pause_lock);
+		if (w->paused) {
+			w->go = true;
+			pthread_cond_broadcast(&w->pause_cond);
+		}
+		pthread_mutex_unlock(&w->pause_lock);
+	}
+}
+
+struct worker *worker_add(struct runtime *rt, struct sl_instance *output)
+{
+	struct worker *w = worker_new(rt, NULL, output ? output->queue_batches : 0,
+				      output ? output->block_when_full : false);
+
+	if (!w)
+		return NULL;
+	if (output) {
+		w->output = output;
+		output->queue = w->inbox;
+	}
+	if (loop_watch(w->loop, w->inbox->efd, EPOLLIN, on_inbox, w)) {
+		worker_discard(rt, w);
+		return NULL;
+	}
+	return w;
+}
+
+void worker_discard(struct runtime *rt, struct worker *w)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < rt->nworkers; i++)
+		if (rt->workers[i] != w)
+			rt->workers[k++] = rt->workers[i];
+	rt->nworkers = k;
+	/* Ids name threads in messages; the remaining keep theirs. */
+	for (size_t i = 0; i < w->nfree; i++)
+		free(w->free_batches[i]);
+	free(w->free_batches);
+	free(w->insts);
+	if (w->output && w->output->queue == w->inbox)
+		w->output->queue = NULL;
+	bq_free(w->inbox);
+	loop_free(w->loop);
+	pthread_mutex_destroy(&w->pause_lock);
+	pthread_cond_destroy(&w->pause_cond);
+	free(w);
+}
+
+int workers_replan(struct runtime *rt)
+{
+	struct graph *g = rt->graph;
+
+	for (size_t i = 0; i < rt->nworkers; i++)
+		if (!rt->workers[i]->stopping)
+			rt->workers[i]->ninsts = 0;
+	for (size_t i = 0; i < g->nall; i++)
+		if (place(g->all[i]->worker, g->all[i]))
+			return -1;
+	return 0;
+}
+
+void workers_reap(struct runtime *rt)
+{
+	for (size_t i = rt->nworkers; i-- > 1;) {
+		struct worker *w = rt->workers[i];
+
+		if (!w->quit && !w->stopping)
+			continue;
+		if (w->running)
+			pthread_join(w->tid, NULL);
+		w->running = false;
+		worker_discard(rt, w);
+	}
+}
+
+void worker_flush_stop(struct sl_instance *inst)
+{
+	if (inst->started && inst->desc->flush && inst->desc->flush(inst->state) < 0)
+		log_msg(SL_LOG_WARNING, "%s: flush failed", inst->name);
+	if (inst->started && inst->desc->stop)
+		inst->desc->stop(inst->state);
+	inst->started = false;
 }

@@ -5,9 +5,11 @@
  * elsewhere).  An input with `thread: true` (or spread by daemon.threads)
  * gets a worker, and its whole subtree runs there; an output with a thread
  * gets a worker of its own, fed through its bounded queue (queue.c).  The
- * plugin code of one instance runs on one thread only: configure() and
+ * plugin code of one instance runs on one thread at a time: configure() and
  * start() on the main thread before any worker thread exists, process(),
- * flush(), reopen() and stop() on its worker's thread.
+ * flush(), reopen() and stop() on its worker's thread.  A reload
+ * (reload.c) pauses every thread first, then starts new instances and
+ * flushes and stops removed ones on the main thread while they wait.
  */
 #ifndef SLUICE_WORKER_H
 #define SLUICE_WORKER_H
@@ -33,6 +35,12 @@ struct worker {
 	size_t nfree, free_cap, nbatches;
 	pthread_t tid;
 	bool running;
+	bool spread;			/* one of daemon.threads' (kept while empty) */
+	/* reload: the thread waits here while the main thread rewires the graph */
+	pthread_mutex_t pause_lock;
+	pthread_cond_t pause_cond;
+	bool paused, go, quit;
+	bool stopping;			/* reload: BQ_STOP queued, joined and freed after */
 };
 
 /* Make the workers and place every instance (runtime_init). 0 or -1. */
@@ -47,6 +55,26 @@ void workers_reopen(struct runtime *rt);
  */
 void workers_shutdown(struct runtime *rt);
 void workers_free(struct runtime *rt);
+
+/*
+ * Reload (reload.c).  workers_pause(): every running thread waits at a
+ * point between two items of its queue: the inputs' threads first, then
+ * the outputs' once their queues are drained, so nothing is in flight and
+ * the main thread may call any instance and change any worker.
+ * workers_resume() lets them go on (those marked quit leave their loop).
+ */
+void workers_pause(struct runtime *rt);
+void workers_resume(struct runtime *rt);
+/* A new worker (not started) for an input thread, or for an output and its queue. */
+struct worker *worker_add(struct runtime *rt, struct sl_instance *output);
+/* Remove a worker whose thread is not running (or was joined) and free it. */
+void worker_discard(struct runtime *rt, struct worker *w);
+/* Rebuild every worker's instance list from inst->worker, in graph order. */
+int workers_replan(struct runtime *rt);
+/* Join the workers marked quit or stopping, and free them. */
+void workers_reap(struct runtime *rt);
+/* Stop the instances placed on w, here (w paused or not running). */
+void worker_flush_stop(struct sl_instance *inst);
 
 /* A producer hands a batch to a threaded output: copied, or dropped and counted. */
 void worker_feed(struct sl_instance *out, const struct sl_batch *b);

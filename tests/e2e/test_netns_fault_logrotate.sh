@@ -42,7 +42,7 @@ CONF
 
 send_bg "$WORK/gen.out" -n 1000000 -r $RATE -t 40
 wait_for 10 test -s "$D/fw.log" || fail "no traffic reaches the files"
-hups() { grep -c "SIGHUP: reopening" "$WORK/sluice.log" || true; }
+hups() { grep -c "unchanged: reopening output files" "$WORK/sluice.log" || true; }
 reopened() { [ "$(hups)" -ge "$1" ] && [ -e "$D/cap.pcap" ] && [ -e "$D/fw.log" ]; }
 t0=$(date +%s.%N)
 for ((i = 1; i <= ROT; i++)); do

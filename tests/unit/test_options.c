@@ -145,7 +145,7 @@ static unsigned ntrees;
 /* Fill from a YAML mapping; returns the errors reported. */
 static unsigned fill(const char *yaml, struct opt_values *v)
 {
-	struct diag d = {"test.yaml", 0};
+	struct diag d = {.file = "test.yaml"};
 	struct ymark at = {1, 1};
 	char err[256];
 	struct ynode *t = ytree_load_string("test.yaml", yaml, err, sizeof(err));

@@ -1,0 +1,702 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Reload: parse and check, build beside the running graph, diff, then
+ * start what is new (rolled back if it fails) and stop what is gone.
+ * Everything here runs on the main thread; the other threads wait in
+ * workers_pause() while instances are started, stopped and rewired.
+ * docs/ARCHITECTURE.md ("Reload") says why no record is lost or doubled.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon.h"
+#include "fields.h"
+#include "host.h"
+#include "log.h"
+#include "privileges.h"
+#include "queue.h"
+#include "reload.h"
+#include "worker.h"
+
+/* A configuration replaced while some kept instance's options still point into it. */
+struct retired {
+	struct config *cfg;
+	unsigned gen;
+	bool owned;		/* calloc'ed here (not main()'s) */
+};
+
+struct reload_state {
+	struct graph *graph;
+	struct config *cfg;
+	bool owned;		/* both made by a reload (else main()'s) */
+	unsigned gen;		/* of cfg */
+	struct retired *retired;
+	size_t nretired;
+	uint64_t hash;		/* the file as last loaded */
+	bool hashed;
+};
+
+struct reload {
+	char *msg;
+	size_t len, used;
+	size_t kept, added, removed;
+};
+
+static void say(struct reload *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* One more line of the answer (the control socket returns it). */
+static void say(struct reload *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (r->used + 1 >= r->len)
+		return;
+	if (r->used)
+		r->msg[r->used++] = '\n';
+	va_start(ap, fmt);
+	r->used += (size_t)vsnprintf(r->msg + r->used, r->len - r->used, fmt, ap);
+	va_end(ap);
+	if (r->used >= r->len)
+		r->used = r->len - 1;
+}
+
+/* Every configuration error: logged, and part of the answer. */
+static void on_diag(void *ctx, const char *line)
+{
+	log_msg(SL_LOG_ERR, "reload: %s", line);
+	say(ctx, "%s", line);
+}
+
+/* FNV-1a of the file: an unchanged file means reopen only.  0 or -1. */
+static int file_hash(const char *file, uint64_t *h)
+{
+	unsigned char buf[8192];
+	FILE *f = fopen(file, "rb");
+	size_t n;
+
+	if (!f)
+		return -1;
+	*h = 14695981039346656037ull;
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		for (size_t i = 0; i < n; i++)
+			*h = (*h ^ buf[i]) * 1099511628211ull;
+	n = (size_t)ferror(f);
+	fclose(f);
+	return n ? -1 : 0;
+}
+
+int reload_init(struct daemon *d, struct graph *g, const struct config *cfg)
+{
+	struct reload_state *st = calloc(1, sizeof(*st));
+
+	if (!st)
+		return -1;
+	st->graph = g;
+	st->cfg = (struct config *)cfg;
+	st->hashed = file_hash(d->config_file, &st->hash) == 0;
+	d->reload = st;
+	return 0;
+}
+
+/* ---- what cannot change at runtime ---- */
+
+static const struct ymark *daemon_key_mark(const struct config *c, const char *key)
+{
+	const struct ynode *v = ytree_map_get(ytree_map_get(c->root, "daemon"), key);
+
+	return v ? &v->mark : NULL;
+}
+
+static bool same_str(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+static bool same_path(const struct config *a, const struct config *b)
+{
+	if (a->nplugin_path != b->nplugin_path)
+		return false;
+	for (size_t i = 0; i < a->nplugin_path; i++)
+		if (strcmp(a->plugin_path[i], b->plugin_path[i]))
+			return false;
+	return true;
+}
+
+/*
+ * user: root is gone once started; plugin_path: the plugins mapped are
+ * the running ones; batch_size: every pool and queue is sized by it;
+ * threads: the spread threads run; control_socket and metrics: bound
+ * as root before the drop.  Each is refused, with its position.
+ */
+static void check_fixed(const struct config *old, const struct config *c, struct diag *d)
+{
+	static const char why[] = "cannot change while sluice runs; restart sluice to change it";
+
+	if (!same_str(old->user, c->user))
+		diag_error(d, daemon_key_mark(c, "user"), "daemon.user %s", why);
+	if (!same_path(old, c))
+		diag_error(d, daemon_key_mark(c, "plugin_path"), "daemon.plugin_path %s", why);
+	if (old->batch_size != c->batch_size)
+		diag_error(d, daemon_key_mark(c, "batch_size"), "daemon.batch_size %s", why);
+	if (old->threads != c->threads)
+		diag_error(d, daemon_key_mark(c, "threads"), "daemon.threads %s", why);
+	if (!same_str(old->control_socket, c->control_socket))
+		diag_error(d, daemon_key_mark(c, "control_socket"), "daemon.control_socket %s", why);
+	if (old->metrics.enabled != c->metrics.enabled ||
+	    old->metrics.allow_remote != c->metrics.allow_remote ||
+	    strcmp(old->metrics.listen, c->metrics.listen))
+		diag_error(d, daemon_key_mark(c, "metrics"), "daemon.metrics %s", why);
+}
+
+/* ---- the diff ---- */
+
+/*
+ * An instance's identity is the chain of element keys from its input
+ * (graph.c's element_key(): plugin, options, core keys) with the names of
+ * named instances; the i-th instance of a chain that occurs twice gets
+ * "#i".  chains[] is indexed like g->all; the set borrows its strings.
+ */
+static int chains_of(struct graph *g, char **chains, struct strset *set)
+{
+	for (size_t i = 0; i < g->nall; i++)
+		g->all[i]->pos = i;
+	for (size_t i = 0; i < g->nall; i++) {
+		const struct sl_instance *inst = g->all[i];
+		const char *up = inst->parent ? chains[inst->parent->pos] : "";
+		size_t n = strlen(up) + strlen(inst->key) + strlen(inst->name) + 32;
+		char *c = malloc(n);
+		int len;
+
+		if (!c)
+			return -1;
+		len = snprintf(c, n, "%s\x1d%s%s%s", up, inst->named ? inst->name : "",
+			       inst->named ? "\x1c" : "", inst->key);
+		for (unsigned k = 2; strset_find(set, c); k++)
+			snprintf(c + len, n - (size_t)len, "#%u", k);
+		chains[i] = c;
+		if (strset_add(set, c, g->all[i], NULL) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Same element, same place, same thread: it may keep running. */
+static bool keepable(const struct sl_instance *o, const struct sl_instance *n)
+{
+	return o->desc == n->desc && o->started && !o->twin && o->thread == n->thread &&
+	       o->block_when_full == n->block_when_full && o->queue_batches == n->queue_batches &&
+	       o->input_thread == n->input_thread && (!n->parent || n->parent->twin);
+}
+
+static int match(struct graph *og, struct graph *ng, struct reload *r)
+{
+	char **oc = calloc(og->nall + 1, sizeof(*oc)), **nc = calloc(ng->nall + 1, sizeof(*nc));
+	struct strset os = {0}, ns = {0};
+	int rc = -1;
+
+	if (oc && nc && !chains_of(og, oc, &os) && !chains_of(ng, nc, &ns)) {
+		for (size_t i = 0; i < ng->nall; i++) {
+			struct sl_instance *n = ng->all[i], *o = strset_get(&os, nc[i]);
+
+			if (o && keepable(o, n)) {
+				o->twin = n;
+				n->twin = o;
+				r->kept++;
+			} else if (o && o->desc == n->desc && (!n->parent || n->parent->twin)) {
+				/* Same element, same place: only where it runs changed. */
+				log_msg(SL_LOG_NOTICE, "reload: %s restarts: its thread, queue or "
+					"when_full changed", n->name);
+			}
+		}
+		r->added = ng->nall - r->kept;
+		r->removed = og->nall - r->kept;
+		rc = 0;
+	}
+	for (size_t i = 0; oc && i < og->nall; i++)
+		free(oc[i]);
+	for (size_t i = 0; nc && i < ng->nall; i++)
+		free(nc[i]);
+	free(oc);
+	free(nc);
+	strset_free(&os);
+	strset_free(&ns);
+	return rc;
+}
+
+static void unmatch(struct graph *g)
+{
+	for (size_t i = 0; i < g->nall; i++)
+		g->all[i]->twin = NULL;
+}
+
+/* ---- the swap ---- */
+
+/* What belongs to the running plugin, not to the place in the graph. */
+static void take_runtime(struct sl_instance *dst, const struct sl_instance *src)
+{
+	dst->state = src->state;
+	dst->configured = src->configured;
+	dst->started = src->started;
+	dst->done = src->done;
+	dst->in = src->in;
+	dst->out = src->out;
+	dst->dropped = src->dropped;
+	dst->errors = src->errors;
+	dst->batch_fail_ms = src->batch_fail_ms;
+	dst->batch_fail_logged = src->batch_fail_logged;
+	dst->counters = src->counters;
+	dst->ncounters = src->ncounters;
+	dst->opt = src->opt;		/* the plugin's state may point into opt.config */
+	dst->worker = src->worker;
+	dst->queue = src->queue;
+	dst->rt = src->rt;
+	dst->configuring = src->configuring;
+	dst->twin = src->twin;
+	dst->gen = src->gen;		/* its strings are in that configuration */
+}
+
+static struct sl_instance *mapped(struct sl_instance *p)
+{
+	return p && p->twin ? p->twin : p;
+}
+
+/*
+ * A kept instance's struct is the one its plugin holds (the handle passed
+ * to configure()), so it stays: it takes the new graph's place (name,
+ * links, stacks, fan-out scratch, options as written), and its twin in
+ * the new graph takes the old place, to be freed with the old graph (its
+ * fresh state destroyed, never started).  Then every pointer in both
+ * graphs to one of a pair is turned to the other.  The build's indexes
+ * (names, kids, roots) are not used after the build and are left as they are.
+ */
+static void swap_kept(struct graph *og, struct graph *ng)
+{
+	struct graph *gs[2] = {og, ng};
+
+	for (size_t i = 0; i < ng->nall; i++) {
+		struct sl_instance *n = ng->all[i], *o = n->twin, so, sn;
+
+		if (!o)
+			continue;
+		so = *o;
+		sn = *n;
+		*o = sn;
+		take_runtime(o, &so);
+		*n = so;
+		take_runtime(n, &sn);
+		if (strcmp(o->name, n->name) == 0) {
+			/* host->name() stays valid while the name does not change */
+			char *name = o->name;
+
+			o->name = n->name;
+			n->name = name;
+		}
+	}
+	for (int k = 0; k < 2; k++)
+		for (size_t i = 0; i < gs[k]->nall; i++)
+			gs[k]->all[i] = mapped(gs[k]->all[i]);
+	for (int k = 0; k < 2; k++)
+		for (size_t i = 0; i < gs[k]->nall; i++) {
+			struct sl_instance *inst = gs[k]->all[i];
+
+			inst->parent = mapped(inst->parent);
+			for (size_t c = 0; c < inst->nchildren; c++)
+				inst->children[c] = mapped(inst->children[c]);
+		}
+	unmatch(og);
+	unmatch(ng);
+}
+
+/* ---- starting the new, stopping the gone ---- */
+
+struct news {
+	struct worker **w;	/* workers made for new instances */
+	size_t n;
+};
+
+static struct worker *spread_worker(struct runtime *rt, unsigned which)
+{
+	unsigned k = 0;
+
+	for (size_t i = 1; i < rt->nworkers; i++)
+		if (rt->workers[i]->spread && ++k == which)
+			return rt->workers[i];
+	return NULL;
+}
+
+static struct worker *new_worker(struct runtime *rt, struct news *nw, struct sl_instance *out)
+{
+	struct worker **grown = realloc(nw->w, (nw->n + 1) * sizeof(*grown));
+	struct worker *w;
+
+	if (!grown)
+		return NULL;
+	nw->w = grown;
+	w = worker_add(rt, out);
+	if (w)
+		nw->w[nw->n++] = w;
+	return w;
+}
+
+/* Where a new instance runs: as workers_plan() would place it. */
+static int place_new(struct runtime *rt, struct graph *ng, struct news *nw)
+{
+	unsigned nthreads = 0;
+
+	for (size_t i = 1; i < rt->nworkers; i++)
+		nthreads += rt->workers[i]->spread;
+	for (int outputs = 0; outputs < 2; outputs++)
+		for (size_t i = 0; i < ng->nall; i++) {
+			struct sl_instance *inst = ng->all[i], *parent = mapped(inst->parent);
+			bool out = inst->desc->kind == SL_KIND_OUTPUT;
+			struct worker *w;
+
+			if (inst->twin || out != (bool)outputs)
+				continue;
+			w = parent ? parent->worker : rt->workers[0];
+			if (inst->desc->kind == SL_KIND_INPUT && inst->thread)
+				w = new_worker(rt, nw, NULL);
+			else if (inst->desc->kind == SL_KIND_INPUT && inst->input_thread && nthreads)
+				w = spread_worker(rt, (inst->input_thread - 1) % nthreads + 1);
+			else if (out && inst->thread)
+				w = new_worker(rt, nw, inst);
+			if (!w)
+				return -1;
+			inst->worker = w;
+		}
+	return 0;
+}
+
+/* Undo start_new() and place_new(): the running graph is as it was. */
+static void roll_back(struct runtime *rt, struct graph *ng, struct news *nw)
+{
+	for (size_t i = 0; i < ng->nall; i++) {
+		struct sl_instance *inst = ng->all[i];
+
+		if (inst->twin)
+			continue;
+		if (inst->started && inst->desc->stop)
+			inst->desc->stop(inst->state);
+		inst->started = false;
+		inst->worker = NULL;
+	}
+	for (size_t i = 0; i < nw->n; i++)
+		worker_discard(rt, nw->w[i]);
+	nw->n = 0;
+}
+
+/*
+ * New instances start while the ones they replace still run: one that
+ * wants what a replaced one holds (its NFLOG group, its port) fails.  Say so.
+ */
+static const struct sl_instance *holder(const struct graph *og, const struct sl_instance *inst)
+{
+	for (size_t i = 0; i < og->nall; i++)
+		if (!og->all[i]->twin && og->all[i]->desc == inst->desc)
+			return og->all[i];
+	return NULL;
+}
+
+/* Outputs first, as at start: nothing flows before its sinks are open. */
+static int start_new(struct graph *og, struct graph *ng, struct reload *r)
+{
+	for (size_t i = ng->nall; i-- > 0;) {
+		struct sl_instance *inst = ng->all[i];
+		const struct sl_instance *old;
+
+		if (inst->twin)
+			continue;
+		inst->started = true;
+		if (inst->desc->start && inst->desc->start(inst->state) < 0) {
+			old = holder(og, inst);
+			log_msg(SL_LOG_ERR, "reload: %s could not start", inst->name);
+			if (old)
+				say(r, "%s could not start (if it needs what '%s', which it would replace, "
+				    "holds: the old one still runs while the new starts; restart sluice)",
+				    inst->name, old->name);
+			else
+				say(r, "%s could not start", inst->name);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Gone instances, their threads waiting: flushed in graph order (what an
+ * input held reaches the outputs below it), then stopped.  An output on
+ * its own thread gets BQ_STOP behind what those flushes queued for it and
+ * stops on its thread once resumed; workers_reap() joins it.
+ */
+static void stop_gone(struct graph *og)
+{
+	for (size_t i = 0; i < og->nall; i++) {
+		struct sl_instance *inst = og->all[i];
+
+		if (inst->twin || !inst->started || inst->queue)
+			continue;
+		if (inst->desc->flush && inst->desc->flush(inst->state) < 0)
+			log_msg(SL_LOG_WARNING, "%s: flush failed", inst->name);
+	}
+	for (size_t i = 0; i < og->nall; i++) {
+		struct sl_instance *inst = og->all[i];
+
+		if (inst->twin || !inst->started)
+			continue;
+		if (inst->queue && inst->worker->running) {
+			inst->worker->stopping = true;
+			while (bq_put_ctl(inst->queue, BQ_STOP))
+				;	/* a paused queue is empty: no room problem */
+			continue;
+		}
+		if (inst->desc->stop)
+			inst->desc->stop(inst->state);
+		inst->started = false;
+	}
+}
+
+/* After the swap: threads left without an instance end when resumed. */
+static void mark_idle(struct runtime *rt)
+{
+	for (size_t i = 1; i < rt->nworkers; i++) {
+		struct worker *w = rt->workers[i];
+
+		if (!w->ninsts && !w->spread && !w->stopping) {
+			w->quit = true;
+			if (!w->running)
+				w->stopping = true;	/* reaped at once */
+		}
+	}
+}
+
+static void adopt_fields(struct runtime *rt, struct graph *ng)
+{
+	rt->nfields = fields_count(&ng->loader.fields);
+	/* Ids only ever get appended: the entries queues use do not move. */
+	for (unsigned id = 0; id < rt->nfields; id++)
+		rt->types[id] = (uint8_t)fields_get(&ng->loader.fields, id)->type;
+	for (size_t i = 1; i < rt->nworkers; i++)
+		rt->workers[i]->inbox->nfields = rt->nfields;
+}
+
+static size_t inputs_done(const struct graph *g)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < g->nall; i++)
+		n += g->all[i]->desc->kind == SL_KIND_INPUT && g->all[i]->done;
+	return n;
+}
+
+/* Switch the runtime from og to ng.  0, or -1 with og running as before. */
+static int apply(struct runtime *rt, struct graph *og, struct graph *ng, struct reload *r)
+{
+	struct news nw = {0};
+
+	if (match(og, ng, r)) {
+		unmatch(og);
+		unmatch(ng);
+		say(r, "out of memory");
+		return -1;
+	}
+	/* Fan-out scratch of kept instances too: made on the twin, the swap moves it. */
+	for (size_t i = 0; i < ng->nall; i++)
+		if (runtime_prepare(rt, ng->all[i])) {
+			say(r, "out of memory");
+			goto fail;
+		}
+	workers_pause(rt);
+	if (place_new(rt, ng, &nw)) {
+		say(r, "out of memory");
+		roll_back(rt, ng, &nw);
+		workers_resume(rt);
+		goto fail;
+	}
+	if (start_new(og, ng, r)) {
+		roll_back(rt, ng, &nw);
+		workers_resume(rt);
+		goto fail;
+	}
+	stop_gone(og);
+	swap_kept(og, ng);
+	rt->graph = ng;
+	adopt_fields(rt, ng);
+	if (workers_replan(rt))
+		log_msg(SL_LOG_ERR, "reload: out of memory placing the instances");
+	__atomic_store_n(&rt->inputs_done, inputs_done(ng), __ATOMIC_RELAXED);
+	mark_idle(rt);
+	workers_resume(rt);
+	if (workers_start(rt))
+		say(r, "a new thread could not start");
+	workers_reap(rt);
+	free(nw.w);
+	return 0;
+fail:
+	free(nw.w);
+	unmatch(og);
+	unmatch(ng);
+	return -1;
+}
+
+/* ---- the whole reload ---- */
+
+static void free_config(struct config *c, bool owned)
+{
+	config_free(c);
+	if (owned)
+		free(c);
+}
+
+/*
+ * Option strings point into the YAML tree they were parsed from (opt.c),
+ * and a plugin may keep them: a replaced configuration lives on until no
+ * running instance came from it.
+ */
+static void retire(struct reload_state *st, struct config *old, unsigned gen, bool owned)
+{
+	struct retired *grown = realloc(st->retired, (st->nretired + 1) * sizeof(*grown));
+	size_t k = 0;
+
+	if (grown) {
+		st->retired = grown;
+		grown[st->nretired++] = (struct retired){old, gen, owned};
+	} else {
+		log_msg(SL_LOG_WARNING, "reload: out of memory: the old configuration is kept");
+	}
+	for (size_t i = 0; i < st->nretired; i++) {
+		bool used = false;
+
+		for (size_t j = 0; j < st->graph->nall && !used; j++)
+			used = st->graph->all[j]->gen == st->retired[i].gen;
+		if (used)
+			st->retired[k++] = st->retired[i];
+		else
+			free_config(st->retired[i].cfg, st->retired[i].owned);
+	}
+	st->nretired = k;
+}
+
+static void apply_log_level(const struct config *old, const struct config *c)
+{
+	if (c->log_level == old->log_level)
+		return;	/* as it was, or as -v made it */
+	log_set_level(c->log_level >= 0 ? c->log_level : SL_LOG_INFO);
+}
+
+/* The file is the one running: only reopen. */
+static int reopen_only(struct daemon *d, struct reload *r)
+{
+	log_msg(SL_LOG_NOTICE, "reload: %s unchanged: reopening output files", d->config_file);
+	runtime_reopen(d->rt);
+	d->reloads_ok++;
+	say(r, "ok: configuration unchanged, files reopened");
+	return 0;
+}
+
+/* Parse, check and build what `sluice -t` would, beside the running graph.  0 or -1. */
+static int load_new(struct daemon *d, struct config *cfg, struct graph *g, struct diag *diag)
+{
+	struct reload_state *st = d->reload;
+
+	if (config_load(cfg, d->config_file, diag))
+		return -1;
+	check_fixed(st->cfg, cfg, diag);
+	if (diag->errors)
+		return -1;
+	if (graph_build_seeded(g, cfg, diag, &st->graph->loader.fields) || diag->errors)
+		return -1;
+	g->diag = NULL;		/* it lives on the caller's stack; configure() is over */
+	for (size_t i = 0; i < g->nall; i++)
+		g->all[i]->gen = st->gen + 1;
+	return 0;
+}
+
+int reload_config(struct daemon *d, char *msg, size_t len)
+{
+	struct reload_state *st = d->reload;
+	struct reload r = {.msg = msg, .len = len};
+	struct diag diag = {.file = d->config_file, .sink = on_diag, .sink_ctx = &r};
+	struct config *cfg = NULL;
+	struct graph *g = NULL;
+	uint64_t hash = 0;
+	bool hashed;
+
+	if (len)
+		msg[0] = 0;
+	hashed = file_hash(d->config_file, &hash) == 0;
+	if (hashed && st->hashed && hash == st->hash)
+		return reopen_only(d, &r);
+	log_msg(SL_LOG_NOTICE, "reload: reading %s", d->config_file);
+	cfg = calloc(1, sizeof(*cfg));
+	g = calloc(1, sizeof(*g));
+	if (!cfg || !g) {
+		say(&r, "out of memory");
+		goto failed;
+	}
+	if (load_new(d, cfg, g, &diag)) {
+		log_msg(SL_LOG_ERR, "reload failed: %u error%s in %s; the running configuration stays",
+			diag.errors, diag.errors == 1 ? "" : "s", d->config_file);
+		say(&r, "reload failed: %u error%s in %s", diag.errors, diag.errors == 1 ? "" : "s",
+		    d->config_file);
+		goto out;
+	}
+	if (fields_count(&g->loader.fields) > d->rt->nfields) {
+		/* Records and queues are laid out for the fields known at start. */
+		say(&r, "a plugin registers fields sluice did not know when it started "
+		    "(installed since?): restart sluice to use it");
+		goto failed;
+	}
+	if (apply(d->rt, st->graph, g, &r))
+		goto failed;
+	apply_log_level(st->cfg, cfg);
+	graph_free(st->graph);
+	if (st->owned)
+		free(st->graph);
+	st->graph = g;
+	retire(st, st->cfg, st->gen, st->owned);
+	st->cfg = cfg;
+	st->owned = true;
+	st->gen++;
+	st->hash = hash;
+	st->hashed = hashed;
+	runtime_reopen(d->rt);
+	log_msg(SL_LOG_NOTICE, "reload: %zu kept, %zu added, %zu removed", r.kept, r.added,
+		r.removed);
+	say(&r, "ok: %zu kept, %zu added, %zu removed", r.kept, r.added, r.removed);
+	d->reloads_ok++;
+	return 0;
+failed:
+	log_msg(SL_LOG_ERR, "reload failed: %s; the running configuration stays",
+		r.used ? r.msg : "?");
+out:
+	if (g)
+		graph_free(g);
+	free(g);
+	if (cfg)
+		free_config(cfg, true);
+	/* logrotate's postrotate sends HUP: the files reopen even so. */
+	runtime_reopen(d->rt);
+	d->reloads_failed++;
+	return -1;
+}
+
+void reload_free(struct daemon *d)
+{
+	struct reload_state *st = d->reload;
+
+	if (!st)
+		return;
+	/* The graph first: destroy() may still read its options. */
+	if (st->owned) {
+		graph_free(st->graph);
+		free(st->graph);
+		free_config(st->cfg, true);
+	}
+	for (size_t i = 0; i < st->nretired; i++)
+		free_config(st->retired[i].cfg, st->retired[i].owned);
+	free(st->retired);
+	free(st);
+	d->reload = NULL;
+}
