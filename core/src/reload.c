@@ -477,8 +477,7 @@ static void adopt_fields(struct runtime *rt, struct graph *ng)
 	/* Ids only ever get appended: the entries queues use do not move. */
 	for (unsigned id = 0; id < rt->nfields; id++)
 		rt->types[id] = (uint8_t)fields_get(&ng->loader.fields, id)->type;
-	for (size_t i = 1; i < rt->nworkers; i++)
-		rt->workers[i]->inbox->nfields = rt->nfields;
+	/* Queues' pointer masks (bq_fields) were made from the same types. */
 }
 
 static size_t inputs_done(const struct graph *g)

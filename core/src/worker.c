@@ -423,6 +423,7 @@ struct worker *worker_add(struct runtime *rt, struct sl_instance *output)
 	if (output) {
 		w->output = output;
 		output->queue = w->inbox;
+		inst_copy_mask(output, output->queue->fields.copy);
 	}
 	if (loop_watch(w->loop, w->inbox->efd, EPOLLIN, on_inbox, w)) {
 		worker_discard(rt, w);

@@ -148,7 +148,17 @@ new=$(pcap_count "$D/cap.pcap")
 [ "$(field cap.pcap out)" = "$logged" ] || fail "cap.pcap out=$(field cap.pcap out), nft $logged"
 
 out=$("$SLUICE" reload -c "$WORK/sluice.yaml") || fail "sluice reload exited $?"
-[ "$out" = ok ] || fail "sluice reload printed '$out'"
+case "$out" in ok*) ;; *) fail "sluice reload printed '$out'" ;; esac
+reloads=$("$SLUICE" stats --json -c "$WORK/sluice.yaml" | python3 -c 'import json,sys; s=json.load(sys.stdin); print(s["reloads_ok"], s["reloads_failed"])')
+[ "$reloads" = "1 0" ] || fail "after one reload stats says reloads ok/failed = $reloads"
+# a file with an error: the reload fails, says where, and is counted
+cp "$WORK/sluice.yaml" "$WORK/good.yaml"
+printf 'bogus_key: 1\n' >>"$WORK/sluice.yaml"
+if out=$("$SLUICE" reload -c "$WORK/good.yaml" 2>&1); then fail "a broken file reloaded: $out"; fi
+case "$out" in *sluice.yaml:*:*) ;; *) fail "the failed reload did not name file:line:col: $out" ;; esac
+cp "$WORK/good.yaml" "$WORK/sluice.yaml"
+reloads=$("$SLUICE" stats --json -c "$WORK/sluice.yaml" | python3 -c 'import json,sys; s=json.load(sys.stdin); print(s["reloads_ok"], s["reloads_failed"])')
+[ "$reloads" = "1 1" ] || fail "after a failed reload stats says reloads ok/failed = $reloads"
 grep -q "control socket: reload (asked by uid 0, pid [0-9]*)" "$L" || fail "the daemon did not log the reload and who asked"
 
 # a second daemon on the same socket (another input, so only the socket clashes)
