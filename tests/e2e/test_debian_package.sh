@@ -85,7 +85,11 @@ for page in sluice.8 sluice.yaml.5; do
 	[ -f "/usr/share/man/man${page##*.}/$page.gz" ] || fail "man page $page not installed"
 done
 
-# sluice-dev: an out-of-tree plugin from the installed headers and .pc
+# sluice-dev: sluice-plugin(3) when the tree has it, and an out-of-tree
+# plugin from the installed headers and .pc
+if [ -e "$SRC/docs/sluice-plugin.3" ] || [ -e "$SRC/docs/sluice-plugin.3.in" ]; then
+	dpkg -L sluice-dev | grep -qx /usr/share/man/man3/sluice-plugin.3.gz || fail "sluice-dev lacks sluice-plugin(3)"
+fi
 [ "$(pkg-config --variable=plugindir sluice-plugin)" = "$PLUGINDIR" ] || fail "sluice-plugin.pc plugindir"
 cp -r "$SRCDIR/tests/oot" "$WORK/oot"
 make -C "$WORK/oot" >"$WORK/oot.log" 2>&1 || fail "tests/oot against sluice-dev: $(cat "$WORK/oot.log")"
