@@ -8,14 +8,15 @@
 # /etc/sluice/sluice.yaml, `sluice --list-plugins` finds 13 or more
 # plugins in /usr/lib/<triplet>/sluice/plugins, the system user and
 # /var/log/sluice, the unit (enabled by deb-systemd-helper), the logrotate
-# snippet (`logrotate -d`), the man pages, and sluice-dev's headers and
+# snippet (`logrotate -d`), the man pages, the packaged config running as
+# the unit runs it (emulated with setpriv), and sluice-dev's headers and
 # sluice-plugin.pc build tests/oot's plugins, which the installed daemon
 # loads.  Then `apt-get purge` and nothing of it is left but the user,
 # which Debian keeps on purge (files it owned may remain); the test deletes
 # the user itself if it created it.  Whatever fails, the exit trap purges.
 . "$(dirname "$0")/lib.sh"
 need_root
-need_cmd dpkg-buildpackage dpkg-checkbuilddeps dh lintian apt-get fakeroot make cc pkg-config
+need_cmd dpkg-buildpackage dpkg-checkbuilddeps dh lintian apt-get fakeroot make cc pkg-config ip setpriv
 if dpkg-query -W -f='${Status}' sluice 2>/dev/null | grep -q 'ok installed'; then
 	skip "a sluice package is installed on this machine; this test would replace and purge it"
 fi
@@ -84,6 +85,27 @@ if grep -qi 'error' "$WORK/logrotate.out"; then fail "logrotate: $(grep -i error
 for page in sluice.8 sluice.yaml.5; do
 	[ -f "/usr/share/man/man${page##*.}/$page.gz" ] || fail "man page $page not installed"
 done
+
+# The packaged configuration runs as the unit runs it (user sluice with
+# CAP_NET_ADMIN only; systemd is not PID 1 here), in a namespace: group 5
+# binds and both files are opened in /var/log/sluice.
+NS=$(unique_name sldeb)
+make_netns "$NS"
+ip netns exec "$NS" setpriv --reuid=sluice --regid=sluice --init-groups --no-new-privs \
+	--inh-caps=-all,+net_admin --ambient-caps=-all,+net_admin --bounding-set=-all,+net_admin \
+	-- /usr/sbin/sluice -c /etc/sluice/sluice.yaml >"$WORK/run.log" 2>&1 &
+SLUICE_PID=$!
+at_exit "kill $SLUICE_PID"
+wait_for 10 grep -qs "bound NFLOG group 5" "$WORK/run.log" ||
+	fail "the packaged config does not start as sluice: $(cat "$WORK/run.log")"
+for f in ssh.pcap firewall.log; do
+	wait_for 5 test -e "/var/log/sluice/$f" || fail "/var/log/sluice/$f not opened"
+	[ "$(stat -c %U "/var/log/sluice/$f")" = sluice ] || fail "/var/log/sluice/$f not owned by sluice"
+done
+kill -TERM "$SLUICE_PID"
+rc=0; wait "$SLUICE_PID" || rc=$?
+[ "$rc" = 0 ] || fail "the packaged config: exit $rc: $(cat "$WORK/run.log")"
+if grep -q 'warning: \|error: ' "$WORK/run.log"; then fail "the packaged config warns: $(cat "$WORK/run.log")"; fi
 
 # sluice-dev: sluice-plugin(3) when the tree has it, and an out-of-tree
 # plugin from the installed headers and .pc
