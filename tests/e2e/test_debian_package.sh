@@ -1,0 +1,132 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The Debian package, built and installed on this machine (as root):
+# a copy of the source tree (its git files, committed or not; no build
+# dirs) is built with `dpkg-buildpackage -us -uc -b`; lintian on the
+# .changes (so on every .deb) reports no error; `apt-get install` of the
+# .debs; then from the installed paths only: `sluice -t` on the conffile
+# /etc/sluice/sluice.yaml, `sluice --list-plugins` finds 13 or more
+# plugins in /usr/lib/<triplet>/sluice/plugins, the system user and
+# /var/log/sluice, the unit (enabled by deb-systemd-helper), the logrotate
+# snippet (`logrotate -d`), the man pages, the packaged config running as
+# the unit runs it (emulated with setpriv), and sluice-dev's headers and
+# sluice-plugin.pc build tests/oot's plugins, which the installed daemon
+# loads.  Then `apt-get purge` and nothing of it is left but the user,
+# which Debian keeps on purge (files it owned may remain); the test deletes
+# the user itself if it created it.  Whatever fails, the exit trap purges.
+. "$(dirname "$0")/lib.sh"
+need_root
+need_cmd dpkg-buildpackage dpkg-checkbuilddeps dh lintian apt-get fakeroot make cc pkg-config ip setpriv
+if dpkg-query -W -f='${Status}' sluice 2>/dev/null | grep -q 'ok installed'; then
+	skip "a sluice package is installed on this machine; this test would replace and purge it"
+fi
+unset SLUICE_PLUGIN_PATH	# the installed daemon finds its own plugins
+
+SRC="$WORK/src/sluice"
+mkdir -p "$SRC"
+if git -C "$SRCDIR" rev-parse --git-dir >/dev/null 2>&1; then
+	git -C "$SRCDIR" ls-files -z -co --exclude-standard | grep -zv '^build' |
+		tar -C "$SRCDIR" --null -T - -cf - | tar -C "$SRC" -xf -
+else
+	tar -C "$SRCDIR" --exclude='./build*' --exclude='./obj-*' -cf - . | tar -C "$SRC" -xf -
+fi
+[ -x "$SRC/debian/rules" ] || fail "no debian/rules in the copy"
+missing=$(cd "$SRC" && dpkg-checkbuilddeps 2>&1) || skip "build dependencies missing: $missing"
+
+t0=$SECONDS
+(cd "$SRC" && DEB_BUILD_OPTIONS="parallel=2" dpkg-buildpackage -us -uc -b) >"$WORK/build.log" 2>&1 ||
+	{ tail -40 "$WORK/build.log"; fail "dpkg-buildpackage failed"; }
+echo "dpkg-buildpackage: $((SECONDS - t0)) s"
+OUT="$WORK/src"
+changes=$(ls "$OUT"/sluice_*.changes)
+lintian --info "$changes" >"$WORK/lintian.out" 2>&1 || true
+cat "$WORK/lintian.out"
+if grep -q '^E:' "$WORK/lintian.out"; then fail "lintian reports errors"; fi
+grep -q . "$OUT"/*.deb 2>/dev/null || fail "no .deb built"
+
+USER_EXISTED=false
+getent passwd sluice >/dev/null && USER_EXISTED=true
+$USER_EXISTED || at_exit "deluser --quiet --system sluice; getent group sluice && delgroup --quiet --system sluice"
+at_exit "DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 purge -y -qq sluice sluice-dev"
+DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 install -y -qq --no-install-recommends \
+	"$OUT"/sluice_*.deb "$OUT"/sluice-dev_*.deb >"$WORK/install.log" 2>&1 ||
+	fail "apt-get install: $(tail -20 "$WORK/install.log")"
+
+# the daemon and its configuration
+[ -x /usr/sbin/sluice ] || fail "no /usr/sbin/sluice"
+/usr/sbin/sluice -t -c /etc/sluice/sluice.yaml >"$WORK/t.out" 2>&1 ||
+	fail "sluice -t on the packaged config: $(cat "$WORK/t.out")"
+dpkg-query -W -f='${Conffiles}\n' sluice | grep -q '^ /etc/sluice/sluice.yaml ' ||
+	fail "/etc/sluice/sluice.yaml is not a conffile"
+/usr/sbin/sluice --help 2>&1 | grep -qF /etc/sluice/sluice.yaml || fail "the default config is not /etc/sluice/sluice.yaml"
+PLUGINDIR=/usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH)/sluice/plugins
+/usr/sbin/sluice --list-plugins >"$WORK/plugins.out" 2>&1 || fail "--list-plugins: $(cat "$WORK/plugins.out")"
+n=$(awk '$2 == "input" || $2 == "filter" || $2 == "output"' "$WORK/plugins.out" | wc -l)
+[ "$n" -ge 13 ] || { cat "$WORK/plugins.out"; fail "--list-plugins lists $n plugins, expected 13 or more"; }
+for p in $(awk '$2 == "input" || $2 == "filter" || $2 == "output" {print $1}' "$WORK/plugins.out"); do
+	/usr/sbin/sluice --describe "$p" | grep -qx "file: $PLUGINDIR/$p.so" ||
+		fail "plugin $p is not loaded from $PLUGINDIR: $(/usr/sbin/sluice --describe "$p" | sed -n 2p)"
+done
+[ "$(ls "$PLUGINDIR"/*.so | wc -l)" -ge 13 ] || fail "fewer than 13 plugins in $PLUGINDIR"
+
+# the user, the log directory, the unit, logrotate, man pages
+IFS=: read -r _ _ uid gid _ home shell < <(getent passwd sluice) || fail "no user sluice"
+[ "$uid" -lt 1000 ] || fail "sluice is not a system user (uid $uid)"
+[ "$home" = /nonexistent ] || fail "home of sluice is $home"
+[ "$(getent group sluice | cut -d: -f3)" = "$gid" ] || fail "sluice's group is not 'sluice'"
+[ "$(stat -c '%U:%G %a' /var/log/sluice)" = "sluice:sluice 750" ] ||
+	fail "/var/log/sluice: $(stat -c '%U:%G %a' /var/log/sluice)"
+UNIT=/lib/systemd/system/sluice.service
+grep -qx 'ExecStart=/usr/sbin/sluice -c /etc/sluice/sluice.yaml' "$UNIT" || fail "unit ExecStart: $(grep ExecStart= "$UNIT")"
+grep -qx 'User=sluice' "$UNIT" || fail "the unit does not run as sluice"
+[ -L /etc/systemd/system/multi-user.target.wants/sluice.service ] || fail "the unit is not enabled"
+logrotate -d /etc/logrotate.d/sluice >"$WORK/logrotate.out" 2>&1 || fail "logrotate -d: $(cat "$WORK/logrotate.out")"
+if grep -qi 'error' "$WORK/logrotate.out"; then fail "logrotate: $(grep -i error "$WORK/logrotate.out")"; fi
+for page in sluice.8 sluice.yaml.5; do
+	[ -f "/usr/share/man/man${page##*.}/$page.gz" ] || fail "man page $page not installed"
+done
+
+# The packaged configuration runs as the unit runs it (user sluice with
+# CAP_NET_ADMIN only; systemd is not PID 1 here), in a namespace: group 5
+# binds and both files are opened in /var/log/sluice.
+NS=$(unique_name sldeb)
+make_netns "$NS"
+ip netns exec "$NS" setpriv --reuid=sluice --regid=sluice --init-groups --no-new-privs \
+	--inh-caps=-all,+net_admin --ambient-caps=-all,+net_admin --bounding-set=-all,+net_admin \
+	-- /usr/sbin/sluice -c /etc/sluice/sluice.yaml >"$WORK/run.log" 2>&1 &
+SLUICE_PID=$!
+at_exit "kill $SLUICE_PID"
+wait_for 10 grep -qs "bound NFLOG group 5" "$WORK/run.log" ||
+	fail "the packaged config does not start as sluice: $(cat "$WORK/run.log")"
+for f in ssh.pcap firewall.log; do
+	wait_for 5 test -e "/var/log/sluice/$f" || fail "/var/log/sluice/$f not opened"
+	[ "$(stat -c %U "/var/log/sluice/$f")" = sluice ] || fail "/var/log/sluice/$f not owned by sluice"
+done
+kill -TERM "$SLUICE_PID"
+rc=0; wait "$SLUICE_PID" || rc=$?
+[ "$rc" = 0 ] || fail "the packaged config: exit $rc: $(cat "$WORK/run.log")"
+if grep -q 'warning: \|error: ' "$WORK/run.log"; then fail "the packaged config warns: $(cat "$WORK/run.log")"; fi
+
+# sluice-dev: sluice-plugin(3) when the tree has it, and an out-of-tree
+# plugin from the installed headers and .pc
+if [ -e "$SRC/docs/sluice-plugin.3" ] || [ -e "$SRC/docs/sluice-plugin.3.in" ]; then
+	dpkg -L sluice-dev | grep -qx /usr/share/man/man3/sluice-plugin.3.gz || fail "sluice-dev lacks sluice-plugin(3)"
+fi
+[ "$(pkg-config --variable=plugindir sluice-plugin)" = "$PLUGINDIR" ] || fail "sluice-plugin.pc plugindir"
+cp -r "$SRCDIR/tests/oot" "$WORK/oot"
+make -C "$WORK/oot" >"$WORK/oot.log" 2>&1 || fail "tests/oot against sluice-dev: $(cat "$WORK/oot.log")"
+SLUICE_PLUGIN_PATH="$WORK/oot" /usr/sbin/sluice --describe rot13 | grep -q "example out-of-tree filter" ||
+	fail "the installed daemon does not load rot13.so built against sluice-dev"
+
+# purge: all gone but the user
+DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 purge -y -qq sluice sluice-dev \
+	>"$WORK/purge.log" 2>&1 || fail "apt-get purge: $(tail -20 "$WORK/purge.log")"
+if dpkg-query -W -f='${Status}\n' sluice sluice-dev 2>/dev/null | grep -q 'installed'; then
+	fail "still installed after purge"
+fi
+for f in /usr/sbin/sluice "$PLUGINDIR" /etc/sluice /etc/logrotate.d/sluice "$UNIT" /var/log/sluice \
+	/etc/systemd/system/multi-user.target.wants/sluice.service /usr/include/sluice; do
+	[ ! -e "$f" ] && [ ! -L "$f" ] || fail "$f is left after purge"
+done
+getent passwd sluice >/dev/null || fail "purge removed the user (Debian keeps it)"
+pass "built in the copy, lintian: $(grep -c '^E:' "$WORK/lintian.out") E, $(grep -c '^W:' "$WORK/lintian.out") W; $n plugins from $PLUGINDIR; purged"
