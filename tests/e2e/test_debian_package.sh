@@ -91,6 +91,11 @@ done
 # binds and both files are opened in /var/log/sluice.
 NS=$(unique_name sldeb)
 make_netns "$NS"
+# The unit's RuntimeDirectory=sluice: /run/sluice owned by the user.
+if [ ! -d /run/sluice ]; then
+	install -d -o sluice -g sluice -m 0755 /run/sluice
+	at_exit "rm -rf /run/sluice"
+fi
 ip netns exec "$NS" setpriv --reuid=sluice --regid=sluice --init-groups --no-new-privs \
 	--inh-caps=-all,+net_admin --ambient-caps=-all,+net_admin --bounding-set=-all,+net_admin \
 	-- /usr/sbin/sluice -c /etc/sluice/sluice.yaml >"$WORK/run.log" 2>&1 &
@@ -102,6 +107,10 @@ for f in ssh.pcap firewall.log; do
 	wait_for 5 test -e "/var/log/sluice/$f" || fail "/var/log/sluice/$f not opened"
 	[ "$(stat -c %U "/var/log/sluice/$f")" = sluice ] || fail "/var/log/sluice/$f not owned by sluice"
 done
+# the packaged control socket answers root (the unit's ExecReload and logrotate use it)
+wait_for 5 test -S /run/sluice/control || fail "no control socket at /run/sluice/control"
+/usr/sbin/sluice stats -c /etc/sluice/sluice.yaml | grep -q "nflog" || fail "sluice stats from the packaged config"
+[ "$(/usr/sbin/sluice reopen -c /etc/sluice/sluice.yaml)" = ok ] || fail "sluice reopen from the packaged config"
 kill -TERM "$SLUICE_PID"
 rc=0; wait "$SLUICE_PID" || rc=$?
 [ "$rc" = 0 ] || fail "the packaged config: exit $rc: $(cat "$WORK/run.log")"
