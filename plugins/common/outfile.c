@@ -50,6 +50,7 @@ struct sl_outfile {
 	bool rotate_pending;	/* an interval rotation is still to be done */
 
 	int c_drop_rec, c_drop_bytes;
+	int c_bytes, c_rotated;		/* bytes written, files closed by rotation */
 	bool failing;
 	uint64_t retry_at;	/* monotonic ms */
 	uint64_t err_logged_at, errs_unlogged;
@@ -377,6 +378,7 @@ static int write_header(struct sl_outfile *of, int fd, const char *name)
 		file_error(of, "cannot write header to", name, err);
 		return -1;
 	}
+	of->host->counter_add(of->inst, of->c_bytes, of->hdr_len);
 	return 0;
 }
 
@@ -550,6 +552,7 @@ static int write_out(struct sl_outfile *of)
 		}
 		of->head += (size_t)n;
 		of->cur_size += (uint64_t)n;
+		of->host->counter_add(of->inst, of->c_bytes, (uint64_t)n);
 		wrote = true;
 	}
 	of->head = of->tail = 0;
@@ -596,6 +599,7 @@ static int rotate(struct sl_outfile *of)
 	close(of->fd);
 	of->fd = -1;
 	of->rotate_pending = false;
+	of->host->counter_add(of->inst, of->c_rotated, 1);
 	return open_current(of, true);
 }
 
@@ -789,6 +793,8 @@ struct sl_outfile *sl_outfile_new(const struct sl_host *host, struct sl_instance
 	snprintf(of->cur_name, sizeof(of->cur_name), "%s", o->path);
 	of->c_drop_rec = host->counter_new(inst, "dropped_records");
 	of->c_drop_bytes = host->counter_new(inst, "dropped_bytes");
+	of->c_bytes = host->counter_new(inst, "bytes_written");
+	of->c_rotated = host->counter_new(inst, "files_rotated");
 	return of;
 }
 

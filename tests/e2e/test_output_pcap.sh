@@ -97,8 +97,10 @@ stacks:
 YAML
 	rm -f "$2"
 	timeout 20 "$SLUICE" -c "$WORK/c.yaml" >"$WORK/log" 2>&1 || { cat "$WORK/log"; fail "sluice failed: $1 -> $2"; }
-	grep -q "(pcap):.* errors=0 dropped_records=0 dropped_bytes=0 skipped=0" "$WORK/log" ||
+	grep -q "(pcap):.* errors=0 dropped_records=0 dropped_bytes=0 bytes_written=[0-9]* files_rotated=0 skipped=0" "$WORK/log" ||
 		{ cat "$WORK/log"; fail "pcap output counted errors or drops for $1"; }
+	bw=$(sed -n 's/.*(pcap):.* bytes_written=\([0-9]*\).*/\1/p' "$WORK/log")
+	[ "$bw" = "$(stat -c %s "$2")" ] || fail "bytes_written=$bw, $2 holds $(stat -c %s "$2") bytes"
 }
 
 # What tshark decodes of each packet, link layer aside, then whether it

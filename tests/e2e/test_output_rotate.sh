@@ -27,6 +27,11 @@ YAML
 "$SLUICE" -c "$WORK/size.yaml" >"$WORK/log" 2>&1 || { cat "$WORK/log"; fail "size run failed"; }
 n=$(ls "$WORK/size" | wc -l)
 [ "$n" -ge 6 ] || fail "rotate_size: only $n files"
+# the counters: files closed by rotation = files - 1, bytes written = bytes on disk
+rot=$(sed -n 's/.*(file):.* files_rotated=\([0-9]*\).*/\1/p' "$WORK/log")
+bw=$(sed -n 's/.*(file):.* bytes_written=\([0-9]*\).*/\1/p' "$WORK/log")
+[ "$rot" = $((n - 1)) ] || fail "files_rotated=$rot for $n files"
+[ "$bw" = "$(cat "$WORK"/size/* | wc -c)" ] || fail "bytes_written=$bw, files hold $(cat "$WORK"/size/* | wc -c)"
 for f in "$WORK"/size/*; do
 	s=$(stat -c %s "$f")
 	[ "$s" -le 32768 ] || fail "$(basename "$f") has $s bytes, more than rotate_size"
