@@ -344,36 +344,42 @@ static int parse_root(struct config *c, struct diag *d)
 	return d->errors ? -1 : 0;
 }
 
-int config_load(struct config *c, const char *file, struct diag *d)
+/*
+ * Read the YAML tree of FILE (text: of the string named FILE).  A YAML
+ * error already names file:line:column; it goes where the diag's go.
+ */
+static int load_tree(struct config *c, const char *file, const char *text, struct diag *d)
 {
 	char err[1024];
 
 	memset(c, 0, sizeof(*c));
 	c->file = file;
 	d->file = file;
-	c->root = ytree_load_file(file, err, sizeof(err));
-	if (!c->root) {
+	c->root = text ? ytree_load_string(file, text, err, sizeof(err))
+		       : ytree_load_file(file, err, sizeof(err));
+	if (c->root)
+		return 0;
+	if (d->sink)
+		d->sink(d->sink_ctx, err);
+	else
 		fprintf(stderr, "%s\n", err);
-		d->errors++;
+	d->errors++;
+	return -1;
+}
+
+int config_load(struct config *c, const char *file, struct diag *d)
+{
+	if (load_tree(c, file, NULL, d))
 		return -1;
-	}
 	return parse_root(c, d);
 }
 
 int config_load_plugin_path(struct config *c, const char *file, struct diag *d)
 {
 	const struct ynode *daemon, *v;
-	char err[1024];
 
-	memset(c, 0, sizeof(*c));
-	c->file = file;
-	d->file = file;
-	c->root = ytree_load_file(file, err, sizeof(err));
-	if (!c->root) {
-		fprintf(stderr, "%s\n", err);
-		d->errors++;
+	if (load_tree(c, file, NULL, d))
 		return -1;
-	}
 	daemon = c->root->kind == YN_MAP ? ytree_map_get(c->root, "daemon") : NULL;
 	v = daemon && daemon->kind == YN_MAP ? ytree_map_get(daemon, "plugin_path") : NULL;
 	if (v)
@@ -388,17 +394,8 @@ bool config_is_bad_name(const struct config *c, const char *name)
 
 int config_load_string(struct config *c, const char *name, const char *text, struct diag *d)
 {
-	char err[1024];
-
-	memset(c, 0, sizeof(*c));
-	c->file = name;
-	d->file = name;
-	c->root = ytree_load_string(name, text, err, sizeof(err));
-	if (!c->root) {
-		fprintf(stderr, "%s\n", err);
-		d->errors++;
+	if (load_tree(c, name, text, d))
 		return -1;
-	}
 	return parse_root(c, d);
 }
 

@@ -5,6 +5,7 @@
  * unless allow_remote says the exposure is meant.
  */
 #include <arpa/inet.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,7 @@ static const char *const metrics_keys[] = {"listen", "allow_remote", NULL};
 static int parse_listen(struct metrics_config *mc, const char *s)
 {
 	char host[INET6_ADDRSTRLEN + 1];
+	struct addrinfo hints = {0}, *ai;
 	const char *colon, *port;
 	size_t hlen;
 	int64_t p;
@@ -46,24 +48,16 @@ static int parse_listen(struct metrics_config *mc, const char *s)
 	host[hlen] = 0;
 	if (opt_parse_int(port, &p) || p < 1 || p > 65535)
 		return -1;
+	/* Numeric only: a name would be resolved once, at an unknown time. */
+	hints.ai_family = s[0] == '[' ? AF_INET6 : AF_INET;
+	hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV;
+	hints.ai_socktype = SOCK_STREAM;
+	if (getaddrinfo(host, port, &hints, &ai) != 0)
+		return -1;
 	memset(&mc->addr, 0, sizeof(mc->addr));
-	if (s[0] == '[') {
-		struct sockaddr_in6 *a = (struct sockaddr_in6 *)&mc->addr;
-
-		if (inet_pton(AF_INET6, host, &a->sin6_addr) != 1)
-			return -1;
-		a->sin6_family = AF_INET6;
-		a->sin6_port = htons((uint16_t)p);
-		mc->addrlen = sizeof(*a);
-	} else {
-		struct sockaddr_in *a = (struct sockaddr_in *)&mc->addr;
-
-		if (inet_pton(AF_INET, host, &a->sin_addr) != 1)
-			return -1;
-		a->sin_family = AF_INET;
-		a->sin_port = htons((uint16_t)p);
-		mc->addrlen = sizeof(*a);
-	}
+	memcpy(&mc->addr, ai->ai_addr, ai->ai_addrlen);
+	mc->addrlen = ai->ai_addrlen;
+	freeaddrinfo(ai);
 	return 0;
 }
 

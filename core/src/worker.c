@@ -187,36 +187,36 @@ void worker_feed(struct sl_instance *out, const struct sl_batch *b)
 	}
 }
 
-static void flush_here(struct worker *w)
+/* flush(), stop() or reopen() of every started instance on this worker. */
+enum inst_op { OP_FLUSH, OP_STOP, OP_REOPEN };
+
+static void each_started(struct worker *w, enum inst_op op)
 {
+	static const char *const what[] = {"flush", "stop", "reopen"};
+
 	for (size_t i = 0; i < w->ninsts; i++) {
 		struct sl_instance *inst = w->insts[i];
+		const struct sl_plugin *p = inst->desc;
+		int rc = 0;
 
-		if (inst->started && inst->desc->flush && inst->desc->flush(inst->state) < 0)
-			log_msg(SL_LOG_WARNING, "%s: flush failed", inst->name);
+		if (!inst->started)
+			continue;
+		if (op == OP_FLUSH && p->flush)
+			rc = p->flush(inst->state);
+		else if (op == OP_REOPEN && p->reopen)
+			rc = p->reopen(inst->state);
+		else if (op == OP_STOP && p->stop)
+			p->stop(inst->state);
+		if (op == OP_STOP)
+			inst->started = false;
+		if (rc < 0)
+			log_msg(SL_LOG_WARNING, "%s: %s failed", inst->name, what[op]);
 	}
 }
 
-static void stop_here(struct worker *w)
-{
-	for (size_t i = 0; i < w->ninsts; i++) {
-		struct sl_instance *inst = w->insts[i];
-
-		if (inst->started && inst->desc->stop)
-			inst->desc->stop(inst->state);
-		inst->started = false;
-	}
-}
-
-static void reopen_here(struct worker *w)
-{
-	for (size_t i = 0; i < w->ninsts; i++) {
-		struct sl_instance *inst = w->insts[i];
-
-		if (inst->started && inst->desc->reopen && inst->desc->reopen(inst->state) < 0)
-			log_msg(SL_LOG_WARNING, "%s: reopen failed", inst->name);
-	}
-}
+static void flush_here(struct worker *w) { each_started(w, OP_FLUSH); }
+static void stop_here(struct worker *w) { each_started(w, OP_STOP); }
+static void reopen_here(struct worker *w) { each_started(w, OP_REOPEN); }
 
 /*
  * The queue in order: batches for the output, a reopen between them, and

@@ -156,9 +156,13 @@ cp "$WORK/sluice.yaml" "$WORK/good.yaml"
 printf 'bogus_key: 1\n' >>"$WORK/sluice.yaml"
 if out=$("$SLUICE" reload -c "$WORK/good.yaml" 2>&1); then fail "a broken file reloaded: $out"; fi
 case "$out" in *sluice.yaml:*:*) ;; *) fail "the failed reload did not name file:line:col: $out" ;; esac
+# a YAML syntax error reaches the client too, with its position
+printf 'stacks: [\n' >"$WORK/sluice.yaml"
+if out=$("$SLUICE" reload -c "$WORK/good.yaml" 2>&1); then fail "a file with a YAML error reloaded: $out"; fi
+case "$out" in *sluice.yaml:*:*) ;; *) fail "the YAML error did not reach sluice reload: $out" ;; esac
 cp "$WORK/good.yaml" "$WORK/sluice.yaml"
 reloads=$("$SLUICE" stats --json -c "$WORK/sluice.yaml" | python3 -c 'import json,sys; s=json.load(sys.stdin); print(s["reloads_ok"], s["reloads_failed"])')
-[ "$reloads" = "1 1" ] || fail "after a failed reload stats says reloads ok/failed = $reloads"
+[ "$reloads" = "1 2" ] || fail "after two failed reloads stats says reloads ok/failed = $reloads"
 grep -q "control socket: reload (asked by uid 0, pid [0-9]*)" "$L" || fail "the daemon did not log the reload and who asked"
 
 # a second daemon on the same socket (another input, so only the socket clashes)
