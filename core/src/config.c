@@ -102,6 +102,24 @@ static void parse_control_socket(struct config *c, const struct ynode *v, struct
 		c->control_socket = v->scalar;
 }
 
+/* daemon.batch_size, daemon.threads: an integer in [min, max] into *out. */
+static void parse_daemon_uint(struct diag *d, const struct ynode *v, const char *key, int64_t min,
+			      int64_t max, unsigned *out)
+{
+	char what[64];
+	int64_t n;
+
+	snprintf(what, sizeof(what), "'%s'", key);
+	if (!expect_kind(d, v, YN_SCALAR, what))
+		return;
+	opt_check_octal(d, &v->mark, key, v->scalar);
+	if (opt_parse_int(v->scalar, &n) || n < min || n > max)
+		diag_error(d, &v->mark, "%s: expected an integer from %lld to %lld, got '%s'", key,
+			   (long long)min, (long long)max, v->scalar);
+	else
+		*out = (unsigned)n;
+}
+
 static void parse_daemon(struct config *c, const struct ynode *map, struct diag *d)
 {
 	if (!optional_map(d, map, "'daemon'"))
@@ -121,30 +139,9 @@ static void parse_daemon(struct config *c, const struct ynode *map, struct diag 
 						   v->scalar);
 			}
 		} else if (strcmp(k->scalar, "batch_size") == 0) {
-			int64_t n;
-
-			if (expect_kind(d, v, YN_SCALAR, "'batch_size'")) {
-				opt_check_octal(d, &v->mark, "batch_size", v->scalar);
-				if (opt_parse_int(v->scalar, &n) || n < 1 || n > 65536)
-					diag_error(d, &v->mark,
-						   "batch_size: expected an integer from 1 to 65536, "
-						   "got '%s'",
-						   v->scalar);
-				else
-					c->batch_size = (unsigned)n;
-			}
+			parse_daemon_uint(d, v, "batch_size", 1, 65536, &c->batch_size);
 		} else if (strcmp(k->scalar, "threads") == 0) {
-			int64_t n;
-
-			if (expect_kind(d, v, YN_SCALAR, "'threads'")) {
-				opt_check_octal(d, &v->mark, "threads", v->scalar);
-				if (opt_parse_int(v->scalar, &n) || n < 0 || n > 256)
-					diag_error(d, &v->mark,
-						   "threads: expected an integer from 0 to 256, got '%s'",
-						   v->scalar);
-				else
-					c->threads = (unsigned)n;
-			}
+			parse_daemon_uint(d, v, "threads", 0, 256, &c->threads);
 		} else if (strcmp(k->scalar, "user") == 0) {
 			if (expect_kind(d, v, YN_SCALAR, "'user'")) {
 				c->user = v->scalar;

@@ -410,9 +410,7 @@ static int cmp_spec_mark(const void *a, const void *b)
 	const struct instance_spec *x = *(const struct instance_spec *const *)a;
 	const struct instance_spec *y = *(const struct instance_spec *const *)b;
 
-	if (x->mark.line != y->mark.line)
-		return x->mark.line < y->mark.line ? -1 : 1;
-	return x->mark.col < y->mark.col ? -1 : x->mark.col > y->mark.col;
+	return ymark_cmp(&x->mark, &y->mark);
 }
 
 /* Named instances only met after errors: their options, in file order. */

@@ -239,9 +239,7 @@ static int cmp_mark(const void *a, const void *b)
 	const struct sl_instance *x = *(const struct sl_instance *const *)a;
 	const struct sl_instance *y = *(const struct sl_instance *const *)b;
 
-	if (x->mark.line != y->mark.line)
-		return x->mark.line < y->mark.line ? -1 : 1;
-	return x->mark.col < y->mark.col ? -1 : x->mark.col > y->mark.col;
+	return ymark_cmp(&x->mark, &y->mark);
 }
 
 int identity_check_exclusive(struct graph *g)

@@ -32,6 +32,14 @@ struct ymark {
 	unsigned col;
 };
 
+/* File order: -1, 0 or 1 as a comes before, at or after b. */
+static inline int ymark_cmp(const struct ymark *a, const struct ymark *b)
+{
+	if (a->line != b->line)
+		return a->line < b->line ? -1 : 1;
+	return a->col < b->col ? -1 : a->col > b->col;
+}
+
 struct ynode {
 	enum ynode_kind kind;
 	struct ymark mark;
