@@ -228,6 +228,7 @@ const struct loaded_plugin *loader_load_path(struct plugin_loader *l, const char
 	p = calloc(1, sizeof(*p));
 	if (!p || !(p->path = strdup(path))) {
 		free(p);
+		dlclose(h);
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
