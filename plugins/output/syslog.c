@@ -41,6 +41,7 @@
 
 #include "fmt.h"
 #include "text_escape.h"
+#include "relp_conn.h"
 #include "tls_stream.h"
 
 #define BATCH_MSGS 64		/* messages per sendmmsg / sendmsg */
@@ -50,6 +51,7 @@
 #define CONNECT_TIMEOUT_MS 10000
 #define STOP_DRAIN_MS 1000	/* at shutdown, wait this long to send the rest */
 #define TLS_ALERT_WAIT_MS 50	/* at shutdown, for the server's verdict */
+#define RELP_TIMEOUT_S 5	/* librelp: connect, and wait for window room / acks */
 #define WRAP_MARK 0xffffffffu
 /*
  * TCP: messages whose end offsets are remembered (256 KiB).  More than
@@ -59,12 +61,12 @@
 #define INFLIGHT_MSGS 65536u
 
 enum { FMT_3164, FMT_5424 };
-enum { TR_UNIX, TR_UDP, TR_TCP, TR_TLS };
+enum { TR_UNIX, TR_UDP, TR_TCP, TR_TLS, TR_RELP };
 enum { FR_OCTET, FR_LF };
 enum { ST_DOWN, ST_CONNECTING, ST_UP };
 
 static const char *const format_names[] = { "rfc3164", "rfc5424", NULL };
-static const char *const transport_names[] = { "unix", "udp", "tcp", "tls", NULL };
+static const char *const transport_names[] = { "unix", "udp", "tcp", "tls", "relp", NULL };
 static const char *const framing_names[] = { "octet-counted", "lf", NULL };
 static const char *const facility_names[] = {
 	"kern", "user", "mail", "daemon", "auth", "syslog", "lpr", "news",
@@ -103,10 +105,10 @@ static const struct sl_option syslog_opts[] = {
 	SL_OPT_ENUM("format", struct syslog_cfg, format, "rfc3164", format_names,
 		    "message format: rfc3164 (BSD) or rfc5424"),
 	SL_OPT_ENUM("transport", struct syslog_cfg, transport, "unix", transport_names,
-		    "unix (datagram socket), udp, tcp or tls (RFC 5425)"),
+		    "unix (datagram socket), udp, tcp, tls (RFC 5425) or relp (acknowledged)"),
 	SL_OPT_STR("address", struct syslog_cfg, address, NULL,
 		   "socket path (unix, default /dev/log) or host:port / [v6]:port "
-		   "(default port 514, tls 6514)"),
+		   "(default port 514, tls 6514, relp 2514)"),
 	SL_OPT_ENUM("framing", struct syslog_cfg, framing, "octet-counted", framing_names,
 		    "tcp only: RFC 6587 octet counting, or one message per line (tls: octet-counted)"),
 	SL_OPT_ENUM("facility", struct syslog_cfg, facility, "local4", facility_names,
@@ -203,6 +205,8 @@ struct syslog_state {
 	struct tls_creds *tls_creds;
 	struct tls_conn *tls;
 	char tls_name[256];		/* the name the server must prove */
+	struct relp_conn *relp;		/* RELP: librelp's session, kept across reconnects */
+	char relp_host[256], relp_port[16];
 
 	int c_dropped, c_reconnects, c_no_text, c_escaped, c_possibly_lost, c_tls_failures;
 	uint64_t drops_unlogged, drops_outage, drop_logged_at;
@@ -620,11 +624,35 @@ static void on_fd(void *state, int fd, uint32_t events)
 	}
 }
 
+/*
+ * RELP: librelp owns the socket and blocks (up to RELP_TIMEOUT_S) on this
+ * output's own thread; a reconnect first resends what was not acknowledged.
+ */
+static void relp_connect(struct syslog_state *st)
+{
+	char err[512];
+
+	if (!st->relp)
+		st->relp = relp_conn_new(st->relp_host, st->relp_port, RELP_TIMEOUT_S, err, sizeof(err));
+	if (!st->relp || relp_conn_open(st->relp, err, sizeof(err)) < 0) {
+		st->host->log(st->inst, SL_LOG_DEBUG, "%s: %s", st->where, err);
+		st->conn = ST_DOWN;
+		lost(st, "cannot connect to", ECONNREFUSED);
+		return;
+	}
+	up(st);
+	drain(st);
+}
+
 static void do_connect(struct syslog_state *st)
 {
 	int type = stream(st->cfg) ? SOCK_STREAM : SOCK_DGRAM;
 	int fd;
 
+	if (st->cfg->transport == TR_RELP) {
+		relp_connect(st);
+		return;
+	}
 	close_fd(st);
 	fd = socket(st->addr.ss_family, type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
@@ -838,8 +866,30 @@ static void drain_tls(struct syslog_state *st)
 		arm_fd(st, idle_events(st) | EPOLLOUT);
 }
 
+/* RELP: a message leaves the queue once librelp has it in its window. */
+static void drain_relp(struct syslog_state *st)
+{
+	char err[512];
+
+	while (st->qcount && st->conn == ST_UP) {
+		size_t off = q_fix(st, st->qhead);
+
+		if (relp_conn_send(st->relp, st->q + off + 4, q_len(st, off), err, sizeof(err)) < 0) {
+			st->host->log(st->inst, SL_LOG_DEBUG, "%s: %s", st->where, err);
+			lost(st, "RELP session broken with", ECONNRESET);
+			return;
+		}
+		q_pop(st);
+	}
+}
+
 static void drain(struct syslog_state *st)
 {
+	if (st->cfg->transport == TR_RELP) {
+		if (st->conn == ST_UP)
+			drain_relp(st);
+		return;
+	}
 	if (st->conn != ST_UP || st->fd < 0 || st->probe_inflight)
 		return;
 	if (st->tls)
@@ -1142,7 +1192,8 @@ static int split_address(const char *a, const char *defport, char *host, size_t 
 
 static const char *default_port(const struct syslog_cfg *c)
 {
-	return c->transport == TR_TLS ? "6514" : "514";	/* RFC 5425 8 */
+	/* RFC 5425 8; RELP has no IANA port, 2514 is rsyslog's example */
+	return c->transport == TR_TLS ? "6514" : c->transport == TR_RELP ? "2514" : "514";
 }
 
 /* tls_* options: only with transport tls; the files are loaded now. */
@@ -1153,6 +1204,15 @@ static int configure_tls(const struct sl_host *host, struct sl_instance *inst,
 	char err[512];
 	struct tls_conf tc = { c->tls_ca_file, c->tls_cert_file, c->tls_key_file, c->tls_verify };
 
+	if (c->transport == TR_RELP && (c->tls_ca_file || c->tls_cert_file || c->tls_key_file)) {
+		host->config_error(inst, c->tls_ca_file ? "tls_ca_file" : c->tls_cert_file ?
+				   "tls_cert_file" : "tls_key_file", "TLS over RELP is not supported yet");
+		return -1;
+	}
+	if (c->transport == TR_RELP && !relp_available()) {
+		host->config_error(inst, "transport", "sluice was built without RELP (SLUICE_WITH_RELP=OFF)");
+		return -1;
+	}
 	if (c->transport != TR_TLS) {
 		bad = c->tls_ca_file ? "tls_ca_file" : c->tls_cert_file ? "tls_cert_file"
 		    : c->tls_key_file ? "tls_key_file" : c->tls_server_name ? "tls_server_name"
@@ -1293,6 +1353,8 @@ static int resolve(struct syslog_state *st)
 				      rc ? gai_strerror(rc) : "no address");
 			return -1;
 		}
+		snprintf(st->relp_host, sizeof(st->relp_host), "%s", h);
+		snprintf(st->relp_port, sizeof(st->relp_port), "%s", p);
 		memcpy(&st->addr, res->ai_addr, res->ai_addrlen);
 		st->addrlen = res->ai_addrlen;
 		freeaddrinfo(res);
@@ -1389,6 +1451,11 @@ static void syslog_stop(void *state)
 			break;
 		on_fd(st, st->fd, (uint32_t)pfd.revents);
 	}
+	if (st->cfg->transport == TR_RELP) {
+		drain(st);
+		relp_conn_free(st->relp);	/* closes after the last acknowledgements */
+		st->relp = NULL;
+	}
 	/* Give a connected receiver a moment to take the rest. */
 	while (st->qcount && st->fd >= 0 && st->conn == ST_UP && !st->probe_inflight) {
 		struct pollfd pfd = { .fd = st->fd, .events = POLLOUT };
@@ -1444,6 +1511,7 @@ static void syslog_destroy(void *state)
 		return;
 	tls_conn_free(st->tls);
 	tls_creds_free(st->tls_creds);
+	relp_conn_free(st->relp);
 	if (st->fd >= 0)
 		close(st->fd);
 	free(st->q);
@@ -1456,7 +1524,7 @@ static const struct sl_plugin syslog_plugin = {
 	SL_PLUGIN_HEADER,
 	.kind = SL_KIND_OUTPUT,
 	.name = "syslog",
-	.description = "send each record's text to syslog (RFC 3164/5424) over unix, UDP, TCP or TLS",
+	.description = "send each record's text to syslog (RFC 3164/5424) over unix, UDP, TCP, TLS or RELP",
 	.config_size = sizeof(struct syslog_cfg),
 	.options = syslog_opts,
 	.needs = syslog_needs,
