@@ -17,9 +17,18 @@ struct relp_conn;
 /* false when sluice was built with SLUICE_WITH_RELP=OFF */
 bool relp_available(void);
 
-struct relp_conn *relp_conn_new(const char *host, const char *port, unsigned timeout_s, char *err,
-				size_t errlen);
-/* Connect, or reconnect and resend the unacknowledged: 0, or -1 with err. */
+struct tls_conf;
+
+/*
+ * tls: NULL for plain RELP, else TLS through librelp with the server's
+ * certificate checked against tls->ca_file and its name against peer.
+ */
+struct relp_conn *relp_conn_new(const char *host, const char *port, unsigned timeout_s,
+				const struct tls_conf *tls, const char *peer, char *err, size_t errlen);
+/*
+ * Connect, or reconnect and resend the unacknowledged: 0, or -1 with err
+ * (-2: the TLS peer's certificate was refused).
+ */
 int relp_conn_open(struct relp_conn *rc, char *err, size_t errlen);
 /* Hand one message to librelp: 0, or -1 (session broken, msg not taken). */
 int relp_conn_send(struct relp_conn *rc, const void *msg, size_t len, char *err, size_t errlen);

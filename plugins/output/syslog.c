@@ -133,7 +133,8 @@ static const struct sl_option syslog_opts[] = {
 			"longest reconnect delay"),
 	/* flat tls_* names: the option table has no nested mappings */
 	SL_OPT_STR("tls_ca_file", struct syslog_cfg, tls_ca_file, NULL,
-		   "tls: PEM CA certificates the server's is verified against (default: system store)"),
+		   "tls: PEM CA certificates the server's is verified against (default: system "
+		   "store); relp: switches TLS on"),
 	SL_OPT_STR("tls_cert_file", struct syslog_cfg, tls_cert_file, NULL,
 		   "tls: PEM client certificate, for mutual TLS (with tls_key_file)"),
 	SL_OPT_STR("tls_key_file", struct syslog_cfg, tls_key_file, NULL,
@@ -631,11 +632,21 @@ static void on_fd(void *state, int fd, uint32_t events)
 static void relp_connect(struct syslog_state *st)
 {
 	char err[512];
+	int rc = -1;
 
-	if (!st->relp)
-		st->relp = relp_conn_new(st->relp_host, st->relp_port, RELP_TIMEOUT_S, err, sizeof(err));
-	if (!st->relp || relp_conn_open(st->relp, err, sizeof(err)) < 0) {
-		st->host->log(st->inst, SL_LOG_DEBUG, "%s: %s", st->where, err);
+	if (!st->relp) {
+		const struct syslog_cfg *c = st->cfg;
+		struct tls_conf tc = { c->tls_ca_file, c->tls_cert_file, c->tls_key_file, true };
+
+		st->relp = relp_conn_new(st->relp_host, st->relp_port, RELP_TIMEOUT_S,
+					 c->tls_ca_file ? &tc : NULL, st->tls_name, err, sizeof(err));
+	}
+	if (!st->relp || (rc = relp_conn_open(st->relp, err, sizeof(err))) < 0) {
+		if (rc == -2)
+			st->host->counter_add(st->inst, st->c_tls_failures, 1);
+		/* librelp does not tell a refused certificate apart: say it all */
+		st->host->log(st->inst, st->cfg->tls_ca_file ? SL_LOG_WARNING : SL_LOG_DEBUG, "%s: %s",
+			      st->where, err);
 		st->conn = ST_DOWN;
 		lost(st, "cannot connect to", ECONNREFUSED);
 		return;
@@ -1204,16 +1215,23 @@ static int configure_tls(const struct sl_host *host, struct sl_instance *inst,
 	char err[512];
 	struct tls_conf tc = { c->tls_ca_file, c->tls_cert_file, c->tls_key_file, c->tls_verify };
 
-	if (c->transport == TR_RELP && (c->tls_ca_file || c->tls_cert_file || c->tls_key_file)) {
-		host->config_error(inst, c->tls_ca_file ? "tls_ca_file" : c->tls_cert_file ?
-				   "tls_cert_file" : "tls_key_file", "TLS over RELP is not supported yet");
-		return -1;
-	}
 	if (c->transport == TR_RELP && !relp_available()) {
 		host->config_error(inst, "transport", "sluice was built without RELP (SLUICE_WITH_RELP=OFF)");
 		return -1;
 	}
-	if (c->transport != TR_TLS) {
+	/* RELP over TLS: librelp's own TLS, switched on by tls_ca_file */
+	if (c->transport == TR_RELP && !c->tls_ca_file && (c->tls_cert_file || c->tls_key_file ||
+							    c->tls_server_name)) {
+		host->config_error(inst, c->tls_cert_file ? "tls_cert_file" : c->tls_key_file ?
+				   "tls_key_file" : "tls_server_name",
+				   "relp: TLS is switched on by tls_ca_file, which is not set");
+		return -1;
+	}
+	if (c->transport == TR_RELP && !c->tls_verify) {
+		host->config_error(inst, "tls_verify", "relp: TLS without verification is not supported");
+		return -1;
+	}
+	if (c->transport != TR_TLS && !(c->transport == TR_RELP && c->tls_ca_file)) {
 		bad = c->tls_ca_file ? "tls_ca_file" : c->tls_cert_file ? "tls_cert_file"
 		    : c->tls_key_file ? "tls_key_file" : c->tls_server_name ? "tls_server_name"
 		    : !c->tls_verify ? "tls_verify" : NULL;
@@ -1314,7 +1332,7 @@ static int syslog_configure(const struct sl_host *host, struct sl_instance *inst
 		free(st);
 		return -1;
 	}
-	if (c->transport == TR_TLS)
+	if (c->transport == TR_TLS || (c->transport == TR_RELP && c->tls_ca_file))
 		st->c_tls_failures = host->counter_new(inst, "tls_failures");
 	*state = st;
 	return 0;
