@@ -41,6 +41,8 @@
 
 #include "fmt.h"
 #include "text_escape.h"
+#include "relp_conn.h"
+#include "tls_stream.h"
 
 #define BATCH_MSGS 64		/* messages per sendmmsg / sendmsg */
 #define LOG_EVERY_MS 10000
@@ -48,6 +50,8 @@
 #define PACE_MS 1		/* UDP backlog: one batch per tick (no flow control) */
 #define CONNECT_TIMEOUT_MS 10000
 #define STOP_DRAIN_MS 1000	/* at shutdown, wait this long to send the rest */
+#define TLS_ALERT_WAIT_MS 50	/* at shutdown, for the server's verdict */
+#define RELP_TIMEOUT_S 5	/* librelp: connect, and wait for window room / acks */
 #define WRAP_MARK 0xffffffffu
 /*
  * TCP: messages whose end offsets are remembered (256 KiB).  More than
@@ -57,12 +61,12 @@
 #define INFLIGHT_MSGS 65536u
 
 enum { FMT_3164, FMT_5424 };
-enum { TR_UNIX, TR_UDP, TR_TCP };
+enum { TR_UNIX, TR_UDP, TR_TCP, TR_TLS, TR_RELP };
 enum { FR_OCTET, FR_LF };
 enum { ST_DOWN, ST_CONNECTING, ST_UP };
 
 static const char *const format_names[] = { "rfc3164", "rfc5424", NULL };
-static const char *const transport_names[] = { "unix", "udp", "tcp", NULL };
+static const char *const transport_names[] = { "unix", "udp", "tcp", "tls", "relp", NULL };
 static const char *const framing_names[] = { "octet-counted", "lf", NULL };
 static const char *const facility_names[] = {
 	"kern", "user", "mail", "daemon", "auth", "syslog", "lpr", "news",
@@ -90,17 +94,23 @@ struct syslog_cfg {
 	uint64_t message_size;
 	uint64_t reconnect_min;
 	uint64_t reconnect_max;
+	const char *tls_ca_file;
+	const char *tls_cert_file;
+	const char *tls_key_file;
+	const char *tls_server_name;
+	bool tls_verify;
 };
 
 static const struct sl_option syslog_opts[] = {
 	SL_OPT_ENUM("format", struct syslog_cfg, format, "rfc3164", format_names,
 		    "message format: rfc3164 (BSD) or rfc5424"),
 	SL_OPT_ENUM("transport", struct syslog_cfg, transport, "unix", transport_names,
-		    "unix (datagram socket), udp or tcp"),
+		    "unix (datagram socket), udp, tcp, tls (RFC 5425) or relp (acknowledged)"),
 	SL_OPT_STR("address", struct syslog_cfg, address, NULL,
-		   "socket path (unix, default /dev/log) or host:port / [v6]:port (default port 514)"),
+		   "socket path (unix, default /dev/log) or host:port / [v6]:port "
+		   "(default port 514, tls 6514, relp 2514)"),
 	SL_OPT_ENUM("framing", struct syslog_cfg, framing, "octet-counted", framing_names,
-		    "tcp only: RFC 6587 octet counting, or one message per line"),
+		    "tcp only: RFC 6587 octet counting, or one message per line (tls: octet-counted)"),
 	SL_OPT_ENUM("facility", struct syslog_cfg, facility, "local4", facility_names,
 		    "syslog facility"),
 	SL_OPT_ENUM("severity", struct syslog_cfg, severity, "info", severity_names,
@@ -121,6 +131,18 @@ static const struct sl_option syslog_opts[] = {
 			"first reconnect delay; doubled up to reconnect_max"),
 	SL_OPT_DURATION("reconnect_max", struct syslog_cfg, reconnect_max, "30s", 10, 3600000,
 			"longest reconnect delay"),
+	/* flat tls_* names: the option table has no nested mappings */
+	SL_OPT_STR("tls_ca_file", struct syslog_cfg, tls_ca_file, NULL,
+		   "tls: PEM CA certificates the server's is verified against (default: system "
+		   "store); relp: switches TLS on"),
+	SL_OPT_STR("tls_cert_file", struct syslog_cfg, tls_cert_file, NULL,
+		   "tls: PEM client certificate, for mutual TLS (with tls_key_file)"),
+	SL_OPT_STR("tls_key_file", struct syslog_cfg, tls_key_file, NULL,
+		   "tls: PEM private key of tls_cert_file"),
+	SL_OPT_STR("tls_server_name", struct syslog_cfg, tls_server_name, NULL,
+		   "tls: name the server certificate must carry (default: the host of address)"),
+	SL_OPT_BOOL("tls_verify", struct syslog_cfg, tls_verify, "true",
+		    "tls: verify the server certificate and name (false: encrypt only)"),
 	SL_OPT_END
 };
 
@@ -180,7 +202,14 @@ struct syslog_state {
 	int64_t tc3164_sec;
 	char tc3164[16];		/* "Nov 29 22:15:00" */
 
-	int c_dropped, c_reconnects, c_no_text, c_escaped, c_possibly_lost;
+	/* TLS: credentials loaded at configure time, a session per connection */
+	struct tls_creds *tls_creds;
+	struct tls_conn *tls;
+	char tls_name[256];		/* the name the server must prove */
+	struct relp_conn *relp;		/* RELP: librelp's session, kept across reconnects */
+	char relp_host[256], relp_port[16];
+
+	int c_dropped, c_reconnects, c_no_text, c_escaped, c_possibly_lost, c_tls_failures;
 	uint64_t drops_unlogged, drops_outage, drop_logged_at;
 	uint64_t err_logged_at, errs_unlogged;
 	bool was_down;
@@ -201,6 +230,12 @@ static uint64_t mono_ms(void)
 static void arm_fd(struct syslog_state *st, uint32_t events);
 static void drain(struct syslog_state *st);
 static void do_connect(struct syslog_state *st);
+
+/* A byte stream: TCP, or TLS over TCP. */
+static bool stream(const struct syslog_cfg *c)
+{
+	return c->transport == TR_TCP || c->transport == TR_TLS;
+}
 
 /* ---- the queue ---- */
 
@@ -390,6 +425,8 @@ static void count_inflight(struct syslog_state *st, const char *when)
 
 static void close_fd(struct syslog_state *st)
 {
+	tls_conn_free(st->tls);
+	st->tls = NULL;
 	if (st->fd >= 0) {
 		st->host->unwatch_fd(st->inst, st->fd);
 		close(st->fd);
@@ -462,7 +499,62 @@ static void arm_fd(struct syslog_state *st, uint32_t events)
 static uint32_t idle_events(const struct syslog_state *st)
 {
 	/* TCP: notice the receiver closing while we have nothing to send. */
-	return st->cfg->transport == TR_TCP ? EPOLLIN | EPOLLRDHUP : 0;
+	return stream(st->cfg) ? EPOLLIN | EPOLLRDHUP : 0;
+}
+
+/* ---- TLS (RFC 5425): a handshake between connect and up() ---- */
+
+/* Refused or broken handshake: said with the check that failed, counted. */
+static void tls_failed(struct syslog_state *st, const char *why)
+{
+	st->host->counter_add(st->inst, st->c_tls_failures, 1);
+	st->host->log(st->inst, SL_LOG_ERR, "TLS with %s (server name %s): %s; nothing sent",
+		      st->where, st->tls_name, why);
+	lost(st, "TLS handshake with", EPROTO);
+}
+
+/*
+ * The session failed after the handshake.  With TLS 1.3 a server that
+ * refuses our client certificate says so only now, in an alert read after
+ * we sent: counted as a TLS failure too.
+ */
+static void tls_lost(struct syslog_state *st, const char *why)
+{
+	st->host->counter_add(st->inst, st->c_tls_failures, 1);
+	bool no_cert = !st->cfg->tls_cert_file && tls_conn_cert_requested(st->tls);
+
+	st->host->log(st->inst, SL_LOG_ERR, "TLS session with %s failed: %s%s", st->where, why,
+		      no_cert ? " (the server asked for a client certificate and tls_cert_file "
+				"is not set: it probably refused us)" : "");
+	lost(st, "lost", ECONNRESET);
+}
+
+/* Advance the handshake (the connect timer still runs); up() when done. */
+static void tls_step(struct syslog_state *st)
+{
+	char err[512];
+	int rc;
+
+	if (!st->tls) {
+		st->tls = tls_conn_new(st->tls_creds, st->fd, st->tls_name, st->cfg->tls_verify, err,
+				       sizeof(err));
+		if (!st->tls) {
+			tls_failed(st, err);
+			return;
+		}
+	}
+	rc = tls_conn_handshake(st->tls, err, sizeof(err));
+	if (rc == TLS_WANT_READ || rc == TLS_WANT_WRITE) {
+		arm_fd(st, rc == TLS_WANT_READ ? EPOLLIN | EPOLLRDHUP : EPOLLOUT);
+		return;
+	}
+	if (rc != TLS_DONE) {
+		tls_failed(st, err);
+		return;
+	}
+	up(st);
+	arm_fd(st, idle_events(st));
+	drain(st);
 }
 
 static void on_fd(void *state, int fd, uint32_t events)
@@ -474,16 +566,38 @@ static void on_fd(void *state, int fd, uint32_t events)
 	if (fd != st->fd)
 		return;
 	if (st->conn == ST_CONNECTING) {
+		if (st->tls) {
+			tls_step(st);
+			return;
+		}
 		if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
 			err = errno;
 		if (err) {
 			lost(st, "cannot connect to", err);
 			return;
 		}
+		if (st->cfg->transport == TR_TLS) {
+			tls_step(st);
+			return;
+		}
 		up(st);
 		arm_fd(st, idle_events(st));
 		drain(st);
 		return;
+	}
+	/* TLS: an alert before the error says why (a refused client certificate) */
+	if (st->tls && (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))) {
+		char why[256];
+		int rc = tls_conn_discard_input(st->tls, why, sizeof(why));
+
+		if (rc == TLS_FAILED) {
+			tls_lost(st, why);
+			return;
+		}
+		if (rc == TLS_CLOSED) {
+			lost(st, "connection closed by", ECONNRESET);
+			return;
+		}
 	}
 	if (events & EPOLLERR) {
 		if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
@@ -493,7 +607,7 @@ static void on_fd(void *state, int fd, uint32_t events)
 			return;
 		}
 	}
-	if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP)) {
+	if (!st->tls && (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP))) {
 		char sink[512];
 		ssize_t n;
 
@@ -511,11 +625,45 @@ static void on_fd(void *state, int fd, uint32_t events)
 	}
 }
 
+/*
+ * RELP: librelp owns the socket and blocks (up to RELP_TIMEOUT_S) on this
+ * output's own thread; a reconnect first resends what was not acknowledged.
+ */
+static void relp_connect(struct syslog_state *st)
+{
+	char err[512];
+	int rc = -1;
+
+	if (!st->relp) {
+		const struct syslog_cfg *c = st->cfg;
+		struct tls_conf tc = { c->tls_ca_file, c->tls_cert_file, c->tls_key_file, true };
+
+		st->relp = relp_conn_new(st->relp_host, st->relp_port, RELP_TIMEOUT_S,
+					 c->tls_ca_file ? &tc : NULL, st->tls_name, err, sizeof(err));
+	}
+	if (!st->relp || (rc = relp_conn_open(st->relp, err, sizeof(err))) < 0) {
+		if (rc == -2)
+			st->host->counter_add(st->inst, st->c_tls_failures, 1);
+		/* librelp does not tell a refused certificate apart: say it all */
+		st->host->log(st->inst, st->cfg->tls_ca_file ? SL_LOG_WARNING : SL_LOG_DEBUG, "%s: %s",
+			      st->where, err);
+		st->conn = ST_DOWN;
+		lost(st, "cannot connect to", ECONNREFUSED);
+		return;
+	}
+	up(st);
+	drain(st);
+}
+
 static void do_connect(struct syslog_state *st)
 {
-	int type = st->cfg->transport == TR_TCP ? SOCK_STREAM : SOCK_DGRAM;
+	int type = stream(st->cfg) ? SOCK_STREAM : SOCK_DGRAM;
 	int fd;
 
+	if (st->cfg->transport == TR_RELP) {
+		relp_connect(st);
+		return;
+	}
 	close_fd(st);
 	fd = socket(st->addr.ss_family, type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
@@ -541,6 +689,12 @@ static void do_connect(struct syslog_state *st)
 		}
 		st->conn = ST_DOWN;
 		lost(st, "cannot connect to", errno);
+		return;
+	}
+	if (st->cfg->transport == TR_TLS) {
+		st->conn = ST_CONNECTING;
+		st->host->timer_arm(st->retry_timer, CONNECT_TIMEOUT_MS, 0);
+		tls_step(st);
 		return;
 	}
 	st->probe_needed = st->cfg->transport == TR_UDP;
@@ -689,11 +843,69 @@ static void drain_stream(struct syslog_state *st)
 	}
 }
 
+/* TLS: messages are gathered into records; popped once GnuTLS took them. */
+static void drain_tls(struct syslog_state *st)
+{
+	char err[256];
+	int rc = tls_conn_flush(st->tls, err, sizeof(err));
+
+	if (rc == TLS_FAILED) {
+		tls_lost(st, err);
+		return;
+	}
+	while (rc == TLS_DONE && st->qcount) {
+		unsigned n = q_gather(st, BATCH_MSGS);
+		ssize_t taken = tls_conn_writev(st->tls, st->iov, n, err, sizeof(err));
+
+		if (taken == TLS_FAILED) {
+			tls_lost(st, err);
+			return;
+		}
+		if (taken == 0)
+			break;
+		for (unsigned i = 0; i < n && taken > 0; i++) {
+			if ((size_t)taken >= st->iov[i].iov_len) {
+				taken -= (ssize_t)st->iov[i].iov_len;
+				q_pop(st);
+			} else {
+				st->head_sent += (size_t)taken;
+				taken = 0;
+			}
+		}
+	}
+	if (tls_conn_pending(st->tls))
+		arm_fd(st, idle_events(st) | EPOLLOUT);
+}
+
+/* RELP: a message leaves the queue once librelp has it in its window. */
+static void drain_relp(struct syslog_state *st)
+{
+	char err[512];
+
+	while (st->qcount && st->conn == ST_UP) {
+		size_t off = q_fix(st, st->qhead);
+
+		if (relp_conn_send(st->relp, st->q + off + 4, q_len(st, off), err, sizeof(err)) < 0) {
+			st->host->log(st->inst, SL_LOG_DEBUG, "%s: %s", st->where, err);
+			lost(st, "RELP session broken with", ECONNRESET);
+			return;
+		}
+		q_pop(st);
+	}
+}
+
 static void drain(struct syslog_state *st)
 {
+	if (st->cfg->transport == TR_RELP) {
+		if (st->conn == ST_UP)
+			drain_relp(st);
+		return;
+	}
 	if (st->conn != ST_UP || st->fd < 0 || st->probe_inflight)
 		return;
-	if (st->cfg->transport == TR_TCP)
+	if (st->tls)
+		drain_tls(st);
+	else if (st->cfg->transport == TR_TCP)
 		drain_stream(st);
 	else
 		drain_dgram(st);
@@ -871,7 +1083,7 @@ static void enqueue(struct syslog_state *st, const struct sl_record *r, struct s
 		st->host->dropped_add(st->inst, 1);
 		return;
 	}
-	if (st->cfg->transport == TR_TCP) {
+	if (stream(st->cfg)) {
 		if (st->cfg->framing == FR_OCTET) {
 			dlen = (size_t)(fmt_u64_raw(digits, n) - digits);
 			digits[dlen++] = ' ';
@@ -885,7 +1097,7 @@ static void enqueue(struct syslog_state *st, const struct sl_record *r, struct s
 	}
 	memcpy(dst + 4, digits, dlen);
 	memcpy(dst + 4 + dlen, st->msg, n);
-	if (st->cfg->transport == TR_TCP && st->cfg->framing == FR_LF)
+	if (stream(st->cfg) && st->cfg->framing == FR_LF)
 		dst[4 + dlen + n] = '\n';
 	q_commit(st, (uint32_t)total);
 }
@@ -940,8 +1152,9 @@ static bool printusascii(const char *s, size_t max, const char *also_forbidden)
 	return true;
 }
 
-/* "host:port", "[v6]:port", "host" (port 514); no lookup here. */
-static int split_address(const char *a, char *host, size_t hostlen, char *port, size_t portlen)
+/* "host:port", "[v6]:port", "host" (port defport); no lookup here. */
+static int split_address(const char *a, const char *defport, char *host, size_t hostlen, char *port,
+			 size_t portlen)
 {
 	const char *colon;
 	size_t n;
@@ -957,7 +1170,7 @@ static int split_address(const char *a, char *host, size_t hostlen, char *port, 
 		memcpy(host, a + 1, n);
 		host[n] = 0;
 		if (end[1] == 0) {
-			snprintf(port, portlen, "514");
+			snprintf(port, portlen, "%s", defport);
 			return 0;
 		}
 		if (end[1] != ':')
@@ -973,7 +1186,7 @@ static int split_address(const char *a, char *host, size_t hostlen, char *port, 
 		memcpy(host, a, n);
 		host[n] = 0;
 		if (!colon) {
-			snprintf(port, portlen, "514");
+			snprintf(port, portlen, "%s", defport);
 			return 0;
 		}
 	}
@@ -985,6 +1198,66 @@ static int split_address(const char *a, char *host, size_t hostlen, char *port, 
 			return -1;
 		snprintf(port, portlen, "%ld", p);
 	}
+	return 0;
+}
+
+static const char *default_port(const struct syslog_cfg *c)
+{
+	/* RFC 5425 8; RELP has no IANA port, 2514 is rsyslog's example */
+	return c->transport == TR_TLS ? "6514" : c->transport == TR_RELP ? "2514" : "514";
+}
+
+/* tls_* options: only with transport tls; the files are loaded now. */
+static int configure_tls(const struct sl_host *host, struct sl_instance *inst,
+			 const struct syslog_cfg *c, struct syslog_state *st, const char *addr_host)
+{
+	const char *bad = NULL;
+	char err[512];
+	struct tls_conf tc = { c->tls_ca_file, c->tls_cert_file, c->tls_key_file, c->tls_verify };
+
+	if (c->transport == TR_RELP && !relp_available()) {
+		host->config_error(inst, "transport", "sluice was built without RELP (SLUICE_WITH_RELP=OFF)");
+		return -1;
+	}
+	/* RELP over TLS: librelp's own TLS, switched on by tls_ca_file */
+	if (c->transport == TR_RELP && !c->tls_ca_file && (c->tls_cert_file || c->tls_key_file ||
+							    c->tls_server_name)) {
+		host->config_error(inst, c->tls_cert_file ? "tls_cert_file" : c->tls_key_file ?
+				   "tls_key_file" : "tls_server_name",
+				   "relp: TLS is switched on by tls_ca_file, which is not set");
+		return -1;
+	}
+	if (c->transport == TR_RELP && !c->tls_verify) {
+		host->config_error(inst, "tls_verify", "relp: TLS without verification is not supported");
+		return -1;
+	}
+	if (c->transport != TR_TLS && !(c->transport == TR_RELP && c->tls_ca_file)) {
+		bad = c->tls_ca_file ? "tls_ca_file" : c->tls_cert_file ? "tls_cert_file"
+		    : c->tls_key_file ? "tls_key_file" : c->tls_server_name ? "tls_server_name"
+		    : !c->tls_verify ? "tls_verify" : NULL;
+		if (bad) {
+			host->config_error(inst, bad, "only applies to transport: tls");
+			return -1;
+		}
+		return 0;
+	}
+	if (!tls_available()) {
+		host->config_error(inst, "transport", "sluice was built without TLS (SLUICE_WITH_TLS=OFF)");
+		return -1;
+	}
+	if (c->framing != FR_OCTET) {
+		host->config_error(inst, "framing", "tls is always octet-counted (RFC 5425 4.3)");
+		return -1;
+	}
+	st->tls_creds = tls_creds_new(&tc, &bad, err, sizeof(err));
+	if (!st->tls_creds) {
+		host->config_error(inst, bad, "%s", err);
+		return -1;
+	}
+	snprintf(st->tls_name, sizeof(st->tls_name), "%s",
+		 c->tls_server_name ? c->tls_server_name : addr_host);
+	if (!c->tls_verify)
+		host->log(inst, SL_LOG_WARNING, "tls_verify: false: the server is not authenticated");
 	return 0;
 }
 
@@ -1017,7 +1290,7 @@ static int syslog_configure(const struct sl_host *host, struct sl_instance *inst
 		host->config_error(inst, "structured_data", "needs format: rfc5424");
 		return -1;
 	}
-	if (c->framing != FR_OCTET && c->transport != TR_TCP) {
+	if (c->framing != FR_OCTET && c->transport != TR_TCP && c->transport != TR_TLS) {
 		host->config_error(inst, "framing", "only applies to transport: tcp");
 		return -1;
 	}
@@ -1034,7 +1307,8 @@ static int syslog_configure(const struct sl_host *host, struct sl_instance *inst
 			host->config_error(inst, "address", "socket path too long");
 			return -1;
 		}
-	} else if (c->address && split_address(c->address, h, sizeof(h), p, sizeof(p)) < 0) {
+	} else if (c->address && split_address(c->address, default_port(c), h, sizeof(h), p,
+					       sizeof(p)) < 0) {
 		host->config_error(inst, "address", "expected host:port, [ipv6]:port or host");
 		return -1;
 	}
@@ -1054,6 +1328,12 @@ static int syslog_configure(const struct sl_host *host, struct sl_instance *inst
 	st->c_no_text = host->counter_new(inst, "no_text");
 	st->c_escaped = host->counter_new(inst, "escaped");
 	st->c_possibly_lost = host->counter_new(inst, "possibly_lost");
+	if (configure_tls(host, inst, c, st, c->address ? h : "127.0.0.1") < 0) {
+		free(st);
+		return -1;
+	}
+	if (c->transport == TR_TLS || (c->transport == TR_RELP && c->tls_ca_file))
+		st->c_tls_failures = host->counter_new(inst, "tls_failures");
 	*state = st;
 	return 0;
 }
@@ -1076,9 +1356,10 @@ static int resolve(struct syslog_state *st)
 		char h[256], p[16];
 		int rc;
 
-		if (split_address(c->address ? c->address : "127.0.0.1", h, sizeof(h), p, sizeof(p)) < 0)
+		if (split_address(c->address ? c->address : "127.0.0.1", default_port(c), h, sizeof(h),
+				  p, sizeof(p)) < 0)
 			return -1;
-		hints.ai_socktype = c->transport == TR_TCP ? SOCK_STREAM : SOCK_DGRAM;
+		hints.ai_socktype = stream(c) ? SOCK_STREAM : SOCK_DGRAM;
 		hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV;
 		rc = getaddrinfo(h, p, &hints, &res);
 		if (rc == EAI_NONAME) {	/* not numeric: look it up, once, now */
@@ -1090,6 +1371,8 @@ static int resolve(struct syslog_state *st)
 				      rc ? gai_strerror(rc) : "no address");
 			return -1;
 		}
+		snprintf(st->relp_host, sizeof(st->relp_host), "%s", h);
+		snprintf(st->relp_port, sizeof(st->relp_port), "%s", p);
 		memcpy(&st->addr, res->ai_addr, res->ai_addrlen);
 		st->addrlen = res->ai_addrlen;
 		freeaddrinfo(res);
@@ -1177,6 +1460,20 @@ static void syslog_stop(void *state)
 			q_pop(st);
 	}
 	st->probe_needed = false;	/* no time left to probe: send all */
+	/* TLS: finish a handshake still under way, then send */
+	while (st->cfg->transport == TR_TLS && st->conn == ST_CONNECTING && st->fd >= 0) {
+		struct pollfd pfd = { .fd = st->fd, .events = (short)(st->watched & (EPOLLIN | EPOLLOUT)) };
+		uint64_t now = mono_ms();
+
+		if (now >= end || poll(&pfd, 1, (int)(end - now)) <= 0)
+			break;
+		on_fd(st, st->fd, (uint32_t)pfd.revents);
+	}
+	if (st->cfg->transport == TR_RELP) {
+		drain(st);
+		relp_conn_free(st->relp);	/* closes after the last acknowledgements */
+		st->relp = NULL;
+	}
 	/* Give a connected receiver a moment to take the rest. */
 	while (st->qcount && st->fd >= 0 && st->conn == ST_UP && !st->probe_inflight) {
 		struct pollfd pfd = { .fd = st->fd, .events = POLLOUT };
@@ -1189,13 +1486,27 @@ static void syslog_stop(void *state)
 		if (st->qcount == before && poll(&pfd, 1, (int)(end - now)) <= 0)
 			break;
 	}
+	/* TLS: the last record may still wait in GnuTLS */
+	while (st->tls && tls_conn_pending(st->tls) && st->conn == ST_UP && mono_ms() < end) {
+		struct pollfd pfd = { .fd = st->fd, .events = POLLOUT };
+
+		drain(st);
+		if (st->tls && tls_conn_pending(st->tls))
+			poll(&pfd, 1, 5);
+	}
 	/* TCP: written is not delivered; wait for the acknowledgements too */
-	if (st->cfg->transport == TR_TCP && st->fd >= 0 && st->conn == ST_UP) {
+	if (stream(st->cfg) && st->fd >= 0 && st->conn == ST_UP) {
 		int outq = 0;
 
 		while (ioctl(st->fd, SIOCOUTQ, &outq) == 0 && outq > 0 && mono_ms() < end)
 			poll(NULL, 0, 5);
 		count_inflight(st, "at shutdown,");
+		if (st->tls) {	/* a refusal (TLS 1.3 alert) follows what it refused */
+			struct pollfd pfd = { .fd = st->fd, .events = POLLIN };
+
+			if (poll(&pfd, 1, TLS_ALERT_WAIT_MS) > 0)
+				on_fd(st, st->fd, (uint32_t)pfd.revents);
+		}
 	}
 	if (st->qcount) {
 		st->host->log(st->inst, SL_LOG_WARNING, "%u queued messages for %s lost at shutdown",
@@ -1216,6 +1527,9 @@ static void syslog_destroy(void *state)
 
 	if (!st)
 		return;
+	tls_conn_free(st->tls);
+	tls_creds_free(st->tls_creds);
+	relp_conn_free(st->relp);
 	if (st->fd >= 0)
 		close(st->fd);
 	free(st->q);
@@ -1228,7 +1542,7 @@ static const struct sl_plugin syslog_plugin = {
 	SL_PLUGIN_HEADER,
 	.kind = SL_KIND_OUTPUT,
 	.name = "syslog",
-	.description = "send each record's text to syslog (RFC 3164/5424) over unix, UDP or TCP",
+	.description = "send each record's text to syslog (RFC 3164/5424) over unix, UDP, TCP, TLS or RELP",
 	.config_size = sizeof(struct syslog_cfg),
 	.options = syslog_opts,
 	.needs = syslog_needs,

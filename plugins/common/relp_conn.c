@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * RELP through librelp's client API.  One engine per session (librelp
+ * keeps its state in the engine, and instances must not share state
+ * across a reload).  librelp keeps the unacknowledged frames in the
+ * session: a broken session is therefore reconnected with
+ * relpCltReconnect (which resends them), and only a session that never
+ * connected is built anew with relpCltConnect.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "relp_conn.h"
+#include "tls_stream.h"
+
+#ifdef SLUICE_RELP
+
+#include <librelp.h>
+
+struct relp_conn {
+	relpEngine_t *eng;
+	relpClt_t *clt;
+	bool have_session;	/* connected once: reconnect keeps the unacked */
+	bool auth_failed;	/* the TLS peer was refused (librelp's auth callback) */
+	char host[256], port[16];
+	char last_err[256];	/* from librelp's error callback */
+};
+
+bool relp_available(void)
+{
+	return true;
+}
+
+/* librelp calls its debug printer unconditionally: it must be set. */
+static void no_dbg(char *fmt, ...)
+{
+	(void)fmt;
+}
+
+static void on_err(void *usr, char *objinfo, char *errmsg, relpRetVal code)
+{
+	struct relp_conn *rc = usr;
+
+	if (rc && !rc->auth_failed)	/* keep the more precise reason */
+		snprintf(rc->last_err, sizeof(rc->last_err), "%s: %s (librelp %d)",
+			 objinfo ? objinfo : "", errmsg ? errmsg : "", code);
+}
+
+static void on_auth_err(void *usr, char *authinfo, char *errmsg, relpRetVal code)
+{
+	struct relp_conn *rc = usr;
+
+	if (!rc)
+		return;
+	rc->auth_failed = true;
+	snprintf(rc->last_err, sizeof(rc->last_err), "TLS peer refused: %s%s%s (librelp %d)",
+		 errmsg ? errmsg : "", authinfo && *authinfo ? ": " : "", authinfo ? authinfo : "",
+		 code);
+}
+
+static void say(struct relp_conn *rc, char *err, size_t errlen, const char *what, relpRetVal r)
+{
+	snprintf(err, errlen, "%s failed (librelp error %d)%s%s", what, r,
+		 rc->last_err[0] ? ": " : "", rc->last_err);
+	rc->last_err[0] = 0;
+}
+
+/* librelp's TLS: its own GnuTLS or OpenSSL session, set before connect. */
+static relpRetVal set_tls(relpClt_t *clt, const struct tls_conf *tls, const char *peer)
+{
+	relpRetVal r;
+
+	if ((r = relpCltEnableTLS(clt)) != RELP_RET_OK ||
+	    (r = relpCltSetCACert(clt, (char *)(uintptr_t)tls->ca_file)) != RELP_RET_OK ||
+	    (r = relpCltSetAuthMode(clt, (char *)"name")) != RELP_RET_OK ||
+	    (r = relpCltAddPermittedPeer(clt, (char *)(uintptr_t)peer)) != RELP_RET_OK)
+		return r;
+	if (tls->cert_file &&
+	    ((r = relpCltSetOwnCert(clt, (char *)(uintptr_t)tls->cert_file)) != RELP_RET_OK ||
+	     (r = relpCltSetPrivKey(clt, (char *)(uintptr_t)tls->key_file)) != RELP_RET_OK))
+		return r;
+	return RELP_RET_OK;
+}
+
+struct relp_conn *relp_conn_new(const char *host, const char *port, unsigned timeout_s,
+				const struct tls_conf *tls, const char *peer, char *err, size_t errlen)
+{
+	struct relp_conn *rc = calloc(1, sizeof(*rc));
+	relpRetVal r;
+
+	if (!rc) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	snprintf(rc->host, sizeof(rc->host), "%s", host);
+	snprintf(rc->port, sizeof(rc->port), "%s", port);
+	if ((r = relpEngineConstruct(&rc->eng)) != RELP_RET_OK) {
+		free(rc);
+		snprintf(err, errlen, "relpEngineConstruct failed (librelp error %d)", r);
+		return NULL;
+	}
+	relpEngineSetDbgprint(rc->eng, no_dbg);
+	relpEngineSetDnsLookupMode(rc->eng, 0);
+	relpEngineSetOnErr(rc->eng, on_err);
+	relpEngineSetOnAuthErr(rc->eng, on_auth_err);
+	if ((r = relpEngineSetEnableCmd(rc->eng, (unsigned char *)"syslog",
+					eRelpCmdState_Required)) != RELP_RET_OK ||
+	    (r = relpEngineCltConstruct(rc->eng, &rc->clt)) != RELP_RET_OK ||
+	    (r = relpCltSetUsrPtr(rc->clt, rc)) != RELP_RET_OK ||
+	    (r = relpCltSetTimeout(rc->clt, timeout_s)) != RELP_RET_OK ||
+	    (r = relpCltSetConnTimeout(rc->clt, (int)timeout_s)) != RELP_RET_OK ||
+	    (tls && (r = set_tls(rc->clt, tls, peer)) != RELP_RET_OK)) {
+		say(rc, err, errlen, "RELP client setup", r);
+		relp_conn_free(rc);
+		return NULL;
+	}
+	return rc;
+}
+
+int relp_conn_open(struct relp_conn *rc, char *err, size_t errlen)
+{
+	relpRetVal r;
+
+	rc->auth_failed = false;
+	if (rc->have_session) {
+		r = relpCltReconnect(rc->clt);
+		if (r != RELP_RET_OK) {
+			say(rc, err, errlen, "RELP reconnect", r);
+			return rc->auth_failed ? -2 : -1;
+		}
+		return 0;
+	}
+	r = relpCltConnect(rc->clt, AF_UNSPEC, (unsigned char *)rc->port, (unsigned char *)rc->host);
+	if (r != RELP_RET_OK) {
+		say(rc, err, errlen, "RELP connect", r);
+		return rc->auth_failed ? -2 : -1;
+	}
+	rc->have_session = true;
+	return 0;
+}
+
+int relp_conn_send(struct relp_conn *rc, const void *msg, size_t len, char *err, size_t errlen)
+{
+	/* librelp copies the message into its frame: the cast is safe */
+	relpRetVal r = relpCltSendSyslog(rc->clt, (unsigned char *)(uintptr_t)msg, len);
+
+	if (r != RELP_RET_OK) {
+		say(rc, err, errlen, "RELP send", r);
+		return -1;
+	}
+	return 0;
+}
+
+void relp_conn_free(struct relp_conn *rc)
+{
+	if (!rc)
+		return;
+	if (rc->clt)
+		relpEngineCltDestruct(rc->eng, &rc->clt);
+	relpEngineDestruct(&rc->eng);
+	free(rc);
+}
+
+#else /* built with SLUICE_WITH_RELP=OFF */
+
+bool relp_available(void)
+{
+	return false;
+}
+
+struct relp_conn *relp_conn_new(const char *host, const char *port, unsigned timeout_s,
+				const struct tls_conf *tls, const char *peer, char *err, size_t errlen)
+{
+	(void)host, (void)port, (void)timeout_s, (void)tls, (void)peer;
+	snprintf(err, errlen, "sluice was built without RELP (SLUICE_WITH_RELP=OFF)");
+	return NULL;
+}
+
+int relp_conn_open(struct relp_conn *rc, char *err, size_t errlen)
+{
+	(void)rc;
+	snprintf(err, errlen, "no RELP");
+	return -1;
+}
+
+int relp_conn_send(struct relp_conn *rc, const void *msg, size_t len, char *err, size_t errlen)
+{
+	(void)rc, (void)msg, (void)len;
+	snprintf(err, errlen, "no RELP");
+	return -1;
+}
+
+void relp_conn_free(struct relp_conn *rc)
+{
+	(void)rc;
+}
+
+#endif

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * A RELP client session (rsyslog's Reliable Event Logging Protocol) on
+ * librelp: every message is acknowledged by the receiver; after a broken
+ * session, relp_conn_open() reconnects and librelp first resends what
+ * was not acknowledged.  librelp's calls block (up to the timeout), so
+ * this runs on the output's own thread.
+ */
+#ifndef SLUICE_RELP_CONN_H
+#define SLUICE_RELP_CONN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct relp_conn;
+
+/* false when sluice was built with SLUICE_WITH_RELP=OFF */
+bool relp_available(void);
+
+struct tls_conf;
+
+/*
+ * tls: NULL for plain RELP, else TLS through librelp with the server's
+ * certificate checked against tls->ca_file and its name against peer.
+ */
+struct relp_conn *relp_conn_new(const char *host, const char *port, unsigned timeout_s,
+				const struct tls_conf *tls, const char *peer, char *err, size_t errlen);
+/*
+ * Connect, or reconnect and resend the unacknowledged: 0, or -1 with err
+ * (-2: the TLS peer's certificate was refused).
+ */
+int relp_conn_open(struct relp_conn *rc, char *err, size_t errlen);
+/* Hand one message to librelp: 0, or -1 (session broken, msg not taken). */
+int relp_conn_send(struct relp_conn *rc, const void *msg, size_t len, char *err, size_t errlen);
+/* Close (waiting up to the timeout for the last acknowledgements) and free. */
+void relp_conn_free(struct relp_conn *rc);
+
+#endif

@@ -1,0 +1,341 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * GnuTLS rather than OpenSSL: Debian's rsyslog speaks TLS through GnuTLS
+ * (rsyslog-gnutls, the driver the tests use), GnuTLS verifies the peer's
+ * name (DNS or IP subjectAltName) during the handshake with one call
+ * (gnutls_session_set_verify_cert), explains a failed verification in
+ * words (gnutls_certificate_verification_status_print), and its
+ * non-blocking API is plain return codes with a record direction.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <arpa/inet.h>
+
+#include "tls_stream.h"
+
+#ifdef SLUICE_TLS
+
+#include <gnutls/gnutls.h>
+#include <gnutls/x509.h>
+
+#define REC_MAX 16384	/* bytes gathered into one record */
+
+struct tls_creds {
+	gnutls_certificate_credentials_t x509;
+};
+
+struct tls_conn {
+	gnutls_session_t s;
+	bool verify_failed;
+	size_t plen;		/* bytes in pend, all unsent */
+	char pend[REC_MAX];
+};
+
+bool tls_available(void)
+{
+	return true;
+}
+
+struct tls_creds *tls_creds_new(const struct tls_conf *c, const char **bad_option, char *err,
+				size_t errlen)
+{
+	struct tls_creds *cr = calloc(1, sizeof(*cr));
+	int rc;
+
+	*bad_option = NULL;
+	if (!cr || gnutls_certificate_allocate_credentials(&cr->x509) < 0) {
+		free(cr);
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	if (c->ca_file) {
+		rc = gnutls_certificate_set_x509_trust_file(cr->x509, c->ca_file, GNUTLS_X509_FMT_PEM);
+		if (rc <= 0) {
+			*bad_option = "tls_ca_file";
+			snprintf(err, errlen, "cannot load CA certificates from %s: %s", c->ca_file,
+				 rc < 0 ? gnutls_strerror(rc) : "no certificate in it");
+			goto fail;
+		}
+	} else if (c->verify) {
+		rc = gnutls_certificate_set_x509_system_trust(cr->x509);
+		if (rc <= 0) {
+			*bad_option = "tls_ca_file";
+			snprintf(err, errlen, "no tls_ca_file and no system trust store (%s)",
+				 rc < 0 ? gnutls_strerror(rc) : "empty");
+			goto fail;
+		}
+	}
+	if (!c->cert_file != !c->key_file) {
+		*bad_option = c->cert_file ? "tls_key_file" : "tls_cert_file";
+		snprintf(err, errlen, "tls_cert_file and tls_key_file go together");
+		goto fail;
+	}
+	if (c->cert_file) {
+		rc = gnutls_certificate_set_x509_key_file(cr->x509, c->cert_file, c->key_file,
+							  GNUTLS_X509_FMT_PEM);
+		if (rc < 0) {
+			*bad_option = "tls_cert_file";
+			snprintf(err, errlen, "cannot load the client certificate %s with key %s: %s",
+				 c->cert_file, c->key_file, gnutls_strerror(rc));
+			goto fail;
+		}
+	}
+	return cr;
+fail:
+	tls_creds_free(cr);
+	return NULL;
+}
+
+void tls_creds_free(struct tls_creds *cr)
+{
+	if (!cr)
+		return;
+	gnutls_certificate_free_credentials(cr->x509);
+	free(cr);
+}
+
+static bool is_ip(const char *name)
+{
+	unsigned char b[16];
+
+	return inet_pton(AF_INET, name, b) == 1 || inet_pton(AF_INET6, name, b) == 1;
+}
+
+struct tls_conn *tls_conn_new(struct tls_creds *cr, int fd, const char *name, bool verify,
+			      char *err, size_t errlen)
+{
+	struct tls_conn *tc = calloc(1, sizeof(*tc));
+	int rc;
+
+	if (!tc) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	rc = gnutls_init(&tc->s, GNUTLS_CLIENT | GNUTLS_NONBLOCK);
+	if (rc < 0) {
+		free(tc);
+		snprintf(err, errlen, "gnutls_init: %s", gnutls_strerror(rc));
+		return NULL;
+	}
+	if ((rc = gnutls_set_default_priority(tc->s)) < 0 ||
+	    (rc = gnutls_credentials_set(tc->s, GNUTLS_CRD_CERTIFICATE, cr->x509)) < 0 ||
+	    /* SNI carries host names only (RFC 6066 3) */
+	    (!is_ip(name) &&
+	     (rc = gnutls_server_name_set(tc->s, GNUTLS_NAME_DNS, name, strlen(name))) < 0)) {
+		snprintf(err, errlen, "TLS session setup: %s", gnutls_strerror(rc));
+		tls_conn_free(tc);
+		return NULL;
+	}
+	/* checks the chain against the CA and the name (DNS or IP SAN) */
+	if (verify)
+		gnutls_session_set_verify_cert(tc->s, name, 0);
+	gnutls_transport_set_int(tc->s, fd);
+	gnutls_handshake_set_timeout(tc->s, 0);	/* the caller's timer limits it */
+	return tc;
+}
+
+void tls_conn_free(struct tls_conn *tc)
+{
+	if (!tc)
+		return;
+	gnutls_deinit(tc->s);
+	free(tc);
+}
+
+static int want(const struct tls_conn *tc)
+{
+	return gnutls_record_get_direction(tc->s) ? TLS_WANT_WRITE : TLS_WANT_READ;
+}
+
+int tls_conn_handshake(struct tls_conn *tc, char *err, size_t errlen)
+{
+	int rc = gnutls_handshake(tc->s);
+
+	if (rc == GNUTLS_E_SUCCESS)
+		return TLS_DONE;
+	if (rc == GNUTLS_E_AGAIN || rc == GNUTLS_E_INTERRUPTED || !gnutls_error_is_fatal(rc))
+		return want(tc);
+	if (rc == GNUTLS_E_CERTIFICATE_VERIFICATION_ERROR) {
+		unsigned status = gnutls_session_get_verify_cert_status(tc->s);
+		gnutls_datum_t out = { NULL, 0 };
+
+		tc->verify_failed = true;
+		if (gnutls_certificate_verification_status_print(status, GNUTLS_CRT_X509, &out, 0) == 0) {
+			size_t n = strlen((const char *)out.data);
+
+			while (n && out.data[n - 1] == ' ')
+				n--;
+			snprintf(err, errlen, "server certificate verification failed: %.*s", (int)n,
+				 (const char *)out.data);
+			gnutls_free(out.data);
+		} else {
+			snprintf(err, errlen, "server certificate verification failed (status 0x%x)",
+				 status);
+		}
+		return TLS_FAILED;
+	}
+	snprintf(err, errlen, "TLS handshake failed: %s", gnutls_strerror(rc));
+	if (rc == GNUTLS_E_WARNING_ALERT_RECEIVED || rc == GNUTLS_E_FATAL_ALERT_RECEIVED)
+		snprintf(err + strlen(err), errlen - strlen(err), " (%s)",
+			 gnutls_alert_get_name(gnutls_alert_get(tc->s)));
+	return TLS_FAILED;
+}
+
+bool tls_conn_verify_failed(const struct tls_conn *tc)
+{
+	return tc->verify_failed;
+}
+
+int tls_conn_flush(struct tls_conn *tc, char *err, size_t errlen)
+{
+	ssize_t rc;
+
+	if (!tc->plen)
+		return TLS_DONE;
+	/* after GNUTLS_E_AGAIN the same bytes are passed again, as GnuTLS asks */
+	rc = gnutls_record_send(tc->s, tc->pend, tc->plen);
+	if (rc == GNUTLS_E_AGAIN || rc == GNUTLS_E_INTERRUPTED)
+		return TLS_WANT_WRITE;
+	if (rc < 0) {
+		snprintf(err, errlen, "TLS send failed: %s", gnutls_strerror((int)rc));
+		return TLS_FAILED;
+	}
+	if ((size_t)rc < tc->plen)
+		memmove(tc->pend, tc->pend + rc, tc->plen - (size_t)rc);
+	tc->plen -= (size_t)rc;
+	return tc->plen ? TLS_WANT_WRITE : TLS_DONE;
+}
+
+bool tls_conn_pending(const struct tls_conn *tc)
+{
+	return tc->plen != 0;
+}
+
+bool tls_conn_cert_requested(const struct tls_conn *tc)
+{
+	return gnutls_certificate_client_get_request_status(tc->s) != 0;
+}
+
+ssize_t tls_conn_writev(struct tls_conn *tc, const struct iovec *iov, unsigned n, char *err,
+			size_t errlen)
+{
+	size_t taken = 0;
+	unsigned i;
+	int rc;
+
+	if (tc->plen) {
+		rc = tls_conn_flush(tc, err, errlen);
+		if (rc != TLS_DONE)
+			return rc == TLS_FAILED ? TLS_FAILED : 0;
+	}
+	for (i = 0; i < n && taken < REC_MAX; i++) {
+		size_t k = iov[i].iov_len < REC_MAX - taken ? iov[i].iov_len : REC_MAX - taken;
+
+		memcpy(tc->pend + taken, iov[i].iov_base, k);
+		taken += k;
+	}
+	tc->plen = taken;
+	if (tls_conn_flush(tc, err, errlen) == TLS_FAILED)
+		return TLS_FAILED;
+	return (ssize_t)taken;
+}
+
+int tls_conn_discard_input(struct tls_conn *tc, char *err, size_t errlen)
+{
+	char sink[512];
+
+	for (;;) {
+		ssize_t rc = gnutls_record_recv(tc->s, sink, sizeof(sink));
+
+		if (rc > 0)
+			continue;
+		if (rc == 0)
+			return TLS_CLOSED;
+		if (rc == GNUTLS_E_AGAIN || rc == GNUTLS_E_INTERRUPTED)
+			return TLS_DONE;
+		if (!gnutls_error_is_fatal((int)rc))	/* e.g. a TLS 1.3 ticket */
+			continue;
+		snprintf(err, errlen, "TLS receive failed: %s", gnutls_strerror((int)rc));
+		return TLS_FAILED;
+	}
+}
+
+#else /* built with SLUICE_WITH_TLS=OFF */
+
+bool tls_available(void)
+{
+	return false;
+}
+
+struct tls_creds *tls_creds_new(const struct tls_conf *c, const char **bad_option, char *err,
+				size_t errlen)
+{
+	(void)c;
+	*bad_option = NULL;
+	snprintf(err, errlen, "sluice was built without TLS (SLUICE_WITH_TLS=OFF)");
+	return NULL;
+}
+
+void tls_creds_free(struct tls_creds *cr)
+{
+	(void)cr;
+}
+
+struct tls_conn *tls_conn_new(struct tls_creds *cr, int fd, const char *name, bool verify,
+			      char *err, size_t errlen)
+{
+	(void)cr, (void)fd, (void)name, (void)verify;
+	snprintf(err, errlen, "no TLS");
+	return NULL;
+}
+
+void tls_conn_free(struct tls_conn *tc)
+{
+	(void)tc;
+}
+
+int tls_conn_handshake(struct tls_conn *tc, char *err, size_t errlen)
+{
+	(void)tc, (void)err, (void)errlen;
+	return TLS_FAILED;
+}
+
+bool tls_conn_verify_failed(const struct tls_conn *tc)
+{
+	(void)tc;
+	return false;
+}
+
+ssize_t tls_conn_writev(struct tls_conn *tc, const struct iovec *iov, unsigned n, char *err,
+			size_t errlen)
+{
+	(void)tc, (void)iov, (void)n, (void)err, (void)errlen;
+	return TLS_FAILED;
+}
+
+int tls_conn_flush(struct tls_conn *tc, char *err, size_t errlen)
+{
+	(void)tc, (void)err, (void)errlen;
+	return TLS_FAILED;
+}
+
+bool tls_conn_pending(const struct tls_conn *tc)
+{
+	(void)tc;
+	return false;
+}
+
+bool tls_conn_cert_requested(const struct tls_conn *tc)
+{
+	(void)tc;
+	return false;
+}
+
+int tls_conn_discard_input(struct tls_conn *tc, char *err, size_t errlen)
+{
+	(void)tc, (void)err, (void)errlen;
+	return TLS_FAILED;
+}
+
+#endif
