@@ -599,7 +599,23 @@ int graph_need_field(struct sl_instance *inst, const char *option, const char *n
 
 const struct ymark *graph_option_mark(const struct sl_instance *inst, const char *option)
 {
-	const struct ynode *v = option ? ytree_map_get(inst->opts, option) : NULL;
+	const char *slash = option ? strchr(option, '/') : NULL;
+	const struct ynode *v;
+
+	if (slash && (size_t)(slash - option) < 128) {
+		/* "option/name": an entry of a mapping option (SL_OPT_MAP_ENTRIES) */
+		char head[128];
+		const struct ynode *key;
+
+		memcpy(head, option, (size_t)(slash - option));
+		head[slash - option] = 0;
+		v = ytree_map_get(inst->opts, head);
+		key = v && v->kind == YN_MAP ? ytree_map_key(v, slash + 1) : NULL;
+		if (key)
+			return &key->mark;
+		return v ? &v->mark : &inst->mark;
+	}
+	v = option ? ytree_map_get(inst->opts, option) : NULL;
 
 	return v ? &v->mark : &inst->mark;
 }
