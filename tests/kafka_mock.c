@@ -4,9 +4,10 @@
  * speaks the real protocol on loopback ports).  No Kafka broker is packaged
  * for Debian; durability and failover of a real cluster are not tested.
  *
- *   kafka_mock [-b BROKERS] [-p PARTITIONS] TOPIC...
+ *   kafka_mock [-b BROKERS] [-p PARTITIONS] TOPIC[:PARTITIONS]...
  *
- * Creates the cluster (3 brokers by default) and the topics (replication
+ * Creates the cluster (3 brokers by default) and the topics (-p or their
+ * own count of partitions, 1 by default; replication
  * factor 1: each partition has one leader and no follower), prints
  * "bootstrap HOST:PORT,..." and one "leader TOPIC PARTITION BROKER" line per
  * partition, then "ready", and serves until killed or stdin closes.
@@ -92,12 +93,21 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	for (int i = optind; i < argc; i++) {
-		if (rd_kafka_mock_topic_create(mc, argv[i], partitions, 1)) {
+		char *colon = strchr(argv[i], ':');
+		int np = partitions;
+
+		if (colon) {
+			*colon = 0;
+			np = atoi(colon + 1);
+			if (np < 1)
+				return 2;
+		}
+		if (rd_kafka_mock_topic_create(mc, argv[i], np, 1)) {
 			fprintf(stderr, "kafka_mock: cannot create topic %s\n", argv[i]);
 			return 1;
 		}
 		/* leaders spread over the brokers, and known to the test */
-		for (int p = 0; p < partitions; p++) {
+		for (int p = 0; p < np; p++) {
 			int leader = 1 + (p + i - optind) % nbrokers;
 
 			rd_kafka_mock_partition_set_leader(mc, argv[i], p, leader);
