@@ -116,10 +116,11 @@ int main(int argc, char **argv)
 	}
 	printf("bootstrap %s\nready\n", rd_kafka_mock_cluster_bootstraps(mc));
 	fflush(stdout);
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	while (fgets(line, sizeof(line), stdin))
+	while (fgets(line, sizeof(line), stdin)) {
 		if (command(mc, line) < 0)
 			break;
+		fflush(stdout);
+	}
 	/* stdin closed: keep serving until killed, unless told to stop */
 	if (!getenv("KAFKA_MOCK_EXIT_ON_EOF"))
 		for (;;)
