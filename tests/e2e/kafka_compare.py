@@ -2,7 +2,8 @@
 # kafka_compare.py REFERENCE TOPIC_DUMP MODE: the messages read back from a
 # topic (kafka_lib.sh read_topic: partition, key, timestamp, value) against
 # the file a json/logline -> file stack wrote from the same replay.
-#   MODE json-key: keys are the JSON's src_ip ("" when absent), each key
+#   MODE json-key[=MEMBER]: keys are the JSON's MEMBER (src_ip by default;
+#     "" when absent), each key
 #     stays in one partition, in the reference's order; timestamps are the
 #     records' (ms).  MODE exact: one partition, values equal line by line.
 #   MODE once: the same values, each as often, in any order (retries
@@ -27,6 +28,9 @@ if mode == "exact":
     print("%d messages equal to the file, in order" % len(got))
     sys.exit(0)
 
+member = mode.split("=", 1)[1] if "=" in mode else "src_ip"
+
+
 def ms(ts):
     d = datetime.datetime.strptime(ts[:26], "%Y-%m-%dT%H:%M:%S.%f").replace(
         tzinfo=datetime.timezone.utc)
@@ -35,7 +39,8 @@ def ms(ts):
 want = defaultdict(list)
 for line in ref:
     o = json.loads(line)
-    want[o.get("src_ip", "")].append((str(ms(o["timestamp"])), line))
+    v = o.get(member, "")
+    want[v if isinstance(v, str) else json.dumps(v)].append((str(ms(o["timestamp"])), line))
 have, parts = defaultdict(list), defaultdict(set)
 for p, k, t, v in got:
     have[k].append((t, v))

@@ -10,11 +10,14 @@ MOCK="$BUILDDIR/tests/kafka_mock"
 need_cmd kcat python3
 TF=${SLUICE_TEST_TIME_FACTOR:-1}
 
+# With MOCK_NETNS set, the mock and kcat run in that network namespace.
+in_ns() { if [ -n "${MOCK_NETNS:-}" ]; then ip netns exec "$MOCK_NETNS" "$@"; else "$@"; fi; }
+
 # start_mock ARGS...: run kafka_mock ARGS (e.g. -p 3 TOPIC...) with its stdin
 # on fd 7; BOOTSTRAP and, for each partition, LEADER_<topic>_<p> are set.
 start_mock() {
 	mkfifo "$WORK/mock.in"
-	"$MOCK" "$@" <"$WORK/mock.in" >"$WORK/mock.out" 2>"$WORK/mock.err" &
+	in_ns "$MOCK" "$@" <"$WORK/mock.in" >"$WORK/mock.out" 2>"$WORK/mock.err" &
 	MOCK_PID=$!
 	at_exit "kill $MOCK_PID"
 	exec 7>"$WORK/mock.in"
@@ -37,7 +40,7 @@ mock_cmd() {
 # read_topic TOPIC OUT: every message now on TOPIC, as "partition<TAB>key<TAB>
 # timestamp<TAB>value" lines.
 read_topic() {
-	timeout $((30 * TF)) kcat -C -q -b "$BOOTSTRAP" -t "$1" -e -f '%p\t%k\t%T\t%s\n' >"$2" ||
+	in_ns timeout $((30 * TF)) kcat -C -q -b "$BOOTSTRAP" -t "$1" -e -f '%p\t%k\t%T\t%s\n' >"$2" ||
 		fail "kcat could not read topic $1"
 }
 
