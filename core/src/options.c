@@ -142,6 +142,13 @@ const char *opt_type_name(enum sl_opt_type type)
 	return "?";
 }
 
+const char *opt_shown_type(const struct sl_option *o)
+{
+	if (o->type == SL_OPT_LIST && (o->flags & SL_OPT_MAP_ENTRIES))
+		return "map";
+	return opt_type_name(o->type);
+}
+
 static void format_size(uint64_t v, char *buf, size_t len)
 {
 	if (v && v % (1024ull * 1024 * 1024) == 0)

@@ -113,6 +113,7 @@ struct sl_option {
  *     SL_OPT_INT("port", struct cfg, port, "514", 1, 65535, "UDP port"),
  *     SL_OPT_LIST("events", struct cfg, events, "[new, destroy]", "events"),
  *     SL_OPT_ENUM("mode", struct cfg, mode, "fast", mode_names, "mode"),
+ *     SL_OPT_MAP("properties", struct cfg, props, "passed to the library"),
  *
  * The member must have the option's C type (const char *, int64_t, bool,
  * uint64_t, uint64_t, int, struct sl_strlist): a row that would make the
