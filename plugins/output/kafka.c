@@ -319,14 +319,28 @@ static void on_delivery(rd_kafka_t *rk, const rd_kafka_message_t *m, void *opaqu
 		count_failed(st, fail_reason(m->err), m->err, 1);
 }
 
+/* Served from rd_kafka_poll() on our thread too (log.queue). */
 static void on_log(const rd_kafka_t *rk, int level, const char *fac, const char *buf)
 {
 	struct kafka_state *st = rd_kafka_opaque(rk);
 
-	/* syslog levels, as ours; librdkafka's chatter below notice is left out */
-	if (level <= SL_LOG_NOTICE)
+	/*
+	 * syslog levels, as ours; chatter below notice is left out, and FAIL
+	 * lines repeat what on_error reports.
+	 */
+	if (level <= SL_LOG_NOTICE && strcmp(fac, "FAIL") != 0)
 		st->host->log(st->inst, level < SL_LOG_ERR ? SL_LOG_ERR : (enum sl_log_level)level,
 			      "librdkafka %s: %s", fac, buf);
+}
+
+/* librdkafka's error events (a broker down, all brokers down...). */
+static void on_error(rd_kafka_t *rk, int err, const char *reason, void *opaque)
+{
+	struct kafka_state *st = opaque;
+	bool fatal = err == RD_KAFKA_RESP_ERR__FATAL;
+
+	st->host->log(st->inst, fatal ? SL_LOG_ERR : SL_LOG_WARNING, "librdkafka: %s%s",
+		      fatal ? "fatal: " : "", reason);
 }
 
 /* The main queue became non-empty: empty the pipe, serve the reports. */
@@ -452,6 +466,9 @@ static int kafka_start(void *state)
 	rd_kafka_conf_set_opaque(conf, st);
 	rd_kafka_conf_set_dr_msg_cb(conf, on_delivery);
 	rd_kafka_conf_set_log_cb(conf, on_log);
+	rd_kafka_conf_set_error_cb(conf, on_error);
+	/* log lines wait in a queue for our thread, as the reports do */
+	rd_kafka_conf_set(conf, "log.queue", "true", st->errstr, sizeof(st->errstr));
 	st->rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, st->errstr, sizeof(st->errstr));
 	if (!st->rk) {
 		rd_kafka_conf_destroy(conf);
@@ -469,6 +486,7 @@ static int kafka_start(void *state)
 		return -1;
 	}
 	st->mainq = rd_kafka_queue_get_main(st->rk);
+	rd_kafka_set_log_queue(st->rk, NULL);	/* the main queue */
 	rd_kafka_queue_io_event_enable(st->mainq, st->pipefd[1], "1", 1);
 	if (st->host->watch_fd(st->inst, st->pipefd[0], EPOLLIN, on_pipe, st) < 0) {
 		st->host->log(st->inst, SL_LOG_ERR, "cannot watch the delivery report pipe");
