@@ -470,8 +470,15 @@ static int store_map_node(const struct sl_option *o, const struct ynode *v, void
 	}
 	for (size_t j = 0; j < v->n; j++) {
 		if (v->items[j]->kind != YN_SCALAR || ytree_is_null(v->items[j])) {
-			diag_error(diag, &v->items[j]->mark, "option '%s': %s must be a value",
-				   o->name, j % 2 ? "each entry" : "each name");
+			if (j % 2 && v->items[j - 1]->kind == YN_SCALAR)
+				diag_error(diag, &v->items[j]->mark,
+					   "option '%s': '%s' needs one value, not %s", o->name,
+					   v->items[j - 1]->scalar,
+					   ytree_is_null(v->items[j]) ? "nothing"
+								      : ytree_kind_name(v->items[j]->kind));
+			else
+				diag_error(diag, &v->items[j]->mark,
+					   "option '%s': each name must be a value", o->name);
 			free(items);
 			return -1;
 		}
