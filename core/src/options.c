@@ -470,12 +470,13 @@ static int store_map_node(const struct sl_option *o, const struct ynode *v, void
 	}
 	for (size_t j = 0; j < v->n; j++) {
 		if (v->items[j]->kind != YN_SCALAR || ytree_is_null(v->items[j])) {
-			if (j % 2 && v->items[j - 1]->kind == YN_SCALAR)
+			if (j % 2 && v->items[j - 1]->kind == YN_SCALAR && ytree_is_null(v->items[j]))
+				diag_error(diag, &v->items[j]->mark, "option '%s': '%s' has no value",
+					   o->name, v->items[j - 1]->scalar);
+			else if (j % 2 && v->items[j - 1]->kind == YN_SCALAR)
 				diag_error(diag, &v->items[j]->mark,
 					   "option '%s': '%s' needs one value, not %s", o->name,
-					   v->items[j - 1]->scalar,
-					   ytree_is_null(v->items[j]) ? "nothing"
-								      : ytree_kind_name(v->items[j]->kind));
+					   v->items[j - 1]->scalar, ytree_kind_name(v->items[j]->kind));
 			else
 				diag_error(diag, &v->items[j]->mark,
 					   "option '%s': each name must be a value", o->name);
