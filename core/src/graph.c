@@ -691,11 +691,13 @@ static void print_options(const struct sl_instance *inst, FILE *out)
 
 			fprintf(out, quote ? " %s=\"%s\"" : " %s=%s", k->scalar, v->scalar);
 		} else {
-			fprintf(out, " %s=[", k->scalar);
+			bool map = v->kind == YN_MAP;	/* SL_OPT_MAP: name:value pairs */
+
+			fprintf(out, " %s=%c", k->scalar, map ? '{' : '[');
 			for (size_t j = 0; j < v->n; j++)
-				fprintf(out, "%s%s", j ? "," : "",
+				fprintf(out, "%s%s", j ? (map && j % 2 ? ":" : ",") : "",
 					v->items[j]->kind == YN_SCALAR ? v->items[j]->scalar : "?");
-			fputc(']', out);
+			fputc(map ? '}' : ']', out);
 		}
 	}
 }
