@@ -4,19 +4,21 @@
  * speaks the real protocol on loopback ports).  No Kafka broker is packaged
  * for Debian; durability and failover of a real cluster are not tested.
  *
- *   kafka_mock [-b BROKERS] [-p PARTITIONS] TOPIC[:PARTITIONS]...
+ *   kafka_mock [-f] [-b BROKERS] [-p PARTITIONS] TOPIC[:PARTITIONS]...
  *
  * Creates the cluster (3 brokers by default) and the topics (-p or their
  * own count of partitions, 1 by default; replication
  * factor 1: each partition has one leader and no follower), prints
  * "bootstrap HOST:PORT,..." and one "leader TOPIC PARTITION BROKER" line per
- * partition, then "ready", and serves until killed or stdin closes.
+ * partition, then "ready", and serves until stdin closes (so a test that
+ * dies, even by SIGKILL, leaves no mock behind) or, with -f, until killed.
  * Commands on stdin, one per line, each answered "ok" or "error ...":
  *   down N              broker N stops answering (rd_kafka_mock_broker_set_down)
  *   up N                broker N is back
  *   err TOPIC CODE COUNT  the next COUNT produce requests fail with CODE
  *                       (a Kafka error code, e.g. 2 CORRUPT_MESSAGE)
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,13 +64,16 @@ static int command(rd_kafka_mock_cluster_t *mc, char *line)
 int main(int argc, char **argv)
 {
 	int nbrokers = 3, partitions = 1, opt;
+	bool forever = false;
 	rd_kafka_conf_t *conf;
 	rd_kafka_mock_cluster_t *mc;
 	rd_kafka_t *rk;
 	char errstr[512], line[512];
 
-	while ((opt = getopt(argc, argv, "b:p:")) != -1) {
-		if (opt == 'b')
+	while ((opt = getopt(argc, argv, "b:fp:")) != -1) {
+		if (opt == 'f')
+			forever = true;
+		else if (opt == 'b')
 			nbrokers = atoi(optarg);
 		else if (opt == 'p')
 			partitions = atoi(optarg);
@@ -76,7 +81,7 @@ int main(int argc, char **argv)
 			return 2;
 	}
 	if (optind >= argc || nbrokers < 1 || partitions < 1) {
-		fprintf(stderr, "usage: kafka_mock [-b BROKERS] [-p PARTITIONS] TOPIC...\n");
+		fprintf(stderr, "usage: kafka_mock [-f] [-b BROKERS] [-p PARTITIONS] TOPIC[:PARTITIONS]...\n");
 		return 2;
 	}
 	conf = rd_kafka_conf_new();
@@ -121,10 +126,8 @@ int main(int argc, char **argv)
 			break;
 		fflush(stdout);
 	}
-	/* stdin closed: keep serving until killed, unless told to stop */
-	if (!getenv("KAFKA_MOCK_EXIT_ON_EOF"))
-		for (;;)
-			pause();
+	while (forever)
+		pause();
 	rd_kafka_mock_cluster_destroy(mc);
 	rd_kafka_destroy(rk);
 	return 0;

@@ -13,11 +13,13 @@ TF=${SLUICE_TEST_TIME_FACTOR:-1}
 # With MOCK_NETNS set, the mock and kcat run in that network namespace.
 in_ns() { if [ -n "${MOCK_NETNS:-}" ]; then ip netns exec "$MOCK_NETNS" "$@"; else "$@"; fi; }
 
-# start_mock ARGS...: run kafka_mock ARGS (e.g. -p 3 TOPIC...) with its stdin
-# on fd 7; BOOTSTRAP and, for each partition, LEADER_<topic>_<p> are set.
+# start_mock ARGS...: run kafka_mock ARGS (e.g. TOPIC:3 ...) with its stdin
+# on fd 7 (when this shell ends, however, the mock sees EOF and exits); BOOTSTRAP and, for each partition, LEADER_<topic>_<p> are set.
 start_mock() {
 	mkfifo "$WORK/mock.in"
-	in_ns "$MOCK" "$@" <"$WORK/mock.in" >"$WORK/mock.out" 2>"$WORK/mock.err" &
+	local pre=()
+	[ -z "${MOCK_NETNS:-}" ] || pre=(ip netns exec "$MOCK_NETNS")	# it execs: $! is the mock
+	"${pre[@]}" "$MOCK" "$@" <"$WORK/mock.in" >"$WORK/mock.out" 2>"$WORK/mock.err" &
 	MOCK_PID=$!
 	at_exit "kill $MOCK_PID"
 	exec 7>"$WORK/mock.in"
