@@ -58,7 +58,7 @@ static void text_plugin(const struct loaded_plugin *p)
 
 		opt_describe_values(o, values, sizeof(values));
 		opt_format_default(o, def, sizeof(def));
-		printf("  %s (%s)\n", o->name, opt_type_name(o->type));
+		printf("  %s (%s)\n", o->name, opt_shown_type(o));
 		printf("      %s\n", o->description ? o->description : "");
 		printf("      values: %s\n", values);
 		if (o->flags & SL_OPT_EXCLUSIVE)
@@ -125,7 +125,7 @@ static void man_plugin(const struct loaded_plugin *p)
 		opt_format_default(o, def, sizeof(def));
 		printf(".TP\n.BR ");
 		man_text(o->name);
-		printf(" \" (%s)\"\n", opt_type_name(o->type));
+		printf(" \" (%s)\"\n", opt_shown_type(o));
 		if (o->description && *o->description) {
 			man_text(o->description);
 			printf(".\n.br\n");
@@ -179,7 +179,7 @@ static void md_type(const struct sl_option *o)
 		return;
 	}
 	opt_format_range(o, range, sizeof(range));
-	printf("%s%s%s", o->type == SL_OPT_INT ? "int" : opt_type_name(o->type),
+	printf("%s%s%s", o->type == SL_OPT_INT ? "int" : opt_shown_type(o),
 	       range[0] ? " " : "", range);
 }
 

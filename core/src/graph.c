@@ -597,7 +597,23 @@ int graph_need_field(struct sl_instance *inst, const char *option, const char *n
 
 const struct ymark *graph_option_mark(const struct sl_instance *inst, const char *option)
 {
-	const struct ynode *v = option ? ytree_map_get(inst->opts, option) : NULL;
+	const char *slash = option ? strchr(option, '/') : NULL;
+	const struct ynode *v;
+
+	if (slash && (size_t)(slash - option) < 128) {
+		/* "option/name": an entry of a mapping option (SL_OPT_MAP_ENTRIES) */
+		char head[128];
+		const struct ynode *key;
+
+		memcpy(head, option, (size_t)(slash - option));
+		head[slash - option] = 0;
+		v = ytree_map_get(inst->opts, head);
+		key = v && v->kind == YN_MAP ? ytree_map_key(v, slash + 1) : NULL;
+		if (key)
+			return &key->mark;
+		return v ? &v->mark : &inst->mark;
+	}
+	v = option ? ytree_map_get(inst->opts, option) : NULL;
 
 	return v ? &v->mark : &inst->mark;
 }
@@ -673,11 +689,13 @@ static void print_options(const struct sl_instance *inst, FILE *out)
 
 			fprintf(out, quote ? " %s=\"%s\"" : " %s=%s", k->scalar, v->scalar);
 		} else {
-			fprintf(out, " %s=[", k->scalar);
+			bool map = v->kind == YN_MAP;	/* SL_OPT_MAP: name:value pairs */
+
+			fprintf(out, " %s=%c", k->scalar, map ? '{' : '[');
 			for (size_t j = 0; j < v->n; j++)
-				fprintf(out, "%s%s", j ? "," : "",
+				fprintf(out, "%s%s", j ? (map && j % 2 ? ":" : ",") : "",
 					v->items[j]->kind == YN_SCALAR ? v->items[j]->scalar : "?");
-			fputc(']', out);
+			fputc(map ? '}' : ']', out);
 		}
 	}
 }

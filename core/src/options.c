@@ -142,6 +142,13 @@ const char *opt_type_name(enum sl_opt_type type)
 	return "?";
 }
 
+const char *opt_shown_type(const struct sl_option *o)
+{
+	if (o->type == SL_OPT_LIST && (o->flags & SL_OPT_MAP_ENTRIES))
+		return "map";
+	return opt_type_name(o->type);
+}
+
 static void format_size(uint64_t v, char *buf, size_t len)
 {
 	if (v && v % (1024ull * 1024 * 1024) == 0)
@@ -226,7 +233,8 @@ void opt_describe_values(const struct sl_option *o, char *buf, size_t len)
 		snprintf(buf, len, "true or false");
 		return;
 	case SL_OPT_LIST:
-		snprintf(buf, len, "a list of strings");
+		snprintf(buf, len, (o->flags & SL_OPT_MAP_ENTRIES) ? "a mapping of names to values"
+								     : "a list of strings");
 		return;
 	case SL_OPT_ENUM:
 		used = (size_t)snprintf(buf, len, "one of:");
@@ -439,6 +447,48 @@ static void unknown_option(struct diag *diag, const struct ynode *key, const str
 			   key->scalar, d->name);
 }
 
+/* SL_OPT_MAP_ENTRIES: a mapping of scalars, as name, value, name, value... */
+static int store_map_node(const struct sl_option *o, const struct ynode *v, void *config,
+			  const struct ymark *at, struct diag *diag)
+{
+	const char **items;
+
+	if (v->kind == YN_SCALAR && ytree_is_null(v)) {
+		opt_store_list(o, NULL, 0, config);
+		return 0;
+	}
+	if (v->kind != YN_MAP) {
+		diag_error(diag, at ? at : &v->mark,
+			   "option '%s': expected a mapping of names to values, not %s", o->name,
+			   ytree_kind_name(v->kind));
+		return -1;
+	}
+	items = calloc(v->n + 1, sizeof(char *));
+	if (!items) {
+		diag_error(diag, at ? at : &v->mark, "out of memory");
+		return -1;
+	}
+	for (size_t j = 0; j < v->n; j++) {
+		if (v->items[j]->kind != YN_SCALAR || ytree_is_null(v->items[j])) {
+			if (j % 2 && v->items[j - 1]->kind == YN_SCALAR && ytree_is_null(v->items[j]))
+				diag_error(diag, &v->items[j]->mark, "option '%s': '%s' has no value",
+					   o->name, v->items[j - 1]->scalar);
+			else if (j % 2 && v->items[j - 1]->kind == YN_SCALAR)
+				diag_error(diag, &v->items[j]->mark,
+					   "option '%s': '%s' needs one value, not %s", o->name,
+					   v->items[j - 1]->scalar, ytree_kind_name(v->items[j]->kind));
+			else
+				diag_error(diag, &v->items[j]->mark,
+					   "option '%s': each name must be a value", o->name);
+			free(items);
+			return -1;
+		}
+		items[j] = v->items[j]->scalar;
+	}
+	opt_store_list(o, items, (unsigned)v->n, config);
+	return 0;
+}
+
 /* A list value from YAML: a sequence of scalars, or one scalar.  0 or -1. */
 static int store_list_node(const struct sl_option *o, const struct ynode *v, void *config,
 			   const struct ymark *at, struct diag *diag)
@@ -447,6 +497,8 @@ static int store_list_node(const struct sl_option *o, const struct ynode *v, voi
 	const char **items;
 	size_t n = v->kind == YN_SEQ ? v->n : 1;
 
+	if (o->flags & SL_OPT_MAP_ENTRIES)
+		return store_map_node(o, v, config, at, diag);
 	if (v->kind == YN_MAP) {
 		opt_describe_values(o, what, sizeof(what));
 		diag_error(diag, at ? at : &v->mark, "option '%s': expected %s, not a mapping",

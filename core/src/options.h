@@ -30,6 +30,8 @@ int opt_parse_duration(const char *s, uint64_t *ms);
 int opt_parse_enum(const char *s, const char *const *choices, int *index);
 
 const char *opt_type_name(enum sl_opt_type type);
+/* The name users see: "map" for a list filled from a mapping (SL_OPT_MAP). */
+const char *opt_shown_type(const struct sl_option *o);
 
 /*
  * Parse `text` as the value of option `o` and store it in config.

@@ -91,7 +91,7 @@ plug = plug[:re.search(r"\n[A-Z][A-Z ]+\n", plug[1:]).start() + 1]
 got = {}
 for sec in re.split(r"^   (?=\S+ \((?:input|filter|output)\)$)", plug, flags=re.M)[1:]:
     name, kind = re.match(r"(\S+) \((\w+)\)", sec).groups()
-    opts = re.findall(r"^       (\S+) \((?:string|integer|bool|size|duration|enum|list)\)$", sec, re.M)
+    opts = re.findall(r"^       (\S+) \((?:string|integer|bool|size|duration|enum|list|map)\)$", sec, re.M)
     prov = re.search(r"Provides: (.*)", sec)
     got[name] = (kind, opts, prov.group(1).replace(",", " ").split() if prov else [])
 bad = 0

@@ -119,6 +119,7 @@ struct fcfg {
 	struct sl_strlist one;
 	struct sl_strlist none;
 	int64_t n;
+	struct sl_strlist props;
 };
 
 static const struct sl_option fill_opts[] = {
@@ -127,6 +128,7 @@ static const struct sl_option fill_opts[] = {
 	SL_OPT_LIST("one", struct fcfg, one, "destroy", "a list of one"),
 	SL_OPT_LIST("none", struct fcfg, none, "[]", "an empty list"),
 	SL_OPT_INT("n", struct fcfg, n, "3", 0, 9, "n"),
+	SL_OPT_MAP("props", struct fcfg, props, "a free map"),
 	SL_OPT_END,
 };
 
@@ -185,6 +187,25 @@ static void filling(void)
 	opt_values_free(&v, &fill_plugin);
 	CHECK(fill("{file: x, events: [[a]]}", &v) == 1);
 	opt_values_free(&v, &fill_plugin);
+	/* a map option: name, value pairs in order; unset is empty */
+	CHECK(fill("{file: x, props: {a.b: 1, c: \"x y\"}}", &v) == 0);
+	c = v.config;
+	CHECK(c->props.n == 4 && strcmp(c->props.v[0], "a.b") == 0 &&
+	      strcmp(c->props.v[1], "1") == 0 && strcmp(c->props.v[2], "c") == 0 &&
+	      strcmp(c->props.v[3], "x y") == 0);
+	opt_values_free(&v, &fill_plugin);
+	CHECK(fill("{file: x}", &v) == 0);
+	c = v.config;
+	CHECK(c->props.n == 0);
+	opt_values_free(&v, &fill_plugin);
+	/* not a mapping, a nested value, a value left empty: errors */
+	CHECK(fill("{file: x, props: [a, b]}", &v) == 1);
+	opt_values_free(&v, &fill_plugin);
+	CHECK(fill("{file: x, props: {a: [1]}}", &v) == 1);
+	opt_values_free(&v, &fill_plugin);
+	CHECK(fill("{file: x, props: {a: }}", &v) == 1);
+	opt_values_free(&v, &fill_plugin);
+	CHECK(fill_opts[5].flags == SL_OPT_MAP_ENTRIES && fill_opts[5].type == SL_OPT_LIST);
 	CHECK(fill_opts[0].flags == SL_OPT_REQUIRED && fill_opts[0].def == NULL);
 	CHECK(fill_opts[4].flags == 0);
 	while (ntrees)

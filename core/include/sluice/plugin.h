@@ -84,6 +84,13 @@ struct sl_strlist {
  * group to one socket), nfct's `events` (one subscription, one reader).
  */
 #define SL_OPT_EXCLUSIVE (1u << 1)
+/*
+ * A list option whose YAML value is a mapping of names to scalar values
+ * (SL_OPT_MAP): stored as a list of 2n strings, name, value, name, value...
+ * config_error(inst, "option/name", ...) blames that entry's position.
+ * Used for free-form maps handed to a library (kafka's `properties`).
+ */
+#define SL_OPT_MAP_ENTRIES (1u << 2)
 
 struct sl_option {
 	const char *name;
@@ -106,6 +113,7 @@ struct sl_option {
  *     SL_OPT_INT("port", struct cfg, port, "514", 1, 65535, "UDP port"),
  *     SL_OPT_LIST("events", struct cfg, events, "[new, destroy]", "events"),
  *     SL_OPT_ENUM("mode", struct cfg, mode, "fast", mode_names, "mode"),
+ *     SL_OPT_MAP("properties", struct cfg, props, "passed to the library"),
  *
  * The member must have the option's C type (const char *, int64_t, bool,
  * uint64_t, uint64_t, int, struct sl_strlist): a row that would make the
@@ -144,6 +152,9 @@ struct sl_option {
 	SL_OPT_TYPED_(n, SL_OPT_ENUM, st, mem, int, 0, 0, ch, desc, d)
 #define SL_OPT_LIST(n, st, mem, d, desc) \
 	SL_OPT_TYPED_(n, SL_OPT_LIST, st, mem, struct sl_strlist, 0, 0, NULL, desc, d)
+#define SL_OPT_MAP(n, st, mem, desc) \
+	SL_OPT_TYPED_(n, SL_OPT_LIST, st, mem, struct sl_strlist, 0, 0, NULL, desc, NULL, \
+		      .flags = SL_OPT_MAP_ENTRIES)
 #define SL_OPT_END { NULL, 0, 0, NULL, NULL, 0, 0, NULL, 0 }
 
 /*
