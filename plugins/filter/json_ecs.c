@@ -101,7 +101,7 @@ static void endpoint(struct obj *top, const struct sl_record *r, const char *key
 	close_obj(&o);
 }
 
-/* observer.ingress/egress.interface: the name, else the index as id. */
+/* observer.ingress/egress.interface: the name, else the index as id (as the default schema). */
 static void interface(struct obj *obs, const struct sl_record *r, const char *key, size_t n, sl_field name,
 		      sl_field index)
 {
@@ -115,8 +115,7 @@ static void interface(struct obj *obs, const struct sl_record *r, const char *ke
 	if (sl_has(r, name)) {
 		MEMBER(&itf, "\"name\":");
 		fmt_json_str(itf.b, r->v[name].bytes.ptr, r->v[name].bytes.len);
-	}
-	if (has_index) {
+	} else if (has_index) {
 		MEMBER(&itf, "\"id\":");
 		put_num_str(itf.b, r->v[index].u64);
 	}
