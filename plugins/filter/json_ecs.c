@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * json `schema: ecs`, see json_ecs.h.  Objects are written only when a
+ * json `schema: ecs`, see json_ecs.h.  Packets and flows (flow, nfct:
+ * the original direction is the source) map to the same paths.  Objects are written only when a
  * member is present, so a record without interfaces has no "observer"
  * ingress object and an ARP record no "network.transport".  Everything
  * goes through the bounded fmt_* appenders into the batch arena: no
@@ -78,12 +79,36 @@ static void put_cstr(struct fmt_buf *b, const char *s)
 	fmt_chr(b, '"');
 }
 
-static void endpoint(struct obj *top, const struct sl_record *r, const char *key, size_t n, sl_field addr,
-		     sl_field port, sl_field mac)
+/* Whether a flow's orig_sport/orig_dport are ports (ICMP's are id and type/code). */
+static bool flow_has_ports(const struct sl_record *r)
 {
+	uint64_t p = sl_has(r, SL_F_IP_PROTO) ? r->v[SL_F_IP_PROTO].u64 : 0;
+
+	return p == 6 || p == 17 || p == 132 || p == 136 || p == 33;
+}
+
+/* The first of two fields the record has, or a (absent) when it has neither. */
+static sl_field either(const struct sl_record *r, sl_field a, sl_field b)
+{
+	return sl_has(r, a) || !sl_has(r, b) ? a : b;
+}
+
+/*
+ * source / destination: a packet's addresses and ports, else a flow's
+ * original direction (flow, nfct), with the bytes and packets sent from
+ * that side (ECS: source.bytes are the bytes the source sent).
+ */
+static void endpoint(struct obj *top, const struct sl_record *r, const char *key, size_t n, bool src)
+{
+	sl_field addr = src ? either(r, SL_F_SRC_ADDR, SL_F_ORIG_SRC) : either(r, SL_F_DST_ADDR, SL_F_ORIG_DST);
+	sl_field port = src ? SL_F_SPORT : SL_F_DPORT, mac = src ? SL_F_MAC_SRC : SL_F_MAC_DST;
+	sl_field bytes = src ? SL_F_ORIG_BYTES : SL_F_REPLY_BYTES;
+	sl_field pkts = src ? SL_F_ORIG_PACKETS : SL_F_REPLY_PACKETS;
 	struct obj o;
 
-	if (!sl_has(r, addr) && !sl_has(r, port) && !sl_has(r, mac))
+	if (!sl_has(r, port) && flow_has_ports(r))
+		port = src ? SL_F_ORIG_SPORT : SL_F_ORIG_DPORT;
+	if (!sl_has(r, addr) && !sl_has(r, port) && !sl_has(r, mac) && !sl_has(r, bytes) && !sl_has(r, pkts))
 		return;
 	open_obj(top, &o, key, n);
 	if (sl_has(r, addr)) {
@@ -97,6 +122,14 @@ static void endpoint(struct obj *top, const struct sl_record *r, const char *key
 	if (sl_has(r, mac)) {
 		MEMBER(&o, "\"mac\":");
 		put_mac(o.b, r->v[mac].addr);
+	}
+	if (sl_has(r, bytes)) {
+		MEMBER(&o, "\"bytes\":");
+		fmt_u64(o.b, r->v[bytes].u64);
+	}
+	if (sl_has(r, pkts)) {
+		MEMBER(&o, "\"packets\":");
+		fmt_u64(o.b, r->v[pkts].u64);
 	}
 	close_obj(&o);
 }
@@ -142,7 +175,7 @@ static void observer(const struct json_ecs *e, struct obj *top, const struct sl_
 }
 
 /* event.action: the log prefix without the blanks that end most prefixes. */
-static void event(struct obj *top, const struct sl_record *r)
+static void event(struct obj *top, const struct sl_record *r, struct fmt_time_cache *tc)
 {
 	struct obj o;
 
@@ -157,6 +190,16 @@ static void event(struct obj *top, const struct sl_record *r)
 		MEMBER(&o, "\"action\":");
 		fmt_json_str(o.b, p->ptr, n);
 	}
+	if (sl_has(r, SL_F_FLOW_START)) {
+		MEMBER(&o, "\"start\":\"");
+		fmt_rfc3339(o.b, tc, r->v[SL_F_FLOW_START].time);
+		fmt_chr(o.b, '"');
+	}
+	if (sl_has(r, SL_F_FLOW_END)) {
+		MEMBER(&o, "\"end\":\"");
+		fmt_rfc3339(o.b, tc, r->v[SL_F_FLOW_END].time);
+		fmt_chr(o.b, '"');
+	}
 	close_obj(&o);
 }
 
@@ -166,7 +209,11 @@ static void network(const struct json_ecs *e, struct obj *top, const struct sl_r
 	uint64_t ver = sl_has(r, SL_F_IP_VERSION) ? r->v[SL_F_IP_VERSION].u64 : 0;
 	struct obj o, vlan;
 
-	if (ver != 4 && ver != 6 && !sl_has(r, SL_F_IP_PROTO) && !cid && !sl_has(r, SL_F_VLAN_ID))
+	bool bytes = sl_has(r, SL_F_ORIG_BYTES) || sl_has(r, SL_F_REPLY_BYTES);
+	bool pkts = sl_has(r, SL_F_ORIG_PACKETS) || sl_has(r, SL_F_REPLY_PACKETS);
+
+	if (ver != 4 && ver != 6 && !sl_has(r, SL_F_IP_PROTO) && !cid && !sl_has(r, SL_F_VLAN_ID) && !bytes &&
+	    !pkts)
 		return;
 	OPEN(top, &o, "\"network\":");
 	if (ver == 4 || ver == 6) {
@@ -190,6 +237,17 @@ static void network(const struct json_ecs *e, struct obj *top, const struct sl_r
 
 		MEMBER(&o, "\"community_id\":");
 		fmt_json_str(o.b, c->ptr, c->len);
+	}
+	/* a flow's both directions together */
+	if (bytes) {
+		MEMBER(&o, "\"bytes\":");
+		fmt_u64(o.b, (sl_has(r, SL_F_ORIG_BYTES) ? r->v[SL_F_ORIG_BYTES].u64 : 0) +
+				     (sl_has(r, SL_F_REPLY_BYTES) ? r->v[SL_F_REPLY_BYTES].u64 : 0));
+	}
+	if (pkts) {
+		MEMBER(&o, "\"packets\":");
+		fmt_u64(o.b, (sl_has(r, SL_F_ORIG_PACKETS) ? r->v[SL_F_ORIG_PACKETS].u64 : 0) +
+				     (sl_has(r, SL_F_REPLY_PACKETS) ? r->v[SL_F_REPLY_PACKETS].u64 : 0));
 	}
 	if (sl_has(r, SL_F_VLAN_ID)) {
 		OPEN(&o, &vlan, "\"vlan\":");
@@ -248,20 +306,23 @@ static void iptables(struct obj *top, const struct sl_record *r)
 void json_ecs_record(const struct json_ecs *e, struct fmt_buf *b, const struct sl_record *r)
 {
 	struct obj top = {b, true}, ecs;
+	sl_field ts;
 
 	fmt_chr(b, '{');
-	if (sl_has(r, SL_F_TIMESTAMP)) {
+	/* a flow record's time is when it ended */
+	ts = either(r, SL_F_TIMESTAMP, SL_F_FLOW_END);
+	if (sl_has(r, ts)) {
 		MEMBER(&top, "\"@timestamp\":\"");
-		fmt_rfc3339(b, e->tc, r->v[SL_F_TIMESTAMP].time);
+		fmt_rfc3339(b, e->tc, r->v[ts].time);
 		fmt_chr(b, '"');
 	}
 	OPEN(&top, &ecs, "\"ecs\":");
 	MEMBER(&ecs, "\"version\":\"" SLUICE_ECS_VERSION "\"");
 	close_obj(&ecs);
-	event(&top, r);
+	event(&top, r, e->tc);
 	observer(e, &top, r);
-	endpoint(&top, r, "\"source\":", 9, SL_F_SRC_ADDR, SL_F_SPORT, SL_F_MAC_SRC);
-	endpoint(&top, r, "\"destination\":", 14, SL_F_DST_ADDR, SL_F_DPORT, SL_F_MAC_DST);
+	endpoint(&top, r, "\"source\":", 9, true);
+	endpoint(&top, r, "\"destination\":", 14, false);
 	network(e, &top, r);
 	iptables(&top, r);
 	fmt_chr(b, '}');

@@ -33,6 +33,8 @@ stacks:
       {plugin: json, host: fw1, schema: ecs}, {plugin: file, file: "$WORK/ecs-$i.json"}]
   c: [{plugin: replay, file: "$cap"}, {plugin: decode, community_id: true},
       {plugin: json, host: fw1, packet: true, payload: true}, {plugin: file, file: "$WORK/$i-cid.json"}]
+  f: [{plugin: replay, file: "$cap"}, {plugin: decode, ifnames: false}, flow,
+      {plugin: json, schema: ecs}, {plugin: file, file: "$WORK/ecs-flow-$i.json"}]
 YAML
 	"$SLUICE" -c "$WORK/e.yaml" >"$WORK/j.log" 2>&1 || { cat "$WORK/j.log"; fail "sluice (ecs) failed on $cap"; }
 done

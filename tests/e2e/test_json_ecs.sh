@@ -28,6 +28,7 @@ YAML
 cat >"$WORK/check.py" <<'PY'
 import json, sys
 flat_fn, ecs_fn, tshark_fn, want_n = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+flows = tshark_fn == "-"	# flow records: no tshark comparison, other paths
 
 def lines(fn):
     out = []
@@ -46,21 +47,27 @@ def expect(f):
     e = {"ecs": {"version": "8.11.0"},
          "event": {"kind": "event", "category": ["network"]},
          "observer": {"hostname": f["host"]}}
-    if "timestamp" in f:
-        e["@timestamp"] = f["timestamp"]
+    if "timestamp" in f or "flow_end" in f:
+        e["@timestamp"] = f.get("timestamp", f.get("flow_end"))
     if "prefix" in f:
         e["event"]["action"] = f["prefix"].rstrip(" :")
+    if "flow_start" in f: e["event"]["start"] = f["flow_start"]
+    if "flow_end" in f: e["event"]["end"] = f["flow_end"]
     for key, name, idx in (("ingress", "in", "ifindex_in"), ("egress", "out", "ifindex_out")):
         if name in f:
             e["observer"][key] = {"interface": {"name": f[name]}}
         elif f.get(idx):
             e["observer"][key] = {"interface": {"id": str(f[idx])}}
-    for side, ip, port, mac in (("source", "src_ip", "src_port", "mac_src"),
-                                ("destination", "dest_ip", "dest_port", "mac_dst")):
+    flow_ports = f.get("proto") in ("tcp", "udp", "sctp", "udplite", "33")
+    for side, d, mac, rd in (("source", "src", "mac_src", "orig"), ("destination", "dest", "mac_dst", "reply")):
         o = {}
-        if ip in f: o["ip"] = f[ip]
-        if port in f: o["port"] = f[port]
+        ip = f.get(d + "_ip", f.get("orig_%s_ip" % d))
+        if ip is not None: o["ip"] = ip
+        if d + "_port" in f: o["port"] = f[d + "_port"]
+        elif flow_ports and "orig_%s_port" % d in f: o["port"] = f["orig_%s_port" % d]
         if mac in f: o["mac"] = f[mac].upper().replace(":", "-")
+        for k in ("bytes", "packets"):
+            if "%s_%s" % (rd, k) in f: o[k] = f["%s_%s" % (rd, k)]
         if o: e[side] = o
     n = {}
     if f.get("ip_version") in (4, 6):
@@ -73,6 +80,9 @@ def expect(f):
         n["iana_number"] = str(num)
     if "community_id" in f:
         n["community_id"] = f["community_id"]
+    for k in ("bytes", "packets"):
+        if "orig_" + k in f or "reply_" + k in f:
+            n[k] = f.get("orig_" + k, 0) + f.get("reply_" + k, 0)
     if "vlan" in f:
         n["vlan"] = {"id": str(f["vlan"])}
     if n: e["network"] = n
@@ -93,6 +103,20 @@ for i, (f, e) in enumerate(zip(flat, ecs), 1):
     if e != want:
         sys.exit("%s:%d:\n  got  %s\n  want %s" % (ecs_fn, i, json.dumps(e, sort_keys=True),
                                                 json.dumps(want, sort_keys=True)))
+if flows:
+    need = {"@timestamp", "event.start", "event.end", "source.ip", "source.port", "source.bytes",
+            "source.packets", "destination.ip", "destination.port", "destination.bytes",
+            "destination.packets", "network.bytes", "network.packets", "network.transport"}
+    paths = set()
+    def walk(o, pre=""):
+        for k, v in o.items():
+            if isinstance(v, dict): walk(v, pre + k + ".")
+            else: paths.add(pre + k)
+    for e in ecs: walk(e)
+    if not need <= paths:
+        sys.exit("flow paths missing: %r" % sorted(need - paths))
+    print("%s: %d flow documents equal their mapping" % (ecs_fn.rsplit("/", 1)[-1], len(ecs)))
+    sys.exit(0)
 tshark = [l.rstrip("\n") for l in open(tshark_fn)]
 if len(tshark) != want_n:
     sys.exit("tshark: %d packets, expected %d" % (len(tshark), want_n))
@@ -142,6 +166,21 @@ tshark_ids "$cap" "$WORK/tshark.txt" 7
 python3 "$WORK/check.py" "$WORK/flat.json" "$WORK/ecs.json" "$WORK/tshark.txt" 40 || fail "seed 7"
 run "$cap" "$WORK/seed0.json" "" ""
 if cmp -s "$WORK/flat.json" "$WORK/seed0.json"; then fail "community_id_seed changed nothing"; fi
+
+# Flows (the flow filter; nfct records have the same fields): the original
+# direction is the source, with the bytes and packets each side sent.
+for f in flat ecs; do
+	opts=""; [ "$f" = ecs ] && opts=", schema: ecs"
+	cat >"$WORK/f.yaml" <<YAML
+stacks:
+  j: [{plugin: replay, file: "$DATA/eth-mixed.pcap"}, {plugin: decode, ifnames: false}, flow,
+      {plugin: json, host: "fw-1"$opts}, {plugin: file, file: "$WORK/flow-$f.json"}]
+YAML
+	"$SLUICE" -c "$WORK/f.yaml" >"$WORK/f.log" 2>&1 || { cat "$WORK/f.log"; fail "sluice (flows)"; }
+done
+nflows=$(wc -l <"$WORK/flow-flat.json")
+[ "$nflows" -ge 8 ] || fail "only $nflows flows"
+python3 "$WORK/check.py" "$WORK/flow-flat.json" "$WORK/flow-ecs.json" - "$nflows" || fail "flows"
 
 # Without community_id the field is absent in both schemas.
 cat >"$WORK/n.yaml" <<YAML
