@@ -16,23 +16,22 @@ struct obj {
 	bool first;
 };
 
-static void member(struct obj *o, const char *key, size_t n)
+/* key is ",\"name\":": one copy, from its comma or from after it */
+static inline void member(struct obj *o, const char *key, size_t n)
 {
-	if (!o->first)
-		fmt_chr(o->b, ',');
+	fmt_mem(o->b, key + o->first, n - o->first);
 	o->first = false;
-	fmt_mem(o->b, key, n);
 }
-#define MEMBER(o, lit) member((o), "" lit, sizeof(lit) - 1)
+#define MEMBER(o, lit) member((o), "," lit, sizeof(lit))
 
 static void open_obj(struct obj *parent, struct obj *child, const char *key, size_t n)
 {
 	member(parent, key, n);
-	fmt_chr(parent->b, '{');
 	child->b = parent->b;
 	child->first = true;
 }
-#define OPEN(parent, child, lit) open_obj((parent), (child), "" lit, sizeof(lit) - 1)
+/* the key and the brace in one copy */
+#define OPEN(parent, child, lit) open_obj((parent), (child), "," lit "{", sizeof(lit) + 1)
 
 static void close_obj(struct obj *o)
 {
@@ -169,8 +168,8 @@ static void observer(const struct json_ecs *e, struct obj *top, const struct sl_
 		MEMBER(&o, "\"hostname\":");
 		fmt_mem(o.b, e->host, e->host_len);
 	}
-	interface(&o, r, "\"ingress\":", 10, SL_F_IFNAME_IN, SL_F_IFINDEX_IN);
-	interface(&o, r, "\"egress\":", 9, SL_F_IFNAME_OUT, SL_F_IFINDEX_OUT);
+	interface(&o, r, ",\"ingress\":{", 12, SL_F_IFNAME_IN, SL_F_IFINDEX_IN);
+	interface(&o, r, ",\"egress\":{", 11, SL_F_IFNAME_OUT, SL_F_IFINDEX_OUT);
 	close_obj(&o);
 }
 
@@ -321,8 +320,8 @@ void json_ecs_record(const struct json_ecs *e, struct fmt_buf *b, const struct s
 	close_obj(&ecs);
 	event(&top, r, e->tc);
 	observer(e, &top, r);
-	endpoint(&top, r, "\"source\":", 9, true);
-	endpoint(&top, r, "\"destination\":", 14, false);
+	endpoint(&top, r, ",\"source\":{", 11, true);
+	endpoint(&top, r, ",\"destination\":{", 16, false);
 	network(e, &top, r);
 	iptables(&top, r);
 	fmt_chr(b, '}');
