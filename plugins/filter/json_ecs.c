@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * json `schema: ecs`, see json_ecs.h.  Packets and flows (flow, nfct:
- * the original direction is the source) map to the same paths.  Objects are written only when a
- * member is present, so a record without interfaces has no "observer"
- * ingress object and an ARP record no "network.transport".  Everything
- * goes through the bounded fmt_* appenders into the batch arena: no
- * allocation per record.
+ * the original direction is the source) map to the same paths.  Objects
+ * are written only when a member is present, so a record without
+ * interfaces has no "observer" ingress object and an ARP record no
+ * "network.transport".  Everything goes through the bounded fmt_*
+ * appenders into the batch arena: no allocation per record.
  */
 #include "json_ecs.h"
 #include "names.h"
