@@ -27,6 +27,9 @@
 #   json-null   replay -> decode -> json -> file (/dev/null)
 #   pcap        replay -> pcap (linktype raw, as the live stack writes)
 #   pcap-nflog  replay -> pcap (linktype nflog, as offline.sh writes)
+#   decode-cid  decode with community_id: true (one SHA-1 per record)
+#   json-cid    json with community_id: true
+#   json-ecs    json (schema: ecs) with community_id: true
 # Decode runs with `ifnames: false`, as in offline.sh.
 set -euo pipefail
 
@@ -78,11 +81,15 @@ fi
 
 stack() { # stack PIPELINE LOOPS
 	local r="{ plugin: replay, file: $CAP, loop: $2 }" d="{ plugin: decode, ifnames: false }"
+	local dc="{ plugin: decode, ifnames: false, community_id: true }"
 	case $1 in
 	null) echo "$r, benchnull" ;;
 	decode) echo "$r, $d, benchnull" ;;
 	text) echo "$r, $d, logline, { plugin: file, file: $OUT/out.log }" ;;
 	json) echo "$r, $d, json, { plugin: file, file: $OUT/out.json }" ;;
+	decode-cid) echo "$r, $dc, benchnull" ;;
+	json-cid) echo "$r, $dc, json, { plugin: file, file: $OUT/out.json }" ;;
+	json-ecs) echo "$r, $dc, { plugin: json, schema: ecs }, { plugin: file, file: $OUT/out.json }" ;;
 	json-null) echo "$r, $d, json, { plugin: file, file: /dev/null }" ;;
 	pcap) echo "$r, { plugin: pcap, file: $OUT/out.pcap }" ;;
 	pcap-nflog) echo "$r, { plugin: pcap, file: $OUT/out.pcap, linktype: nflog }" ;;

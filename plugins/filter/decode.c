@@ -25,10 +25,15 @@
 #include <sluice/plugin.h>
 
 #include "pkt_decode.h"
+#ifdef SLUICE_COMMUNITY_ID
+#include "community_id.h"
+#endif
 
 struct decode_cfg {
 	bool checksums;
 	bool ifnames;
+	bool community_id;
+	int64_t community_id_seed;
 };
 
 /* One interface: index 0 marks a free slot (no interface has index 0). */
@@ -64,8 +69,10 @@ struct decode_state {
 	uint32_t gen;		/* generation of the running dump */
 	struct ifcache ifc;
 	uint8_t *buf;
+	int cid_field;		/* id of "community_id", -1 when not asked for */
+	uint16_t cid_seed;
 
-	int c_truncated, c_malformed, c_bad_csum, c_fragment, c_ifname_miss;
+	int c_truncated, c_cid_no_room, c_malformed, c_bad_csum, c_fragment, c_ifname_miss;
 };
 
 static uint32_t if_hash(uint32_t index, uint32_t mask)
@@ -295,6 +302,49 @@ static void nl_ready(void *state, int fd, uint32_t events)
 
 /* ---- per batch ---- */
 
+#ifdef SLUICE_COMMUNITY_ID
+/*
+ * The Community ID of a decoded record, into the batch arena (30 bytes, no
+ * malloc).  Records without both addresses, or whose protocol has ports
+ * that the packet does not show (a later fragment), get none.  Returns
+ * false only when the arena is full.
+ */
+static bool set_community_id(struct decode_state *st, struct sl_batch *b, struct sl_record *r)
+{
+	struct sl_cid_tuple t;
+	char id[SL_COMMUNITY_ID_LEN], *mem;
+	uint8_t proto;
+
+	if (!sl_has(r, SL_F_SRC_ADDR) || !sl_has(r, SL_F_DST_ADDR) || !sl_has(r, SL_F_IP_PROTO))
+		return true;
+	proto = (uint8_t)r->v[SL_F_IP_PROTO].u64;
+	t.saddr = r->v[SL_F_SRC_ADDR].addr;
+	t.daddr = r->v[SL_F_DST_ADDR].addr;
+	t.proto = proto;
+	t.has_ports = false;
+	t.sport = t.dport = 0;
+	if (proto == 1 || proto == 58) {
+		if (sl_has(r, SL_F_ICMP_TYPE) && sl_has(r, SL_F_ICMP_CODE)) {
+			t.has_ports = true;
+			t.sport = (uint16_t)r->v[SL_F_ICMP_TYPE].u64;
+			t.dport = (uint16_t)r->v[SL_F_ICMP_CODE].u64;
+		}
+	} else if (sl_has(r, SL_F_SPORT) && sl_has(r, SL_F_DPORT)) {
+		t.has_ports = true;
+		t.sport = (uint16_t)r->v[SL_F_SPORT].u64;
+		t.dport = (uint16_t)r->v[SL_F_DPORT].u64;
+	}
+	if (!sl_community_id(&t, st->cid_seed, id))
+		return true;
+	mem = sl_batch_alloc(b, sizeof(id));
+	if (!mem)
+		return false;
+	memcpy(mem, id, sizeof(id));
+	sl_set_bytes(r, (sl_field)st->cid_field, mem, sizeof(id));
+	return true;
+}
+#endif
+
 static bool name_one(struct decode_state *st, struct sl_record *r, sl_field idx, sl_field name)
 {
 	const struct ifent *e;
@@ -329,7 +379,7 @@ static unsigned name_batch(struct decode_state *st, struct sl_batch *b)
 static int decode_process(void *state, struct sl_batch *b)
 {
 	struct decode_state *st = state;
-	uint64_t trunc = 0, malformed = 0, bad = 0, frag = 0;
+	uint64_t trunc = 0, malformed = 0, bad = 0, frag = 0, cid_no_room = 0;
 	unsigned i, miss;
 
 	for (i = 0; i < b->count; i++) {
@@ -341,7 +391,13 @@ static int decode_process(void *state, struct sl_batch *b)
 			bad += !!(f & (SL_DECODE_BAD_IP_CSUM | SL_DECODE_BAD_L4_CSUM));
 			frag += !!(f & SL_DECODE_FRAGMENT);
 		}
+#ifdef SLUICE_COMMUNITY_ID
+		if (st->cid_field >= 0)
+			cid_no_room += !set_community_id(st, b, b->rec[i]);
+#endif
 	}
+	if (cid_no_room)
+		st->host->counter_add(st->inst, st->c_cid_no_room, cid_no_room);
 	if (st->nl) {
 		miss = name_batch(st, b);
 		/*
@@ -394,11 +450,24 @@ static int decode_configure(const struct sl_host *host, struct sl_instance *inst
 	st->opts.checksums = cfg->checksums;
 	st->ifnames = cfg->ifnames;
 	st->fd = -1;
+	st->cid_field = -1;
+	if (cfg->community_id) {
+#ifdef SLUICE_COMMUNITY_ID
+		st->cid_field = host->field_id(inst, "community_id");
+		st->cid_seed = (uint16_t)cfg->community_id_seed;
+#else
+		host->config_error(inst, "community_id",
+				   "this build has no Community ID (built with SLUICE_WITH_COMMUNITY_ID=OFF)");
+		free(st);
+		return -1;
+#endif
+	}
 	st->c_truncated = host->counter_new(inst, "truncated");
 	st->c_malformed = host->counter_new(inst, "malformed");
 	st->c_bad_csum = host->counter_new(inst, "bad_checksum");
 	st->c_fragment = host->counter_new(inst, "fragments");
 	st->c_ifname_miss = host->counter_new(inst, "ifname_unknown");
+	st->c_cid_no_room = host->counter_new(inst, "community_id_no_room");
 	*state = st;
 	return 0;
 }
@@ -479,6 +548,10 @@ static const struct sl_option decode_options[] = {
 		    "verify IPv4 header and TCP/UDP/ICMP checksums of complete packets"),
 	SL_OPT_BOOL("ifnames", struct decode_cfg, ifnames, "true",
 		    "name interfaces of ifindex_*/physindex_* (rtnetlink cache)"),
+	SL_OPT_BOOL("community_id", struct decode_cfg, community_id, "false",
+		    "set community_id, the Community ID v1 flow hash (one SHA-1 per packet)"),
+	SL_OPT_INT("community_id_seed", struct decode_cfg, community_id_seed, "0", 0, 65535,
+		   "seed of the Community ID hash (the same on every sensor that is compared)"),
 	SL_OPT_END
 };
 
@@ -532,6 +605,7 @@ static const struct sl_field_decl decode_provides[] = {
 	SL_FIELD_DECL(SL_F_ARP_TPA),
 	SL_FIELD_DECL(SL_F_PAYLOAD),
 	SL_FIELD_DECL(SL_F_DECODE_FLAGS),
+	{"community_id", SL_T_STRING},	/* registered: "1:" + base64 of the SHA-1 */
 	SL_FIELD_END
 };
 

@@ -11,6 +11,7 @@
 #include <sluice/plugin.h>
 
 #include "fmt.h"
+#include "json_ecs.h"
 #include "names.h"
 
 enum jkind {
@@ -132,8 +133,11 @@ static const struct jfield jfields[] = {
 #define N_TIME_CACHES 3
 
 static const char *const tz_choices[] = {"utc", "local", NULL};
+static const char *const schema_choices[] = {"sluice", "ecs", NULL};
+enum { SCHEMA_SLUICE, SCHEMA_ECS };
 
 struct json_cfg {
+	int schema;
 	int timezone;
 	bool packet;
 	bool payload;
@@ -179,6 +183,8 @@ struct json {
 	int c_no_room;
 	struct jextra **extra;	/* fields registered by plugins, in id order */
 	unsigned nextra;
+	bool ecs;		/* schema: ecs */
+	struct json_ecs ecs_ctx;
 };
 
 /* A field some plugin registered: printed by its type, named as registered. */
@@ -190,6 +196,8 @@ struct jextra {
 };
 
 static const struct sl_option json_options[] = {
+	SL_OPT_ENUM("schema", struct json_cfg, schema, "sluice", schema_choices,
+		    "sluice: the flat keys of docs/JSON.md; ecs: Elastic Common Schema names, nested"),
 	SL_OPT_ENUM("timezone", struct json_cfg, timezone, "utc", tz_choices,
 		    "utc: times end in Z; local: in the local offset, like +02:00"),
 	SL_OPT_BOOL("packet", struct json_cfg, packet, "false",
@@ -676,6 +684,28 @@ static int find_extra(struct json *st, const struct sl_host *host, struct sl_ins
 	return 0;
 }
 
+/* schema: ecs.  0 or -1 (the error said). */
+static int json_ecs_configure(struct json *st, const struct sl_host *host, struct sl_instance *inst,
+			      const struct json_cfg *cfg)
+{
+	if (cfg->packet || cfg->payload) {
+		host->config_error(inst, cfg->packet ? "packet" : "payload",
+				   "not written with schema: ecs (ECS has no field for raw bytes)");
+		return -1;
+	}
+	st->ecs = true;
+	st->ecs_ctx.tc = &st->tc[0];
+	st->ecs_ctx.cid_field = host->field_id(inst, "community_id");
+	if (st->host_frag) {
+		/* "host": observer.hostname: the escaped string after the key */
+		static const char key[] = "\"host\":";
+
+		st->ecs_ctx.host = st->host_frag + sizeof(key) - 1;
+		st->ecs_ctx.host_len = st->host_len - (sizeof(key) - 1);
+	}
+	return 0;
+}
+
 static int json_configure(const struct sl_host *host, struct sl_instance *inst, const void *config, void **state)
 {
 	const struct json_cfg *cfg = config;
@@ -722,6 +752,10 @@ static int json_configure(const struct sl_host *host, struct sl_instance *inst, 
 		fmt_json_str(&fb, cfg->host, n);
 		st->host_len = fb.len;
 	}
+	if (cfg->schema == SCHEMA_ECS && json_ecs_configure(st, host, inst, cfg) < 0) {
+		json_destroy(st);
+		return -1;
+	}
 	if (find_extra(st, host, inst) < 0) {
 		json_destroy(st);
 		host->config_error(inst, NULL, "out of memory");
@@ -764,7 +798,10 @@ static int json_process(void *state, struct sl_batch *b)
 				room = FIRST_TRY;
 			mem = room ? sl_batch_alloc(b, room) : NULL;
 			fmt_init(&fb, mem, room);
-			json_record(st, &fb, r);
+			if (st->ecs)
+				json_ecs_record(&st->ecs_ctx, &fb, r);
+			else
+				json_record(st, &fb, r);
 			if (!fb.overflow || room < FIRST_TRY)
 				break;
 		}

@@ -27,6 +27,16 @@ stacks:
       {plugin: json, host: fw1, packet: true, payload: true}, {plugin: file, file: "$WORK/$i.json"}]
 YAML
 	"$SLUICE" -c "$WORK/j.yaml" >"$WORK/j.log" 2>&1 || { cat "$WORK/j.log"; fail "sluice failed on $cap"; }
+	cat >"$WORK/e.yaml" <<YAML
+stacks:
+  j: [{plugin: replay, file: "$cap"}, {plugin: decode, community_id: true},
+      {plugin: json, host: fw1, schema: ecs}, {plugin: file, file: "$WORK/ecs-$i.json"}]
+  c: [{plugin: replay, file: "$cap"}, {plugin: decode, community_id: true},
+      {plugin: json, host: fw1, packet: true, payload: true}, {plugin: file, file: "$WORK/$i-cid.json"}]
+  f: [{plugin: replay, file: "$cap"}, {plugin: decode, ifnames: false}, flow,
+      {plugin: json, schema: ecs}, {plugin: file, file: "$WORK/ecs-flow-$i.json"}]
+YAML
+	"$SLUICE" -c "$WORK/e.yaml" >"$WORK/j.log" 2>&1 || { cat "$WORK/j.log"; fail "sluice (ecs) failed on $cap"; }
 done
 # The example is compared with plain json output of the same capture.
 cat >"$WORK/plain.yaml" <<YAML
@@ -65,7 +75,8 @@ for fn in sys.argv[3:]:
         n += 1
 need = {"host", "group", "ifindex_in", "out", "ifindex_out", "physindex_in", "physout", "mark",
         "uid", "gid", "arp_sha", "arp_spa", "arp_tha", "arp_tpa", "pktlen", "caplen", "icmp_mtu",
-        "seq_local", "seq_global", "vlan", "flowlabel", "decode_flags", "packet", "payload"}
+        "seq_local", "seq_global", "vlan", "flowlabel", "decode_flags", "packet", "payload",
+        "community_id"}
 if need - seen:
     print(f"the captures did not show {sorted(need - seen)}: the order test lost its reach"); bad += 1
 
@@ -81,4 +92,48 @@ if norm(exkeys) not in syns:
 print(f"{n} objects, {len(seen)} distinct keys, {len(order)} documented keys in order")
 sys.exit(1 if bad else 0)
 PY
-pass "key order of every object and of the example is the documented one"
+python3 - "$SRCDIR/docs/JSON.md" "$WORK"/ecs-*.json <<'PY' || fail "docs/JSON.md's ECS table and json's ECS output disagree (above)"
+import json, re, sys
+doc = open(sys.argv[1]).read()
+sec = doc[doc.index("\n## Schema `ecs`\n"):]
+sec = sec[:sec.index("\n## ", 1)]
+order = []
+for line in sec.splitlines():
+    if line.startswith("| `"):
+        order += re.findall(r"`([^`]+)`", line.split("|")[1])
+rank = {k: i for i, k in enumerate(order)}
+bad, n, seen = 0, 0, set()
+
+def leaves(o, pre=""):
+    for k, v in o:
+        if isinstance(v, list) and v and isinstance(v[0], tuple):
+            yield from leaves(v, pre + k + ".")
+        else:
+            yield pre + k
+
+def check(line, where):
+    global bad
+    paths = list(leaves(json.loads(line, object_pairs_hook=lambda p: p)))
+    seen.update(paths)
+    unknown = [p for p in paths if p not in rank]
+    if unknown:
+        print(f"{where}: paths not in the ECS table: {unknown}"); bad += 1
+    known = [p for p in paths if p in rank]
+    for a, b in zip(known, known[1:]):
+        if rank[a] > rank[b]:
+            print(f"{where}: '{a}' comes before '{b}', the table has them the other way"); bad += 1
+
+for fn in sys.argv[2:]:
+    for ln, line in enumerate(open(fn), 1):
+        check(line, f"{fn}:{ln}")
+        n += 1
+ex = re.search(r"```json\n(.*?)\n```", sec, re.S).group(1)
+for i, line in enumerate(ex.splitlines(), 1):
+    check(line, f"ECS example line {i}")
+undocumented_unseen = set(order) - seen
+if undocumented_unseen:
+    print(f"the captures did not show {sorted(undocumented_unseen)}: the ECS order test lost its reach"); bad += 1
+print(f"{n} ECS documents, {len(seen)} distinct paths, {len(order)} documented paths in order")
+sys.exit(1 if bad else 0)
+PY
+pass "key order of every object, of the ECS documents and of the examples is the documented one"

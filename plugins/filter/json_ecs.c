@@ -1,0 +1,328 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * json `schema: ecs`, see json_ecs.h.  Packets and flows (flow, nfct:
+ * the original direction is the source) map to the same paths.  Objects
+ * are written only when a member is present, so a record without
+ * interfaces has no "observer" ingress object and an ARP record no
+ * "network.transport".  Everything goes through the bounded fmt_*
+ * appenders into the batch arena: no allocation per record.
+ */
+#include "json_ecs.h"
+#include "names.h"
+
+/* A comma before every member but the first of its object. */
+struct obj {
+	struct fmt_buf *b;
+	bool first;
+};
+
+/* key is ",\"name\":": one copy, from its comma or from after it */
+static inline void member(struct obj *o, const char *key, size_t n)
+{
+	fmt_mem(o->b, key + o->first, n - o->first);
+	o->first = false;
+}
+#define MEMBER(o, lit) member((o), "," lit, sizeof(lit))
+
+static void open_obj(struct obj *parent, struct obj *child, const char *key, size_t n)
+{
+	member(parent, key, n);
+	child->b = parent->b;
+	child->first = true;
+}
+/* the key and the brace in one copy */
+#define OPEN(parent, child, lit) open_obj((parent), (child), "," lit "{", sizeof(lit) + 1)
+
+static void close_obj(struct obj *o)
+{
+	fmt_chr(o->b, '}');
+}
+
+static void put_addr(struct fmt_buf *b, const uint8_t a[16])
+{
+	fmt_chr(b, '"');
+	fmt_addr(b, a);
+	fmt_chr(b, '"');
+}
+
+/* ECS writes MAC addresses as RFC 7042 says: AA-BB-CC-DD-EE-FF. */
+static void put_mac(struct fmt_buf *b, const uint8_t m[6])
+{
+	static const char hex[] = "0123456789ABCDEF";
+	char s[19];
+	unsigned i, n = 0;
+
+	s[n++] = '"';
+	for (i = 0; i < 6; i++) {
+		if (i)
+			s[n++] = '-';
+		s[n++] = hex[m[i] >> 4];
+		s[n++] = hex[m[i] & 15];
+	}
+	s[n++] = '"';
+	fmt_mem(b, s, n);
+}
+
+/* A number as an ECS keyword: a string. */
+static void put_num_str(struct fmt_buf *b, uint64_t v)
+{
+	fmt_chr(b, '"');
+	fmt_u64(b, v);
+	fmt_chr(b, '"');
+}
+
+static void put_cstr(struct fmt_buf *b, const char *s)
+{
+	fmt_chr(b, '"');
+	fmt_str(b, s);
+	fmt_chr(b, '"');
+}
+
+/* Whether a flow's orig_sport/orig_dport are ports (ICMP's are id and type/code). */
+static bool flow_has_ports(const struct sl_record *r)
+{
+	uint64_t p = sl_has(r, SL_F_IP_PROTO) ? r->v[SL_F_IP_PROTO].u64 : 0;
+
+	return p == 6 || p == 17 || p == 132 || p == 136 || p == 33;
+}
+
+/* The first of two fields the record has, or a (absent) when it has neither. */
+static sl_field either(const struct sl_record *r, sl_field a, sl_field b)
+{
+	return sl_has(r, a) || !sl_has(r, b) ? a : b;
+}
+
+/*
+ * source / destination: a packet's addresses and ports, else a flow's
+ * original direction (flow, nfct), with the bytes and packets sent from
+ * that side (ECS: source.bytes are the bytes the source sent).
+ */
+static void endpoint(struct obj *top, const struct sl_record *r, const char *key, size_t n, bool src)
+{
+	sl_field addr = src ? either(r, SL_F_SRC_ADDR, SL_F_ORIG_SRC) : either(r, SL_F_DST_ADDR, SL_F_ORIG_DST);
+	sl_field port = src ? SL_F_SPORT : SL_F_DPORT, mac = src ? SL_F_MAC_SRC : SL_F_MAC_DST;
+	sl_field bytes = src ? SL_F_ORIG_BYTES : SL_F_REPLY_BYTES;
+	sl_field pkts = src ? SL_F_ORIG_PACKETS : SL_F_REPLY_PACKETS;
+	struct obj o;
+
+	if (!sl_has(r, port) && flow_has_ports(r))
+		port = src ? SL_F_ORIG_SPORT : SL_F_ORIG_DPORT;
+	if (!sl_has(r, addr) && !sl_has(r, port) && !sl_has(r, mac) && !sl_has(r, bytes) && !sl_has(r, pkts))
+		return;
+	open_obj(top, &o, key, n);
+	if (sl_has(r, addr)) {
+		MEMBER(&o, "\"ip\":");
+		put_addr(o.b, r->v[addr].addr);
+	}
+	if (sl_has(r, port)) {
+		MEMBER(&o, "\"port\":");
+		fmt_u64(o.b, r->v[port].u64);
+	}
+	if (sl_has(r, mac)) {
+		MEMBER(&o, "\"mac\":");
+		put_mac(o.b, r->v[mac].addr);
+	}
+	if (sl_has(r, bytes)) {
+		MEMBER(&o, "\"bytes\":");
+		fmt_u64(o.b, r->v[bytes].u64);
+	}
+	if (sl_has(r, pkts)) {
+		MEMBER(&o, "\"packets\":");
+		fmt_u64(o.b, r->v[pkts].u64);
+	}
+	close_obj(&o);
+}
+
+/* observer.ingress/egress.interface: the name, else the index as id (as the default schema). */
+static void interface(struct obj *obs, const struct sl_record *r, const char *key, size_t n, sl_field name,
+		      sl_field index)
+{
+	struct obj dir, itf;
+	bool has_index = sl_has(r, index) && r->v[index].u64;
+
+	if (!sl_has(r, name) && !has_index)
+		return;
+	open_obj(obs, &dir, key, n);
+	OPEN(&dir, &itf, "\"interface\":");
+	if (sl_has(r, name)) {
+		MEMBER(&itf, "\"name\":");
+		fmt_json_str(itf.b, r->v[name].bytes.ptr, r->v[name].bytes.len);
+	} else if (has_index) {
+		MEMBER(&itf, "\"id\":");
+		put_num_str(itf.b, r->v[index].u64);
+	}
+	close_obj(&itf);
+	close_obj(&dir);
+}
+
+static void observer(const struct json_ecs *e, struct obj *top, const struct sl_record *r)
+{
+	struct obj o;
+
+	if (!e->host && !sl_has(r, SL_F_IFNAME_IN) && !sl_has(r, SL_F_IFNAME_OUT) &&
+	    !(sl_has(r, SL_F_IFINDEX_IN) && r->v[SL_F_IFINDEX_IN].u64) &&
+	    !(sl_has(r, SL_F_IFINDEX_OUT) && r->v[SL_F_IFINDEX_OUT].u64))
+		return;
+	OPEN(top, &o, "\"observer\":");
+	if (e->host) {
+		MEMBER(&o, "\"hostname\":");
+		fmt_mem(o.b, e->host, e->host_len);
+	}
+	interface(&o, r, ",\"ingress\":{", 12, SL_F_IFNAME_IN, SL_F_IFINDEX_IN);
+	interface(&o, r, ",\"egress\":{", 11, SL_F_IFNAME_OUT, SL_F_IFINDEX_OUT);
+	close_obj(&o);
+}
+
+/* event.action: the log prefix without the blanks that end most prefixes. */
+static void event(struct obj *top, const struct sl_record *r, struct fmt_time_cache *tc)
+{
+	struct obj o;
+
+	OPEN(top, &o, "\"event\":");
+	MEMBER(&o, "\"kind\":\"event\",\"category\":[\"network\"]");
+	if (sl_has(r, SL_F_PREFIX)) {
+		const struct sl_bytes *p = &r->v[SL_F_PREFIX].bytes;
+		uint32_t n = p->len;
+
+		while (n && (p->ptr[n - 1] == ' ' || p->ptr[n - 1] == ':'))
+			n--;
+		MEMBER(&o, "\"action\":");
+		fmt_json_str(o.b, p->ptr, n);
+	}
+	if (sl_has(r, SL_F_FLOW_START)) {
+		MEMBER(&o, "\"start\":\"");
+		fmt_rfc3339(o.b, tc, r->v[SL_F_FLOW_START].time);
+		fmt_chr(o.b, '"');
+	}
+	if (sl_has(r, SL_F_FLOW_END)) {
+		MEMBER(&o, "\"end\":\"");
+		fmt_rfc3339(o.b, tc, r->v[SL_F_FLOW_END].time);
+		fmt_chr(o.b, '"');
+	}
+	close_obj(&o);
+}
+
+static void network(const struct json_ecs *e, struct obj *top, const struct sl_record *r)
+{
+	bool cid = e->cid_field >= 0 && sl_has(r, (sl_field)e->cid_field);
+	uint64_t ver = sl_has(r, SL_F_IP_VERSION) ? r->v[SL_F_IP_VERSION].u64 : 0;
+	struct obj o, vlan;
+
+	bool bytes = sl_has(r, SL_F_ORIG_BYTES) || sl_has(r, SL_F_REPLY_BYTES);
+	bool pkts = sl_has(r, SL_F_ORIG_PACKETS) || sl_has(r, SL_F_REPLY_PACKETS);
+
+	if (ver != 4 && ver != 6 && !sl_has(r, SL_F_IP_PROTO) && !cid && !sl_has(r, SL_F_VLAN_ID) && !bytes &&
+	    !pkts)
+		return;
+	OPEN(top, &o, "\"network\":");
+	if (ver == 4 || ver == 6) {
+		MEMBER(&o, "\"type\":");
+		fmt_str(o.b, ver == 4 ? "\"ipv4\"" : "\"ipv6\"");
+	}
+	if (sl_has(r, SL_F_IP_PROTO)) {
+		uint64_t p = r->v[SL_F_IP_PROTO].u64;
+		/* ECS wants the IANA keyword, which for 58 is ipv6-icmp */
+		const char *name = p == 58 ? "ipv6-icmp" : sl_proto_name(p, SL_PROTO_JSON);
+
+		if (name) {
+			MEMBER(&o, "\"transport\":");
+			put_cstr(o.b, name);
+		}
+		MEMBER(&o, "\"iana_number\":");
+		put_num_str(o.b, p);
+	}
+	if (cid) {
+		const struct sl_bytes *c = &r->v[e->cid_field].bytes;
+
+		MEMBER(&o, "\"community_id\":");
+		fmt_json_str(o.b, c->ptr, c->len);
+	}
+	/* a flow's both directions together */
+	if (bytes) {
+		MEMBER(&o, "\"bytes\":");
+		fmt_u64(o.b, (sl_has(r, SL_F_ORIG_BYTES) ? r->v[SL_F_ORIG_BYTES].u64 : 0) +
+				     (sl_has(r, SL_F_REPLY_BYTES) ? r->v[SL_F_REPLY_BYTES].u64 : 0));
+	}
+	if (pkts) {
+		MEMBER(&o, "\"packets\":");
+		fmt_u64(o.b, (sl_has(r, SL_F_ORIG_PACKETS) ? r->v[SL_F_ORIG_PACKETS].u64 : 0) +
+				     (sl_has(r, SL_F_REPLY_PACKETS) ? r->v[SL_F_REPLY_PACKETS].u64 : 0));
+	}
+	if (sl_has(r, SL_F_VLAN_ID)) {
+		OPEN(&o, &vlan, "\"vlan\":");
+		MEMBER(&vlan, "\"id\":");
+		put_num_str(o.b, r->v[SL_F_VLAN_ID].u64);
+		close_obj(&vlan);
+	}
+	close_obj(&o);
+}
+
+/*
+ * What ECS has no field for, under "iptables" as Elastic's own iptables
+ * integration (Filebeat's iptables module) names it: iptables.tcp.flags as
+ * an array of flag names, iptables.icmp.type and .code.
+ */
+static void iptables(struct obj *top, const struct sl_record *r)
+{
+	static const uint64_t bits[] = {0x100, 0x80, 0x40, 0x20, 0x10, 0x08, 0x04, 0x02, 0x01};
+	static const char *const names[] = {"AE", "CWR", "ECE", "URG", "ACK", "PSH", "RST", "SYN", "FIN"};
+	bool icmp = sl_has(r, SL_F_ICMP_TYPE);
+	struct obj o, sub;
+
+	if (!sl_has(r, SL_F_TCP_FLAGS) && !icmp)
+		return;
+	OPEN(top, &o, "\"iptables\":");
+	if (sl_has(r, SL_F_TCP_FLAGS)) {
+		uint64_t v = r->v[SL_F_TCP_FLAGS].u64;
+		bool first = true;
+
+		OPEN(&o, &sub, "\"tcp\":");
+		MEMBER(&sub, "\"flags\":[");
+		for (unsigned i = 0; i < 9; i++) {
+			if (!(v & bits[i]))
+				continue;
+			if (!first)
+				fmt_chr(sub.b, ',');
+			first = false;
+			put_cstr(sub.b, names[i]);
+		}
+		fmt_chr(sub.b, ']');
+		close_obj(&sub);
+	}
+	if (icmp) {
+		OPEN(&o, &sub, "\"icmp\":");
+		MEMBER(&sub, "\"type\":");
+		fmt_u64(sub.b, r->v[SL_F_ICMP_TYPE].u64);
+		if (sl_has(r, SL_F_ICMP_CODE)) {
+			MEMBER(&sub, "\"code\":");
+			fmt_u64(sub.b, r->v[SL_F_ICMP_CODE].u64);
+		}
+		close_obj(&sub);
+	}
+	close_obj(&o);
+}
+
+void json_ecs_record(const struct json_ecs *e, struct fmt_buf *b, const struct sl_record *r)
+{
+	struct obj top = {b, true}, ecs;
+	sl_field ts;
+
+	fmt_chr(b, '{');
+	/* a flow record's time is when it ended */
+	ts = either(r, SL_F_TIMESTAMP, SL_F_FLOW_END);
+	if (sl_has(r, ts)) {
+		MEMBER(&top, "\"@timestamp\":\"");
+		fmt_rfc3339(b, e->tc, r->v[ts].time);
+		fmt_chr(b, '"');
+	}
+	OPEN(&top, &ecs, "\"ecs\":");
+	MEMBER(&ecs, "\"version\":\"" SLUICE_ECS_VERSION "\"");
+	close_obj(&ecs);
+	event(&top, r, e->tc);
+	observer(e, &top, r);
+	endpoint(&top, r, ",\"source\":{", 11, true);
+	endpoint(&top, r, ",\"destination\":{", 16, false);
+	network(e, &top, r);
+	iptables(&top, r);
+	fmt_chr(b, '}');
+}

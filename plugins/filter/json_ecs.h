@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The json filter's `schema: ecs`: one record as an Elastic Common Schema
+ * document (nested objects, ECS field names).  The mapping is documented in
+ * docs/JSON.md; keep the two in step.
+ */
+#ifndef SLUICE_JSON_ECS_H
+#define SLUICE_JSON_ECS_H
+
+#include <sluice/record.h>
+
+#include "fmt.h"
+
+/* The ECS version the mapping follows, written as ecs.version. */
+#define SLUICE_ECS_VERSION "8.11.0"
+
+struct json_ecs {
+	struct fmt_time_cache *tc;
+	const char *host;	/* "hostname":"..." pre-escaped, or NULL */
+	size_t host_len;
+	int cid_field;		/* id of community_id, or -1 */
+};
+
+/* Write record r's document; the caller checks b->overflow. */
+void json_ecs_record(const struct json_ecs *e, struct fmt_buf *b, const struct sl_record *r);
+
+#endif /* SLUICE_JSON_ECS_H */
