@@ -42,11 +42,11 @@
 enum { SCH_PACKETS, SCH_FLOWS };
 enum { FMT_JSONEACHROW };
 /* conversions of a field into a column value */
-enum { CV_AUTO, CV_FIXED16, CV_IPV4, CV_TEXT, CV_SEC, CV_USEC, CV_NUM };
+enum { CV_AUTO, CV_FIXED16, CV_IPV4, CV_TEXT, CV_SEC, CV_USEC };
 
 static const char *const schema_names[] = { "packets", "flows", NULL };
 static const char *const format_names[] = { "JSONEachRow", NULL };
-static const char *const conv_names[] = { "", "fixed16", "ipv4", "text", "sec", "usec", "num", NULL };
+static const char *const conv_names[] = { "", "fixed16", "ipv4", "text", "sec", "usec", NULL };
 
 struct ch_cfg {
 	const char *url;
@@ -75,7 +75,7 @@ static const struct sl_option ch_opts[] = {
 	SL_OPT_ENUM("schema", struct ch_cfg, schema, "packets", schema_names,
 		    "built-in column mapping when columns is empty: packets or flows"),
 	SL_OPT_LIST("columns", struct ch_cfg, columns, NULL,
-		    "column=field[:fixed16|ipv4|text|sec|usec|num] entries, instead of the schema's"),
+		    "column=field[:fixed16|ipv4|text|sec|usec] entries, instead of the schema's"),
 	SL_OPT_ENUM("format", struct ch_cfg, format, "JSONEachRow", format_names,
 		    "insert format"),
 	SL_OPT_INT("batch_size", struct ch_cfg, batch_size, "10000", 1, 1000000,
@@ -479,7 +479,7 @@ static int parse_column(struct ch_state *st, const char *spec, bool user, struct
 			;
 		if (!conv_names[k]) {
 			host->config_error(st->inst, "columns", "'%s': conversion is one of fixed16, ipv4, "
-					   "text, sec, usec, num", spec);
+					   "text, sec, usec", spec);
 			return -1;
 		}
 		c->conv = (uint8_t)k;

@@ -54,21 +54,21 @@ ch_run() {
 		{ tail -20 "$dir/server.log"; fail "clickhouse-server $name did not start"; }
 }
 
-# ch_start NAME [EXTRA XML]: a fresh server on free ports.
+# ch_start NAME [EXTRA XML]: a fresh server on free ports (@TCP@ in the XML: its own TCP port).
 ch_start() {
-	local name="$1" http tcp
+	local name="$1" extra="${2:-}" http tcp
 	http=$(free_port); tcp=$(free_port)
 	while [ "$tcp" = "$http" ]; do tcp=$(free_port); done
-	ch_write_config "$name" "$http" "$tcp" "${2:-}"
+	ch_write_config "$name" "$http" "$tcp" "${extra//@TCP@/$tcp}"
 	eval "CH_HTTP_$name=$http CH_TCP_$name=$tcp"
 	ch_run "$name"
 }
 
-# ch_stop NAME: stop the server and wait for it to exit.
+# ch_stop NAME [SIGNAL]: stop the server (SIGTERM, or SIGNAL) and wait for it to exit.
 ch_stop() {
 	local pid
 	eval "pid=\$CH_PID_$1"
-	kill "$pid" 2>/dev/null || true
+	kill -"${2:-TERM}" "$pid" 2>/dev/null || true
 	while kill -0 "$pid" 2>/dev/null; do sleep 0.05; done
 }
 
