@@ -36,7 +36,7 @@
 #include <sluice/plugin.h>
 
 #define ANSWER_MAX 1024		/* bytes of the server's answer kept for the log */
-#define STOP_RETRIES 2		/* at shutdown, do not wait the full backoff */
+#define STOP_RETRIES 2		/* at a stop or reload, do not wait the full backoff */
 #define MAX_COLUMNS 64
 
 enum { SCH_PACKETS, SCH_FLOWS };
@@ -605,12 +605,15 @@ static int ch_start(void *state)
 	return 0;
 }
 
+/* The core flushes only before a stop or a reload: do not wait long then. */
 static int ch_flush(void *state)
 {
 	struct ch_state *st = state;
 
+	st->stopping = true;
 	if (st->curl)
 		send_batch(st);
+	st->stopping = false;
 	return 0;
 }
 

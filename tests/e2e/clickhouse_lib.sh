@@ -5,7 +5,7 @@
 # server is stopped by PID at exit.  ch_query NAME SQL runs one query
 # through clickhouse-client.
 
-need_cmd clickhouse-server clickhouse-client python3
+need_cmd clickhouse-server clickhouse-client python3 curl
 
 # free_port: a TCP port on 127.0.0.1 nothing listens on now.
 free_port() {
@@ -43,14 +43,17 @@ XML
 XML
 }
 
-# ch_run NAME: start (or restart) the server NAME from its config.
+# ch_run NAME: start (or restart) the server NAME from its config (inside the
+# network namespace $CH_NETNS when set).
 ch_run() {
 	local name="$1" dir="$WORK/ch-$1" http
+	local -a ns=()
+	[ -z "${CH_NETNS:-}" ] || ns=(ip netns exec "$CH_NETNS")
 	http=$(sed -n 's:.*<http_port>\(.*\)</http_port>.*:\1:p' "$dir/config.xml")
-	clickhouse-server --config-file="$dir/config.xml" >>"$dir/server.log" 2>&1 &
+	"${ns[@]}" clickhouse-server --config-file="$dir/config.xml" >>"$dir/server.log" 2>&1 &
 	eval "CH_PID_$name=$!"
 	at_exit "kill $!"
-	wait_for $((20 * ${SLUICE_TEST_TIME_FACTOR:-1})) curl -sf "http://127.0.0.1:$http/" -o /dev/null ||
+	wait_for $((20 * ${SLUICE_TEST_TIME_FACTOR:-1})) "${ns[@]}" curl -sf "http://127.0.0.1:$http/" -o /dev/null ||
 		{ tail -20 "$dir/server.log"; fail "clickhouse-server $name did not start"; }
 }
 
@@ -75,6 +78,8 @@ ch_stop() {
 # ch_query NAME SQL: clickhouse-client against the server NAME.
 ch_query() {
 	local port
+	local -a ns=()
+	[ -z "${CH_NETNS:-}" ] || ns=(ip netns exec "$CH_NETNS")
 	eval "port=\$CH_TCP_$1"
-	clickhouse-client --host 127.0.0.1 --port "$port" --multiquery --query "$2"
+	"${ns[@]}" clickhouse-client --host 127.0.0.1 --port "$port" --multiquery --query "$2"
 }
