@@ -250,6 +250,8 @@ static char *put_value(char *p, const struct sl_record *r, const struct ch_colum
 			return put_u64(p, v->time.nsec / 1000);
 		return put_u64(p, v->time.sec < 0 ? 0 : (uint64_t)v->time.sec);
 	case SL_T_ADDR:
+		if (c->conv == CV_IPV4 && !sl_addr_is_v4(v->addr))
+			return put_u64(p, 0);
 		if (c->conv == CV_IPV4)
 			return put_u64(p, (uint32_t)v->addr[12] << 24 | (uint32_t)v->addr[13] << 16 |
 				       (uint32_t)v->addr[14] << 8 | v->addr[15]);
