@@ -4,7 +4,8 @@
 # loopback, with conf/clickhouse/*.sql:
 #  1. replay -> decode -> clickhouse: the rows read back with clickhouse-client
 #     hold the addresses, ports, protocol, prefix, TTL, length and time
-#     (seconds and microseconds) of the json output of the same replay;
+#     (seconds and microseconds) of the json output of the same replay; so do
+#     user columns with the ipv4 and text conversions; a bad entry is refused;
 #  2. a missing table: HTTP errors counted, the rows dropped and counted after
 #     the retries (in == out + dropped);
 #  3. a Distributed table over two local servers receives every row;
@@ -30,7 +31,10 @@ stacks:
   j: [cap, dec, json, {plugin: file, file: "$WORK/v.json"}]
   c: [cap, dec, {plugin: clickhouse, url: "http://127.0.0.1:$CH_HTTP_a", table: packets,
                  batch_size: 7, flush_interval: 100ms}]
+  m: [cap, dec, {plugin: clickhouse, url: "http://127.0.0.1:$CH_HTTP_a", table: mapped,
+                 columns: ["t=timestamp", "us=timestamp:usec", "src4=src_addr:ipv4", "dst=dst_addr:text", "p=prefix"]}]
 YAML
+ch_query a "CREATE TABLE mapped (t DateTime, us UInt32, src4 UInt32, dst String, p String) ENGINE = MergeTree ORDER BY t"
 "$SLUICE" -c "$WORK/v.yaml" >"$WORK/v.log" 2>&1 || { cat "$WORK/v.log"; fail "sluice failed"; }
 counters "$WORK/v.log" c.clickhouse | grep -Eq "in=40 out=40 dropped=0 errors=0 inserts=([6-9]|[1-4][0-9]) rows=40 http_errors=0 connect_errors=0 retries=0 dropped_rows=0" ||
 	fail "counters: $(counters "$WORK/v.log" ch)"
@@ -67,6 +71,29 @@ for g, w in zip(got, want):
         sys.exit("row %r\njson %r" % (g, w))
 print("%d rows equal the json output" % len(got))
 PY
+# columns: ipv4 (0 for IPv6) and text conversions, read back next to the json
+ch_query a "SELECT toUnixTimestamp(t), us, IPv4NumToString(src4), dst, p FROM mapped ORDER BY t, us FORMAT TSV" >"$WORK/m.tsv"
+python3 - "$WORK/v.json" "$WORK/m.tsv" <<'PY' || fail "mapped columns differ from the json output"
+import calendar, json, sys, time
+want = []
+for line in open(sys.argv[1]):
+    o = json.loads(line)
+    sec, frac = o["timestamp"].rstrip("Z").split(".")
+    want.append("%d\t%d\t%s\t%s\t%s" % (calendar.timegm(time.strptime(sec, "%Y-%m-%dT%H:%M:%S")), int(frac),
+                o["src_ip"] if o["ip_version"] == 4 else "0.0.0.0", o["dest_ip"], o["prefix"]))
+got = [l.rstrip("\n") for l in open(sys.argv[2])]
+if sorted(want) != sorted(got):
+    sys.exit("rows in only one of them:\n" + "\n".join(sorted(set(got) ^ set(want))))
+PY
+# a malformed column entry is a configuration error at its place
+cat >"$WORK/bad.yaml" <<YAML
+stacks:
+  m: [{plugin: replay, file: "$CAP"}, decode, {plugin: clickhouse, table: t,
+      columns: ["a=src_addr:usec"]}]
+YAML
+"$SLUICE" -t -c "$WORK/bad.yaml" >"$WORK/bad.log" 2>&1 && fail "a bad columns entry was accepted"
+grep -q "bad.yaml:[0-9]*:[0-9]*: .*'a=src_addr:usec': usec needs a time field" "$WORK/bad.log" ||
+	fail "bad columns: $(cat "$WORK/bad.log")"
 
 # ---- 2. a table that does not exist ----
 cat >"$WORK/e.yaml" <<YAML
