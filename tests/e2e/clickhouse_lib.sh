@@ -83,3 +83,8 @@ ch_query() {
 	eval "port=\$CH_TCP_$1"
 	"${ns[@]}" clickhouse-client --host 127.0.0.1 --port "$port" --multiquery --query "$2"
 }
+
+# What tests/e2e/clickhouse_packets.py compares with the json output.
+CH_PACKETS_QUERY="SELECT IPv6NumToString(src_addr), IPv6NumToString(dst_addr), IPv4NumToString(src_ip4),
+	ip_version, ip_proto, sport, dport, prefix, toUnixTimestamp(time), time_us, ip_ttl, ip_len,
+	icmp_type FROM packets ORDER BY time, time_us FORMAT TSV"

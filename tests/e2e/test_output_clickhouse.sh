@@ -16,6 +16,7 @@ FACTOR=${SLUICE_TEST_TIME_FACTOR:-1}
 CAP="$SRCDIR/tests/data/nflog-mixed.pcap"
 [ -f "$CAP" ] || skip "no captures in tests/data"
 SQL="$SRCDIR/conf/clickhouse"
+E2E=$(dirname "$0")
 
 # counters LOG INSTANCE: the instance's line of the counters printed at exit.
 counters() { grep "counters: $2 (clickhouse)" "$1" || { cat "$1"; fail "no counters for $2"; }; }
@@ -38,39 +39,8 @@ ch_query a "CREATE TABLE mapped (t DateTime, us UInt32, src4 UInt32, dst String,
 "$SLUICE" -c "$WORK/v.yaml" >"$WORK/v.log" 2>&1 || { cat "$WORK/v.log"; fail "sluice failed"; }
 counters "$WORK/v.log" c.clickhouse | grep -Eq "in=40 out=40 dropped=0 errors=0 inserts=([6-9]|[1-4][0-9]) rows=40 http_errors=0 connect_errors=0 retries=0 dropped_rows=0" ||
 	fail "counters: $(counters "$WORK/v.log" ch)"
-ch_query a "SELECT IPv6NumToString(src_addr), IPv6NumToString(dst_addr), IPv4NumToString(src_ip4),
-	ip_version, ip_proto, sport, dport, prefix, toUnixTimestamp(time), time_us, ip_ttl, ip_len,
-	icmp_type, tcp_flags FROM packets ORDER BY time, time_us FORMAT TSV" >"$WORK/v.tsv"
-python3 - "$WORK/v.json" "$WORK/v.tsv" <<'PY' || fail "rows differ from the json output"
-import calendar, ipaddress, json, sys
-protos = {"icmp": 1, "tcp": 6, "udp": 17, "icmpv6": 58}
-def addr(a):
-    a = ipaddress.ip_address(a)
-    return (a.ipv4_mapped if a.version == 6 else None) or a
-want = []
-for line in open(sys.argv[1]):
-    o = json.loads(line)
-    sec, frac = o["timestamp"].rstrip("Z").split(".")
-    t = calendar.timegm(__import__("time").strptime(sec, "%Y-%m-%dT%H:%M:%S"))
-    want.append((addr(o["src_ip"]), addr(o["dest_ip"]), o["ip_version"], protos[o["proto"]],
-                 o.get("src_port", 0), o.get("dest_port", 0), o["prefix"], t, int(frac),
-                 o["ttl"], o["len"], o.get("icmp_type", 0)))
-want.sort(key=lambda w: (w[7], w[8]))
-got = []
-for line in open(sys.argv[2]):
-    f = line.rstrip("\n").split("\t")
-    src = addr(f[0])
-    if src.version == 4 and f[2] != str(src):
-        sys.exit("src_ip4 %s for %s" % (f[2], src))
-    got.append((src, addr(f[1]), int(f[3]), int(f[4]), int(f[5]), int(f[6]), f[7], int(f[8]),
-                int(f[9]), int(f[10]), int(f[11]), int(f[12])))
-if len(got) != len(want):
-    sys.exit("%d rows, %d json objects" % (len(got), len(want)))
-for g, w in zip(got, want):
-    if g != w:
-        sys.exit("row %r\njson %r" % (g, w))
-print("%d rows equal the json output" % len(got))
-PY
+ch_query a "$CH_PACKETS_QUERY" >"$WORK/v.tsv"
+python3 "$E2E/clickhouse_packets.py" "$WORK/v.json" "$WORK/v.tsv" || fail "rows differ from the json output"
 # columns: ipv4 (0 for IPv6) and text conversions, read back next to the json
 ch_query a "SELECT toUnixTimestamp(t), us, IPv4NumToString(src4), dst, p FROM mapped ORDER BY t, us FORMAT TSV" >"$WORK/m.tsv"
 python3 - "$WORK/v.json" "$WORK/m.tsv" <<'PY' || fail "mapped columns differ from the json output"
