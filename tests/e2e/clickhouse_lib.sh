@@ -6,6 +6,7 @@
 # through clickhouse-client.
 
 need_cmd clickhouse-server clickhouse-client python3 curl
+[ -e "$SLUICE_PLUGIN_PATH/clickhouse.so" ] || skip "clickhouse output not built (SLUICE_WITH_CLICKHOUSE=OFF)"
 
 # free_port: a TCP port on 127.0.0.1 nothing listens on now.
 free_port() {
