@@ -1,0 +1,42 @@
+-- SPDX-License-Identifier: GPL-2.0-or-later
+-- Packets logged by sluice (nflog or replay -> decode -> clickhouse, schema: packets).
+-- Works on ClickHouse 18.16 (Debian 12's clickhouse-server): no IPv4/IPv6/DateTime64
+-- types there.  Column <- record field (sluice --describe-fields) and conversion:
+--   time        <- timestamp:sec   DateTime (the output sends Unix seconds)
+--   time_us     <- timestamp:usec  microseconds within that second
+--   prefix      <- prefix          log prefix of the rule
+--   ifname_in/ifname_out, ip_version, ip_proto, sport, dport, ip_len, ip_ttl,
+--   tcp_flags, icmp_type, icmp_code, mark <- the field of the same name
+--   src_addr    <- src_addr        16 raw bytes; IPv4 as IPv4-mapped ::ffff:a.b.c.d,
+--   dst_addr    <- dst_addr        so IPv6NumToString() prints both families
+--   src_ip4/dst_ip4: computed here from the addresses (0 for IPv6), for IPv4 queries
+--     with IPv4NumToString()/IPv4StringToNum().
+-- A field a record lacks (sport on ICMP) is left out of its row: the column's default.
+-- A current ClickHouse (>= 21) would use: time DateTime64(6) instead of time/time_us,
+-- src_addr/dst_addr IPv6 (its toIPv6 maps IPv4 the same way) and no *_ip4 columns,
+-- prefix/ifname_* LowCardinality(String) (18.16: needs allow_experimental_low_cardinality_type).
+CREATE TABLE IF NOT EXISTS packets (
+	time DateTime,
+	time_us UInt32,
+	prefix String,
+	ifname_in String,
+	ifname_out String,
+	ip_version UInt8,
+	src_addr FixedString(16),
+	dst_addr FixedString(16),
+	ip_proto UInt8,
+	sport UInt16,
+	dport UInt16,
+	ip_len UInt16,
+	ip_ttl UInt8,
+	tcp_flags UInt16,
+	icmp_type UInt8,
+	icmp_code UInt8,
+	mark UInt32,
+	src_ip4 UInt32 MATERIALIZED if(substring(src_addr, 1, 12) = unhex('00000000000000000000FFFF'),
+		reinterpretAsUInt32(reverse(substring(src_addr, 13, 4))), 0),
+	dst_ip4 UInt32 MATERIALIZED if(substring(dst_addr, 1, 12) = unhex('00000000000000000000FFFF'),
+		reinterpretAsUInt32(reverse(substring(dst_addr, 13, 4))), 0)
+) ENGINE = MergeTree
+PARTITION BY toYYYYMMDD(time)
+ORDER BY (time, src_addr, dst_addr);

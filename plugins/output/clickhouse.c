@@ -1,0 +1,672 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * clickhouse output: records as rows, inserted in batches over ClickHouse's
+ * HTTP interface (INSERT ... FORMAT JSONEachRow) with libcurl.
+ *
+ * Each record becomes one JSON object line in a buffer that is reused for
+ * every batch (it only grows, to the largest batch seen).  A column maps to
+ * one record field with a conversion: addresses as FixedString(16) (raw
+ * bytes, IPv4-mapped for IPv4: what sluice holds), as a UInt32 (IPv4 only)
+ * or as text; times as DateTime seconds plus a microseconds UInt32.  A field
+ * a record lacks is left out of its object and ClickHouse stores the
+ * column's type default.  Two built-in mappings match conf/clickhouse/
+ * packets.sql and flows.sql.
+ *
+ * The plugin is a network output and runs on its own thread behind the
+ * core's queue, so it posts with a blocking libcurl easy handle (one kept
+ * alive connection, a timeout per request) instead of libcurl's multi
+ * interface in an event loop: while a batch is retried the thread does not
+ * read its queue, the queue fills, and the core then blocks the input
+ * (replay) or drops and counts (live).  A failed post (no connection, a
+ * timeout, an HTTP status other than 200) is logged with the first line of
+ * the server's answer, counted and retried with exponential backoff up to
+ * max_retries times; then the batch's rows are dropped and counted.  The
+ * disk spool (issue 11 §2) would take such a batch instead of dropping it:
+ * see give_up().
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <curl/curl.h>
+
+#include <sluice/plugin.h>
+
+#define ANSWER_MAX 1024		/* bytes of the server's answer kept for the log */
+#define STOP_RETRIES 2		/* at a stop or reload, do not wait the full backoff */
+#define MAX_COLUMNS 64
+
+enum { SCH_PACKETS, SCH_FLOWS };
+enum { FMT_JSONEACHROW };
+/* conversions of a field into a column value */
+enum { CV_AUTO, CV_FIXED16, CV_IPV4, CV_TEXT, CV_SEC, CV_USEC };
+
+static const char *const schema_names[] = { "packets", "flows", NULL };
+static const char *const format_names[] = { "JSONEachRow", NULL };
+static const char *const conv_names[] = { "", "fixed16", "ipv4", "text", "sec", "usec", NULL };
+
+struct ch_cfg {
+	const char *url;
+	const char *database;
+	const char *table;
+	const char *user;
+	const char *password;
+	int schema;
+	struct sl_strlist columns;
+	int format;
+	int64_t batch_size;
+	uint64_t flush_interval;
+	uint64_t timeout;
+	int64_t max_retries;
+	uint64_t retry_min;
+	uint64_t retry_max;
+};
+
+static const struct sl_option ch_opts[] = {
+	SL_OPT_STR("url", struct ch_cfg, url, "http://127.0.0.1:8123",
+		   "ClickHouse HTTP interface (http:// or https://)"),
+	SL_OPT_STR("database", struct ch_cfg, database, "default", "database of the table"),
+	SL_OPT_STR("table", struct ch_cfg, table, SL_REQUIRED, "table the rows are inserted into"),
+	SL_OPT_STR("user", struct ch_cfg, user, NULL, "user (HTTP basic authentication)"),
+	SL_OPT_STR("password", struct ch_cfg, password, NULL, "password of that user"),
+	SL_OPT_ENUM("schema", struct ch_cfg, schema, "packets", schema_names,
+		    "built-in column mapping when columns is empty: packets or flows"),
+	SL_OPT_LIST("columns", struct ch_cfg, columns, NULL,
+		    "column=field[:fixed16|ipv4|text|sec|usec] entries, instead of the schema's"),
+	SL_OPT_ENUM("format", struct ch_cfg, format, "JSONEachRow", format_names,
+		    "insert format"),
+	SL_OPT_INT("batch_size", struct ch_cfg, batch_size, "10000", 1, 1000000,
+		   "rows per INSERT"),
+	SL_OPT_DURATION("flush_interval", struct ch_cfg, flush_interval, "1s", 10, 3600000,
+			"longest time a row waits for its batch to fill"),
+	SL_OPT_DURATION("timeout", struct ch_cfg, timeout, "10s", 100, 3600000,
+			"longest time one INSERT may take"),
+	SL_OPT_INT("max_retries", struct ch_cfg, max_retries, "8", 0, 1000,
+		   "retries of a failed INSERT before its rows are dropped"),
+	SL_OPT_DURATION("retry_min", struct ch_cfg, retry_min, "200ms", 10, 3600000,
+			"first retry delay; doubled up to retry_max"),
+	SL_OPT_DURATION("retry_max", struct ch_cfg, retry_max, "5s", 10, 3600000,
+			"longest retry delay"),
+	SL_OPT_END
+};
+
+/* The built-in mappings: see conf/clickhouse/packets.sql and flows.sql. */
+static const char *const packet_columns[] = {
+	"time=timestamp:sec", "time_us=timestamp:usec", "prefix=prefix",
+	"ifname_in=ifname_in", "ifname_out=ifname_out", "ip_version=ip_version",
+	"src_addr=src_addr", "dst_addr=dst_addr", "ip_proto=ip_proto",
+	"sport=sport", "dport=dport", "ip_len=ip_len", "ip_ttl=ip_ttl",
+	"tcp_flags=tcp_flags", "icmp_type=icmp_type", "icmp_code=icmp_code",
+	"mark=mark", NULL
+};
+static const char *const flow_columns[] = {
+	"time=timestamp:sec", "time_us=timestamp:usec", "ct_event=ct_event", "ct_id=ct_id",
+	"family=family", "ip_proto=ip_proto", "orig_src=orig_src", "orig_dst=orig_dst",
+	"orig_sport=orig_sport", "orig_dport=orig_dport", "reply_src=reply_src",
+	"reply_dst=reply_dst", "reply_sport=reply_sport", "reply_dport=reply_dport",
+	"orig_packets=orig_packets", "orig_bytes=orig_bytes", "reply_packets=reply_packets",
+	"reply_bytes=reply_bytes", "flow_start=flow_start:sec", "flow_end=flow_end:sec",
+	"tcp_state=tcp_state", "mark=mark", "ct_zone=ct_zone", NULL
+};
+
+/* Every field the built-in mappings read (a queue in front copies these). */
+static const struct sl_field_decl ch_reads[] = {
+	SL_FIELD_DECL(SL_F_TIMESTAMP), SL_FIELD_DECL(SL_F_PREFIX),
+	SL_FIELD_DECL(SL_F_IFNAME_IN), SL_FIELD_DECL(SL_F_IFNAME_OUT),
+	SL_FIELD_DECL(SL_F_IP_VERSION), SL_FIELD_DECL(SL_F_SRC_ADDR),
+	SL_FIELD_DECL(SL_F_DST_ADDR), SL_FIELD_DECL(SL_F_IP_PROTO),
+	SL_FIELD_DECL(SL_F_SPORT), SL_FIELD_DECL(SL_F_DPORT), SL_FIELD_DECL(SL_F_IP_LEN),
+	SL_FIELD_DECL(SL_F_IP_TTL), SL_FIELD_DECL(SL_F_TCP_FLAGS),
+	SL_FIELD_DECL(SL_F_ICMP_TYPE), SL_FIELD_DECL(SL_F_ICMP_CODE), SL_FIELD_DECL(SL_F_MARK),
+	SL_FIELD_DECL(SL_F_CT_EVENT), SL_FIELD_DECL(SL_F_CT_ID), SL_FIELD_DECL(SL_F_FAMILY),
+	SL_FIELD_DECL(SL_F_ORIG_SRC), SL_FIELD_DECL(SL_F_ORIG_DST),
+	SL_FIELD_DECL(SL_F_ORIG_SPORT), SL_FIELD_DECL(SL_F_ORIG_DPORT),
+	SL_FIELD_DECL(SL_F_REPLY_SRC), SL_FIELD_DECL(SL_F_REPLY_DST),
+	SL_FIELD_DECL(SL_F_REPLY_SPORT), SL_FIELD_DECL(SL_F_REPLY_DPORT),
+	SL_FIELD_DECL(SL_F_ORIG_PACKETS), SL_FIELD_DECL(SL_F_ORIG_BYTES),
+	SL_FIELD_DECL(SL_F_REPLY_PACKETS), SL_FIELD_DECL(SL_F_REPLY_BYTES),
+	SL_FIELD_DECL(SL_F_FLOW_START), SL_FIELD_DECL(SL_F_FLOW_END),
+	SL_FIELD_DECL(SL_F_TCP_STATE), SL_FIELD_DECL(SL_F_CT_ZONE),
+	SL_FIELD_END
+};
+
+struct ch_column {
+	sl_field field;
+	uint8_t conv;		/* CV_* */
+	uint8_t type;		/* enum sl_type of the field */
+	uint8_t keylen;
+	char key[64];		/* "\"name\":" */
+};
+
+struct ch_state {
+	const struct sl_host *host;
+	struct sl_instance *inst;
+	const struct ch_cfg *cfg;
+	struct ch_column col[MAX_COLUMNS];
+	unsigned ncol;
+
+	CURL *curl;
+	struct curl_slist *headers;
+	char *insert_url;
+	char curl_err[CURL_ERROR_SIZE];
+	char answer[ANSWER_MAX + 1];
+	size_t answer_len;
+
+	char *buf;		/* the batch being built, reused */
+	size_t len, cap;
+	unsigned rows;
+	struct sl_timer *flush_timer;
+	bool stopping, oom_logged;
+
+	int c_inserts, c_rows, c_http_errors, c_conn_errors, c_retries, c_dropped;
+};
+
+/* ---- building rows ---- */
+
+static bool ensure(struct ch_state *st, size_t more)
+{
+	size_t cap = st->cap;
+	char *nb;
+
+	if (st->len + more <= st->cap)
+		return true;
+	while (cap < st->len + more)
+		cap = cap ? cap * 2 : 1 << 20;
+	nb = realloc(st->buf, cap);
+	if (!nb)
+		return false;
+	st->buf = nb;
+	st->cap = cap;
+	return true;
+}
+
+/*
+ * A JSON string of len bytes.  ClickHouse takes the bytes between the
+ * quotes as they are (a FixedString(16) address is 16 raw bytes), so only
+ * quote, backslash and control bytes are escaped, into one byte each.
+ */
+static char *put_json_str(char *p, const uint8_t *s, size_t len)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	*p++ = '"';
+	for (size_t i = 0; i < len; i++) {
+		uint8_t c = s[i];
+
+		if (c == '"' || c == '\\') {
+			*p++ = '\\';
+			*p++ = (char)c;
+		} else if (c < 0x20 || c == 0x7f) {
+			memcpy(p, "\\u00", 4);
+			p[4] = hex[c >> 4];
+			p[5] = hex[c & 15];
+			p += 6;
+		} else {
+			*p++ = (char)c;
+		}
+	}
+	*p++ = '"';
+	return p;
+}
+
+static char *put_u64(char *p, uint64_t v)
+{
+	char tmp[24];
+	int n = 0;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (n)
+		*p++ = tmp[--n];
+	return p;
+}
+
+/* Worst case bytes one column's value takes. */
+static size_t value_max(const struct sl_record *r, const struct ch_column *c)
+{
+	if (c->type == SL_T_STRING || c->type == SL_T_BYTES)
+		return 2 + (size_t)r->v[c->field].bytes.len * 6;
+	return 2 + 16 * 6;
+}
+
+static char *put_value(char *p, const struct sl_record *r, const struct ch_column *c)
+{
+	const union sl_value *v = &r->v[c->field];
+	static const char hex[] = "0123456789abcdef";
+	char tmp[64];
+
+	switch (c->type) {
+	case SL_T_U64:
+		return put_u64(p, v->u64);
+	case SL_T_STRING:
+		return put_json_str(p, v->bytes.ptr, v->bytes.len);
+	case SL_T_TIME:
+		if (c->conv == CV_USEC)
+			return put_u64(p, v->time.nsec / 1000);
+		return put_u64(p, v->time.sec < 0 ? 0 : (uint64_t)v->time.sec);
+	case SL_T_ADDR:
+		if (c->conv == CV_IPV4 && !sl_addr_is_v4(v->addr))
+			return put_u64(p, 0);
+		if (c->conv == CV_IPV4)
+			return put_u64(p, (uint32_t)v->addr[12] << 24 | (uint32_t)v->addr[13] << 16 |
+				       (uint32_t)v->addr[14] << 8 | v->addr[15]);
+		if (c->conv == CV_TEXT) {
+			if (sl_addr_is_v4(v->addr))
+				snprintf(tmp, sizeof(tmp), "%u.%u.%u.%u", v->addr[12], v->addr[13],
+					 v->addr[14], v->addr[15]);
+			else
+				inet_ntop(AF_INET6, v->addr, tmp, sizeof(tmp));
+			return put_json_str(p, (const uint8_t *)tmp, strlen(tmp));
+		}
+		return put_json_str(p, v->addr, 16);
+	case SL_T_MAC:
+		for (int i = 0; i < 6; i++) {
+			tmp[i * 3] = hex[v->addr[i] >> 4];
+			tmp[i * 3 + 1] = hex[v->addr[i] & 15];
+			tmp[i * 3 + 2] = ':';
+		}
+		return put_json_str(p, (const uint8_t *)tmp, 17);
+	case SL_T_BYTES:
+		*p++ = '"';
+		for (uint32_t i = 0; i < v->bytes.len; i++) {
+			*p++ = hex[v->bytes.ptr[i] >> 4];
+			*p++ = hex[v->bytes.ptr[i] & 15];
+		}
+		*p++ = '"';
+		return p;
+	}
+	return put_u64(p, 0);
+}
+
+/* One record as one JSONEachRow line; false when out of memory. */
+static bool add_row(struct ch_state *st, const struct sl_record *r)
+{
+	size_t need = 2;
+	char *p;
+	bool first = true;
+
+	for (unsigned i = 0; i < st->ncol; i++)
+		if (sl_has(r, st->col[i].field))
+			need += st->col[i].keylen + 1 + value_max(r, &st->col[i]);
+	if (!ensure(st, need))
+		return false;
+	p = st->buf + st->len;
+	*p++ = '{';
+	for (unsigned i = 0; i < st->ncol; i++) {
+		const struct ch_column *c = &st->col[i];
+
+		if (!sl_has(r, c->field))
+			continue;
+		if (!first)
+			*p++ = ',';
+		first = false;
+		memcpy(p, c->key, c->keylen);
+		p = put_value(p + c->keylen, r, c);
+	}
+	*p++ = '}';
+	*p++ = '\n';
+	st->len = (size_t)(p - st->buf);
+	st->rows++;
+	return true;
+}
+
+/* ---- posting a batch ---- */
+
+static size_t on_answer(char *data, size_t size, size_t n, void *ctx)
+{
+	struct ch_state *st = ctx;
+	size_t len = size * n, room = ANSWER_MAX - st->answer_len;
+
+	if (len < room)
+		room = len;
+	memcpy(st->answer + st->answer_len, data, room);
+	st->answer_len += room;
+	return len;
+}
+
+static void sleep_ms(uint64_t ms)
+{
+	struct timespec ts = { .tv_sec = (time_t)(ms / 1000), .tv_nsec = (long)(ms % 1000) * 1000000 };
+
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+/* One INSERT of the buffer: true on HTTP 200. */
+static bool post_once(struct ch_state *st)
+{
+	CURLcode rc;
+	long code = 0;
+	char *nl;
+
+	st->answer_len = 0;
+	curl_easy_setopt(st->curl, CURLOPT_POSTFIELDS, st->buf);
+	curl_easy_setopt(st->curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)st->len);
+	rc = curl_easy_perform(st->curl);
+	if (rc != CURLE_OK) {
+		st->host->counter_add(st->inst, st->c_conn_errors, 1);
+		st->host->log(st->inst, SL_LOG_WARNING, "INSERT of %u rows failed: %s", st->rows,
+			      st->curl_err[0] ? st->curl_err : curl_easy_strerror(rc));
+		return false;
+	}
+	curl_easy_getinfo(st->curl, CURLINFO_RESPONSE_CODE, &code);
+	if (code == 200)
+		return true;
+	st->answer[st->answer_len] = 0;
+	nl = strchr(st->answer, '\n');
+	if (nl)
+		*nl = 0;
+	st->host->counter_add(st->inst, st->c_http_errors, 1);
+	st->host->log(st->inst, SL_LOG_WARNING, "INSERT of %u rows: HTTP %ld: %s", st->rows, code,
+		      st->answer);
+	return false;
+}
+
+/*
+ * The rows could not be delivered.  This is where the disk spool would
+ * take the buffer (st->buf, st->len: whole JSONEachRow lines) to post it
+ * again once the server answers.
+ */
+static void give_up(struct ch_state *st)
+{
+	st->host->log(st->inst, SL_LOG_ERR, "%u rows dropped after %lld retries", st->rows,
+		      (long long)st->cfg->max_retries);
+	st->host->counter_add(st->inst, st->c_dropped, st->rows);
+	st->host->dropped_add(st->inst, st->rows);
+}
+
+/* Post the batch, retrying with backoff; the buffer is empty afterwards. */
+static void send_batch(struct ch_state *st)
+{
+	uint64_t delay = st->cfg->retry_min;
+	int64_t tries = st->stopping && st->cfg->max_retries > STOP_RETRIES ? STOP_RETRIES
+									     : st->cfg->max_retries;
+
+	if (!st->rows)
+		return;
+	for (int64_t i = 0;; i++) {
+		if (post_once(st)) {
+			st->host->counter_add(st->inst, st->c_inserts, 1);
+			st->host->counter_add(st->inst, st->c_rows, st->rows);
+			if (i)
+				st->host->log(st->inst, SL_LOG_NOTICE, "INSERT of %u rows done after %lld retries",
+					      st->rows, (long long)i);
+			break;
+		}
+		if (i >= tries) {
+			give_up(st);
+			break;
+		}
+		st->host->counter_add(st->inst, st->c_retries, 1);
+		sleep_ms(delay);
+		delay = delay * 2 > st->cfg->retry_max ? st->cfg->retry_max : delay * 2;
+	}
+	st->len = 0;
+	st->rows = 0;
+}
+
+static int ch_process(void *state, struct sl_batch *b)
+{
+	struct ch_state *st = state;
+
+	for (unsigned i = 0; i < b->count; i++) {
+		if (!add_row(st, b->rec[i])) {
+			if (!st->oom_logged)
+				st->host->log(st->inst, SL_LOG_ERR, "out of memory for the batch");
+			st->oom_logged = true;
+			st->host->counter_add(st->inst, st->c_dropped, 1);
+			st->host->dropped_add(st->inst, 1);
+			continue;
+		}
+		if (st->rows >= (uint64_t)st->cfg->batch_size)
+			send_batch(st);
+	}
+	return 0;
+}
+
+static void on_flush_timer(void *ctx)
+{
+	send_batch(ctx);
+}
+
+/* ---- configuration ---- */
+
+/* "column=field[:conv]" into c; -1 after a config error. */
+static int parse_column(struct ch_state *st, const char *spec, bool user, struct ch_column *c)
+{
+	const struct sl_host *host = st->host;
+	const char *eq = strchr(spec, '='), *colon;
+	char field[64];
+	size_t nlen, flen;
+	int id;
+
+	if (!eq || eq == spec) {
+		host->config_error(st->inst, "columns", "'%s': expected column=field[:conversion]", spec);
+		return -1;
+	}
+	nlen = (size_t)(eq - spec);
+	for (size_t i = 0; i < nlen; i++)
+		if (!(spec[i] == '_' || (spec[i] >= '0' && spec[i] <= '9') ||
+		      ((spec[i] | 32) >= 'a' && (spec[i] | 32) <= 'z')) || nlen > 48) {
+			host->config_error(st->inst, "columns",
+					   "'%s': a column name is 1 to 48 letters, digits or '_'", spec);
+			return -1;
+		}
+	colon = strchr(eq + 1, ':');
+	flen = colon ? (size_t)(colon - eq - 1) : strlen(eq + 1);
+	if (!flen || flen >= sizeof(field)) {
+		host->config_error(st->inst, "columns", "'%s': expected a field name after '='", spec);
+		return -1;
+	}
+	memcpy(field, eq + 1, flen);
+	field[flen] = 0;
+	id = user ? host->need_field(st->inst, "columns", field) : host->field_id(st->inst, field);
+	if (id < 0) {
+		if (!user)
+			host->config_error(st->inst, "columns", "no field '%s'", field);
+		return -1;
+	}
+	c->field = (sl_field)id;
+	c->type = (uint8_t)host->field_type(st->inst, id);
+	c->conv = CV_AUTO;
+	if (colon) {
+		int k;
+
+		for (k = 1; conv_names[k] && strcmp(conv_names[k], colon + 1); k++)
+			;
+		if (!conv_names[k]) {
+			host->config_error(st->inst, "columns", "'%s': conversion is one of fixed16, ipv4, "
+					   "text, sec, usec", spec);
+			return -1;
+		}
+		c->conv = (uint8_t)k;
+	}
+	if ((c->conv == CV_FIXED16 || c->conv == CV_IPV4) && c->type != SL_T_ADDR) {
+		host->config_error(st->inst, "columns", "'%s': %s needs an address field", spec,
+				   conv_names[c->conv]);
+		return -1;
+	}
+	if ((c->conv == CV_SEC || c->conv == CV_USEC) && c->type != SL_T_TIME) {
+		host->config_error(st->inst, "columns", "'%s': %s needs a time field", spec,
+				   conv_names[c->conv]);
+		return -1;
+	}
+	if (c->conv == CV_TEXT && c->type != SL_T_ADDR && c->type != SL_T_STRING) {
+		host->config_error(st->inst, "columns", "'%s': text applies to addresses", spec);
+		return -1;
+	}
+	c->keylen = (uint8_t)snprintf(c->key, sizeof(c->key), "\"%.*s\":", (int)nlen, spec);
+	return 0;
+}
+
+static int ch_configure(const struct sl_host *host, struct sl_instance *inst, const void *config,
+			void **state)
+{
+	const struct ch_cfg *c = config;
+	const char *const *defs = c->schema == SCH_FLOWS ? flow_columns : packet_columns;
+	struct ch_state *st;
+	bool user = c->columns.n > 0;
+	unsigned n = user ? c->columns.n : 0;
+
+	if (strncmp(c->url, "http://", 7) && strncmp(c->url, "https://", 8)) {
+		host->config_error(inst, "url", "expected http://host:port or https://host:port");
+		return -1;
+	}
+	if (!c->table[0] || strpbrk(c->table, "` \t\n") || strpbrk(c->database, "` \t\n")) {
+		host->config_error(inst, "table", "expected a table name without spaces or backquotes");
+		return -1;
+	}
+	if (c->retry_min > c->retry_max) {
+		host->config_error(inst, "retry_min", "is larger than retry_max");
+		return -1;
+	}
+	if (!user)
+		while (defs[n])
+			n++;
+	if (n > MAX_COLUMNS) {
+		host->config_error(inst, "columns", "at most %d columns", MAX_COLUMNS);
+		return -1;
+	}
+	st = calloc(1, sizeof(*st));
+	if (!st) {
+		host->config_error(inst, NULL, "out of memory");
+		return -1;
+	}
+	st->host = host;
+	st->inst = inst;
+	st->cfg = c;
+	for (unsigned i = 0; i < n; i++)
+		if (parse_column(st, user ? c->columns.v[i] : defs[i], user, &st->col[st->ncol++]) < 0) {
+			free(st);
+			return -1;
+		}
+	st->ncol = n;
+	st->c_inserts = host->counter_new(inst, "inserts");
+	st->c_rows = host->counter_new(inst, "rows");
+	st->c_http_errors = host->counter_new(inst, "http_errors");
+	st->c_conn_errors = host->counter_new(inst, "connect_errors");
+	st->c_retries = host->counter_new(inst, "retries");
+	st->c_dropped = host->counter_new(inst, "dropped_rows");
+	*state = st;
+	return 0;
+}
+
+/* ---- start and stop ---- */
+
+static int ch_start(void *state)
+{
+	struct ch_state *st = state;
+	const struct ch_cfg *c = st->cfg;
+	char query[600];
+	char *q;
+	size_t ulen = strlen(c->url);
+
+	st->curl = curl_easy_init();
+	if (!st->curl) {
+		st->host->log(st->inst, SL_LOG_ERR, "cannot create a libcurl handle");
+		return -1;
+	}
+	snprintf(query, sizeof(query), "INSERT INTO `%s`.`%s` FORMAT JSONEachRow", c->database,
+		 c->table);
+	q = curl_easy_escape(st->curl, query, 0);
+	st->insert_url = malloc(ulen + strlen(q) + 16);
+	if (!q || !st->insert_url) {
+		curl_free(q);
+		st->host->log(st->inst, SL_LOG_ERR, "out of memory");
+		return -1;
+	}
+	sprintf(st->insert_url, "%s%s?query=%s", c->url, ulen && c->url[ulen - 1] == '/' ? "" : "/", q);
+	curl_free(q);
+	st->headers = curl_slist_append(NULL, "Content-Type: application/x-ndjson");
+	curl_easy_setopt(st->curl, CURLOPT_URL, st->insert_url);
+	curl_easy_setopt(st->curl, CURLOPT_HTTPHEADER, st->headers);
+	curl_easy_setopt(st->curl, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(st->curl, CURLOPT_TIMEOUT_MS, (long)c->timeout);
+	curl_easy_setopt(st->curl, CURLOPT_CONNECTTIMEOUT_MS, (long)c->timeout);
+	curl_easy_setopt(st->curl, CURLOPT_ERRORBUFFER, st->curl_err);
+	curl_easy_setopt(st->curl, CURLOPT_WRITEFUNCTION, on_answer);
+	curl_easy_setopt(st->curl, CURLOPT_WRITEDATA, st);
+	curl_easy_setopt(st->curl, CURLOPT_TCP_KEEPALIVE, 1L);
+	if (c->user)
+		curl_easy_setopt(st->curl, CURLOPT_USERNAME, c->user);
+	if (c->password)
+		curl_easy_setopt(st->curl, CURLOPT_PASSWORD, c->password);
+	if (!ensure(st, 1 << 20)) {
+		st->host->log(st->inst, SL_LOG_ERR, "out of memory");
+		return -1;
+	}
+	st->flush_timer = st->host->timer_new(st->inst, on_flush_timer, st);
+	if (!st->flush_timer)
+		return -1;
+	st->host->timer_arm(st->flush_timer, c->flush_interval, c->flush_interval);
+	return 0;
+}
+
+/* The core flushes only before a stop or a reload: do not wait long then. */
+static int ch_flush(void *state)
+{
+	struct ch_state *st = state;
+
+	st->stopping = true;
+	if (st->curl)
+		send_batch(st);
+	st->stopping = false;
+	return 0;
+}
+
+static void ch_stop(void *state)
+{
+	struct ch_state *st = state;
+
+	if (st->flush_timer)
+		st->host->timer_disarm(st->flush_timer);
+	st->stopping = true;
+	if (st->curl)
+		send_batch(st);
+	st->stopping = false;
+	if (st->curl)
+		curl_easy_cleanup(st->curl);
+	st->curl = NULL;
+	curl_slist_free_all(st->headers);
+	st->headers = NULL;
+	free(st->insert_url);
+	st->insert_url = NULL;
+}
+
+static void ch_destroy(void *state)
+{
+	struct ch_state *st = state;
+
+	if (!st)
+		return;
+	if (st->curl)
+		curl_easy_cleanup(st->curl);
+	curl_slist_free_all(st->headers);
+	free(st->insert_url);
+	free(st->buf);
+	free(st);
+}
+
+static const struct sl_plugin ch_plugin = {
+	SL_PLUGIN_HEADER,
+	.kind = SL_KIND_OUTPUT,
+	.name = "clickhouse",
+	.description = "insert records as rows into a ClickHouse table over HTTP (JSONEachRow)",
+	.config_size = sizeof(struct ch_cfg),
+	.options = ch_opts,
+	.reads = ch_reads,
+	.configure = ch_configure,
+	.start = ch_start,
+	.process = ch_process,
+	.flush = ch_flush,
+	.stop = ch_stop,
+	.destroy = ch_destroy,
+	.flags = SL_PLUGIN_NETWORK,
+};
+
+SLUICE_PLUGIN(ch_plugin)
