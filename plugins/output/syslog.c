@@ -134,7 +134,7 @@ static const struct sl_option syslog_opts[] = {
 	SL_OPT_STR("spool_dir", struct syslog_cfg, spool_dir, NULL,
 		   "tcp: directory of a disk spool for what the queue cannot hold (default: none)"),
 	SL_OPT_SIZE("spool_max_size", struct syslog_cfg, spool_max_size, "1GiB", 65536,
-		    (int64_t)1 << 50, "largest size of the spool; past it messages are dropped"),
+		    (int64_t)1 << 40, "largest size of the spool; past it messages are dropped"),
 	SL_OPT_END
 };
 
@@ -1167,8 +1167,8 @@ static int syslog_configure(const struct sl_host *host, struct sl_instance *inst
 		host->config_error(inst, "spool_dir", "only applies to transport: tcp");
 		return -1;
 	}
-	if (c->spool_dir && !c->spool_dir[0]) {
-		host->config_error(inst, "spool_dir", "expected a directory name");
+	if (c->spool_dir && c->spool_dir[0] != '/') {
+		host->config_error(inst, "spool_dir", "expected an absolute directory path");
 		return -1;
 	}
 	if (c->reconnect_min > c->reconnect_max) {
