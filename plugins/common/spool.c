@@ -21,7 +21,7 @@
 #define WBUF_SIZE (256u << 10)		/* appends are batched into one write */
 #define SEG_MIN (16u << 10)
 #define SEG_MAX (4u << 20)		/* a segment is read into memory whole */
-#define LOCK_RETRY_MS 200
+#define LOCK_RETRY_MS 20
 #define FIRST_SEQ ((uint64_t)1 << 32)	/* leaves room for front segments */
 
 struct seg {
@@ -192,7 +192,7 @@ static int scan(struct sl_spool *sp)
 	if (sp->nsegs)
 		qsort(sp->segs, sp->nsegs, sizeof(*sp->segs), seg_cmp);
 	if (sp->nsegs)
-		logf_(sp, SL_LOG_NOTICE, "spool %s: %zu segments (%llu bytes) from an earlier run to send",
+		logf_(sp, SL_LOG_NOTICE, "spool %s: %zu segments (%llu bytes) from an earlier run or instance to send",
 		      sp->dir, sp->nsegs, (unsigned long long)sp->st.bytes);
 	return 0;
 }
@@ -335,6 +335,11 @@ static int open_writer(struct sl_spool *sp, uint64_t seq)
 	sp->wlen = SL_SPOOL_HDR;
 	sp->st.bytes += SL_SPOOL_HDR;
 	return 0;
+}
+
+bool sl_spool_ready(struct sl_spool *sp)
+{
+	return ready(sp);
 }
 
 bool sl_spool_pending(const struct sl_spool *sp)

@@ -61,7 +61,7 @@
  * O_NOFOLLOW, created O_EXCL.  An exclusive flock on dir/lock keeps two
  * instances (a reload starts the new one before the old stops) from sharing
  * a spool: until the lock is free the spool is unavailable, appends are
- * dropped and counted, and the lock is tried again at most every 200 ms.
+ * dropped and counted, and the lock is tried again at most every 20 ms.
  */
 #ifndef SLUICE_SPOOL_H
 #define SLUICE_SPOOL_H
@@ -95,6 +95,8 @@ struct sl_spool *sl_spool_open(const char *dir, uint64_t max_size, sl_spool_log_
 /* Flushes the buffer, closes, frees.  Segments stay on disk. */
 void sl_spool_close(struct sl_spool *sp);
 
+/* Is the lock ours (tried again at most every 20 ms)? */
+bool sl_spool_ready(struct sl_spool *sp);
 /* Anything spooled not yet acknowledged (then newer records must follow). */
 bool sl_spool_pending(const struct sl_spool *sp);
 /* 0, or -1 when the record is dropped (counted in stats.dropped). */

@@ -199,6 +199,7 @@ struct syslog_state {
 	struct sl_spool *spool;		/* spool_dir, or NULL */
 	struct sl_spool_stats spool_seen;	/* published to the counters */
 	size_t spool_head_sent;		/* bytes of the spool's head message sent */
+	bool spool_adopted;		/* the spool's lock was ours once */
 	char *sbuf;			/* one framed message for the spool */
 	int c_spooled, c_spool_sent, c_spool_bytes, c_spool_dropped;
 	uint64_t drops_unlogged, drops_outage, drop_logged_at;
@@ -652,6 +653,35 @@ static void spool_put(struct syslog_state *st, const char *digits, size_t dlen, 
 	sl_spool_append(st->spool, st->sbuf, dlen + n + lf);	/* a refusal is counted there */
 }
 
+/*
+ * A reload's new instance gets the spool only when the old one has
+ * stopped: what it queued meanwhile is newer than all of that spool, so it
+ * goes behind it.  Not while a message is half written: that one must be
+ * finished first (the next call moves the rest).
+ */
+static void spool_adopt(struct syslog_state *st)
+{
+	unsigned moved = 0;
+
+	if (st->head_sent || !sl_spool_ready(st->spool))
+		return;
+	st->spool_adopted = true;
+	if (!sl_spool_pending(st->spool))
+		return;
+	while (st->qcount) {
+		size_t off = q_fix(st, st->qhead);
+
+		sl_spool_append(st->spool, st->q + off + 4, q_len(st, off));
+		q_pop(st);
+		moved++;
+	}
+	sl_spool_flush(st->spool);
+	spool_publish(st);
+	if (moved)
+		st->host->log(st->inst, SL_LOG_NOTICE,
+			      "took over the spool: %u queued messages appended behind it", moved);
+}
+
 /* TCP, the queue empty: send the spool's records, oldest first. */
 static void drain_spool(struct syslog_state *st)
 {
@@ -780,6 +810,8 @@ static void drain_dgram(struct syslog_state *st)
 
 static void drain_stream(struct syslog_state *st)
 {
+	if (st->spool && !st->spool_adopted)
+		spool_adopt(st);
 	while (st->qcount) {
 		unsigned n = q_gather(st, BATCH_MSGS);
 		struct msghdr mh = { .msg_iov = st->iov, .msg_iovlen = n };
@@ -1003,6 +1035,8 @@ static void enqueue(struct syslog_state *st, const struct sl_record *r, struct s
 		}
 		total += dlen + (st->cfg->framing == FR_LF);
 	}
+	if (st->spool && !st->spool_adopted)
+		spool_adopt(st);
 	/* once something is spooled, everything newer follows it there */
 	if (st->spool && sl_spool_pending(st->spool)) {
 		spool_put(st, digits, dlen, n, st->cfg->framing == FR_LF);

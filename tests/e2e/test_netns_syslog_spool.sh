@@ -13,6 +13,10 @@
 #           spool as left is read by spool_read.py (its own reader of the
 #           format); sluice restarted with the same config delivers
 #           exactly those messages, in order, none twice.
+#   reload  SIGHUP replaces the instance while messages are spooled: the
+#           new one takes the spool over when the old one has stopped and
+#           delivers in order, none twice; what its queue could not hold
+#           before it had the lock is counted: received + drops == logged.
 #   full    spool_max_size 64 KiB and the receiver away: the drops are
 #           counted exactly: received + spool_dropped + dropped_messages
 #           + possibly_lost == logged, and the core's dropped agrees.
@@ -132,6 +136,34 @@ echo "kill9: restarted sluice delivered all $want spooled messages in order; $ch
 	"spool_sent $(counter "$WORK/kill2.log" s.syslog spool_sent)"
 [ "$(segments)" = 0 ] || fail "kill9: segments left"
 
+# ---- reload: a replaced instance takes over the spool, order kept ----
+rm -f "$WORK/got.txt"
+conf "$WORK/reload.yaml" 64MiB
+start_sluice "$WORK/reload.log" "$WORK/reload.yaml"
+base=$(nft_logged)
+send_bg "$WORK/gen4.out" -n 9000 -r 3000 -t 30 -f 3000000
+sleep 1.5
+sed -i 's/queue_size: 64KiB/queue_size: 128KiB/' "$WORK/reload.yaml"	# a new instance
+kill -HUP "$SLUICE_PID"
+wait "$GEN_PID"
+logged=$(( $(nft_logged) - base ))
+recv_start
+wait_for $((20 * FACTOR)) lines_ge "$logged" || true
+settle
+stop_sluice "$WORK/reload.log"
+recv_stop
+grep -q "reload: .* 1 added, 1 removed" "$WORK/reload.log" || { cat "$WORK/reload.log"; fail "reload: the instance was not replaced"; }
+texts "$WORK/reload.txt"
+chk=$(python3 "$CHECK" text "$WORK/reload.txt") || fail "reload: $chk"
+L="$WORK/reload.log"
+sd=$(counter "$L" s.syslog spool_dropped)
+dm=$(counter "$L" s.syslog dropped_messages)
+echo "reload: logged $logged, received $(lines), spool_dropped $sd (the new instance's queue full before" \
+	"it had the lock), dropped_messages $dm; $chk; $(grep -o 'took over the spool.*' "$L")"
+[ $(( $(field "$chk" records) + sd + dm )) = "$logged" ] ||
+	fail "reload: $logged logged != $(field "$chk" records) received + $sd + $dm dropped"
+[ "$(field "$chk" records)" -ge $((logged * 9 / 10)) ] || fail "reload: most messages lost"
+
 # ---- full: a 64 KiB spool, its drops counted exactly ----
 rm -f "$WORK/got.txt"
 conf "$WORK/small.yaml" 64KiB
@@ -159,4 +191,4 @@ echo "full: logged $logged, nflog in $(counter "$L" fw in), received $got, spool
 [ "$sd" -gt 0 ] || fail "full: nothing dropped by a 64 KiB spool"
 [ $((got + sd + dm + pl)) = "$logged" ] || fail "full: $got + $sd + $dm + $pl != $logged"
 [ "$core" = $((sd + dm + pl)) ] || fail "full: core dropped $core != $sd + $dm + $pl"
-pass "outage, kill -9 and a full spool: every message delivered in order or counted"
+pass "outage, kill -9, reload and a full spool: every message delivered in order or counted"
