@@ -99,7 +99,10 @@ void sl_spool_close(struct sl_spool *sp);
 bool sl_spool_ready(struct sl_spool *sp);
 /* Anything spooled not yet acknowledged (then newer records must follow). */
 bool sl_spool_pending(const struct sl_spool *sp);
-/* 0, or -1 when the record is dropped (counted in stats.dropped). */
+/*
+ * 0, or -1 when the record is dropped (counted in stats.dropped): the
+ * spool is full, not ours yet, or the record is longer than 256 KiB - 24.
+ */
 int sl_spool_append(struct sl_spool *sp, const void *rec, size_t len);
 /* Write what append buffered.  No syscall when nothing is buffered. */
 void sl_spool_flush(struct sl_spool *sp);
