@@ -20,6 +20,13 @@
  * first message is sent as a probe and only dequeued when no ICMP
  * "port unreachable" came back for it, so a down receiver does not eat the
  * queue.  The input never waits for the receiver.
+ *
+ * TCP with spool_dir: what the queue cannot take goes to a disk spool
+ * (spool.h) as framed wire bytes, and so does everything after it while the
+ * spool holds anything (order).  The queue, always older than the spool, is
+ * sent first, then the spool from its read buffer; a spooled message counts
+ * as sent (acknowledged to the spool) once written to the socket.  At stop
+ * the queue's rest goes in front of the spool instead of being lost.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -40,6 +47,7 @@
 #include <sluice/plugin.h>
 
 #include "fmt.h"
+#include "spool.h"
 #include "text_escape.h"
 #include "relp_conn.h"
 #include "tls_stream.h"
@@ -99,6 +107,8 @@ struct syslog_cfg {
 	const char *tls_key_file;
 	const char *tls_server_name;
 	bool tls_verify;
+	const char *spool_dir;
+	uint64_t spool_max_size;
 };
 
 static const struct sl_option syslog_opts[] = {
@@ -143,6 +153,10 @@ static const struct sl_option syslog_opts[] = {
 		   "tls: name the server certificate must carry (default: the host of address)"),
 	SL_OPT_BOOL("tls_verify", struct syslog_cfg, tls_verify, "true",
 		    "tls: verify the server certificate and name (false: encrypt only)"),
+	SL_OPT_STR("spool_dir", struct syslog_cfg, spool_dir, NULL,
+		   "tcp: directory of a disk spool for what the queue cannot hold (default: none)"),
+	SL_OPT_SIZE("spool_max_size", struct syslog_cfg, spool_max_size, "1GiB", 65536,
+		    (int64_t)1 << 40, "largest size of the spool; past it messages are dropped"),
 	SL_OPT_END
 };
 
@@ -210,6 +224,13 @@ struct syslog_state {
 	char relp_host[256], relp_port[16];
 
 	int c_dropped, c_reconnects, c_no_text, c_escaped, c_possibly_lost, c_tls_failures;
+
+	struct sl_spool *spool;		/* spool_dir, or NULL */
+	struct sl_spool_stats spool_seen;	/* published to the counters */
+	size_t spool_head_sent;		/* bytes of the spool's head message sent */
+	bool spool_adopted;		/* the spool's lock was ours once */
+	char *sbuf;			/* one framed message for the spool */
+	int c_spooled, c_spool_sent, c_spool_bytes, c_spool_dropped;
 	uint64_t drops_unlogged, drops_outage, drop_logged_at;
 	uint64_t err_logged_at, errs_unlogged;
 	bool was_down;
@@ -436,6 +457,7 @@ static void close_fd(struct syslog_state *st)
 	st->probe_inflight = false;
 	st->catchup = 0;
 	st->head_sent = 0;	/* a cut TCP message is sent again in full */
+	st->spool_head_sent = 0;
 	st->written = 0;
 	st->ends_n = 0;
 	if (st->probe_timer)
@@ -746,6 +768,137 @@ static void on_pace_timer(void *state)
 	drain(state);
 }
 
+/* ---- the spool ---- */
+
+static void spool_log(void *ctx, int level, const char *msg)
+{
+	struct syslog_state *st = ctx;
+
+	st->host->log(st->inst, level, "%s", msg);
+}
+
+/* The spool's counts since the last call into the counters. */
+static void spool_publish(struct syslog_state *st)
+{
+	const struct sl_spool_stats *s = sl_spool_stats(st->spool);
+	struct sl_spool_stats *seen = &st->spool_seen;
+
+	if (s->spooled != seen->spooled)
+		st->host->counter_add(st->inst, st->c_spooled, s->spooled - seen->spooled);
+	if (s->sent != seen->sent)
+		st->host->counter_add(st->inst, st->c_spool_sent, s->sent - seen->sent);
+	if (s->dropped != seen->dropped) {
+		st->host->counter_add(st->inst, st->c_spool_dropped, s->dropped - seen->dropped);
+		st->host->dropped_add(st->inst, s->dropped - seen->dropped);
+	}
+	/* a current size: the difference wraps to a decrease (mod 2^64) */
+	if (s->bytes != seen->bytes)
+		st->host->counter_add(st->inst, st->c_spool_bytes, s->bytes - seen->bytes);
+	*seen = *s;
+}
+
+/* Append one framed message (digits, text, LF) to the spool. */
+static void spool_put(struct syslog_state *st, const char *digits, size_t dlen, size_t n, bool lf)
+{
+	memcpy(st->sbuf, digits, dlen);
+	memcpy(st->sbuf + dlen, st->msg, n);
+	if (lf)
+		st->sbuf[dlen + n] = '\n';
+	sl_spool_append(st->spool, st->sbuf, dlen + n + lf);	/* a refusal is counted there */
+}
+
+/*
+ * A reload's new instance gets the spool only when the old one has
+ * stopped: what it queued meanwhile is newer than all of that spool, so it
+ * goes behind it.  Not while a message is half written: that one must be
+ * finished first (the next call moves the rest).
+ */
+static void spool_adopt(struct syslog_state *st)
+{
+	unsigned moved = 0;
+
+	if (st->head_sent || !sl_spool_ready(st->spool))
+		return;
+	st->spool_adopted = true;
+	if (!sl_spool_pending(st->spool))
+		return;
+	while (st->qcount) {
+		size_t off = q_fix(st, st->qhead);
+
+		sl_spool_append(st->spool, st->q + off + 4, q_len(st, off));
+		q_pop(st);
+		moved++;
+	}
+	sl_spool_flush(st->spool);
+	spool_publish(st);
+	if (moved)
+		st->host->log(st->inst, SL_LOG_NOTICE,
+			      "took over the spool: %u queued messages appended behind it", moved);
+}
+
+/* TCP, the queue empty: send the spool's records, oldest first. */
+static void drain_spool(struct syslog_state *st)
+{
+	unsigned n;
+
+	while ((n = sl_spool_peekv(st->spool, st->iov, BATCH_MSGS))) {
+		struct msghdr mh = { .msg_iov = st->iov, .msg_iovlen = n };
+		unsigned i, done = 0;
+		ssize_t sent;
+
+		st->iov[0].iov_base = (char *)st->iov[0].iov_base + st->spool_head_sent;
+		st->iov[0].iov_len -= st->spool_head_sent;
+		sent = sendmsg(st->fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
+		if (sent < 0) {
+			int err = errno;
+
+			if (err == EINTR)
+				continue;
+			if (err == EAGAIN || err == EWOULDBLOCK || err == ENOBUFS)
+				arm_fd(st, idle_events(st) | EPOLLOUT);
+			else
+				lost(st, "cannot send to", err);
+			break;
+		}
+		for (i = 0; i < n && sent > 0; i++) {
+			if ((size_t)sent >= st->iov[i].iov_len) {
+				sent -= (ssize_t)st->iov[i].iov_len;
+				st->written += (uint32_t)st->iov[i].iov_len;
+				st->ends[st->ends_n++ % INFLIGHT_MSGS] = st->written;
+				st->spool_head_sent = 0;
+				done++;
+			} else {
+				st->written += (uint32_t)sent;
+				st->spool_head_sent += (size_t)sent;
+				sent = 0;
+			}
+		}
+		sl_spool_ack(st->spool, done);
+	}
+	spool_publish(st);
+}
+
+/* At stop: the queue (older than all of the spool) goes in front of it. */
+static void spool_save_queue(struct syslog_state *st)
+{
+	unsigned saved = 0;
+
+	if (!st->qcount || sl_spool_front_begin(st->spool) < 0)
+		return;
+	st->head_sent = 0;
+	while (st->qcount) {
+		size_t off = q_fix(st, st->qhead);
+
+		sl_spool_append(st->spool, st->q + off + 4, q_len(st, off));
+		q_pop(st);
+		saved++;
+	}
+	sl_spool_front_end(st->spool);
+	spool_publish(st);
+	st->host->log(st->inst, SL_LOG_NOTICE, "%u queued messages for %s kept in the spool at shutdown",
+		      saved, st->where);
+}
+
 /* ---- sending ---- */
 
 static bool gone(int err)
@@ -811,6 +964,8 @@ static void drain_dgram(struct syslog_state *st)
 
 static void drain_stream(struct syslog_state *st)
 {
+	if (st->spool && !st->spool_adopted)
+		spool_adopt(st);
 	while (st->qcount) {
 		unsigned n = q_gather(st, BATCH_MSGS);
 		struct msghdr mh = { .msg_iov = st->iov, .msg_iovlen = n };
@@ -841,6 +996,8 @@ static void drain_stream(struct syslog_state *st)
 			}
 		}
 	}
+	if (st->spool && st->conn == ST_UP && st->fd >= 0)
+		drain_spool(st);
 }
 
 /* TLS: messages are gathered into records; popped once GnuTLS took them. */
@@ -1090,7 +1247,18 @@ static void enqueue(struct syslog_state *st, const struct sl_record *r, struct s
 		}
 		total += dlen + (st->cfg->framing == FR_LF);
 	}
+	if (st->spool && !st->spool_adopted)
+		spool_adopt(st);
+	/* once something is spooled, everything newer follows it there */
+	if (st->spool && sl_spool_pending(st->spool)) {
+		spool_put(st, digits, dlen, n, st->cfg->framing == FR_LF);
+		return;
+	}
 	dst = q_reserve(st, (uint32_t)total);
+	if (!dst && st->spool) {
+		spool_put(st, digits, dlen, n, st->cfg->framing == FR_LF);
+		return;
+	}
 	if (!dst) {
 		count_drops(st, 1);
 		return;
@@ -1132,8 +1300,12 @@ static int syslog_process(void *state, struct sl_batch *batch)
 		st->host->counter_add(st->inst, st->c_no_text, no_text);
 		st->host->dropped_add(st->inst, no_text);
 	}
+	if (st->spool)
+		sl_spool_flush(st->spool);	/* one write per batch */
 	if (!st->catchup)	/* else the pace timer sends */
 		drain(st);
+	if (st->spool)
+		spool_publish(st);
 	return 0;
 }
 
@@ -1298,6 +1470,14 @@ static int syslog_configure(const struct sl_host *host, struct sl_instance *inst
 		host->config_error(inst, "queue_size", "must hold at least four messages of message_size");
 		return -1;
 	}
+	if (c->spool_dir && c->transport != TR_TCP) {
+		host->config_error(inst, "spool_dir", "only applies to transport: tcp");
+		return -1;
+	}
+	if (c->spool_dir && c->spool_dir[0] != '/') {
+		host->config_error(inst, "spool_dir", "expected an absolute directory path");
+		return -1;
+	}
 	if (c->reconnect_min > c->reconnect_max) {
 		host->config_error(inst, "reconnect_min", "is larger than reconnect_max");
 		return -1;
@@ -1334,6 +1514,12 @@ static int syslog_configure(const struct sl_host *host, struct sl_instance *inst
 	}
 	if (c->transport == TR_TLS || (c->transport == TR_RELP && c->tls_ca_file))
 		st->c_tls_failures = host->counter_new(inst, "tls_failures");
+	if (c->spool_dir) {
+		st->c_spooled = host->counter_new(inst, "spooled");
+		st->c_spool_sent = host->counter_new(inst, "spool_sent");
+		st->c_spool_bytes = host->counter_new(inst, "spool_bytes");
+		st->c_spool_dropped = host->counter_new(inst, "spool_dropped");
+	}
 	*state = st;
 	return 0;
 }
@@ -1421,6 +1607,20 @@ static int syslog_start(void *state)
 		st->host->log(st->inst, SL_LOG_ERR, "out of memory");
 		return -1;
 	}
+	if (c->spool_dir) {
+		char err[600];
+
+		st->sbuf = malloc(st->msg_cap + 32);
+		st->spool = st->sbuf ? sl_spool_open(c->spool_dir, c->spool_max_size, spool_log, st,
+						     err, sizeof(err))
+				     : NULL;
+		if (!st->spool) {
+			st->host->log(st->inst, SL_LOG_ERR, "spool_dir: %s",
+				      st->sbuf ? err : "out of memory");
+			return -1;
+		}
+		spool_publish(st);
+	}
 	/* A receiver that is not there yet is not fatal: we queue and retry. */
 	do_connect(st);
 	if (st->conn == ST_DOWN)
@@ -1433,6 +1633,8 @@ static int syslog_flush(void *state)
 {
 	struct syslog_state *st = state;
 
+	if (st->spool)
+		sl_spool_flush(st->spool);
 	drain(st);
 	return 0;
 }
@@ -1508,6 +1710,11 @@ static void syslog_stop(void *state)
 				on_fd(st, st->fd, (uint32_t)pfd.revents);
 		}
 	}
+	if (st->spool) {
+		spool_save_queue(st);
+		sl_spool_close(st->spool);
+		st->spool = NULL;
+	}
 	if (st->qcount) {
 		st->host->log(st->inst, SL_LOG_WARNING, "%u queued messages for %s lost at shutdown",
 			      st->qcount, st->where);
@@ -1532,6 +1739,8 @@ static void syslog_destroy(void *state)
 	relp_conn_free(st->relp);
 	if (st->fd >= 0)
 		close(st->fd);
+	sl_spool_close(st->spool);
+	free(st->sbuf);
 	free(st->q);
 	free(st->ends);
 	free(st->msg);

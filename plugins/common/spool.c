@@ -1,0 +1,584 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The disk spool of network outputs; the format and the rules are in spool.h. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <sluice/plugin.h>
+
+#include "safefile.h"
+#include "spool.h"
+
+#define WBUF_SIZE (256u << 10)		/* appends are batched into one write */
+#define SEG_MIN (16u << 10)
+#define SEG_MAX (4u << 20)		/* a segment is read into memory whole */
+#define LOCK_RETRY_MS 20
+#define FIRST_SEQ ((uint64_t)1 << 32)	/* leaves room for front segments */
+
+struct seg {
+	uint64_t seq;
+	uint64_t size;			/* bytes of the file */
+};
+
+struct sl_spool {
+	char dir[PATH_MAX - 32];
+	uint64_t max_size, seg_size;
+	bool public_dir;		/* sticky, world-writable: check owners */
+	sl_spool_log_fn log;
+	void *ctx;
+	struct sl_spool_stats st;
+
+	int lockfd;
+	bool ready;			/* locked and scanned */
+	uint64_t lock_tried_ms;
+
+	struct seg *segs;		/* sealed segments, oldest first */
+	size_t nsegs, capsegs;
+	uint64_t next_seq;
+
+	int wfd;			/* the segment being appended to, or -1 */
+	uint64_t wseq, wsize;		/* its number, bytes in the file */
+	bool front;			/* it goes before segs[0] */
+	uint8_t *wbuf;
+	size_t wlen;
+	uint64_t wrecs;			/* records in wbuf */
+	bool full_logged;
+
+	int rfd;			/* segs[0] when loaded, or -1 */
+	uint8_t *rbuf;
+	size_t rlen, rcap;
+	size_t roff;			/* first unacknowledged record */
+	size_t rvalid;			/* records before this passed the CRC */
+};
+
+static const uint32_t crc_nibble[16] = {
+	0x00000000, 0x105ec76f, 0x20bd8ede, 0x30e349b1, 0x417b1dbc, 0x5125dad3,
+	0x61c69362, 0x7198540d, 0x82f63b78, 0x92a8fc17, 0xa24bb5a6, 0xb21572c9,
+	0xc38d26c4, 0xd3d3e1ab, 0xe330a81a, 0xf36e6f75,
+};
+
+uint32_t sl_crc32c(uint32_t crc, const void *buf, size_t len)
+{
+	const uint8_t *p = buf;
+
+	crc = ~crc;
+	while (len--) {
+		crc ^= *p++;
+		crc = (crc >> 4) ^ crc_nibble[crc & 15];
+		crc = (crc >> 4) ^ crc_nibble[crc & 15];
+	}
+	return ~crc;
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)(v >> 16);
+	p[3] = (uint8_t)(v >> 24);
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static void put64(uint8_t *p, uint64_t v)
+{
+	put32(p, (uint32_t)v);
+	put32(p + 4, (uint32_t)(v >> 32));
+}
+
+static uint64_t get64(const uint8_t *p)
+{
+	return (uint64_t)get32(p) | (uint64_t)get32(p + 4) << 32;
+}
+
+static uint64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static void logf_(struct sl_spool *sp, int level, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void logf_(struct sl_spool *sp, int level, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	if (!sp->log)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	sp->log(sp->ctx, level, msg);
+}
+
+static void seg_path(const struct sl_spool *sp, uint64_t seq, char *out, size_t len)
+{
+	snprintf(out, len, "%s/seg-%016llx.spl", sp->dir, (unsigned long long)seq);
+}
+
+static int segs_insert(struct sl_spool *sp, size_t at, uint64_t seq, uint64_t size)
+{
+	if (sp->nsegs == sp->capsegs) {
+		size_t cap = sp->capsegs ? sp->capsegs * 2 : 16;
+		struct seg *n = realloc(sp->segs, cap * sizeof(*n));
+
+		if (!n)
+			return -1;
+		sp->segs = n;
+		sp->capsegs = cap;
+	}
+	memmove(sp->segs + at + 1, sp->segs + at, (sp->nsegs - at) * sizeof(*sp->segs));
+	sp->segs[at].seq = seq;
+	sp->segs[at].size = size;
+	sp->nsegs++;
+	return 0;
+}
+
+static int seg_cmp(const void *a, const void *b)
+{
+	const struct seg *x = a, *y = b;
+
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* The segments a previous run left, oldest first. */
+static int scan(struct sl_spool *sp)
+{
+	DIR *d = opendir(sp->dir);
+	struct dirent *de;
+
+	if (!d)
+		return -1;
+	while ((de = readdir(d))) {
+		unsigned long long seq;
+		struct stat sb;
+		char tail[8];
+
+		if (strlen(de->d_name) != 24 || sscanf(de->d_name, "seg-%16llx%7s", &seq, tail) != 2 ||
+		    strcmp(tail, ".spl"))
+			continue;
+		if (fstatat(dirfd(d), de->d_name, &sb, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    !S_ISREG(sb.st_mode))
+			continue;
+		if (sp->public_dir && !sl_owner_ok(&sb)) {
+			logf_(sp, SL_LOG_WARNING, "spool %s: %s belongs to uid %u: ignored", sp->dir,
+			      de->d_name, (unsigned)sb.st_uid);
+			continue;
+		}
+		if (segs_insert(sp, sp->nsegs, seq, (uint64_t)sb.st_size) < 0) {
+			closedir(d);
+			return -1;
+		}
+		sp->st.bytes += (uint64_t)sb.st_size;
+		if (seq >= sp->next_seq)
+			sp->next_seq = seq + 1;
+	}
+	closedir(d);
+	if (sp->nsegs)
+		qsort(sp->segs, sp->nsegs, sizeof(*sp->segs), seg_cmp);
+	if (sp->nsegs)
+		logf_(sp, SL_LOG_NOTICE, "spool %s: %zu segments (%llu bytes) from an earlier run or instance to send",
+		      sp->dir, sp->nsegs, (unsigned long long)sp->st.bytes);
+	return 0;
+}
+
+/* Take the lock (and then read the directory); false while another has it. */
+static bool ready(struct sl_spool *sp)
+{
+	uint64_t now;
+
+	if (sp->ready)
+		return true;
+	now = mono_ms();
+	if (sp->lock_tried_ms && now - sp->lock_tried_ms < LOCK_RETRY_MS)
+		return false;
+	sp->lock_tried_ms = now;
+	if (flock(sp->lockfd, LOCK_EX | LOCK_NB) < 0)
+		return false;
+	if (scan(sp) < 0) {
+		logf_(sp, SL_LOG_ERR, "spool %s: cannot read the directory: %s", sp->dir, strerror(errno));
+		flock(sp->lockfd, LOCK_UN);
+		return false;
+	}
+	sp->ready = true;
+	return true;
+}
+
+struct sl_spool *sl_spool_open(const char *dir, uint64_t max_size, sl_spool_log_fn log, void *ctx,
+			       char *err, size_t errlen)
+{
+	struct sl_spool *sp;
+	char why[512], path[PATH_MAX];
+	int kind;
+
+	if (strlen(dir) >= sizeof(sp->dir)) {
+		snprintf(err, errlen, "directory name too long");
+		return NULL;
+	}
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
+		snprintf(err, errlen, "cannot create %s: %s", dir, strerror(errno));
+		return NULL;
+	}
+	kind = sl_dir_kind(dir, why, sizeof(why));
+	if (kind < 0) {
+		snprintf(err, errlen, "%s: %s", dir, strerror(errno));
+		return NULL;
+	}
+	if (kind == SL_DIR_UNSAFE) {
+		snprintf(err, errlen, "%s", why);
+		return NULL;
+	}
+	sp = calloc(1, sizeof(*sp));
+	if (!sp || !(sp->wbuf = malloc(WBUF_SIZE))) {
+		free(sp);
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	snprintf(sp->dir, sizeof(sp->dir), "%s", dir);
+	sp->max_size = max_size;
+	sp->seg_size = max_size / 4 < SEG_MIN ? SEG_MIN : max_size / 4 > SEG_MAX ? SEG_MAX
+										 : max_size / 4;
+	sp->public_dir = kind == SL_DIR_PUBLIC;
+	sp->log = log;
+	sp->ctx = ctx;
+	sp->next_seq = FIRST_SEQ;
+	sp->wfd = sp->rfd = -1;
+	snprintf(path, sizeof(path), "%s/lock", dir);
+	sp->lockfd = sl_open_out(path, O_RDWR | O_CREAT, 0600);
+	if (sp->lockfd < 0) {
+		snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+		free(sp->wbuf);
+		free(sp);
+		return NULL;
+	}
+	if (!ready(sp))
+		logf_(sp, SL_LOG_NOTICE, "spool %s is in use (an instance being replaced?); waiting for it",
+		      dir);
+	return sp;
+}
+
+/* Write the buffered records; on a failed or short write cut the file back. */
+static void write_out(struct sl_spool *sp)
+{
+	ssize_t n;
+
+	if (!sp->wlen)
+		return;
+	do
+		n = write(sp->wfd, sp->wbuf, sp->wlen);
+	while (n < 0 && errno == EINTR);
+	if (n == (ssize_t)sp->wlen) {
+		sp->wsize += sp->wlen;
+	} else {
+		int e = n < 0 ? errno : ENOSPC;
+
+		if (ftruncate(sp->wfd, (off_t)sp->wsize) == 0)
+			lseek(sp->wfd, (off_t)sp->wsize, SEEK_SET);
+		sp->st.dropped += sp->wrecs;
+		logf_(sp, SL_LOG_ERR, "spool %s: cannot write segment %016llx: %s; %llu records dropped",
+		      sp->dir, (unsigned long long)sp->wseq, strerror(e), (unsigned long long)sp->wrecs);
+		sp->st.bytes -= sp->wlen;
+	}
+	sp->wlen = 0;
+	sp->wrecs = 0;
+}
+
+/* Close the segment being written and queue it for reading. */
+static void seal(struct sl_spool *sp)
+{
+	if (sp->wfd < 0)
+		return;
+	write_out(sp);
+	close(sp->wfd);
+	sp->wfd = -1;
+	if (sp->front) {
+		if (sp->rfd >= 0) {	/* it goes before the loaded one */
+			close(sp->rfd);
+			sp->rfd = -1;
+		}
+		segs_insert(sp, 0, sp->wseq, sp->wsize);
+	} else {
+		segs_insert(sp, sp->nsegs, sp->wseq, sp->wsize);
+	}
+	sp->front = false;
+}
+
+static int open_writer(struct sl_spool *sp, uint64_t seq)
+{
+	char path[PATH_MAX];
+
+	seg_path(sp, seq, path, sizeof(path));
+	sp->wfd = sl_open_out(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	if (sp->wfd < 0) {
+		logf_(sp, SL_LOG_ERR, "spool: cannot create %s: %s", path, strerror(errno));
+		return -1;
+	}
+	sp->wseq = seq;
+	sp->wsize = 0;
+	memcpy(sp->wbuf, SL_SPOOL_MAGIC, 8);
+	put64(sp->wbuf + 8, SL_SPOOL_HDR);
+	sp->wlen = SL_SPOOL_HDR;
+	sp->st.bytes += SL_SPOOL_HDR;
+	return 0;
+}
+
+bool sl_spool_ready(struct sl_spool *sp)
+{
+	return ready(sp);
+}
+
+bool sl_spool_pending(const struct sl_spool *sp)
+{
+	return sp->ready && (sp->nsegs || sp->wfd >= 0);
+}
+
+static int refuse(struct sl_spool *sp, const char *why)
+{
+	sp->st.dropped++;
+	if (!sp->full_logged)
+		logf_(sp, SL_LOG_WARNING, "spool %s: %s: dropping records (counted in spool_dropped)",
+		      sp->dir, why);
+	sp->full_logged = true;
+	return -1;
+}
+
+int sl_spool_append(struct sl_spool *sp, const void *rec, size_t len)
+{
+	size_t need = SL_SPOOL_REC_HDR + len;
+	uint8_t *p;
+
+	if (!ready(sp))
+		return refuse(sp, "in use by another instance");
+	if (need > WBUF_SIZE - SL_SPOOL_HDR)
+		return refuse(sp, "record too long");
+	if (!sp->front && sp->wfd >= 0 && sp->wsize + sp->wlen + need > sp->seg_size)
+		seal(sp);
+	if (sp->st.bytes + need + (sp->wfd < 0 ? SL_SPOOL_HDR : 0) > sp->max_size)
+		return refuse(sp, "full (max_size)");
+	if (sp->wfd < 0 && open_writer(sp, sp->next_seq++) < 0)
+		return refuse(sp, "cannot create a segment");
+	if (sp->wlen + need > WBUF_SIZE)
+		write_out(sp);
+	p = sp->wbuf + sp->wlen;
+	put32(p, (uint32_t)len);
+	memcpy(p + SL_SPOOL_REC_HDR, rec, len);
+	put32(p + 4, sl_crc32c(sl_crc32c(0, p, 4), rec, len));
+	sp->wlen += need;
+	sp->wrecs++;
+	sp->st.bytes += need;
+	sp->st.spooled++;
+	sp->full_logged = false;
+	return 0;
+}
+
+void sl_spool_flush(struct sl_spool *sp)
+{
+	if (sp->wfd >= 0)
+		write_out(sp);
+}
+
+static void drop_first_segment(struct sl_spool *sp)
+{
+	char path[PATH_MAX];
+
+	seg_path(sp, sp->segs[0].seq, path, sizeof(path));
+	if (sp->rfd >= 0)
+		close(sp->rfd);
+	sp->rfd = -1;
+	if (unlink(path) < 0 && errno != ENOENT)
+		logf_(sp, SL_LOG_ERR, "spool: cannot remove %s: %s", path, strerror(errno));
+	sp->st.bytes -= sp->segs[0].size;
+	sp->nsegs--;
+	memmove(sp->segs, sp->segs + 1, sp->nsegs * sizeof(*sp->segs));
+}
+
+/* Read segs[0] whole.  -1: it was unusable and is removed; -2: try later. */
+static int load(struct sl_spool *sp)
+{
+	char path[PATH_MAX];
+	struct stat sb;
+	size_t got = 0;
+	uint64_t acked;
+
+	seg_path(sp, sp->segs[0].seq, path, sizeof(path));
+	sp->rfd = sl_open_out(path, O_RDWR, 0);
+	if (sp->rfd < 0 || fstat(sp->rfd, &sb) < 0 || !S_ISREG(sb.st_mode) ||
+	    (sp->public_dir && !sl_owner_ok(&sb))) {
+		logf_(sp, SL_LOG_ERR, "spool: cannot use %s: %s", path,
+		      sp->rfd < 0 ? strerror(errno) : "not a regular file of ours");
+		drop_first_segment(sp);
+		return -1;
+	}
+	sp->st.bytes += (uint64_t)sb.st_size - sp->segs[0].size;	/* grown since the scan? */
+	sp->segs[0].size = (uint64_t)sb.st_size;
+	if ((size_t)sb.st_size > sp->rcap) {
+		uint8_t *n = realloc(sp->rbuf, (size_t)sb.st_size);
+
+		if (!n) {
+			logf_(sp, SL_LOG_ERR, "spool: out of memory reading %s", path);
+			close(sp->rfd);
+			sp->rfd = -1;
+			return -2;
+		}
+		sp->rbuf = n;
+		sp->rcap = (size_t)sb.st_size;
+	}
+	while (got < (size_t)sb.st_size) {
+		ssize_t n = pread(sp->rfd, sp->rbuf + got, (size_t)sb.st_size - got, (off_t)got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	sp->rlen = got;
+	if (got < SL_SPOOL_HDR || memcmp(sp->rbuf, SL_SPOOL_MAGIC, 8)) {
+		logf_(sp, SL_LOG_ERR, "spool: %s is not a spool segment: removed", path);
+		sp->st.torn_bytes += got;
+		drop_first_segment(sp);
+		return -1;
+	}
+	acked = get64(sp->rbuf + 8);
+	sp->roff = acked >= SL_SPOOL_HDR && acked <= got ? (size_t)acked : SL_SPOOL_HDR;
+	sp->rvalid = sp->roff;
+	return 0;
+}
+
+/* Is a whole record with a good CRC at off?  Else the rest is cut off. */
+static bool valid_at(struct sl_spool *sp, size_t off)
+{
+	const uint8_t *p = sp->rbuf + off;
+	uint32_t len;
+
+	if (off < sp->rvalid)
+		return true;
+	if (sp->rlen - off >= SL_SPOOL_REC_HDR) {
+		len = get32(p);
+		if (len <= SL_SPOOL_MAX_RECORD && sp->rlen - off - SL_SPOOL_REC_HDR >= len &&
+		    sl_crc32c(sl_crc32c(0, p, 4), p + SL_SPOOL_REC_HDR, len) == get32(p + 4)) {
+			sp->rvalid = off + SL_SPOOL_REC_HDR + len;
+			return true;
+		}
+	}
+	logf_(sp, SL_LOG_WARNING, "spool %s: segment %016llx: damaged record at offset %zu, "
+	      "%zu bytes cut off (a write torn by a crash?)", sp->dir,
+	      (unsigned long long)sp->segs[0].seq, off, sp->rlen - off);
+	sp->st.torn_bytes += sp->rlen - off;
+	sp->rlen = off;
+	return false;
+}
+
+unsigned sl_spool_peekv(struct sl_spool *sp, struct iovec *iov, unsigned max)
+{
+	unsigned n = 0;
+	size_t off;
+
+	if (!ready(sp) || !max)
+		return 0;
+	for (;;) {
+		if (!sp->nsegs) {
+			if (sp->wfd < 0 || sp->front)
+				return 0;
+			seal(sp);	/* read up to the newest record */
+		}
+		if (sp->rfd < 0) {
+			int rc = load(sp);
+
+			if (rc == -2)
+				return 0;
+			if (rc < 0)
+				continue;
+		}
+		if (sp->roff < sp->rlen && valid_at(sp, sp->roff))
+			break;
+		drop_first_segment(sp);	/* nothing left in it */
+	}
+	off = sp->roff;
+	while (n < max && off < sp->rlen && valid_at(sp, off)) {
+		uint32_t len = get32(sp->rbuf + off);
+
+		iov[n].iov_base = sp->rbuf + off + SL_SPOOL_REC_HDR;
+		iov[n].iov_len = len;
+		n++;
+		off += SL_SPOOL_REC_HDR + len;
+	}
+	return n;
+}
+
+void sl_spool_ack(struct sl_spool *sp, unsigned n)
+{
+	uint8_t hdr[8];
+
+	if (sp->rfd < 0 || !n)
+		return;
+	while (n-- && sp->roff < sp->rvalid) {
+		sp->roff += SL_SPOOL_REC_HDR + get32(sp->rbuf + sp->roff);
+		sp->st.sent++;
+	}
+	if (sp->roff >= sp->rlen) {
+		drop_first_segment(sp);
+		return;
+	}
+	put64(hdr, sp->roff);
+	if (pwrite(sp->rfd, hdr, 8, 8) != 8)
+		logf_(sp, SL_LOG_WARNING, "spool %s: cannot record progress: %s (records may be sent twice)",
+		      sp->dir, strerror(errno));
+}
+
+int sl_spool_front_begin(struct sl_spool *sp)
+{
+	uint64_t seq;
+
+	if (!ready(sp))
+		return -1;
+	seal(sp);
+	seq = sp->nsegs ? sp->segs[0].seq - 1 : sp->next_seq++;
+	if (open_writer(sp, seq) < 0)
+		return -1;
+	sp->front = true;
+	return 0;
+}
+
+void sl_spool_front_end(struct sl_spool *sp)
+{
+	if (sp->front)
+		seal(sp);
+}
+
+const struct sl_spool_stats *sl_spool_stats(const struct sl_spool *sp)
+{
+	return &sp->st;
+}
+
+void sl_spool_close(struct sl_spool *sp)
+{
+	if (!sp)
+		return;
+	if (sp->wfd >= 0) {
+		write_out(sp);
+		close(sp->wfd);
+	}
+	if (sp->rfd >= 0)
+		close(sp->rfd);
+	close(sp->lockfd);	/* releases the flock */
+	free(sp->segs);
+	free(sp->wbuf);
+	free(sp->rbuf);
+	free(sp);
+}

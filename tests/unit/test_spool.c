@@ -1,0 +1,329 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The disk spool (plugins/common/spool.c): order across segments and
+ * restarts, acknowledged progress kept over a close, torn and corrupted
+ * tails cut, max_size drops counted exactly, front segments, the lock
+ * between two instances and the directory rules.
+ */
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "spool.h"
+
+static char base[64];
+
+static void quiet(void *ctx, int level, const char *msg)
+{
+	(void)ctx;
+	(void)level;
+	(void)msg;
+}
+
+static void fresh(char *dir, size_t len, const char *name)
+{
+	char cmd[256];
+
+	snprintf(dir, len, "%s/%s", base, name);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	CHECK(system(cmd) == 0);
+}
+
+static unsigned segments(const char *dir, char *last, size_t len)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	unsigned n = 0;
+
+	while (d && (de = readdir(d)))
+		if (!strncmp(de->d_name, "seg-", 4)) {
+			n++;
+			if (last && strcmp(de->d_name, last) > 0)
+				snprintf(last, len, "%s", de->d_name);
+		}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+static struct sl_spool *open_ok(const char *dir, uint64_t max)
+{
+	char err[256] = "";
+	struct sl_spool *sp = sl_spool_open(dir, max, quiet, NULL, err, sizeof(err));
+
+	CHECK(sp != NULL, "%s", err);
+	if (!sp)
+		exit(1);
+	return sp;
+}
+
+static void append_num(struct sl_spool *sp, unsigned i, size_t pad)
+{
+	char rec[2048];
+	int n = snprintf(rec, sizeof(rec), "record %08u ", i);
+
+	memset(rec + n, 'x', pad);
+	CHECK_EQ_I(sl_spool_append(sp, rec, (size_t)n + pad), 0);
+}
+
+/* Peek and ack everything, checking the numbers run from first on. */
+static unsigned drain_expect(struct sl_spool *sp, unsigned first, unsigned per_ack)
+{
+	struct iovec iov[16];
+	unsigned n, i, next = first;
+
+	while ((n = sl_spool_peekv(sp, iov, per_ack))) {
+		for (i = 0; i < n; i++) {
+			unsigned got = 0;
+
+			CHECK(sscanf(iov[i].iov_base, "record %08u", &got) == 1);
+			CHECK_EQ_U(got, next);
+			next++;
+		}
+		sl_spool_ack(sp, n);
+	}
+	return next - first;
+}
+
+static void test_crc(void)
+{
+	CHECK_EQ_U(sl_crc32c(0, "123456789", 9), 0xe3069283);	/* RFC 3720 check value */
+	CHECK_EQ_U(sl_crc32c(sl_crc32c(0, "1234", 4), "56789", 5), 0xe3069283);
+}
+
+static void test_order_segments(void)
+{
+	char dir[128];
+	struct sl_spool *sp;
+	unsigned i;
+
+	fresh(dir, sizeof(dir), "order");
+	sp = open_ok(dir, 64 << 10);	/* 16 KiB segments */
+	CHECK(!sl_spool_pending(sp));
+	for (i = 0; i < 100; i++)
+		append_num(sp, i, 300);
+	sl_spool_flush(sp);
+	CHECK(sl_spool_pending(sp));
+	CHECK(segments(dir, NULL, 0) >= 2, "%u segments", segments(dir, NULL, 0));
+	/* newer records arrive while the old ones are sent: still in order */
+	CHECK_EQ_U(drain_expect(sp, 0, 7), 100);
+	for (i = 100; i < 110; i++)
+		append_num(sp, i, 10);
+	CHECK_EQ_U(drain_expect(sp, 100, 16), 10);
+	CHECK(!sl_spool_pending(sp));
+	CHECK_EQ_U(segments(dir, NULL, 0), 0);
+	CHECK_EQ_U(sl_spool_stats(sp)->spooled, 110);
+	CHECK_EQ_U(sl_spool_stats(sp)->sent, 110);
+	CHECK_EQ_U(sl_spool_stats(sp)->dropped, 0);
+	CHECK_EQ_U(sl_spool_stats(sp)->bytes, 0);
+	sl_spool_close(sp);
+}
+
+static void test_restart_and_progress(void)
+{
+	char dir[128];
+	struct sl_spool *sp;
+	struct iovec iov[4];
+	unsigned i;
+
+	fresh(dir, sizeof(dir), "restart");
+	sp = open_ok(dir, 1 << 20);
+	for (i = 0; i < 10; i++)
+		append_num(sp, i, 5);
+	sl_spool_close(sp);	/* flushes */
+
+	sp = open_ok(dir, 1 << 20);
+	CHECK(sl_spool_pending(sp));
+	CHECK(sl_spool_stats(sp)->bytes > 0);
+	CHECK_EQ_U(sl_spool_peekv(sp, iov, 4), 4);
+	sl_spool_ack(sp, 4);	/* kept in the segment's header */
+	sl_spool_close(sp);
+
+	sp = open_ok(dir, 1 << 20);
+	CHECK_EQ_U(drain_expect(sp, 4, 3), 6);
+	sl_spool_close(sp);
+	CHECK_EQ_U(segments(dir, NULL, 0), 0);
+}
+
+static void damage(const char *dir, long cut, long flip_at)
+{
+	char name[256] = "", path[512];
+	struct stat sb;
+	int fd;
+
+	CHECK_EQ_U(segments(dir, name, sizeof(name)), 1);
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_RDWR);
+	CHECK(fd >= 0 && fstat(fd, &sb) == 0);
+	if (cut)
+		CHECK(ftruncate(fd, sb.st_size - cut) == 0);
+	if (flip_at >= 0) {
+		unsigned char c;
+
+		CHECK(pread(fd, &c, 1, flip_at) == 1);
+		c ^= 0x20;
+		CHECK(pwrite(fd, &c, 1, flip_at) == 1);
+	}
+	close(fd);
+}
+
+static void test_torn(void)
+{
+	char dir[128];
+	struct sl_spool *sp;
+	unsigned i;
+	/* each record: 8 header bytes + "record 0000000N " (16) + 4 pad */
+	const long rec = 8 + 16 + 4;
+
+	/* kill -9 in the middle of a write: the last record is cut */
+	fresh(dir, sizeof(dir), "torn");
+	sp = open_ok(dir, 1 << 20);
+	for (i = 0; i < 5; i++)
+		append_num(sp, i, 4);
+	sl_spool_close(sp);
+	damage(dir, 3, -1);
+	sp = open_ok(dir, 1 << 20);
+	CHECK_EQ_U(drain_expect(sp, 0, 16), 4);
+	CHECK_EQ_U(sl_spool_stats(sp)->torn_bytes, rec - 3);
+	sl_spool_close(sp);
+	CHECK_EQ_U(segments(dir, NULL, 0), 0);
+
+	/* a flipped bit in record 2's data: records 0 and 1, the rest cut */
+	sp = open_ok(dir, 1 << 20);
+	for (i = 0; i < 5; i++)
+		append_num(sp, i, 4);
+	sl_spool_close(sp);
+	damage(dir, 0, SL_SPOOL_HDR + 2 * rec + 10);
+	sp = open_ok(dir, 1 << 20);
+	CHECK_EQ_U(drain_expect(sp, 0, 16), 2);
+	CHECK_EQ_U(sl_spool_stats(sp)->torn_bytes, 3 * rec);
+	sl_spool_close(sp);
+
+	/* a length that claims more than the file has */
+	sp = open_ok(dir, 1 << 20);
+	for (i = 0; i < 3; i++)
+		append_num(sp, i, 4);
+	sl_spool_close(sp);
+	damage(dir, 0, SL_SPOOL_HDR + rec + 3);
+	sp = open_ok(dir, 1 << 20);
+	CHECK_EQ_U(drain_expect(sp, 0, 16), 1);
+	sl_spool_close(sp);
+
+	/* not a segment at all */
+	sp = open_ok(dir, 1 << 20);
+	append_num(sp, 0, 4);
+	sl_spool_close(sp);
+	damage(dir, 0, 0);
+	sp = open_ok(dir, 1 << 20);
+	CHECK_EQ_U(drain_expect(sp, 0, 16), 0);
+	CHECK(!sl_spool_pending(sp));
+	sl_spool_close(sp);
+	CHECK_EQ_U(segments(dir, NULL, 0), 0);
+}
+
+static void test_full(void)
+{
+	char dir[128];
+	struct sl_spool *sp;
+	unsigned i, ok = 0;
+	char rec[100];
+
+	fresh(dir, sizeof(dir), "full");
+	sp = open_ok(dir, 20000);
+	memset(rec, 'r', sizeof(rec));
+	for (i = 0; i < 500; i++)
+		ok += sl_spool_append(sp, rec, sizeof(rec)) == 0;
+	sl_spool_flush(sp);
+	/* header + records of 108 bytes in 16 KiB segments, under 20000 bytes */
+	CHECK(ok > 150 && ok < 185, "%u appended", ok);
+	CHECK_EQ_U(sl_spool_stats(sp)->spooled, ok);
+	CHECK_EQ_U(sl_spool_stats(sp)->dropped, 500 - ok);
+	CHECK(sl_spool_stats(sp)->bytes <= 20000);
+	sl_spool_close(sp);
+}
+
+static void test_front(void)
+{
+	char dir[128];
+	struct sl_spool *sp;
+
+	fresh(dir, sizeof(dir), "front");
+	sp = open_ok(dir, 1 << 20);
+	append_num(sp, 3, 1);
+	append_num(sp, 4, 1);
+	CHECK_EQ_I(sl_spool_front_begin(sp), 0);
+	append_num(sp, 0, 1);
+	append_num(sp, 1, 1);
+	append_num(sp, 2, 1);
+	sl_spool_front_end(sp);
+	sl_spool_close(sp);
+	sp = open_ok(dir, 1 << 20);
+	CHECK_EQ_U(drain_expect(sp, 0, 2), 5);
+	sl_spool_close(sp);
+}
+
+static void test_lock(void)
+{
+	char dir[128];
+	struct sl_spool *a, *b;
+	struct iovec iov[1];
+
+	fresh(dir, sizeof(dir), "lock");
+	a = open_ok(dir, 1 << 20);
+	append_num(a, 0, 1);
+	sl_spool_flush(a);
+	b = open_ok(dir, 1 << 20);
+	CHECK(!sl_spool_pending(b));
+	CHECK_EQ_I(sl_spool_append(b, "x", 1), -1);
+	CHECK_EQ_U(sl_spool_stats(b)->dropped, 1);
+	CHECK_EQ_U(sl_spool_peekv(b, iov, 1), 0);
+	sl_spool_close(a);
+	usleep(250 * 1000);
+	CHECK_EQ_U(drain_expect(b, 0, 1), 1);
+	sl_spool_close(b);
+}
+
+static void test_dir_rules(void)
+{
+	char dir[128], err[512] = "";
+	struct sl_spool *sp;
+
+	fresh(dir, sizeof(dir), "unsafe");
+	CHECK(mkdir(dir, 0777) == 0 && chmod(dir, 0777) == 0);
+	sp = sl_spool_open(dir, 1 << 20, quiet, NULL, err, sizeof(err));
+	CHECK(sp == NULL);
+	CHECK(strstr(err, "sticky") != NULL, "%s", err);
+	sl_spool_close(sp);
+	CHECK(chmod(dir, 01777) == 0);
+	sp = open_ok(dir, 1 << 20);
+	sl_spool_close(sp);
+	fresh(dir, sizeof(dir), "created/deeper");
+	sp = sl_spool_open(dir, 1 << 20, quiet, NULL, err, sizeof(err));
+	CHECK(sp == NULL, "a missing parent is not created");
+}
+
+int main(void)
+{
+	char cmd[128];
+
+	snprintf(base, sizeof(base), "/tmp/test_spool.XXXXXX");
+	if (!mkdtemp(base))
+		return 1;
+	test_crc();
+	test_order_segments();
+	test_restart_and_progress();
+	test_torn();
+	test_full();
+	test_front();
+	test_lock();
+	test_dir_rules();
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", base);
+	if (system(cmd) != 0)
+		return 1;
+	return check_summary("test_spool");
+}
