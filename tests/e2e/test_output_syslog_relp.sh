@@ -28,19 +28,7 @@ s = [socket.socket() for _ in range(2)]
 for x in s: x.bind(("127.0.0.1", 0))
 print(*[x.getsockname()[1] for x in s])')
 
-key() { openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$1" 2>/dev/null; }
-ca() {
-	key "$C/$1.key"
-	openssl req -x509 -new -key "$C/$1.key" -out "$C/$1.pem" -days 2 -subj "/CN=$1" \
-		-addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign,cRLSign
-}
-leaf() {	# leaf NAME CA SAN EKU
-	key "$C/$1.key"
-	openssl req -new -key "$C/$1.key" -out "$C/$1.csr" -subj "/CN=$1"
-	printf 'subjectAltName=%s\nextendedKeyUsage=%s\n' "$3" "$4" >"$C/$1.ext"
-	openssl x509 -req -in "$C/$1.csr" -CA "$C/$2.pem" -CAkey "$C/$2.key" -CAcreateserial \
-		-out "$C/$1.pem" -days 2 -extfile "$C/$1.ext" 2>/dev/null
-}
+. "$(dirname "$0")/certs_lib.sh"
 ca ca
 ca otherca
 leaf localhost ca "DNS:localhost,IP:127.0.0.1" serverAuth,clientAuth
