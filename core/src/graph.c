@@ -319,6 +319,8 @@ static struct sl_instance *prepare_instance(struct graph *g, const struct resolv
 	inst->mark = r->named ? r->named->mark : r->mark;
 	inst->parent = parent;
 	opt_fill(&inst->opt, inst->desc, inst->opts, &inst->mark, g->diag);
+	if (inst->opt.opts)	/* groups written flat: marks and lookups by flat name */
+		inst->opts = inst->opt.opts;
 	inst_keys_parse(inst, g->diag);
 	inst->opts_valid = g->diag->errors == before;
 	/* Without valid values there is no identity: never shared. */

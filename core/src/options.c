@@ -9,6 +9,7 @@
 
 #include "inst_keys.h"
 #include "options.h"
+#include "opt_groups.h"
 
 int opt_parse_int(const char *s, int64_t *out)
 {
@@ -590,6 +591,11 @@ int opt_fill(struct opt_values *vals, const struct sl_plugin *d, const struct yn
 		diag_error(diag, at, "out of memory");
 		return -1;
 	}
+	vals->user = opts;
+	opts = opt_groups_flatten(d, opts, diag);
+	if (vals->user && !opts)
+		return -1;
+	vals->opts = opts;
 	/* Options the user wrote. */
 	for (size_t i = 0; opts && i < opts->n; i += 2) {
 		const struct ynode *k = opts->items[i];
@@ -601,6 +607,8 @@ int opt_fill(struct opt_values *vals, const struct sl_plugin *d, const struct yn
 		o = find_option(d, k->scalar);
 		if (o)
 			fill_one(o, opts->items[i + 1], vals->config, diag);
+		else if (opt_group_is(d, k->scalar))	/* a group that is not a mapping */
+			opt_group_not_map(diag, d, k, opts->items[i + 1]);
 		else
 			unknown_option(diag, k, d);
 	}
@@ -630,5 +638,6 @@ void opt_values_free(struct opt_values *vals, const struct sl_plugin *d)
 		ytree_free(vals->defaults[i]);
 	free(vals->defaults);
 	free(vals->config);
+	opt_groups_free(vals->opts, vals->user);
 	memset(vals, 0, sizeof(*vals));
 }

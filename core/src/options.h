@@ -67,12 +67,21 @@ struct opt_values {
 	void *config;
 	struct ynode **defaults;
 	size_t ndefaults;
+	/*
+	 * The mapping the values came from: the user's, or its copy with
+	 * option groups (opt_groups.h) written flat.  Everything that looks
+	 * options up by name after opt_fill() reads `opts`.
+	 */
+	const struct ynode *opts;
+	const struct ynode *user;
 };
 
 /*
  * Fill v->config (calloc'ed, d->config_size bytes) from `opts` (the
- * element's mapping; NULL: none) and the defaults.  Errors go to diag at
- * the value's position, or at `at` for a missing required option.  0/-1.
+ * element's mapping; NULL: none) and the defaults.  Option groups
+ * (`tls: {ca_file: x}`) count as their flat names; v->opts is the mapping
+ * as read.  Errors go to diag at the value's position, or at `at` for a
+ * missing required option.  0/-1.
  */
 int opt_fill(struct opt_values *v, const struct sl_plugin *d, const struct ynode *opts,
 	     const struct ymark *at, struct diag *diag);

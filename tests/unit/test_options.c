@@ -10,6 +10,7 @@
 
 #include "fields.h"
 #include "options.h"
+#include "opt_groups.h"
 #include "check.h"
 
 static void sizes(void)
@@ -120,6 +121,8 @@ struct fcfg {
 	struct sl_strlist none;
 	int64_t n;
 	struct sl_strlist props;
+	const char *spool_dir;
+	int64_t spool_max;
 };
 
 static const struct sl_option fill_opts[] = {
@@ -129,6 +132,8 @@ static const struct sl_option fill_opts[] = {
 	SL_OPT_LIST("none", struct fcfg, none, "[]", "an empty list"),
 	SL_OPT_INT("n", struct fcfg, n, "3", 0, 9, "n"),
 	SL_OPT_MAP("props", struct fcfg, props, "a free map"),
+	SL_OPT_STR("spool_dir", struct fcfg, spool_dir, NULL, "a group member"),
+	SL_OPT_INT("spool_max", struct fcfg, spool_max, "7", 0, 9, "another"),
 	SL_OPT_END,
 };
 
@@ -208,6 +213,48 @@ static void filling(void)
 	CHECK(fill_opts[5].flags == SL_OPT_MAP_ENTRIES && fill_opts[5].type == SL_OPT_LIST);
 	CHECK(fill_opts[0].flags == SL_OPT_REQUIRED && fill_opts[0].def == NULL);
 	CHECK(fill_opts[4].flags == 0);
+	while (ntrees)
+		ytree_free(trees[--ntrees]);
+}
+
+/* spool: {dir: d, max: 5} is spool_dir: d, spool_max: 5 (opt_groups.h). */
+static void groups(void)
+{
+	struct opt_values v;
+	const struct fcfg *c;
+	const struct ynode *k;
+
+	CHECK(fill("{file: x, spool: {dir: /d, max: 5}, n: 2}", &v) == 0);
+	c = v.config;
+	CHECK(strcmp(c->spool_dir, "/d") == 0 && c->spool_max == 5 && c->n == 2);
+	/* the flat copy keeps file order and each member's own position */
+	CHECK(v.opts != v.user && v.opts->n == 8);
+	CHECK(strcmp(v.opts->items[2]->scalar, "spool_dir") == 0 &&
+	      strcmp(v.opts->items[4]->scalar, "spool_max") == 0 &&
+	      strcmp(v.opts->items[6]->scalar, "n") == 0);
+	k = ytree_map_key(v.opts, "spool_max");
+	CHECK(k && k->mark.line == 1 && k->mark.col == 28);
+	CHECK(ytree_map_get(v.user, "spool_dir") == NULL);
+	opt_values_free(&v, &fill_plugin);
+	/* flat spelling, and no group: the user's mapping itself */
+	CHECK(fill("{file: x, spool_dir: /e}", &v) == 0);
+	CHECK(v.opts == v.user && strcmp(((const struct fcfg *)v.config)->spool_dir, "/e") == 0);
+	opt_values_free(&v, &fill_plugin);
+	CHECK(fill("{file: x, spool: {}}", &v) == 0);
+	CHECK(((const struct fcfg *)v.config)->spool_max == 7);
+	opt_values_free(&v, &fill_plugin);
+	/* an unknown member, one option written both ways, a group that is a value */
+	CHECK(fill("{file: x, spool: {dri: /d}}", &v) == 1);
+	opt_values_free(&v, &fill_plugin);
+	CHECK(fill("{file: x, spool_dir: a, spool: {dir: b}}", &v) == 1);
+	opt_values_free(&v, &fill_plugin);
+	CHECK(fill("{file: x, spool: 5}", &v) == 1);
+	opt_values_free(&v, &fill_plugin);
+	/* a member's bad value is reported as the flat option's */
+	CHECK(fill("{file: x, spool: {max: 10}}", &v) == 1);
+	opt_values_free(&v, &fill_plugin);
+	CHECK(opt_group_is(&fill_plugin, "spool") && !opt_group_is(&fill_plugin, "file") &&
+	      !opt_group_is(&fill_plugin, "props") && !opt_group_is(&fill_plugin, "spool_max"));
 	while (ntrees)
 		ytree_free(trees[--ntrees]);
 }
@@ -336,6 +383,7 @@ int main(void)
 	ints_bools_enums();
 	store();
 	filling();
+	groups();
 	formatting();
 	suggestions();
 	registries();
