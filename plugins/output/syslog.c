@@ -21,12 +21,16 @@
  * "port unreachable" came back for it, so a down receiver does not eat the
  * queue.  The input never waits for the receiver.
  *
- * TCP with spool_dir: what the queue cannot take goes to a disk spool
- * (spool.h) as framed wire bytes, and so does everything after it while the
- * spool holds anything (order).  The queue, always older than the spool, is
- * sent first, then the spool from its read buffer; a spooled message counts
- * as sent (acknowledged to the spool) once written to the socket.  At stop
- * the queue's rest goes in front of the spool instead of being lost.
+ * spool_dir (tcp, tls, relp): what the queue cannot take goes to a disk
+ * spool (spool.h) as wire bytes (framed for tcp and tls), and so does
+ * everything after it while the spool holds anything (order).  The queue,
+ * always older than the spool, is sent first, then the spool from its read
+ * buffer.  A spooled message counts as sent (acknowledged to the spool):
+ * tcp, once written to the socket; tls, once the TLS record holding it is
+ * written to the socket; relp, once the receiver's acknowledgement of it is
+ * proven (relp_conn.h: librelp's window; the last RELP_WINDOW are proven
+ * by closing the session, see relp_spool_sync).  At stop the queue's rest
+ * goes in front of the spool instead of being lost.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -61,6 +65,8 @@
 #define TLS_ALERT_WAIT_MS 50	/* at shutdown, for the server's verdict */
 #define RELP_TIMEOUT_S 5	/* librelp: connect, and wait for window room / acks */
 #define WRAP_MARK 0xffffffffu
+/* RELP: spool records handed to librelp and not yet proven acknowledged */
+#define RELP_SPOOL_IOV (2 * RELP_WINDOW + BATCH_MSGS)
 /*
  * TCP: messages whose end offsets are remembered (256 KiB).  More than
  * that unacknowledged at a failure (a 4 MiB send buffer full of messages
@@ -154,7 +160,7 @@ static const struct sl_option syslog_opts[] = {
 	SL_OPT_BOOL("tls_verify", struct syslog_cfg, tls_verify, "true",
 		    "tls: verify the server certificate and name (false: encrypt only)"),
 	SL_OPT_STR("spool_dir", struct syslog_cfg, spool_dir, NULL,
-		   "tcp: directory of a disk spool for what the queue cannot hold (default: none)"),
+		   "tcp, tls, relp: directory of a disk spool for what the queue cannot hold (default: none)"),
 	SL_OPT_SIZE("spool_max_size", struct syslog_cfg, spool_max_size, "1GiB", 65536,
 		    (int64_t)1 << 40, "largest size of the spool; past it messages are dropped"),
 	SL_OPT_END
@@ -228,6 +234,11 @@ struct syslog_state {
 	struct sl_spool *spool;		/* spool_dir, or NULL */
 	struct sl_spool_stats spool_seen;	/* published to the counters */
 	size_t spool_head_sent;		/* bytes of the spool's head message sent */
+	unsigned spool_taken;		/* TLS: records in the unflushed TLS record */
+	struct iovec *rs_iov;		/* RELP: peeks beyond the handed records */
+	unsigned rs_handed;		/* RELP: spool records librelp has, unproven */
+	uint64_t rs_first;		/* RELP: relp_conn_sent() of the first of them */
+	uint64_t drain_until;		/* at stop: the spool is sent until then */
 	bool spool_adopted;		/* the spool's lock was ours once */
 	char *sbuf;			/* one framed message for the spool */
 	int c_spooled, c_spool_sent, c_spool_bytes, c_spool_dropped;
@@ -458,6 +469,7 @@ static void close_fd(struct syslog_state *st)
 	st->catchup = 0;
 	st->head_sent = 0;	/* a cut TCP message is sent again in full */
 	st->spool_head_sent = 0;
+	st->spool_taken = 0;	/* not written out: sent again from the spool */
 	st->written = 0;
 	st->ends_n = 0;
 	if (st->probe_timer)
@@ -651,7 +663,7 @@ static void on_fd(void *state, int fd, uint32_t events)
  * RELP: librelp owns the socket and blocks (up to RELP_TIMEOUT_S) on this
  * output's own thread; a reconnect first resends what was not acknowledged.
  */
-static void relp_connect(struct syslog_state *st)
+static int relp_open(struct syslog_state *st)
 {
 	char err[512];
 	int rc = -1;
@@ -671,8 +683,15 @@ static void relp_connect(struct syslog_state *st)
 			      st->where, err);
 		st->conn = ST_DOWN;
 		lost(st, "cannot connect to", ECONNREFUSED);
-		return;
+		return -1;
 	}
+	return 0;
+}
+
+static void relp_connect(struct syslog_state *st)
+{
+	if (relp_open(st) < 0)
+		return;
 	up(st);
 	drain(st);
 }
@@ -899,6 +918,144 @@ static void spool_save_queue(struct syslog_state *st)
 		      saved, st->where);
 }
 
+/* The spool's first n records are delivered (they may span segments). */
+static void spool_ack_n(struct syslog_state *st, uint64_t n)
+{
+	while (n) {
+		unsigned k = sl_spool_peekv(st->spool, st->iov, n < BATCH_MSGS ? (unsigned)n : BATCH_MSGS);
+
+		if (!k)
+			break;
+		sl_spool_ack(st->spool, k);
+		n -= k;
+	}
+}
+
+/*
+ * TLS, the queue empty: the spool's records go into TLS records, oldest
+ * first, and are acknowledged once the TLS record holding them is written
+ * to the socket (spool_taken waits for that in drain_tls).
+ */
+static void drain_tls_spool(struct syslog_state *st)
+{
+	char err[256];
+	unsigned n;
+
+	while (!tls_conn_pending(st->tls) && (n = sl_spool_peekv(st->spool, st->iov, BATCH_MSGS))) {
+		unsigned i, done = 0;
+		ssize_t taken;
+
+		st->iov[0].iov_base = (char *)st->iov[0].iov_base + st->spool_head_sent;
+		st->iov[0].iov_len -= st->spool_head_sent;
+		taken = tls_conn_writev(st->tls, st->iov, n, err, sizeof(err));
+		if (taken == TLS_FAILED) {
+			tls_lost(st, err);
+			break;
+		}
+		if (taken == 0)
+			break;
+		for (i = 0; i < n && taken > 0; i++) {
+			if ((size_t)taken >= st->iov[i].iov_len) {
+				taken -= (ssize_t)st->iov[i].iov_len;
+				st->spool_head_sent = 0;
+				done++;
+			} else {
+				st->spool_head_sent += (size_t)taken;
+				taken = 0;
+			}
+		}
+		if (tls_conn_pending(st->tls)) {
+			st->spool_taken = done;
+			break;
+		}
+		sl_spool_ack(st->spool, done);
+	}
+	spool_publish(st);
+}
+
+/* RELP: acknowledge to the spool what librelp's window proved (relp_conn.h). */
+static void relp_spool_settle(struct syslog_state *st)
+{
+	uint64_t acked = relp_conn_acked(st->relp), k;
+
+	if (!st->rs_handed || acked < st->rs_first)
+		return;
+	k = acked - st->rs_first + 1;
+	if (k > st->rs_handed)
+		k = st->rs_handed;
+	spool_ack_n(st, k);
+	st->rs_first += k;
+	st->rs_handed -= (unsigned)k;
+}
+
+/*
+ * RELP: everything reachable in the spool is with librelp, but the last
+ * RELP_WINDOW are proven acknowledged only by later sends, and while the
+ * spool holds them newer messages go behind them into the spool: nothing
+ * would be sent.  Closing the session proves them (the close is answered
+ * after every message before it); then a new session.  A close that
+ * failed proves nothing: the spool's records are sent again from the
+ * spool (duplicates, which RELP allows), and queued messages sent before
+ * them and not proven are counted as possibly lost.  Once per spool
+ * segment and once when the spool has caught up with the input.
+ */
+static bool relp_spool_sync(struct syslog_state *st)
+{
+	uint64_t before = st->rs_first - 1, acked = relp_conn_acked(st->relp);
+
+	if (relp_conn_close(st->relp)) {
+		spool_ack_n(st, st->rs_handed);
+	} else {
+		uint64_t n = acked < before ? before - acked : 0;
+
+		st->host->log(st->inst, SL_LOG_WARNING,
+			      "%s: the RELP session's close was not answered: %u spooled messages will "
+			      "be sent again, %llu queued ones possibly lost", st->where, st->rs_handed,
+			      (unsigned long long)n);
+		if (n) {
+			st->host->counter_add(st->inst, st->c_possibly_lost, n);
+			st->host->dropped_add(st->inst, n);
+		}
+	}
+	st->relp = NULL;
+	st->rs_handed = 0;
+	spool_publish(st);
+	return relp_open(st) == 0;
+}
+
+/* RELP, the queue empty: hand the spool's records to librelp, oldest first. */
+static void drain_relp_spool(struct syslog_state *st)
+{
+	char err[512];
+
+	for (;;) {
+		unsigned i, n = 0;
+
+		relp_spool_settle(st);
+		if (st->rs_handed < RELP_SPOOL_IOV - BATCH_MSGS)
+			n = sl_spool_peekv(st->spool, st->rs_iov, st->rs_handed + BATCH_MSGS);
+		if (n <= st->rs_handed) {	/* nothing more within reach */
+			if (!st->rs_handed || st->drain_until || !relp_spool_sync(st))
+				break;
+			continue;
+		}
+		for (i = st->rs_handed; i < n; i++) {
+			if (relp_conn_send(st->relp, st->rs_iov[i].iov_base, st->rs_iov[i].iov_len, err,
+					   sizeof(err)) < 0) {
+				st->host->log(st->inst, SL_LOG_DEBUG, "%s: %s", st->where, err);
+				lost(st, "RELP session broken with", ECONNRESET);
+				spool_publish(st);
+				return;
+			}
+			if (!st->rs_handed++)
+				st->rs_first = relp_conn_sent(st->relp);
+		}
+		if (st->drain_until && mono_ms() >= st->drain_until)
+			break;
+	}
+	spool_publish(st);
+}
+
 /* ---- sending ---- */
 
 static bool gone(int err)
@@ -1004,11 +1161,18 @@ static void drain_stream(struct syslog_state *st)
 static void drain_tls(struct syslog_state *st)
 {
 	char err[256];
-	int rc = tls_conn_flush(st->tls, err, sizeof(err));
+	int rc;
 
+	if (st->spool && !st->spool_adopted)
+		spool_adopt(st);
+	rc = tls_conn_flush(st->tls, err, sizeof(err));
 	if (rc == TLS_FAILED) {
 		tls_lost(st, err);
 		return;
+	}
+	if (rc == TLS_DONE && st->spool_taken) {	/* their TLS record is out */
+		sl_spool_ack(st->spool, st->spool_taken);
+		st->spool_taken = 0;
 	}
 	while (rc == TLS_DONE && st->qcount) {
 		unsigned n = q_gather(st, BATCH_MSGS);
@@ -1030,7 +1194,9 @@ static void drain_tls(struct syslog_state *st)
 			}
 		}
 	}
-	if (tls_conn_pending(st->tls))
+	if (st->spool && !st->qcount && st->tls && !tls_conn_pending(st->tls))
+		drain_tls_spool(st);
+	if (st->tls && tls_conn_pending(st->tls))
 		arm_fd(st, idle_events(st) | EPOLLOUT);
 }
 
@@ -1039,6 +1205,8 @@ static void drain_relp(struct syslog_state *st)
 {
 	char err[512];
 
+	if (st->spool && !st->spool_adopted)
+		spool_adopt(st);
 	while (st->qcount && st->conn == ST_UP) {
 		size_t off = q_fix(st, st->qhead);
 
@@ -1049,6 +1217,8 @@ static void drain_relp(struct syslog_state *st)
 		}
 		q_pop(st);
 	}
+	if (st->spool && st->conn == ST_UP)
+		drain_relp_spool(st);
 }
 
 static void drain(struct syslog_state *st)
@@ -1470,8 +1640,9 @@ static int syslog_configure(const struct sl_host *host, struct sl_instance *inst
 		host->config_error(inst, "queue_size", "must hold at least four messages of message_size");
 		return -1;
 	}
-	if (c->spool_dir && c->transport != TR_TCP) {
-		host->config_error(inst, "spool_dir", "only applies to transport: tcp");
+	if (c->spool_dir && c->transport != TR_TCP && c->transport != TR_TLS &&
+	    c->transport != TR_RELP) {
+		host->config_error(inst, "spool_dir", "only applies to transport: tcp, tls or relp");
 		return -1;
 	}
 	if (c->spool_dir && c->spool_dir[0] != '/') {
@@ -1620,6 +1791,11 @@ static int syslog_start(void *state)
 			return -1;
 		}
 		spool_publish(st);
+		if (c->transport == TR_RELP &&
+		    !(st->rs_iov = calloc(RELP_SPOOL_IOV, sizeof(*st->rs_iov)))) {
+			st->host->log(st->inst, SL_LOG_ERR, "out of memory");
+			return -1;
+		}
 	}
 	/* A receiver that is not there yet is not fatal: we queue and retry. */
 	do_connect(st);
@@ -1672,9 +1848,13 @@ static void syslog_stop(void *state)
 		on_fd(st, st->fd, (uint32_t)pfd.revents);
 	}
 	if (st->cfg->transport == TR_RELP) {
+		st->drain_until = end;
 		drain(st);
-		relp_conn_free(st->relp);	/* closes after the last acknowledgements */
+		/* closes after the last acknowledgements, which proves the spool's */
+		if (relp_conn_close(st->relp) && st->spool)
+			spool_ack_n(st, st->rs_handed);
 		st->relp = NULL;
+		st->rs_handed = 0;
 	}
 	/* Give a connected receiver a moment to take the rest. */
 	while (st->qcount && st->fd >= 0 && st->conn == ST_UP && !st->probe_inflight) {
@@ -1741,6 +1921,7 @@ static void syslog_destroy(void *state)
 		close(st->fd);
 	sl_spool_close(st->spool);
 	free(st->sbuf);
+	free(st->rs_iov);
 	free(st->q);
 	free(st->ends);
 	free(st->msg);
