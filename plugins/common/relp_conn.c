@@ -28,6 +28,7 @@ struct relp_conn {
 	bool fresh;		/* no send yet since the last open */
 	uint64_t sent, acked;	/* see relp_conn_acked() */
 	unsigned errs;		/* librelp errors reported (on_err, on_auth_err) */
+	bool nak;		/* the receiver refused a message: nothing more is proven */
 	bool auth_failed;	/* the TLS peer was refused (librelp's auth callback) */
 	char host[256], port[16];
 	char last_err[256];	/* from librelp's error callback */
@@ -50,6 +51,9 @@ static void on_err(void *usr, char *objinfo, char *errmsg, relpRetVal code)
 
 	if (rc)
 		rc->errs++;
+	/* librelp drops a refused (non-200) message from its window like an acknowledged one */
+	if (rc && code == RELP_RET_RSP_STATE_ERR)
+		rc->nak = true;
 	if (rc && !rc->auth_failed)	/* keep the more precise reason */
 		snprintf(rc->last_err, sizeof(rc->last_err), "%s: %s (librelp %d)",
 			 objinfo ? objinfo : "", errmsg ? errmsg : "", code);
@@ -167,7 +171,7 @@ int relp_conn_send(struct relp_conn *rc, const void *msg, size_t len, char *err,
 	}
 	/* it waited for fewer than RELP_WINDOW unacknowledged (relp_conn.h) */
 	rc->sent++;
-	if (!rc->fresh && rc->sent > RELP_WINDOW && rc->sent - RELP_WINDOW > rc->acked)
+	if (!rc->fresh && !rc->nak && rc->sent > RELP_WINDOW && rc->sent - RELP_WINDOW > rc->acked)
 		rc->acked = rc->sent - RELP_WINDOW;
 	rc->fresh = false;
 	return 0;
@@ -191,7 +195,7 @@ bool relp_conn_close(struct relp_conn *rc)
 	if (!rc)
 		return false;
 	/* librelp skips the close of a broken session: nothing is proven then */
-	ok = rc->have_session && !rc->broken;
+	ok = rc->have_session && !rc->broken && !rc->nak;
 	errs = rc->errs;
 	if (rc->clt)
 		relpEngineCltDestruct(rc->eng, &rc->clt);

@@ -44,7 +44,10 @@ void relp_conn_free(struct relp_conn *rc);
  * from 1 over the life of rc, across reconnects: librelp resends the
  * unacknowledged in order first) returns, messages 1..k-RELP_WINDOW are
  * acknowledged.  Not for the first send after a (re)connect: librelp lets
- * it pass without waiting for window room.
+ * it pass without waiting for window room.  Once the receiver refused a
+ * message (a non-200 answer, which librelp drops from its window like an
+ * acknowledgement) nothing more is proven on rc, and relp_conn_close()
+ * says false: the caller sends the unproven again on a new rc.
  */
 #define RELP_WINDOW 128
 uint64_t relp_conn_sent(const struct relp_conn *rc);	/* messages taken */
