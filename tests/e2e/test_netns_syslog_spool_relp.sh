@@ -6,7 +6,7 @@
 #           comes up: every packet the kernel logged arrives, in order,
 #           none twice, nothing dropped, the spool empty at the end (the
 #           last RELP_WINDOW spooled messages are proven by a session
-#           close, see relp_spool_sync in syslog.c).
+#           close, see relp_spool_sync in syslog_spool.c).
 #   rkill   rsyslogd is killed with SIGKILL mid-stream and started again
 #           2 s later: every logged packet arrives (first arrivals in
 #           order); the duplicates RELP allows (acknowledgements lost with
