@@ -24,6 +24,11 @@ struct relp_conn {
 	relpEngine_t *eng;
 	relpClt_t *clt;
 	bool have_session;	/* connected once: reconnect keeps the unacked */
+	bool broken;		/* a send or reconnect failed since the last open */
+	bool fresh;		/* no send yet since the last open */
+	uint64_t sent, acked;	/* see relp_conn_acked() */
+	unsigned errs;		/* librelp errors reported (on_err, on_auth_err) */
+	bool nak;		/* the receiver refused a message: nothing more is proven */
 	bool auth_failed;	/* the TLS peer was refused (librelp's auth callback) */
 	char host[256], port[16];
 	char last_err[256];	/* from librelp's error callback */
@@ -44,6 +49,11 @@ static void on_err(void *usr, char *objinfo, char *errmsg, relpRetVal code)
 {
 	struct relp_conn *rc = usr;
 
+	if (rc)
+		rc->errs++;
+	/* librelp drops a refused (non-200) message from its window like an acknowledged one */
+	if (rc && code == RELP_RET_RSP_STATE_ERR)
+		rc->nak = true;
 	if (rc && !rc->auth_failed)	/* keep the more precise reason */
 		snprintf(rc->last_err, sizeof(rc->last_err), "%s: %s (librelp %d)",
 			 objinfo ? objinfo : "", errmsg ? errmsg : "", code);
@@ -55,6 +65,7 @@ static void on_auth_err(void *usr, char *authinfo, char *errmsg, relpRetVal code
 
 	if (!rc)
 		return;
+	rc->errs++;
 	rc->auth_failed = true;
 	snprintf(rc->last_err, sizeof(rc->last_err), "TLS peer refused: %s%s%s (librelp %d)",
 		 errmsg ? errmsg : "", authinfo && *authinfo ? ": " : "", authinfo ? authinfo : "",
@@ -111,6 +122,7 @@ struct relp_conn *relp_conn_new(const char *host, const char *port, unsigned tim
 	    (r = relpEngineCltConstruct(rc->eng, &rc->clt)) != RELP_RET_OK ||
 	    (r = relpCltSetUsrPtr(rc->clt, rc)) != RELP_RET_OK ||
 	    (r = relpCltSetTimeout(rc->clt, timeout_s)) != RELP_RET_OK ||
+	    (r = relpCltSetWindowSize(rc->clt, RELP_WINDOW)) != RELP_RET_OK ||
 	    (r = relpCltSetConnTimeout(rc->clt, (int)timeout_s)) != RELP_RET_OK ||
 	    (tls && (r = set_tls(rc->clt, tls, peer)) != RELP_RET_OK)) {
 		say(rc, err, errlen, "RELP client setup", r);
@@ -129,8 +141,11 @@ int relp_conn_open(struct relp_conn *rc, char *err, size_t errlen)
 		r = relpCltReconnect(rc->clt);
 		if (r != RELP_RET_OK) {
 			say(rc, err, errlen, "RELP reconnect", r);
+			rc->broken = true;
 			return rc->auth_failed ? -2 : -1;
 		}
+		rc->broken = false;
+		rc->fresh = true;
 		return 0;
 	}
 	r = relpCltConnect(rc->clt, AF_UNSPEC, (unsigned char *)rc->port, (unsigned char *)rc->host);
@@ -139,6 +154,8 @@ int relp_conn_open(struct relp_conn *rc, char *err, size_t errlen)
 		return rc->auth_failed ? -2 : -1;
 	}
 	rc->have_session = true;
+	rc->broken = false;
+	rc->fresh = true;
 	return 0;
 }
 
@@ -149,9 +166,43 @@ int relp_conn_send(struct relp_conn *rc, const void *msg, size_t len, char *err,
 
 	if (r != RELP_RET_OK) {
 		say(rc, err, errlen, "RELP send", r);
+		rc->broken = true;
 		return -1;
 	}
+	/* it waited for fewer than RELP_WINDOW unacknowledged (relp_conn.h) */
+	rc->sent++;
+	if (!rc->fresh && !rc->nak && rc->sent > RELP_WINDOW && rc->sent - RELP_WINDOW > rc->acked)
+		rc->acked = rc->sent - RELP_WINDOW;
+	rc->fresh = false;
 	return 0;
+}
+
+uint64_t relp_conn_sent(const struct relp_conn *rc)
+{
+	return rc->sent;
+}
+
+uint64_t relp_conn_acked(const struct relp_conn *rc)
+{
+	return rc->acked;
+}
+
+bool relp_conn_close(struct relp_conn *rc)
+{
+	bool ok;
+	unsigned errs;
+
+	if (!rc)
+		return false;
+	/* librelp skips the close of a broken session: nothing is proven then */
+	ok = rc->have_session && !rc->broken && !rc->nak;
+	errs = rc->errs;
+	if (rc->clt)
+		relpEngineCltDestruct(rc->eng, &rc->clt);
+	ok = ok && rc->errs == errs;
+	relpEngineDestruct(&rc->eng);
+	free(rc);
+	return ok;
 }
 
 void relp_conn_free(struct relp_conn *rc)
@@ -196,6 +247,24 @@ int relp_conn_send(struct relp_conn *rc, const void *msg, size_t len, char *err,
 void relp_conn_free(struct relp_conn *rc)
 {
 	(void)rc;
+}
+
+uint64_t relp_conn_sent(const struct relp_conn *rc)
+{
+	(void)rc;
+	return 0;
+}
+
+uint64_t relp_conn_acked(const struct relp_conn *rc)
+{
+	(void)rc;
+	return 0;
+}
+
+bool relp_conn_close(struct relp_conn *rc)
+{
+	(void)rc;
+	return false;
 }
 
 #endif

@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct relp_conn;
 
@@ -34,5 +35,28 @@ int relp_conn_open(struct relp_conn *rc, char *err, size_t errlen);
 int relp_conn_send(struct relp_conn *rc, const void *msg, size_t len, char *err, size_t errlen);
 /* Close (waiting up to the timeout for the last acknowledgements) and free. */
 void relp_conn_free(struct relp_conn *rc);
+
+/*
+ * What the receiver provably acknowledged.  librelp's public API does not
+ * say which frames are acknowledged, but RELP requires responses in the
+ * order of the commands, and librelp sends a command only while fewer
+ * than RELP_WINDOW are unacknowledged.  So when send number k (counted
+ * from 1 over the life of rc, across reconnects: librelp resends the
+ * unacknowledged in order first) returns, messages 1..k-RELP_WINDOW are
+ * acknowledged.  Not for the first send after a (re)connect: librelp lets
+ * it pass without waiting for window room.  Once the receiver refused a
+ * message (a non-200 answer, which librelp drops from its window like an
+ * acknowledgement) nothing more is proven on rc, and relp_conn_close()
+ * says false: the caller sends the unproven again on a new rc.
+ */
+#define RELP_WINDOW 128
+uint64_t relp_conn_sent(const struct relp_conn *rc);	/* messages taken */
+uint64_t relp_conn_acked(const struct relp_conn *rc);	/* 1..acked are acknowledged */
+/*
+ * Close and free like relp_conn_free; true when the receiver answered the
+ * close without librelp reporting an error: responses come in order, so
+ * every message sent before was acknowledged.
+ */
+bool relp_conn_close(struct relp_conn *rc);
 
 #endif

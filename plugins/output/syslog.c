@@ -21,12 +21,10 @@
  * "port unreachable" came back for it, so a down receiver does not eat the
  * queue.  The input never waits for the receiver.
  *
- * TCP with spool_dir: what the queue cannot take goes to a disk spool
- * (spool.h) as framed wire bytes, and so does everything after it while the
- * spool holds anything (order).  The queue, always older than the spool, is
- * sent first, then the spool from its read buffer; a spooled message counts
- * as sent (acknowledged to the spool) once written to the socket.  At stop
- * the queue's rest goes in front of the spool instead of being lost.
+ * spool_dir (tcp, tls, relp): what the queue cannot take goes to a disk
+ * spool, and so does everything after it while the spool holds anything
+ * (order); the queue, always older, is sent first.  The glue, and when a
+ * spooled message counts as delivered per transport, is in syslog_spool.c.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -51,27 +49,8 @@
 #include "text_escape.h"
 #include "relp_conn.h"
 #include "tls_stream.h"
+#include "syslog_out.h"
 
-#define BATCH_MSGS 64		/* messages per sendmmsg / sendmsg */
-#define LOG_EVERY_MS 10000
-#define PROBE_MS 100		/* wait for an ICMP error after a UDP probe */
-#define PACE_MS 1		/* UDP backlog: one batch per tick (no flow control) */
-#define CONNECT_TIMEOUT_MS 10000
-#define STOP_DRAIN_MS 1000	/* at shutdown, wait this long to send the rest */
-#define TLS_ALERT_WAIT_MS 50	/* at shutdown, for the server's verdict */
-#define RELP_TIMEOUT_S 5	/* librelp: connect, and wait for window room / acks */
-#define WRAP_MARK 0xffffffffu
-/*
- * TCP: messages whose end offsets are remembered (256 KiB).  More than
- * that unacknowledged at a failure (a 4 MiB send buffer full of messages
- * under 64 bytes) and the rest is estimated from their mean size.
- */
-#define INFLIGHT_MSGS 65536u
-
-enum { FMT_3164, FMT_5424 };
-enum { TR_UNIX, TR_UDP, TR_TCP, TR_TLS, TR_RELP };
-enum { FR_OCTET, FR_LF };
-enum { ST_DOWN, ST_CONNECTING, ST_UP };
 
 static const char *const format_names[] = { "rfc3164", "rfc5424", NULL };
 static const char *const transport_names[] = { "unix", "udp", "tcp", "tls", "relp", NULL };
@@ -154,7 +133,7 @@ static const struct sl_option syslog_opts[] = {
 	SL_OPT_BOOL("tls_verify", struct syslog_cfg, tls_verify, "true",
 		    "tls: verify the server certificate and name (false: encrypt only)"),
 	SL_OPT_STR("spool_dir", struct syslog_cfg, spool_dir, NULL,
-		   "tcp: directory of a disk spool for what the queue cannot hold (default: none)"),
+		   "tcp, tls, relp: directory of a disk spool for what the queue cannot hold (default: none)"),
 	SL_OPT_SIZE("spool_max_size", struct syslog_cfg, spool_max_size, "1GiB", 65536,
 		    (int64_t)1 << 40, "largest size of the spool; past it messages are dropped"),
 	SL_OPT_END
@@ -179,68 +158,7 @@ static const struct sl_field_decl syslog_reads[] = {
 	SL_FIELD_END
 };
 
-struct syslog_state {
-	const struct sl_host *host;
-	struct sl_instance *inst;
-	const struct syslog_cfg *cfg;
-	char where[300];		/* the address, for messages */
-
-	struct sockaddr_storage addr;
-	socklen_t addrlen;
-	int fd;
-	int conn;			/* ST_* */
-	uint32_t watched;		/* epoll events registered, when fd >= 0 */
-	bool probe_needed, probe_inflight;	/* UDP only */
-	unsigned catchup;		/* UDP: backlog messages still to pace */
-	uint64_t backoff, connected_at;
-	struct sl_timer *retry_timer, *probe_timer, *pace_timer;
-
-	/* ring of [u32 len][bytes][pad]; qhead == qtail only when empty */
-	uint8_t *q;
-	size_t qcap, qhead, qtail;
-	unsigned qcount;
-	size_t head_sent;		/* TCP: bytes of the head message sent */
-
-	/* TCP: bytes written on this connection, and where messages end */
-	uint32_t written;		/* mod 2^32: the window is far smaller */
-	uint32_t *ends;			/* ring: written at each message's end */
-	uint64_t ends_n;		/* messages put in the ring */
-
-	char *msg;			/* one message being formatted */
-	size_t msg_cap;
-	char hostname[256];
-	char procid[24];
-	uint8_t pri_len;
-	char pri[8];			/* "<165>" */
-	struct fmt_time_cache tc5424;
-	int64_t tc3164_sec;
-	char tc3164[16];		/* "Nov 29 22:15:00" */
-
-	/* TLS: credentials loaded at configure time, a session per connection */
-	struct tls_creds *tls_creds;
-	struct tls_conn *tls;
-	char tls_name[256];		/* the name the server must prove */
-	struct relp_conn *relp;		/* RELP: librelp's session, kept across reconnects */
-	char relp_host[256], relp_port[16];
-
-	int c_dropped, c_reconnects, c_no_text, c_escaped, c_possibly_lost, c_tls_failures;
-
-	struct sl_spool *spool;		/* spool_dir, or NULL */
-	struct sl_spool_stats spool_seen;	/* published to the counters */
-	size_t spool_head_sent;		/* bytes of the spool's head message sent */
-	bool spool_adopted;		/* the spool's lock was ours once */
-	char *sbuf;			/* one framed message for the spool */
-	int c_spooled, c_spool_sent, c_spool_bytes, c_spool_dropped;
-	uint64_t drops_unlogged, drops_outage, drop_logged_at;
-	uint64_t err_logged_at, errs_unlogged;
-	bool was_down;
-	bool warned_header;
-
-	struct mmsghdr mm[BATCH_MSGS];
-	struct iovec iov[BATCH_MSGS];
-};
-
-static uint64_t mono_ms(void)
+uint64_t syslog_mono_ms(void)
 {
 	struct timespec ts;
 
@@ -248,7 +166,6 @@ static uint64_t mono_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-static void arm_fd(struct syslog_state *st, uint32_t events);
 static void drain(struct syslog_state *st);
 static void do_connect(struct syslog_state *st);
 
@@ -299,7 +216,7 @@ static void q_commit(struct syslog_state *st, uint32_t len)
 }
 
 /* Offset of the i-th entry after `off`, following a wrap. */
-static size_t q_fix(const struct syslog_state *st, size_t off)
+size_t syslog_q_fix(const struct syslog_state *st, size_t off)
 {
 	uint32_t len;
 
@@ -309,7 +226,7 @@ static size_t q_fix(const struct syslog_state *st, size_t off)
 	return len == WRAP_MARK ? 0 : off;
 }
 
-static uint32_t q_len(const struct syslog_state *st, size_t off)
+uint32_t syslog_q_len(const struct syslog_state *st, size_t off)
 {
 	uint32_t len;
 
@@ -317,15 +234,15 @@ static uint32_t q_len(const struct syslog_state *st, size_t off)
 	return len;
 }
 
-static void q_pop(struct syslog_state *st)
+void syslog_q_pop(struct syslog_state *st)
 {
-	st->qhead = q_fix(st, st->qhead);
-	st->qhead += entry_size(q_len(st, st->qhead));
+	st->qhead = syslog_q_fix(st, st->qhead);
+	st->qhead += entry_size(syslog_q_len(st, st->qhead));
 	st->head_sent = 0;
 	if (--st->qcount == 0)
 		st->qhead = st->qtail = 0;
 	else
-		st->qhead = q_fix(st, st->qhead);
+		st->qhead = syslog_q_fix(st, st->qhead);
 }
 
 /* Up to max queued messages as iovecs (the head one from head_sent on). */
@@ -337,8 +254,8 @@ static unsigned q_gather(struct syslog_state *st, unsigned max)
 	for (i = 0; i < n; i++) {
 		uint32_t len;
 
-		off = q_fix(st, off);
-		len = q_len(st, off);
+		off = syslog_q_fix(st, off);
+		len = syslog_q_len(st, off);
 		st->iov[i].iov_base = st->q + off + 4;
 		st->iov[i].iov_len = len;
 		if (i == 0 && st->head_sent) {
@@ -354,7 +271,7 @@ static unsigned q_gather(struct syslog_state *st, unsigned max)
 
 static void log_drops(struct syslog_state *st, bool force)
 {
-	uint64_t now = mono_ms();
+	uint64_t now = syslog_mono_ms();
 
 	if (!st->drops_unlogged)
 		return;
@@ -378,7 +295,7 @@ static void count_drops(struct syslog_state *st, uint64_t n)
 /* A socket error: count it, log the first and then one per 10 s. */
 static void sock_error(struct syslog_state *st, const char *what, int err)
 {
-	uint64_t now = mono_ms();
+	uint64_t now = syslog_mono_ms();
 
 	st->host->error_add(st->inst, 1);
 	if (st->err_logged_at && now - st->err_logged_at < LOG_EVERY_MS) {
@@ -458,6 +375,7 @@ static void close_fd(struct syslog_state *st)
 	st->catchup = 0;
 	st->head_sent = 0;	/* a cut TCP message is sent again in full */
 	st->spool_head_sent = 0;
+	st->spool_taken = 0;	/* not written out: sent again from the spool */
 	st->written = 0;
 	st->ends_n = 0;
 	if (st->probe_timer)
@@ -465,9 +383,9 @@ static void close_fd(struct syslog_state *st)
 }
 
 /* The receiver went away: close and try again after the backoff. */
-static void lost(struct syslog_state *st, const char *what, int err)
+void syslog_lost(struct syslog_state *st, const char *what, int err)
 {
-	uint64_t now = mono_ms();
+	uint64_t now = syslog_mono_ms();
 
 	sock_error(st, what, err);
 	count_inflight(st, "connection to");
@@ -485,7 +403,7 @@ static void lost(struct syslog_state *st, const char *what, int err)
 static void up(struct syslog_state *st)
 {
 	st->conn = ST_UP;
-	st->connected_at = mono_ms();
+	st->connected_at = syslog_mono_ms();
 	st->host->timer_disarm(st->retry_timer);
 	if (st->was_down) {
 		log_drops(st, true);
@@ -510,7 +428,7 @@ static void up(struct syslog_state *st)
 	st->drops_outage = 0;
 }
 
-static void arm_fd(struct syslog_state *st, uint32_t events)
+void syslog_arm_fd(struct syslog_state *st, uint32_t events)
 {
 	if (st->fd < 0 || events == st->watched)
 		return;
@@ -518,7 +436,7 @@ static void arm_fd(struct syslog_state *st, uint32_t events)
 	st->watched = events;
 }
 
-static uint32_t idle_events(const struct syslog_state *st)
+uint32_t syslog_idle_events(const struct syslog_state *st)
 {
 	/* TCP: notice the receiver closing while we have nothing to send. */
 	return stream(st->cfg) ? EPOLLIN | EPOLLRDHUP : 0;
@@ -532,7 +450,7 @@ static void tls_failed(struct syslog_state *st, const char *why)
 	st->host->counter_add(st->inst, st->c_tls_failures, 1);
 	st->host->log(st->inst, SL_LOG_ERR, "TLS with %s (server name %s): %s; nothing sent",
 		      st->where, st->tls_name, why);
-	lost(st, "TLS handshake with", EPROTO);
+	syslog_lost(st, "TLS handshake with", EPROTO);
 }
 
 /*
@@ -540,7 +458,7 @@ static void tls_failed(struct syslog_state *st, const char *why)
  * refuses our client certificate says so only now, in an alert read after
  * we sent: counted as a TLS failure too.
  */
-static void tls_lost(struct syslog_state *st, const char *why)
+void syslog_tls_lost(struct syslog_state *st, const char *why)
 {
 	st->host->counter_add(st->inst, st->c_tls_failures, 1);
 	bool no_cert = !st->cfg->tls_cert_file && tls_conn_cert_requested(st->tls);
@@ -548,7 +466,7 @@ static void tls_lost(struct syslog_state *st, const char *why)
 	st->host->log(st->inst, SL_LOG_ERR, "TLS session with %s failed: %s%s", st->where, why,
 		      no_cert ? " (the server asked for a client certificate and tls_cert_file "
 				"is not set: it probably refused us)" : "");
-	lost(st, "lost", ECONNRESET);
+	syslog_lost(st, "lost", ECONNRESET);
 }
 
 /* Advance the handshake (the connect timer still runs); up() when done. */
@@ -567,7 +485,7 @@ static void tls_step(struct syslog_state *st)
 	}
 	rc = tls_conn_handshake(st->tls, err, sizeof(err));
 	if (rc == TLS_WANT_READ || rc == TLS_WANT_WRITE) {
-		arm_fd(st, rc == TLS_WANT_READ ? EPOLLIN | EPOLLRDHUP : EPOLLOUT);
+		syslog_arm_fd(st, rc == TLS_WANT_READ ? EPOLLIN | EPOLLRDHUP : EPOLLOUT);
 		return;
 	}
 	if (rc != TLS_DONE) {
@@ -575,7 +493,7 @@ static void tls_step(struct syslog_state *st)
 		return;
 	}
 	up(st);
-	arm_fd(st, idle_events(st));
+	syslog_arm_fd(st, syslog_idle_events(st));
 	drain(st);
 }
 
@@ -595,7 +513,7 @@ static void on_fd(void *state, int fd, uint32_t events)
 		if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
 			err = errno;
 		if (err) {
-			lost(st, "cannot connect to", err);
+			syslog_lost(st, "cannot connect to", err);
 			return;
 		}
 		if (st->cfg->transport == TR_TLS) {
@@ -603,7 +521,7 @@ static void on_fd(void *state, int fd, uint32_t events)
 			return;
 		}
 		up(st);
-		arm_fd(st, idle_events(st));
+		syslog_arm_fd(st, syslog_idle_events(st));
 		drain(st);
 		return;
 	}
@@ -613,11 +531,11 @@ static void on_fd(void *state, int fd, uint32_t events)
 		int rc = tls_conn_discard_input(st->tls, why, sizeof(why));
 
 		if (rc == TLS_FAILED) {
-			tls_lost(st, why);
+			syslog_tls_lost(st, why);
 			return;
 		}
 		if (rc == TLS_CLOSED) {
-			lost(st, "connection closed by", ECONNRESET);
+			syslog_lost(st, "connection closed by", ECONNRESET);
 			return;
 		}
 	}
@@ -625,7 +543,7 @@ static void on_fd(void *state, int fd, uint32_t events)
 		if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
 			err = errno;
 		if (err) {
-			lost(st, "lost", err);
+			syslog_lost(st, "lost", err);
 			return;
 		}
 	}
@@ -637,12 +555,12 @@ static void on_fd(void *state, int fd, uint32_t events)
 		while ((n = recv(fd, sink, sizeof(sink), MSG_DONTWAIT)) > 0)
 			;
 		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)) {
-			lost(st, "connection closed by", n == 0 ? ECONNRESET : errno);
+			syslog_lost(st, "connection closed by", n == 0 ? ECONNRESET : errno);
 			return;
 		}
 	}
 	if (events & EPOLLOUT) {
-		arm_fd(st, idle_events(st));
+		syslog_arm_fd(st, syslog_idle_events(st));
 		drain(st);
 	}
 }
@@ -651,7 +569,7 @@ static void on_fd(void *state, int fd, uint32_t events)
  * RELP: librelp owns the socket and blocks (up to RELP_TIMEOUT_S) on this
  * output's own thread; a reconnect first resends what was not acknowledged.
  */
-static void relp_connect(struct syslog_state *st)
+int syslog_relp_open(struct syslog_state *st)
 {
 	char err[512];
 	int rc = -1;
@@ -670,9 +588,16 @@ static void relp_connect(struct syslog_state *st)
 		st->host->log(st->inst, st->cfg->tls_ca_file ? SL_LOG_WARNING : SL_LOG_DEBUG, "%s: %s",
 			      st->where, err);
 		st->conn = ST_DOWN;
-		lost(st, "cannot connect to", ECONNREFUSED);
-		return;
+		syslog_lost(st, "cannot connect to", ECONNREFUSED);
+		return -1;
 	}
+	return 0;
+}
+
+static void relp_connect(struct syslog_state *st)
+{
+	if (syslog_relp_open(st) < 0)
+		return;
 	up(st);
 	drain(st);
 }
@@ -690,7 +615,7 @@ static void do_connect(struct syslog_state *st)
 	fd = socket(st->addr.ss_family, type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
 		st->conn = ST_DOWN;
-		lost(st, "cannot create a socket for", errno);
+		syslog_lost(st, "cannot create a socket for", errno);
 		return;
 	}
 	st->fd = fd;
@@ -698,19 +623,19 @@ static void do_connect(struct syslog_state *st)
 		close(fd);
 		st->fd = -1;
 		st->conn = ST_DOWN;
-		lost(st, "cannot watch the socket for", EINVAL);
+		syslog_lost(st, "cannot watch the socket for", EINVAL);
 		return;
 	}
 	if (connect(fd, (struct sockaddr *)&st->addr, st->addrlen) < 0) {
 		if (errno == EINPROGRESS) {
 			st->conn = ST_CONNECTING;
-			arm_fd(st, EPOLLOUT);
+			syslog_arm_fd(st, EPOLLOUT);
 			/* A connect that never answers is given up on. */
 			st->host->timer_arm(st->retry_timer, CONNECT_TIMEOUT_MS, 0);
 			return;
 		}
 		st->conn = ST_DOWN;
-		lost(st, "cannot connect to", errno);
+		syslog_lost(st, "cannot connect to", errno);
 		return;
 	}
 	if (st->cfg->transport == TR_TLS) {
@@ -724,7 +649,7 @@ static void do_connect(struct syslog_state *st)
 		up(st);
 	else
 		st->conn = ST_UP;	/* but unconfirmed until a probe passes */
-	arm_fd(st, idle_events(st));
+	syslog_arm_fd(st, syslog_idle_events(st));
 	drain(st);
 }
 
@@ -733,7 +658,7 @@ static void on_retry_timer(void *state)
 	struct syslog_state *st = state;
 
 	if (st->conn == ST_CONNECTING) {
-		lost(st, "timed out connecting to", ETIMEDOUT);
+		syslog_lost(st, "timed out connecting to", ETIMEDOUT);
 		return;
 	}
 	if (st->conn == ST_DOWN)
@@ -753,12 +678,12 @@ static void on_probe_timer(void *state)
 		err = errno;
 	st->probe_inflight = false;
 	if (err) {
-		lost(st, "no receiver at", err);
+		syslog_lost(st, "no receiver at", err);
 		return;
 	}
 	st->probe_needed = false;
 	if (st->qcount)
-		q_pop(st);	/* the probe message arrived */
+		syslog_q_pop(st);	/* the probe message arrived */
 	up(st);
 	drain(st);
 }
@@ -766,137 +691,6 @@ static void on_probe_timer(void *state)
 static void on_pace_timer(void *state)
 {
 	drain(state);
-}
-
-/* ---- the spool ---- */
-
-static void spool_log(void *ctx, int level, const char *msg)
-{
-	struct syslog_state *st = ctx;
-
-	st->host->log(st->inst, level, "%s", msg);
-}
-
-/* The spool's counts since the last call into the counters. */
-static void spool_publish(struct syslog_state *st)
-{
-	const struct sl_spool_stats *s = sl_spool_stats(st->spool);
-	struct sl_spool_stats *seen = &st->spool_seen;
-
-	if (s->spooled != seen->spooled)
-		st->host->counter_add(st->inst, st->c_spooled, s->spooled - seen->spooled);
-	if (s->sent != seen->sent)
-		st->host->counter_add(st->inst, st->c_spool_sent, s->sent - seen->sent);
-	if (s->dropped != seen->dropped) {
-		st->host->counter_add(st->inst, st->c_spool_dropped, s->dropped - seen->dropped);
-		st->host->dropped_add(st->inst, s->dropped - seen->dropped);
-	}
-	/* a current size: the difference wraps to a decrease (mod 2^64) */
-	if (s->bytes != seen->bytes)
-		st->host->counter_add(st->inst, st->c_spool_bytes, s->bytes - seen->bytes);
-	*seen = *s;
-}
-
-/* Append one framed message (digits, text, LF) to the spool. */
-static void spool_put(struct syslog_state *st, const char *digits, size_t dlen, size_t n, bool lf)
-{
-	memcpy(st->sbuf, digits, dlen);
-	memcpy(st->sbuf + dlen, st->msg, n);
-	if (lf)
-		st->sbuf[dlen + n] = '\n';
-	sl_spool_append(st->spool, st->sbuf, dlen + n + lf);	/* a refusal is counted there */
-}
-
-/*
- * A reload's new instance gets the spool only when the old one has
- * stopped: what it queued meanwhile is newer than all of that spool, so it
- * goes behind it.  Not while a message is half written: that one must be
- * finished first (the next call moves the rest).
- */
-static void spool_adopt(struct syslog_state *st)
-{
-	unsigned moved = 0;
-
-	if (st->head_sent || !sl_spool_ready(st->spool))
-		return;
-	st->spool_adopted = true;
-	if (!sl_spool_pending(st->spool))
-		return;
-	while (st->qcount) {
-		size_t off = q_fix(st, st->qhead);
-
-		sl_spool_append(st->spool, st->q + off + 4, q_len(st, off));
-		q_pop(st);
-		moved++;
-	}
-	sl_spool_flush(st->spool);
-	spool_publish(st);
-	if (moved)
-		st->host->log(st->inst, SL_LOG_NOTICE,
-			      "took over the spool: %u queued messages appended behind it", moved);
-}
-
-/* TCP, the queue empty: send the spool's records, oldest first. */
-static void drain_spool(struct syslog_state *st)
-{
-	unsigned n;
-
-	while ((n = sl_spool_peekv(st->spool, st->iov, BATCH_MSGS))) {
-		struct msghdr mh = { .msg_iov = st->iov, .msg_iovlen = n };
-		unsigned i, done = 0;
-		ssize_t sent;
-
-		st->iov[0].iov_base = (char *)st->iov[0].iov_base + st->spool_head_sent;
-		st->iov[0].iov_len -= st->spool_head_sent;
-		sent = sendmsg(st->fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
-		if (sent < 0) {
-			int err = errno;
-
-			if (err == EINTR)
-				continue;
-			if (err == EAGAIN || err == EWOULDBLOCK || err == ENOBUFS)
-				arm_fd(st, idle_events(st) | EPOLLOUT);
-			else
-				lost(st, "cannot send to", err);
-			break;
-		}
-		for (i = 0; i < n && sent > 0; i++) {
-			if ((size_t)sent >= st->iov[i].iov_len) {
-				sent -= (ssize_t)st->iov[i].iov_len;
-				st->written += (uint32_t)st->iov[i].iov_len;
-				st->ends[st->ends_n++ % INFLIGHT_MSGS] = st->written;
-				st->spool_head_sent = 0;
-				done++;
-			} else {
-				st->written += (uint32_t)sent;
-				st->spool_head_sent += (size_t)sent;
-				sent = 0;
-			}
-		}
-		sl_spool_ack(st->spool, done);
-	}
-	spool_publish(st);
-}
-
-/* At stop: the queue (older than all of the spool) goes in front of it. */
-static void spool_save_queue(struct syslog_state *st)
-{
-	unsigned saved = 0;
-
-	if (!st->qcount || sl_spool_front_begin(st->spool) < 0)
-		return;
-	st->head_sent = 0;
-	while (st->qcount) {
-		size_t off = q_fix(st, st->qhead);
-
-		sl_spool_append(st->spool, st->q + off + 4, q_len(st, off));
-		q_pop(st);
-		saved++;
-	}
-	sl_spool_front_end(st->spool);
-	spool_publish(st);
-	st->host->log(st->inst, SL_LOG_NOTICE, "%u queued messages for %s kept in the spool at shutdown",
-		      saved, st->where);
 }
 
 /* ---- sending ---- */
@@ -926,21 +720,21 @@ static void drain_dgram(struct syslog_state *st)
 			if (err == EINTR)
 				continue;
 			if (err == EAGAIN || err == EWOULDBLOCK || err == ENOBUFS) {
-				arm_fd(st, idle_events(st) | EPOLLOUT);
+				syslog_arm_fd(st, syslog_idle_events(st) | EPOLLOUT);
 				return;
 			}
 			if (err == EMSGSIZE) {	/* the receiver's limit: skip it */
 				sock_error(st, "message too long for", err);
-				q_pop(st);
+				syslog_q_pop(st);
 				count_drops(st, 1);
 				continue;
 			}
 			if (gone(err)) {
-				lost(st, "cannot send to", err);
+				syslog_lost(st, "cannot send to", err);
 				return;
 			}
 			sock_error(st, "cannot send to", err);
-			q_pop(st);	/* unknown error: do not spin on it */
+			syslog_q_pop(st);	/* unknown error: do not spin on it */
 			count_drops(st, 1);
 			continue;
 		}
@@ -950,7 +744,7 @@ static void drain_dgram(struct syslog_state *st)
 			return;
 		}
 		for (i = 0; i < (unsigned)sent; i++)
-			q_pop(st);
+			syslog_q_pop(st);
 		if (st->catchup) {
 			st->catchup = st->catchup > (unsigned)sent ? st->catchup - (unsigned)sent : 0;
 			if (st->catchup && st->qcount) {
@@ -965,7 +759,7 @@ static void drain_dgram(struct syslog_state *st)
 static void drain_stream(struct syslog_state *st)
 {
 	if (st->spool && !st->spool_adopted)
-		spool_adopt(st);
+		syslog_spool_adopt(st);
 	while (st->qcount) {
 		unsigned n = q_gather(st, BATCH_MSGS);
 		struct msghdr mh = { .msg_iov = st->iov, .msg_iovlen = n };
@@ -977,10 +771,10 @@ static void drain_stream(struct syslog_state *st)
 			if (err == EINTR)
 				continue;
 			if (err == EAGAIN || err == EWOULDBLOCK || err == ENOBUFS) {
-				arm_fd(st, idle_events(st) | EPOLLOUT);
+				syslog_arm_fd(st, syslog_idle_events(st) | EPOLLOUT);
 				return;
 			}
-			lost(st, "cannot send to", err);
+			syslog_lost(st, "cannot send to", err);
 			return;
 		}
 		for (unsigned i = 0; i < n && sent > 0; i++) {
@@ -988,7 +782,7 @@ static void drain_stream(struct syslog_state *st)
 				sent -= (ssize_t)st->iov[i].iov_len;
 				st->written += (uint32_t)st->iov[i].iov_len;
 				st->ends[st->ends_n++ % INFLIGHT_MSGS] = st->written;
-				q_pop(st);
+				syslog_q_pop(st);
 			} else {
 				st->written += (uint32_t)sent;
 				st->head_sent += (size_t)sent;
@@ -997,25 +791,32 @@ static void drain_stream(struct syslog_state *st)
 		}
 	}
 	if (st->spool && st->conn == ST_UP && st->fd >= 0)
-		drain_spool(st);
+		syslog_spool_drain_tcp(st);
 }
 
 /* TLS: messages are gathered into records; popped once GnuTLS took them. */
 static void drain_tls(struct syslog_state *st)
 {
 	char err[256];
-	int rc = tls_conn_flush(st->tls, err, sizeof(err));
+	int rc;
 
+	if (st->spool && !st->spool_adopted)
+		syslog_spool_adopt(st);
+	rc = tls_conn_flush(st->tls, err, sizeof(err));
 	if (rc == TLS_FAILED) {
-		tls_lost(st, err);
+		syslog_tls_lost(st, err);
 		return;
+	}
+	if (rc == TLS_DONE && st->spool_taken) {	/* their TLS record is out */
+		sl_spool_ack(st->spool, st->spool_taken);
+		st->spool_taken = 0;
 	}
 	while (rc == TLS_DONE && st->qcount) {
 		unsigned n = q_gather(st, BATCH_MSGS);
 		ssize_t taken = tls_conn_writev(st->tls, st->iov, n, err, sizeof(err));
 
 		if (taken == TLS_FAILED) {
-			tls_lost(st, err);
+			syslog_tls_lost(st, err);
 			return;
 		}
 		if (taken == 0)
@@ -1023,15 +824,17 @@ static void drain_tls(struct syslog_state *st)
 		for (unsigned i = 0; i < n && taken > 0; i++) {
 			if ((size_t)taken >= st->iov[i].iov_len) {
 				taken -= (ssize_t)st->iov[i].iov_len;
-				q_pop(st);
+				syslog_q_pop(st);
 			} else {
 				st->head_sent += (size_t)taken;
 				taken = 0;
 			}
 		}
 	}
-	if (tls_conn_pending(st->tls))
-		arm_fd(st, idle_events(st) | EPOLLOUT);
+	if (st->spool && !st->qcount && st->tls && !tls_conn_pending(st->tls))
+		syslog_spool_drain_tls(st);
+	if (st->tls && tls_conn_pending(st->tls))
+		syslog_arm_fd(st, syslog_idle_events(st) | EPOLLOUT);
 }
 
 /* RELP: a message leaves the queue once librelp has it in its window. */
@@ -1039,16 +842,20 @@ static void drain_relp(struct syslog_state *st)
 {
 	char err[512];
 
+	if (st->spool && !st->spool_adopted)
+		syslog_spool_adopt(st);
 	while (st->qcount && st->conn == ST_UP) {
-		size_t off = q_fix(st, st->qhead);
+		size_t off = syslog_q_fix(st, st->qhead);
 
-		if (relp_conn_send(st->relp, st->q + off + 4, q_len(st, off), err, sizeof(err)) < 0) {
+		if (relp_conn_send(st->relp, st->q + off + 4, syslog_q_len(st, off), err, sizeof(err)) < 0) {
 			st->host->log(st->inst, SL_LOG_DEBUG, "%s: %s", st->where, err);
-			lost(st, "RELP session broken with", ECONNRESET);
+			syslog_lost(st, "RELP session broken with", ECONNRESET);
 			return;
 		}
-		q_pop(st);
+		syslog_q_pop(st);
 	}
+	if (st->spool && st->conn == ST_UP)
+		syslog_spool_drain_relp(st);
 }
 
 static void drain(struct syslog_state *st)
@@ -1248,15 +1055,15 @@ static void enqueue(struct syslog_state *st, const struct sl_record *r, struct s
 		total += dlen + (st->cfg->framing == FR_LF);
 	}
 	if (st->spool && !st->spool_adopted)
-		spool_adopt(st);
+		syslog_spool_adopt(st);
 	/* once something is spooled, everything newer follows it there */
 	if (st->spool && sl_spool_pending(st->spool)) {
-		spool_put(st, digits, dlen, n, st->cfg->framing == FR_LF);
+		syslog_spool_put(st, digits, dlen, n, st->cfg->framing == FR_LF);
 		return;
 	}
 	dst = q_reserve(st, (uint32_t)total);
 	if (!dst && st->spool) {
-		spool_put(st, digits, dlen, n, st->cfg->framing == FR_LF);
+		syslog_spool_put(st, digits, dlen, n, st->cfg->framing == FR_LF);
 		return;
 	}
 	if (!dst) {
@@ -1305,7 +1112,7 @@ static int syslog_process(void *state, struct sl_batch *batch)
 	if (!st->catchup)	/* else the pace timer sends */
 		drain(st);
 	if (st->spool)
-		spool_publish(st);
+		syslog_spool_publish(st);
 	return 0;
 }
 
@@ -1470,8 +1277,9 @@ static int syslog_configure(const struct sl_host *host, struct sl_instance *inst
 		host->config_error(inst, "queue_size", "must hold at least four messages of message_size");
 		return -1;
 	}
-	if (c->spool_dir && c->transport != TR_TCP) {
-		host->config_error(inst, "spool_dir", "only applies to transport: tcp");
+	if (c->spool_dir && c->transport != TR_TCP && c->transport != TR_TLS &&
+	    c->transport != TR_RELP) {
+		host->config_error(inst, "spool_dir", "only applies to transport: tcp, tls or relp");
 		return -1;
 	}
 	if (c->spool_dir && c->spool_dir[0] != '/') {
@@ -1611,7 +1419,7 @@ static int syslog_start(void *state)
 		char err[600];
 
 		st->sbuf = malloc(st->msg_cap + 32);
-		st->spool = st->sbuf ? sl_spool_open(c->spool_dir, c->spool_max_size, spool_log, st,
+		st->spool = st->sbuf ? sl_spool_open(c->spool_dir, c->spool_max_size, syslog_spool_log, st,
 						     err, sizeof(err))
 				     : NULL;
 		if (!st->spool) {
@@ -1619,7 +1427,12 @@ static int syslog_start(void *state)
 				      st->sbuf ? err : "out of memory");
 			return -1;
 		}
-		spool_publish(st);
+		syslog_spool_publish(st);
+		if (c->transport == TR_RELP &&
+		    !(st->rs_iov = calloc(RELP_SPOOL_IOV, sizeof(*st->rs_iov)))) {
+			st->host->log(st->inst, SL_LOG_ERR, "out of memory");
+			return -1;
+		}
 	}
 	/* A receiver that is not there yet is not fatal: we queue and retry. */
 	do_connect(st);
@@ -1642,7 +1455,7 @@ static int syslog_flush(void *state)
 static void syslog_stop(void *state)
 {
 	struct syslog_state *st = state;
-	uint64_t end = mono_ms() + STOP_DRAIN_MS;
+	uint64_t end = syslog_mono_ms() + STOP_DRAIN_MS;
 
 	if (st->retry_timer)
 		st->host->timer_disarm(st->retry_timer);
@@ -1659,27 +1472,31 @@ static void syslog_stop(void *state)
 		if (poll(&pfd, 1, PROBE_MS) > 0 && (pfd.revents & POLLERR))
 			st->conn = ST_DOWN;
 		else if (st->qcount)
-			q_pop(st);
+			syslog_q_pop(st);
 	}
 	st->probe_needed = false;	/* no time left to probe: send all */
 	/* TLS: finish a handshake still under way, then send */
 	while (st->cfg->transport == TR_TLS && st->conn == ST_CONNECTING && st->fd >= 0) {
 		struct pollfd pfd = { .fd = st->fd, .events = (short)(st->watched & (EPOLLIN | EPOLLOUT)) };
-		uint64_t now = mono_ms();
+		uint64_t now = syslog_mono_ms();
 
 		if (now >= end || poll(&pfd, 1, (int)(end - now)) <= 0)
 			break;
 		on_fd(st, st->fd, (uint32_t)pfd.revents);
 	}
 	if (st->cfg->transport == TR_RELP) {
+		st->drain_until = end;
 		drain(st);
-		relp_conn_free(st->relp);	/* closes after the last acknowledgements */
+		/* closes after the last acknowledgements, which proves the spool's */
+		if (relp_conn_close(st->relp) && st->spool)
+			syslog_spool_ack_n(st, st->rs_handed);
 		st->relp = NULL;
+		st->rs_handed = 0;
 	}
 	/* Give a connected receiver a moment to take the rest. */
 	while (st->qcount && st->fd >= 0 && st->conn == ST_UP && !st->probe_inflight) {
 		struct pollfd pfd = { .fd = st->fd, .events = POLLOUT };
-		uint64_t now = mono_ms();
+		uint64_t now = syslog_mono_ms();
 		unsigned before = st->qcount;
 
 		drain(st);
@@ -1689,7 +1506,7 @@ static void syslog_stop(void *state)
 			break;
 	}
 	/* TLS: the last record may still wait in GnuTLS */
-	while (st->tls && tls_conn_pending(st->tls) && st->conn == ST_UP && mono_ms() < end) {
+	while (st->tls && tls_conn_pending(st->tls) && st->conn == ST_UP && syslog_mono_ms() < end) {
 		struct pollfd pfd = { .fd = st->fd, .events = POLLOUT };
 
 		drain(st);
@@ -1700,7 +1517,7 @@ static void syslog_stop(void *state)
 	if (stream(st->cfg) && st->fd >= 0 && st->conn == ST_UP) {
 		int outq = 0;
 
-		while (ioctl(st->fd, SIOCOUTQ, &outq) == 0 && outq > 0 && mono_ms() < end)
+		while (ioctl(st->fd, SIOCOUTQ, &outq) == 0 && outq > 0 && syslog_mono_ms() < end)
 			poll(NULL, 0, 5);
 		count_inflight(st, "at shutdown,");
 		if (st->tls) {	/* a refusal (TLS 1.3 alert) follows what it refused */
@@ -1711,7 +1528,7 @@ static void syslog_stop(void *state)
 		}
 	}
 	if (st->spool) {
-		spool_save_queue(st);
+		syslog_spool_save_queue(st);
 		sl_spool_close(st->spool);
 		st->spool = NULL;
 	}
@@ -1741,6 +1558,7 @@ static void syslog_destroy(void *state)
 		close(st->fd);
 	sl_spool_close(st->spool);
 	free(st->sbuf);
+	free(st->rs_iov);
 	free(st->q);
 	free(st->ends);
 	free(st->msg);

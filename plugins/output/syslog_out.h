@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The syslog output's state, shared by syslog.c (formatting, queue,
+ * connections, sending) and syslog_spool.c (the disk spool glue).  Not an
+ * API: internal to syslog.so.
+ */
+#ifndef SLUICE_SYSLOG_OUT_H
+#define SLUICE_SYSLOG_OUT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+
+#include <sluice/plugin.h>
+
+#include "fmt.h"
+#include "relp_conn.h"
+#include "spool.h"
+
+struct syslog_cfg;
+
+#define BATCH_MSGS 64		/* messages per sendmmsg / sendmsg */
+#define LOG_EVERY_MS 10000
+#define PROBE_MS 100		/* wait for an ICMP error after a UDP probe */
+#define PACE_MS 1		/* UDP backlog: one batch per tick (no flow control) */
+#define CONNECT_TIMEOUT_MS 10000
+#define STOP_DRAIN_MS 1000	/* at shutdown, wait this long to send the rest */
+#define TLS_ALERT_WAIT_MS 50	/* at shutdown, for the server's verdict */
+#define RELP_TIMEOUT_S 5	/* librelp: connect, and wait for window room / acks */
+#define WRAP_MARK 0xffffffffu
+/* RELP: spool records handed to librelp and not yet proven acknowledged */
+#define RELP_SPOOL_IOV (2 * RELP_WINDOW + BATCH_MSGS)
+/*
+ * TCP: messages whose end offsets are remembered (256 KiB).  More than
+ * that unacknowledged at a failure (a 4 MiB send buffer full of messages
+ * under 64 bytes) and the rest is estimated from their mean size.
+ */
+#define INFLIGHT_MSGS 65536u
+
+enum { FMT_3164, FMT_5424 };
+enum { TR_UNIX, TR_UDP, TR_TCP, TR_TLS, TR_RELP };
+enum { FR_OCTET, FR_LF };
+enum { ST_DOWN, ST_CONNECTING, ST_UP };
+
+struct syslog_state {
+	const struct sl_host *host;
+	struct sl_instance *inst;
+	const struct syslog_cfg *cfg;
+	char where[300];		/* the address, for messages */
+
+	struct sockaddr_storage addr;
+	socklen_t addrlen;
+	int fd;
+	int conn;			/* ST_* */
+	uint32_t watched;		/* epoll events registered, when fd >= 0 */
+	bool probe_needed, probe_inflight;	/* UDP only */
+	unsigned catchup;		/* UDP: backlog messages still to pace */
+	uint64_t backoff, connected_at;
+	struct sl_timer *retry_timer, *probe_timer, *pace_timer;
+
+	/* ring of [u32 len][bytes][pad]; qhead == qtail only when empty */
+	uint8_t *q;
+	size_t qcap, qhead, qtail;
+	unsigned qcount;
+	size_t head_sent;		/* TCP: bytes of the head message sent */
+
+	/* TCP: bytes written on this connection, and where messages end */
+	uint32_t written;		/* mod 2^32: the window is far smaller */
+	uint32_t *ends;			/* ring: written at each message's end */
+	uint64_t ends_n;		/* messages put in the ring */
+
+	char *msg;			/* one message being formatted */
+	size_t msg_cap;
+	char hostname[256];
+	char procid[24];
+	uint8_t pri_len;
+	char pri[8];			/* "<165>" */
+	struct fmt_time_cache tc5424;
+	int64_t tc3164_sec;
+	char tc3164[16];		/* "Nov 29 22:15:00" */
+
+	/* TLS: credentials loaded at configure time, a session per connection */
+	struct tls_creds *tls_creds;
+	struct tls_conn *tls;
+	char tls_name[256];		/* the name the server must prove */
+	struct relp_conn *relp;		/* RELP: librelp's session, kept across reconnects */
+	char relp_host[256], relp_port[16];
+
+	int c_dropped, c_reconnects, c_no_text, c_escaped, c_possibly_lost, c_tls_failures;
+
+	struct sl_spool *spool;		/* spool_dir, or NULL */
+	struct sl_spool_stats spool_seen;	/* published to the counters */
+	size_t spool_head_sent;		/* bytes of the spool's head message sent */
+	unsigned spool_taken;		/* TLS: records in the unflushed TLS record */
+	struct iovec *rs_iov;		/* RELP: peeks beyond the handed records */
+	unsigned rs_handed;		/* RELP: spool records librelp has, unproven */
+	uint64_t rs_first;		/* RELP: relp_conn_sent() of the first of them */
+	uint64_t drain_until;		/* at stop: the spool is sent until then */
+	bool spool_adopted;		/* the spool's lock was ours once */
+	char *sbuf;			/* one framed message for the spool */
+	int c_spooled, c_spool_sent, c_spool_bytes, c_spool_dropped;
+	uint64_t drops_unlogged, drops_outage, drop_logged_at;
+	uint64_t err_logged_at, errs_unlogged;
+	bool was_down;
+	bool warned_header;
+
+	struct mmsghdr mm[BATCH_MSGS];
+	struct iovec iov[BATCH_MSGS];
+};
+
+/* syslog.c */
+uint64_t syslog_mono_ms(void);
+size_t syslog_q_fix(const struct syslog_state *st, size_t off);
+uint32_t syslog_q_len(const struct syslog_state *st, size_t off);
+void syslog_q_pop(struct syslog_state *st);
+void syslog_lost(struct syslog_state *st, const char *what, int err);
+void syslog_tls_lost(struct syslog_state *st, const char *why);
+void syslog_arm_fd(struct syslog_state *st, uint32_t events);
+uint32_t syslog_idle_events(const struct syslog_state *st);
+int syslog_relp_open(struct syslog_state *st);
+
+/* syslog_spool.c */
+void syslog_spool_log(void *ctx, int level, const char *msg);
+void syslog_spool_publish(struct syslog_state *st);
+void syslog_spool_put(struct syslog_state *st, const char *digits, size_t dlen, size_t n, bool lf);
+void syslog_spool_adopt(struct syslog_state *st);
+void syslog_spool_drain_tcp(struct syslog_state *st);
+void syslog_spool_drain_tls(struct syslog_state *st);
+void syslog_spool_drain_relp(struct syslog_state *st);
+void syslog_spool_ack_n(struct syslog_state *st, uint64_t n);
+void syslog_spool_save_queue(struct syslog_state *st);
+
+#endif /* SLUICE_SYSLOG_OUT_H */

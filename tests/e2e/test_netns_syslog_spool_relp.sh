@@ -1,0 +1,105 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The syslog output's disk spool with transport relp, live, against
+# rsyslogd's imrelp (spool_rsyslog_lib.sh has the set-up):
+#   outage  imrelp is not listening for 10 s under 3,000 packets/s, then
+#           comes up: every packet the kernel logged arrives, in order,
+#           none twice, nothing dropped, the spool empty at the end (the
+#           last RELP_WINDOW spooled messages are proven by a session
+#           close, see relp_spool_sync in syslog_spool.c).
+#   rkill   rsyslogd is killed with SIGKILL mid-stream and started again
+#           2 s later: every logged packet arrives (first arrivals in
+#           order); the duplicates RELP allows (acknowledgements lost with
+#           the receiver) are counted and reported.
+#   dkill   sluice is killed with SIGKILL while it sends a spool of 20,000
+#           to a live imrelp; the restart sends what the spool had not
+#           acknowledged: every logged packet arrives (first arrivals in
+#           order); the duplicates (messages the receiver had but the
+#           spool had not yet proven, at most 2 * RELP_WINDOW + 64 = 320)
+#           are counted and reported.
+#   kill9   sluice is killed with SIGKILL while messages are spooled (the
+#           receiver away); the restart delivers exactly those, in order.
+#   full    spool_max_size 64 KiB and the receiver away: received +
+#           spool_dropped + dropped_messages + possibly_lost == logged.
+. "$(dirname "$0")/lib.sh"
+TRANSPORT=relp
+. "$(dirname "$0")/spool_rsyslog_lib.sh"
+
+phase_rkill() {
+	local base logged chk L dist dups disorder
+	conf "$WORK/rkill.yaml" 64MiB
+	rs_start
+	start_sluice "$WORK/rkill.log" "$WORK/rkill.yaml"
+	base=$(nft_logged)
+	send_bg "$WORK/gen5.out" -n 18000 -r 3000 -t 30 -f 3000000
+	sleep 2
+	local before=$(lines)
+	rs_kill
+	sleep 2
+	local down=$(lines)
+	rs_start
+	wait "$GEN_PID"
+	logged=$(( $(nft_logged) - base ))
+	wait_for $((20 * FACTOR)) lines_ge "$logged" || true
+	settle
+	stop_sluice "$WORK/rkill.log"
+	rs_stop
+	texts "$WORK/rkill.txt"
+	chk=$(python3 "$CHECK" text "$WORK/rkill.txt" 2>/dev/null) || true
+	L="$WORK/rkill.log"
+	dups=$(field "$chk" dups)
+	dist=$(( $(field "$chk" records) - dups ))
+	disorder=$(first_in_order "$WORK/rkill.txt")
+	RKILL="logged $logged, received $(lines) ($before before the kill, $down when down), distinct $dist, duplicates $dups, holes $(field "$chk" holes), spooled $(counter "$L" s.syslog spooled), dropped $(counter "$L" s.syslog dropped), reconnects $(counter "$L" s.syslog reconnects)"
+	echo "rkill: $RKILL"
+	[ "$dist" = "$logged" ] || fail "rkill: $dist of $logged distinct messages arrived"
+	[ "$(field "$chk" holes)" = 0 ] || fail "rkill: holes"
+	[ "$disorder" = 0 ] || fail "rkill: $disorder first arrivals out of order"
+	[ "$(counter "$L" s.syslog dropped)" = 0 ] || fail "rkill: drops"
+	[ "$down" -lt "$logged" ] || fail "rkill: the kill came after the stream ended"
+	[ "$(segments)" = 0 ] || fail "rkill: segments left"
+	rm -f "$GOT"
+}
+
+phase_dkill() {
+	local base logged chk L dist dups disorder at
+	conf "$WORK/dkill.yaml" 64MiB
+	start_sluice "$WORK/dkill1.log" "$WORK/dkill.yaml"
+	base=$(nft_logged)
+	send -n 20000 -r 5000 -t 30 -f 4000000 >"$WORK/gen6.out"
+	logged=$(( $(nft_logged) - base ))
+	wait_for $((10 * FACTOR)) input_caught_up "$WORK/dkill1.log" "$logged" ||
+		fail "dkill: nflog got $(counter "$WORK/dkill1.log" fw in) of $logged"
+	rs_start
+	wait_for $((10 * FACTOR)) lines_ge 2000 || fail "dkill: the spool is not being sent"
+	kill -9 "$SLUICE_PID"
+	wait "$SLUICE_PID" 2>/dev/null || true
+	at=$(lines)
+	start_sluice "$WORK/dkill2.log" "$WORK/dkill.yaml"
+	wait_for $((20 * FACTOR)) lines_ge "$logged" || true
+	settle
+	stop_sluice "$WORK/dkill2.log"
+	rs_stop
+	texts "$WORK/dkill.txt"
+	chk=$(python3 "$CHECK" text "$WORK/dkill.txt" 2>/dev/null) || true
+	dups=$(field "$chk" dups)
+	dist=$(( $(field "$chk" records) - dups ))
+	disorder=$(first_in_order "$WORK/dkill.txt")
+	L="$WORK/dkill2.log"
+	DKILL="logged $logged, $at received at the kill, then $(lines) in all, distinct $dist, duplicates $dups, holes $(field "$chk" holes), spool_sent by the restart $(counter "$L" s.syslog spool_sent)"
+	echo "dkill: $DKILL"
+	[ "$at" -lt "$logged" ] || fail "dkill: the spool was sent in full before the kill; the test proves nothing"
+	[ "$dist" = "$logged" ] || fail "dkill: $dist of $logged distinct messages arrived"
+	[ "$(field "$chk" holes)" = 0 ] || fail "dkill: holes"
+	[ "$disorder" = 0 ] || fail "dkill: $disorder first arrivals out of order"
+	[ "$dups" -le 320 ] || fail "dkill: $dups duplicates, more than the 320 librelp can hold unproven"
+	[ "$(segments)" = 0 ] || fail "dkill: segments left"
+	rm -f "$GOT"
+}
+
+phase_outage
+phase_rkill
+phase_dkill
+phase_kill9
+phase_full
+pass "relp: outage ($OUTAGE); receiver kill -9 ($RKILL); sluice kill -9 while sending ($DKILL); kill -9 ($KILL9); full spool ($FULL)"
