@@ -20,9 +20,16 @@
  * (replay) or drops and counts (live).  A failed post (no connection, a
  * timeout, an HTTP status other than 200) is logged with the first line of
  * the server's answer, counted and retried with exponential backoff up to
- * max_retries times; then the batch's rows are dropped and counted.  The
- * disk spool (issue 11 §2) would take such a batch instead of dropping it:
- * see give_up().
+ * max_retries times; then the batch's rows are dropped and counted.
+ *
+ * With spool_dir, a failed INSERT is not retried in place: its rows go to
+ * the disk spool at once (clickhouse_spool.h), so the thread keeps reading
+ * its queue while the server is away, and so does every newer batch while
+ * the spool holds rows (order).  The spool is inserted from, oldest first,
+ * with the retry_min..retry_max backoff and for a bounded time per turn;
+ * max_retries does not apply (rows wait until max_size, then are dropped
+ * and counted).  A reload's new instance cannot have the spool until the
+ * old one stopped: meanwhile it retries in place as without a spool.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -35,9 +42,13 @@
 
 #include <sluice/plugin.h>
 
+#include "clickhouse_spool.h"
+
 #define ANSWER_MAX 1024		/* bytes of the server's answer kept for the log */
 #define STOP_RETRIES 2		/* at a stop or reload, do not wait the full backoff */
 #define MAX_COLUMNS 64
+#define DRAIN_BUDGET_MS 500	/* spool INSERTs per turn, before the queue is read again */
+#define STOP_DRAIN_MS 2000	/* at a stop, spool INSERTs for this long at most */
 
 enum { SCH_PACKETS, SCH_FLOWS };
 enum { FMT_JSONEACHROW };
@@ -63,6 +74,8 @@ struct ch_cfg {
 	int64_t max_retries;
 	uint64_t retry_min;
 	uint64_t retry_max;
+	const char *spool_dir;
+	uint64_t spool_max_size;
 };
 
 static const struct sl_option ch_opts[] = {
@@ -90,6 +103,10 @@ static const struct sl_option ch_opts[] = {
 			"first retry delay; doubled up to retry_max"),
 	SL_OPT_DURATION("retry_max", struct ch_cfg, retry_max, "5s", 10, 3600000,
 			"longest retry delay"),
+	SL_OPT_STR("spool_dir", struct ch_cfg, spool_dir, NULL,
+		   "directory of a disk spool for rows that cannot be inserted (default: none)"),
+	SL_OPT_SIZE("spool_max_size", struct ch_cfg, spool_max_size, "1GiB", 65536,
+		    (int64_t)1 << 40, "largest size of the spool; past it rows are dropped"),
 	SL_OPT_END
 };
 
@@ -160,6 +177,9 @@ struct ch_state {
 	unsigned rows;
 	struct sl_timer *flush_timer;
 	bool stopping, oom_logged;
+
+	struct ch_spool spool;		/* used with spool_dir */
+	struct sl_timer *retry_timer;	/* the spool's next INSERT */
 
 	int c_inserts, c_rows, c_http_errors, c_conn_errors, c_retries, c_dropped;
 };
@@ -337,20 +357,21 @@ static void sleep_ms(uint64_t ms)
 		;
 }
 
-/* One INSERT of the buffer: true on HTTP 200. */
-static bool post_once(struct ch_state *st)
+/* One INSERT of len bytes (rows rows): true on HTTP 200. */
+static bool post_rows(void *ctx, const char *buf, size_t len, unsigned rows)
 {
+	struct ch_state *st = ctx;
 	CURLcode rc;
 	long code = 0;
 	char *nl;
 
 	st->answer_len = 0;
-	curl_easy_setopt(st->curl, CURLOPT_POSTFIELDS, st->buf);
-	curl_easy_setopt(st->curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)st->len);
+	curl_easy_setopt(st->curl, CURLOPT_POSTFIELDS, buf);
+	curl_easy_setopt(st->curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
 	rc = curl_easy_perform(st->curl);
 	if (rc != CURLE_OK) {
 		st->host->counter_add(st->inst, st->c_conn_errors, 1);
-		st->host->log(st->inst, SL_LOG_WARNING, "INSERT of %u rows failed: %s", st->rows,
+		st->host->log(st->inst, SL_LOG_WARNING, "INSERT of %u rows failed: %s", rows,
 			      st->curl_err[0] ? st->curl_err : curl_easy_strerror(rc));
 		return false;
 	}
@@ -362,16 +383,45 @@ static bool post_once(struct ch_state *st)
 	if (nl)
 		*nl = 0;
 	st->host->counter_add(st->inst, st->c_http_errors, 1);
-	st->host->log(st->inst, SL_LOG_WARNING, "INSERT of %u rows: HTTP %ld: %s", st->rows, code,
+	st->host->log(st->inst, SL_LOG_WARNING, "INSERT of %u rows: HTTP %ld: %s", rows, code,
 		      st->answer);
 	return false;
 }
 
-/*
- * The rows could not be delivered.  This is where the disk spool would
- * take the buffer (st->buf, st->len: whole JSONEachRow lines) to post it
- * again once the server answers.
- */
+static bool post_once(struct ch_state *st)
+{
+	if (!post_rows(st, st->buf, st->len, st->rows))
+		return false;
+	st->host->counter_add(st->inst, st->c_inserts, 1);
+	st->host->counter_add(st->inst, st->c_rows, st->rows);
+	return true;
+}
+
+/* Rows inserted from the spool count as inserted rows too. */
+static bool post_spooled(void *ctx, const char *buf, size_t len, unsigned rows)
+{
+	struct ch_state *st = ctx;
+
+	if (!post_rows(st, buf, len, rows))
+		return false;
+	st->host->counter_add(st->inst, st->c_inserts, 1);
+	st->host->counter_add(st->inst, st->c_rows, rows);
+	return true;
+}
+
+/* Insert from the spool for a while; the retry timer brings the rest. */
+static void drain(struct ch_state *st)
+{
+	uint64_t wait;
+
+	if (!st->cfg->spool_dir || !st->curl)
+		return;
+	wait = ch_spool_drain(&st->spool, post_spooled, st, DRAIN_BUDGET_MS);
+	if (wait)
+		st->host->timer_arm(st->retry_timer, wait, 0);
+}
+
+/* The rows could not be delivered (no spool, or it is not ours yet). */
 static void give_up(struct ch_state *st)
 {
 	st->host->log(st->inst, SL_LOG_ERR, "%u rows dropped after %lld retries", st->rows,
@@ -380,23 +430,44 @@ static void give_up(struct ch_state *st)
 	st->host->dropped_add(st->inst, st->rows);
 }
 
+/* The batch into the spool, behind what it holds; the buffer is empty afterwards. */
+static void spool_batch(struct ch_state *st)
+{
+	ch_spool_rows(&st->spool, st->buf, st->len);
+	st->len = 0;
+	st->rows = 0;
+}
+
 /* Post the batch, retrying with backoff; the buffer is empty afterwards. */
 static void send_batch(struct ch_state *st)
 {
 	uint64_t delay = st->cfg->retry_min;
 	int64_t tries = st->stopping && st->cfg->max_retries > STOP_RETRIES ? STOP_RETRIES
 									     : st->cfg->max_retries;
+	bool spool = st->cfg->spool_dir && ch_spool_ready(&st->spool);
 
 	if (!st->rows)
 		return;
+	/* once rows are spooled, everything newer follows them there */
+	if (spool && ch_spool_pending(&st->spool)) {
+		spool_batch(st);
+		return;
+	}
 	for (int64_t i = 0;; i++) {
 		if (post_once(st)) {
-			st->host->counter_add(st->inst, st->c_inserts, 1);
-			st->host->counter_add(st->inst, st->c_rows, st->rows);
 			if (i)
 				st->host->log(st->inst, SL_LOG_NOTICE, "INSERT of %u rows done after %lld retries",
 					      st->rows, (long long)i);
 			break;
+		}
+		if (spool || (st->cfg->spool_dir && ch_spool_ready(&st->spool))) {
+			st->host->log(st->inst, SL_LOG_NOTICE, "%u rows go to the spool, inserted from "
+				      "there when the server answers", st->rows);
+			ch_spool_backoff(&st->spool);
+			spool_batch(st);
+			if (!st->stopping)
+				st->host->timer_arm(st->retry_timer, st->cfg->retry_min, 0);
+			return;
 		}
 		if (i >= tries) {
 			give_up(st);
@@ -426,12 +497,20 @@ static int ch_process(void *state, struct sl_batch *b)
 		if (st->rows >= (uint64_t)st->cfg->batch_size)
 			send_batch(st);
 	}
+	if (st->cfg->spool_dir && ch_spool_pending(&st->spool))
+		drain(st);
 	return 0;
 }
 
 static void on_flush_timer(void *ctx)
 {
 	send_batch(ctx);
+	drain(ctx);
+}
+
+static void on_retry_timer(void *ctx)
+{
+	drain(ctx);
 }
 
 /* ---- configuration ---- */
@@ -521,6 +600,10 @@ static int ch_configure(const struct sl_host *host, struct sl_instance *inst, co
 		host->config_error(inst, "table", "expected a table name without spaces or backquotes");
 		return -1;
 	}
+	if (c->spool_dir && c->spool_dir[0] != '/') {
+		host->config_error(inst, "spool_dir", "expected an absolute directory path");
+		return -1;
+	}
 	if (c->retry_min > c->retry_max) {
 		host->config_error(inst, "retry_min", "is larger than retry_max");
 		return -1;
@@ -552,6 +635,8 @@ static int ch_configure(const struct sl_host *host, struct sl_instance *inst, co
 	st->c_conn_errors = host->counter_new(inst, "connect_errors");
 	st->c_retries = host->counter_new(inst, "retries");
 	st->c_dropped = host->counter_new(inst, "dropped_rows");
+	if (c->spool_dir)
+		ch_spool_counters(&st->spool, host, inst, st->c_retries);
 	*state = st;
 	return 0;
 }
@@ -604,6 +689,16 @@ static int ch_start(void *state)
 	if (!st->flush_timer)
 		return -1;
 	st->host->timer_arm(st->flush_timer, c->flush_interval, c->flush_interval);
+	if (c->spool_dir) {
+		if (ch_spool_open(&st->spool, c->spool_dir, c->spool_max_size,
+				  (unsigned)c->batch_size, c->retry_min, c->retry_max) < 0)
+			return -1;
+		st->retry_timer = st->host->timer_new(st->inst, on_retry_timer, st);
+		if (!st->retry_timer)
+			return -1;
+		/* rows left by an earlier run go first */
+		st->host->timer_arm(st->retry_timer, 0, 0);
+	}
 	return 0;
 }
 
@@ -625,10 +720,19 @@ static void ch_stop(void *state)
 
 	if (st->flush_timer)
 		st->host->timer_disarm(st->flush_timer);
+	if (st->retry_timer)
+		st->host->timer_disarm(st->retry_timer);
 	st->stopping = true;
 	if (st->curl)
 		send_batch(st);
 	st->stopping = false;
+	if (st->cfg->spool_dir && st->curl) {
+		/* the last rows, if the server answers; the rest waits on disk */
+		st->spool.next_try = 0;
+		ch_spool_drain(&st->spool, post_spooled, st, STOP_DRAIN_MS);
+	}
+	if (st->cfg->spool_dir)
+		ch_spool_close(&st->spool);
 	if (st->curl)
 		curl_easy_cleanup(st->curl);
 	st->curl = NULL;
@@ -644,6 +748,8 @@ static void ch_destroy(void *state)
 
 	if (!st)
 		return;
+	if (st->cfg->spool_dir)
+		ch_spool_close(&st->spool);
 	if (st->curl)
 		curl_easy_cleanup(st->curl);
 	curl_slist_free_all(st->headers);
