@@ -748,8 +748,7 @@ static void ch_destroy(void *state)
 
 	if (!st)
 		return;
-	if (st->cfg->spool_dir)
-		ch_spool_close(&st->spool);
+	ch_spool_close(&st->spool);	/* nothing to do unless it was opened */
 	if (st->curl)
 		curl_easy_cleanup(st->curl);
 	curl_slist_free_all(st->headers);
