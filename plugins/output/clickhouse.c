@@ -51,12 +51,14 @@
 #define STOP_DRAIN_MS 2000	/* at a stop, spool INSERTs for this long at most */
 
 enum { SCH_PACKETS, SCH_FLOWS };
-enum { FMT_JSONEACHROW };
+enum { FMT_JSONEACHROW, FMT_ROWBINARY };
+/* RowBinary column types of the built-in mappings (packets.sql, flows.sql) */
+enum { RB_U8 = 1, RB_U16 = 2, RB_U32 = 4, RB_U64 = 8, RB_STR, RB_FS16 };
 /* conversions of a field into a column value */
 enum { CV_AUTO, CV_FIXED16, CV_IPV4, CV_TEXT, CV_SEC, CV_USEC };
 
 static const char *const schema_names[] = { "packets", "flows", NULL };
-static const char *const format_names[] = { "JSONEachRow", NULL };
+static const char *const format_names[] = { "JSONEachRow", "RowBinary", NULL };
 static const char *const conv_names[] = { "", "fixed16", "ipv4", "text", "sec", "usec", NULL };
 
 struct ch_cfg {
@@ -129,6 +131,19 @@ static const char *const flow_columns[] = {
 	"tcp_state=tcp_state", "mark=mark", "ct_zone=ct_zone", NULL
 };
 
+static const uint8_t packet_rb[] = {
+	RB_U32, RB_U32, RB_STR, RB_STR, RB_STR, RB_U8, RB_FS16, RB_FS16, RB_U8,
+	RB_U16, RB_U16, RB_U16, RB_U8, RB_U16, RB_U8, RB_U8, RB_U32
+};
+static const uint8_t flow_rb[] = {
+	RB_U32, RB_U32, RB_U8, RB_U32, RB_U8, RB_U8, RB_FS16, RB_FS16, RB_U16, RB_U16,
+	RB_FS16, RB_FS16, RB_U16, RB_U16, RB_U64, RB_U64, RB_U64, RB_U64, RB_U32, RB_U32,
+	RB_U8, RB_U32, RB_U16
+};
+
+_Static_assert(sizeof(packet_rb) == sizeof(packet_columns) / sizeof(char *) - 1, "packet_rb");
+_Static_assert(sizeof(flow_rb) == sizeof(flow_columns) / sizeof(char *) - 1, "flow_rb");
+
 /* Every field the built-in mappings read (a queue in front copies these). */
 static const struct sl_field_decl ch_reads[] = {
 	SL_FIELD_DECL(SL_F_TIMESTAMP), SL_FIELD_DECL(SL_F_PREFIX),
@@ -155,6 +170,7 @@ struct ch_column {
 	uint8_t conv;		/* CV_* */
 	uint8_t type;		/* enum sl_type of the field */
 	uint8_t keylen;
+	uint8_t rb;		/* RB_*: RowBinary type */
 	char key[64];		/* "\"name\":" */
 };
 
@@ -335,6 +351,56 @@ static bool add_row(struct ch_state *st, const struct sl_record *r)
 	return true;
 }
 
+/*
+ * One record as one RowBinary row: every column in table order, a value a
+ * record lacks as its type's zero (what ClickHouse stores for a missing
+ * JSONEachRow key of a plain column).
+ */
+static bool add_row_rb(struct ch_state *st, const struct sl_record *r)
+{
+	size_t need = 0;
+	uint8_t *p;
+
+	for (unsigned i = 0; i < st->ncol; i++)
+		need += st->col[i].rb == RB_STR ? 5 + (size_t)r->v[st->col[i].field].bytes.len : 16;
+	if (!ensure(st, need))
+		return false;
+	p = (uint8_t *)st->buf + st->len;
+	for (unsigned i = 0; i < st->ncol; i++) {
+		const struct ch_column *c = &st->col[i];
+		const union sl_value *v = &r->v[c->field];
+		bool has = sl_has(r, c->field);
+		uint64_t u;
+
+		if (c->rb == RB_FS16) {
+			if (has)
+				memcpy(p, v->addr, 16);
+			else
+				memset(p, 0, 16);
+			p += 16;
+			continue;
+		}
+		if (c->rb == RB_STR) {
+			uint32_t len = has ? v->bytes.len : 0;
+
+			for (u = len; u >= 0x80; u >>= 7)	/* LEB128 length */
+				*p++ = (uint8_t)(u | 0x80);
+			*p++ = (uint8_t)u;
+			if (len)
+				memcpy(p, v->bytes.ptr, len);
+			p += len;
+			continue;
+		}
+		u = !has ? 0 : c->type != SL_T_TIME ? v->u64 : c->conv == CV_USEC ? v->time.nsec / 1000
+			: v->time.sec < 0 ? 0 : (uint64_t)v->time.sec;
+		for (unsigned k = 0; k < c->rb; k++, u >>= 8)
+			*p++ = (uint8_t)u;
+	}
+	st->len = (size_t)(p - (uint8_t *)st->buf);
+	st->rows++;
+	return true;
+}
+
 /* ---- posting a batch ---- */
 
 static size_t on_answer(char *data, size_t size, size_t n, void *ctx)
@@ -486,7 +552,7 @@ static int ch_process(void *state, struct sl_batch *b)
 	struct ch_state *st = state;
 
 	for (unsigned i = 0; i < b->count; i++) {
-		if (!add_row(st, b->rec[i])) {
+		if (!(st->cfg->format == FMT_ROWBINARY ? add_row_rb(st, b->rec[i]) : add_row(st, b->rec[i]))) {
 			if (!st->oom_logged)
 				st->host->log(st->inst, SL_LOG_ERR, "out of memory for the batch");
 			st->oom_logged = true;
@@ -604,6 +670,16 @@ static int ch_configure(const struct sl_host *host, struct sl_instance *inst, co
 		host->config_error(inst, "spool_dir", "expected an absolute directory path");
 		return -1;
 	}
+	if (c->format == FMT_ROWBINARY && user) {
+		host->config_error(inst, "format", "RowBinary needs the built-in schema's columns "
+				   "(their types are known), not columns");
+		return -1;
+	}
+	if (c->format == FMT_ROWBINARY && c->spool_dir) {
+		host->config_error(inst, "format", "the spool keeps JSONEachRow rows: RowBinary "
+				   "cannot be used with spool_dir");
+		return -1;
+	}
 	if (c->retry_min > c->retry_max) {
 		host->config_error(inst, "retry_min", "is larger than retry_max");
 		return -1;
@@ -629,6 +705,8 @@ static int ch_configure(const struct sl_host *host, struct sl_instance *inst, co
 			return -1;
 		}
 	st->ncol = n;
+	for (unsigned i = 0; !user && i < n; i++)
+		st->col[i].rb = (c->schema == SCH_FLOWS ? flow_rb : packet_rb)[i];
 	st->c_inserts = host->counter_new(inst, "inserts");
 	st->c_rows = host->counter_new(inst, "rows");
 	st->c_http_errors = host->counter_new(inst, "http_errors");
@@ -647,7 +725,7 @@ static int ch_start(void *state)
 {
 	struct ch_state *st = state;
 	const struct ch_cfg *c = st->cfg;
-	char query[600];
+	char query[1400];
 	char *q;
 	size_t ulen = strlen(c->url);
 
@@ -656,8 +734,20 @@ static int ch_start(void *state)
 		st->host->log(st->inst, SL_LOG_ERR, "cannot create a libcurl handle");
 		return -1;
 	}
-	snprintf(query, sizeof(query), "INSERT INTO `%s`.`%s` FORMAT JSONEachRow", c->database,
-		 c->table);
+	if (c->format == FMT_ROWBINARY) {
+		/* the columns in our order; MATERIALIZED ones are the server's */
+		int len = snprintf(query, sizeof(query), "INSERT INTO `%s`.`%s` (", c->database,
+				   c->table);
+
+		for (unsigned i = 0; i < st->ncol && len < (int)sizeof(query); i++)
+			len += snprintf(query + len, sizeof(query) - (size_t)len, "%s%.*s", i ? "," : "",
+					st->col[i].keylen - 3, st->col[i].key + 1);
+		if (len < (int)sizeof(query))
+			snprintf(query + len, sizeof(query) - (size_t)len, ") FORMAT RowBinary");
+	} else {
+		snprintf(query, sizeof(query), "INSERT INTO `%s`.`%s` FORMAT JSONEachRow", c->database,
+			 c->table);
+	}
 	q = curl_easy_escape(st->curl, query, 0);
 	st->insert_url = malloc(ulen + strlen(q) + 16);
 	if (!q || !st->insert_url) {
@@ -667,7 +757,9 @@ static int ch_start(void *state)
 	}
 	sprintf(st->insert_url, "%s%s?query=%s", c->url, ulen && c->url[ulen - 1] == '/' ? "" : "/", q);
 	curl_free(q);
-	st->headers = curl_slist_append(NULL, "Content-Type: application/x-ndjson");
+	st->headers = curl_slist_append(NULL, c->format == FMT_ROWBINARY ?
+					"Content-Type: application/octet-stream" :
+					"Content-Type: application/x-ndjson");
 	curl_easy_setopt(st->curl, CURLOPT_URL, st->insert_url);
 	curl_easy_setopt(st->curl, CURLOPT_HTTPHEADER, st->headers);
 	curl_easy_setopt(st->curl, CURLOPT_NOSIGNAL, 1L);
