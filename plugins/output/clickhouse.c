@@ -182,8 +182,8 @@ struct ch_state {
 	unsigned ncol;
 
 	CURL *curl;
-	struct curl_slist *headers;
-	char *insert_url;
+	struct curl_slist *headers[2];	/* per format (FMT_*) */
+	char *insert_url[2];
 	char curl_err[CURL_ERROR_SIZE];
 	char answer[ANSWER_MAX + 1];
 	size_t answer_len;
@@ -191,6 +191,7 @@ struct ch_state {
 	char *buf;		/* the batch being built, reused */
 	size_t len, cap;
 	unsigned rows;
+	size_t *ends;		/* with a spool: ends[i + 1] = end of row i in buf */
 	struct sl_timer *flush_timer;
 	bool stopping, oom_logged;
 
@@ -348,6 +349,8 @@ static bool add_row(struct ch_state *st, const struct sl_record *r)
 	*p++ = '\n';
 	st->len = (size_t)(p - st->buf);
 	st->rows++;
+	if (st->ends)
+		st->ends[st->rows] = st->len;
 	return true;
 }
 
@@ -398,6 +401,8 @@ static bool add_row_rb(struct ch_state *st, const struct sl_record *r)
 	}
 	st->len = (size_t)(p - (uint8_t *)st->buf);
 	st->rows++;
+	if (st->ends)
+		st->ends[st->rows] = st->len;
 	return true;
 }
 
@@ -423,15 +428,22 @@ static void sleep_ms(uint64_t ms)
 		;
 }
 
-/* One INSERT of len bytes (rows rows): true on HTTP 200. */
-static bool post_rows(void *ctx, const char *buf, size_t len, unsigned rows)
+/* One INSERT of len bytes (rows rows in format fmt): true on HTTP 200. */
+static bool post_rows(struct ch_state *st, int fmt, const char *buf, size_t len, unsigned rows)
 {
-	struct ch_state *st = ctx;
 	CURLcode rc;
 	long code = 0;
 	char *nl;
 
 	st->answer_len = 0;
+	if (!st->insert_url[fmt]) {
+		st->host->counter_add(st->inst, st->c_http_errors, 1);
+		st->host->log(st->inst, SL_LOG_WARNING, "%u spooled RowBinary rows cannot be sent with "
+			      "columns (RowBinary needs the built-in schema)", rows);
+		return false;
+	}
+	curl_easy_setopt(st->curl, CURLOPT_URL, st->insert_url[fmt]);
+	curl_easy_setopt(st->curl, CURLOPT_HTTPHEADER, st->headers[fmt]);
 	curl_easy_setopt(st->curl, CURLOPT_POSTFIELDS, buf);
 	curl_easy_setopt(st->curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
 	rc = curl_easy_perform(st->curl);
@@ -456,7 +468,7 @@ static bool post_rows(void *ctx, const char *buf, size_t len, unsigned rows)
 
 static bool post_once(struct ch_state *st)
 {
-	if (!post_rows(st, st->buf, st->len, st->rows))
+	if (!post_rows(st, st->cfg->format, st->buf, st->len, st->rows))
 		return false;
 	st->host->counter_add(st->inst, st->c_inserts, 1);
 	st->host->counter_add(st->inst, st->c_rows, st->rows);
@@ -464,11 +476,11 @@ static bool post_once(struct ch_state *st)
 }
 
 /* Rows inserted from the spool count as inserted rows too. */
-static bool post_spooled(void *ctx, const char *buf, size_t len, unsigned rows)
+static bool post_spooled(void *ctx, int fmt, const char *buf, size_t len, unsigned rows)
 {
 	struct ch_state *st = ctx;
 
-	if (!post_rows(st, buf, len, rows))
+	if (!post_rows(st, fmt, buf, len, rows))
 		return false;
 	st->host->counter_add(st->inst, st->c_inserts, 1);
 	st->host->counter_add(st->inst, st->c_rows, rows);
@@ -499,7 +511,7 @@ static void give_up(struct ch_state *st)
 /* The batch into the spool, behind what it holds; the buffer is empty afterwards. */
 static void spool_batch(struct ch_state *st)
 {
-	ch_spool_rows(&st->spool, st->buf, st->len);
+	ch_spool_rows(&st->spool, st->cfg->format, st->buf, st->ends, st->rows);
 	st->len = 0;
 	st->rows = 0;
 }
@@ -675,11 +687,6 @@ static int ch_configure(const struct sl_host *host, struct sl_instance *inst, co
 				   "(their types are known), not columns");
 		return -1;
 	}
-	if (c->format == FMT_ROWBINARY && c->spool_dir) {
-		host->config_error(inst, "format", "the spool keeps JSONEachRow rows: RowBinary "
-				   "cannot be used with spool_dir");
-		return -1;
-	}
 	if (c->retry_min > c->retry_max) {
 		host->config_error(inst, "retry_min", "is larger than retry_max");
 		return -1;
@@ -721,6 +728,27 @@ static int ch_configure(const struct sl_host *host, struct sl_instance *inst, co
 
 /* ---- start and stop ---- */
 
+/* INSERT ... FORMAT fmt; RowBinary names the columns in our order. */
+static int insert_query(const struct ch_state *st, int fmt, char *q, size_t size)
+{
+	const struct ch_cfg *c = st->cfg;
+	size_t len;
+
+	if (fmt == FMT_JSONEACHROW) {
+		len = (size_t)snprintf(q, size, "INSERT INTO `%s`.`%s` FORMAT JSONEachRow", c->database,
+				       c->table);
+		return len < size ? 0 : -1;
+	}
+	/* MATERIALIZED columns (src_ip4) are the server's: not in the list */
+	len = (size_t)snprintf(q, size, "INSERT INTO `%s`.`%s` (", c->database, c->table);
+	for (unsigned i = 0; i < st->ncol && len < size; i++)
+		len += (size_t)snprintf(q + len, size - len, "%s%.*s", i ? "," : "",
+					st->col[i].keylen - 3, st->col[i].key + 1);
+	if (len < size)
+		len += (size_t)snprintf(q + len, size - len, ") FORMAT RowBinary");
+	return len < size ? 0 : -1;
+}
+
 static int ch_start(void *state)
 {
 	struct ch_state *st = state;
@@ -734,34 +762,28 @@ static int ch_start(void *state)
 		st->host->log(st->inst, SL_LOG_ERR, "cannot create a libcurl handle");
 		return -1;
 	}
-	if (c->format == FMT_ROWBINARY) {
-		/* the columns in our order; MATERIALIZED ones are the server's */
-		int len = snprintf(query, sizeof(query), "INSERT INTO `%s`.`%s` (", c->database,
-				   c->table);
-
-		for (unsigned i = 0; i < st->ncol && len < (int)sizeof(query); i++)
-			len += snprintf(query + len, sizeof(query) - (size_t)len, "%s%.*s", i ? "," : "",
-					st->col[i].keylen - 3, st->col[i].key + 1);
-		if (len < (int)sizeof(query))
-			snprintf(query + len, sizeof(query) - (size_t)len, ") FORMAT RowBinary");
-	} else {
-		snprintf(query, sizeof(query), "INSERT INTO `%s`.`%s` FORMAT JSONEachRow", c->database,
-			 c->table);
-	}
-	q = curl_easy_escape(st->curl, query, 0);
-	st->insert_url = malloc(ulen + strlen(q) + 16);
-	if (!q || !st->insert_url) {
+	/* both formats: the spool may hold rows of the other from an earlier run */
+	for (int f = FMT_JSONEACHROW; f <= FMT_ROWBINARY; f++) {
+		if (f == FMT_ROWBINARY && c->columns.n)
+			continue;	/* column types unknown */
+		if (insert_query(st, f, query, sizeof(query)) < 0) {
+			st->host->log(st->inst, SL_LOG_ERR, "the INSERT query is too long");
+			return -1;
+		}
+		q = curl_easy_escape(st->curl, query, 0);
+		st->insert_url[f] = q ? malloc(ulen + strlen(q) + 16) : NULL;
+		st->headers[f] = curl_slist_append(NULL, f == FMT_ROWBINARY ?
+						   "Content-Type: application/octet-stream" :
+						   "Content-Type: application/x-ndjson");
+		if (!st->insert_url[f] || !st->headers[f]) {
+			curl_free(q);
+			st->host->log(st->inst, SL_LOG_ERR, "out of memory");
+			return -1;
+		}
+		sprintf(st->insert_url[f], "%s%s?query=%s", c->url,
+			ulen && c->url[ulen - 1] == '/' ? "" : "/", q);
 		curl_free(q);
-		st->host->log(st->inst, SL_LOG_ERR, "out of memory");
-		return -1;
 	}
-	sprintf(st->insert_url, "%s%s?query=%s", c->url, ulen && c->url[ulen - 1] == '/' ? "" : "/", q);
-	curl_free(q);
-	st->headers = curl_slist_append(NULL, c->format == FMT_ROWBINARY ?
-					"Content-Type: application/octet-stream" :
-					"Content-Type: application/x-ndjson");
-	curl_easy_setopt(st->curl, CURLOPT_URL, st->insert_url);
-	curl_easy_setopt(st->curl, CURLOPT_HTTPHEADER, st->headers);
 	curl_easy_setopt(st->curl, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(st->curl, CURLOPT_TIMEOUT_MS, (long)c->timeout);
 	curl_easy_setopt(st->curl, CURLOPT_CONNECTTIMEOUT_MS, (long)c->timeout);
@@ -782,6 +804,11 @@ static int ch_start(void *state)
 		return -1;
 	st->host->timer_arm(st->flush_timer, c->flush_interval, c->flush_interval);
 	if (c->spool_dir) {
+		st->ends = calloc((size_t)c->batch_size + 1, sizeof(*st->ends));
+		if (!st->ends) {
+			st->host->log(st->inst, SL_LOG_ERR, "out of memory");
+			return -1;
+		}
 		if (ch_spool_open(&st->spool, c->spool_dir, c->spool_max_size,
 				  (unsigned)c->batch_size, c->retry_min, c->retry_max) < 0)
 			return -1;
@@ -828,10 +855,12 @@ static void ch_stop(void *state)
 	if (st->curl)
 		curl_easy_cleanup(st->curl);
 	st->curl = NULL;
-	curl_slist_free_all(st->headers);
-	st->headers = NULL;
-	free(st->insert_url);
-	st->insert_url = NULL;
+	for (int f = 0; f < 2; f++) {
+		curl_slist_free_all(st->headers[f]);
+		st->headers[f] = NULL;
+		free(st->insert_url[f]);
+		st->insert_url[f] = NULL;
+	}
 }
 
 static void ch_destroy(void *state)
@@ -843,8 +872,11 @@ static void ch_destroy(void *state)
 	ch_spool_close(&st->spool);	/* nothing to do unless it was opened */
 	if (st->curl)
 		curl_easy_cleanup(st->curl);
-	curl_slist_free_all(st->headers);
-	free(st->insert_url);
+	for (int f = 0; f < 2; f++) {
+		curl_slist_free_all(st->headers[f]);
+		free(st->insert_url[f]);
+	}
+	free(st->ends);
 	free(st->buf);
 	free(st);
 }

@@ -9,6 +9,8 @@
 #include "clickhouse_spool.h"
 
 #define IOV_MAX_ROWS 65536u	/* rows per INSERT from the spool, at most */
+#define REC_MAX (256u << 10)	/* more than the spool takes as one record */
+#define FMT_TAG 'F'		/* the format byte: FMT_TAG + fmt */
 
 static uint64_t now_ms(void)
 {
@@ -64,7 +66,8 @@ int ch_spool_open(struct ch_spool *cs, const char *dir, uint64_t max_size, unsig
 
 	cs->max_rows = max_rows < IOV_MAX_ROWS ? max_rows : IOV_MAX_ROWS;
 	cs->iov = calloc(cs->max_rows, sizeof(*cs->iov));
-	if (!cs->iov) {
+	cs->rec = malloc(REC_MAX);
+	if (!cs->iov || !cs->rec) {
 		cs->host->log(cs->inst, SL_LOG_ERR, "spool_dir: out of memory");
 		return -1;
 	}
@@ -91,6 +94,8 @@ void ch_spool_close(struct ch_spool *cs)
 	cs->sp = NULL;
 	free(cs->iov);
 	cs->iov = NULL;
+	free(cs->rec);
+	cs->rec = NULL;
 	free(cs->buf);
 	cs->buf = NULL;
 	cs->cap = 0;
@@ -106,16 +111,19 @@ bool ch_spool_pending(const struct ch_spool *cs)
 	return cs->sp && sl_spool_pending(cs->sp);
 }
 
-/* Each row is one line: the encoder escapes every control byte in values. */
-void ch_spool_rows(struct ch_spool *cs, const char *buf, size_t len)
+void ch_spool_rows(struct ch_spool *cs, int fmt, const char *buf, const size_t *ends, unsigned n)
 {
-	const char *p = buf, *end = buf + len, *nl;
+	for (unsigned i = 0; i < n; i++) {
+		size_t len = ends[i + 1] - ends[i];
 
-	while (p < end) {
-		nl = memchr(p, '\n', (size_t)(end - p));
-		nl = nl ? nl + 1 : end;
-		sl_spool_append(cs->sp, p, (size_t)(nl - p));	/* a refusal is counted there */
-		p = nl;
+		/* the spool refuses (and counts) a record this long before reading it */
+		if (len >= REC_MAX) {
+			sl_spool_append(cs->sp, cs->rec, REC_MAX);
+			continue;
+		}
+		cs->rec[0] = (char)(FMT_TAG + fmt);
+		memcpy(cs->rec + 1, buf + ends[i], len);
+		sl_spool_append(cs->sp, cs->rec, len + 1);	/* a refusal is counted there */
 	}
 	sl_spool_flush(cs->sp);		/* one write per batch */
 	publish(cs);
@@ -127,27 +135,39 @@ void ch_spool_backoff(struct ch_spool *cs)
 	cs->next_try = now_ms() + cs->delay;
 }
 
-/* The rows the spool returned, as one INSERT body; false when out of memory. */
-static bool gather(struct ch_spool *cs, unsigned n, size_t *len)
+static int rec_fmt(const struct iovec *v)
+{
+	return v->iov_len ? *(const char *)v->iov_base - FMT_TAG : -1;
+}
+
+/*
+ * The first of the n records the spool returned that share one format, as
+ * one INSERT body: how many (*fmt their format), 0 when out of memory.
+ */
+static unsigned gather(struct ch_spool *cs, unsigned n, int *fmt, size_t *len)
 {
 	size_t need = 0;
 
+	*fmt = rec_fmt(&cs->iov[0]);
+	for (unsigned i = 1; i < n; i++)
+		if (rec_fmt(&cs->iov[i]) != *fmt)
+			n = i;
 	for (unsigned i = 0; i < n; i++)
-		need += cs->iov[i].iov_len;
+		need += cs->iov[i].iov_len - 1;
 	if (need > cs->cap) {
 		char *nb = realloc(cs->buf, need);
 
 		if (!nb)
-			return false;
+			return 0;
 		cs->buf = nb;
 		cs->cap = need;
 	}
 	*len = 0;
 	for (unsigned i = 0; i < n; i++) {
-		memcpy(cs->buf + *len, cs->iov[i].iov_base, cs->iov[i].iov_len);
-		*len += cs->iov[i].iov_len;
+		memcpy(cs->buf + *len, (const char *)cs->iov[i].iov_base + 1, cs->iov[i].iov_len - 1);
+		*len += cs->iov[i].iov_len - 1;
 	}
-	return true;
+	return n;
 }
 
 uint64_t ch_spool_drain(struct ch_spool *cs, ch_post_fn post, void *ctx, uint64_t budget_ms)
@@ -155,6 +175,7 @@ uint64_t ch_spool_drain(struct ch_spool *cs, ch_post_fn post, void *ctx, uint64_
 	uint64_t t = now_ms(), start = t, wait;
 	unsigned n;
 	size_t len;
+	int fmt;
 
 	/* ready() takes the lock a reload's old instance has let go */
 	if (!cs->sp || !sl_spool_ready(cs->sp) || !sl_spool_pending(cs->sp))
@@ -162,7 +183,16 @@ uint64_t ch_spool_drain(struct ch_spool *cs, ch_post_fn post, void *ctx, uint64_
 	if (t < cs->next_try)
 		return cs->next_try - t;
 	while ((n = sl_spool_peekv(cs->sp, cs->iov, cs->max_rows))) {
-		if (!gather(cs, n, &len) || !post(ctx, cs->buf, len, n)) {
+		n = gather(cs, n, &fmt, &len);
+		if (fmt < 0 || fmt > 1) {	/* not ours: an empty or foreign record */
+			cs->host->log(cs->inst, SL_LOG_ERR, "spool: a record of unknown format "
+				      "skipped (counted in spool_dropped)");
+			cs->host->counter_add(cs->inst, cs->c_spool_dropped, 1);
+			cs->host->dropped_add(cs->inst, 1);
+			sl_spool_ack(cs->sp, 1);
+			continue;
+		}
+		if (!n || !post(ctx, fmt, cs->buf, len, n)) {
 			/* tried again from the caller's timer, with backoff */
 			cs->host->counter_add(cs->inst, cs->c_retries, 1);
 			wait = cs->delay;

@@ -2,14 +2,15 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The clickhouse output's disk spool (spool_dir) against a real
 # clickhouse-server (Debian's 18.16) on loopback:
-#  1. a paced replay into a queue of 2 batches that drops when full; the
+#  1. a paced replay (format: RowBinary) into a queue of 2 batches that drops when full; the
 #     server stopped (SIGTERM, by PID) for 10 s mid-stream and started again:
 #     every row arrives, none twice, nothing dropped, rows went through the
 #     spool (spooled = spool_sent > 0) and the spool is empty at the end;
 #  2. kill -9 of sluice while the server is down and rows are spooled; the
 #     server back and sluice started again on the same spool: the table holds
 #     exactly the rows the segments held (read with spool_read.py, compared by
-#     time and microseconds) plus the second run's;
+#     time and microseconds) plus the second run's (the first run spooled
+#     JSONEachRow rows, the second sends RowBinary: each row goes in its own format);
 #  3. a 64 KiB spool with the server down: in = spooled + spool_dropped,
 #     dropped = spool_dropped, and the segments hold exactly `spooled` rows.
 . "$(dirname "$0")/lib.sh"
@@ -39,7 +40,7 @@ cat >"$WORK/o.yaml" <<YAML
 stacks:
   c: [{plugin: replay, file: "$CAP", loop: 25, pace: original}, decode, {plugin: clickhouse,
       url: "http://127.0.0.1:$CH_HTTP_a", table: outage, batch_size: 20, flush_interval: 200ms,
-      timeout: 2s, retry_min: 200ms, retry_max: 1s, spool_dir: "$WORK/spool-o",
+      timeout: 2s, retry_min: 200ms, retry_max: 1s, spool_dir: "$WORK/spool-o", format: RowBinary,
       queue: 2, when_full: drop}]
 YAML
 run_sluice_bg "$WORK/o.log" -c "$WORK/o.yaml"
@@ -85,7 +86,7 @@ wait "$SLUICE_PID" 2>/dev/null || true
 python3 "$E2E/spool_read.py" "$WORK/spool-k" >"$WORK/k.spooled" 2>"$WORK/k.stat"
 kept=$(sed -n 's/records=\([0-9]*\) .*/\1/p' "$WORK/k.stat")
 ch_run a
-sed 's/loop: 0, pace: original/loop: 1/' "$WORK/k.yaml" >"$WORK/k2.yaml"
+sed 's/loop: 0, pace: original/loop: 1/; s/table: killed,/table: killed, format: RowBinary,/' "$WORK/k.yaml" >"$WORK/k2.yaml"
 "$SLUICE" -c "$WORK/k2.yaml" >"$WORK/k2.log" 2>&1 || { cat "$WORK/k2.log"; fail "sluice failed after the kill"; }
 c=$(counters "$WORK/k2.log")
 n=$(count killed)
@@ -97,7 +98,7 @@ python3 - "$WORK/k.spooled" "$WORK/k.tsv" <<'PY' || fail "after kill -9: the row
 import collections, re, sys
 spooled = collections.Counter()
 for line in open(sys.argv[1], "rb"):
-    m = re.match(rb'\{"time":(\d+),"time_us":(\d+),', line)
+    m = re.match(rb'F\{"time":(\d+),"time_us":(\d+),', line)    # F: the format byte of JSONEachRow
     if not m:
         sys.exit("a spooled row without time: %r" % line[:60])
     spooled[(int(m.group(1)), int(m.group(2)))] += 1
