@@ -1,16 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * clickhouse output: records as rows, inserted in batches over ClickHouse's
- * HTTP interface (INSERT ... FORMAT JSONEachRow) with libcurl.
+ * HTTP interface (INSERT ... FORMAT JSONEachRow or RowBinary) with libcurl.
  *
- * Each record becomes one JSON object line in a buffer that is reused for
- * every batch (it only grows, to the largest batch seen).  A column maps to
- * one record field with a conversion: addresses as FixedString(16) (raw
- * bytes, IPv4-mapped for IPv4: what sluice holds), as a UInt32 (IPv4 only)
- * or as text; times as DateTime seconds plus a microseconds UInt32.  A field
- * a record lacks is left out of its object and ClickHouse stores the
- * column's type default.  Two built-in mappings match conf/clickhouse/
- * packets.sql and flows.sql.
+ * Each record becomes one row in a buffer that is reused for every batch
+ * (the encoders and the column mapping: clickhouse_rows.h).  Two built-in
+ * mappings match conf/clickhouse/packets.sql and flows.sql.
  *
  * The plugin is a network output and runs on its own thread behind the
  * core's queue, so it posts with a blocking libcurl easy handle (one kept
@@ -31,7 +26,6 @@
  * and counted).  A reload's new instance cannot have the spool until the
  * old one stopped: meanwhile it retries in place as without a spool.
  */
-#include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +36,7 @@
 
 #include <sluice/plugin.h>
 
+#include "clickhouse_rows.h"
 #include "clickhouse_spool.h"
 
 #define ANSWER_MAX 1024		/* bytes of the server's answer kept for the log */
@@ -52,10 +47,6 @@
 
 enum { SCH_PACKETS, SCH_FLOWS };
 enum { FMT_JSONEACHROW, FMT_ROWBINARY };
-/* RowBinary column types of the built-in mappings (packets.sql, flows.sql) */
-enum { RB_U8 = 1, RB_U16 = 2, RB_U32 = 4, RB_U64 = 8, RB_STR, RB_FS16 };
-/* conversions of a field into a column value */
-enum { CV_AUTO, CV_FIXED16, CV_IPV4, CV_TEXT, CV_SEC, CV_USEC };
 
 static const char *const schema_names[] = { "packets", "flows", NULL };
 static const char *const format_names[] = { "JSONEachRow", "RowBinary", NULL };
@@ -165,15 +156,6 @@ static const struct sl_field_decl ch_reads[] = {
 	SL_FIELD_END
 };
 
-struct ch_column {
-	sl_field field;
-	uint8_t conv;		/* CV_* */
-	uint8_t type;		/* enum sl_type of the field */
-	uint8_t keylen;
-	uint8_t rb;		/* RB_*: RowBinary type */
-	char key[64];		/* "\"name\":" */
-};
-
 struct ch_state {
 	const struct sl_host *host;
 	struct sl_instance *inst;
@@ -188,10 +170,7 @@ struct ch_state {
 	char answer[ANSWER_MAX + 1];
 	size_t answer_len;
 
-	char *buf;		/* the batch being built, reused */
-	size_t len, cap;
-	unsigned rows;
-	size_t *ends;		/* with a spool: ends[i + 1] = end of row i in buf */
+	struct ch_rows b;	/* the batch being built, reused */
 	struct sl_timer *flush_timer;
 	bool stopping, oom_logged;
 
@@ -200,211 +179,6 @@ struct ch_state {
 
 	int c_inserts, c_rows, c_http_errors, c_conn_errors, c_retries, c_dropped;
 };
-
-/* ---- building rows ---- */
-
-static bool ensure(struct ch_state *st, size_t more)
-{
-	size_t cap = st->cap;
-	char *nb;
-
-	if (st->len + more <= st->cap)
-		return true;
-	while (cap < st->len + more)
-		cap = cap ? cap * 2 : 1 << 20;
-	nb = realloc(st->buf, cap);
-	if (!nb)
-		return false;
-	st->buf = nb;
-	st->cap = cap;
-	return true;
-}
-
-/*
- * A JSON string of len bytes.  ClickHouse takes the bytes between the
- * quotes as they are (a FixedString(16) address is 16 raw bytes), so only
- * quote, backslash and control bytes are escaped, into one byte each.
- */
-static char *put_json_str(char *p, const uint8_t *s, size_t len)
-{
-	static const char hex[] = "0123456789abcdef";
-
-	*p++ = '"';
-	for (size_t i = 0; i < len; i++) {
-		uint8_t c = s[i];
-
-		if (c == '"' || c == '\\') {
-			*p++ = '\\';
-			*p++ = (char)c;
-		} else if (c < 0x20 || c == 0x7f) {
-			memcpy(p, "\\u00", 4);
-			p[4] = hex[c >> 4];
-			p[5] = hex[c & 15];
-			p += 6;
-		} else {
-			*p++ = (char)c;
-		}
-	}
-	*p++ = '"';
-	return p;
-}
-
-static char *put_u64(char *p, uint64_t v)
-{
-	char tmp[24];
-	int n = 0;
-
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	while (n)
-		*p++ = tmp[--n];
-	return p;
-}
-
-/* Worst case bytes one column's value takes. */
-static size_t value_max(const struct sl_record *r, const struct ch_column *c)
-{
-	if (c->type == SL_T_STRING || c->type == SL_T_BYTES)
-		return 2 + (size_t)r->v[c->field].bytes.len * 6;
-	return 2 + 16 * 6;
-}
-
-static char *put_value(char *p, const struct sl_record *r, const struct ch_column *c)
-{
-	const union sl_value *v = &r->v[c->field];
-	static const char hex[] = "0123456789abcdef";
-	char tmp[64];
-
-	switch (c->type) {
-	case SL_T_U64:
-		return put_u64(p, v->u64);
-	case SL_T_STRING:
-		return put_json_str(p, v->bytes.ptr, v->bytes.len);
-	case SL_T_TIME:
-		if (c->conv == CV_USEC)
-			return put_u64(p, v->time.nsec / 1000);
-		return put_u64(p, v->time.sec < 0 ? 0 : (uint64_t)v->time.sec);
-	case SL_T_ADDR:
-		if (c->conv == CV_IPV4 && !sl_addr_is_v4(v->addr))
-			return put_u64(p, 0);
-		if (c->conv == CV_IPV4)
-			return put_u64(p, (uint32_t)v->addr[12] << 24 | (uint32_t)v->addr[13] << 16 |
-				       (uint32_t)v->addr[14] << 8 | v->addr[15]);
-		if (c->conv == CV_TEXT) {
-			if (sl_addr_is_v4(v->addr))
-				snprintf(tmp, sizeof(tmp), "%u.%u.%u.%u", v->addr[12], v->addr[13],
-					 v->addr[14], v->addr[15]);
-			else
-				inet_ntop(AF_INET6, v->addr, tmp, sizeof(tmp));
-			return put_json_str(p, (const uint8_t *)tmp, strlen(tmp));
-		}
-		return put_json_str(p, v->addr, 16);
-	case SL_T_MAC:
-		for (int i = 0; i < 6; i++) {
-			tmp[i * 3] = hex[v->addr[i] >> 4];
-			tmp[i * 3 + 1] = hex[v->addr[i] & 15];
-			tmp[i * 3 + 2] = ':';
-		}
-		return put_json_str(p, (const uint8_t *)tmp, 17);
-	case SL_T_BYTES:
-		*p++ = '"';
-		for (uint32_t i = 0; i < v->bytes.len; i++) {
-			*p++ = hex[v->bytes.ptr[i] >> 4];
-			*p++ = hex[v->bytes.ptr[i] & 15];
-		}
-		*p++ = '"';
-		return p;
-	}
-	return put_u64(p, 0);
-}
-
-/* One record as one JSONEachRow line; false when out of memory. */
-static bool add_row(struct ch_state *st, const struct sl_record *r)
-{
-	size_t need = 2;
-	char *p;
-	bool first = true;
-
-	for (unsigned i = 0; i < st->ncol; i++)
-		if (sl_has(r, st->col[i].field))
-			need += st->col[i].keylen + 1 + value_max(r, &st->col[i]);
-	if (!ensure(st, need))
-		return false;
-	p = st->buf + st->len;
-	*p++ = '{';
-	for (unsigned i = 0; i < st->ncol; i++) {
-		const struct ch_column *c = &st->col[i];
-
-		if (!sl_has(r, c->field))
-			continue;
-		if (!first)
-			*p++ = ',';
-		first = false;
-		memcpy(p, c->key, c->keylen);
-		p = put_value(p + c->keylen, r, c);
-	}
-	*p++ = '}';
-	*p++ = '\n';
-	st->len = (size_t)(p - st->buf);
-	st->rows++;
-	if (st->ends)
-		st->ends[st->rows] = st->len;
-	return true;
-}
-
-/*
- * One record as one RowBinary row: every column in table order, a value a
- * record lacks as its type's zero (what ClickHouse stores for a missing
- * JSONEachRow key of a plain column).
- */
-static bool add_row_rb(struct ch_state *st, const struct sl_record *r)
-{
-	size_t need = 0;
-	uint8_t *p;
-
-	for (unsigned i = 0; i < st->ncol; i++)
-		need += st->col[i].rb == RB_STR ? 5 + (size_t)r->v[st->col[i].field].bytes.len : 16;
-	if (!ensure(st, need))
-		return false;
-	p = (uint8_t *)st->buf + st->len;
-	for (unsigned i = 0; i < st->ncol; i++) {
-		const struct ch_column *c = &st->col[i];
-		const union sl_value *v = &r->v[c->field];
-		bool has = sl_has(r, c->field);
-		uint64_t u;
-
-		if (c->rb == RB_FS16) {
-			if (has)
-				memcpy(p, v->addr, 16);
-			else
-				memset(p, 0, 16);
-			p += 16;
-			continue;
-		}
-		if (c->rb == RB_STR) {
-			uint32_t len = has ? v->bytes.len : 0;
-
-			for (u = len; u >= 0x80; u >>= 7)	/* LEB128 length */
-				*p++ = (uint8_t)(u | 0x80);
-			*p++ = (uint8_t)u;
-			if (len)
-				memcpy(p, v->bytes.ptr, len);
-			p += len;
-			continue;
-		}
-		u = !has ? 0 : c->type != SL_T_TIME ? v->u64 : c->conv == CV_USEC ? v->time.nsec / 1000
-			: v->time.sec < 0 ? 0 : (uint64_t)v->time.sec;
-		for (unsigned k = 0; k < c->rb; k++, u >>= 8)
-			*p++ = (uint8_t)u;
-	}
-	st->len = (size_t)(p - (uint8_t *)st->buf);
-	st->rows++;
-	if (st->ends)
-		st->ends[st->rows] = st->len;
-	return true;
-}
 
 /* ---- posting a batch ---- */
 
@@ -468,10 +242,10 @@ static bool post_rows(struct ch_state *st, int fmt, const char *buf, size_t len,
 
 static bool post_once(struct ch_state *st)
 {
-	if (!post_rows(st, st->cfg->format, st->buf, st->len, st->rows))
+	if (!post_rows(st, st->cfg->format, st->b.buf, st->b.len, st->b.rows))
 		return false;
 	st->host->counter_add(st->inst, st->c_inserts, 1);
-	st->host->counter_add(st->inst, st->c_rows, st->rows);
+	st->host->counter_add(st->inst, st->c_rows, st->b.rows);
 	return true;
 }
 
@@ -502,18 +276,18 @@ static void drain(struct ch_state *st)
 /* The rows could not be delivered (no spool, or it is not ours yet). */
 static void give_up(struct ch_state *st)
 {
-	st->host->log(st->inst, SL_LOG_ERR, "%u rows dropped after %lld retries", st->rows,
+	st->host->log(st->inst, SL_LOG_ERR, "%u rows dropped after %lld retries", st->b.rows,
 		      (long long)st->cfg->max_retries);
-	st->host->counter_add(st->inst, st->c_dropped, st->rows);
-	st->host->dropped_add(st->inst, st->rows);
+	st->host->counter_add(st->inst, st->c_dropped, st->b.rows);
+	st->host->dropped_add(st->inst, st->b.rows);
 }
 
 /* The batch into the spool, behind what it holds; the buffer is empty afterwards. */
 static void spool_batch(struct ch_state *st)
 {
-	ch_spool_rows(&st->spool, st->cfg->format, st->buf, st->ends, st->rows);
-	st->len = 0;
-	st->rows = 0;
+	ch_spool_rows(&st->spool, st->cfg->format, st->b.buf, st->b.ends, st->b.rows);
+	st->b.len = 0;
+	st->b.rows = 0;
 }
 
 /* Post the batch, retrying with backoff; the buffer is empty afterwards. */
@@ -524,7 +298,7 @@ static void send_batch(struct ch_state *st)
 									     : st->cfg->max_retries;
 	bool spool = st->cfg->spool_dir && ch_spool_ready(&st->spool);
 
-	if (!st->rows)
+	if (!st->b.rows)
 		return;
 	/* once rows are spooled, everything newer follows them there */
 	if (spool && ch_spool_pending(&st->spool)) {
@@ -535,12 +309,12 @@ static void send_batch(struct ch_state *st)
 		if (post_once(st)) {
 			if (i)
 				st->host->log(st->inst, SL_LOG_NOTICE, "INSERT of %u rows done after %lld retries",
-					      st->rows, (long long)i);
+					      st->b.rows, (long long)i);
 			break;
 		}
 		if (spool || (st->cfg->spool_dir && ch_spool_ready(&st->spool))) {
 			st->host->log(st->inst, SL_LOG_NOTICE, "%u rows go to the spool, inserted from "
-				      "there when the server answers", st->rows);
+				      "there when the server answers", st->b.rows);
 			ch_spool_backoff(&st->spool);
 			spool_batch(st);
 			if (!st->stopping)
@@ -555,8 +329,8 @@ static void send_batch(struct ch_state *st)
 		sleep_ms(delay);
 		delay = delay * 2 > st->cfg->retry_max ? st->cfg->retry_max : delay * 2;
 	}
-	st->len = 0;
-	st->rows = 0;
+	st->b.len = 0;
+	st->b.rows = 0;
 }
 
 static int ch_process(void *state, struct sl_batch *b)
@@ -564,7 +338,8 @@ static int ch_process(void *state, struct sl_batch *b)
 	struct ch_state *st = state;
 
 	for (unsigned i = 0; i < b->count; i++) {
-		if (!(st->cfg->format == FMT_ROWBINARY ? add_row_rb(st, b->rec[i]) : add_row(st, b->rec[i]))) {
+		if (!(st->cfg->format == FMT_ROWBINARY ? ch_row_binary(&st->b, st->col, st->ncol, b->rec[i])
+								   : ch_row_json(&st->b, st->col, st->ncol, b->rec[i]))) {
 			if (!st->oom_logged)
 				st->host->log(st->inst, SL_LOG_ERR, "out of memory for the batch");
 			st->oom_logged = true;
@@ -572,7 +347,7 @@ static int ch_process(void *state, struct sl_batch *b)
 			st->host->dropped_add(st->inst, 1);
 			continue;
 		}
-		if (st->rows >= (uint64_t)st->cfg->batch_size)
+		if (st->b.rows >= (uint64_t)st->cfg->batch_size)
 			send_batch(st);
 	}
 	if (st->cfg->spool_dir && ch_spool_pending(&st->spool))
@@ -795,7 +570,7 @@ static int ch_start(void *state)
 		curl_easy_setopt(st->curl, CURLOPT_USERNAME, c->user);
 	if (c->password)
 		curl_easy_setopt(st->curl, CURLOPT_PASSWORD, c->password);
-	if (!ensure(st, 1 << 20)) {
+	if (!ch_rows_ensure(&st->b, 1 << 20)) {
 		st->host->log(st->inst, SL_LOG_ERR, "out of memory");
 		return -1;
 	}
@@ -804,8 +579,8 @@ static int ch_start(void *state)
 		return -1;
 	st->host->timer_arm(st->flush_timer, c->flush_interval, c->flush_interval);
 	if (c->spool_dir) {
-		st->ends = calloc((size_t)c->batch_size + 1, sizeof(*st->ends));
-		if (!st->ends) {
+		st->b.ends = calloc((size_t)c->batch_size + 1, sizeof(*st->b.ends));
+		if (!st->b.ends) {
 			st->host->log(st->inst, SL_LOG_ERR, "out of memory");
 			return -1;
 		}
@@ -876,8 +651,8 @@ static void ch_destroy(void *state)
 		curl_slist_free_all(st->headers[f]);
 		free(st->insert_url[f]);
 	}
-	free(st->ends);
-	free(st->buf);
+	free(st->b.ends);
+	free(st->b.buf);
 	free(st);
 }
 
