@@ -584,8 +584,8 @@ static int ch_start(void *state)
 			st->host->log(st->inst, SL_LOG_ERR, "out of memory");
 			return -1;
 		}
-		if (ch_spool_open(&st->spool, c->spool_dir, c->spool_max_size,
-				  (unsigned)c->batch_size, c->retry_min, c->retry_max) < 0)
+		if (ch_spool_open(&st->spool, c->spool_dir, c->spool_max_size, c->retry_min,
+				  c->retry_max) < 0)
 			return -1;
 		st->retry_timer = st->host->timer_new(st->inst, on_retry_timer, st);
 		if (!st->retry_timer)

@@ -8,7 +8,12 @@
 
 #include "clickhouse_spool.h"
 
-#define IOV_MAX_ROWS 65536u	/* rows per INSERT from the spool, at most */
+/*
+ * Rows per INSERT from the spool, at most: a backlog goes out in a few large
+ * INSERTs (a segment, at most 4 MiB, each) rather than in batch_size ones,
+ * so it drains fast and makes few parts for the server to merge.
+ */
+#define IOV_MAX_ROWS 65536u
 #define REC_MAX (256u << 10)	/* more than the spool takes as one record */
 #define FMT_TAG 'F'		/* the format byte: FMT_TAG + fmt */
 
@@ -59,12 +64,12 @@ void ch_spool_counters(struct ch_spool *cs, const struct sl_host *host, struct s
 	cs->c_spool_dropped = host->counter_new(inst, "spool_dropped");
 }
 
-int ch_spool_open(struct ch_spool *cs, const char *dir, uint64_t max_size, unsigned max_rows,
-		  uint64_t retry_min, uint64_t retry_max)
+int ch_spool_open(struct ch_spool *cs, const char *dir, uint64_t max_size, uint64_t retry_min,
+		  uint64_t retry_max)
 {
 	char err[600];
 
-	cs->max_rows = max_rows < IOV_MAX_ROWS ? max_rows : IOV_MAX_ROWS;
+	cs->max_rows = IOV_MAX_ROWS;
 	cs->iov = calloc(cs->max_rows, sizeof(*cs->iov));
 	cs->rec = malloc(REC_MAX);
 	if (!cs->iov || !cs->rec) {

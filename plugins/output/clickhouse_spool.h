@@ -3,7 +3,7 @@
  * The clickhouse output's disk spool (spool.h): what cannot be inserted is
  * kept as encoded rows, one spool record per row (a format byte, then the
  * JSONEachRow line or the RowBinary row), and inserted again from there,
- * oldest first, in batches of at most batch_size rows of one format.  A row
+ * oldest first, in INSERTs of one segment's rows of one format.  A row
  * counts as sent (acknowledged to the spool) once its INSERT got HTTP 200.
  * The format byte lets rows spooled before a change of `format` go out in
  * the format they were encoded in.
@@ -45,8 +45,8 @@ struct ch_spool {
 void ch_spool_counters(struct ch_spool *cs, const struct sl_host *host, struct sl_instance *inst,
 		       int c_retries);
 /* At start; -1 (logged) when dir is unusable. */
-int ch_spool_open(struct ch_spool *cs, const char *dir, uint64_t max_size, unsigned max_rows,
-		  uint64_t retry_min, uint64_t retry_max);
+int ch_spool_open(struct ch_spool *cs, const char *dir, uint64_t max_size, uint64_t retry_min,
+		  uint64_t retry_max);
 void ch_spool_close(struct ch_spool *cs);
 
 /* The spool may take rows now (its lock is ours). */

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The clickhouse output's disk spool (spool_dir) against a real
 # clickhouse-server (Debian's 18.16) on loopback:
-#  1. a paced replay (format: RowBinary) into a queue of 2 batches that drops when full; the
+#  1. a paced replay (format: RowBinary) into a queue of 8 batches (at most
+#     184 rows) that drops when full, more than that during the outage; the
 #     server stopped (SIGTERM, by PID) for 10 s mid-stream and started again:
 #     every row arrives, none twice, nothing dropped, rows went through the
 #     spool (spooled = spool_sent > 0) and the spool is empty at the end;
@@ -41,7 +42,7 @@ stacks:
   c: [{plugin: replay, file: "$CAP", loop: 25, pace: original}, decode, {plugin: clickhouse,
       url: "http://127.0.0.1:$CH_HTTP_a", table: outage, batch_size: 20, flush_interval: 200ms,
       timeout: 2s, retry_min: 200ms, retry_max: 1s, spool_dir: "$WORK/spool-o", format: RowBinary,
-      queue: 2, when_full: drop}]
+      queue: 8, when_full: drop}]
 YAML
 run_sluice_bg "$WORK/o.log" -c "$WORK/o.yaml"
 rows_o() { [ "$(count outage)" -gt 0 ]; }
