@@ -1,16 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * clickhouse output: records as rows, inserted in batches over ClickHouse's
- * HTTP interface (INSERT ... FORMAT JSONEachRow) with libcurl.
+ * HTTP interface (INSERT ... FORMAT JSONEachRow or RowBinary) with libcurl.
  *
- * Each record becomes one JSON object line in a buffer that is reused for
- * every batch (it only grows, to the largest batch seen).  A column maps to
- * one record field with a conversion: addresses as FixedString(16) (raw
- * bytes, IPv4-mapped for IPv4: what sluice holds), as a UInt32 (IPv4 only)
- * or as text; times as DateTime seconds plus a microseconds UInt32.  A field
- * a record lacks is left out of its object and ClickHouse stores the
- * column's type default.  Two built-in mappings match conf/clickhouse/
- * packets.sql and flows.sql.
+ * Each record becomes one row in a buffer that is reused for every batch
+ * (the encoders and the column mapping: clickhouse_rows.h).  Two built-in
+ * mappings match conf/clickhouse/packets.sql and flows.sql.
  *
  * The plugin is a network output and runs on its own thread behind the
  * core's queue, so it posts with a blocking libcurl easy handle (one kept
@@ -20,11 +15,17 @@
  * (replay) or drops and counts (live).  A failed post (no connection, a
  * timeout, an HTTP status other than 200) is logged with the first line of
  * the server's answer, counted and retried with exponential backoff up to
- * max_retries times; then the batch's rows are dropped and counted.  The
- * disk spool (issue 11 §2) would take such a batch instead of dropping it:
- * see give_up().
+ * max_retries times; then the batch's rows are dropped and counted.
+ *
+ * With spool_dir, a failed INSERT is not retried in place: its rows go to
+ * the disk spool at once (clickhouse_spool.h), so the thread keeps reading
+ * its queue while the server is away, and so does every newer batch while
+ * the spool holds rows (order).  The spool is inserted from, oldest first,
+ * with the retry_min..retry_max backoff and for a bounded time per turn;
+ * max_retries does not apply (rows wait until max_size, then are dropped
+ * and counted).  A reload's new instance cannot have the spool until the
+ * old one stopped: meanwhile it retries in place as without a spool.
  */
-#include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,17 +36,20 @@
 
 #include <sluice/plugin.h>
 
+#include "clickhouse_rows.h"
+#include "clickhouse_spool.h"
+
 #define ANSWER_MAX 1024		/* bytes of the server's answer kept for the log */
 #define STOP_RETRIES 2		/* at a stop or reload, do not wait the full backoff */
 #define MAX_COLUMNS 64
+#define DRAIN_BUDGET_MS 500	/* spool INSERTs per turn, before the queue is read again */
+#define STOP_DRAIN_MS 2000	/* at a stop, spool INSERTs for this long at most */
 
 enum { SCH_PACKETS, SCH_FLOWS };
-enum { FMT_JSONEACHROW };
-/* conversions of a field into a column value */
-enum { CV_AUTO, CV_FIXED16, CV_IPV4, CV_TEXT, CV_SEC, CV_USEC };
+enum { FMT_JSONEACHROW, FMT_ROWBINARY };
 
 static const char *const schema_names[] = { "packets", "flows", NULL };
-static const char *const format_names[] = { "JSONEachRow", NULL };
+static const char *const format_names[] = { "JSONEachRow", "RowBinary", NULL };
 static const char *const conv_names[] = { "", "fixed16", "ipv4", "text", "sec", "usec", NULL };
 
 struct ch_cfg {
@@ -63,6 +67,8 @@ struct ch_cfg {
 	int64_t max_retries;
 	uint64_t retry_min;
 	uint64_t retry_max;
+	const char *spool_dir;
+	uint64_t spool_max_size;
 };
 
 static const struct sl_option ch_opts[] = {
@@ -77,7 +83,7 @@ static const struct sl_option ch_opts[] = {
 	SL_OPT_LIST("columns", struct ch_cfg, columns, NULL,
 		    "column=field[:fixed16|ipv4|text|sec|usec] entries, instead of the schema's"),
 	SL_OPT_ENUM("format", struct ch_cfg, format, "JSONEachRow", format_names,
-		    "insert format"),
+		    "insert format; RowBinary only with the built-in schema"),
 	SL_OPT_INT("batch_size", struct ch_cfg, batch_size, "10000", 1, 1000000,
 		   "rows per INSERT"),
 	SL_OPT_DURATION("flush_interval", struct ch_cfg, flush_interval, "1s", 10, 3600000,
@@ -90,6 +96,10 @@ static const struct sl_option ch_opts[] = {
 			"first retry delay; doubled up to retry_max"),
 	SL_OPT_DURATION("retry_max", struct ch_cfg, retry_max, "5s", 10, 3600000,
 			"longest retry delay"),
+	SL_OPT_STR("spool_dir", struct ch_cfg, spool_dir, NULL,
+		   "directory of a disk spool for rows that cannot be inserted (default: none)"),
+	SL_OPT_SIZE("spool_max_size", struct ch_cfg, spool_max_size, "1GiB", 65536,
+		    (int64_t)1 << 40, "largest size of the spool; past it rows are dropped"),
 	SL_OPT_END
 };
 
@@ -112,6 +122,19 @@ static const char *const flow_columns[] = {
 	"tcp_state=tcp_state", "mark=mark", "ct_zone=ct_zone", NULL
 };
 
+static const uint8_t packet_rb[] = {
+	RB_U32, RB_U32, RB_STR, RB_STR, RB_STR, RB_U8, RB_FS16, RB_FS16, RB_U8,
+	RB_U16, RB_U16, RB_U16, RB_U8, RB_U16, RB_U8, RB_U8, RB_U32
+};
+static const uint8_t flow_rb[] = {
+	RB_U32, RB_U32, RB_U8, RB_U32, RB_U8, RB_U8, RB_FS16, RB_FS16, RB_U16, RB_U16,
+	RB_FS16, RB_FS16, RB_U16, RB_U16, RB_U64, RB_U64, RB_U64, RB_U64, RB_U32, RB_U32,
+	RB_U8, RB_U32, RB_U16
+};
+
+_Static_assert(sizeof(packet_rb) == sizeof(packet_columns) / sizeof(char *) - 1, "packet_rb");
+_Static_assert(sizeof(flow_rb) == sizeof(flow_columns) / sizeof(char *) - 1, "flow_rb");
+
 /* Every field the built-in mappings read (a queue in front copies these). */
 static const struct sl_field_decl ch_reads[] = {
 	SL_FIELD_DECL(SL_F_TIMESTAMP), SL_FIELD_DECL(SL_F_PREFIX),
@@ -133,14 +156,6 @@ static const struct sl_field_decl ch_reads[] = {
 	SL_FIELD_END
 };
 
-struct ch_column {
-	sl_field field;
-	uint8_t conv;		/* CV_* */
-	uint8_t type;		/* enum sl_type of the field */
-	uint8_t keylen;
-	char key[64];		/* "\"name\":" */
-};
-
 struct ch_state {
 	const struct sl_host *host;
 	struct sl_instance *inst;
@@ -149,171 +164,21 @@ struct ch_state {
 	unsigned ncol;
 
 	CURL *curl;
-	struct curl_slist *headers;
-	char *insert_url;
+	struct curl_slist *headers[2];	/* per format (FMT_*) */
+	char *insert_url[2];
 	char curl_err[CURL_ERROR_SIZE];
 	char answer[ANSWER_MAX + 1];
 	size_t answer_len;
 
-	char *buf;		/* the batch being built, reused */
-	size_t len, cap;
-	unsigned rows;
+	struct ch_rows b;	/* the batch being built, reused */
 	struct sl_timer *flush_timer;
 	bool stopping, oom_logged;
 
+	struct ch_spool spool;		/* used with spool_dir */
+	struct sl_timer *retry_timer;	/* the spool's next INSERT */
+
 	int c_inserts, c_rows, c_http_errors, c_conn_errors, c_retries, c_dropped;
 };
-
-/* ---- building rows ---- */
-
-static bool ensure(struct ch_state *st, size_t more)
-{
-	size_t cap = st->cap;
-	char *nb;
-
-	if (st->len + more <= st->cap)
-		return true;
-	while (cap < st->len + more)
-		cap = cap ? cap * 2 : 1 << 20;
-	nb = realloc(st->buf, cap);
-	if (!nb)
-		return false;
-	st->buf = nb;
-	st->cap = cap;
-	return true;
-}
-
-/*
- * A JSON string of len bytes.  ClickHouse takes the bytes between the
- * quotes as they are (a FixedString(16) address is 16 raw bytes), so only
- * quote, backslash and control bytes are escaped, into one byte each.
- */
-static char *put_json_str(char *p, const uint8_t *s, size_t len)
-{
-	static const char hex[] = "0123456789abcdef";
-
-	*p++ = '"';
-	for (size_t i = 0; i < len; i++) {
-		uint8_t c = s[i];
-
-		if (c == '"' || c == '\\') {
-			*p++ = '\\';
-			*p++ = (char)c;
-		} else if (c < 0x20 || c == 0x7f) {
-			memcpy(p, "\\u00", 4);
-			p[4] = hex[c >> 4];
-			p[5] = hex[c & 15];
-			p += 6;
-		} else {
-			*p++ = (char)c;
-		}
-	}
-	*p++ = '"';
-	return p;
-}
-
-static char *put_u64(char *p, uint64_t v)
-{
-	char tmp[24];
-	int n = 0;
-
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	while (n)
-		*p++ = tmp[--n];
-	return p;
-}
-
-/* Worst case bytes one column's value takes. */
-static size_t value_max(const struct sl_record *r, const struct ch_column *c)
-{
-	if (c->type == SL_T_STRING || c->type == SL_T_BYTES)
-		return 2 + (size_t)r->v[c->field].bytes.len * 6;
-	return 2 + 16 * 6;
-}
-
-static char *put_value(char *p, const struct sl_record *r, const struct ch_column *c)
-{
-	const union sl_value *v = &r->v[c->field];
-	static const char hex[] = "0123456789abcdef";
-	char tmp[64];
-
-	switch (c->type) {
-	case SL_T_U64:
-		return put_u64(p, v->u64);
-	case SL_T_STRING:
-		return put_json_str(p, v->bytes.ptr, v->bytes.len);
-	case SL_T_TIME:
-		if (c->conv == CV_USEC)
-			return put_u64(p, v->time.nsec / 1000);
-		return put_u64(p, v->time.sec < 0 ? 0 : (uint64_t)v->time.sec);
-	case SL_T_ADDR:
-		if (c->conv == CV_IPV4 && !sl_addr_is_v4(v->addr))
-			return put_u64(p, 0);
-		if (c->conv == CV_IPV4)
-			return put_u64(p, (uint32_t)v->addr[12] << 24 | (uint32_t)v->addr[13] << 16 |
-				       (uint32_t)v->addr[14] << 8 | v->addr[15]);
-		if (c->conv == CV_TEXT) {
-			if (sl_addr_is_v4(v->addr))
-				snprintf(tmp, sizeof(tmp), "%u.%u.%u.%u", v->addr[12], v->addr[13],
-					 v->addr[14], v->addr[15]);
-			else
-				inet_ntop(AF_INET6, v->addr, tmp, sizeof(tmp));
-			return put_json_str(p, (const uint8_t *)tmp, strlen(tmp));
-		}
-		return put_json_str(p, v->addr, 16);
-	case SL_T_MAC:
-		for (int i = 0; i < 6; i++) {
-			tmp[i * 3] = hex[v->addr[i] >> 4];
-			tmp[i * 3 + 1] = hex[v->addr[i] & 15];
-			tmp[i * 3 + 2] = ':';
-		}
-		return put_json_str(p, (const uint8_t *)tmp, 17);
-	case SL_T_BYTES:
-		*p++ = '"';
-		for (uint32_t i = 0; i < v->bytes.len; i++) {
-			*p++ = hex[v->bytes.ptr[i] >> 4];
-			*p++ = hex[v->bytes.ptr[i] & 15];
-		}
-		*p++ = '"';
-		return p;
-	}
-	return put_u64(p, 0);
-}
-
-/* One record as one JSONEachRow line; false when out of memory. */
-static bool add_row(struct ch_state *st, const struct sl_record *r)
-{
-	size_t need = 2;
-	char *p;
-	bool first = true;
-
-	for (unsigned i = 0; i < st->ncol; i++)
-		if (sl_has(r, st->col[i].field))
-			need += st->col[i].keylen + 1 + value_max(r, &st->col[i]);
-	if (!ensure(st, need))
-		return false;
-	p = st->buf + st->len;
-	*p++ = '{';
-	for (unsigned i = 0; i < st->ncol; i++) {
-		const struct ch_column *c = &st->col[i];
-
-		if (!sl_has(r, c->field))
-			continue;
-		if (!first)
-			*p++ = ',';
-		first = false;
-		memcpy(p, c->key, c->keylen);
-		p = put_value(p + c->keylen, r, c);
-	}
-	*p++ = '}';
-	*p++ = '\n';
-	st->len = (size_t)(p - st->buf);
-	st->rows++;
-	return true;
-}
 
 /* ---- posting a batch ---- */
 
@@ -337,20 +202,28 @@ static void sleep_ms(uint64_t ms)
 		;
 }
 
-/* One INSERT of the buffer: true on HTTP 200. */
-static bool post_once(struct ch_state *st)
+/* One INSERT of len bytes (rows rows in format fmt): true on HTTP 200. */
+static bool post_rows(struct ch_state *st, int fmt, const char *buf, size_t len, unsigned rows)
 {
 	CURLcode rc;
 	long code = 0;
 	char *nl;
 
 	st->answer_len = 0;
-	curl_easy_setopt(st->curl, CURLOPT_POSTFIELDS, st->buf);
-	curl_easy_setopt(st->curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)st->len);
+	if (!st->insert_url[fmt]) {
+		st->host->counter_add(st->inst, st->c_http_errors, 1);
+		st->host->log(st->inst, SL_LOG_WARNING, "%u spooled RowBinary rows cannot be sent with "
+			      "columns (RowBinary needs the built-in schema)", rows);
+		return false;
+	}
+	curl_easy_setopt(st->curl, CURLOPT_URL, st->insert_url[fmt]);
+	curl_easy_setopt(st->curl, CURLOPT_HTTPHEADER, st->headers[fmt]);
+	curl_easy_setopt(st->curl, CURLOPT_POSTFIELDS, buf);
+	curl_easy_setopt(st->curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
 	rc = curl_easy_perform(st->curl);
 	if (rc != CURLE_OK) {
 		st->host->counter_add(st->inst, st->c_conn_errors, 1);
-		st->host->log(st->inst, SL_LOG_WARNING, "INSERT of %u rows failed: %s", st->rows,
+		st->host->log(st->inst, SL_LOG_WARNING, "INSERT of %u rows failed: %s", rows,
 			      st->curl_err[0] ? st->curl_err : curl_easy_strerror(rc));
 		return false;
 	}
@@ -362,22 +235,59 @@ static bool post_once(struct ch_state *st)
 	if (nl)
 		*nl = 0;
 	st->host->counter_add(st->inst, st->c_http_errors, 1);
-	st->host->log(st->inst, SL_LOG_WARNING, "INSERT of %u rows: HTTP %ld: %s", st->rows, code,
+	st->host->log(st->inst, SL_LOG_WARNING, "INSERT of %u rows: HTTP %ld: %s", rows, code,
 		      st->answer);
 	return false;
 }
 
-/*
- * The rows could not be delivered.  This is where the disk spool would
- * take the buffer (st->buf, st->len: whole JSONEachRow lines) to post it
- * again once the server answers.
- */
+static bool post_once(struct ch_state *st)
+{
+	if (!post_rows(st, st->cfg->format, st->b.buf, st->b.len, st->b.rows))
+		return false;
+	st->host->counter_add(st->inst, st->c_inserts, 1);
+	st->host->counter_add(st->inst, st->c_rows, st->b.rows);
+	return true;
+}
+
+/* Rows inserted from the spool count as inserted rows too. */
+static bool post_spooled(void *ctx, int fmt, const char *buf, size_t len, unsigned rows)
+{
+	struct ch_state *st = ctx;
+
+	if (!post_rows(st, fmt, buf, len, rows))
+		return false;
+	st->host->counter_add(st->inst, st->c_inserts, 1);
+	st->host->counter_add(st->inst, st->c_rows, rows);
+	return true;
+}
+
+/* Insert from the spool for a while; the retry timer brings the rest. */
+static void drain(struct ch_state *st)
+{
+	uint64_t wait;
+
+	if (!st->cfg->spool_dir || !st->curl)
+		return;
+	wait = ch_spool_drain(&st->spool, post_spooled, st, DRAIN_BUDGET_MS);
+	if (wait)
+		st->host->timer_arm(st->retry_timer, wait, 0);
+}
+
+/* The rows could not be delivered (no spool, or it is not ours yet). */
 static void give_up(struct ch_state *st)
 {
-	st->host->log(st->inst, SL_LOG_ERR, "%u rows dropped after %lld retries", st->rows,
+	st->host->log(st->inst, SL_LOG_ERR, "%u rows dropped after %lld retries", st->b.rows,
 		      (long long)st->cfg->max_retries);
-	st->host->counter_add(st->inst, st->c_dropped, st->rows);
-	st->host->dropped_add(st->inst, st->rows);
+	st->host->counter_add(st->inst, st->c_dropped, st->b.rows);
+	st->host->dropped_add(st->inst, st->b.rows);
+}
+
+/* The batch into the spool, behind what it holds; the buffer is empty afterwards. */
+static void spool_batch(struct ch_state *st)
+{
+	ch_spool_rows(&st->spool, st->cfg->format, st->b.buf, st->b.ends, st->b.rows);
+	st->b.len = 0;
+	st->b.rows = 0;
 }
 
 /* Post the batch, retrying with backoff; the buffer is empty afterwards. */
@@ -386,17 +296,30 @@ static void send_batch(struct ch_state *st)
 	uint64_t delay = st->cfg->retry_min;
 	int64_t tries = st->stopping && st->cfg->max_retries > STOP_RETRIES ? STOP_RETRIES
 									     : st->cfg->max_retries;
+	bool spool = st->cfg->spool_dir && ch_spool_ready(&st->spool);
 
-	if (!st->rows)
+	if (!st->b.rows)
 		return;
+	/* once rows are spooled, everything newer follows them there */
+	if (spool && ch_spool_pending(&st->spool)) {
+		spool_batch(st);
+		return;
+	}
 	for (int64_t i = 0;; i++) {
 		if (post_once(st)) {
-			st->host->counter_add(st->inst, st->c_inserts, 1);
-			st->host->counter_add(st->inst, st->c_rows, st->rows);
 			if (i)
 				st->host->log(st->inst, SL_LOG_NOTICE, "INSERT of %u rows done after %lld retries",
-					      st->rows, (long long)i);
+					      st->b.rows, (long long)i);
 			break;
+		}
+		if (spool || (st->cfg->spool_dir && ch_spool_ready(&st->spool))) {
+			st->host->log(st->inst, SL_LOG_NOTICE, "%u rows go to the spool, inserted from "
+				      "there when the server answers", st->b.rows);
+			ch_spool_backoff(&st->spool);
+			spool_batch(st);
+			if (!st->stopping)
+				st->host->timer_arm(st->retry_timer, st->cfg->retry_min, 0);
+			return;
 		}
 		if (i >= tries) {
 			give_up(st);
@@ -406,8 +329,8 @@ static void send_batch(struct ch_state *st)
 		sleep_ms(delay);
 		delay = delay * 2 > st->cfg->retry_max ? st->cfg->retry_max : delay * 2;
 	}
-	st->len = 0;
-	st->rows = 0;
+	st->b.len = 0;
+	st->b.rows = 0;
 }
 
 static int ch_process(void *state, struct sl_batch *b)
@@ -415,7 +338,8 @@ static int ch_process(void *state, struct sl_batch *b)
 	struct ch_state *st = state;
 
 	for (unsigned i = 0; i < b->count; i++) {
-		if (!add_row(st, b->rec[i])) {
+		if (!(st->cfg->format == FMT_ROWBINARY ? ch_row_binary(&st->b, st->col, st->ncol, b->rec[i])
+								   : ch_row_json(&st->b, st->col, st->ncol, b->rec[i]))) {
 			if (!st->oom_logged)
 				st->host->log(st->inst, SL_LOG_ERR, "out of memory for the batch");
 			st->oom_logged = true;
@@ -423,15 +347,23 @@ static int ch_process(void *state, struct sl_batch *b)
 			st->host->dropped_add(st->inst, 1);
 			continue;
 		}
-		if (st->rows >= (uint64_t)st->cfg->batch_size)
+		if (st->b.rows >= (uint64_t)st->cfg->batch_size)
 			send_batch(st);
 	}
+	if (st->cfg->spool_dir && ch_spool_pending(&st->spool))
+		drain(st);
 	return 0;
 }
 
 static void on_flush_timer(void *ctx)
 {
 	send_batch(ctx);
+	drain(ctx);
+}
+
+static void on_retry_timer(void *ctx)
+{
+	drain(ctx);
 }
 
 /* ---- configuration ---- */
@@ -521,6 +453,15 @@ static int ch_configure(const struct sl_host *host, struct sl_instance *inst, co
 		host->config_error(inst, "table", "expected a table name without spaces or backquotes");
 		return -1;
 	}
+	if (c->spool_dir && c->spool_dir[0] != '/') {
+		host->config_error(inst, "spool_dir", "expected an absolute directory path");
+		return -1;
+	}
+	if (c->format == FMT_ROWBINARY && user) {
+		host->config_error(inst, "format", "RowBinary needs the built-in schema's columns "
+				   "(their types are known), not columns");
+		return -1;
+	}
 	if (c->retry_min > c->retry_max) {
 		host->config_error(inst, "retry_min", "is larger than retry_max");
 		return -1;
@@ -546,23 +487,48 @@ static int ch_configure(const struct sl_host *host, struct sl_instance *inst, co
 			return -1;
 		}
 	st->ncol = n;
+	for (unsigned i = 0; !user && i < n; i++)
+		st->col[i].rb = (c->schema == SCH_FLOWS ? flow_rb : packet_rb)[i];
 	st->c_inserts = host->counter_new(inst, "inserts");
 	st->c_rows = host->counter_new(inst, "rows");
 	st->c_http_errors = host->counter_new(inst, "http_errors");
 	st->c_conn_errors = host->counter_new(inst, "connect_errors");
 	st->c_retries = host->counter_new(inst, "retries");
 	st->c_dropped = host->counter_new(inst, "dropped_rows");
+	if (c->spool_dir)
+		ch_spool_counters(&st->spool, host, inst, st->c_retries);
 	*state = st;
 	return 0;
 }
 
 /* ---- start and stop ---- */
 
+/* INSERT ... FORMAT fmt; RowBinary names the columns in our order. */
+static int insert_query(const struct ch_state *st, int fmt, char *q, size_t size)
+{
+	const struct ch_cfg *c = st->cfg;
+	size_t len;
+
+	if (fmt == FMT_JSONEACHROW) {
+		len = (size_t)snprintf(q, size, "INSERT INTO `%s`.`%s` FORMAT JSONEachRow", c->database,
+				       c->table);
+		return len < size ? 0 : -1;
+	}
+	/* MATERIALIZED columns (src_ip4) are the server's: not in the list */
+	len = (size_t)snprintf(q, size, "INSERT INTO `%s`.`%s` (", c->database, c->table);
+	for (unsigned i = 0; i < st->ncol && len < size; i++)
+		len += (size_t)snprintf(q + len, size - len, "%s%.*s", i ? "," : "",
+					st->col[i].keylen - 3, st->col[i].key + 1);
+	if (len < size)
+		len += (size_t)snprintf(q + len, size - len, ") FORMAT RowBinary");
+	return len < size ? 0 : -1;
+}
+
 static int ch_start(void *state)
 {
 	struct ch_state *st = state;
 	const struct ch_cfg *c = st->cfg;
-	char query[600];
+	char query[1400];
 	char *q;
 	size_t ulen = strlen(c->url);
 
@@ -571,20 +537,28 @@ static int ch_start(void *state)
 		st->host->log(st->inst, SL_LOG_ERR, "cannot create a libcurl handle");
 		return -1;
 	}
-	snprintf(query, sizeof(query), "INSERT INTO `%s`.`%s` FORMAT JSONEachRow", c->database,
-		 c->table);
-	q = curl_easy_escape(st->curl, query, 0);
-	st->insert_url = malloc(ulen + strlen(q) + 16);
-	if (!q || !st->insert_url) {
+	/* both formats: the spool may hold rows of the other from an earlier run */
+	for (int f = FMT_JSONEACHROW; f <= FMT_ROWBINARY; f++) {
+		if (f == FMT_ROWBINARY && c->columns.n)
+			continue;	/* column types unknown */
+		if (insert_query(st, f, query, sizeof(query)) < 0) {
+			st->host->log(st->inst, SL_LOG_ERR, "the INSERT query is too long");
+			return -1;
+		}
+		q = curl_easy_escape(st->curl, query, 0);
+		st->insert_url[f] = q ? malloc(ulen + strlen(q) + 16) : NULL;
+		st->headers[f] = curl_slist_append(NULL, f == FMT_ROWBINARY ?
+						   "Content-Type: application/octet-stream" :
+						   "Content-Type: application/x-ndjson");
+		if (!st->insert_url[f] || !st->headers[f]) {
+			curl_free(q);
+			st->host->log(st->inst, SL_LOG_ERR, "out of memory");
+			return -1;
+		}
+		sprintf(st->insert_url[f], "%s%s?query=%s", c->url,
+			ulen && c->url[ulen - 1] == '/' ? "" : "/", q);
 		curl_free(q);
-		st->host->log(st->inst, SL_LOG_ERR, "out of memory");
-		return -1;
 	}
-	sprintf(st->insert_url, "%s%s?query=%s", c->url, ulen && c->url[ulen - 1] == '/' ? "" : "/", q);
-	curl_free(q);
-	st->headers = curl_slist_append(NULL, "Content-Type: application/x-ndjson");
-	curl_easy_setopt(st->curl, CURLOPT_URL, st->insert_url);
-	curl_easy_setopt(st->curl, CURLOPT_HTTPHEADER, st->headers);
 	curl_easy_setopt(st->curl, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(st->curl, CURLOPT_TIMEOUT_MS, (long)c->timeout);
 	curl_easy_setopt(st->curl, CURLOPT_CONNECTTIMEOUT_MS, (long)c->timeout);
@@ -596,7 +570,7 @@ static int ch_start(void *state)
 		curl_easy_setopt(st->curl, CURLOPT_USERNAME, c->user);
 	if (c->password)
 		curl_easy_setopt(st->curl, CURLOPT_PASSWORD, c->password);
-	if (!ensure(st, 1 << 20)) {
+	if (!ch_rows_ensure(&st->b, 1 << 20)) {
 		st->host->log(st->inst, SL_LOG_ERR, "out of memory");
 		return -1;
 	}
@@ -604,6 +578,21 @@ static int ch_start(void *state)
 	if (!st->flush_timer)
 		return -1;
 	st->host->timer_arm(st->flush_timer, c->flush_interval, c->flush_interval);
+	if (c->spool_dir) {
+		st->b.ends = calloc((size_t)c->batch_size + 1, sizeof(*st->b.ends));
+		if (!st->b.ends) {
+			st->host->log(st->inst, SL_LOG_ERR, "out of memory");
+			return -1;
+		}
+		if (ch_spool_open(&st->spool, c->spool_dir, c->spool_max_size, c->retry_min,
+				  c->retry_max) < 0)
+			return -1;
+		st->retry_timer = st->host->timer_new(st->inst, on_retry_timer, st);
+		if (!st->retry_timer)
+			return -1;
+		/* rows left by an earlier run go first */
+		st->host->timer_arm(st->retry_timer, 0, 0);
+	}
 	return 0;
 }
 
@@ -625,17 +614,28 @@ static void ch_stop(void *state)
 
 	if (st->flush_timer)
 		st->host->timer_disarm(st->flush_timer);
+	if (st->retry_timer)
+		st->host->timer_disarm(st->retry_timer);
 	st->stopping = true;
 	if (st->curl)
 		send_batch(st);
 	st->stopping = false;
+	if (st->cfg->spool_dir && st->curl) {
+		/* the last rows, if the server answers; the rest waits on disk */
+		st->spool.next_try = 0;
+		ch_spool_drain(&st->spool, post_spooled, st, STOP_DRAIN_MS);
+	}
+	if (st->cfg->spool_dir)
+		ch_spool_close(&st->spool);
 	if (st->curl)
 		curl_easy_cleanup(st->curl);
 	st->curl = NULL;
-	curl_slist_free_all(st->headers);
-	st->headers = NULL;
-	free(st->insert_url);
-	st->insert_url = NULL;
+	for (int f = 0; f < 2; f++) {
+		curl_slist_free_all(st->headers[f]);
+		st->headers[f] = NULL;
+		free(st->insert_url[f]);
+		st->insert_url[f] = NULL;
+	}
 }
 
 static void ch_destroy(void *state)
@@ -644,11 +644,15 @@ static void ch_destroy(void *state)
 
 	if (!st)
 		return;
+	ch_spool_close(&st->spool);	/* nothing to do unless it was opened */
 	if (st->curl)
 		curl_easy_cleanup(st->curl);
-	curl_slist_free_all(st->headers);
-	free(st->insert_url);
-	free(st->buf);
+	for (int f = 0; f < 2; f++) {
+		curl_slist_free_all(st->headers[f]);
+		free(st->insert_url[f]);
+	}
+	free(st->b.ends);
+	free(st->b.buf);
 	free(st);
 }
 
@@ -656,7 +660,7 @@ static const struct sl_plugin ch_plugin = {
 	SL_PLUGIN_HEADER,
 	.kind = SL_KIND_OUTPUT,
 	.name = "clickhouse",
-	.description = "insert records as rows into a ClickHouse table over HTTP (JSONEachRow)",
+	.description = "insert records as rows into a ClickHouse table over HTTP (JSONEachRow or RowBinary)",
 	.config_size = sizeof(struct ch_cfg),
 	.options = ch_opts,
 	.reads = ch_reads,

@@ -6,7 +6,8 @@
 # rows read back hold what the json output of the same nfct stack says for
 # every event (id, event, protocol, both directions' addresses, ports,
 # packet and byte counters, time).  The server's own connections are not
-# tracked, so they never show as flows.
+# tracked, so they never show as flows.  A second stack sends the same rows
+# as RowBinary into flows_rb: every column equals the JSONEachRow table's.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/nfct_lib.sh"
 need_root
@@ -24,6 +25,8 @@ table inet sluice_ch {
 }
 NFT
 ip netns exec "$NS" clickhouse-client --port "$CH_TCP_a" -n <"$SRCDIR/conf/clickhouse/flows.sql"
+sed 's/EXISTS flows (/EXISTS flows_rb (/' "$SRCDIR/conf/clickhouse/flows.sql" |
+	ip netns exec "$NS" clickhouse-client --port "$CH_TCP_a" -n
 
 cat >"$WORK/c.yaml" <<CONF
 instances:
@@ -32,6 +35,8 @@ stacks:
   json: [ct, json, { plugin: file, file: $WORK/sluice.json, flush_interval: 50ms }]
   store: [ct, { plugin: clickhouse, url: "http://127.0.0.1:$CH_HTTP_a", table: flows,
                 schema: flows, flush_interval: 100ms }]
+  store_rb: [ct, { plugin: clickhouse, url: "http://127.0.0.1:$CH_HTTP_a", table: flows_rb,
+                   schema: flows, format: RowBinary, flush_interval: 100ms }]
 CONF
 ip netns exec "$NS" "$SLUICE" -c "$WORK/c.yaml" >"$WORK/sluice.log" 2>&1 &
 SLUICE_PID=$!
@@ -80,4 +85,14 @@ if len(d) < 4 or not any(g[10] > 0 and g[12] > 0 for g in d):
     sys.exit("destroy rows without both directions' counters: %r" % d)
 print("%d rows (%d destroy) equal the json output" % (len(got), len(d)))
 PY
-pass "$(wc -l <"$WORK/rows.tsv") flow rows equal the json output"
+grep -q "counters: store_rb.clickhouse (clickhouse): .* dropped=0 errors=0 .*http_errors=0 connect_errors=0" \
+	"$WORK/sluice.log" || fail "RowBinary counters: $(grep 'counters: store_rb' "$WORK/sluice.log")"
+cols="toUnixTimestamp(time), time_us, ct_event, ct_id, family, ip_proto, hex(orig_src), hex(orig_dst),
+	orig_sport, orig_dport, hex(reply_src), hex(reply_dst), reply_sport, reply_dport, orig_packets,
+	orig_bytes, reply_packets, reply_bytes, toUnixTimestamp(flow_start), toUnixTimestamp(flow_end),
+	tcp_state, mark, ct_zone"
+ch_query a "SELECT $cols FROM flows FORMAT TSV" | sort >"$WORK/json.tsv"
+ch_query a "SELECT $cols FROM flows_rb FORMAT TSV" | sort >"$WORK/rb.tsv"
+[ -s "$WORK/rb.tsv" ] && cmp -s "$WORK/json.tsv" "$WORK/rb.tsv" ||
+	fail "RowBinary rows differ from the JSONEachRow rows: $(diff "$WORK/json.tsv" "$WORK/rb.tsv" | head)"
+pass "$(wc -l <"$WORK/rows.tsv") flow rows equal the json output, and the RowBinary rows equal them"

@@ -6,6 +6,7 @@
 #     hold the addresses, ports, protocol, prefix, TTL, length and time
 #     (seconds and microseconds) of the json output of the same replay; so do
 #     user columns with the ipv4 and text conversions; a bad entry is refused;
+#     so do the rows sent as RowBinary (format: RowBinary);
 #  2. a missing table: HTTP errors counted, the rows dropped and counted after
 #     the retries (in == out + dropped);
 #  3. a Distributed table over two local servers receives every row;
@@ -24,6 +25,7 @@ counters() { grep "counters: $2 (clickhouse)" "$1" || { cat "$1"; fail "no count
 # ---- 1. values ----
 ch_start a
 clickhouse-client --port "$CH_TCP_a" -n <"$SQL/packets.sql"
+sed 's/EXISTS packets (/EXISTS rb (/' "$SQL/packets.sql" | clickhouse-client --port "$CH_TCP_a" -n
 cat >"$WORK/v.yaml" <<YAML
 instances:
   cap: {plugin: replay, file: "$CAP"}
@@ -34,6 +36,8 @@ stacks:
                  batch_size: 7, flush_interval: 100ms}]
   m: [cap, dec, {plugin: clickhouse, url: "http://127.0.0.1:$CH_HTTP_a", table: mapped,
                  columns: ["t=timestamp", "us=timestamp:usec", "src4=src_addr:ipv4", "dst=dst_addr:text", "p=prefix"]}]
+  r: [cap, dec, {plugin: clickhouse, url: "http://127.0.0.1:$CH_HTTP_a", table: rb, format: RowBinary,
+                 batch_size: 9}]
 YAML
 ch_query a "CREATE TABLE mapped (t DateTime, us UInt32, src4 UInt32, dst String, p String) ENGINE = MergeTree ORDER BY t"
 "$SLUICE" -c "$WORK/v.yaml" >"$WORK/v.log" 2>&1 || { cat "$WORK/v.log"; fail "sluice failed"; }
@@ -41,6 +45,15 @@ counters "$WORK/v.log" c.clickhouse | grep -Eq "in=40 out=40 dropped=0 errors=0 
 	fail "counters: $(counters "$WORK/v.log" ch)"
 ch_query a "$CH_PACKETS_QUERY" >"$WORK/v.tsv"
 python3 "$E2E/clickhouse_packets.py" "$WORK/v.json" "$WORK/v.tsv" || fail "rows differ from the json output"
+counters "$WORK/v.log" r.clickhouse | grep -q "in=40 out=40 dropped=0 errors=0 inserts=5 rows=40 http_errors=0" ||
+	fail "RowBinary counters: $(counters "$WORK/v.log" r.clickhouse)"
+ch_query a "${CH_PACKETS_QUERY/FROM packets/FROM rb}" >"$WORK/rb.tsv"
+python3 "$E2E/clickhouse_packets.py" "$WORK/v.json" "$WORK/rb.tsv" || fail "RowBinary rows differ from the json output"
+# every column, not only those the script compares: RowBinary = JSONEachRow
+cols="toUnixTimestamp(time), time_us, prefix, ifname_in, ifname_out, ip_version, hex(src_addr), hex(dst_addr),
+	ip_proto, sport, dport, ip_len, ip_ttl, tcp_flags, icmp_type, icmp_code, mark, src_ip4, dst_ip4"
+[ "$(ch_query a "SELECT $cols FROM packets FORMAT TSV" | sort)" = "$(ch_query a "SELECT $cols FROM rb FORMAT TSV" | sort)" ] ||
+	fail "RowBinary rows differ from the JSONEachRow rows"
 # columns: ipv4 (0 for IPv6) and text conversions, read back next to the json
 ch_query a "SELECT toUnixTimestamp(t), us, IPv4NumToString(src4), dst, p FROM mapped ORDER BY t, us FORMAT TSV" >"$WORK/m.tsv"
 python3 - "$WORK/v.json" "$WORK/m.tsv" <<'PY' || fail "mapped columns differ from the json output"
