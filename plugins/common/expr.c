@@ -1012,7 +1012,7 @@ struct sl_expr *sl_expr_compile(const char *text, sl_expr_lookup_fn lookup, void
 	c.len = (unsigned)len;
 	next(&c);
 	if (c.t.k == T_END)
-		fail(&c, 0, "expected an expression, found nothing");
+		fail(&c, c.t.at, "expected an expression, found nothing");
 	root = c.failed ? -1 : parse_or(&c);
 	if (root >= 0 && c.t.k != T_END)
 		fail(&c, c.t.at, "expected 'and', 'or' or the end of the expression, found %s", FOUND(&c));
