@@ -779,9 +779,68 @@ static bool op_fits(enum tkind op, enum sl_type t)
 	}
 }
 
+static bool quantifier(char ch)
+{
+	return ch == '*' || ch == '+' || ch == '?' || ch == '{';
+}
+
+/*
+ * Refuse what makes glibc's regcomp() blow up (it copies the subtree of a
+ * repetition once per count: a{99}{99}{99}, T++++...) or regexec() take
+ * exponential time (back-references, a glibc extension): two repetitions
+ * in a row (undefined in POSIX EREs), intervals whose counts multiply past
+ * 1000.  NULL, or what is wrong.
+ */
+static const char *regex_refused(const char *p)
+{
+	unsigned long product = 1;
+	bool after_q = false;
+
+	for (; *p; p++) {
+		if (*p == '\\') {
+			if (p[1] >= '1' && p[1] <= '9')
+				return "back-references (\\1...) are not POSIX extended regular expressions";
+			if (p[1])
+				p++;
+			after_q = false;
+			continue;
+		}
+		if (*p == '[') {	/* a bracket expression: ']' first is literal */
+			p += p[1] == '^' ? 2 : 1;
+			if (*p == ']')
+				p++;
+			while (*p && *p != ']')
+				p++;
+			if (!*p)
+				return NULL;	/* regcomp() says what is wrong */
+			after_q = false;
+			continue;
+		}
+		if (quantifier(*p) && after_q)
+			return "two repetitions in a row (undefined in POSIX extended regular expressions)";
+		after_q = quantifier(*p);
+		if (*p == '{') {
+			char *end;
+			unsigned long lo = strtoul(p + 1, &end, 10), hi = lo;
+
+			if (*end == ',')
+				hi = end[1] == '}' ? lo + 1 : strtoul(end + 1, &end, 10);
+			product *= (hi > lo ? hi : lo) + 1;
+			if (product > 1000)
+				return "repetition counts multiply past 1000";
+			while (*p && *p != '}')
+				p++;
+			if (!*p)
+				return NULL;
+		}
+	}
+	return NULL;
+}
+
 static int regex_node(struct cc *c, sl_field f)
 {
 	unsigned at = c->t.at;
+	const char *why;
 	struct sref s;
 	regex_t re;
 	int rc, i, k;
@@ -790,6 +849,10 @@ static int regex_node(struct cc *c, sl_field f)
 		return -1;
 	if (memchr((uint8_t *)c->bytes.p + s.off, 0, s.len)) {
 		fail(c, at, "a regular expression cannot hold a NUL byte");
+		return -1;
+	}
+	if ((why = regex_refused((char *)c->bytes.p + s.off))) {
+		fail(c, at, "regular expression refused: %s", why);
 		return -1;
 	}
 	rc = regcomp(&re, (char *)c->bytes.p + s.off, REG_EXTENDED | REG_NOSUB);
@@ -1117,12 +1180,25 @@ static uint64_t load_mac(const uint8_t *a)
 	       (uint64_t)a[3] << 16 | (uint64_t)a[4] << 8 | a[5];
 }
 
+/*
+ * The record's string is not NUL-terminated: REG_STARTEND gives glibc its
+ * length (and lets it hold NUL bytes).  It is still copied to a terminated
+ * buffer first when short, as every record string but `text` is: a
+ * sanitizer's regexec() interceptor runs strlen() on it regardless.
+ */
 static bool regex_match(const regex_t *re, const struct sl_bytes *b)
 {
 	regmatch_t m = {.rm_so = 0, .rm_eo = (regoff_t)b->len};
+	char buf[1024];
+	const char *s = b->ptr ? (const char *)b->ptr : "";
 
-	/* REG_STARTEND: the record's string is not NUL-terminated */
-	return regexec(re, b->ptr ? (const char *)b->ptr : "", 1, &m, REG_STARTEND) == 0;
+	if (b->len < sizeof(buf)) {
+		if (b->len)
+			memcpy(buf, b->ptr, b->len);
+		buf[b->len] = 0;
+		s = buf;
+	}
+	return regexec(re, s, 1, &m, REG_STARTEND) == 0;
 }
 
 /* A comparison on a present field, before `neg`. */
