@@ -3,9 +3,12 @@
  * Expressions over record fields: lexer, recursive-descent parser, packed
  * compiled form and evaluator.  See expr.h for the contract.
  *
- * The parser builds nodes, set elements and string bytes in growing arrays
- * of a compile context; pack() then copies them into one block, so the
- * evaluator walks plain arrays by index.  Set elements are sorted and
+ * The parser builds a tree of nodes, set elements and string bytes in
+ * growing arrays of a compile context; pack() then writes one block: the
+ * tree's leaves (the comparisons) as a program where each leaf says where
+ * to go on true and on false (`and`, `or` and `not` become those jumps, as
+ * in a BPF program), then the arrays.  The evaluator runs the program in a
+ * loop: no recursion, no node for the boolean structure.  Set elements are sorted and
  * merged ranges: a CIDR prefix is the range of its addresses, a MAC the
  * 48-bit number of its bytes.
  */
@@ -33,13 +36,19 @@ enum xkind {
 	X_S_EQ, X_S_PFX, X_S_RE, X_S_SET,
 };
 
-enum { VK_U64, VK_MAC };	/* how a U64 node reads its field */
+/* xnode.flags */
+#define XF_NEG 1	/* leaf: result inverted when the field is present */
+#define XF_MAC 2	/* U64 kinds: the field is a MAC, read as a 48-bit number */
+
+/* Jump targets past the program: the result. */
+#define PC_TRUE 0xffff
+#define PC_FALSE 0xfffe
 
 struct xnode {
 	uint8_t kind;
-	uint8_t neg;		/* leaf: result inverted when the field is present */
-	uint8_t vk;
+	uint8_t flags;
 	sl_field field;
+	uint16_t jt, jf;	/* program: next leaf when true, when false */
 	uint32_t l, r;		/* AND/OR/NOT: children; SET: first, count; S_EQ/PFX: off, len */
 	union {
 		struct { uint64_t a, b; } u;	/* value or lo, hi; BIT: mask */
@@ -54,8 +63,8 @@ struct sref { uint32_t off, len; };
 #define SMALL_SET 8	/* up to this many elements: linear scan */
 
 struct sl_expr {
-	unsigned root, nfields, nregex;
-	const struct xnode *nodes;
+	unsigned entry, nfields, nregex;
+	const struct xnode *prog;
 	const struct urange *us;
 	const struct arange *as;
 	const struct sref *ss;
@@ -279,7 +288,7 @@ static int new_node(struct cc *c, enum xkind kind, sl_field field)
 	struct xnode *n;
 	int i;
 
-	/* evaluation recurses along `and` / `or` chains: bound their length */
+	/* jumps are 16 bits, and emit() recurses along `and` / `or` chains */
 	if (c->nodes.n >= SL_EXPR_MAX_NODES) {
 		fail(c, c->t.at, "expression has more than %d terms", SL_EXPR_MAX_NODES / 2);
 		return -1;
@@ -742,10 +751,10 @@ static int membership(struct cc *c, sl_field f, enum sl_type type, bool neg)
 		x = node(c, i);
 		x->u.a = u->lo;
 		x->u.b = u->hi;
-		x->vk = type == SL_T_MAC ? VK_MAC : VK_U64;
+		x->flags = type == SL_T_MAC ? XF_MAC : 0;
 	}
 	v->n = first + n;
-	x->neg = neg;
+	x->flags |= neg ? XF_NEG : 0;
 	if (x->kind == X_A_SET || x->kind == X_U_SET) {
 		x->l = first;
 		x->r = n;
@@ -1006,6 +1015,31 @@ static int parse_or(struct cc *c)
 
 /* ---- packing into one block ---- */
 
+/*
+ * Write the leaves of tree node t into prog[] so that it goes to jt when t
+ * is true and to jf when false; its entry.  The right operand is written
+ * first, so the left one knows where to go next.
+ */
+static uint16_t emit(const struct xnode *tree, unsigned t, uint16_t jt, uint16_t jf,
+		     struct xnode *prog, unsigned *n)
+{
+	const struct xnode *x = &tree[t];
+
+	switch (x->kind) {
+	case X_AND:
+		return emit(tree, x->l, emit(tree, x->r, jt, jf, prog, n), jf, prog, n);
+	case X_OR:
+		return emit(tree, x->l, jt, emit(tree, x->r, jt, jf, prog, n), prog, n);
+	case X_NOT:
+		return emit(tree, x->l, jf, jt, prog, n);
+	default:
+		prog[*n] = *x;
+		prog[*n].jt = jt;
+		prog[*n].jf = jf;
+		return (uint16_t)(*n)++;
+	}
+}
+
 static size_t align16(size_t n)
 {
 	return (n + 15) & ~(size_t)15;
@@ -1030,7 +1064,8 @@ static struct sl_expr *pack(struct cc *c, int root)
 		return NULL;
 	e = (struct sl_expr *)base;
 	memset(e, 0, sizeof(*e));
-	memcpy(base + off[1], c->nodes.p, sz[1]);
+	e->entry = emit(c->nodes.p, (unsigned)root, PC_TRUE, PC_FALSE, (struct xnode *)(base + off[1]),
+			&(unsigned){0});
 	if (sz[2])
 		memcpy(base + off[2], c->us.p, sz[2]);
 	if (sz[3])
@@ -1039,13 +1074,12 @@ static struct sl_expr *pack(struct cc *c, int root)
 		memcpy(base + off[4], c->ss.p, sz[4]);
 	if (c->bytes.n)
 		memcpy(base + total, c->bytes.p, c->bytes.n);
-	e->nodes = (void *)(base + off[1]);
+	e->prog = (void *)(base + off[1]);
 	e->us = (void *)(base + off[2]);
 	e->as = (void *)(base + off[3]);
 	e->ss = (void *)(base + off[4]);
 	e->re = (void *)(base + off[5]);
 	e->bytes = base + total;
-	e->root = (unsigned)root;
 	e->nfields = c->nfields;
 	memcpy(e->fields, c->fields, sizeof(c->fields));
 	memcpy(e->fcol, c->fcol, sizeof(c->fcol));
@@ -1204,9 +1238,10 @@ static bool regex_match(const regex_t *re, const struct sl_bytes *b)
 /* A comparison on a present field, before `neg`. */
 static bool leaf(const struct sl_expr *e, const struct xnode *n, const union sl_value *v)
 {
-	uint64_t x = n->vk == VK_MAC ? load_mac(v->addr) : v->u64;
+	uint64_t x = (n->flags & XF_MAC) ? load_mac(v->addr) : v->u64;
 
 	switch (n->kind) {
+	case X_HAS: return true;
 	case X_U_EQ: return x == n->u.a;
 	case X_U_LT: return x < n->u.a;
 	case X_U_LE: return x <= n->u.a;
@@ -1231,24 +1266,18 @@ static bool leaf(const struct sl_expr *e, const struct xnode *n, const union sl_
 	return false;
 }
 
-static bool eval(const struct sl_expr *e, const struct xnode *n, const struct sl_record *r)
-{
-	switch (n->kind) {
-	case X_AND:
-		return eval(e, &e->nodes[n->l], r) && eval(e, &e->nodes[n->r], r);
-	case X_OR:
-		return eval(e, &e->nodes[n->l], r) || eval(e, &e->nodes[n->r], r);
-	case X_NOT:
-		return !eval(e, &e->nodes[n->l], r);
-	case X_HAS:
-		return sl_has(r, n->field);
-	default:
-		/* an absent field makes the comparison false, `!=` included */
-		return sl_has(r, n->field) && leaf(e, n, &r->v[n->field]) != n->neg;
-	}
-}
-
 bool sl_expr_match(const struct sl_expr *e, const struct sl_record *r)
 {
-	return eval(e, &e->nodes[e->root], r);
+	unsigned pc = e->entry;
+
+	while (pc < PC_FALSE) {
+		const struct xnode *n = &e->prog[pc];
+
+		/* an absent field makes the comparison false, `!=` included */
+		if (sl_has(r, n->field) && leaf(e, n, &r->v[n->field]) != (n->flags & XF_NEG))
+			pc = n->jt;
+		else
+			pc = n->jf;
+	}
+	return pc == PC_TRUE;
 }

@@ -27,8 +27,8 @@
  *    true for it.  `has FIELD` tests presence alone.  This is the rule of
  *    Wireshark's display filters (and nft's: no match on a missing header).
  *  - Nesting is limited to SL_EXPR_MAX_DEPTH, the nodes to
- *    SL_EXPR_MAX_NODES and the text to SL_EXPR_MAX_LEN bytes, so the
- *    evaluator's recursion is bounded.
+ *    SL_EXPR_MAX_NODES and the text to SL_EXPR_MAX_LEN bytes (the parser
+ *    recurses; the evaluator does not: it follows jumps).
  */
 #ifndef SLUICE_EXPR_H
 #define SLUICE_EXPR_H
