@@ -333,6 +333,64 @@ static void note_field(struct cc *c, sl_field f, unsigned at)
 	}
 }
 
+/* Edit distance of a and b, up to 3 (3 means "3 or more"). */
+static unsigned distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	unsigned row[64], best;
+
+	if (la >= 63 || lb >= 63 || (la > lb ? la - lb : lb - la) >= 3)
+		return 3;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = (unsigned)j;
+	for (size_t i = 1; i <= la; i++) {
+		unsigned diag = row[0];
+
+		row[0] = (unsigned)i;
+		best = row[0];
+		for (size_t j = 1; j <= lb; j++) {
+			unsigned up = row[j], v = diag + (a[i - 1] != b[j - 1]);
+
+			if (up + 1 < v)
+				v = up + 1;
+			if (row[j - 1] + 1 < v)
+				v = row[j - 1] + 1;
+			diag = up;
+			row[j] = v;
+			if (v < best)
+				best = v;
+		}
+		if (best >= 3)
+			return 3;
+	}
+	return row[lb] < 3 ? row[lb] : 3;
+}
+
+/* A well-known field or alias one or two edits from `name`, or NULL. */
+static const char *suggest(const char *name)
+{
+	const char *best = NULL;
+	unsigned d = strlen(name) > 3 ? 3 : 2;
+
+	for (int i = 0; i < SL_F_WELL_KNOWN_COUNT; i++) {
+		unsigned k = distance(name, sl_well_known_names[i]);
+
+		if (k < d) {
+			d = k;
+			best = sl_well_known_names[i];
+		}
+	}
+	for (size_t i = 0; i < sizeof(aliases) / sizeof(aliases[0]); i++) {
+		unsigned k = distance(name, aliases[i][0]);
+
+		if (k < d) {
+			d = k;
+			best = aliases[i][0];
+		}
+	}
+	return best;
+}
+
 /* The field named by the current word; -1 after an error. */
 static int field(struct cc *c, enum sl_type *type, char *name, size_t size)
 {
@@ -348,7 +406,10 @@ static int field(struct cc *c, enum sl_type *type, char *name, size_t size)
 	alias = sl_expr_alias(name);
 	id = c->lookup(c->lctx, alias ? alias : name, type);
 	if (id < 0 || id >= SL_MAX_FIELDS) {
-		fail(c, c->t.at, "unknown field '%s' (sluice --describe lists the fields)", name);
+		const char *near = suggest(name);
+
+		fail(c, c->t.at, "unknown field '%s'%s%s%s (sluice --describe lists the fields)", name,
+		     near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
 		return -1;
 	}
 	note_field(c, (sl_field)id, c->t.at);

@@ -263,8 +263,10 @@ static const struct {
 } errors[] = {
 	{"", 1, "expected an expression, found nothing"},
 	{"   ", 4, "expected an expression, found nothing"},
-	{"dprt == 22", 1, "unknown field 'dprt'"},
-	{"dport == 22 and sprt == 1", 17, "unknown field 'sprt'"},
+	{"dprt == 22", 1, "unknown field 'dprt'; did you mean 'dport'? (sluice --describe lists the fields)"},
+	{"dport == 22 and sprt == 1", 17, "unknown field 'sprt'; did you mean 'sport'?"},
+	{"dest_prot == 1", 1, "unknown field 'dest_prot'; did you mean 'dest_port'?"},
+	{"xyzzy == 1", 1, "unknown field 'xyzzy' (sluice --describe lists the fields)"},
 	{"22 == dport", 1, "expected a field name, 'has', 'not' or '(', found '22'"},
 	{"dport", 6, "expected an operator (== != < <= > >= in ^= ~ &) after 'dport', found the end"},
 	{"dport 22", 7, "expected an operator (== != < <= > >= in ^= ~ &) after 'dport', found '22'"},
