@@ -8,9 +8,9 @@
  * tree's leaves (the comparisons) as a program where each leaf says where
  * to go on true and on false (`and`, `or` and `not` become those jumps, as
  * in a BPF program), then the arrays.  The evaluator runs the program in a
- * loop: no recursion, no node for the boolean structure.  Set elements are sorted and
- * merged ranges: a CIDR prefix is the range of its addresses, a MAC the
- * 48-bit number of its bytes.
+ * loop: no recursion, no node for the boolean structure.  Set elements are
+ * sorted and merged ranges: a CIDR prefix is the range of its addresses, a
+ * MAC the 48-bit number of its bytes.
  */
 #include <arpa/inet.h>
 #include <endian.h>
