@@ -74,4 +74,20 @@ keys "$CAP" >"$WORK/all.want"
 	fail "the input has $(sort -u "$WORK/all.want" | wc -l) distinct frames, not 40"
 diff "$WORK/all.want" "$WORK/all.got" >"$WORK/all.diff" ||
 	fail "outputs are not a partition of the input: $(head "$WORK/all.diff")"
-pass "out=$n_out web=$n_web rest=$n_rest of 40, each as tshark selects it"
+# A field registered by a plugin (decode's community_id, a string) is an
+# operand like the well-known ones: every IP packet of the capture has one.
+"$SLUICE" --describe decode | grep -q '^  community_id ' ||
+	pass "out=$n_out web=$n_web rest=$n_rest of 40, each as tshark selects it (no community_id in this build)"
+cat >"$WORK/cid.yaml" <<YAML
+stacks:
+  cid:
+    - {plugin: replay, file: "$CAP"}
+    - {plugin: decode, ifnames: false, community_id: true}
+    - {plugin: where, expr: 'community_id ^= "1:" and community_id ~ "^1:[A-Za-z0-9+/]{27}=\$"'}
+    - json
+    - {plugin: file, file: /dev/null}
+YAML
+"$SLUICE" -c "$WORK/cid.yaml" >"$WORK/cid.log" 2>&1 || { cat "$WORK/cid.log"; fail "sluice failed (community_id)"; }
+grep -q "counters: cid.where (where): in=40 out=40 dropped=0 errors=0" "$WORK/cid.log" ||
+	fail "community_id: $(grep cid.where "$WORK/cid.log")"
+pass "out=$n_out web=$n_web rest=$n_rest of 40, each as tshark selects it; community_id on all 40"

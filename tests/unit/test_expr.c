@@ -314,6 +314,8 @@ static const struct {
 	{"prefix ~ \"(a{10}){10}{2}\"", 10, "regular expression refused: two repetitions in a row"},
 	{"prefix ~ \"(a{10})b{10}c{10}\"", 10, "regular expression refused: repetition counts multiply past 1000"},
 	{"prefix ~ \"(a)\\\\1\"", 10, "regular expression refused: back-references"},
+	{"src_country == 5", 16, "expected a string in quotes, found '5'"},
+	{"src_asn ^= \"3320\"", 9, "operator '^=' does not apply to 'src_asn', which is an integer"},
 	{"has", 4, "expected a field name, 'has', 'not' or '(', found the end"},
 	{"has 10", 5, "expected a field name, 'has', 'not' or '(', found '10'"},
 	{"has nosuch", 5, "unknown field 'nosuch'"},
