@@ -30,6 +30,8 @@
 #   decode-cid  decode with community_id: true (one SHA-1 per record)
 #   json-cid    json with community_id: true
 #   json-ecs    json (schema: ecs) with community_id: true
+#   where       replay -> decode -> where (offline.sh's five terms) -> benchnull
+#   where-has   the same with `where: has packet` (one term: the element's own cost)
 # Decode runs with `ifnames: false`, as in offline.sh.
 set -euo pipefail
 
@@ -79,12 +81,17 @@ PY
 )
 fi
 
+# offline.sh's WHERE5, on one line
+WHERE5='ip_proto in {tcp, udp} and dport in {22, 53, 80, 123, 443, 993} and src_addr in {10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16, 2001:db8::/32} and not dst_addr == 203.0.113.99 and not prefix ^= "fw-fwd"'
+
 stack() { # stack PIPELINE LOOPS
 	local r="{ plugin: replay, file: $CAP, loop: $2 }" d="{ plugin: decode, ifnames: false }"
 	local dc="{ plugin: decode, ifnames: false, community_id: true }"
 	case $1 in
 	null) echo "$r, benchnull" ;;
 	decode) echo "$r, $d, benchnull" ;;
+	where) echo "$r, $d, { plugin: where, expr: '$WHERE5' }, benchnull" ;;
+	where-has) echo "$r, $d, { plugin: where, expr: 'has packet' }, benchnull" ;;
 	text) echo "$r, $d, logline, { plugin: file, file: $OUT/out.log }" ;;
 	json) echo "$r, $d, json, { plugin: file, file: $OUT/out.json }" ;;
 	decode-cid) echo "$r, $dc, benchnull" ;;

@@ -3,7 +3,7 @@
 #
 # Offline throughput of sluice on one core, against tcpdump and nfdump.
 #
-#   bench/offline.sh [-n RECORDS] [-r RUNS] [-c CPU] [-w WORKDIR] [-o OUTDIR] [-b BUILDDIR] [-s] [-k]
+#   bench/offline.sh [-n RECORDS] [-r RUNS] [-c CPU] [-w WORKDIR] [-o OUTDIR] [-b BUILDDIR] [-s] [-F] [-k]
 #   (BUILDDIR also from $BUILDDIR or $BUILD; default ./build)
 #
 # 1. Generates an NFLOG-linktype capture of RECORDS records (default 5
@@ -25,11 +25,17 @@
 #    the cache, as a live packet is when decode sees it (the kernel has just
 #    copied it into the receive buffer); from a capture larger than the
 #    cache, reading the payload from memory would be most of the checksum.
+# 3. filters (issue 12): a 4096-record mix capture replayed in a loop
+#    (RECORDS/5 in all, cache-resident like part 2) through replay ->
+#    decode -> benchnull and the same with the filter between decode and
+#    benchnull; the difference is what the filter costs per record, the
+#    core's hand-over to one more element included.  Rows: `where` with
+#    the five terms of $WHERE5 (most records reach the last term).
 #
 # Outputs go to OUTDIR (default /dev/shm/sluice-bench-offline: tmpfs, so
 # the disk's writeback does not throttle the writer), and again to
 # /dev/null, which leaves what the program itself costs.
-# -s skips part 1 (checksums only); -k keeps the work directory.
+# -s skips part 1, -F parts 1 and 2 (filters only); -k keeps the work directory.
 # Rates are records per CPU second (user + system) of the whole process:
 # start, read, write, flush, exit.  CPU time rather than wall time because
 # the machine is shared: it stays near the truth when another process runs
@@ -49,8 +55,9 @@ CPU=1
 WORK=/tmp/sluice-bench-offline
 OUT=/dev/shm/sluice-bench-offline
 ONLY_CSUM=0
+ONLY_FILTERS=0
 KEEP=0
-while getopts "n:r:c:w:o:b:sk" o; do
+while getopts "n:r:c:w:o:b:sFk" o; do
 	case $o in
 	n) N=$OPTARG ;;
 	r) RUNS=$OPTARG ;;
@@ -59,6 +66,7 @@ while getopts "n:r:c:w:o:b:sk" o; do
 	o) OUT=$OPTARG ;;
 	b) BUILD=$OPTARG ;;
 	s) ONLY_CSUM=1 ;;
+	F) ONLY_CSUM=1 ONLY_FILTERS=1 ;;
 	k) KEEP=1 ;;
 	*) sed -n '6,7p' "$0" >&2; exit 64 ;;
 	esac
@@ -192,8 +200,9 @@ if [ "$ONLY_CSUM" = 0 ]; then
 	rm -rf "${OUT:?}"/* "$WORK/flows"
 fi
 
-echo "== part 2: decode checksums" >&2
+[ "$ONLY_FILTERS" = 1 ] || echo "== part 2: decode checksums" >&2
 for size in 64 1400; do
+	[ "$ONLY_FILTERS" = 0 ] || break
 	loops=$((N / 5 / 512))
 	n=$((loops * 512))
 	f=$WORK/size$size.pcap
@@ -214,11 +223,38 @@ for size in 64 1400; do
 	RUNS=$runs
 done
 
+# Part 3: each filter's cost per record (rows "filter NAME: ...").
+# gen_nflog's mix: ~75 % of the records reach the fifth term, ~68 % match.
+WHERE5='ip_proto in {tcp, udp} and dport in {22, 53, 80, 123, 443, 993}
+ and src_addr in {10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16, 2001:db8::/32}
+ and not dst_addr == 203.0.113.99 and not prefix ^= "fw-fwd"'
+echo "== part 3: filters" >&2
+loops=$((N / 5 / 4096))
+loops=$((loops < 1 ? 1 : loops))
+n=$((loops * 4096))
+f=$WORK/filter-mix.pcap
+gen "$f" 4096 mix
+R="{ plugin: replay, file: $f, loop: $loops }, { plugin: decode, ifnames: false }"
+# filter_row NAME FILTER-YAML: the pipeline with and without the filter.
+filter_row() {
+	local runs=$RUNS
+	RUNS=$((runs < 5 ? 5 : runs))	# small differences: more runs
+	sluice_conf "$WORK/fbase.yaml" "$R, benchnull"
+	sluice_conf "$WORK/f$1.yaml" "$R, $2, benchnull"
+	bench "filter $1: replay → decode → benchnull" "$n" rec "" "check_out benchnull $n" \
+		"$SLUICE" -c "$WORK/fbase.yaml"
+	bench "filter $1: replay → decode → $1 → benchnull" "$n" rec "" "check_out $1 $n" \
+		"$SLUICE" -c "$WORK/f$1.yaml"
+	RUNS=$runs
+}
+filter_row where "{ plugin: where, expr: '${WHERE5//$'\n'/}' }"
+
 # The tables also go into docs/BENCHMARKS.md (DOC=path for another file,
 # NODOC=1 for none), between its offline-tables / offline-csum-tables
 # markers; the prose around them is not touched.
 BY="bench/offline.sh -n $N -r $RUNS -c $CPU"
 [ "$ONLY_CSUM" = 1 ] && BY="$BY -s"
+[ "$ONLY_FILTERS" = 1 ] && BY="bench/offline.sh -n $N -r $RUNS -c $CPU -F"
 DOC=${DOC:-$SRC/docs/BENCHMARKS.md}
 [ "${NODOC:-0}" = 1 ] && DOC=
 python3 "$SRC/bench/report.py" "$RESULTS" --by "$BY" ${DOC:+--doc "$DOC"} | tee "$WORK/results.md"

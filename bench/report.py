@@ -27,7 +27,8 @@ def fmt_rate(r):
 
 
 def tables(path):
-    """(main table, checksum table) as markdown, either "" when not measured."""
+    """(main table, checksum table, filter table) as markdown, each "" when not measured.
+    The filter table is printed only: docs/BENCHMARKS.md quotes it by hand."""
     rows, meta = [], {}
     with open(path, encoding="utf-8") as f:
         for line in f:
@@ -39,6 +40,8 @@ def tables(path):
             rows.append((name, int(n), unit, [c for _, c in runs], [w for w, _ in runs]))
 
     out = []
+    filter_md = filter_table(rows)
+    rows = [r for r in rows if not r[0].startswith("filter ")]
     main_rows = [r for r in rows if not r[0].startswith("csum")]
     if main_rows:
         out.append(f"Capture: {main_rows[0][1]:,} NFLOG records, mean "
@@ -87,7 +90,31 @@ def tables(path):
                        f"{cell(d['replay → decode (checksums) → benchnull'])} | "
                        f"{dec - null:.1f} ns | {ck - dec:.1f} ns | "
                        f"{(ck - dec) / dec * 100:.1f} % |")
-    return main_md, "\n".join(out)
+    return main_md, "\n".join(out), filter_md
+
+
+def filter_table(rows):
+    """Part 3: ns per record of each filter, with and without it (medians)."""
+    by = {}
+    for name, n, unit, times, _ in rows:
+        if not name.startswith("filter "):
+            continue
+        filt, what = name[7:].split(": ", 1)
+        per = sorted(t / n * 1e9 for t in times)
+        by.setdefault(filt, {})["base" if what.count("→") == 2 else "with"] = (
+            statistics.median(per), per[0], per[-1], n, len(per))
+    if not by:
+        return ""
+    out = ["| filter | replay → decode → benchnull | with the filter | the filter costs |",
+           "|---|---|---|---|"]
+    cell = lambda v: f"{v[0]:.1f} ns ({v[1]:.1f}–{v[2]:.1f})"
+    for filt, d in by.items():
+        if "base" in d and "with" in d:
+            out.append(f"| {filt} | {cell(d['base'])} | {cell(d['with'])} | "
+                       f"{d['with'][0] - d['base'][0]:.1f} ns |")
+    any_d = next(iter(by.values()))["base"]
+    return (f"Filters: {any_d[3]:,} records a run, CPU ns per record, median of {any_d[4]} runs "
+            "(range).\n\n" + "\n".join(out))
 
 
 def main():
@@ -96,8 +123,8 @@ def main():
     ap.add_argument("--doc", help="also rewrite the offline-tables and offline-csum-tables blocks of this file")
     ap.add_argument("--by", default="bench/offline.sh", help="the command line, for the date/commit/machine line")
     a = ap.parse_args()
-    main_md, csum_md = tables(a.results)
-    for t in (main_md, csum_md):
+    main_md, csum_md, filter_md = tables(a.results)
+    for t in (main_md, csum_md, filter_md):
         if t:
             print(t + "\n")
     if a.doc:

@@ -1,0 +1,1344 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Expressions over record fields: lexer, recursive-descent parser, packed
+ * compiled form and evaluator.  See expr.h for the contract.
+ *
+ * The parser builds a tree of nodes, set elements and string bytes in
+ * growing arrays of a compile context; pack() then writes one block: the
+ * tree's leaves (the comparisons) as a program where each leaf says where
+ * to go on true and on false (`and`, `or` and `not` become those jumps, as
+ * in a BPF program), then the arrays.  The evaluator runs the program in a
+ * loop: no recursion, no node for the boolean structure.  Set elements are
+ * sorted and merged ranges: a CIDR prefix is the range of its addresses, a
+ * MAC the 48-bit number of its bytes.
+ */
+#include <arpa/inet.h>
+#include <endian.h>
+#include <errno.h>
+#include <regex.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "expr.h"
+#include "names.h"
+
+typedef unsigned __int128 u128;
+
+/* ---- compiled form ---- */
+
+enum xkind {
+	X_AND = 1, X_OR, X_NOT, X_HAS,
+	X_U_EQ, X_U_LT, X_U_LE, X_U_GT, X_U_GE, X_U_BIT, X_U_RANGE, X_U_SET,
+	X_A_RANGE, X_A_SET,
+	X_S_EQ, X_S_PFX, X_S_RE, X_S_SET,
+};
+
+/* xnode.flags */
+#define XF_NEG 1	/* leaf: result inverted when the field is present */
+#define XF_MAC 2	/* U64 kinds: the field is a MAC, read as a 48-bit number */
+
+/* Jump targets past the program: the result. */
+#define PC_TRUE 0xffff
+#define PC_FALSE 0xfffe
+
+struct xnode {
+	uint8_t kind;
+	uint8_t flags;
+	sl_field field;
+	uint16_t jt, jf;	/* program: next leaf when true, when false */
+	uint32_t l, r;		/* AND/OR/NOT: children; SET: first, count; S_EQ/PFX: off, len */
+	union {
+		struct { uint64_t a, b; } u;	/* value or lo, hi; BIT: mask */
+		struct { u128 lo, hi; } w;	/* A_RANGE */
+	};
+};
+
+struct urange { uint64_t lo, hi; };
+struct arange { u128 lo, hi; };
+struct sref { uint32_t off, len; };
+
+#define SMALL_SET 8	/* up to this many elements: linear scan */
+
+struct sl_expr {
+	unsigned entry, nfields, nregex;
+	const struct xnode *prog;
+	const struct urange *us;
+	const struct arange *as;
+	const struct sref *ss;
+	const uint8_t *bytes;
+	regex_t *re;
+	sl_field fields[SL_MAX_FIELDS];
+	unsigned fcol[SL_MAX_FIELDS];
+};
+
+/* ---- aliases: the JSON keys of docs/JSON.md that differ from field names ---- */
+
+static const char *const aliases[][2] = {
+	{"group", "nflog_group"},	{"in", "ifname_in"},
+	{"out", "ifname_out"},		{"physin", "physname_in"},
+	{"physout", "physname_out"},	{"vlan", "vlan_id"},
+	{"src_ip", "src_addr"},		{"dest_ip", "dst_addr"},
+	{"dst_ip", "dst_addr"},		{"proto", "ip_proto"},
+	{"len", "ip_len"},		{"tos", "ip_tos"},
+	{"ttl", "ip_ttl"},		{"flowlabel", "ip6_flowlabel"},
+	{"src_port", "sport"},		{"dest_port", "dport"},
+	{"dst_port", "dport"},		{"spi", "ipsec_spi"},
+	{"pktlen", "orig_len"},		{"orig_src_ip", "orig_src"},
+	{"orig_dest_ip", "orig_dst"},	{"orig_src_port", "orig_sport"},
+	{"orig_dest_port", "orig_dport"}, {"reply_src_ip", "reply_src"},
+	{"reply_dest_ip", "reply_dst"},	{"reply_src_port", "reply_sport"},
+	{"reply_dest_port", "reply_dport"},
+};
+
+const char *sl_expr_alias(const char *name)
+{
+	for (size_t i = 0; i < sizeof(aliases) / sizeof(aliases[0]); i++)
+		if (strcmp(name, aliases[i][0]) == 0)
+			return aliases[i][1];
+	return NULL;
+}
+
+/* ---- compile context ---- */
+
+enum tkind {
+	T_END, T_LP, T_RP, T_LB, T_RB, T_COMMA, T_DASH,
+	T_EQ, T_NE, T_LT, T_LE, T_GT, T_GE, T_PFX, T_RE, T_BIT,
+	T_STR, T_WORD, T_BAD,
+};
+
+struct tok {
+	enum tkind k;
+	unsigned at, len;	/* byte offset and length in the text */
+};
+
+struct vec {
+	void *p;
+	unsigned n, cap;
+};
+
+struct cc {
+	const char *s;
+	unsigned len, pos, depth;
+	struct tok t;
+	sl_expr_lookup_fn lookup;
+	void *lctx;
+	struct sl_expr_error *err;
+	bool failed;
+	struct vec nodes, us, as, ss, bytes, res;	/* res: byte offsets of regex patterns */
+	unsigned nfields;
+	sl_field fields[SL_MAX_FIELDS];
+	unsigned fcol[SL_MAX_FIELDS];
+};
+
+/* Room for one more element of `size` bytes; its index, or -1. */
+static int vec_push(struct cc *c, struct vec *v, size_t size)
+{
+	if (v->n == v->cap) {
+		unsigned cap = v->cap ? v->cap * 2 : 16;
+		void *p = realloc(v->p, (size_t)cap * size);
+
+		if (!p) {
+			c->failed = true;
+			return -1;
+		}
+		v->p = p;
+		v->cap = cap;
+	}
+	return (int)v->n++;
+}
+
+__attribute__((format(printf, 3, 4))) static void fail(struct cc *c, unsigned at, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (c->failed)
+		return;
+	c->failed = true;
+	c->err->column = at + 1;
+	va_start(ap, fmt);
+	vsnprintf(c->err->msg, sizeof(c->err->msg), fmt, ap);
+	va_end(ap);
+}
+
+/* What the current token is, for "found ..." (quoted, cut at 40 bytes). */
+static const char *found(struct cc *c, char *buf, size_t size)
+{
+	if (c->t.k == T_END)
+		return "the end of the expression";
+	snprintf(buf, size, "'%.*s'", (int)(c->t.len > 40 ? 40 : c->t.len), c->s + c->t.at);
+	return buf;
+}
+
+#define FOUND(c) found((c), (char[64]){0}, 64)
+
+/* ---- lexer ---- */
+
+static bool word_char(char ch)
+{
+	return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+	       ch == '_' || ch == '.' || ch == ':' || ch == '/';
+}
+
+/*
+ * A '-' belongs to a word (a protocol name: ipv6-icmp) only after letters
+ * and digits, not all digits, and before a letter; otherwise it is the
+ * range operator: 1024-65535, 10.0.0.1-10.0.0.9, ::1-::9.
+ */
+static bool dash_in_word(const char *w, unsigned n, char next)
+{
+	bool letter = false;
+
+	if (!((next >= 'a' && next <= 'z') || (next >= 'A' && next <= 'Z')))
+		return false;
+	for (unsigned i = 0; i < n; i++) {
+		if (w[i] == '.' || w[i] == ':' || w[i] == '/')
+			return false;
+		if (!(w[i] >= '0' && w[i] <= '9'))
+			letter = true;
+	}
+	return letter;
+}
+
+static void lex_word(struct cc *c)
+{
+	unsigned p = c->pos;
+
+	while (p < c->len && (word_char(c->s[p]) ||
+			      (c->s[p] == '-' && p + 1 < c->len &&
+			       dash_in_word(c->s + c->pos, p - c->pos, c->s[p + 1]))))
+		p++;
+	c->t.k = T_WORD;
+	c->t.len = p - c->pos;
+}
+
+static void lex_string(struct cc *c)
+{
+	char q = c->s[c->pos];
+	unsigned p = c->pos + 1;
+
+	while (p < c->len && c->s[p] != q)
+		p += (c->s[p] == '\\' && p + 1 < c->len) ? 2 : 1;
+	if (p >= c->len) {
+		fail(c, c->pos, "unterminated string: expected %c", q);
+		c->t.k = T_BAD;
+		return;
+	}
+	c->t.k = T_STR;
+	c->t.len = p + 1 - c->pos;
+}
+
+static const struct { char s[3]; enum tkind k; } puncts[] = {
+	{"==", T_EQ}, {"!=", T_NE}, {"<=", T_LE}, {">=", T_GE}, {"^=", T_PFX},
+	{"<", T_LT}, {">", T_GT}, {"~", T_RE}, {"&", T_BIT}, {"(", T_LP}, {")", T_RP},
+	{"{", T_LB}, {"}", T_RB}, {",", T_COMMA}, {"-", T_DASH},
+};
+
+static void next(struct cc *c)
+{
+	c->pos += c->t.len;
+	while (c->pos < c->len && (c->s[c->pos] == ' ' || c->s[c->pos] == '\t' ||
+				   c->s[c->pos] == '\n' || c->s[c->pos] == '\r'))
+		c->pos++;
+	c->t.at = c->pos;
+	c->t.len = 0;
+	c->t.k = T_END;
+	if (c->pos >= c->len)
+		return;
+	for (size_t i = 0; i < sizeof(puncts) / sizeof(puncts[0]); i++) {
+		size_t n = strlen(puncts[i].s);
+
+		if (c->len - c->pos >= n && memcmp(c->s + c->pos, puncts[i].s, n) == 0) {
+			c->t.k = puncts[i].k;
+			c->t.len = (unsigned)n;
+			return;
+		}
+	}
+	if (c->s[c->pos] == '"' || c->s[c->pos] == '\'')
+		lex_string(c);
+	else if (word_char(c->s[c->pos]))
+		lex_word(c);
+	else {
+		fail(c, c->pos, "unexpected character '%c'", c->s[c->pos]);
+		c->t.k = T_BAD;
+	}
+}
+
+static bool is_word(const struct cc *c, const char *w)
+{
+	return c->t.k == T_WORD && c->t.len == strlen(w) && memcmp(c->s + c->t.at, w, c->t.len) == 0;
+}
+
+/* The current word as a C string (words longer than the buffer are cut). */
+static const char *word(const struct cc *c, char *buf, size_t size)
+{
+	unsigned n = c->t.len < size - 1 ? c->t.len : (unsigned)size - 1;
+
+	memcpy(buf, c->s + c->t.at, n);
+	buf[n] = 0;
+	return buf;
+}
+
+/* ---- nodes ---- */
+
+static int new_node(struct cc *c, enum xkind kind, sl_field field)
+{
+	struct xnode *n;
+	int i;
+
+	/* jumps are 16 bits, and emit() recurses along `and` / `or` chains */
+	if (c->nodes.n >= SL_EXPR_MAX_NODES) {
+		fail(c, c->t.at, "expression has more than %d terms", SL_EXPR_MAX_NODES / 2);
+		return -1;
+	}
+	if ((i = vec_push(c, &c->nodes, sizeof(struct xnode))) < 0)
+		return -1;
+	n = (struct xnode *)c->nodes.p + i;
+	memset(n, 0, sizeof(*n));
+	n->kind = (uint8_t)kind;
+	n->field = field;
+	return i;
+}
+
+static struct xnode *node(struct cc *c, int i)
+{
+	return (struct xnode *)c->nodes.p + i;
+}
+
+/* ---- fields ---- */
+
+static const char *type_name(enum sl_type t)
+{
+	switch (t) {
+	case SL_T_U64: return "an integer";
+	case SL_T_BYTES: return "a byte string";
+	case SL_T_STRING: return "a string";
+	case SL_T_ADDR: return "an IP address";
+	case SL_T_MAC: return "a MAC address";
+	case SL_T_TIME: return "a time";
+	}
+	return "of unknown type";
+}
+
+static void note_field(struct cc *c, sl_field f, unsigned at)
+{
+	for (unsigned i = 0; i < c->nfields; i++)
+		if (c->fields[i] == f)
+			return;
+	if (c->nfields < SL_MAX_FIELDS) {
+		c->fields[c->nfields] = f;
+		c->fcol[c->nfields++] = at + 1;
+	}
+}
+
+/* Edit distance of a and b, up to 3 (3 means "3 or more"). */
+static unsigned distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	unsigned row[64], best;
+
+	if (la >= 63 || lb >= 63 || (la > lb ? la - lb : lb - la) >= 3)
+		return 3;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = (unsigned)j;
+	for (size_t i = 1; i <= la; i++) {
+		unsigned diag = row[0];
+
+		row[0] = (unsigned)i;
+		best = row[0];
+		for (size_t j = 1; j <= lb; j++) {
+			unsigned up = row[j], v = diag + (a[i - 1] != b[j - 1]);
+
+			if (up + 1 < v)
+				v = up + 1;
+			if (row[j - 1] + 1 < v)
+				v = row[j - 1] + 1;
+			diag = up;
+			row[j] = v;
+			if (v < best)
+				best = v;
+		}
+		if (best >= 3)
+			return 3;
+	}
+	return row[lb] < 3 ? row[lb] : 3;
+}
+
+/* A well-known field or alias one or two edits from `name`, or NULL. */
+static const char *suggest(const char *name)
+{
+	const char *best = NULL;
+	unsigned d = strlen(name) > 3 ? 3 : 2;
+
+	for (int i = 0; i < SL_F_WELL_KNOWN_COUNT; i++) {
+		unsigned k = distance(name, sl_well_known_names[i]);
+
+		if (k < d) {
+			d = k;
+			best = sl_well_known_names[i];
+		}
+	}
+	for (size_t i = 0; i < sizeof(aliases) / sizeof(aliases[0]); i++) {
+		unsigned k = distance(name, aliases[i][0]);
+
+		if (k < d) {
+			d = k;
+			best = aliases[i][0];
+		}
+	}
+	return best;
+}
+
+/* The field named by the current word; -1 after an error. */
+static int field(struct cc *c, enum sl_type *type, char *name, size_t size)
+{
+	const char *alias;
+	int id;
+
+	if (c->t.k != T_WORD || !((c->s[c->t.at] >= 'a' && c->s[c->t.at] <= 'z') ||
+				  (c->s[c->t.at] >= 'A' && c->s[c->t.at] <= 'Z') || c->s[c->t.at] == '_')) {
+		fail(c, c->t.at, "expected a field name, 'has', 'not' or '(', found %s", FOUND(c));
+		return -1;
+	}
+	word(c, name, size);
+	alias = sl_expr_alias(name);
+	id = c->lookup(c->lctx, alias ? alias : name, type);
+	if (id < 0 || id >= SL_MAX_FIELDS) {
+		const char *near = suggest(name);
+
+		fail(c, c->t.at, "unknown field '%s'%s%s%s (sluice --describe lists the fields)", name,
+		     near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
+		return -1;
+	}
+	note_field(c, (sl_field)id, c->t.at);
+	next(c);
+	return id;
+}
+
+/* ---- literals ---- */
+
+static bool parse_number(const char *w, uint64_t *v)
+{
+	char *end;
+
+	if (!(w[0] >= '0' && w[0] <= '9'))
+		return false;
+	errno = 0;
+	*v = strtoull(w, &end, (w[0] == '0' && (w[1] == 'x' || w[1] == 'X')) ? 16 : 10);
+	return !*end && errno == 0;
+}
+
+/* A protocol by any name sluice prints or reads; -1 if none. */
+static int proto_by_name(const char *w)
+{
+	if (strcasecmp(w, "ipv6-icmp") == 0)
+		return 58;
+	for (int i = 0; i < 256; i++)
+		if (sl_proto_names[i].name && strcasecmp(w, sl_proto_names[i].name) == 0)
+			return i;
+	return -1;
+}
+
+static int family_by_name(const char *w)
+{
+	for (size_t i = 0; i < sizeof(sl_family_names) / sizeof(sl_family_names[0]); i++)
+		if (sl_family_names[i] && strcasecmp(w, sl_family_names[i]) == 0)
+			return (int)i;
+	return -1;
+}
+
+/* One integer literal (a number, or a name the field knows); false after an error. */
+static bool lit_u64(struct cc *c, sl_field f, uint64_t *v)
+{
+	char w[64];
+	int n = -1;
+
+	if (c->t.k == T_WORD) {
+		word(c, w, sizeof(w));
+		if (parse_number(w, v))
+			goto ok;
+		if (f == SL_F_IP_PROTO && (n = proto_by_name(w)) >= 0)
+			goto named;
+		if (f == SL_F_FAMILY && (n = family_by_name(w)) >= 0)
+			goto named;
+	}
+	fail(c, c->t.at, "expected %s, found %s",
+	     f == SL_F_IP_PROTO ? "a protocol number or name (tcp, udp, icmp...)" :
+	     f == SL_F_FAMILY ? "a family number or name (ipv4, ipv6...)" :
+				"a number (decimal or 0x hex)", FOUND(c));
+	return false;
+named:
+	*v = (uint64_t)n;
+ok:
+	next(c);
+	return true;
+}
+
+static bool lit_mac(struct cc *c, uint64_t *v)
+{
+	unsigned b[6];
+	char w[64], end;
+
+	if (c->t.k == T_WORD && c->t.len == 17 &&
+	    sscanf(word(c, w, sizeof(w)), "%2x:%2x:%2x:%2x:%2x:%2x%c", &b[0], &b[1], &b[2], &b[3],
+		   &b[4], &b[5], &end) == 6) {
+		*v = 0;
+		for (int i = 0; i < 6; i++)
+			*v = *v << 8 | b[i];
+		next(c);
+		return true;
+	}
+	fail(c, c->t.at, "expected a MAC address (aa:bb:cc:dd:ee:ff), found %s", FOUND(c));
+	return false;
+}
+
+static u128 load128(const uint8_t a[16])
+{
+	uint64_t hi, lo;
+
+	memcpy(&hi, a, 8);
+	memcpy(&lo, a + 8, 8);
+	return (u128)be64toh(hi) << 64 | be64toh(lo);
+}
+
+/* An address or CIDR prefix as the range of its addresses; *prefix if it had a '/'. */
+static bool lit_addr(struct cc *c, struct arange *r, bool *prefix)
+{
+	char w[64], *slash;
+	uint8_t a[16] = {0};
+	unsigned long plen = 128;
+	bool v4;
+
+	if (c->t.k != T_WORD || c->t.len >= sizeof(w))
+		goto bad;
+	word(c, w, sizeof(w));
+	slash = strchr(w, '/');
+	if (slash)
+		*slash++ = 0;
+	v4 = inet_pton(AF_INET, w, a + 12) == 1;
+	if (v4)
+		a[10] = a[11] = 0xff;
+	else if (inet_pton(AF_INET6, w, a) != 1)
+		goto bad;
+	if (slash) {
+		char *end;
+
+		plen = strtoul(slash, &end, 10);
+		if (!*slash || *end || !(*slash >= '0' && *slash <= '9') || plen > (v4 ? 32u : 128u)) {
+			fail(c, c->t.at, "expected a prefix length 0-%u after '/', found '%s'",
+			     v4 ? 32 : 128, slash);
+			return false;
+		}
+		if (v4)
+			plen += 96;
+	}
+	*prefix = slash != NULL;
+	{
+		u128 host = plen >= 128 ? 0 : (~(u128)0) >> plen;
+
+		r->lo = load128(a) & ~host;
+		r->hi = r->lo | host;
+	}
+	next(c);
+	return true;
+bad:
+	fail(c, c->t.at, "expected an IPv4 or IPv6 address or CIDR prefix, found %s", FOUND(c));
+	return false;
+}
+
+static bool hexval(char ch, unsigned *v)
+{
+	if (ch >= '0' && ch <= '9')
+		*v = (unsigned)(ch - '0');
+	else if (ch >= 'a' && ch <= 'f')
+		*v = (unsigned)(ch - 'a' + 10);
+	else if (ch >= 'A' && ch <= 'F')
+		*v = (unsigned)(ch - 'A' + 10);
+	else
+		return false;
+	return true;
+}
+
+/* Decode one escape at s[*i] (after the backslash) into *out. */
+static bool unescape(struct cc *c, unsigned *i, uint8_t *out)
+{
+	unsigned h, l;
+	char e = c->s[*i];
+
+	switch (e) {
+	case '\\': case '"': case '\'': *out = (uint8_t)e; break;
+	case 'n': *out = '\n'; break;
+	case 't': *out = '\t'; break;
+	case 'r': *out = '\r'; break;
+	case 'x':
+		if (*i + 2 < c->len && hexval(c->s[*i + 1], &h) && hexval(c->s[*i + 2], &l)) {
+			*out = (uint8_t)(h << 4 | l);
+			*i += 2;
+			break;
+		}
+		/* fall through */
+	default:
+		fail(c, *i - 1, "unknown escape '\\%c' in a string: expected \\\\ \\\" \\' \\n \\t \\r or \\xHH", e);
+		return false;
+	}
+	return true;
+}
+
+/* A quoted string, decoded into the byte array (NUL-terminated there). */
+static bool lit_str(struct cc *c, struct sref *out)
+{
+	unsigned end, i;
+
+	if (c->t.k != T_STR) {
+		fail(c, c->t.at, "expected a string in quotes, found %s", FOUND(c));
+		return false;
+	}
+	out->off = c->bytes.n;
+	end = c->t.at + c->t.len - 1;
+	for (i = c->t.at + 1; i < end; i++) {
+		uint8_t b = (uint8_t)c->s[i];
+		int at;
+
+		if (b == '\\') {
+			i++;
+			if (!unescape(c, &i, &b))
+				return false;
+		}
+		if ((at = vec_push(c, &c->bytes, 1)) < 0)
+			return false;
+		((uint8_t *)c->bytes.p)[at] = b;
+	}
+	out->len = c->bytes.n - out->off;
+	if (vec_push(c, &c->bytes, 1) < 0)
+		return false;
+	((uint8_t *)c->bytes.p)[c->bytes.n - 1] = 0;
+	next(c);
+	return true;
+}
+
+/* ---- sets: elements sorted and merged ---- */
+
+static int cmp_urange(const void *a, const void *b)
+{
+	const struct urange *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+static int cmp_arange(const void *a, const void *b)
+{
+	const struct arange *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* The order of string set elements: by length, then bytes (as s_in() searches). */
+static int cmp_sref(const void *a, const void *b, void *bytes)
+{
+	const struct sref *x = a, *y = b;
+
+	if (x->len != y->len)
+		return x->len < y->len ? -1 : 1;
+	return x->len ? memcmp((uint8_t *)bytes + x->off, (uint8_t *)bytes + y->off, x->len) : 0;
+}
+
+static unsigned merge_u(struct urange *v, unsigned n)
+{
+	unsigned k = 0;
+
+	qsort(v, n, sizeof(*v), cmp_urange);
+	for (unsigned i = 0; i < n; i++) {
+		if (k && (v[i].lo <= v[k - 1].hi || v[i].lo - 1 == v[k - 1].hi)) {
+			if (v[i].hi > v[k - 1].hi)
+				v[k - 1].hi = v[i].hi;
+		} else
+			v[k++] = v[i];
+	}
+	return k;
+}
+
+static unsigned merge_a(struct arange *v, unsigned n)
+{
+	unsigned k = 0;
+
+	qsort(v, n, sizeof(*v), cmp_arange);
+	for (unsigned i = 0; i < n; i++) {
+		if (k && (v[i].lo <= v[k - 1].hi || v[i].lo - 1 == v[k - 1].hi)) {
+			if (v[i].hi > v[k - 1].hi)
+				v[k - 1].hi = v[i].hi;
+		} else
+			v[k++] = v[i];
+	}
+	return k;
+}
+
+static unsigned dedup_s(struct cc *c, struct sref *v, unsigned n)
+{
+	unsigned k = 0;
+
+	qsort_r(v, n, sizeof(*v), cmp_sref, c->bytes.p);
+	for (unsigned i = 0; i < n; i++)
+		if (!k || cmp_sref(&v[k - 1], &v[i], c->bytes.p) != 0)
+			v[k++] = v[i];
+	return k;
+}
+
+/* ---- the right-hand side of ==, != and in ---- */
+
+/* One element: a literal or lo-hi; appended to the field type's element array. */
+static bool elem(struct cc *c, sl_field f, enum sl_type type)
+{
+	unsigned at = c->t.at;
+	int i;
+
+	if (type == SL_T_STRING || type == SL_T_BYTES) {
+		struct sref s;
+
+		if (!lit_str(c, &s) || (i = vec_push(c, &c->ss, sizeof(s))) < 0)
+			return false;
+		((struct sref *)c->ss.p)[i] = s;
+		if (c->t.k == T_DASH) {
+			fail(c, c->t.at, "strings have no ranges: expected ',', '}' or 'and', found '-'");
+			return false;
+		}
+		return true;
+	}
+	if (type == SL_T_ADDR) {
+		struct arange r, hi;
+		bool pfx, pfx2;
+
+		if (!lit_addr(c, &r, &pfx))
+			return false;
+		if (c->t.k == T_DASH) {
+			if (pfx) {
+				fail(c, c->t.at, "a CIDR prefix cannot start a range: expected ',', '}' or 'and', found '-'");
+				return false;
+			}
+			next(c);
+			if (!lit_addr(c, &hi, &pfx2))
+				return false;
+			if (pfx2 || hi.hi < r.lo) {
+				fail(c, at, "expected a range of addresses low-high, low <= high");
+				return false;
+			}
+			r.hi = hi.hi;
+		}
+		if ((i = vec_push(c, &c->as, sizeof(r))) < 0)
+			return false;
+		((struct arange *)c->as.p)[i] = r;
+		return true;
+	}
+	{
+		struct urange r;
+
+		if (!(type == SL_T_MAC ? lit_mac(c, &r.lo) : lit_u64(c, f, &r.lo)))
+			return false;
+		r.hi = r.lo;
+		if (c->t.k == T_DASH) {
+			next(c);
+			if (!(type == SL_T_MAC ? lit_mac(c, &r.hi) : lit_u64(c, f, &r.hi)))
+				return false;
+			if (r.hi < r.lo) {
+				fail(c, at, "empty range: expected low-high with low <= high");
+				return false;
+			}
+		}
+		if ((i = vec_push(c, &c->us, sizeof(r))) < 0)
+			return false;
+		((struct urange *)c->us.p)[i] = r;
+		return true;
+	}
+}
+
+/* '{' elem (',' elem)* [','] '}', or one elem. */
+static bool elems(struct cc *c, sl_field f, enum sl_type type)
+{
+	if (c->t.k != T_LB)
+		return elem(c, f, type);
+	next(c);
+	for (;;) {
+		if (!elem(c, f, type))
+			return false;
+		if (c->t.k == T_COMMA)
+			next(c);
+		else if (c->t.k != T_RB) {
+			fail(c, c->t.at, "expected ',' or '}', found %s", FOUND(c));
+			return false;
+		}
+		if (c->t.k == T_RB) {	/* also after a trailing comma */
+			next(c);
+			return true;
+		}
+	}
+}
+
+/* Membership in the elements parsed since `first` (of the type's array). */
+static int membership(struct cc *c, sl_field f, enum sl_type type, bool neg)
+{
+	struct vec *v = (type == SL_T_STRING || type == SL_T_BYTES) ? &c->ss :
+			type == SL_T_ADDR ? &c->as : &c->us;
+	unsigned first = v->n, n;
+	struct xnode *x;
+	int i;
+
+	if (!elems(c, f, type))
+		return -1;
+	if (v == &c->ss) {
+		struct sref *s = (struct sref *)v->p + first;
+
+		n = dedup_s(c, s, v->n - first);
+		if ((i = new_node(c, n == 1 ? X_S_EQ : X_S_SET, f)) < 0)
+			return -1;
+		x = node(c, i);
+		x->l = n == 1 ? s->off : first;
+		x->r = n == 1 ? s->len : n;
+	} else if (v == &c->as) {
+		struct arange *a = (struct arange *)v->p + first;
+
+		n = merge_a(a, v->n - first);
+		if ((i = new_node(c, n == 1 ? X_A_RANGE : X_A_SET, f)) < 0)
+			return -1;
+		x = node(c, i);
+		x->w.lo = a->lo;
+		x->w.hi = a->hi;
+	} else {
+		struct urange *u = (struct urange *)v->p + first;
+
+		n = merge_u(u, v->n - first);
+		if ((i = new_node(c, n > 1 ? X_U_SET : u->lo == u->hi ? X_U_EQ : X_U_RANGE, f)) < 0)
+			return -1;
+		x = node(c, i);
+		x->u.a = u->lo;
+		x->u.b = u->hi;
+		x->flags = type == SL_T_MAC ? XF_MAC : 0;
+	}
+	v->n = first + n;
+	x->flags |= neg ? XF_NEG : 0;
+	if (x->kind == X_A_SET || x->kind == X_U_SET) {
+		x->l = first;
+		x->r = n;
+	}
+	return i;
+}
+
+/* ---- comparisons ---- */
+
+static const char *op_name(enum tkind k)
+{
+	static const char *const names[] = {
+		[T_EQ] = "==", [T_NE] = "!=", [T_LT] = "<", [T_LE] = "<=", [T_GT] = ">",
+		[T_GE] = ">=", [T_PFX] = "^=", [T_RE] = "~", [T_BIT] = "&",
+	};
+	return k < sizeof(names) / sizeof(names[0]) && names[k] ? names[k] : "in";
+}
+
+/* Which operators each type takes (`in` is T_WORD here). */
+static bool op_fits(enum tkind op, enum sl_type t)
+{
+	switch (op) {
+	case T_EQ: case T_NE: case T_WORD:
+		return true;
+	case T_LT: case T_LE: case T_GT: case T_GE: case T_BIT:
+		return t == SL_T_U64 || (t == SL_T_TIME && op != T_BIT);
+	case T_PFX: case T_RE:
+		return t == SL_T_STRING || t == SL_T_BYTES;
+	default:
+		return false;
+	}
+}
+
+static bool quantifier(char ch)
+{
+	return ch == '*' || ch == '+' || ch == '?' || ch == '{';
+}
+
+/*
+ * Refuse what makes glibc's regcomp() blow up (it copies the subtree of a
+ * repetition once per count: a{99}{99}{99}, T++++...) or regexec() take
+ * exponential time (back-references, a glibc extension): two repetitions
+ * in a row (undefined in POSIX EREs), intervals whose counts multiply past
+ * 1000.  NULL, or what is wrong.
+ */
+static const char *regex_refused(const char *p)
+{
+	unsigned long product = 1;
+	bool after_q = false;
+
+	for (; *p; p++) {
+		if (*p == '\\') {
+			if (p[1] >= '1' && p[1] <= '9')
+				return "back-references (\\1...) are not POSIX extended regular expressions";
+			if (p[1])
+				p++;
+			after_q = false;
+			continue;
+		}
+		if (*p == '[') {	/* a bracket expression: ']' first is literal */
+			p += p[1] == '^' ? 2 : 1;
+			if (*p == ']')
+				p++;
+			while (*p && *p != ']')
+				p++;
+			if (!*p)
+				return NULL;	/* regcomp() says what is wrong */
+			after_q = false;
+			continue;
+		}
+		if (quantifier(*p) && after_q)
+			return "two repetitions in a row (undefined in POSIX extended regular expressions)";
+		after_q = quantifier(*p);
+		if (*p == '{') {
+			char *end;
+			unsigned long lo = strtoul(p + 1, &end, 10), hi = lo;
+
+			if (*end == ',')
+				hi = end[1] == '}' ? lo + 1 : strtoul(end + 1, &end, 10);
+			product *= (hi > lo ? hi : lo) + 1;
+			if (product > 1000)
+				return "repetition counts multiply past 1000";
+			while (*p && *p != '}')
+				p++;
+			if (!*p)
+				return NULL;
+		}
+	}
+	return NULL;
+}
+
+static int regex_node(struct cc *c, sl_field f)
+{
+	unsigned at = c->t.at;
+	const char *why;
+	struct sref s;
+	regex_t re;
+	int rc, i, k;
+
+	if (!lit_str(c, &s))
+		return -1;
+	if (memchr((uint8_t *)c->bytes.p + s.off, 0, s.len)) {
+		fail(c, at, "a regular expression cannot hold a NUL byte");
+		return -1;
+	}
+	if ((why = regex_refused((char *)c->bytes.p + s.off))) {
+		fail(c, at, "regular expression refused: %s", why);
+		return -1;
+	}
+	rc = regcomp(&re, (char *)c->bytes.p + s.off, REG_EXTENDED | REG_NOSUB);
+	if (rc) {
+		char msg[128];
+
+		regerror(rc, &re, msg, sizeof(msg));
+		fail(c, at, "bad regular expression (POSIX extended): %s", msg);
+		return -1;
+	}
+	regfree(&re);	/* compiled again, for good, by pack() */
+	if ((k = vec_push(c, &c->res, sizeof(unsigned))) < 0 || (i = new_node(c, X_S_RE, f)) < 0)
+		return -1;
+	((unsigned *)c->res.p)[k] = s.off;
+	node(c, i)->l = (uint32_t)k;
+	return i;
+}
+
+static int compare(struct cc *c, sl_field f, enum sl_type type, enum tkind op)
+{
+	static const uint8_t ukind[] = {[T_LT] = X_U_LT, [T_LE] = X_U_LE, [T_GT] = X_U_GT,
+					[T_GE] = X_U_GE, [T_BIT] = X_U_BIT};
+	uint64_t v;
+	struct sref s;
+	int i;
+
+	switch (op) {
+	case T_EQ: case T_NE: case T_WORD:
+		return membership(c, f, type, op == T_NE);
+	case T_PFX:
+		if (!lit_str(c, &s) || (i = new_node(c, X_S_PFX, f)) < 0)
+			return -1;
+		node(c, i)->l = s.off;
+		node(c, i)->r = s.len;
+		return i;
+	case T_RE:
+		return regex_node(c, f);
+	default:
+		if (!lit_u64(c, f, &v) || (i = new_node(c, ukind[op], f)) < 0)
+			return -1;
+		node(c, i)->u.a = v;
+		return i;
+	}
+}
+
+/* FIELD op rhs */
+static int comparison(struct cc *c)
+{
+	enum sl_type type = 0;
+	char name[64];
+	unsigned op_at;
+	enum tkind op;
+	int f = field(c, &type, name, sizeof(name));
+
+	if (f < 0)
+		return -1;
+	op = c->t.k;
+	op_at = c->t.at;
+	if (op == T_WORD && !is_word(c, "in"))
+		op = T_BAD;
+	if (op < T_EQ || (op > T_BIT && op != T_WORD)) {
+		fail(c, c->t.at, "expected an operator (== != < <= > >= in ^= ~ &) after '%s', found %s",
+		     name, FOUND(c));
+		return -1;
+	}
+	if (!op_fits(op, type)) {
+		fail(c, op_at, "operator '%s' does not apply to '%s', which is %s", op_name(op), name,
+		     type_name(type));
+		return -1;
+	}
+	next(c);
+	return compare(c, (sl_field)f, type, op);
+}
+
+/* ---- boolean structure ---- */
+
+static int parse_or(struct cc *c);
+
+static int primary(struct cc *c)
+{
+	enum sl_type type;
+	char name[64];
+	int i, f;
+
+	if (c->t.k == T_LP) {
+		unsigned at = c->t.at;
+
+		next(c);
+		i = parse_or(c);
+		if (i >= 0 && c->t.k != T_RP) {
+			fail(c, c->t.at, "expected ')' to close the '(' at column %u, found %s", at + 1,
+			     FOUND(c));
+			return -1;
+		}
+		next(c);
+		return i;
+	}
+	if (is_word(c, "has")) {
+		next(c);
+		if ((f = field(c, &type, name, sizeof(name))) < 0 || (i = new_node(c, X_HAS, (sl_field)f)) < 0)
+			return -1;
+		return i;
+	}
+	return comparison(c);
+}
+
+static int unary(struct cc *c)
+{
+	int i, n;
+
+	if (++c->depth > SL_EXPR_MAX_DEPTH) {
+		fail(c, c->t.at, "expression nested too deeply (more than %d levels)", SL_EXPR_MAX_DEPTH);
+		return -1;
+	}
+	if (is_word(c, "not")) {
+		next(c);
+		if ((i = unary(c)) < 0 || (n = new_node(c, X_NOT, 0)) < 0)
+			return -1;
+		node(c, n)->l = (uint32_t)i;
+		i = n;
+	} else
+		i = primary(c);
+	c->depth--;
+	return i;
+}
+
+static int binary(struct cc *c, const char *kw, enum xkind kind, int (*sub)(struct cc *))
+{
+	int l = sub(c), r, n;
+
+	while (l >= 0 && is_word(c, kw)) {
+		next(c);
+		if ((r = sub(c)) < 0 || (n = new_node(c, kind, 0)) < 0)
+			return -1;
+		node(c, n)->l = (uint32_t)l;
+		node(c, n)->r = (uint32_t)r;
+		l = n;
+	}
+	return l;
+}
+
+static int parse_and(struct cc *c)
+{
+	return binary(c, "and", X_AND, unary);
+}
+
+static int parse_or(struct cc *c)
+{
+	return binary(c, "or", X_OR, parse_and);
+}
+
+/* ---- packing into one block ---- */
+
+/*
+ * Write the leaves of tree node t into prog[] so that it goes to jt when t
+ * is true and to jf when false; its entry.  The right operand is written
+ * first, so the left one knows where to go next.
+ */
+static uint16_t emit(const struct xnode *tree, unsigned t, uint16_t jt, uint16_t jf,
+		     struct xnode *prog, unsigned *n)
+{
+	const struct xnode *x = &tree[t];
+
+	switch (x->kind) {
+	case X_AND:
+		return emit(tree, x->l, emit(tree, x->r, jt, jf, prog, n), jf, prog, n);
+	case X_OR:
+		return emit(tree, x->l, jt, emit(tree, x->r, jt, jf, prog, n), prog, n);
+	case X_NOT:
+		return emit(tree, x->l, jf, jt, prog, n);
+	default:
+		prog[*n] = *x;
+		prog[*n].jt = jt;
+		prog[*n].jf = jf;
+		return (uint16_t)(*n)++;
+	}
+}
+
+static size_t align16(size_t n)
+{
+	return (n + 15) & ~(size_t)15;
+}
+
+static struct sl_expr *pack(struct cc *c, int root)
+{
+	size_t off[6], sz[6] = {
+		sizeof(struct sl_expr), (size_t)c->nodes.n * sizeof(struct xnode),
+		(size_t)c->us.n * sizeof(struct urange), (size_t)c->as.n * sizeof(struct arange),
+		(size_t)c->ss.n * sizeof(struct sref), (size_t)c->res.n * sizeof(regex_t),
+	};
+	size_t total = 0;
+	struct sl_expr *e;
+	uint8_t *base;
+
+	for (int i = 0; i < 6; i++) {
+		off[i] = total;
+		total += align16(sz[i]);
+	}
+	if (!(base = aligned_alloc(16, align16(total + c->bytes.n + 1))))
+		return NULL;
+	e = (struct sl_expr *)base;
+	memset(e, 0, sizeof(*e));
+	e->entry = emit(c->nodes.p, (unsigned)root, PC_TRUE, PC_FALSE, (struct xnode *)(base + off[1]),
+			&(unsigned){0});
+	if (sz[2])
+		memcpy(base + off[2], c->us.p, sz[2]);
+	if (sz[3])
+		memcpy(base + off[3], c->as.p, sz[3]);
+	if (sz[4])
+		memcpy(base + off[4], c->ss.p, sz[4]);
+	if (c->bytes.n)
+		memcpy(base + total, c->bytes.p, c->bytes.n);
+	e->prog = (void *)(base + off[1]);
+	e->us = (void *)(base + off[2]);
+	e->as = (void *)(base + off[3]);
+	e->ss = (void *)(base + off[4]);
+	e->re = (void *)(base + off[5]);
+	e->bytes = base + total;
+	e->nfields = c->nfields;
+	memcpy(e->fields, c->fields, sizeof(c->fields));
+	memcpy(e->fcol, c->fcol, sizeof(c->fcol));
+	for (; e->nregex < c->res.n; e->nregex++)
+		if (regcomp(&e->re[e->nregex], (const char *)e->bytes + ((unsigned *)c->res.p)[e->nregex],
+			    REG_EXTENDED | REG_NOSUB)) {
+			sl_expr_free(e);
+			return NULL;
+		}
+	return e;
+}
+
+struct sl_expr *sl_expr_compile(const char *text, sl_expr_lookup_fn lookup, void *ctx,
+				struct sl_expr_error *err)
+{
+	struct cc c = {.s = text, .lookup = lookup, .lctx = ctx, .err = err};
+	struct sl_expr *e = NULL;
+	size_t len = strlen(text);
+	int root;
+
+	err->column = 0;
+	err->msg[0] = 0;
+	if (len > SL_EXPR_MAX_LEN) {
+		fail(&c, SL_EXPR_MAX_LEN, "expression longer than %d bytes", SL_EXPR_MAX_LEN);
+		return NULL;
+	}
+	c.len = (unsigned)len;
+	next(&c);
+	if (c.t.k == T_END)
+		fail(&c, c.t.at, "expected an expression, found nothing");
+	root = c.failed ? -1 : parse_or(&c);
+	if (root >= 0 && c.t.k != T_END)
+		fail(&c, c.t.at, "expected 'and', 'or' or the end of the expression, found %s", FOUND(&c));
+	if (!c.failed && !(e = pack(&c, root)))
+		fail(&c, 0, "out of memory");
+	if (c.failed && !err->msg[0])
+		fail(&c, 0, "out of memory");
+	free(c.nodes.p);
+	free(c.us.p);
+	free(c.as.p);
+	free(c.ss.p);
+	free(c.bytes.p);
+	free(c.res.p);
+	return e;
+}
+
+void sl_expr_free(struct sl_expr *e)
+{
+	if (!e)
+		return;
+	for (unsigned i = 0; i < e->nregex; i++)
+		regfree(&e->re[i]);
+	free(e);
+}
+
+unsigned sl_expr_nfields(const struct sl_expr *e)
+{
+	return e->nfields;
+}
+
+sl_field sl_expr_field(const struct sl_expr *e, unsigned i)
+{
+	return e->fields[i];
+}
+
+unsigned sl_expr_field_column(const struct sl_expr *e, unsigned i)
+{
+	return e->fcol[i];
+}
+
+/* ---- evaluation ---- */
+
+static bool u_in(const struct urange *v, unsigned n, uint64_t x)
+{
+	unsigned lo = 0, hi = n;
+
+	if (n <= SMALL_SET) {
+		for (unsigned i = 0; i < n; i++)
+			if (x >= v[i].lo && x <= v[i].hi)
+				return true;
+		return false;
+	}
+	/* the last range starting at or below x */
+	while (hi - lo > 1) {
+		unsigned mid = (lo + hi) / 2;
+
+		if (v[mid].lo <= x)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return x >= v[lo].lo && x <= v[lo].hi;
+}
+
+static bool a_in(const struct arange *v, unsigned n, u128 x)
+{
+	unsigned lo = 0, hi = n;
+
+	while (hi - lo > 1) {
+		unsigned mid = (lo + hi) / 2;
+
+		if (v[mid].lo <= x)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return x >= v[lo].lo && x <= v[lo].hi;
+}
+
+static bool s_in(const struct sl_expr *e, const struct sref *v, unsigned n, const struct sl_bytes *b)
+{
+	unsigned lo = 0, hi = n;
+
+	while (lo < hi) {
+		unsigned mid = (lo + hi) / 2;
+		int d = v[mid].len != b->len ? (v[mid].len < b->len ? -1 : 1) :
+			b->len ? memcmp(e->bytes + v[mid].off, b->ptr, b->len) : 0;
+
+		if (d == 0)
+			return true;
+		if (d < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+static uint64_t load_mac(const uint8_t *a)
+{
+	return (uint64_t)a[0] << 40 | (uint64_t)a[1] << 32 | (uint64_t)a[2] << 24 |
+	       (uint64_t)a[3] << 16 | (uint64_t)a[4] << 8 | a[5];
+}
+
+/*
+ * The record's string is not NUL-terminated: REG_STARTEND gives glibc its
+ * length (and lets it hold NUL bytes).  It is still copied to a terminated
+ * buffer first when short, as every record string but `text` is: a
+ * sanitizer's regexec() interceptor runs strlen() on it regardless.
+ */
+static bool regex_match(const regex_t *re, const struct sl_bytes *b)
+{
+	regmatch_t m = {.rm_so = 0, .rm_eo = (regoff_t)b->len};
+	char buf[1024];
+	const char *s = b->ptr ? (const char *)b->ptr : "";
+
+	if (b->len < sizeof(buf)) {
+		if (b->len)
+			memcpy(buf, b->ptr, b->len);
+		buf[b->len] = 0;
+		s = buf;
+	}
+	return regexec(re, s, 1, &m, REG_STARTEND) == 0;
+}
+
+/* A comparison on a present field, before `neg`. */
+static bool leaf(const struct sl_expr *e, const struct xnode *n, const union sl_value *v)
+{
+	uint64_t x = (n->flags & XF_MAC) ? load_mac(v->addr) : v->u64;
+
+	switch (n->kind) {
+	case X_HAS: return true;
+	case X_U_EQ: return x == n->u.a;
+	case X_U_LT: return x < n->u.a;
+	case X_U_LE: return x <= n->u.a;
+	case X_U_GT: return x > n->u.a;
+	case X_U_GE: return x >= n->u.a;
+	case X_U_BIT: return (x & n->u.a) != 0;
+	case X_U_RANGE: return x >= n->u.a && x <= n->u.b;
+	case X_U_SET: return u_in(e->us + n->l, n->r, x);
+	case X_A_RANGE: {
+		u128 a = load128(v->addr);
+
+		return a >= n->w.lo && a <= n->w.hi;
+	}
+	case X_A_SET: return a_in(e->as + n->l, n->r, load128(v->addr));
+	case X_S_EQ:
+		return v->bytes.len == n->r && (!n->r || memcmp(v->bytes.ptr, e->bytes + n->l, n->r) == 0);
+	case X_S_PFX:
+		return v->bytes.len >= n->r && (!n->r || memcmp(v->bytes.ptr, e->bytes + n->l, n->r) == 0);
+	case X_S_RE: return regex_match(&e->re[n->l], &v->bytes);
+	case X_S_SET: return s_in(e, e->ss + n->l, n->r, &v->bytes);
+	}
+	return false;
+}
+
+bool sl_expr_match(const struct sl_expr *e, const struct sl_record *r)
+{
+	unsigned pc = e->entry;
+
+	while (pc < PC_FALSE) {
+		const struct xnode *n = &e->prog[pc];
+
+		/* an absent field makes the comparison false, `!=` included */
+		if (sl_has(r, n->field) && leaf(e, n, &r->v[n->field]) != (n->flags & XF_NEG))
+			pc = n->jt;
+		else
+			pc = n->jf;
+	}
+	return pc == PC_TRUE;
+}
