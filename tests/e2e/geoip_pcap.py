@@ -5,7 +5,8 @@ and IPv6 addresses (and a few no database knows: documentation and
 private ranges), each address once as source and once as destination,
 the whole set `rounds` times (later rounds hit the cache).
 geoip_pcap.py OUT [ROUNDS]
-geoip_pcap.py OUT --pair SRC DST COUNT: COUNT packets SRC -> DST (benchmarks)"""
+geoip_pcap.py OUT --pair SRC DST COUNT: COUNT packets SRC -> DST (benchmarks)
+geoip_pcap.py OUT --list ADDR...: these addresses instead of the built-in ones, one round"""
 import ipaddress
 import struct
 import sys
@@ -39,9 +40,13 @@ def main():
         src, dst = sys.argv[3], sys.argv[4]
         mk = ip6 if ":" in src else ip4
         pkts = [mk(src, dst, udp(40000 + i % 1000, 53, b"geoip")) for i in range(int(sys.argv[5]))]
+    v4, v6 = V4, V6
+    if len(sys.argv) > 3 and sys.argv[2] == "--list":
+        v4 = [a for a in sys.argv[3:] if ":" not in a]
+        v6 = [a for a in sys.argv[3:] if ":" in a]
     rounds = int(sys.argv[2]) if len(sys.argv) == 3 else 0 if pkts else 1
     for _ in range(rounds):
-        for addrs, mk in ((V4, ip4), (V6, ip6)):
+        for addrs, mk in ((v4, ip4), (v6, ip6)):
             for i, a in enumerate(addrs):
                 pkts.append(mk(a, addrs[(i + 1) % len(addrs)], udp(40000 + i, 53, b"geoip")))
     with open(out, "wb") as f:
