@@ -172,6 +172,8 @@ static int key_add(struct geoip_state *st, unsigned def, const char *opt, const 
 	char name[64];
 	int id[2];
 
+	/* counted at once, so destroy() frees its path whatever fails below */
+	st->nkeys++;
 	k->def = def;
 	k->type = gkey_defs[def].type;
 	if (key_set_path(st, k, opt, spec) < 0)
@@ -185,7 +187,6 @@ static int key_add(struct geoip_state *st, unsigned def, const char *opt, const 
 		}
 		k->fid[dir] = (sl_field)id[dir];
 	}
-	st->nkeys++;
 	return 0;
 }
 
