@@ -14,7 +14,8 @@
 # for that address and path in the first file that has one, and be absent
 # where none has (geoip_compare.py); the start log names each file's type
 # and build date from its metadata; the counters add up (26 misses, the
-# rest hits).
+# rest hits).  A third stack with a 16-entry cache must give the same
+# answers while evicting.
 . "$(dirname "$0")/lib.sh"
 need_cmd python3 mmdblookup
 [ -e "$BUILDDIR/plugins/geoip.so" ] || skip "geoip.so not built (SLUICE_WITH_GEOIP=OFF)"
@@ -42,6 +43,15 @@ stacks:
       fields: { country: country_code, city: city, region: state1, postal: postcode, timezone: timezone }
     - json
     - { plugin: file, file: "$WORK/city.json" }
+  small:
+    - cap
+    - decode
+    - plugin: geoip
+      databases: ["$C4", "$C6"]
+      fields: { country: country_code, city: city, region: state1, postal: postcode, timezone: timezone }
+      cache_size: 16
+    - json
+    - { plugin: file, file: "$WORK/small.json" }
 YAML
 "$SLUICE" -c "$WORK/g.yaml" >"$WORK/g.log" 2>&1 || { cat "$WORK/g.log"; fail "sluice failed"; }
 
@@ -58,6 +68,9 @@ python3 "$SRCDIR/tests/e2e/geoip_compare.py" "$WORK/country.json" $N "$CTRY" cou
 python3 "$SRCDIR/tests/e2e/geoip_compare.py" "$WORK/city.json" $N "$C4,$C6" country=country_code \
 	city=city region=state1 postal=postcode timezone=timezone >"$WORK/c2.out" ||
 	fail "city stack differs from mmdblookup"
+python3 "$SRCDIR/tests/e2e/geoip_compare.py" "$WORK/small.json" $N "$C4,$C6" country=country_code \
+	city=city region=state1 postal=postcode timezone=timezone >"$WORK/c3.out" ||
+	fail "city stack with a 16-entry cache differs from mmdblookup"
 cat "$WORK/c1.out" "$WORK/c2.out"
 # the unknown test addresses really are unknown, and most others known
 grep -q "unknown: 10.1.2.3 192.0.2.1 fd00::1$" "$WORK/c1.out" || fail "country: unexpected unknown set"
@@ -69,4 +82,8 @@ for s in country city; do
 	grep -q "$s.geoip (geoip): in=$N out=$N .* cache_hits=$((2 * N - 26)) cache_misses=26 " "$WORK/g.log" ||
 		fail "$s counters: $(grep "$s.geoip" "$WORK/g.log" | tail -1)"
 done
+# 26 addresses through 16 entries: answers are evicted and looked up again, and stay right
+misses=$(sed -n 's/.*small.geoip (geoip): .* cache_misses=\([0-9]*\) .*/\1/p' "$WORK/g.log")
+[ "${misses:-0}" -gt 26 ] || fail "small cache: $misses misses, expected evictions"
+echo "16-entry cache: $misses misses of $((2 * N)) lookups, answers still equal"
 pass "$(head -c 60 "$WORK/c2.out")..."
