@@ -11,6 +11,9 @@
 #      the old database is kept (records as in 1), reopen_failed=1;
 #   3. the whois file again, SIGHUP: AU is back.
 # Every answer is checked against mmdblookup on the file of that step.
+# The sequence runs twice: everything on the main thread, then the input
+# (so geoip, whose reopen then arrives through that thread's queue) and
+# the file output on threads of their own.
 . "$(dirname "$0")/lib.sh"
 need_cmd python3 mmdblookup
 [ -e "$BUILDDIR/plugins/geoip.so" ] || skip "geoip.so not built (SLUICE_WITH_GEOIP=OFF)"
@@ -45,17 +48,7 @@ with open(sys.argv[1], "wb") as f:
         p = pkt(n)
         f.write(struct.pack("<IIII", 1764454688, n * 10000, len(p), len(p)) + p)
 PY
-cat >"$WORK/g.yaml" <<YAML
-stacks:
-  g:
-    - { plugin: replay, file: "$WORK/p.pcap", loop: 0, pace: original }
-    - decode
-    - { plugin: geoip, databases: ["$DB"], fields: { country: country_code } }
-    - json
-    - { plugin: file, file: "$WORK/out.json" }
-YAML
 L="$WORK/sluice.log"
-run_sluice_bg "$L" -c "$WORK/g.yaml"
 lines() { [ -e "$WORK/out.json" ] && wc -l <"$WORK/out.json" || echo 0; }
 # wait_more N: wait until N more lines have been written
 wait_more() {
@@ -83,25 +76,47 @@ hup() {
 	# the reopen happens between batches: records after the log line are new
 	wait_more 40
 }
-wait_for $((10 * TF)) grep -q "started:" "$L" || fail "did not start: $(cat "$L")"
-wait_more 40
-last_is "$(want "$CTRY" 1.1.1.1)" "$(want "$CTRY" 81.2.69.142)" "before any reopen"
+# run_mode MODE: the whole sequence, geoip on the main thread or (thread)
+# on the input's own thread, the file output on a third
+run_mode() {
+	local th=false
+	[ "$1" = thread ] && th=true
+	put "$CTRY"
+	rm -f "$WORK/out.json"
+	cat >"$WORK/g.yaml" <<YAML
+stacks:
+  g:
+    - { plugin: replay, file: "$WORK/p.pcap", loop: 0, pace: original, thread: $th }
+    - decode
+    - { plugin: geoip, databases: ["$DB"], fields: { country: country_code } }
+    - json
+    - { plugin: file, file: "$WORK/out.json", thread: $th }
+YAML
+	run_sluice_bg "$L" -c "$WORK/g.yaml"
+	wait_for $((10 * TF)) grep -q "started:" "$L" || fail "did not start: $(cat "$L")"
+	wait_more 40
+	last_is "$(want "$CTRY" 1.1.1.1)" "$(want "$CTRY" 81.2.69.142)" "before any reopen"
 
-put "$C4"
-hup "geoip: reopened $DB: type city ipv4"
-last_is "$(want "$C4" 1.1.1.1)" "$(want "$C4" 81.2.69.142)" "after the City file was put in place"
+	put "$C4"
+	hup "geoip: reopened $DB: type city ipv4"
+	last_is "$(want "$C4" 1.1.1.1)" "$(want "$C4" 81.2.69.142)" "after the City file was put in place"
 
-head -c 4096 /dev/urandom >"$DB.tmp" && mv "$DB.tmp" "$DB"
-hup "geoip: warning: $DB: keeping the database opened before"
-grep -q "geoip: warning: $DB: The MaxMind DB file contains invalid metadata" "$L" ||
-	fail "no reason for the failed reopen: $(grep geoip "$L" | tail -3)"
-last_is "$(want "$C4" 1.1.1.1)" "$(want "$C4" 81.2.69.142)" "after a broken file: the City database must stay"
+	head -c 4096 /dev/urandom >"$DB.tmp" && mv "$DB.tmp" "$DB"
+	hup "geoip: warning: $DB: keeping the database opened before"
+	grep -q "geoip: warning: $DB: The MaxMind DB file contains invalid metadata" "$L" ||
+		fail "no reason for the failed reopen: $(grep geoip "$L" | tail -3)"
+	last_is "$(want "$C4" 1.1.1.1)" "$(want "$C4" 81.2.69.142)" "after a broken file: the City database must stay"
 
-put "$CTRY"
-hup "geoip: reopened $DB: type country"
-last_is "$(want "$CTRY" 1.1.1.1)" "$(want "$CTRY" 81.2.69.142)" "after the country file came back"
+	put "$CTRY"
+	hup "geoip: reopened $DB: type country"
+	last_is "$(want "$CTRY" 1.1.1.1)" "$(want "$CTRY" 81.2.69.142)" "after the country file came back"
 
-kill -TERM "$SLUICE_PID"
-wait "$SLUICE_PID" || fail "sluice exited with $?: $(tail -5 "$L")"
-grep -q "g.geoip (geoip): .* reopen_failed=1" "$L" || fail "reopen_failed: $(grep 'g.geoip' "$L" | tail -1)"
-pass "$(lines) records over three reopens (one refused)"
+	kill -TERM "$SLUICE_PID"
+	wait "$SLUICE_PID" || fail "sluice exited with $?: $(tail -5 "$L")"
+	grep -q "g.geoip (geoip): .* reopen_failed=1" "$L" || fail "reopen_failed: $(grep 'g.geoip' "$L" | tail -1)"
+	echo "$1: $(lines) records over three reopens (one refused)"
+}
+run_mode main
+run_mode thread
+grep -q "started: .* 3 threads" "$L" || fail "the threaded run did not run on 3 threads: $(grep started "$L")"
+pass "geoip reopened on the main thread and on an input thread"
