@@ -133,6 +133,52 @@ static int key_lookup(const char *name)
 	return -1;
 }
 
+/* Edit distance of two short names, capped at 3 (enough for "did you mean"). */
+static unsigned name_distance(const char *a, const char *b)
+{
+	unsigned row[32], la = (unsigned)strlen(a), lb = (unsigned)strlen(b);
+
+	if (la >= 31 || lb >= 31)
+		return 3;
+	for (unsigned j = 0; j <= lb; j++)
+		row[j] = j;
+	for (unsigned i = 1; i <= la; i++) {
+		unsigned diag = row[0], t;
+
+		row[0] = i;
+		for (unsigned j = 1; j <= lb; j++) {
+			t = row[j];
+			row[j] = diag + (a[i - 1] != b[j - 1]);
+			if (row[j - 1] + 1 < row[j])
+				row[j] = row[j - 1] + 1;
+			if (t + 1 < row[j])
+				row[j] = t + 1;
+			diag = t;
+		}
+	}
+	return row[lb] < 3 ? row[lb] : 3;
+}
+
+static void unknown_key(struct geoip_state *st, const char *opt, const char *name)
+{
+	unsigned best = 3, d;
+	const char *near = NULL;
+
+	for (unsigned i = 0; i < GK_COUNT; i++)
+		if ((d = name_distance(name, gkey_defs[i].name)) < best) {
+			best = d;
+			near = gkey_defs[i].name;
+		}
+	if (near)
+		st->host->config_error(st->inst, opt, "unknown key '%s'; did you mean '%s'?", name,
+				       near);
+	else
+		st->host->config_error(st->inst, opt,
+				       "unknown key '%s'; expected one of country, city, asn, as_org, "
+				       "country_name, continent, region, postal, timezone",
+				       name);
+}
+
 /* Split "a.b.0.c" into k->path.  0, or -1 after a config error. */
 static int key_set_path(struct geoip_state *st, struct gkey *k, const char *opt, const char *spec)
 {
@@ -207,11 +253,7 @@ static int keys_configure(struct geoip_state *st)
 
 		snprintf(opt, sizeof(opt), "fields/%s", f->v[i]);
 		if (def < 0) {
-			st->host->config_error(st->inst, opt,
-					       "unknown key '%s'; expected one of country, city, "
-					       "asn, as_org, country_name, continent, region, "
-					       "postal, timezone",
-					       f->v[i]);
+			unknown_key(st, opt, f->v[i]);
 			return -1;
 		}
 		for (unsigned k = 0; k < st->nkeys; k++)

@@ -13,8 +13,8 @@
 #             (subdivisions.0.iso_code) and another language;
 #   swapped:  asn <- a string, as_org <- an integer: both left out,
 #             type_mismatch counts each, one warning per key.
-# Then configuration errors at file:line:column (unknown key, bad path,
-# no databases) and a database that does not open: the daemon does not
+# Then configuration errors at file:line:column (misspelt and unknown
+# key, bad path, no databases) and a database that does not open: the daemon does not
 # start, naming the file.
 . "$(dirname "$0")/lib.sh"
 need_cmd python3 mmdblookup perl
@@ -80,9 +80,15 @@ check_err() { # check_err WHAT PATTERN YAML
 	if "$SLUICE" -t -c "$WORK/bad.yaml" >"$WORK/bad.log" 2>&1; then fail "$1: accepted"; fi
 	grep -q "$2" "$WORK/bad.log" || fail "$1: $(cat "$WORK/bad.log")"
 }
-check_err "unknown key" "bad.yaml:2:.*fields.*unknown key 'contry'; expected one of country, city" \
+check_err "misspelt key" "bad.yaml:2:.*fields/contry.*unknown key 'contry'; did you mean 'country'?" \
 "stacks:
   s: [cap, decode, { plugin: geoip, databases: [x.mmdb], fields: { contry: country.iso_code } }, json, file]
+instances:
+  cap: { plugin: replay, file: x.pcap }
+  file: { plugin: file, file: x.json }"
+check_err "unknown key" "bad.yaml:2:.*fields/latitude.*unknown key 'latitude'; expected one of country, city" \
+"stacks:
+  s: [cap, decode, { plugin: geoip, databases: [x.mmdb], fields: { latitude: location.latitude } }, json, file]
 instances:
   cap: { plugin: replay, file: x.pcap }
   file: { plugin: file, file: x.json }"
@@ -104,4 +110,4 @@ if "$SLUICE" -c "$WORK/m.yaml" >"$WORK/m.log" 2>&1; then fail "started without i
 grep -q "geoip: .*$WORK/missing.mmdb: Error opening the specified MaxMind DB file" "$WORK/m.log" ||
 	fail "missing file: $(cat "$WORK/m.log")"
 [ ! -s "$WORK/m.json" ] || fail "records written although a database is missing"
-pass "$(cat "$WORK"/*.json | wc -l) records compared on three layouts, four errors"
+pass "$(cat "$WORK"/*.json | wc -l) records compared on three layouts, five errors"
