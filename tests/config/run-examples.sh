@@ -8,6 +8,7 @@ pass=0 fail=0
 for conf in conf/*.yaml; do
 	# the kafka output is only built with SLUICE_WITH_KAFKA
 	[ "$conf" != conf/kafka.yaml ] || [ -e "$BUILDDIR/plugins/kafka.so" ] || continue
+	[ "$conf" != conf/geoip.yaml ] || [ -e "$BUILDDIR/plugins/geoip.so" ] || continue
 	if out=$("$SLUICE" -t -c "$conf" 2>&1); then
 		pass=$((pass + 1))
 	else
