@@ -1,0 +1,489 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * ratelimit: a token bucket of `rate` records per second holding at most
+ * `burst` tokens, one for the whole stream or one per `key` (a list of
+ * fields, e.g. [src_addr]) in a bounded table of `max_keys` buckets with
+ * LRU eviction.  A record that finds its bucket empty is dropped and
+ * counted ("suppressed").  When a key is let through again after a
+ * suppression, one summary record goes right before that record, like
+ * printk's "callbacks suppressed":
+ *
+ *   text = "<prefix>N records suppressed", suppressed = N, key = "src_addr=..."
+ *
+ * (prefix: the prefix of the first suppressed record, as the kernel prints
+ * it at the start of its line).  A summary also goes out when its key is
+ * evicted from a full table and at flush(): no suppressed count is lost
+ * without a record of it.
+ *
+ * Time is the records' own timestamp (the kernel's, or the capture's for
+ * replay), else the wall clock of the batch: a replayed capture is limited
+ * in capture time, so it gives the same records however fast it is read,
+ * and live traffic in real time.  Tokens are counted in 1e-9 of a record,
+ * so refilling is exact integer arithmetic: (t - last) ns * rate.
+ *
+ * Per record: one key built into a fixed-size buffer, one hash lookup,
+ * no allocation.  Lookups are done in groups with prefetches, as flow.c
+ * does, so the cache misses of a large table overlap.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+
+#include <sluice/plugin.h>
+
+#include "fmt.h"
+#include "keytable.h"
+#include "reckey.h"
+#include "splice.h"
+
+#define TOKEN 1000000000ULL	/* one record's worth of tokens */
+#define PREFIX_MAX 55
+#define SUMMARY_ROOM 1024
+
+struct rl_cfg {
+	int64_t rate;
+	int64_t burst;
+	struct sl_strlist key;
+	int64_t max_keys;
+};
+
+/* A bucket: 88 bytes; what every record touches comes first. */
+struct bucket {
+	uint64_t tokens;	/* in 1/TOKEN records */
+	int64_t last;		/* ns since the epoch of the last refill */
+	uint64_t suppressed;	/* since the last record let through */
+	uint8_t plen;
+	bool has_prefix;
+	char prefix[PREFIX_MAX];
+};
+
+struct rl_state {
+	const struct sl_host *host;
+	struct sl_instance *inst;
+	uint64_t rate, cap;		/* tokens per ns, most tokens */
+	bool keyed;
+	struct sl_reckey key;
+	struct sl_keytable tab;
+	uint32_t max_keys;
+	struct bucket one;		/* no key: the only bucket */
+	struct sl_splice sp;
+	struct sl_batch *out;		/* summaries that could not go in place */
+	bool started;
+	int f_suppressed, f_key;
+	int c_suppressed, c_summaries, c_evicted, c_lost;
+};
+
+static const struct sl_option rl_options[] = {
+	SL_OPT_INT("rate", struct rl_cfg, rate, SL_REQUIRED, 1, 1000000000,
+		   "records per second let through (per key)"),
+	SL_OPT_INT("burst", struct rl_cfg, burst, "0", 0, 1000000000,
+		   "records let through at once after a quiet spell; 0: rate (one second's worth)"),
+	SL_OPT_LIST("key", struct rl_cfg, key, NULL,
+		    "fields whose values make one bucket each (e.g. [src_addr]); none: one bucket"),
+	SL_OPT_INT("max_keys", struct rl_cfg, max_keys, "65536", 1, 1 << 24,
+		   "buckets held at once (about 128 bytes each); when full the least recent goes"),
+	SL_OPT_END
+};
+
+static const struct sl_field_decl rl_provides[] = {
+	/* only in summary records */
+	SL_FIELD_DECL(SL_F_TEXT),
+	SL_FIELD_DECL(SL_F_PREFIX),
+	SL_FIELD_DECL(SL_F_TIMESTAMP),
+	{"suppressed", SL_T_U64},
+	{"key", SL_T_STRING},
+	SL_FIELD_END
+};
+
+static const struct sl_field_decl rl_reads[] = {
+	SL_FIELD_DECL(SL_F_PREFIX),
+	SL_FIELD_DECL(SL_F_TIMESTAMP),
+	SL_FIELD_END
+};
+
+/* ---- time and tokens ---- */
+
+static int64_t wall_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_REALTIME, &t);
+	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+static inline int64_t rec_time(const struct sl_record *r, int64_t wall)
+{
+	if (sl_has(r, SL_F_TIMESTAMP))
+		return r->v[SL_F_TIMESTAMP].time.sec * 1000000000 + r->v[SL_F_TIMESTAMP].time.nsec;
+	return wall;
+}
+
+/* Take a token at time t: true if the record may pass. */
+static inline bool take(const struct rl_state *st, struct bucket *bk, int64_t t)
+{
+	if (t > bk->last) {
+		uint64_t dt = (uint64_t)(t - bk->last);
+
+		/* (cap - tokens) / rate: the time that fills the bucket; no overflow past it */
+		if (dt >= (st->cap - bk->tokens) / st->rate)
+			bk->tokens = st->cap;
+		else
+			bk->tokens += dt * st->rate;
+		bk->last = t;
+	}
+	if (bk->tokens >= TOKEN) {
+		bk->tokens -= TOKEN;
+		return true;
+	}
+	return false;
+}
+
+static void new_bucket(const struct rl_state *st, struct bucket *bk, int64_t t)
+{
+	memset(bk, 0, sizeof(*bk));
+	bk->tokens = st->cap;
+	bk->last = t;
+}
+
+/* A record over the limit: count it, and remember the prefix of the first. */
+static inline void suppress(struct bucket *bk, const struct sl_record *r)
+{
+	if (bk->suppressed++)
+		return;
+	bk->has_prefix = sl_has(r, SL_F_PREFIX);
+	if (bk->has_prefix) {
+		uint32_t n = r->v[SL_F_PREFIX].bytes.len;
+
+		bk->plen = (uint8_t)(n < PREFIX_MAX ? n : PREFIX_MAX);
+		memcpy(bk->prefix, r->v[SL_F_PREFIX].bytes.ptr, bk->plen);
+	}
+}
+
+/* ---- summaries ---- */
+
+static void set_time(struct sl_record *r, int64_t ns)
+{
+	int64_t s = ns / 1000000000, n = ns % 1000000000;
+
+	if (n < 0) {
+		s--;
+		n += 1000000000;
+	}
+	sl_set_time(r, SL_F_TIMESTAMP, s, (uint32_t)n);
+}
+
+/*
+ * Fill summary r (in batch b, whose arena holds its strings) for bucket
+ * bk of key `key` (NULL: no key).  false when the arena is full.
+ */
+static bool fill_summary(struct rl_state *st, struct sl_batch *b, struct sl_record *r,
+			 const struct bucket *bk, const uint8_t *key, int64_t t)
+{
+	size_t mark = sl_batch_mark(b);
+	char *mem = sl_batch_alloc(b, SUMMARY_ROOM);
+	struct fmt_buf fb;
+	size_t tlen;
+
+	if (!mem)
+		return false;
+	fmt_init(&fb, mem, SUMMARY_ROOM);
+	if (bk->has_prefix)
+		fmt_mem(&fb, bk->prefix, bk->plen);
+	fmt_u64(&fb, bk->suppressed);
+	fmt_lit(&fb, " records suppressed");
+	tlen = fb.len;
+	if (key)
+		sl_reckey_format(&st->key, key, &fb);
+	if (fb.overflow) {
+		sl_batch_rewind(b, mark);
+		return false;
+	}
+	sl_batch_trim(b, mem, fb.len);
+	sl_set_bytes(r, SL_F_TEXT, mem, (uint32_t)tlen);
+	if (key)
+		sl_set_bytes(r, (sl_field)st->f_key, mem + tlen, (uint32_t)(fb.len - tlen));
+	if (bk->has_prefix)
+		sl_set_bytes(r, SL_F_PREFIX, mem, bk->plen);
+	sl_set_u64(r, (sl_field)st->f_suppressed, bk->suppressed);
+	set_time(r, t);
+	return true;
+}
+
+static void out_flush(struct rl_state *st)
+{
+	struct sl_batch *b = st->out;
+
+	if (!b)
+		return;
+	st->out = NULL;
+	st->host->emit(st->inst, b);
+}
+
+/* A summary in the filter's own batch (emitted before the batch being processed). */
+static void summary_out(struct rl_state *st, const struct bucket *bk, const uint8_t *key, int64_t t)
+{
+	for (int attempt = 0; attempt < 2; attempt++) {
+		struct sl_record *r;
+
+		if (!st->out)
+			st->out = st->host->batch_get(st->inst);
+		if (!st->out)
+			break;
+		r = sl_batch_add(st->out);
+		if (r && fill_summary(st, st->out, r, bk, key, t)) {
+			st->host->counter_add(st->inst, st->c_summaries, 1);
+			return;
+		}
+		if (r)
+			sl_batch_unadd(st->out);
+		out_flush(st);	/* full: send it, try once more in a new one */
+	}
+	st->host->counter_add(st->inst, st->c_lost, 1);
+	st->host->error_add(st->inst, 1);
+}
+
+/* The summary before the walk's next record, in place when there is room. */
+static void summary_here(struct rl_state *st, const struct bucket *bk, const uint8_t *key, int64_t t)
+{
+	struct sl_batch *b = st->sp.b;
+	size_t mark = sl_batch_mark(b);
+	struct sl_record *r = sl_splice_insert(&st->sp);
+
+	if (r && fill_summary(st, b, r, bk, key, t)) {
+		st->host->counter_add(st->inst, st->c_summaries, 1);
+		return;
+	}
+	if (r) {
+		/* the arena is full: the inserted record becomes a gap again */
+		st->sp.w--;
+		st->sp.spare[st->sp.nspare++] = r;
+		sl_batch_rewind(b, mark);
+	}
+	summary_out(st, bk, key, t);
+}
+
+static void on_evict(void *ctx, const struct sl_keytable *t, uint32_t i)
+{
+	struct rl_state *st = ctx;
+	const struct bucket *bk = sl_kt_value(t, i);
+
+	st->host->counter_add(st->inst, st->c_evicted, 1);
+	if (bk->suppressed)
+		summary_out(st, bk, sl_kt_key(t, i), bk->last);
+}
+
+/* ---- records ---- */
+
+/* One record through its bucket. */
+static inline void one(struct rl_state *st, struct bucket *bk, const uint8_t *key, int64_t t,
+		       uint64_t *dropped)
+{
+	struct sl_record *r = sl_splice_peek(&st->sp);
+
+	if (!take(st, bk, t)) {
+		suppress(bk, r);
+		sl_splice_drop(&st->sp);
+		++*dropped;
+		return;
+	}
+	if (bk->suppressed) {
+		summary_here(st, bk, key, t);
+		bk->suppressed = 0;
+	}
+	sl_splice_keep(&st->sp);
+}
+
+#define GROUP 16
+
+static void process_keyed(struct rl_state *st, int64_t wall, uint64_t *dropped)
+{
+	uint8_t k[GROUP][SL_RECKEY_MAX_BYTES];
+	uint32_t h[GROUP];
+
+	while (st->sp.r < st->sp.n) {
+		unsigned n = st->sp.n - st->sp.r < GROUP ? st->sp.n - st->sp.r : GROUP;
+		unsigned base = st->sp.r;
+
+		for (unsigned j = 0; j < n; j++) {
+			sl_reckey_build(&st->key, st->sp.b->rec[base + j], k[j]);
+			h[j] = sl_kt_hash(&st->tab, k[j]);
+			sl_kt_prefetch(&st->tab, h[j]);
+		}
+		for (unsigned j = 0; j < n; j++)
+			sl_kt_prefetch_entry(&st->tab, h[j]);
+		for (unsigned j = 0; j < n; j++) {
+			int64_t t = rec_time(sl_splice_peek(&st->sp), wall);
+			bool created;
+			uint32_t i = sl_kt_get(&st->tab, k[j], h[j], &created, on_evict, st);
+			struct bucket *bk = sl_kt_value(&st->tab, i);
+
+			if (created)
+				new_bucket(st, bk, t);
+			/* an insert may have shifted rec[]: the walk's cursor is what counts */
+			one(st, bk, k[j], t, dropped);
+		}
+	}
+}
+
+static int rl_process(void *state, struct sl_batch *b)
+{
+	struct rl_state *st = state;
+	int64_t wall = wall_ns();
+	uint64_t dropped = 0;
+
+	if (sl_splice_begin(&st->sp, b) < 0)
+		return -1;
+	if (st->keyed) {
+		process_keyed(st, wall, &dropped);
+	} else {
+		while (st->sp.r < st->sp.n)
+			one(st, &st->one, NULL, rec_time(sl_splice_peek(&st->sp), wall), &dropped);
+	}
+	sl_splice_end(&st->sp);
+	if (dropped)
+		st->host->counter_add(st->inst, st->c_suppressed, dropped);
+	out_flush(st);
+	return 0;
+}
+
+/* Shutdown (and reload): a summary for every key still suppressing, least recent first. */
+static int rl_flush(void *state)
+{
+	struct rl_state *st = state;
+
+	if (!st->started)
+		return 0;
+	if (!st->keyed) {
+		if (st->one.suppressed)
+			summary_out(st, &st->one, NULL, st->one.last);
+		st->one.suppressed = 0;
+	} else {
+		for (uint32_t i = sl_kt_oldest(&st->tab); i != SL_KT_NIL; i = sl_kt_newer(&st->tab, i)) {
+			struct bucket *bk = sl_kt_value(&st->tab, i);
+
+			if (bk->suppressed)
+				summary_out(st, bk, sl_kt_key(&st->tab, i), bk->last);
+			bk->suppressed = 0;
+		}
+	}
+	out_flush(st);
+	return 0;
+}
+
+/* ---- lifecycle ---- */
+
+static int configure_key(struct rl_state *st, const struct rl_cfg *cfg)
+{
+	const struct sl_host *host = st->host;
+
+	for (unsigned i = 0; i < cfg->key.n; i++) {
+		const char *name = cfg->key.v[i];
+		int id = host->need_field(st->inst, "key", name);
+
+		if (id < 0)
+			return -1;
+		if (sl_reckey_add(&st->key, (sl_field)id, host->field_type(st->inst, id), name) < 0) {
+			host->config_error(st->inst, "key",
+					   "too many fields: a key holds at most %d fields and %d bytes "
+					   "(strings take 24, addresses 17, numbers 9)",
+					   SL_RECKEY_MAX_FIELDS, SL_RECKEY_MAX_BYTES);
+			return -1;
+		}
+	}
+	st->keyed = cfg->key.n > 0;
+	return 0;
+}
+
+static int rl_configure(const struct sl_host *host, struct sl_instance *inst, const void *config,
+			void **state)
+{
+	const struct rl_cfg *cfg = config;
+	struct rl_state *st = calloc(1, sizeof(*st));
+	uint64_t burst = cfg->burst ? (uint64_t)cfg->burst : (uint64_t)cfg->rate;
+
+	if (!st) {
+		host->config_error(inst, NULL, "out of memory");
+		return -1;
+	}
+	st->host = host;
+	st->inst = inst;
+	st->rate = (uint64_t)cfg->rate;
+	st->cap = burst * TOKEN;
+	st->max_keys = (uint32_t)cfg->max_keys;
+	sl_reckey_init(&st->key, 0);
+	if (configure_key(st, cfg) < 0) {
+		free(st);
+		return -1;
+	}
+	st->f_suppressed = host->field_id(inst, "suppressed");
+	st->f_key = host->field_id(inst, "key");
+	if (st->f_suppressed < 0 || st->f_key < 0) {
+		host->config_error(inst, NULL, "fields 'suppressed' and 'key' are not registered");
+		free(st);
+		return -1;
+	}
+	st->c_suppressed = host->counter_new(inst, "suppressed");
+	st->c_summaries = host->counter_new(inst, "summaries");
+	st->c_evicted = host->counter_new(inst, "evicted");
+	st->c_lost = host->counter_new(inst, "lost");
+	*state = st;
+	return 0;
+}
+
+static int rl_start(void *state)
+{
+	struct rl_state *st = state;
+	uint64_t seed;
+
+	/* A secret seed: crafted sources cannot pile into one chain. */
+	if (getrandom(&seed, sizeof(seed), GRND_NONBLOCK) != sizeof(seed))
+		seed = (uint64_t)wall_ns() ^ (uint64_t)(uintptr_t)st;
+	st->key.seed = seed;
+	if (st->keyed && !st->tab.mem &&
+	    sl_kt_init(&st->tab, st->max_keys, st->key.len, sizeof(struct bucket), seed) < 0) {
+		st->host->log(st->inst, SL_LOG_ERR, "cannot allocate a table of %u keys", st->max_keys);
+		return -1;
+	}
+	st->started = true;
+	return 0;
+}
+
+static void rl_stop(void *state)
+{
+	struct rl_state *st = state;
+
+	if (st->out) {
+		st->host->batch_put(st->inst, st->out);
+		st->out = NULL;
+	}
+	st->started = false;
+}
+
+static void rl_destroy(void *state)
+{
+	struct rl_state *st = state;
+
+	sl_kt_free(&st->tab);
+	sl_splice_free(&st->sp);
+	free(st);
+}
+
+static const struct sl_plugin rl_plugin = {
+	SL_PLUGIN_HEADER,
+	.kind = SL_KIND_FILTER,
+	.name = "ratelimit",
+	.description = "token bucket per key: drop records over rate/burst, then one summary record",
+	.config_size = sizeof(struct rl_cfg),
+	.options = rl_options,
+	.provides = rl_provides,
+	.configure = rl_configure,
+	.start = rl_start,
+	.process = rl_process,
+	.flush = rl_flush,
+	.stop = rl_stop,
+	.destroy = rl_destroy,
+	.reads = rl_reads,
+};
+
+SLUICE_PLUGIN(rl_plugin)
