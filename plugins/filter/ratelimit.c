@@ -269,8 +269,9 @@ static void on_evict(void *ctx, const struct sl_keytable *t, uint32_t i)
 	const struct bucket *bk = sl_kt_value(t, i);
 
 	st->host->counter_add(st->inst, st->c_evicted, 1);
+	/* only during a walk: in place, after the evicted key's records of this batch */
 	if (bk->suppressed)
-		summary_out(st, bk, sl_kt_key(t, i), bk->last);
+		summary_here(st, bk, sl_kt_key(t, i), bk->last);
 }
 
 /* ---- records ---- */
