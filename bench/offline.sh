@@ -3,7 +3,7 @@
 #
 # Offline throughput of sluice on one core, against tcpdump and nfdump.
 #
-#   bench/offline.sh [-n RECORDS] [-r RUNS] [-c CPU] [-w WORKDIR] [-o OUTDIR] [-b BUILDDIR] [-s] [-k]
+#   bench/offline.sh [-n RECORDS] [-r RUNS] [-c CPU] [-w WORKDIR] [-o OUTDIR] [-b BUILDDIR] [-s] [-F] [-k]
 #   (BUILDDIR also from $BUILDDIR or $BUILD; default ./build)
 #
 # 1. Generates an NFLOG-linktype capture of RECORDS records (default 5
@@ -26,10 +26,19 @@
 #    copied it into the receive buffer); from a capture larger than the
 #    cache, reading the payload from memory would be most of the checksum.
 #
+# 3. Filters (issue 12): a capture of RECORDS records whose clients are
+#    100 000 addresses (gen_nflog -a), through replay -> decode -> benchnull
+#    and the same with each filter before benchnull; the difference in CPU
+#    time per record is the filter's cost (median of RUNS, at least 5):
+#      ratelimit {rate: 1, burst: 5, key: [src_addr], max_keys: 131072}
+#    (every record a lookup in a table of 100 000 buckets, larger than the
+#    cache; records over the limit dropped, summaries made).
+#
 # Outputs go to OUTDIR (default /dev/shm/sluice-bench-offline: tmpfs, so
 # the disk's writeback does not throttle the writer), and again to
 # /dev/null, which leaves what the program itself costs.
-# -s skips part 1 (checksums only); -k keeps the work directory.
+# -s skips part 1 (checksums and filters only); -F runs part 3 alone; -k
+# keeps the work directory.
 # Rates are records per CPU second (user + system) of the whole process:
 # start, read, write, flush, exit.  CPU time rather than wall time because
 # the machine is shared: it stays near the truth when another process runs
@@ -49,8 +58,9 @@ CPU=1
 WORK=/tmp/sluice-bench-offline
 OUT=/dev/shm/sluice-bench-offline
 ONLY_CSUM=0
+ONLY_FILTERS=0
 KEEP=0
-while getopts "n:r:c:w:o:b:sk" o; do
+while getopts "n:r:c:w:o:b:sFk" o; do
 	case $o in
 	n) N=$OPTARG ;;
 	r) RUNS=$OPTARG ;;
@@ -59,6 +69,7 @@ while getopts "n:r:c:w:o:b:sk" o; do
 	o) OUT=$OPTARG ;;
 	b) BUILD=$OPTARG ;;
 	s) ONLY_CSUM=1 ;;
+	F) ONLY_FILTERS=1 ;;
 	k) KEEP=1 ;;
 	*) sed -n '6,7p' "$0" >&2; exit 64 ;;
 	esac
@@ -140,7 +151,7 @@ sluice_conf() {
 }
 
 IN=$WORK/mix.pcap
-if [ "$ONLY_CSUM" = 0 ]; then
+if [ "$ONLY_CSUM" = 0 ] && [ "$ONLY_FILTERS" = 0 ]; then
 	echo "== part 1: $N records, $RUNS runs each, CPU $CPU" >&2
 	gen "$IN" "$N" mix
 	cat "$IN" >/dev/null	# in the page cache before the first timing
@@ -192,8 +203,9 @@ if [ "$ONLY_CSUM" = 0 ]; then
 	rm -rf "${OUT:?}"/* "$WORK/flows"
 fi
 
-echo "== part 2: decode checksums" >&2
+[ "$ONLY_FILTERS" = 1 ] || echo "== part 2: decode checksums" >&2
 for size in 64 1400; do
+	[ "$ONLY_FILTERS" = 0 ] || break
 	loops=$((N / 5 / 512))
 	n=$((loops * 512))
 	f=$WORK/size$size.pcap
@@ -214,11 +226,33 @@ for size in 64 1400; do
 	RUNS=$runs
 done
 
+echo "== part 3: filters over 100 000 sources" >&2
+f=$WORK/sources.pcap
+gen_sources() {
+	[ -s "$f" ] && [ "$(cat "$f.n" 2>/dev/null)" = "$N sources" ] && return 0
+	"$WORK/gen_nflog" -o "$f" -n "$N" -a 100000
+	echo "$N sources" >"$f.n"
+}
+gen_sources
+cat "$f" >/dev/null
+R="{ plugin: replay, file: $f }, { plugin: decode, ifnames: false }"
+sluice_conf "$WORK/fbase.yaml" "$R, benchnull"
+sluice_conf "$WORK/frl.yaml" "$R, { plugin: ratelimit, rate: 1, burst: 5, key: [src_addr], max_keys: 131072 }, benchnull"
+runs=$RUNS
+RUNS=$((runs < 5 ? 5 : runs))
+bench "filter base" "$N" rec "" "check_out benchnull $N" "$SLUICE" -c "$WORK/fbase.yaml"
+bench "filter ratelimit" "$N" rec "" "check_out ratelimit $N" "$SLUICE" -c "$WORK/frl.yaml"
+RUNS=$runs
+rl_counters=$(grep "counters: [^ ]*ratelimit (ratelimit)" "$WORK/last.err" | sed 's/.*errors=[0-9]* //')
+printf '%s\t%s\t%s\t%s\n' "#ratelimit" "$rl_counters" "" "" >>"$RESULTS"
+echo "  ratelimit: $rl_counters" >&2
+
 # The tables also go into docs/BENCHMARKS.md (DOC=path for another file,
 # NODOC=1 for none), between its offline-tables / offline-csum-tables
 # markers; the prose around them is not touched.
 BY="bench/offline.sh -n $N -r $RUNS -c $CPU"
 [ "$ONLY_CSUM" = 1 ] && BY="$BY -s"
+[ "$ONLY_FILTERS" = 1 ] && BY="$BY -F"
 DOC=${DOC:-$SRC/docs/BENCHMARKS.md}
 [ "${NODOC:-0}" = 1 ] && DOC=
 python3 "$SRC/bench/report.py" "$RESULTS" --by "$BY" ${DOC:+--doc "$DOC"} | tee "$WORK/results.md"

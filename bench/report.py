@@ -4,7 +4,8 @@
 WALL:CPU seconds) into the markdown tables of docs/BENCHMARKS.md: median
 rate per CPU second of the runs with the spread (slowest to fastest run),
 and the median rate per wall-clock second.  With --doc, also into the
-offline-tables and offline-csum-tables blocks of that document."""
+offline-tables, offline-csum-tables and offline-filter-tables blocks of
+that document."""
 import argparse
 import statistics
 import sys
@@ -20,6 +21,8 @@ TARGETS = {
 }
 for _k in list(TARGETS):
     TARGETS[_k + " (/dev/null)"] = TARGETS[_k]
+# Filters (issue 12): CPU ns per record over replay -> decode -> benchnull.
+FILTER_TARGETS = {"ratelimit": 50}
 
 
 def fmt_rate(r):
@@ -39,7 +42,7 @@ def tables(path):
             rows.append((name, int(n), unit, [c for _, c in runs], [w for w, _ in runs]))
 
     out = []
-    main_rows = [r for r in rows if not r[0].startswith("csum")]
+    main_rows = [r for r in rows if not r[0].startswith(("csum", "filter "))]
     if main_rows:
         out.append(f"Capture: {main_rows[0][1]:,} NFLOG records, mean "
                    f"{meta.get('meanrec', '?')} bytes per record (pcap header included); "
@@ -87,7 +90,30 @@ def tables(path):
                        f"{cell(d['replay → decode (checksums) → benchnull'])} | "
                        f"{dec - null:.1f} ns | {ck - dec:.1f} ns | "
                        f"{(ck - dec) / dec * 100:.1f} % |")
-    return main_md, "\n".join(out)
+    return main_md, "\n".join(out), filter_table(rows, meta)
+
+
+def filter_table(rows, meta):
+    """ns per record of each "filter NAME" row over "filter base", medians."""
+    per = {name[7:]: (n, sorted(t / n * 1e9 for t in times))
+           for name, n, unit, times, _ in rows if name.startswith("filter ")}
+    if "base" not in per:
+        return ""
+    n, base = per.pop("base")
+    b = statistics.median(base)
+    out = [f"{n:,} records from 100 000 sources, median of {len(base)} runs (range); "
+           f"replay → decode → benchnull: {b:.1f} ns per record.\n",
+           "| filter | pipeline ns/record | filter ns/record | target | counters |",
+           "|---|---|---|---|---|"]
+    for name, (_, v) in per.items():
+        m = statistics.median(v)
+        target = FILTER_TARGETS.get(name)
+        verdict = ""
+        if target:
+            verdict = f"{target} ns: " + ("met" if m - b <= target else "**missed**")
+        out.append(f"| {name} | {m:.1f} ({v[0]:.1f}–{v[-1]:.1f}) | {m - b:.1f} | {verdict} | "
+                   f"{meta.get(name, '')} |")
+    return "\n".join(out)
 
 
 def main():
@@ -96,8 +122,8 @@ def main():
     ap.add_argument("--doc", help="also rewrite the offline-tables and offline-csum-tables blocks of this file")
     ap.add_argument("--by", default="bench/offline.sh", help="the command line, for the date/commit/machine line")
     a = ap.parse_args()
-    main_md, csum_md = tables(a.results)
-    for t in (main_md, csum_md):
+    main_md, csum_md, filter_md = tables(a.results)
+    for t in (main_md, csum_md, filter_md):
         if t:
             print(t + "\n")
     if a.doc:
@@ -107,6 +133,8 @@ def main():
             blocks["offline-tables"] = line + "\n\n" + main_md
         if csum_md:
             blocks["offline-csum-tables"] = line + "\n\n" + csum_md
+        if filter_md:
+            blocks["offline-filter-tables"] = line + "\n\n" + filter_md
         try:
             benchdoc.replace_in_file(a.doc, blocks)
         except (OSError, ValueError) as e:

@@ -21,7 +21,12 @@ int sl_kt_init(struct sl_keytable *t, uint32_t cap, uint32_t klen, uint32_t vlen
 	t->vlen = vlen;
 	t->voff = (uint32_t)sizeof(struct sl_kt_head) + ((klen + 7) & ~7u);
 	t->stride = (t->voff + vlen + 7) & ~7u;
-	t->mem = calloc(cap, t->stride);
+	/* an entry of up to a cache line is one cache line: one miss per lookup */
+	if (t->stride <= 64)
+		t->stride = 64;
+	t->mem = aligned_alloc(64, (size_t)cap * t->stride);
+	if (t->mem)
+		memset(t->mem, 0, (size_t)cap * t->stride);
 	t->bucket = malloc((size_t)nb * sizeof(*t->bucket));
 	if (!t->mem || !t->bucket) {
 		sl_kt_free(t);
@@ -46,44 +51,6 @@ void sl_kt_free(struct sl_keytable *t)
 	t->mem = NULL;
 	t->bucket = NULL;
 	t->cap = t->used = 0;
-}
-
-static inline uint64_t mix(uint64_t h, uint64_t v)
-{
-	h ^= v;
-	h *= 0x9e3779b97f4a7c15ULL;
-	return h ^ (h >> 29);
-}
-
-uint32_t sl_kt_hash(const struct sl_keytable *t, const void *key)
-{
-	const uint8_t *p = key;
-	uint64_t h = t->seed ^ t->klen, v;
-	uint32_t n = t->klen;
-
-	for (; n >= 8; n -= 8, p += 8) {
-		memcpy(&v, p, 8);
-		h = mix(h, v);
-	}
-	if (n) {
-		v = 0;
-		memcpy(&v, p, n);
-		h = mix(h, v);
-	}
-	h ^= h >> 32;
-	h *= 0xbf58476d1ce4e5b9ULL;
-	return (uint32_t)(h ^ (h >> 31));
-}
-
-uint32_t sl_kt_find(const struct sl_keytable *t, const void *key, uint32_t h)
-{
-	for (uint32_t i = t->bucket[h & t->bmask]; i != SL_KT_NIL; i = sl_kt_entry(t, i)->hnext) {
-		const struct sl_kt_head *e = sl_kt_entry(t, i);
-
-		if (e->hash == h && memcmp(sl_kt_key(t, i), key, t->klen) == 0)
-			return i;
-	}
-	return SL_KT_NIL;
 }
 
 static void lru_unlink(struct sl_keytable *t, uint32_t i)

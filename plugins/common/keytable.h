@@ -3,7 +3,8 @@
  * A bounded table of fixed-size byte keys, each with a fixed-size value,
  * for filters that keep state per key (ratelimit's buckets).  Everything
  * is allocated once by sl_kt_init(): `cap` entries in one array (header,
- * key, value, `stride` bytes apart), a power-of-two bucket array and a
+ * key, value, `stride` bytes apart: one aligned cache line when they fit
+ * in 64 bytes), a power-of-two bucket array and a
  * doubly linked LRU list through the entries, by index.  When the table
  * is full, inserting a new key reuses the entry used least recently; the
  * caller sees the victim first (evict callback) so that nothing it holds
@@ -23,7 +24,7 @@
 #include <string.h>
 
 #define SL_KT_NIL UINT32_MAX
-#define SL_KT_KEY_MAX 64
+#define SL_KT_KEY_MAX 96
 
 struct sl_kt_head {
 	uint32_t hash;
@@ -49,7 +50,33 @@ struct sl_keytable {
 int sl_kt_init(struct sl_keytable *t, uint32_t cap, uint32_t klen, uint32_t vlen, uint64_t seed);
 void sl_kt_free(struct sl_keytable *t);
 
-uint32_t sl_kt_hash(const struct sl_keytable *t, const void *key);
+static inline uint64_t sl_kt_mix_(uint64_t h, uint64_t v)
+{
+	h ^= v;
+	h *= 0x9e3779b97f4a7c15ULL;
+	return h ^ (h >> 29);
+}
+
+/* Inline, as the lookup: they run once per record. */
+static inline uint32_t sl_kt_hash(const struct sl_keytable *t, const void *key)
+{
+	const uint8_t *p = (const uint8_t *)key;
+	uint64_t h = t->seed ^ t->klen, v;
+	uint32_t n = t->klen;
+
+	for (; n >= 8; n -= 8, p += 8) {
+		memcpy(&v, p, 8);
+		h = sl_kt_mix_(h, v);
+	}
+	if (n) {
+		v = 0;
+		memcpy(&v, p, n);
+		h = sl_kt_mix_(h, v);
+	}
+	h ^= h >> 32;
+	h *= 0xbf58476d1ce4e5b9ULL;
+	return (uint32_t)(h ^ (h >> 31));
+}
 
 static inline struct sl_kt_head *sl_kt_entry(const struct sl_keytable *t, uint32_t i)
 {
@@ -81,8 +108,45 @@ static inline void sl_kt_prefetch_entry(const struct sl_keytable *t, uint32_t h)
 		__builtin_prefetch(sl_kt_entry(t, i));
 }
 
+/* A hint: entry i's LRU neighbours will be written soon (it is about to be used). */
+static inline void sl_kt_prefetch_neighbours(const struct sl_keytable *t, uint32_t i)
+{
+	const struct sl_kt_head *e = sl_kt_entry(t, i);
+
+	if (e->prev != SL_KT_NIL)
+		__builtin_prefetch(sl_kt_entry(t, e->prev), 1);
+	if (e->next != SL_KT_NIL)
+		__builtin_prefetch(sl_kt_entry(t, e->next), 1);
+}
+
+/* The first entry of hash h's bucket, or SL_KT_NIL (for prefetching). */
+static inline uint32_t sl_kt_first(const struct sl_keytable *t, uint32_t h)
+{
+	return t->bucket[h & t->bmask];
+}
+
+static inline bool sl_kt_same_(const struct sl_keytable *t, const uint8_t *a, const uint8_t *b)
+{
+	uint64_t x, y, d = 0;
+
+	if (t->klen & 7)
+		return memcmp(a, b, t->klen) == 0;
+	for (uint32_t o = 0; o < t->klen; o += 8) {
+		memcpy(&x, a + o, 8);
+		memcpy(&y, b + o, 8);
+		d |= x ^ y;
+	}
+	return d == 0;
+}
+
 /* The entry of key (hash h), or SL_KT_NIL.  Does not touch the LRU order. */
-uint32_t sl_kt_find(const struct sl_keytable *t, const void *key, uint32_t h);
+static inline uint32_t sl_kt_find(const struct sl_keytable *t, const void *key, uint32_t h)
+{
+	for (uint32_t i = t->bucket[h & t->bmask]; i != SL_KT_NIL; i = sl_kt_entry(t, i)->hnext)
+		if (sl_kt_entry(t, i)->hash == h && sl_kt_same_(t, sl_kt_key(t, i), (const uint8_t *)key))
+			return i;
+	return SL_KT_NIL;
+}
 
 /* Make entry i the most recently used. */
 void sl_kt_touch(struct sl_keytable *t, uint32_t i);

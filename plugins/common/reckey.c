@@ -15,16 +15,14 @@ static unsigned slot_len(enum sl_type type)
 {
 	switch (type) {
 	case SL_T_U64:
-		return 1 + 8;
-	case SL_T_ADDR:
-		return 1 + 16;
 	case SL_T_MAC:
-		return 1 + 6;
+		return 8 + 8;
+	case SL_T_ADDR:
 	case SL_T_TIME:
-		return 1 + 12;
+		return 8 + 16;
 	case SL_T_STRING:
 	case SL_T_BYTES:
-		return 1 + 1 + SL_RECKEY_STR_INLINE;
+		return 8 + SL_RECKEY_STR_INLINE;
 	}
 	return 0;
 }
@@ -65,50 +63,63 @@ uint64_t sl_reckey_hash_bytes(uint64_t seed, const uint8_t *p, size_t n)
 	return h ^ (h >> 33);
 }
 
+/* A string slot: header word (1, length) at s, the value after it. */
 static void put_bytes(const struct sl_reckey *k, uint8_t *s, const struct sl_bytes *v)
 {
+	uint64_t w[SL_RECKEY_STR_INLINE / 8] = {0}, hdr;
+
 	if (v->len <= SL_RECKEY_STR_INLINE) {
-		s[0] = (uint8_t)v->len;
+		hdr = 1 | (uint64_t)v->len << 8;
 		if (v->len)
-			memcpy(s + 1, v->ptr, v->len);
-		memset(s + 1 + v->len, 0, SL_RECKEY_STR_INLINE - v->len);
+			memcpy(w, v->ptr, v->len);
 	} else {
 		uint64_t h = sl_reckey_hash_bytes(k->seed, v->ptr, v->len);
 
-		s[0] = 0xff;
-		memcpy(s + 1, v->ptr, SL_RECKEY_STR_HEAD);
-		memcpy(s + 1 + SL_RECKEY_STR_HEAD, &h, 8);
+		hdr = 1 | (uint64_t)0xff << 8;
+		memcpy(w, v->ptr, SL_RECKEY_STR_HEAD);
+		w[SL_RECKEY_STR_HEAD / 8] = h;
 	}
+	memcpy(s, &hdr, 8);
+	memcpy(s + 8, w, sizeof(w));
 }
 
 void sl_reckey_build(const struct sl_reckey *k, const struct sl_record *r, uint8_t *out)
 {
+	static const uint64_t one = 1, zero[SL_RECKEY_MAX_BYTES / 8];
+
 	for (unsigned i = 0; i < k->n; i++) {
 		const struct sl_reckey_field *f = &k->f[i];
 		const union sl_value *v = &r->v[f->id];
 		uint8_t *s = out + f->off;
+		uint64_t w;
 
 		if (!sl_has(r, f->id)) {
-			memset(s, 0, f->len);
+			memcpy(s, zero, f->len);
 			continue;
 		}
-		s[0] = 1;
 		switch (f->type) {
 		case SL_T_U64:
-			memcpy(s + 1, &v->u64, 8);
+			memcpy(s, &one, 8);
+			memcpy(s + 8, &v->u64, 8);
 			break;
 		case SL_T_ADDR:
-			memcpy(s + 1, v->addr, 16);
+			memcpy(s, &one, 8);
+			memcpy(s + 8, v->addr, 16);
 			break;
 		case SL_T_MAC:
-			memcpy(s + 1, v->addr, 6);
+			w = 0;
+			memcpy(&w, v->addr, 6);
+			memcpy(s, &one, 8);
+			memcpy(s + 8, &w, 8);
 			break;
 		case SL_T_TIME:
-			memcpy(s + 1, &v->time.sec, 8);
-			memcpy(s + 9, &v->time.nsec, 4);
+			w = v->time.nsec;
+			memcpy(s, &one, 8);
+			memcpy(s + 8, &v->time.sec, 8);
+			memcpy(s + 16, &w, 8);
 			break;
 		default:
-			put_bytes(k, s + 1, &v->bytes);
+			put_bytes(k, s, &v->bytes);
 			break;
 		}
 	}
@@ -116,13 +127,13 @@ void sl_reckey_build(const struct sl_reckey *k, const struct sl_record *r, uint8
 
 static void format_bytes(const struct sl_reckey_field *f, const uint8_t *s, struct fmt_buf *b)
 {
-	bool cut = s[0] == 0xff;
-	unsigned n = cut ? SL_RECKEY_STR_HEAD : s[0] > SL_RECKEY_STR_INLINE ? SL_RECKEY_STR_INLINE : s[0];
+	bool cut = s[1] == 0xff;
+	unsigned n = cut ? SL_RECKEY_STR_HEAD : s[1] > SL_RECKEY_STR_INLINE ? SL_RECKEY_STR_INLINE : s[1];
 
 	if (f->type == SL_T_STRING)
-		fmt_mem(b, s + 1, n);
+		fmt_mem(b, s + 8, n);
 	else
-		fmt_hexbytes(b, s + 1, n, 0);
+		fmt_hexbytes(b, s + 8, n, 0);
 	if (cut)
 		fmt_str(b, "...");
 }
@@ -146,18 +157,18 @@ void sl_reckey_format(const struct sl_reckey *k, const uint8_t *key, struct fmt_
 		}
 		switch (f->type) {
 		case SL_T_U64:
-			memcpy(&u, s + 1, 8);
+			memcpy(&u, s + 8, 8);
 			fmt_u64(b, u);
 			break;
 		case SL_T_ADDR:
-			fmt_addr(b, s + 1);
+			fmt_addr(b, s + 8);
 			break;
 		case SL_T_MAC:
-			fmt_mac(b, s + 1);
+			fmt_mac(b, s + 8);
 			break;
 		case SL_T_TIME:
-			memcpy(&sec, s + 1, 8);
-			memcpy(&nsec, s + 9, 4);
+			memcpy(&sec, s + 8, 8);
+			memcpy(&nsec, s + 16, 4);
 			fmt_i64(b, sec);
 			fmt_chr(b, '.');
 			nsec %= 1000000000u;
@@ -165,7 +176,7 @@ void sl_reckey_format(const struct sl_reckey *k, const uint8_t *key, struct fmt_
 				fmt_chr(b, (char)('0' + nsec / d % 10));
 			break;
 		default:
-			format_bytes(f, s + 1, b);
+			format_bytes(f, s, b);
 			break;
 		}
 	}

@@ -2,14 +2,16 @@
 /*
  * A record's key: the values of a list of fields (a filter's `key`
  * option), packed into a fixed number of bytes that a keytable compares
- * with memcmp, without allocation.  Each field has a slot: a tag byte (0:
- * absent, so an absent field differs from a zero one) and the value:
+ * with memcmp, without allocation.  Each field has a slot, 8-byte aligned
+ * (a key is written in whole words and hashed as words just after, so
+ * every load of the hash is forwarded from one store): a header word (tag
+ * 1, so an absent field, all zero, differs from a zero one; strings: and
+ * their length) and the value:
  *
- *   u64 8 bytes, address 16, MAC 6, time 12 (seconds, nanoseconds),
- *   string and bytes 23: a length byte and up to 22 bytes verbatim; a
- *   longer value keeps its first 14 bytes and a seeded 64-bit hash of all
- *   of it (length byte 0xff), so two long values that differ collide only
- *   by chance (about 2^-64).
+ *   u64 8 bytes, MAC 8, address 16, time 16 (seconds, nanoseconds),
+ *   string and bytes 24: up to 24 bytes verbatim; a longer value keeps its
+ *   first 16 bytes and a seeded 64-bit hash of all of it (length 0xff), so
+ *   two long values that differ collide only by chance (about 2^-64).
  *
  * The key is printed back as text ("src_addr=10.0.0.1 dport=22") from its
  * bytes alone, so a summary can be written when the records are gone.
@@ -25,14 +27,14 @@
 #include "fmt.h"
 
 #define SL_RECKEY_MAX_FIELDS 8
-#define SL_RECKEY_MAX_BYTES 64
-#define SL_RECKEY_STR_INLINE 22
-#define SL_RECKEY_STR_HEAD 14
+#define SL_RECKEY_MAX_BYTES 96
+#define SL_RECKEY_STR_INLINE 24
+#define SL_RECKEY_STR_HEAD 16
 
 struct sl_reckey_field {
 	sl_field id;
 	uint8_t type;		/* enum sl_type */
-	uint16_t off, len;	/* slot in the key, tag byte included */
+	uint16_t off, len;	/* slot in the key, header word included */
 	char name[32];
 };
 

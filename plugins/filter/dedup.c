@@ -347,7 +347,7 @@ static int dd_configure(const struct sl_host *host, struct sl_instance *inst, co
 		if (sl_reckey_add(&st->key, (sl_field)id, host->field_type(inst, id), cfg->key.v[i]) < 0) {
 			host->config_error(inst, "key",
 					   "too many fields: a key holds at most %d fields and %d bytes "
-					   "(strings take 24, addresses 17, numbers 9)",
+					   "(numbers take 16, addresses 24, strings 32)",
 					   SL_RECKEY_MAX_FIELDS, SL_RECKEY_MAX_BYTES);
 			goto fail;
 		}

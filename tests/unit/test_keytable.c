@@ -144,12 +144,13 @@ static void collisions(void)
 	struct sl_keytable t;
 	bool created;
 
-	CHECK(sl_kt_init(&t, 16, 4, 8, 0) == 0);
-	for (uint32_t k = 0; k < 40; k++)
-		sl_kt_get(&t, &k, k & 3, &created, NULL, NULL);	/* 4 hashes only */
+	CHECK(sl_kt_init(&t, 16, 8, 8, 0) == 0);
+	for (uint64_t k = 0; k < 40; k++)
+		sl_kt_get(&t, &k, (uint32_t)k & 3, &created, NULL, NULL);	/* 4 hashes only */
 	CHECK_EQ_U(t.used, 16);
-	for (uint32_t k = 0; k < 40; k++)
-		CHECK((sl_kt_find(&t, &k, k & 3) != SL_KT_NIL) == (k >= 24), "key %u", k);
+	for (uint64_t k = 0; k < 40; k++)
+		CHECK((sl_kt_find(&t, &k, (uint32_t)k & 3) != SL_KT_NIL) == (k >= 24), "key %u", (unsigned)k);
+	sl_kt_free(&t);
 	CHECK(sl_kt_init(&t, 0, 4, 8, 0) < 0);
 	CHECK(sl_kt_init(&t, 4, SL_KT_KEY_MAX + 1, 8, 0) < 0);
 	sl_kt_free(&t);
@@ -166,7 +167,7 @@ static void reckey(void)
 	struct sl_record *a = new_rec(), *b = new_rec();
 	uint8_t ka[SL_RECKEY_MAX_BYTES], kb[SL_RECKEY_MAX_BYTES];
 	static const uint8_t v4[4] = {10, 0, 0, 1};
-	const char *longp = "a prefix longer than twenty-two bytes";
+	const char *longp = "a prefix longer than twenty-four bytes";
 	char text[256];
 	struct fmt_buf fb;
 
@@ -174,8 +175,9 @@ static void reckey(void)
 	CHECK(sl_reckey_add(&k, SL_F_SRC_ADDR, SL_T_ADDR, "src_addr") == 0);
 	CHECK(sl_reckey_add(&k, SL_F_DPORT, SL_T_U64, "dport") == 0);
 	CHECK(sl_reckey_add(&k, SL_F_PREFIX, SL_T_STRING, "prefix") == 0);
-	CHECK_EQ_U(k.len, 17 + 9 + 24);
-	CHECK(sl_reckey_add(&k, SL_F_DST_ADDR, SL_T_ADDR, "dst_addr") < 0, "past 64 bytes");
+	CHECK_EQ_U(k.len, 24 + 16 + 32);
+	CHECK(sl_reckey_add(&k, SL_F_IFNAME_IN, SL_T_STRING, "ifname_in") < 0, "past 96 bytes");
+	CHECK_EQ_U(k.len % 8, 0);
 
 	sl_set_ip4(a, SL_F_SRC_ADDR, v4);
 	sl_set_ip4(b, SL_F_SRC_ADDR, v4);
@@ -200,7 +202,7 @@ static void reckey(void)
 
 	/* long strings: the same head, different tails differ */
 	sl_set_bytes(a, SL_F_PREFIX, longp, (uint32_t)strlen(longp));
-	sl_set_bytes(b, SL_F_PREFIX, "a prefix longer than twenty-two bytez", (uint32_t)strlen(longp));
+	sl_set_bytes(b, SL_F_PREFIX, "a prefix longer than twenty-four bytez", (uint32_t)strlen(longp));
 	sl_reckey_build(&k, a, ka);
 	sl_reckey_build(&k, b, kb);
 	CHECK(memcmp(ka, kb, k.len) != 0, "long strings differing at the end");
@@ -209,7 +211,7 @@ static void reckey(void)
 	CHECK(memcmp(ka, kb, k.len) == 0);
 	fmt_init(&fb, text, sizeof(text));
 	sl_reckey_format(&k, ka, &fb);
-	CHECK(fb.len == strlen("src_addr=10.0.0.1 dport=0 prefix=a prefix longe...") &&
+	CHECK(fb.len == strlen("src_addr=10.0.0.1 dport=0 prefix=a prefix longer ...") &&
 	      !memcmp(text + fb.len - 3, "...", 3), "%.*s", (int)fb.len, text);
 	free(a);
 	free(b);
