@@ -30,6 +30,9 @@
 #   decode-cid  decode with community_id: true (one SHA-1 per record)
 #   json-cid    json with community_id: true
 #   json-ecs    json (schema: ecs) with community_id: true
+#   ratelimit   replay -> decode -> ratelimit (rate 1, burst 5, per
+#               src_addr, max_keys 131072) -> benchnull; give it a capture
+#               of many sources: -f of `gen_nflog -a 100000`
 # Decode runs with `ifnames: false`, as in offline.sh.
 set -euo pipefail
 
@@ -93,6 +96,7 @@ stack() { # stack PIPELINE LOOPS
 	json-null) echo "$r, $d, json, { plugin: file, file: /dev/null }" ;;
 	pcap) echo "$r, { plugin: pcap, file: $OUT/out.pcap }" ;;
 	pcap-nflog) echo "$r, { plugin: pcap, file: $OUT/out.pcap, linktype: nflog }" ;;
+	ratelimit) echo "$r, $d, { plugin: ratelimit, rate: 1, burst: 5, key: [src_addr], max_keys: 131072 }, benchnull" ;;
 	*) echo "callgrind.sh: unknown pipeline $1" >&2; exit 64 ;;
 	esac
 }

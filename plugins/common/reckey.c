@@ -87,6 +87,16 @@ void sl_reckey_build(const struct sl_reckey *k, const struct sl_record *r, uint8
 {
 	static const uint64_t one = 1, zero[SL_RECKEY_MAX_BYTES / 8];
 
+	/* the usual key, [src_addr]: without the loop */
+	if (k->n == 1 && k->f[0].type == SL_T_ADDR) {
+		if (sl_has(r, k->f[0].id)) {
+			memcpy(out, &one, 8);
+			memcpy(out + 8, r->v[k->f[0].id].addr, 16);
+		} else {
+			memset(out, 0, 24);
+		}
+		return;
+	}
 	for (unsigned i = 0; i < k->n; i++) {
 		const struct sl_reckey_field *f = &k->f[i];
 		const union sl_value *v = &r->v[f->id];

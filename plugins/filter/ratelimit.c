@@ -22,8 +22,8 @@
  * so refilling is exact integer arithmetic: (t - last) ns * rate.
  *
  * Per record: one key built into a fixed-size buffer, one hash lookup,
- * no allocation.  Lookups are done in groups with prefetches, as flow.c
- * does, so the cache misses of a large table overlap.
+ * no allocation.  Lookups are pipelined with prefetches (process_keyed),
+ * so the cache misses of a large table overlap.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -66,6 +66,7 @@ struct rl_state {
 	const struct sl_host *host;
 	struct sl_instance *inst;
 	uint64_t rate, cap;		/* tokens per ns, most tokens */
+	uint64_t fill_ns;		/* cap / rate: from empty to full */
 	bool keyed;
 	struct sl_reckey key;
 	struct sl_keytable tab;
@@ -131,11 +132,15 @@ static inline bool take(const struct rl_state *st, struct bucket *bk, int64_t t)
 	if (t > bk->last) {
 		uint64_t dt = (uint64_t)(t - bk->last);
 
-		/* (cap - tokens) / rate: the time that fills the bucket; no overflow past it */
-		if (dt >= (st->cap - bk->tokens) / st->rate)
+		/*
+		 * Past fill_ns an empty bucket is full; below it dt * rate <=
+		 * cap <= 1e18 and tokens + that fits in 64 bits: exact, and no
+		 * division per record.
+		 */
+		if (dt > st->fill_ns)
 			bk->tokens = st->cap;
-		else
-			bk->tokens += dt * st->rate;
+		else if ((bk->tokens += dt * st->rate) > st->cap)
+			bk->tokens = st->cap;
 		bk->last = t;
 	}
 	if (bk->tokens >= TOKEN) {
@@ -304,46 +309,61 @@ static inline void one(struct rl_state *st, struct bucket *bk, struct pfx *px, c
 }
 
 /*
- * Records are taken in groups: keys and hashes first, then the bucket,
- * the entry and its LRU neighbours (which the move to the tail writes) are
- * prefetched one level per pass, so the cache misses of a group overlap
- * instead of being paid one after the other.  The prefetches are only
- * hints: the records then go through in order, exactly as one at a time.
+ * A software pipeline over the batch: record x has its key built and its
+ * bucket prefetched, D records later its table entry is prefetched, D
+ * later the entry's LRU neighbours (which the move to the tail writes; or
+ * the next entry of the chain, when the first is another key's), and D
+ * later it goes through.  So the cache misses of a table larger
+ * than the cache overlap instead of being paid one after the other.  The
+ * prefetches are only hints: the records go through in order, exactly as
+ * one at a time.  A summary inserted in a free slot shifts the records
+ * not yet seen one place on (sp.n grows with it): their index follows.
  */
-#define GROUP 32
+#define D 16
+#define RING 64		/* a power of two above 3 * D */
 
 static void process_keyed(struct rl_state *st, int64_t wall, uint64_t *dropped)
 {
-	uint8_t k[GROUP][SL_RECKEY_MAX_BYTES];
-	uint32_t h[GROUP], first[GROUP];
+	uint8_t k[RING][SL_RECKEY_MAX_BYTES];
+	uint32_t h[RING], first[RING];
+	unsigned n0 = st->sp.n;
 
-	while (st->sp.r < st->sp.n) {
-		unsigned n = st->sp.n - st->sp.r < GROUP ? st->sp.n - st->sp.r : GROUP;
-		unsigned base = st->sp.r;
+	for (unsigned x = 0; x < n0 + 3 * D; x++) {
+		unsigned y;
 
-		for (unsigned j = 0; j < n; j++) {
-			sl_reckey_build(&st->key, st->sp.b->rec[base + j], k[j]);
-			h[j] = sl_kt_hash(&st->tab, k[j]);
-			sl_kt_prefetch(&st->tab, h[j]);
+		if (x < n0) {
+			const struct sl_record *r = st->sp.b->rec[x + (st->sp.n - n0)];
+
+			sl_reckey_build(&st->key, r, k[x % RING]);
+			h[x % RING] = sl_kt_hash(&st->tab, k[x % RING]);
+			sl_kt_prefetch(&st->tab, h[x % RING]);
 		}
-		for (unsigned j = 0; j < n; j++) {
-			first[j] = sl_kt_first(&st->tab, h[j]);
-			if (first[j] != SL_KT_NIL)
-				__builtin_prefetch(sl_kt_entry(&st->tab, first[j]), 1);
+		y = x - D;
+		if (x >= D && y < n0) {
+			first[y % RING] = sl_kt_first(&st->tab, h[y % RING]);
+			if (first[y % RING] != SL_KT_NIL)
+				__builtin_prefetch(sl_kt_entry(&st->tab, first[y % RING]), 1);
 		}
-		for (unsigned j = 0; j < n; j++)
-			if (first[j] != SL_KT_NIL && sl_kt_entry(&st->tab, first[j])->hash == h[j])
-				sl_kt_prefetch_neighbours(&st->tab, first[j]);
-		for (unsigned j = 0; j < n; j++) {
+		y = x - 2 * D;
+		if (x >= 2 * D && y < n0 && first[y % RING] != SL_KT_NIL) {
+			const struct sl_kt_head *e = sl_kt_entry(&st->tab, first[y % RING]);
+
+			/* the key's entry: its neighbours; another key's: the next in the chain */
+			if (e->hash == h[y % RING])
+				sl_kt_prefetch_neighbours(&st->tab, first[y % RING]);
+			else if (e->hnext != SL_KT_NIL)
+				__builtin_prefetch(sl_kt_entry(&st->tab, e->hnext), 1);
+		}
+		y = x - 3 * D;
+		if (x >= 3 * D && y < n0) {
 			int64_t t = rec_time(sl_splice_peek(&st->sp), wall);
 			bool created;
-			uint32_t i = sl_kt_get(&st->tab, k[j], h[j], &created, on_evict, st);
+			uint32_t i = sl_kt_get(&st->tab, k[y % RING], h[y % RING], &created, on_evict, st);
 			struct bucket *bk = sl_kt_value(&st->tab, i);
 
 			if (created)
 				new_bucket(st, bk, t);
-			/* an insert may have shifted rec[]: the walk's cursor is what counts */
-			one(st, bk, &st->pfx[i], k[j], t, dropped);
+			one(st, bk, &st->pfx[i], k[y % RING], t, dropped);
 		}
 	}
 }
@@ -438,6 +458,7 @@ static int rl_configure(const struct sl_host *host, struct sl_instance *inst, co
 	st->inst = inst;
 	st->rate = (uint64_t)cfg->rate;
 	st->cap = burst * TOKEN;
+	st->fill_ns = st->cap / st->rate;
 	st->max_keys = (uint32_t)cfg->max_keys;
 	sl_reckey_init(&st->key, 0);
 	if (configure_key(st, cfg) < 0) {
