@@ -15,7 +15,8 @@ int sl_kt_init(struct sl_keytable *t, uint32_t cap, uint32_t klen, uint32_t vlen
 		errno = EINVAL;
 		return -1;
 	}
-	while (nb < cap)
+	/* at most one key per two buckets: chains stay short (a second entry is a second miss) */
+	while (nb < 2 * cap)
 		nb <<= 1;
 	t->klen = klen;
 	t->vlen = vlen;
