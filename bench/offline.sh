@@ -238,11 +238,20 @@ cat "$f" >/dev/null
 R="{ plugin: replay, file: $f }, { plugin: decode, ifnames: false }"
 sluice_conf "$WORK/fbase.yaml" "$R, benchnull"
 sluice_conf "$WORK/frl.yaml" "$R, { plugin: ratelimit, rate: 1, burst: 5, key: [src_addr], max_keys: 131072 }, benchnull"
-runs=$RUNS
-RUNS=$((runs < 5 ? 5 : runs))
-bench "filter base" "$N" rec "" "check_out benchnull $N" "$SLUICE" -c "$WORK/fbase.yaml"
-bench "filter ratelimit" "$N" rec "" "check_out ratelimit $N" "$SLUICE" -c "$WORK/frl.yaml"
-RUNS=$runs
+# Base and filter runs alternate, so that both meet the same load of a
+# shared machine (a difference of two medians taken minutes apart is
+# mostly the load's).
+fruns=$((RUNS < 5 ? 5 : RUNS))
+t_base=() t_rl=()
+for ((i = 0; i < fruns; i++)); do
+	t_base+=("$(run_timed "" "$SLUICE" -c "$WORK/fbase.yaml")")
+	check_out benchnull "$N"
+	t_rl+=("$(run_timed "" "$SLUICE" -c "$WORK/frl.yaml")")
+	check_out ratelimit "$N"
+done
+printf '%s\t%s\t%s\t%s\n' "filter base" "$N" rec "${t_base[*]}" >>"$RESULTS"
+printf '%s\t%s\t%s\t%s\n' "filter ratelimit" "$N" rec "${t_rl[*]}" >>"$RESULTS"
+printf '  %-48s %s s\n' "filter base" "${t_base[*]}" "filter ratelimit" "${t_rl[*]}" >&2
 rl_counters=$(grep "counters: [^ ]*ratelimit (ratelimit)" "$WORK/last.err" | sed 's/.*errors=[0-9]* //')
 printf '%s\t%s\t%s\t%s\n' "#ratelimit" "$rl_counters" "" "" >>"$RESULTS"
 echo "  ratelimit: $rl_counters" >&2
