@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Dropping and inserting records in one walk over a batch: see splice.h. */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,26 +23,36 @@ int sl_splice_begin(struct sl_splice *s, struct sl_batch *b)
 	return 0;
 }
 
-struct sl_record *sl_splice_insert(struct sl_splice *s)
+static bool reusable(const struct sl_record *r, const uint64_t *avoid)
+{
+	if (!avoid)
+		return true;
+	for (unsigned w = 0; w < SL_PRESENCE_WORDS; w++)
+		if (r->present[w] & avoid[w])
+			return false;
+	return true;
+}
+
+struct sl_record *sl_splice_insert(struct sl_splice *s, const uint64_t *avoid)
 {
 	struct sl_batch *b = s->b;
 	struct sl_record *r;
 
-	if (s->w < s->r) {
-		/*
-		 * A gap in rec[]: every gap comes from a drop, and a drop's
-		 * storage is only taken here, so a spare is left.
-		 */
+	/* a place in rec[]: a gap left by a drop, or room to shift the rest by one */
+	if (s->w == s->r && s->n >= b->capacity)
+		return NULL;
+	if (s->nspare && reusable(s->spare[s->nspare - 1], avoid)) {
 		r = s->spare[--s->nspare];
-	} else if (b->filled < b->capacity && s->n < b->capacity) {
-		/* No gap: make one, and take a fresh slot. */
+	} else if (b->filled < b->capacity) {
 		r = (struct sl_record *)(b->storage + (size_t)b->filled * b->stride);
 		b->filled++;
+	} else {
+		return NULL;
+	}
+	if (s->w == s->r) {
 		memmove(&b->rec[s->r + 1], &b->rec[s->r], (s->n - s->r) * sizeof(*b->rec));
 		s->n++;
 		s->r++;
-	} else {
-		return NULL;
 	}
 	memset(r->present, 0, sizeof(r->present));
 	b->rec[s->w++] = r;

@@ -4,12 +4,19 @@
  * (ratelimit's and dedup's summaries, which go right before the record
  * that ends a suppression).  The walk compacts rec[] in place: keep() and
  * drop() consume the next record; insert() returns a fresh record placed
- * before it.  The fresh record's storage is a free slot of the batch
- * (filled < capacity) or the storage of a record dropped earlier in this
- * walk.  The caller may set only fields its plugin provides in it: the
- * core restores exactly those (and every presence bit) for the next branch
- * of a fan-out, and a dropped record's storage is still that branch's.
- * When neither kind of slot is left, insert() returns NULL and the caller
+ * before it.  The fresh record's storage is the storage of a record
+ * dropped earlier in this walk, or a free slot of the batch (filled <
+ * capacity).
+ *
+ * A dropped record's storage is still the record of the next branch of a
+ * fan-out above: the core restores every presence bit for that branch,
+ * but the values only of the fields that plugins below the fan-out
+ * declare in `provides`.  So the caller may write into a reused record
+ * only fields its plugin provides, or fields the dropped record did not
+ * have (its presence bit is restored as clear, so the value is unseen):
+ * `avoid` lists the fields the caller writes without providing them, and
+ * a dropped record that has any of them is not reused.  When no storage
+ * or no place in rec[] is left, insert() returns NULL and the caller
  * emits the record in its own batch instead.
  */
 #ifndef SLUICE_SPLICE_H
@@ -42,8 +49,12 @@ static inline void sl_splice_drop(struct sl_splice *s)
 	s->spare[s->nspare++] = s->b->rec[s->r++];
 }
 
-/* A record with no field present, before the next one, or NULL. */
-struct sl_record *sl_splice_insert(struct sl_splice *s);
+/*
+ * A record with no field present, before the next one, or NULL.  avoid:
+ * presence words (SL_PRESENCE_WORDS) of fields a reused record must not
+ * have; NULL: any.
+ */
+struct sl_record *sl_splice_insert(struct sl_splice *s, const uint64_t *avoid);
 
 /* End the walk: the batch holds what was kept and inserted. */
 static inline void sl_splice_end(struct sl_splice *s)

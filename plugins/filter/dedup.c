@@ -77,8 +77,13 @@ static const struct sl_option dd_options[] = {
 	SL_OPT_END
 };
 
+/*
+ * Set only in summary records; declared (text too) because a summary may
+ * be written into the storage of a dropped record, which the core then
+ * restores for another branch (splice.h).  dedup by text needs text
+ * before it anyway.
+ */
 static const struct sl_field_decl dd_provides[] = {
-	/* only in summary records */
 	SL_FIELD_DECL(SL_F_TEXT),
 	SL_FIELD_DECL(SL_F_PREFIX),
 	SL_FIELD_DECL(SL_F_TIMESTAMP),
@@ -226,7 +231,7 @@ static void summary_here(struct dd_state *st)
 {
 	struct sl_batch *b = st->sp.b;
 	size_t mark = sl_batch_mark(b);
-	struct sl_record *r = sl_splice_insert(&st->sp);
+	struct sl_record *r = sl_splice_insert(&st->sp, NULL);
 
 	if (r && fill_summary(st, b, r)) {
 		st->host->counter_add(st->inst, st->c_summaries, 1);

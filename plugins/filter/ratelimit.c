@@ -75,6 +75,7 @@ struct rl_state {
 	struct pfx one_pfx;
 	struct pfx *pfx;		/* per table entry */
 	struct sl_splice sp;
+	uint64_t avoid[SL_PRESENCE_WORDS];	/* text: written, not provided */
 	struct sl_batch *out;		/* summaries that could not go in place */
 	bool started;
 	int f_suppressed, f_key;
@@ -93,9 +94,12 @@ static const struct sl_option rl_options[] = {
 	SL_OPT_END
 };
 
+/*
+ * Set only in summary records.  Not text: a stack with ratelimit and no
+ * converter must still fail the check of an output needing text.  Summary
+ * text is written in a reused record only when it had none (splice.h).
+ */
 static const struct sl_field_decl rl_provides[] = {
-	/* only in summary records */
-	SL_FIELD_DECL(SL_F_TEXT),
 	SL_FIELD_DECL(SL_F_PREFIX),
 	SL_FIELD_DECL(SL_F_TIMESTAMP),
 	{"suppressed", SL_T_U64},
@@ -261,7 +265,7 @@ static void summary_here(struct rl_state *st, const struct bucket *bk, const str
 {
 	struct sl_batch *b = st->sp.b;
 	size_t mark = sl_batch_mark(b);
-	struct sl_record *r = sl_splice_insert(&st->sp);
+	struct sl_record *r = sl_splice_insert(&st->sp, st->avoid);
 
 	if (r && fill_summary(st, b, r, bk, px, key, t)) {
 		st->host->counter_add(st->inst, st->c_summaries, 1);
@@ -460,6 +464,7 @@ static int rl_configure(const struct sl_host *host, struct sl_instance *inst, co
 	st->cap = burst * TOKEN;
 	st->fill_ns = st->cap / st->rate;
 	st->max_keys = (uint32_t)cfg->max_keys;
+	st->avoid[SL_F_TEXT >> 6] |= 1ull << (SL_F_TEXT & 63);
 	sl_reckey_init(&st->key, 0);
 	if (configure_key(st, cfg) < 0) {
 		free(st);

@@ -13,7 +13,10 @@
 #   - unkeyed bucket; max_keys smaller than the sources: evicted keys
 #     still report what they suppressed;
 #   - dedup by text and by key, with runs cut by other records, by the
-#     window, and by flush.
+#     window, and by flush;
+#   - fan-out: with the filters in some branches of one input (before and
+#     after logline), the other branches are byte for byte what they are
+#     without them (summaries reuse dropped records' storage).
 . "$(dirname "$0")/lib.sh"
 need_cmd python3
 for p in replay decode ratelimit dedup json logline file; do
@@ -207,4 +210,38 @@ YAML
 dd dedup_text text
 dd dedup_key src
 grep -q '^last message repeated 4 times src_addr=10.0.0.1DROP: $' "$WORK/dedup_key.out" && fail "key text leaked into the line"
-pass "ratelimit and dedup counts equal the oracle's"
+# Fan-out: summaries written into the storage of dropped records must not
+# show in the next branch, which still has those records.  One input, the
+# shared decode and logline, then a branch through ratelimit (and one
+# through dedup) and a branch with every line: that one must equal a run
+# without the filters, line for line.
+fan() {
+	local name="$1" filt="$2" pcap="$3"
+	cat >"$WORK/$name.yaml" <<YAML
+instances:
+  in: {plugin: replay, file: "$pcap"}
+  dec: {plugin: decode}
+  txt: {plugin: logline}
+stacks:
+  f: [in, dec, txt, $filt, {plugin: file, file: "$WORK/$name.f"}]
+  all: [in, dec, txt, {plugin: file, file: "$WORK/$name.all"}]
+  early: [in, dec, {plugin: ratelimit, rate: 5, burst: 1, key: [src_addr]}, logline, {plugin: file, file: "$WORK/$name.early"}]
+  all2: [in, dec, {plugin: json}, {plugin: file, file: "$WORK/$name.json"}]
+YAML
+	"$SLUICE" -c "$WORK/$name.yaml" >"$WORK/$name.log" 2>&1 || { cat "$WORK/$name.log"; fail "$name: sluice failed"; }
+	cat >"$WORK/plain.yaml" <<YAML
+stacks:
+  all: [{plugin: replay, file: "$pcap"}, decode, logline, {plugin: file, file: "$WORK/$name.plain"}]
+  all2: [{plugin: replay, file: "$pcap"}, decode, json, {plugin: file, file: "$WORK/$name.plainjson"}]
+YAML
+	"$SLUICE" -c "$WORK/plain.yaml" >"$WORK/plain.log" 2>&1 || fail "plain run failed"
+	cmp -s "$WORK/$name.all" "$WORK/$name.plain" || fail "$name: the unfiltered branch differs from a run without the filter"
+	cmp -s "$WORK/$name.json" "$WORK/$name.plainjson" || fail "$name: the json branch differs from a run without the filter"
+	grep -q "records suppressed\|last message repeated" "$WORK/$name.f" || fail "$name: no summary in the filtered branch"
+	grep -q "records suppressed" "$WORK/$name.early" || fail "$name: no summary in the early branch"
+	echo "$name: $(wc -l <"$WORK/$name.all") lines in the unfiltered branches, as without filters;" \
+		"$(wc -l <"$WORK/$name.f") and $(wc -l <"$WORK/$name.early") in the filtered ones"
+}
+fan fan_rl "{plugin: ratelimit, rate: 100, burst: 10, key: [src_addr]}" "$WORK/flood.pcap"
+fan fan_dd "{plugin: dedup, window: 2s}" "$WORK/dd.pcap"
+pass "ratelimit and dedup counts equal the oracle's; fan-out branches untouched"

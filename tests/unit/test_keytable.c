@@ -239,18 +239,22 @@ static void free_batch(struct sl_batch *b)
 	free(b);
 }
 
+static bool avoid_text;
+
 /* Walk: drop marks in `drop`, insert a record (mark 1000+i) before marks in `ins`. */
 static void walk(struct sl_splice *s, struct sl_batch *b, const char *drop, const char *ins, char *got)
 {
+	uint64_t avoid[SL_PRESENCE_WORDS] = {0};
 	unsigned inserted = 0;
 
+	avoid[SL_F_TEXT >> 6] |= 1ull << (SL_F_TEXT & 63);
 	CHECK(sl_splice_begin(s, b) == 0);
 	while (s->r < s->n) {
 		unsigned m = (unsigned)sl_splice_peek(s)->v[SL_F_MARK].u64;
 		struct sl_record *r;
 
 		if (strchr(ins, 'a' + (int)m)) {
-			r = sl_splice_insert(s);
+			r = sl_splice_insert(s, avoid_text ? avoid : NULL);
 			if (r)
 				sl_set_u64(r, SL_F_MARK, 1000 + m);
 			else
@@ -296,6 +300,20 @@ static void splice(void)
 	b = new_batch(4, 4);
 	walk(&s, b, "abcd", "bcd", got);
 	CHECK_STREQ(got, "BCD");
+	free_batch(b);
+	/* dropped records with text are not reused when text is to be avoided */
+	b = new_batch(4, 5);
+	for (unsigned i = 0; i < 4; i++)
+		sl_set_bytes(b->rec[i], SL_F_TEXT, "x", 1);
+	avoid_text = true;
+	walk(&s, b, "ab", "cd", got);	/* c takes the one free slot, d finds none */
+	CHECK_STREQ(got, "Ccd!");
+	free_batch(b);
+	b = new_batch(4, 4);
+	sl_set_bytes(b->rec[0], SL_F_TEXT, "x", 1);
+	walk(&s, b, "ab", "cd", got);	/* b had no text: reused for C; a's has text */
+	CHECK_STREQ(got, "Ccd!");
+	avoid_text = false;
 	free_batch(b);
 	sl_splice_free(&s);
 }
