@@ -399,8 +399,11 @@ static void dd_stop(void *state)
 {
 	struct dd_state *st = state;
 
-	if (st->timer)
-		st->host->timer_disarm(st->timer);
+	/* freed here, not in destroy(): the event loop is gone by then at exit */
+	if (st->timer) {
+		st->host->timer_free(st->timer);
+		st->timer = NULL;
+	}
 	if (st->out) {
 		st->host->batch_put(st->inst, st->out);
 		st->out = NULL;
@@ -412,8 +415,6 @@ static void dd_destroy(void *state)
 {
 	struct dd_state *st = state;
 
-	if (st->timer)
-		st->host->timer_free(st->timer);
 	sl_splice_free(&st->sp);
 	free(st);
 }
