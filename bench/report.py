@@ -4,7 +4,8 @@
 WALL:CPU seconds) into the markdown tables of docs/BENCHMARKS.md: median
 rate per CPU second of the runs with the spread (slowest to fastest run),
 and the median rate per wall-clock second.  With --doc, also into the
-offline-tables and offline-csum-tables blocks of that document."""
+offline-tables, offline-csum-tables and offline-filter-tables blocks of
+that document."""
 import argparse
 import statistics
 import sys
@@ -20,6 +21,8 @@ TARGETS = {
 }
 for _k in list(TARGETS):
     TARGETS[_k + " (/dev/null)"] = TARGETS[_k]
+# Filters (issue 12): CPU ns per record over replay -> decode -> benchnull.
+FILTER_TARGETS = {"where": 30, "ratelimit": 50, "geoip": 100}
 
 
 def fmt_rate(r):
@@ -27,8 +30,7 @@ def fmt_rate(r):
 
 
 def tables(path):
-    """(main table, checksum table, filter table) as markdown, each "" when not measured.
-    The filter table is printed only: docs/BENCHMARKS.md quotes it by hand."""
+    """(main table, checksum table) as markdown, either "" when not measured."""
     rows, meta = [], {}
     with open(path, encoding="utf-8") as f:
         for line in f:
@@ -40,9 +42,7 @@ def tables(path):
             rows.append((name, int(n), unit, [c for _, c in runs], [w for w, _ in runs]))
 
     out = []
-    filter_md = filter_table(rows)
-    rows = [r for r in rows if not r[0].startswith("filter ")]
-    main_rows = [r for r in rows if not r[0].startswith("csum")]
+    main_rows = [r for r in rows if not r[0].startswith(("csum", "filter "))]
     if main_rows:
         out.append(f"Capture: {main_rows[0][1]:,} NFLOG records, mean "
                    f"{meta.get('meanrec', '?')} bytes per record (pcap header included); "
@@ -90,31 +90,42 @@ def tables(path):
                        f"{cell(d['replay → decode (checksums) → benchnull'])} | "
                        f"{dec - null:.1f} ns | {ck - dec:.1f} ns | "
                        f"{(ck - dec) / dec * 100:.1f} % |")
-    return main_md, "\n".join(out), filter_md
+    return main_md, "\n".join(out), filter_table(rows, meta)
 
 
-def filter_table(rows):
-    """Part 3: ns per record of each filter, with and without it (medians)."""
+def filter_table(rows, meta):
+    """Part 3: each filter's CPU ns per record.  offline.sh alternates runs
+    of "filter NAME: base" (replay -> decode -> benchnull on the filter's
+    capture) and "filter NAME: with" (the filter before benchnull); the
+    cost is the median of the run-by-run differences, next to the median
+    of each pipeline.  meta["NAME"] holds the filter's exit counters."""
     by = {}
     for name, n, unit, times, _ in rows:
-        if not name.startswith("filter "):
-            continue
-        filt, what = name[7:].split(": ", 1)
-        per = sorted(t / n * 1e9 for t in times)
-        by.setdefault(filt, {})["base" if what.count("→") == 2 else "with"] = (
-            statistics.median(per), per[0], per[-1], n, len(per))
-    if not by:
-        return ""
-    out = ["| filter | replay → decode → benchnull | with the filter | the filter costs |",
-           "|---|---|---|---|"]
-    cell = lambda v: f"{v[0]:.1f} ns ({v[1]:.1f}–{v[2]:.1f})"
+        if name.startswith("filter ") and ": " in name:
+            filt, what = name[7:].split(": ", 1)
+            by.setdefault(filt, {})[what] = (n, [t / n * 1e9 for t in times])
+    out = ["| filter | records a run | replay → decode → benchnull | with the filter | the filter "
+           "(run-by-run differences) | target | counters |",
+           "|---|---|---|---|---|---|---|"]
+    runs = 0
     for filt, d in by.items():
-        if "base" in d and "with" in d:
-            out.append(f"| {filt} | {cell(d['base'])} | {cell(d['with'])} | "
-                       f"{d['with'][0] - d['base'][0]:.1f} ns |")
-    any_d = next(iter(by.values()))["base"]
-    return (f"Filters: {any_d[3]:,} records a run, CPU ns per record, median of {any_d[4]} runs "
-            "(range).\n\n" + "\n".join(out))
+        if "base" not in d or "with" not in d:
+            continue
+        n, base_runs = d["base"]
+        with_runs = d["with"][1]
+        runs = len(base_runs)
+        cell = lambda v: f"{statistics.median(v):.1f} ns ({min(v):.1f}–{max(v):.1f})"
+        diffs = [x - y for x, y in zip(with_runs, base_runs)]
+        cost = statistics.median(diffs)
+        target = FILTER_TARGETS.get(filt)
+        verdict = f"≤ {target} ns: " + ("met" if cost <= target else "**missed**") if target else ""
+        out.append(f"| {filt} | {n:,} | {cell(base_runs)} | {cell(with_runs)} | {cell(diffs)} | "
+                   f"{verdict} | {meta.get(filt, '')} |")
+    if not runs:
+        return ""
+    return (f"CPU time per record (user + system, whole process, pinned to one CPU), median of "
+            f"{runs} runs (range); base and filter runs alternate, so both meet the same load.\n\n"
+            + "\n".join(out))
 
 
 def main():
@@ -134,6 +145,8 @@ def main():
             blocks["offline-tables"] = line + "\n\n" + main_md
         if csum_md:
             blocks["offline-csum-tables"] = line + "\n\n" + csum_md
+        if filter_md:
+            blocks["offline-filter-tables"] = line + "\n\n" + filter_md
         try:
             benchdoc.replace_in_file(a.doc, blocks)
         except (OSError, ValueError) as e:

@@ -146,6 +146,9 @@ static int logline_process(void *state, struct sl_batch *b)
 			conns++;
 		} else if (!sl_logline_format(&fb, r, st->flags)) {
 			sl_batch_rewind(b, start);
+			/* a filter's own line (ratelimit's, dedup's summaries): kept as it is */
+			if (!sl_has(r, SL_F_PACKET) && sl_has(r, SL_F_TEXT))
+				continue;
 			no_packet++;
 			sl_unset(r, SL_F_TEXT);
 			continue;

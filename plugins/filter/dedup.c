@@ -1,0 +1,439 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * dedup: collapse runs of identical records, as syslogd does.  Records are
+ * the same when their `text` is (default), or the values of the fields
+ * listed in `key` are.  The first record of a run passes; the identical
+ * ones that follow within `window` of it are dropped and counted; when the
+ * run ends one record follows:
+ *
+ *   text = "last message repeated N times", suppressed = N
+ *   (and key = "src_addr=..." with a key list; prefix = the run's prefix)
+ *
+ * A run ends when a different record arrives (the summary goes right
+ * before it), when an identical one arrives after the window (the summary,
+ * then that record starts a new run), when the window has passed with no
+ * such record (a timer sends the summary), and at flush().
+ *
+ * Time is the records' timestamp, else the wall clock of the batch; the
+ * timer runs on the newest record time advanced by the monotonic clock
+ * since it was seen (as in flow.c), so a replayed capture ends its runs in
+ * capture time and live traffic in real time.
+ *
+ * Only the last run is held: a few kilobytes, nothing allocated per record.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <sluice/plugin.h>
+
+#include "fmt.h"
+#include "reckey.h"
+#include "splice.h"
+
+#define TEXT_KEEP 2048		/* text bytes compared verbatim; a longer text: and a hash of all */
+#define PREFIX_MAX 64
+#define SUMMARY_ROOM 1024
+
+struct dd_cfg {
+	uint64_t window;	/* ms */
+	struct sl_strlist key;
+};
+
+struct dd_state {
+	const struct sl_host *host;
+	struct sl_instance *inst;
+	int64_t window_ns;
+	bool keyed;
+	struct sl_reckey key;
+
+	/* the run */
+	bool active;
+	uint64_t count;			/* records dropped in it */
+	int64_t first, last;		/* ns */
+	uint32_t tlen;			/* text mode: length of the whole text */
+	uint64_t thash;			/* and its hash, when longer than TEXT_KEEP */
+	uint8_t kbuf[TEXT_KEEP];	/* the run's key bytes, or its text */
+	uint8_t plen;
+	bool has_prefix;
+	char prefix[PREFIX_MAX];
+
+	bool clk_set;
+	int64_t clk_max, clk_mono;
+
+	struct sl_splice sp;
+	struct sl_batch *out;
+	struct sl_timer *timer;
+	bool started;
+	int f_suppressed, f_key;
+	int c_repeated, c_summaries, c_no_text, c_lost;
+};
+
+static const struct sl_option dd_options[] = {
+	SL_OPT_DURATION("window", struct dd_cfg, window, "30s", 1, 86400000,
+			"identical records this long after the first of a run are collapsed"),
+	SL_OPT_LIST("key", struct dd_cfg, key, NULL,
+		    "fields that make records identical; none: the text field"),
+	SL_OPT_END
+};
+
+/*
+ * Set only in summary records; declared (text too) because a summary may
+ * be written into the storage of a dropped record, which the core then
+ * restores for another branch (splice.h).  dedup by text needs text
+ * before it anyway.
+ */
+static const struct sl_field_decl dd_provides[] = {
+	SL_FIELD_DECL(SL_F_TEXT),
+	SL_FIELD_DECL(SL_F_PREFIX),
+	SL_FIELD_DECL(SL_F_TIMESTAMP),
+	{"suppressed", SL_T_U64},
+	{"key", SL_T_STRING},
+	SL_FIELD_END
+};
+
+static const struct sl_field_decl dd_reads[] = {
+	SL_FIELD_DECL(SL_F_TEXT),
+	SL_FIELD_DECL(SL_F_PREFIX),
+	SL_FIELD_DECL(SL_F_TIMESTAMP),
+	SL_FIELD_END
+};
+
+static int64_t clock_ns(clockid_t id)
+{
+	struct timespec t;
+
+	clock_gettime(id, &t);
+	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+static inline int64_t rec_time(const struct sl_record *r, int64_t wall)
+{
+	if (sl_has(r, SL_F_TIMESTAMP))
+		return r->v[SL_F_TIMESTAMP].time.sec * 1000000000 + r->v[SL_F_TIMESTAMP].time.nsec;
+	return wall;
+}
+
+/* ---- the run's key ---- */
+
+/* Whether r is the run's record (the caller knows r has text in text mode). */
+static bool same(const struct dd_state *st, const struct sl_record *r, const uint8_t *k)
+{
+	const struct sl_bytes *t;
+
+	if (st->keyed)
+		return memcmp(st->kbuf, k, st->key.len) == 0;
+	t = &r->v[SL_F_TEXT].bytes;
+	if (t->len != st->tlen)
+		return false;
+	if (t->len <= TEXT_KEEP)
+		return memcmp(st->kbuf, t->ptr, t->len) == 0;
+	return memcmp(st->kbuf, t->ptr, TEXT_KEEP) == 0 &&
+	       sl_reckey_hash_bytes(st->key.seed, t->ptr, t->len) == st->thash;
+}
+
+static void start_run(struct dd_state *st, const struct sl_record *r, const uint8_t *k, int64_t t)
+{
+	st->active = true;
+	st->count = 0;
+	st->first = st->last = t;
+	if (st->keyed) {
+		memcpy(st->kbuf, k, st->key.len);
+	} else {
+		const struct sl_bytes *tx = &r->v[SL_F_TEXT].bytes;
+
+		st->tlen = tx->len;
+		memcpy(st->kbuf, tx->ptr, tx->len < TEXT_KEEP ? tx->len : TEXT_KEEP);
+		if (tx->len > TEXT_KEEP)
+			st->thash = sl_reckey_hash_bytes(st->key.seed, tx->ptr, tx->len);
+	}
+	st->has_prefix = sl_has(r, SL_F_PREFIX);
+	if (st->has_prefix) {
+		uint32_t n = r->v[SL_F_PREFIX].bytes.len;
+
+		st->plen = (uint8_t)(n < PREFIX_MAX ? n : PREFIX_MAX);
+		memcpy(st->prefix, r->v[SL_F_PREFIX].bytes.ptr, st->plen);
+	}
+}
+
+/* ---- summaries ---- */
+
+static bool fill_summary(struct dd_state *st, struct sl_batch *b, struct sl_record *r)
+{
+	size_t mark = sl_batch_mark(b);
+	char *mem = sl_batch_alloc(b, SUMMARY_ROOM);
+	struct fmt_buf fb;
+	size_t tlen;
+	int64_t s, n;
+
+	if (!mem)
+		return false;
+	fmt_init(&fb, mem, SUMMARY_ROOM);
+	fmt_lit(&fb, "last message repeated ");
+	fmt_u64(&fb, st->count);
+	fmt_lit(&fb, " times");	/* syslogd's words, also for 1 */
+	tlen = fb.len;
+	if (st->keyed)
+		sl_reckey_format(&st->key, st->kbuf, &fb);
+	if (st->has_prefix)
+		fmt_mem(&fb, st->prefix, st->plen);
+	if (fb.overflow) {
+		sl_batch_rewind(b, mark);
+		return false;
+	}
+	sl_batch_trim(b, mem, fb.len);
+	sl_set_bytes(r, SL_F_TEXT, mem, (uint32_t)tlen);
+	if (st->keyed)
+		sl_set_bytes(r, (sl_field)st->f_key, mem + tlen, (uint32_t)(fb.len - tlen - st->plen * st->has_prefix));
+	if (st->has_prefix)
+		sl_set_bytes(r, SL_F_PREFIX, mem + fb.len - st->plen, st->plen);
+	sl_set_u64(r, (sl_field)st->f_suppressed, st->count);
+	s = st->last / 1000000000;
+	n = st->last % 1000000000;
+	if (n < 0) {
+		s--;
+		n += 1000000000;
+	}
+	sl_set_time(r, SL_F_TIMESTAMP, s, (uint32_t)n);
+	return true;
+}
+
+static void out_flush(struct dd_state *st)
+{
+	struct sl_batch *b = st->out;
+
+	if (!b)
+		return;
+	st->out = NULL;
+	st->host->emit(st->inst, b);
+}
+
+/* The run's summary in the filter's own batch. */
+static void summary_out(struct dd_state *st)
+{
+	struct sl_record *r;
+
+	if (!st->out)
+		st->out = st->host->batch_get(st->inst);
+	r = st->out ? sl_batch_add(st->out) : NULL;
+	if (r && fill_summary(st, st->out, r)) {
+		st->host->counter_add(st->inst, st->c_summaries, 1);
+		return;
+	}
+	if (r)
+		sl_batch_unadd(st->out);
+	st->host->counter_add(st->inst, st->c_lost, 1);
+	st->host->error_add(st->inst, 1);
+}
+
+/* The run's summary before the walk's next record, in place when there is room. */
+static void summary_here(struct dd_state *st)
+{
+	struct sl_batch *b = st->sp.b;
+	size_t mark = sl_batch_mark(b);
+	struct sl_record *r = sl_splice_insert(&st->sp, NULL);
+
+	if (r && fill_summary(st, b, r)) {
+		st->host->counter_add(st->inst, st->c_summaries, 1);
+		return;
+	}
+	if (r) {
+		st->sp.w--;
+		st->sp.spare[st->sp.nspare++] = r;
+		sl_batch_rewind(b, mark);
+	}
+	summary_out(st);
+}
+
+/* ---- records ---- */
+
+static void one(struct dd_state *st, int64_t wall, uint64_t *repeated, uint64_t *no_text)
+{
+	struct sl_record *r = sl_splice_peek(&st->sp);
+	uint8_t k[SL_RECKEY_MAX_BYTES];
+	int64_t t = rec_time(r, wall);
+
+	if (!st->clk_set || t > st->clk_max) {
+		st->clk_max = t;
+		st->clk_mono = clock_ns(CLOCK_MONOTONIC);
+		st->clk_set = true;
+	}
+	if (st->keyed) {
+		sl_reckey_build(&st->key, r, k);
+	} else if (!sl_has(r, SL_F_TEXT)) {
+		++*no_text;	/* nothing to compare: passes, the run goes on */
+		sl_splice_keep(&st->sp);
+		return;
+	}
+	if (st->active && same(st, r, k) && t - st->first <= st->window_ns) {
+		st->count++;
+		if (t > st->last)
+			st->last = t;
+		++*repeated;
+		sl_splice_drop(&st->sp);
+		return;
+	}
+	if (st->active && st->count)
+		summary_here(st);
+	start_run(st, r, k, t);
+	sl_splice_keep(&st->sp);
+}
+
+static int dd_process(void *state, struct sl_batch *b)
+{
+	struct dd_state *st = state;
+	int64_t wall = clock_ns(CLOCK_REALTIME);
+	uint64_t repeated = 0, no_text = 0;
+
+	if (sl_splice_begin(&st->sp, b) < 0)
+		return -1;
+	while (st->sp.r < st->sp.n)
+		one(st, wall, &repeated, &no_text);
+	sl_splice_end(&st->sp);
+	if (repeated)
+		st->host->counter_add(st->inst, st->c_repeated, repeated);
+	if (no_text)
+		st->host->counter_add(st->inst, st->c_no_text, no_text);
+	out_flush(st);
+	return 0;
+}
+
+/* The window of the run has passed on the records' clock: end it. */
+static void on_timer(void *state)
+{
+	struct dd_state *st = state;
+	int64_t now;
+
+	if (!st->active || !st->clk_set)
+		return;
+	now = st->clk_max + (clock_ns(CLOCK_MONOTONIC) - st->clk_mono);
+	if (now - st->first <= st->window_ns)
+		return;
+	if (st->count)
+		summary_out(st);
+	st->active = false;
+	out_flush(st);
+}
+
+static int dd_flush(void *state)
+{
+	struct dd_state *st = state;
+
+	if (!st->started)
+		return 0;
+	if (st->active && st->count)
+		summary_out(st);
+	st->active = false;
+	out_flush(st);
+	return 0;
+}
+
+/* ---- lifecycle ---- */
+
+static int dd_configure(const struct sl_host *host, struct sl_instance *inst, const void *config,
+			void **state)
+{
+	const struct dd_cfg *cfg = config;
+	struct dd_state *st = calloc(1, sizeof(*st));
+
+	if (!st) {
+		host->config_error(inst, NULL, "out of memory");
+		return -1;
+	}
+	st->host = host;
+	st->inst = inst;
+	st->window_ns = (int64_t)cfg->window * 1000000;
+	sl_reckey_init(&st->key, 0x5eed5eed5eed5eedULL);
+	for (unsigned i = 0; i < cfg->key.n; i++) {
+		int id = host->need_field(inst, "key", cfg->key.v[i]);
+
+		if (id < 0)
+			goto fail;
+		if (sl_reckey_add(&st->key, (sl_field)id, host->field_type(inst, id), cfg->key.v[i]) < 0) {
+			host->config_error(inst, "key",
+					   "too many fields: a key holds at most %d fields and %d bytes "
+					   "(numbers take 16, addresses 24, strings 32)",
+					   SL_RECKEY_MAX_FIELDS, SL_RECKEY_MAX_BYTES);
+			goto fail;
+		}
+	}
+	st->keyed = cfg->key.n > 0;
+	if (!st->keyed && host->need_field(inst, NULL, "text") < 0)
+		goto fail;
+	st->f_suppressed = host->field_id(inst, "suppressed");
+	st->f_key = host->field_id(inst, "key");
+	if (st->f_suppressed < 0 || st->f_key < 0) {
+		host->config_error(inst, NULL, "fields 'suppressed' and 'key' are not registered");
+		goto fail;
+	}
+	st->c_repeated = host->counter_new(inst, "repeated");
+	st->c_summaries = host->counter_new(inst, "summaries");
+	st->c_no_text = host->counter_new(inst, "no_text");
+	st->c_lost = host->counter_new(inst, "lost");
+	*state = st;
+	return 0;
+fail:
+	free(st);
+	return -1;
+}
+
+static int dd_start(void *state)
+{
+	struct dd_state *st = state;
+	uint64_t period = (uint64_t)st->window_ns / 2000000;
+
+	if (!st->timer)
+		st->timer = st->host->timer_new(st->inst, on_timer, st);
+	if (!st->timer) {
+		st->host->log(st->inst, SL_LOG_ERR, "cannot create a timer");
+		return -1;
+	}
+	/* a run ends at most ~half a window (and at most a second) late */
+	period = period < 10 ? 10 : period > 1000 ? 1000 : period;
+	st->host->timer_arm(st->timer, period, period);
+	st->started = true;
+	return 0;
+}
+
+static void dd_stop(void *state)
+{
+	struct dd_state *st = state;
+
+	/* freed here, not in destroy(): the event loop is gone by then at exit */
+	if (st->timer) {
+		st->host->timer_free(st->timer);
+		st->timer = NULL;
+	}
+	if (st->out) {
+		st->host->batch_put(st->inst, st->out);
+		st->out = NULL;
+	}
+	st->started = false;
+}
+
+static void dd_destroy(void *state)
+{
+	struct dd_state *st = state;
+
+	sl_splice_free(&st->sp);
+	free(st);
+}
+
+static const struct sl_plugin dd_plugin = {
+	SL_PLUGIN_HEADER,
+	.kind = SL_KIND_FILTER,
+	.name = "dedup",
+	.description = "collapse runs of identical records into \"last message repeated N times\"",
+	.config_size = sizeof(struct dd_cfg),
+	.options = dd_options,
+	.provides = dd_provides,
+	.configure = dd_configure,
+	.start = dd_start,
+	.process = dd_process,
+	.flush = dd_flush,
+	.stop = dd_stop,
+	.destroy = dd_destroy,
+	.reads = dd_reads,
+};
+
+SLUICE_PLUGIN(dd_plugin)

@@ -1,0 +1,328 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The keyed table behind ratelimit (plugins/common/keytable.c), the key
+ * builder (reckey.c) and the batch walk that inserts summaries (splice.c).
+ * keytable: 100 000 random operations on a table of 257 entries against an
+ * oracle (an array of keys in LRU order, searched linearly): every find,
+ * every eviction victim (the least recent), used counts; keys that collide
+ * in one bucket (a table of 16 buckets with 40 keys).  reckey: absent
+ * differs from zero, long strings, the text form.  splice: drops and
+ * inserts keep the order, use dropped slots and free ones, and say when
+ * there is no room.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "keytable.h"
+#include "reckey.h"
+#include "splice.h"
+
+#define CAP 257
+#define KLEN 12
+
+static uint64_t rng = 88172645463325252ULL;
+static uint32_t rnd(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return (uint32_t)rng;
+}
+
+/* The oracle: keys in LRU order, oldest first. */
+static uint8_t okeys[CAP][KLEN];
+static uint32_t ovals[CAP];
+static unsigned on;
+
+static int ofind(const uint8_t *k)
+{
+	for (unsigned i = 0; i < on; i++)
+		if (!memcmp(okeys[i], k, KLEN))
+			return (int)i;
+	return -1;
+}
+
+static void omove_last(unsigned i)
+{
+	uint8_t k[KLEN];
+	uint32_t v = ovals[i];
+
+	memcpy(k, okeys[i], KLEN);
+	memmove(okeys[i], okeys[i + 1], (on - i - 1) * KLEN);
+	memmove(&ovals[i], &ovals[i + 1], (on - i - 1) * sizeof(ovals[0]));
+	memcpy(okeys[on - 1], k, KLEN);
+	ovals[on - 1] = v;
+}
+
+static uint8_t victim[KLEN];
+static unsigned nevict;
+
+static void on_evict(void *ctx, const struct sl_keytable *t, uint32_t i)
+{
+	(void)ctx;
+	memcpy(victim, sl_kt_key(t, i), KLEN);
+	nevict++;
+}
+
+static void table_vs_oracle(void)
+{
+	struct sl_keytable t;
+
+	CHECK(sl_kt_init(&t, CAP, KLEN, sizeof(uint32_t), 12345) == 0);
+	for (unsigned step = 0; step < 100000; step++) {
+		uint8_t k[KLEN] = {0};
+		uint32_t h, i;
+		int o;
+		bool created;
+
+		/* 600 distinct keys over 257 entries: hits, misses, evictions */
+		snprintf((char *)k, sizeof(k), "k%u", rnd() % 600);
+		h = sl_kt_hash(&t, k);
+		o = ofind(k);
+		switch (rnd() % 4) {
+		case 0:	/* find */
+			i = sl_kt_find(&t, k, h);
+			CHECK((i == SL_KT_NIL) == (o < 0), "find %s", k);
+			if (o >= 0 && i != SL_KT_NIL)
+				CHECK_EQ_U(*(uint32_t *)sl_kt_value(&t, i), ovals[o]);
+			break;
+		case 1:	/* remove */
+			i = sl_kt_find(&t, k, h);
+			if (i != SL_KT_NIL) {
+				sl_kt_remove(&t, i);
+				memmove(okeys[o], okeys[o + 1], (on - o - 1) * KLEN);
+				memmove(&ovals[o], &ovals[o + 1], (on - o - 1) * sizeof(ovals[0]));
+				on--;
+			}
+			break;
+		default: { /* get */
+			unsigned before = nevict;
+
+			i = sl_kt_get(&t, k, h, &created, on_evict, NULL);
+			CHECK(created == (o < 0), "created %s", k);
+			if (o >= 0) {
+				omove_last((unsigned)o);
+			} else {
+				if (on == CAP) {
+					CHECK(nevict == before + 1);
+					CHECK(!memcmp(victim, okeys[0], KLEN), "victim %s, oldest %s", victim, okeys[0]);
+					memmove(okeys[0], okeys[1], (on - 1) * KLEN);
+					memmove(&ovals[0], &ovals[1], (on - 1) * sizeof(ovals[0]));
+					on--;
+				}
+				CHECK_EQ_U(*(uint32_t *)sl_kt_value(&t, i), 0);
+				memcpy(okeys[on], k, KLEN);
+				ovals[on++] = 0;
+			}
+			*(uint32_t *)sl_kt_value(&t, i) = step;
+			ovals[on - 1] = step;
+			break;
+		}
+		}
+		CHECK_EQ_U(t.used, on);
+		if (failures)
+			break;
+	}
+	/* LRU walk: the oracle's order */
+	{
+		unsigned n = 0;
+
+		for (uint32_t i = sl_kt_oldest(&t); i != SL_KT_NIL && n < on; i = sl_kt_newer(&t, i), n++)
+			CHECK(!memcmp(sl_kt_key(&t, i), okeys[n], KLEN), "lru %u", n);
+		CHECK_EQ_U(n, on);
+	}
+	CHECK(nevict > 1000, "evictions %u", nevict);
+	sl_kt_free(&t);
+}
+
+/* Many keys in few buckets: chains. */
+static void collisions(void)
+{
+	struct sl_keytable t;
+	bool created;
+
+	CHECK(sl_kt_init(&t, 16, 8, 8, 0) == 0);
+	for (uint64_t k = 0; k < 40; k++)
+		sl_kt_get(&t, &k, (uint32_t)k & 3, &created, NULL, NULL);	/* 4 hashes only */
+	CHECK_EQ_U(t.used, 16);
+	for (uint64_t k = 0; k < 40; k++)
+		CHECK((sl_kt_find(&t, &k, (uint32_t)k & 3) != SL_KT_NIL) == (k >= 24), "key %u", (unsigned)k);
+	sl_kt_free(&t);
+	CHECK(sl_kt_init(&t, 0, 4, 8, 0) < 0);
+	CHECK(sl_kt_init(&t, 4, SL_KT_KEY_MAX + 1, 8, 0) < 0);
+	sl_kt_free(&t);
+}
+
+static struct sl_record *new_rec(void)
+{
+	return calloc(1, sizeof(struct sl_record) + SL_MAX_FIELDS * sizeof(union sl_value));
+}
+
+static void reckey(void)
+{
+	struct sl_reckey k;
+	struct sl_record *a = new_rec(), *b = new_rec();
+	uint8_t ka[SL_RECKEY_MAX_BYTES], kb[SL_RECKEY_MAX_BYTES];
+	static const uint8_t v4[4] = {10, 0, 0, 1};
+	const char *longp = "a prefix longer than twenty-four bytes";
+	char text[256];
+	struct fmt_buf fb;
+
+	sl_reckey_init(&k, 7);
+	CHECK(sl_reckey_add(&k, SL_F_SRC_ADDR, SL_T_ADDR, "src_addr") == 0);
+	CHECK(sl_reckey_add(&k, SL_F_DPORT, SL_T_U64, "dport") == 0);
+	CHECK(sl_reckey_add(&k, SL_F_PREFIX, SL_T_STRING, "prefix") == 0);
+	CHECK_EQ_U(k.len, 24 + 16 + 32);
+	CHECK(sl_reckey_add(&k, SL_F_IFNAME_IN, SL_T_STRING, "ifname_in") < 0, "past 96 bytes");
+	CHECK_EQ_U(k.len % 8, 0);
+
+	sl_set_ip4(a, SL_F_SRC_ADDR, v4);
+	sl_set_ip4(b, SL_F_SRC_ADDR, v4);
+	sl_set_u64(a, SL_F_DPORT, 0);	/* zero, and absent in b */
+	sl_reckey_build(&k, a, ka);
+	sl_reckey_build(&k, b, kb);
+	CHECK(memcmp(ka, kb, k.len) != 0, "absent == zero");
+	sl_set_u64(b, SL_F_DPORT, 0);
+	sl_reckey_build(&k, b, kb);
+	CHECK(memcmp(ka, kb, k.len) == 0);
+
+	fmt_init(&fb, text, sizeof(text));
+	sl_reckey_format(&k, ka, &fb);
+	CHECK(fb.len == strlen("src_addr=10.0.0.1 dport=0 prefix=-") &&
+	      !memcmp(text, "src_addr=10.0.0.1 dport=0 prefix=-", fb.len), "%.*s", (int)fb.len, text);
+
+	sl_set_bytes(a, SL_F_PREFIX, "DROP: ", 6);
+	sl_reckey_build(&k, a, ka);
+	fmt_init(&fb, text, sizeof(text));
+	sl_reckey_format(&k, ka, &fb);
+	CHECK(fb.len == strlen("src_addr=10.0.0.1 dport=0 prefix=DROP: "), "%.*s", (int)fb.len, text);
+
+	/* long strings: the same head, different tails differ */
+	sl_set_bytes(a, SL_F_PREFIX, longp, (uint32_t)strlen(longp));
+	sl_set_bytes(b, SL_F_PREFIX, "a prefix longer than twenty-four bytez", (uint32_t)strlen(longp));
+	sl_reckey_build(&k, a, ka);
+	sl_reckey_build(&k, b, kb);
+	CHECK(memcmp(ka, kb, k.len) != 0, "long strings differing at the end");
+	sl_set_bytes(b, SL_F_PREFIX, longp, (uint32_t)strlen(longp));
+	sl_reckey_build(&k, b, kb);
+	CHECK(memcmp(ka, kb, k.len) == 0);
+	fmt_init(&fb, text, sizeof(text));
+	sl_reckey_format(&k, ka, &fb);
+	CHECK(fb.len == strlen("src_addr=10.0.0.1 dport=0 prefix=a prefix longer ...") &&
+	      !memcmp(text + fb.len - 3, "...", 3), "%.*s", (int)fb.len, text);
+	free(a);
+	free(b);
+}
+
+/* A batch of n records with ids 0..n-1 in SL_F_MARK; capacity cap. */
+static struct sl_batch *new_batch(unsigned n, unsigned cap)
+{
+	struct sl_batch *b = calloc(1, sizeof(*b));
+	unsigned stride = sizeof(struct sl_record) + SL_MAX_FIELDS * sizeof(union sl_value);
+
+	b->capacity = cap;
+	b->stride = stride;
+	b->storage = calloc(cap, stride);
+	b->rec = calloc(cap, sizeof(*b->rec));
+	for (unsigned i = 0; i < n; i++)
+		sl_set_u64(sl_batch_add(b), SL_F_MARK, i);
+	return b;
+}
+
+static void free_batch(struct sl_batch *b)
+{
+	free(b->storage);
+	free(b->rec);
+	free(b);
+}
+
+static bool avoid_text;
+
+/* Walk: drop marks in `drop`, insert a record (mark 1000+i) before marks in `ins`. */
+static void walk(struct sl_splice *s, struct sl_batch *b, const char *drop, const char *ins, char *got)
+{
+	uint64_t avoid[SL_PRESENCE_WORDS] = {0};
+	unsigned inserted = 0;
+
+	avoid[SL_F_TEXT >> 6] |= 1ull << (SL_F_TEXT & 63);
+	CHECK(sl_splice_begin(s, b) == 0);
+	while (s->r < s->n) {
+		unsigned m = (unsigned)sl_splice_peek(s)->v[SL_F_MARK].u64;
+		struct sl_record *r;
+
+		if (strchr(ins, 'a' + (int)m)) {
+			r = sl_splice_insert(s, avoid_text ? avoid : NULL);
+			if (r)
+				sl_set_u64(r, SL_F_MARK, 1000 + m);
+			else
+				inserted++;	/* no room: counted as 'missing' */
+		}
+		if (strchr(drop, 'a' + (int)m))
+			sl_splice_drop(s);
+		else
+			sl_splice_keep(s);
+	}
+	sl_splice_end(s);
+	for (unsigned i = 0; i < b->count; i++) {
+		uint64_t m = b->rec[i]->v[SL_F_MARK].u64;
+
+		*got++ = m >= 1000 ? (char)('A' + (m - 1000)) : (char)('a' + m);
+	}
+	*got++ = inserted ? '!' : 0;
+	*got = 0;
+}
+
+static void splice(void)
+{
+	struct sl_splice s = {0};
+	struct sl_batch *b;
+	char got[64];
+
+	/* room at the end of the batch: inserts with no drop before */
+	b = new_batch(5, 8);
+	walk(&s, b, "", "ac", got);
+	CHECK_STREQ(got, "AabCcde");
+	free_batch(b);
+	/* full batch: inserts take dropped slots */
+	b = new_batch(6, 6);
+	walk(&s, b, "bc", "de", got);
+	CHECK_STREQ(got, "aDdEef");
+	free_batch(b);
+	/* full batch, no drop before: no room */
+	b = new_batch(4, 4);
+	walk(&s, b, "", "a", got);
+	CHECK_STREQ(got, "abcd!");
+	free_batch(b);
+	/* drop everything, insert before each: every slot reused */
+	b = new_batch(4, 4);
+	walk(&s, b, "abcd", "bcd", got);
+	CHECK_STREQ(got, "BCD");
+	free_batch(b);
+	/* dropped records with text are not reused when text is to be avoided */
+	b = new_batch(4, 5);
+	for (unsigned i = 0; i < 4; i++)
+		sl_set_bytes(b->rec[i], SL_F_TEXT, "x", 1);
+	avoid_text = true;
+	walk(&s, b, "ab", "cd", got);	/* c takes the one free slot, d finds none */
+	CHECK_STREQ(got, "Ccd!");
+	free_batch(b);
+	b = new_batch(4, 4);
+	sl_set_bytes(b->rec[0], SL_F_TEXT, "x", 1);
+	walk(&s, b, "ab", "cd", got);	/* b had no text: reused for C; a's has text */
+	CHECK_STREQ(got, "Ccd!");
+	avoid_text = false;
+	free_batch(b);
+	sl_splice_free(&s);
+}
+
+int main(void)
+{
+	table_vs_oracle();
+	collisions();
+	reckey();
+	splice();
+	return check_summary("keytable");
+}
