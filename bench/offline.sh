@@ -252,7 +252,7 @@ filter_row() {
 	printf '%s\t%s\t%s\t%s\n' "filter $name: base" "$n" rec "${base[*]}" \
 		"filter $name: with" "$n" rec "${with[*]}" >>"$RESULTS"
 	printf '%s\t%s\t\t\n' "#$name" "$(grep "counters: [^ ]*$name ($name)" "$WORK/last.err" |
-		sed 's/.*errors=[0-9]* //')" >>"$RESULTS"
+		sed -E 's/.* dropped=[0-9]+ errors=[0-9]+ ?//' | tail -1)" >>"$RESULTS"
 	printf '  %-24s %s s\n' "filter $name: base" "${base[*]}" "filter $name: with" "${with[*]}" >&2
 }
 
