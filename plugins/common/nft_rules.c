@@ -123,11 +123,15 @@ static char *rule_text(const struct nftnl_rule *r, uint32_t *len)
 	at = strchr(buf, '[');
 	at = at ? at : buf + n;
 	memmove(buf, at, strlen(at) + 1);
-	/* newlines between expressions: one line */
-	for (char *p = buf; *p; p++)
-		if (*p == '\n' || *p == '\t')
-			*p = ' ';
-	n = (int)strlen(buf);
+	/* libnftnl puts spaces and newlines between expressions: one space, one line */
+	n = 0;
+	for (char *p = buf; *p; p++) {
+		char c = *p == '\n' || *p == '\t' ? ' ' : *p;
+
+		if (c != ' ' || (n && buf[n - 1] != ' '))
+			buf[n++] = c;
+	}
+	buf[n] = '\0';
 	while (n && buf[n - 1] == ' ')
 		buf[--n] = '\0';
 	if (nftnl_rule_is_set(r, NFTNL_RULE_USERDATA)) {

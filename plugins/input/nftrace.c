@@ -61,7 +61,7 @@ struct nftrace {
 	struct nftrace_fields f;
 	struct sl_nft_rules *rules;
 	bool rules_stale;	/* the ruleset changed since the last dump */
-	int c_events, c_rule_unknown, c_ruleset_dumps;
+	int c_events, c_chain_end, c_rule_unknown, c_ruleset_dumps;
 };
 
 static const struct sl_option nftrace_options[] = {
@@ -154,7 +154,7 @@ static void set_from_ruleset(struct nftrace *st, struct sl_record *r, const stru
 		st->host->counter_add(st->inst, st->c_rule_unknown, 1);
 }
 
-/* Fill a fresh record from one trace event: 0, or -1 if malformed. */
+/* Fill a fresh record from one trace event: 0, 1 to skip it, or -1 if malformed. */
 static int fill(struct nftrace *st, struct sl_batch *b, struct sl_record *r, const uint8_t *msg,
 		size_t len, const struct sl_time *rx)
 {
@@ -165,6 +165,13 @@ static int fill(struct nftrace *st, struct sl_batch *b, struct sl_record *r, con
 
 	if (sl_nftrace_parse(&t, msg, len) < 0)
 		return -1;
+	/*
+	 * The end of a chain's rules comes as a rule event without a rule
+	 * (continue), before the policy or return event that says the same;
+	 * nft monitor trace prints nothing for it, and neither do we.
+	 */
+	if (t.type == NFT_TRACETYPE_RULE && !(t.has & SL_NFTRACE_HANDLE))
+		return 1;
 	sl_set_u64(r, SL_F_FAMILY, t.family);
 	sl_set_time(r, SL_F_TIMESTAMP, rx->sec, rx->nsec);
 	set_u64(r, f->id, t.id);
@@ -257,9 +264,17 @@ parse_msg(void *arg, const struct nlmsghdr *nlh, const struct sl_time *rx)
 	r = sl_batch_add(x->b);
 	if (!r)
 		return false;
-	if (fill(st, x->b, r, mnl_nlmsg_get_payload(nlh), nlh->nlmsg_len - NLMSG_HDRLEN, rx) < 0) {
+	switch (fill(st, x->b, r, mnl_nlmsg_get_payload(nlh), nlh->nlmsg_len - NLMSG_HDRLEN, rx)) {
+	case 0:
+		break;
+	case 1:
+		sl_batch_unadd(x->b);
+		st->host->counter_add(st->inst, st->c_chain_end, 1);
+		break;
+	default:
 		sl_batch_unadd(x->b);
 		sl_nl_malformed(&st->rd);
+		break;
 	}
 	return true;
 }
@@ -310,6 +325,7 @@ static int nftrace_configure(const struct sl_host *host, struct sl_instance *ins
 	st->c_events = host->counter_new(inst, "events");
 	st->rd.c_enobufs = host->counter_new(inst, "enobufs");
 	st->rd.c_malformed = host->counter_new(inst, "malformed");
+	st->c_chain_end = host->counter_new(inst, "chain_end");
 	st->c_rule_unknown = host->counter_new(inst, "rule_unknown");
 	st->c_ruleset_dumps = host->counter_new(inst, "ruleset_dumps");
 	st->f = (struct nftrace_fields){
