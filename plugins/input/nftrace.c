@@ -150,67 +150,90 @@ static void set_from_ruleset(struct nftrace *st, struct sl_record *r, const stru
 				 t->chain.len, t->handle, &len);
 	if (text)
 		set_str(r, st->f.rule, text, len);
-	else
-		st->host->counter_add(st->inst, st->c_rule_unknown, 1);
 }
 
-/* Fill a fresh record from one trace event: 0, 1 to skip it, or -1 if malformed. */
-static int fill(struct nftrace *st, struct sl_batch *b, struct sl_record *r, const uint8_t *msg,
-		size_t len, const struct sl_time *rx)
+/* What both records of an event carry: who traced what, where. */
+static void set_common(struct nftrace *st, struct sl_record *r, const struct sl_nftrace *t,
+		       const struct sl_time *rx)
 {
 	const struct nftrace_fields *f = &st->f;
-	struct sl_nftrace t;
+
+	sl_set_u64(r, SL_F_FAMILY, t->family);
+	sl_set_time(r, SL_F_TIMESTAMP, rx->sec, rx->nsec);
+	set_u64(r, f->id, t->id);
+	if (t->has & SL_NFTRACE_TABLE)
+		set_str(r, f->table, t->table.ptr, t->table.len);
+	if (t->has & SL_NFTRACE_CHAIN)
+		set_str(r, f->chain, t->chain.ptr, t->chain.len);
+	if (t->has & SL_NFTRACE_IIF)
+		sl_set_u64(r, SL_F_IFINDEX_IN, t->iif);
+	if (t->has & SL_NFTRACE_OIF)
+		sl_set_u64(r, SL_F_IFINDEX_OUT, t->oif);
+	if (t->has & SL_NFTRACE_MARK)
+		sl_set_u64(r, SL_F_MARK, t->mark);
+	if (t->has & SL_NFTRACE_NFPROTO) {
+		set_u64(r, f->nfproto, t->nfproto);
+		if (t->nfproto == NFPROTO_IPV4 || t->nfproto == NFPROTO_IPV6)
+			sl_set_u64(r, SL_F_HW_PROTOCOL, t->nfproto == NFPROTO_IPV4 ? 0x0800 : 0x86dd);
+	}
+	if (st->cfg->rule_text)
+		set_from_ruleset(st, r, t);
+}
+
+/* The packet record (trace_type "packet"): nft's "packet:" line. */
+static void fill_packet(struct nftrace *st, struct sl_batch *b, struct sl_record *r,
+			const struct sl_nftrace *t, const struct sl_time *rx)
+{
+	set_common(st, r, t, rx);
+	set_str(r, st->f.type, "packet", 6);
+	if (t->has & SL_NFTRACE_LL && t->ll.len) {
+		sl_set_bytes(r, SL_F_HWHDR, t->ll.ptr, t->ll.len);
+		if (t->has & SL_NFTRACE_IIFTYPE)
+			sl_set_u64(r, SL_F_HWTYPE, t->iiftype);
+	}
+	set_packet(b, r, t);
+}
+
+/* The event record: rule, return or policy, and its verdict. */
+static void fill_event(struct nftrace *st, struct sl_record *r, const struct sl_nftrace *t,
+		       const struct sl_time *rx)
+{
+	const struct nftrace_fields *f = &st->f;
 	const char *name;
 	int32_t verdict;
 
-	if (sl_nftrace_parse(&t, msg, len) < 0)
-		return -1;
-	/*
-	 * The end of a chain's rules comes as a rule event without a rule
-	 * (continue), before the policy or return event that says the same;
-	 * nft monitor trace prints nothing for it, and neither do we.
-	 */
-	if (t.type == NFT_TRACETYPE_RULE && !(t.has & SL_NFTRACE_HANDLE))
-		return 1;
-	sl_set_u64(r, SL_F_FAMILY, t.family);
-	sl_set_time(r, SL_F_TIMESTAMP, rx->sec, rx->nsec);
-	set_u64(r, f->id, t.id);
-	if (t.has & SL_NFTRACE_TABLE)
-		set_str(r, f->table, t.table.ptr, t.table.len);
-	if (t.has & SL_NFTRACE_CHAIN)
-		set_str(r, f->chain, t.chain.ptr, t.chain.len);
-	if (t.has & SL_NFTRACE_HANDLE)
-		set_u64(r, f->handle, t.handle);
-	if ((name = sl_nftrace_type_name(t.type)))
+	set_common(st, r, t, rx);
+	if (t->has & SL_NFTRACE_HANDLE) {
+		set_u64(r, f->handle, t->handle);
+		if (st->cfg->rule_text && !sl_has(r, (sl_field)f->rule))
+			st->host->counter_add(st->inst, st->c_rule_unknown, 1);
+	}
+	if ((name = sl_nftrace_type_name(t->type)))
 		set_str(r, f->type, name, (uint32_t)strlen(name));
 	/* a policy event's verdict is the policy */
-	verdict = t.has & SL_NFTRACE_POLICY ? (int32_t)t.policy : t.verdict;
-	if (t.has & (SL_NFTRACE_POLICY | SL_NFTRACE_VERDICT)) {
-		if ((name = sl_nftrace_verdict_name(verdict)))
-			set_str(r, f->verdict, name, (uint32_t)strlen(name));
+	verdict = t->has & SL_NFTRACE_POLICY ? (int32_t)t->policy : t->verdict;
+	if (t->has & (SL_NFTRACE_POLICY | SL_NFTRACE_VERDICT) &&
+	    (name = sl_nftrace_verdict_name(verdict)))
+		set_str(r, f->verdict, name, (uint32_t)strlen(name));
+	if (t->has & SL_NFTRACE_JUMP)
+		set_str(r, f->jump, t->jump.ptr, t->jump.len);
+}
+
+/*
+ * Room for two records and a packet in the batch x->b, emitting a full
+ * one: false when no batch could be had.
+ */
+static bool room_for_event(struct nftrace *st, struct sl_batch **bp)
+{
+	struct sl_batch *b = *bp;
+
+	if (b && (b->capacity - b->filled < 2 || sl_batch_room(b) < PACKET_ROOM + 8)) {
+		st->host->emit(st->inst, b);
+		*bp = NULL;
 	}
-	if (t.has & SL_NFTRACE_JUMP)
-		set_str(r, f->jump, t.jump.ptr, t.jump.len);
-	if (t.has & SL_NFTRACE_IIF)
-		sl_set_u64(r, SL_F_IFINDEX_IN, t.iif);
-	if (t.has & SL_NFTRACE_OIF)
-		sl_set_u64(r, SL_F_IFINDEX_OUT, t.oif);
-	if (t.has & SL_NFTRACE_MARK)
-		sl_set_u64(r, SL_F_MARK, t.mark);
-	if (t.has & SL_NFTRACE_NFPROTO) {
-		set_u64(r, f->nfproto, t.nfproto);
-		if (t.nfproto == NFPROTO_IPV4 || t.nfproto == NFPROTO_IPV6)
-			sl_set_u64(r, SL_F_HW_PROTOCOL, t.nfproto == NFPROTO_IPV4 ? 0x0800 : 0x86dd);
-	}
-	if (t.has & SL_NFTRACE_LL && t.ll.len) {
-		sl_set_bytes(r, SL_F_HWHDR, t.ll.ptr, t.ll.len);
-		if (t.has & SL_NFTRACE_IIFTYPE)
-			sl_set_u64(r, SL_F_HWTYPE, t.iiftype);
-	}
-	set_packet(b, r, &t);
-	if (st->cfg->rule_text)
-		set_from_ruleset(st, r, &t);
-	return 0;
+	if (!*bp && !(*bp = st->host->batch_get(st->inst)))
+		return false;
+	return (*bp)->capacity - (*bp)->filled >= 2;
 }
 
 struct nftrace_rx {
@@ -236,7 +259,7 @@ parse_msg(void *arg, const struct nlmsghdr *nlh, const struct sl_time *rx)
 {
 	struct nftrace_rx *x = arg;
 	struct nftrace *st = x->st;
-	struct sl_record *r;
+	struct sl_nftrace t;
 
 	if (nlh->nlmsg_type >> 8 != NFNL_SUBSYS_NFTABLES)
 		return true;
@@ -255,27 +278,26 @@ parse_msg(void *arg, const struct nlmsghdr *nlh, const struct sl_time *rx)
 		}
 		reload_rules(st);
 	}
-	if (x->b && (x->b->filled == x->b->capacity || sl_batch_room(x->b) < PACKET_ROOM + 8)) {
-		st->host->emit(st->inst, x->b);
-		x->b = NULL;
-	}
-	if (!x->b && !(x->b = st->host->batch_get(st->inst)))
-		return false;
-	r = sl_batch_add(x->b);
-	if (!r)
-		return false;
-	switch (fill(st, x->b, r, mnl_nlmsg_get_payload(nlh), nlh->nlmsg_len - NLMSG_HDRLEN, rx)) {
-	case 0:
-		break;
-	case 1:
-		sl_batch_unadd(x->b);
-		st->host->counter_add(st->inst, st->c_chain_end, 1);
-		break;
-	default:
-		sl_batch_unadd(x->b);
+	if (sl_nftrace_parse(&t, mnl_nlmsg_get_payload(nlh), nlh->nlmsg_len - NLMSG_HDRLEN) < 0) {
 		sl_nl_malformed(&st->rd);
-		break;
+		return true;
 	}
+	/*
+	 * The end of a chain's rules comes as a rule event without a rule
+	 * (continue), before the policy or return event that says the same;
+	 * nft monitor trace prints nothing for it, and neither do we.
+	 */
+	if (t.type == NFT_TRACETYPE_RULE && !(t.has & SL_NFTRACE_HANDLE)) {
+		st->host->counter_add(st->inst, st->c_chain_end, 1);
+		if (!(t.has & (SL_NFTRACE_NH | SL_NFTRACE_LL)))
+			return true;
+	}
+	if (!room_for_event(st, &x->b))
+		return false;
+	if (t.has & (SL_NFTRACE_NH | SL_NFTRACE_LL))
+		fill_packet(st, x->b, sl_batch_add(x->b), &t, rx);
+	if (t.type != NFT_TRACETYPE_RULE || t.has & SL_NFTRACE_HANDLE)
+		fill_event(st, sl_batch_add(x->b), &t, rx);
 	return true;
 }
 
