@@ -207,6 +207,11 @@ void sl_traceline_format(struct fmt_buf *b, const struct sl_record *r, const str
 			fmt_lit(b, "unknown rule handle ");
 			fmt_u64(b, has(r, f->handle) ? r->v[f->handle].u64 : 0);
 		}
+		/* as nft -a monitor trace: which rule, whatever its text */
+		if (has(r, f->rule) && has(r, f->handle)) {
+			fmt_lit(b, " # handle ");
+			fmt_u64(b, r->v[f->handle].u64);
+		}
 		fmt_lit(b, " (verdict ");
 		if (has(r, f->verdict))
 			str_field(b, r, f->verdict);

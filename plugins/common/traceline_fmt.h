@@ -5,12 +5,13 @@
  * "packet:" line):
  *
  *   trace id 3a9c0f12 inet filter input packet: iif "veth0" ip saddr 10.0.0.1 ... tcp dport 22
- *   trace id 3a9c0f12 inet filter input rule [ ... ] comment "ssh" (verdict accept)
+ *   trace id 3a9c0f12 inet filter input rule [ ... ] comment "ssh" # handle 5 (verdict accept)
  *   trace id 3a9c0f12 inet filter input policy drop
  *
  * Differences from nft: the rule is libnftnl's text of it (nft_rules.h),
  * the packet line names the fields decode found (not nft's every header
- * field, no raw @ll/@th dumps), and no line ends with a space.
+ * field, no raw @ll/@th dumps), the rule's handle is always printed (as
+ * with nft -a), and no line ends with a space.
  */
 #ifndef SLUICE_TRACELINE_FMT_H
 #define SLUICE_TRACELINE_FMT_H
