@@ -12,6 +12,7 @@
 #include <libmnl/libmnl.h>
 #include <libnftnl/chain.h>
 #include <libnftnl/common.h>
+#include <libnftnl/gen.h>
 #include <libnftnl/rule.h>
 #include <libnftnl/udata.h>
 #include <linux/netfilter.h>
@@ -35,7 +36,13 @@ struct ents {
 struct sl_nft_rules {
 	struct ents e;	/* sorted by handle */
 	size_t rules;
+	uint32_t gen;	/* ruleset generation the contents are of */
+	bool loaded;
+	struct mnl_socket *nl;	/* for requests only: joins no group */
+	char *buf;
 };
+
+#define BUF_SIZE (MNL_SOCKET_BUFFER_SIZE * 4)
 
 #define CHAIN_HANDLE UINT64_MAX
 /* The longest rule text kept (libnftnl's text of a big rule is long). */
@@ -63,6 +70,9 @@ void sl_nft_rules_free(struct sl_nft_rules *rs)
 	if (!rs)
 		return;
 	ents_clear(&rs->e);
+	if (rs->nl)
+		mnl_socket_close(rs->nl);
+	free(rs->buf);
 	free(rs);
 }
 
@@ -236,29 +246,86 @@ static int ent_cmp(const void *a, const void *b)
 	return x->handle < y->handle ? -1 : x->handle > y->handle;
 }
 
+static int gen_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct nftnl_gen *g = nftnl_gen_alloc();
+	uint32_t *gen = data;
+
+	if (g && nftnl_gen_nlmsg_parse(nlh, g) >= 0 && nftnl_gen_is_set(g, NFTNL_GEN_ID))
+		*gen = nftnl_gen_get_u32(g, NFTNL_GEN_ID);
+	nftnl_gen_free(g);
+	return MNL_CB_OK;
+}
+
+/* The ruleset's generation id (NFT_MSG_GETGEN): 0, or -errno. */
+static int get_gen(struct sl_nft_rules *rs, uint32_t *gen)
+{
+	uint32_t portid = mnl_socket_get_portid(rs->nl), seq = (uint32_t)time(NULL);
+	struct nlmsghdr *nlh = nftnl_nlmsg_build_hdr(rs->buf, NFT_MSG_GETGEN, NFPROTO_UNSPEC, 0, seq);
+	ssize_t n;
+
+	*gen = 0;
+	if (mnl_socket_sendto(rs->nl, nlh, nlh->nlmsg_len) < 0)
+		return -errno;
+	n = mnl_socket_recvfrom(rs->nl, rs->buf, BUF_SIZE);
+	if (n < 0 || mnl_cb_run(rs->buf, (size_t)n, seq, portid, gen_cb, gen) < 0)
+		return -errno;
+	return 0;
+}
+
+static int open_socket(struct sl_nft_rules *rs)
+{
+	if (rs->nl)
+		return 0;
+	if (!rs->buf && !(rs->buf = malloc(BUF_SIZE)))
+		return -ENOMEM;
+	rs->nl = mnl_socket_open(NETLINK_NETFILTER);
+	if (!rs->nl)
+		return -errno;
+	if (mnl_socket_bind(rs->nl, 0, MNL_SOCKET_AUTOPID) < 0) {
+		int err = -errno;
+
+		mnl_socket_close(rs->nl);
+		rs->nl = NULL;
+		return err;
+	}
+	return 0;
+}
+
+int sl_nft_rules_changed(struct sl_nft_rules *rs)
+{
+	uint32_t gen;
+	int err;
+
+	if (!rs->loaded)
+		return 1;
+	if ((err = open_socket(rs)) < 0 || (err = get_gen(rs, &gen)) < 0)
+		return err;
+	return gen != rs->gen;
+}
+
 int sl_nft_rules_load(struct sl_nft_rules *rs)
 {
-	size_t size = MNL_SOCKET_BUFFER_SIZE * 4;
-	char *buf = malloc(size);
-	struct mnl_socket *nl = NULL;
-	int err = -ENOMEM;
+	int err;
 
-	if (!buf)
-		return -ENOMEM;
-	nl = mnl_socket_open(NETLINK_NETFILTER);
-	if (!nl || mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0) {
-		err = -errno;
-		goto out;
-	}
+	if ((err = open_socket(rs)) < 0)
+		return err;
 	for (int i = 0; i < DUMP_RETRIES; i++) {
 		struct ents e = {0};
 		struct dump d = {.e = &e};
+		uint32_t gen, gen_after;
 		size_t rules;
 
-		err = dump_one(nl, NFT_MSG_GETRULE, rule_cb, &d, buf, size);
+		err = get_gen(rs, &gen);
+		if (!err)
+			err = dump_one(rs->nl, NFT_MSG_GETRULE, rule_cb, &d, rs->buf, BUF_SIZE);
 		rules = e.n;
 		if (!err)
-			err = dump_one(nl, NFT_MSG_GETCHAIN, chain_cb, &d, buf, size);
+			err = dump_one(rs->nl, NFT_MSG_GETCHAIN, chain_cb, &d, rs->buf, BUF_SIZE);
+		if (!err)
+			err = get_gen(rs, &gen_after);
+		if (!err && gen_after != gen)
+			err = -EINTR;
 		if (err) {
 			ents_clear(&e);
 			if (err == -EINTR)
@@ -269,12 +336,10 @@ int sl_nft_rules_load(struct sl_nft_rules *rs)
 		ents_clear(&rs->e);
 		rs->e = e;
 		rs->rules = rules;
+		rs->gen = gen;
+		rs->loaded = true;
 		break;
 	}
-out:
-	if (nl)
-		mnl_socket_close(nl);
-	free(buf);
 	return err;
 }
 

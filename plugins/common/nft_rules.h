@@ -29,6 +29,13 @@ void sl_nft_rules_free(struct sl_nft_rules *rs);
  */
 int sl_nft_rules_load(struct sl_nft_rules *rs);
 
+/*
+ * Whether the ruleset's generation differs from the one loaded (one
+ * NFT_MSG_GETGEN round trip): 1 or 0, or -errno.  For when change events
+ * may have been lost (ENOBUFS): cheaper than dumping again.
+ */
+int sl_nft_rules_changed(struct sl_nft_rules *rs);
+
 /* Rules known, for the log. */
 size_t sl_nft_rules_count(const struct sl_nft_rules *rs);
 

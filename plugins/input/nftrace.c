@@ -61,6 +61,7 @@ struct nftrace {
 	struct nftrace_fields f;
 	struct sl_nft_rules *rules;
 	bool rules_stale;	/* the ruleset changed since the last dump */
+	bool rules_check;	/* change events may have been lost: compare generations */
 	int c_events, c_chain_end, c_rule_unknown, c_ruleset_dumps;
 };
 
@@ -270,6 +271,11 @@ parse_msg(void *arg, const struct nlmsghdr *nlh, const struct sl_time *rx)
 		return true;
 	}
 	st->host->counter_add(st->inst, st->c_events, 1);
+	if (st->rules_check && st->cfg->rule_text) {
+		st->rules_check = false;
+		if (sl_nft_rules_changed(st->rules) != 0)
+			st->rules_stale = true;
+	}
 	if (st->rules_stale && st->cfg->rule_text) {
 		/* records of the batch point into the old texts: hand them on first */
 		if (x->b) {
@@ -311,12 +317,12 @@ static void hand_on(void *arg)
 	}
 }
 
-/* Lost events may have held a NEWGEN: dump again before the next lookup. */
+/* Lost events may have held a NEWGEN: check the generation before the next lookup. */
 static void lost(void *arg)
 {
 	struct nftrace_rx *x = arg;
 
-	x->st->rules_stale = true;
+	x->st->rules_check = true;
 }
 
 static void nftrace_readable(void *state, int fd, uint32_t events)

@@ -15,6 +15,9 @@ import sys
 
 LINE = re.compile(r"^trace id ([0-9a-f]{8}) (\S+) (\S+) (\S+) (.*?)\s*$")
 RULE = re.compile(r"^rule .* # handle (\d+) \(verdict (\S+)(?: (\S+))?\)$")
+# nft 1.0.6 does not refresh its cache on ruleset changes: a rule added
+# after it started is "unknown" to it (sluice dumps the ruleset again)
+UNKNOWN = re.compile(r"^unknown rule handle (\d+) \(verdict (\S+)(?: (\S+))?\)$")
 
 
 def packet_info(rest):
@@ -35,8 +38,8 @@ def parse_text(path):
         tid, fam, table, chain, rest = m.groups()
         if rest.startswith("packet:"):
             recs.append((tid, fam, table, chain, "packet", None, None, None, packet_info(rest)))
-        elif rest.startswith("rule "):
-            r = RULE.match(rest)
+        elif rest.startswith("rule ") or rest.startswith("unknown rule handle "):
+            r = RULE.match(rest) or UNKNOWN.match(rest)
             if not r:
                 sys.exit("unparsed rule line: " + line)
             recs.append((tid, fam, table, chain, "rule", int(r.group(1)), r.group(2), r.group(3), None))

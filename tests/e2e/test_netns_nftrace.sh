@@ -9,7 +9,8 @@
 # pings, TCP SYNs and UDP datagrams; every record sluice wrote must equal
 # the line nft printed (trace id, family, table, chain, kind, rule handle,
 # verdict, jump target, packet addresses), the pcap must hold the traced
-# packets as tcpdump reads them, and the rule texts the rules' comments.
+# packets as tcpdump reads them, and the rule texts the rules' comments,
+# also of a rule inserted while they run.
 . "$(dirname "$0")/lib.sh"
 need_root
 need_cmd ip nft python3 tcpdump
@@ -80,9 +81,16 @@ for _ in range(2):
     u.sendto(b"trace me", ("10.41.0.2", 9999))
 PY
 
+# A rule added while both run: its text must come from a new dump.
+ip netns exec "$B" nft insert rule inet sl_trace uc udp dport 9998 counter drop comment '"added later"'
+ip netns exec "$A" python3 -c '
+import socket
+socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b"late", ("10.41.0.2", 9998))'
+
 # 3 pings x 8 lines, 2 SYNs x 6, 2 UDP x 6 (counted from the ruleset; the
-# end of uc that UDP reaches comes as a rule-less event nft prints nothing for)
-want=$((3 * 8 + 2 * 6 + 2 * 6))
+# end of uc that UDP reaches comes as a rule-less event nft prints nothing for),
+# 6 for the datagram the added rule drops
+want=$((3 * 8 + 2 * 6 + 2 * 6 + 6))
 # sluice's files are written at the latest when it stops: wait for nft,
 # then give sluice's socket as long again
 have_all() { [ "$(grep -c '^trace id' "$WORK/nft.txt")" -ge $want ]; }
@@ -101,6 +109,9 @@ lines=$(grep -c '^trace id' "$WORK/nft.txt")
 grep -q 'comment "ssh ok" # handle [0-9]* (verdict accept)' "$WORK/out.txt" || fail "no accept line with the rule's comment"
 grep -q 'comment "pings back" # handle [0-9]* (verdict return)' "$WORK/out.txt" || fail "no return line"
 grep -q 'input policy drop$' "$WORK/out.txt" || fail "no policy drop line"
+grep -q 'uc rule .* comment "added later" # handle [0-9]* (verdict drop)' "$WORK/out.txt" ||
+	fail "the rule added after the start has no text: the ruleset was not dumped again"
+grep -q ' ruleset_dumps=2' "$WORK/sluice.log" || { grep counters "$WORK/sluice.log"; fail "not one dump at start and one after the change"; }
 grep -q 'packet: iif "vb" ether saddr 02:00:00:41:00:01 ether daddr 02:00:00:41:00:02 ip saddr 10.41.0.1 ip daddr 10.41.0.2 .* tcp dport 22 tcp flags == syn' "$WORK/out.txt" ||
 	fail "no TCP SYN packet line"
 
@@ -110,7 +121,8 @@ icmp=$(grep -c '10.41.0.1 > 10.41.0.2: ICMP echo request' "$WORK/tcpdump.txt" ||
 syn=$(grep -c '10.41.0.1\.[0-9]* > 10.41.0.2\.22: Flags \[S\]' "$WORK/tcpdump.txt" || true)
 udp=$(grep -c '10.41.0.1\.[0-9]* > 10.41.0.2\.9999: UDP' "$WORK/tcpdump.txt" || true)
 total=$(wc -l <"$WORK/tcpdump.txt")
-[ "$icmp" = 6 ] && [ "$syn" = 4 ] && [ "$udp" = 4 ] && [ "$total" = 14 ] ||
-	{ cat "$WORK/tcpdump.txt"; fail "pcap: $icmp echo requests, $syn SYNs, $udp UDP of $total packets (want 6, 4, 4 of 14)"; }
+late=$(grep -c '10.41.0.1\.[0-9]* > 10.41.0.2\.9998: UDP' "$WORK/tcpdump.txt" || true)
+[ "$icmp" = 6 ] && [ "$syn" = 4 ] && [ "$udp" = 4 ] && [ "$late" = 2 ] && [ "$total" = 16 ] ||
+	{ cat "$WORK/tcpdump.txt"; fail "pcap: $icmp echo requests, $syn SYNs, $udp+$late UDP of $total packets (want 6, 4, 4+2 of 16)"; }
 grep -q "counters: [a-z.]*nftrace (nftrace): in=$want " "$WORK/sluice.log" || { grep counters "$WORK/sluice.log"; fail "nftrace did not count $want records"; }
 pass "$res; pcap $total packets"
