@@ -13,6 +13,7 @@
 # also of a rule inserted while they run.
 . "$(dirname "$0")/lib.sh"
 need_root
+[ -e "$BUILDDIR/plugins/nftrace.so" ] || skip "built without SLUICE_WITH_NFTRACE"
 need_cmd ip nft python3 tcpdump
 
 A=$(unique_name slnta)

@@ -12,6 +12,7 @@
 # only once: after an overrun its generation is compared instead.
 . "$(dirname "$0")/lib.sh"
 need_root
+[ -e "$BUILDDIR/plugins/nftrace.so" ] || skip "built without SLUICE_WITH_NFTRACE"
 need_cmd ip nft python3
 
 A=$(unique_name slnfa)
