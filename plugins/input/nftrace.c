@@ -237,9 +237,11 @@ static bool room_for_event(struct nftrace *st, struct sl_batch **bp)
 	return (*bp)->capacity - (*bp)->filled >= 2;
 }
 
+/* One wake-up's reading: the batch being filled, counts added once at its end. */
 struct nftrace_rx {
 	struct nftrace *st;
 	struct sl_batch *b;
+	uint64_t events, chain_end;
 };
 
 static void reload_rules(struct nftrace *st)
@@ -270,7 +272,7 @@ parse_msg(void *arg, const struct nlmsghdr *nlh, const struct sl_time *rx)
 			st->rules_stale = true;
 		return true;
 	}
-	st->host->counter_add(st->inst, st->c_events, 1);
+	x->events++;
 	if (st->rules_check && st->cfg->rule_text) {
 		st->rules_check = false;
 		if (sl_nft_rules_changed(st->rules) != 0)
@@ -294,7 +296,7 @@ parse_msg(void *arg, const struct nlmsghdr *nlh, const struct sl_time *rx)
 	 * nft monitor trace prints nothing for it, and neither do we.
 	 */
 	if (t.type == NFT_TRACETYPE_RULE && !(t.has & SL_NFTRACE_HANDLE)) {
-		st->host->counter_add(st->inst, st->c_chain_end, 1);
+		x->chain_end++;
 		if (!(t.has & (SL_NFTRACE_NH | SL_NFTRACE_LL)))
 			return true;
 	}
@@ -339,6 +341,10 @@ static void nftrace_readable(void *state, int fd, uint32_t events)
 	}
 	if (x.b)
 		st->host->emit(st->inst, x.b);
+	if (x.events)
+		st->host->counter_add(st->inst, st->c_events, x.events);
+	if (x.chain_end)
+		st->host->counter_add(st->inst, st->c_chain_end, x.chain_end);
 }
 
 static int nftrace_configure(const struct sl_host *host, struct sl_instance *inst,
