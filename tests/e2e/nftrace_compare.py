@@ -22,7 +22,7 @@ UNKNOWN = re.compile(r"^unknown rule handle (\d+) \(verdict (\S+)(?: (\S+))?\)$"
 
 def packet_info(rest):
     out = {}
-    for key in ("ip saddr", "ip daddr", "ip protocol", "ip6 saddr", "ip6 daddr"):
+    for key in ("ip saddr", "ip daddr", "ip protocol", "ip6 saddr", "ip6 daddr", "ip6 nexthdr"):
         m = re.search(re.escape(key) + r" (\S+)", rest)
         if m:
             out[key] = m.group(1)
@@ -54,7 +54,7 @@ def parse_text(path):
 
 
 FAMILY = {"inet": "inet", "ipv4": "ip", "ipv6": "ip6", "arp": "arp", "bridge": "bridge", "netdev": "netdev"}
-PROTO = {"icmp": "icmp", "tcp": "tcp", "udp": "udp"}
+PROTO = {"icmp": "icmp", "tcp": "tcp", "udp": "udp", "icmpv6": "ipv6-icmp", "ipv6-icmp": "ipv6-icmp"}
 
 
 def parse_json(path):
@@ -64,8 +64,9 @@ def parse_json(path):
         kind = j["trace_type"]
         pinfo = None
         if kind == "packet":
-            pinfo = {"ip saddr": j.get("src_ip"), "ip daddr": j.get("dest_ip"),
-                     "ip protocol": PROTO.get(j.get("proto"), j.get("proto"))}
+            ip, proto = ("ip6", "nexthdr") if j.get("ip_version") == 6 else ("ip", "protocol")
+            pinfo = {ip + " saddr": j.get("src_ip"), ip + " daddr": j.get("dest_ip"),
+                     ip + " " + proto: PROTO.get(j.get("proto"), j.get("proto"))}
             pinfo = {k: v for k, v in pinfo.items() if v is not None}
         verdict = j.get("verdict") if kind != "packet" else None
         if kind == "return" and verdict is None:

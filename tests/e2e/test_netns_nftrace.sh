@@ -6,7 +6,7 @@
 # returns ICMP echo requests and falls off its end for UDP (which meets
 # input's policy).  `nft -a monitor trace` and sluice (nftrace -> decode ->
 # logline -> file, -> json -> file, -> pcap) listen at the same time while A sends
-# pings, TCP SYNs and UDP datagrams; every record sluice wrote must equal
+# pings (IPv4 and IPv6), TCP SYNs and UDP datagrams; every record sluice wrote must equal
 # the line nft printed (trace id, family, table, chain, kind, rule handle,
 # verdict, jump target, packet addresses), the pcap must hold the traced
 # packets as tcpdump reads them, and the rule texts the rules' comments,
@@ -27,6 +27,7 @@ table inet sl_trace {
 	chain raw {
 		type filter hook prerouting priority -300; policy accept;
 		ip saddr 10.41.0.1 meta nftrace set 1
+		ip6 saddr fd41::1 icmpv6 type echo-request meta nftrace set 1
 	}
 	chain uc {
 		tcp dport 22 counter accept comment "ssh ok"
@@ -67,6 +68,7 @@ wait_for $((10 * ${SLUICE_TEST_TIME_FACTOR:-1})) started || { cat "$WORK/sluice.
 sleep 0.5	# nft monitor subscribes as it starts: give it the time
 
 ip netns exec "$A" ping -c 3 -i 0.2 -W 1 10.41.0.2 >/dev/null 2>&1 || true
+ip netns exec "$A" ping -6 -c 2 -i 0.2 -W 1 fd41::2 >/dev/null 2>&1 || true
 ip netns exec "$A" python3 - <<'PY'
 import socket
 for _ in range(2):
@@ -90,8 +92,8 @@ socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b"late", ("10.41.0.2", 9
 
 # 3 pings x 8 lines, 2 SYNs x 6, 2 UDP x 6 (counted from the ruleset; the
 # end of uc that UDP reaches comes as a rule-less event nft prints nothing for),
-# 6 for the datagram the added rule drops
-want=$((3 * 8 + 2 * 6 + 2 * 6 + 6))
+# 6 for the datagram the added rule drops, 2 IPv6 pings x 6
+want=$((3 * 8 + 2 * 6 + 2 * 6 + 6 + 2 * 6))
 # sluice's files are written at the latest when it stops: wait for nft,
 # then give sluice's socket as long again
 have_all() { [ "$(grep -c '^trace id' "$WORK/nft.txt")" -ge $want ]; }
@@ -123,7 +125,8 @@ syn=$(grep -c '10.41.0.1\.[0-9]* > 10.41.0.2\.22: Flags \[S\]' "$WORK/tcpdump.tx
 udp=$(grep -c '10.41.0.1\.[0-9]* > 10.41.0.2\.9999: UDP' "$WORK/tcpdump.txt" || true)
 total=$(wc -l <"$WORK/tcpdump.txt")
 late=$(grep -c '10.41.0.1\.[0-9]* > 10.41.0.2\.9998: UDP' "$WORK/tcpdump.txt" || true)
-[ "$icmp" = 6 ] && [ "$syn" = 4 ] && [ "$udp" = 4 ] && [ "$late" = 2 ] && [ "$total" = 16 ] ||
-	{ cat "$WORK/tcpdump.txt"; fail "pcap: $icmp echo requests, $syn SYNs, $udp+$late UDP of $total packets (want 6, 4, 4+2 of 16)"; }
+icmp6=$(grep -c 'fd41::1 > fd41::2: ICMP6, echo request' "$WORK/tcpdump.txt" || true)
+[ "$icmp" = 6 ] && [ "$syn" = 4 ] && [ "$udp" = 4 ] && [ "$late" = 2 ] && [ "$icmp6" = 4 ] && [ "$total" = 20 ] ||
+	{ cat "$WORK/tcpdump.txt"; fail "pcap: $icmp echo requests, $syn SYNs, $udp+$late UDP, $icmp6 ICMPv6 of $total packets (want 6, 4, 4+2, 4 of 20)"; }
 grep -q "counters: [a-z.]*nftrace (nftrace): in=$want " "$WORK/sluice.log" || { grep counters "$WORK/sluice.log"; fail "nftrace did not count $want records"; }
 pass "$res; pcap $total packets"
