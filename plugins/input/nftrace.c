@@ -132,11 +132,9 @@ static void set_packet(struct sl_batch *b, struct sl_record *r, const struct sl_
 	sl_set_bytes(r, SL_F_PACKET, p, nlen + t->th.len);
 }
 
-/* The rule text and chain hook, dumping the ruleset again if it changed. */
-static void set_from_ruleset(struct nftrace *st, struct sl_record *r, const struct sl_nftrace *t)
+/* The hook of a base chain, from the ruleset dump. */
+static void set_hook(struct nftrace *st, struct sl_record *r, const struct sl_nftrace *t)
 {
-	const char *text;
-	uint32_t len;
 	int hook;
 
 	if (!st->rules || !(t->has & SL_NFTRACE_TABLE) || !(t->has & SL_NFTRACE_CHAIN))
@@ -145,12 +143,22 @@ static void set_from_ruleset(struct nftrace *st, struct sl_record *r, const stru
 				 t->chain.len);
 	if (hook >= 0)
 		sl_set_u64(r, SL_F_HOOK, (uint64_t)hook);
-	if (!(t->has & SL_NFTRACE_HANDLE))
+}
+
+/* The rule's text, from the ruleset dump; counted when the dump lacks it. */
+static void set_rule_text(struct nftrace *st, struct sl_record *r, const struct sl_nftrace *t)
+{
+	const char *text;
+	uint32_t len;
+
+	if (!(t->has & SL_NFTRACE_TABLE) || !(t->has & SL_NFTRACE_CHAIN) || !(t->has & SL_NFTRACE_HANDLE))
 		return;
 	text = sl_nft_rules_text(st->rules, t->family, t->table.ptr, t->table.len, t->chain.ptr,
 				 t->chain.len, t->handle, &len);
 	if (text)
 		set_str(r, st->f.rule, text, len);
+	else
+		st->host->counter_add(st->inst, st->c_rule_unknown, 1);
 }
 
 /* What both records of an event carry: who traced what, where. */
@@ -177,8 +185,8 @@ static void set_common(struct nftrace *st, struct sl_record *r, const struct sl_
 		if (t->nfproto == NFPROTO_IPV4 || t->nfproto == NFPROTO_IPV6)
 			sl_set_u64(r, SL_F_HW_PROTOCOL, t->nfproto == NFPROTO_IPV4 ? 0x0800 : 0x86dd);
 	}
-	if (st->cfg->rule_text)
-		set_from_ruleset(st, r, t);
+	if (st->rules)
+		set_hook(st, r, t);
 }
 
 /* The packet record (trace_type "packet"): nft's "packet:" line. */
@@ -204,11 +212,10 @@ static void fill_event(struct nftrace *st, struct sl_record *r, const struct sl_
 	int32_t verdict;
 
 	set_common(st, r, t, rx);
-	if (t->has & SL_NFTRACE_HANDLE) {
+	if (t->has & SL_NFTRACE_HANDLE)
 		set_u64(r, f->handle, t->handle);
-		if (st->cfg->rule_text && !sl_has(r, (sl_field)f->rule))
-			st->host->counter_add(st->inst, st->c_rule_unknown, 1);
-	}
+	if (st->rules)
+		set_rule_text(st, r, t);
 	if ((name = sl_nftrace_type_name(t->type)))
 		set_str(r, f->type, name, (uint32_t)strlen(name));
 	/* a policy event's verdict is the policy */
