@@ -25,6 +25,8 @@ static const char *const icmp6_types[] = {
 	[136] = "nd-neighbor-advert", [137] = "nd-redirect",
 };
 
+static const char *const protocols[] = {[1] = "icmp", [6] = "tcp", [17] = "udp", [58] = "ipv6-icmp"};
+
 static const char *const tcp_flags[] = {"fin", "syn", "rst", "psh", "ack", "urg", "ecn", "cwr"};
 
 static bool has(const struct sl_record *r, int f)
@@ -165,8 +167,7 @@ static void packet(struct fmt_buf *b, const struct sl_record *r)
 		fmt_chr(b, ' ');
 		fmt_str(b, ip);
 		fmt_str(b, v6 ? " nexthdr " : " protocol ");
-		type_name(b, (const char *const[]){[1] = "icmp", [6] = "tcp", [17] = "udp", [58] = "ipv6-icmp"},
-			  59, r->v[SL_F_IP_PROTO].u64);
+		type_name(b, protocols, sizeof(protocols) / sizeof(protocols[0]), r->v[SL_F_IP_PROTO].u64);
 	}
 	if (sl_has(r, SL_F_IP_LEN))
 		u64_kv(b, r, SL_F_IP_LEN, v6 ? "ip6 length" : "ip length");

@@ -257,8 +257,8 @@ static void reload_rules(struct nftrace *st)
 
 	st->host->counter_add(st->inst, st->c_ruleset_dumps, 1);
 	if (err) {
-		st->host->log(st->inst, SL_LOG_WARNING, "cannot dump the ruleset: %s (rule texts stay as they were)",
-			      strerror(-err));
+		st->host->log(st->inst, SL_LOG_WARNING,
+			      "cannot dump the ruleset: %s (rule texts stay as they were)", strerror(-err));
 		st->host->error_add(st->inst, 1);
 	}
 	st->rules_stale = false;

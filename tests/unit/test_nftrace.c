@@ -233,7 +233,8 @@ static union {
 	uint8_t mem[sizeof(struct sl_record) + F_N * sizeof(union sl_value)];
 } rec_mem;
 
-static const struct sl_traceline_fields tf = {F_ID, F_TABLE, F_CHAIN, F_HANDLE, F_TYPE, F_VERDICT, F_JUMP, F_RULE};
+static const struct sl_traceline_fields tf = {F_ID,   F_TABLE,   F_CHAIN, F_HANDLE,
+					      F_TYPE, F_VERDICT, F_JUMP,  F_RULE};
 
 static struct sl_record *trace_rec(const char *type)
 {
