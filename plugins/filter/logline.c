@@ -10,7 +10,8 @@
  * one converter serves both kinds of stack.  That is decided per record, at
  * run time; the stack is checked before start through needs_one_of: a
  * packet stack must have decode (interface names) before logline, a
- * connection stack nfct or flow.
+ * connection stack nfct or flow.  Trace records of nftrace (decoded like
+ * packets) get the line `nft monitor trace` prints (traceline_fmt.c).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,7 @@
 #include "ctline_fmt.h"
 #include "fmt.h"
 #include "logline_fmt.h"
+#include "traceline_fmt.h"
 
 struct logline_cfg {
 	bool tcp_sequence;
@@ -37,11 +39,13 @@ struct logline {
 	unsigned flags;
 	unsigned ct_flags;
 	struct sl_ctline_fields ct_fields;
+	struct sl_traceline_fields trace_fields;
 	bool warned_ifname;
 	int c_no_room;
 	int c_no_packet;
 	int c_connections;
 	int c_no_ifname;
+	int c_traces;
 };
 
 static const struct sl_option logline_options[] = {
@@ -102,6 +106,17 @@ static int logline_configure(const struct sl_host *host, struct sl_instance *ins
 	/* registered by nfct; -1 when no nfct is configured */
 	st->ct_fields.timeout = host->field_id(inst, "ct_timeout");
 	st->ct_fields.portid = host->field_id(inst, "ct_portid");
+	/* registered by nftrace */
+	st->trace_fields = (struct sl_traceline_fields){
+		.id = host->field_id(inst, "trace_id"),
+		.table = host->field_id(inst, "nft_table"),
+		.chain = host->field_id(inst, "nft_chain"),
+		.handle = host->field_id(inst, "rule_handle"),
+		.type = host->field_id(inst, "trace_type"),
+		.verdict = host->field_id(inst, "verdict"),
+		.jump = host->field_id(inst, "jump_target"),
+		.rule = host->field_id(inst, "rule_text"),
+	};
 	*state = st;
 	return 0;
 }
@@ -114,6 +129,7 @@ static int logline_start(void *state)
 	st->c_no_packet = st->host->counter_new(st->inst, "no_packet");
 	st->c_connections = st->host->counter_new(st->inst, "connections");
 	st->c_no_ifname = st->host->counter_new(st->inst, "no_ifname");
+	st->c_traces = st->host->counter_new(st->inst, "traces");
 	return 0;
 }
 
@@ -123,13 +139,14 @@ static int logline_start(void *state)
 static int logline_process(void *state, struct sl_batch *b)
 {
 	struct logline *st = state;
-	uint64_t no_room = 0, no_packet = 0, conns = 0, no_ifname = 0;
+	uint64_t no_room = 0, no_packet = 0, conns = 0, no_ifname = 0, traces = 0;
 	unsigned i;
 
 	for (i = 0; i < b->count; i++) {
 		struct sl_record *r = b->rec[i];
 		size_t start = sl_batch_mark(b);
 		struct fmt_buf fb;
+		bool trace = false;
 		size_t room;
 		void *mem;
 
@@ -141,7 +158,11 @@ static int logline_process(void *state, struct sl_batch *b)
 		room = sl_batch_room(b) >= LINE_ROOM + 8 ? LINE_ROOM : sl_batch_room(b) & ~(size_t)7;
 		mem = room ? sl_batch_alloc(b, room) : NULL;
 		fmt_init(&fb, mem, room);
-		if (sl_ctline_applies(r)) {
+		if (sl_traceline_applies(r, &st->trace_fields)) {
+			sl_traceline_format(&fb, r, &st->trace_fields);
+			trace = true;
+			traces++;
+		} else if (sl_ctline_applies(r)) {
 			sl_ctline_format(&fb, r, &st->ct_fields, st->ct_flags);
 			conns++;
 		} else if (!sl_logline_format(&fb, r, st->flags)) {
@@ -164,7 +185,9 @@ static int logline_process(void *state, struct sl_batch *b)
 		}
 		sl_batch_trim(b, mem, fb.len);
 		sl_set_bytes(r, SL_F_TEXT, mem, (uint32_t)fb.len);
-		sl_set_text_safe(r);
+		/* table and chain names may hold any byte: a trace line is scanned */
+		if (!trace)
+			sl_set_text_safe(r);
 	}
 	if (no_room) {
 		st->host->counter_add(st->inst, st->c_no_room, no_room);
@@ -174,6 +197,8 @@ static int logline_process(void *state, struct sl_batch *b)
 		st->host->counter_add(st->inst, st->c_no_packet, no_packet);
 	if (conns)
 		st->host->counter_add(st->inst, st->c_connections, conns);
+	if (traces)
+		st->host->counter_add(st->inst, st->c_traces, traces);
 	if (no_ifname) {
 		st->host->counter_add(st->inst, st->c_no_ifname, no_ifname);
 		if (!st->warned_ifname) {

@@ -9,6 +9,8 @@ for conf in conf/*.yaml; do
 	# the kafka output is only built with SLUICE_WITH_KAFKA
 	[ "$conf" != conf/kafka.yaml ] || [ -e "$BUILDDIR/plugins/kafka.so" ] || continue
 	[ "$conf" != conf/geoip.yaml ] || [ -e "$BUILDDIR/plugins/geoip.so" ] || continue
+	# and nftrace only with SLUICE_WITH_NFTRACE
+	[ "$conf" != conf/nftrace.yaml ] || [ -e "$BUILDDIR/plugins/nftrace.so" ] || continue
 	if out=$("$SLUICE" -t -c "$conf" 2>&1); then
 		pass=$((pass + 1))
 	else

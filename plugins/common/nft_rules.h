@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The rules and base chains of the ruleset, as a netlink dump gives them
+ * (libnftnl), for naming what a trace event refers to by handle: the text
+ * of a rule, the hook of a chain.  Built in one go by sl_nft_rules_load(),
+ * looked up without allocating; nftrace reloads it when the ruleset changed.
+ *
+ * The text is what libnftnl can print of a rule: its expressions as
+ * nftnl_rule_snprintf() writes them ("[ payload load 2b @ transport header
+ * + 2 => reg 1 ] [ cmp eq reg 1 0x00001600 ] ..."), then the rule's
+ * comment ("comment \"ssh ok\""), if any.  nft's own rendering (`tcp dport
+ * 22 accept`) needs libnftables' whole decompiler and is not reproduced.
+ */
+#ifndef SLUICE_NFT_RULES_H
+#define SLUICE_NFT_RULES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct sl_nft_rules;
+
+struct sl_nft_rules *sl_nft_rules_new(void);
+void sl_nft_rules_free(struct sl_nft_rules *rs);
+
+/*
+ * Replace the contents by a fresh dump of every family's chains and rules
+ * (retried when the ruleset changed during the dump): 0, or -errno (then
+ * the old contents stay).
+ */
+int sl_nft_rules_load(struct sl_nft_rules *rs);
+
+/*
+ * Whether the ruleset's generation differs from the one loaded (one
+ * NFT_MSG_GETGEN round trip): 1 or 0, or -errno.  For when change events
+ * may have been lost (ENOBUFS): cheaper than dumping again.
+ */
+int sl_nft_rules_changed(struct sl_nft_rules *rs);
+
+/* Rules known, for the log. */
+size_t sl_nft_rules_count(const struct sl_nft_rules *rs);
+
+/* Text of rule `handle` of family/table/chain, and its length; NULL if unknown. */
+const char *sl_nft_rules_text(const struct sl_nft_rules *rs, uint8_t family, const char *table,
+			      uint32_t table_len, const char *chain, uint32_t chain_len,
+			      uint64_t handle, uint32_t *len);
+
+/* Hook number of a base chain; -1 for a regular chain or one not known. */
+int sl_nft_rules_hook(const struct sl_nft_rules *rs, uint8_t family, const char *table,
+		      uint32_t table_len, const char *chain, uint32_t chain_len);
+
+#endif
