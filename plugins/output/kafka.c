@@ -516,12 +516,15 @@ static int kafka_flush(void *state)
 static void kafka_stop(void *state)
 {
 	struct kafka_state *st = state;
+	uint64_t spent;	/* then the time left */
 	int left;
 
 	if (!st->rk)
 		goto close_pipe;
+	spent = kspool_stop_drain(st, st->cfg->stop_timeout);
 	st->stopping = true;
-	if (rd_kafka_flush(st->rk, (int)st->cfg->stop_timeout) != RD_KAFKA_RESP_ERR_NO_ERROR) {
+	spent = spent < st->cfg->stop_timeout ? st->cfg->stop_timeout - spent : 0;
+	if (rd_kafka_flush(st->rk, (int)spent) != RD_KAFKA_RESP_ERR_NO_ERROR) {
 		left = rd_kafka_outq_len(st->rk);
 		st->host->log(st->inst, SL_LOG_WARNING,
 			      "%d messages not delivered to %s within stop_timeout", left,

@@ -73,6 +73,7 @@ struct kafka_state {
 	uint8_t *wstate;		/* per window record: KW_* */
 	unsigned wn, wout;		/* records in the window, reports outstanding */
 	bool wretry;			/* a window record failed: next window by the timer */
+	bool wtail;			/* the window is all the spool: new records go direct */
 	bool front;			/* failed reports go in front of the spool (stop) */
 	struct sl_timer *spool_timer;
 	int c_spooled, c_spool_sent, c_spool_bytes, c_spool_dropped, c_spooled_failed;
@@ -101,6 +102,7 @@ void kspool_report(struct kafka_state *st, const rd_kafka_message_t *m);
 /* Produce the next window when nothing else is in flight. */
 void kspool_drain(struct kafka_state *st);
 void kspool_publish(struct kafka_state *st);
+uint64_t kspool_stop_drain(struct kafka_state *st, uint64_t timeout_ms);
 /* At stop, before the purge: what comes back goes in front of the spool. */
 void kspool_stop_begin(struct kafka_state *st);
 

@@ -13,6 +13,10 @@
  * delivery failed are produced again in the next window, those delivered
  * after them are not (wstate remembers them).  Order per key (partition)
  * therefore holds through an outage shorter than message_timeout.  A
+ * window that holds all the spool has (wtail) lets newer records go
+ * straight to librdkafka again, behind it, so a steady stream leaves the
+ * spool instead of going through it for ever; should one of the window's
+ * records fail then, it is produced after them.  A
  * record of process() whose report fails (message_timeout, or purged at
  * stop) is older than the spool but can only be appended behind it,
  * except at stop, where the purged queue goes in front (spool.h).
@@ -23,6 +27,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "kafka.h"
 
@@ -75,7 +80,7 @@ void kspool_publish(struct kafka_state *st)
 
 bool kspool_takes(const struct kafka_state *st)
 {
-	return st->spool && (st->wn || st->wout || sl_spool_pending(st->spool));
+	return st->spool && !st->wtail && (st->wn || st->wout || sl_spool_pending(st->spool));
 }
 
 void kspool_put(struct kafka_state *st, const void *key, size_t keylen, int64_t ts,
@@ -83,6 +88,7 @@ void kspool_put(struct kafka_state *st, const void *key, size_t keylen, int64_t 
 {
 	uint8_t *p = st->sbuf;
 
+	st->wtail = false;	/* the spool now holds more than the window */
 	if (KREC_HDR + keylen + len > KREC_MAX) {
 		kafka_count_failed(st, FAIL_MSG_TOO_LARGE, RD_KAFKA_RESP_ERR_MSG_SIZE_TOO_LARGE, 1);
 		return;
@@ -146,6 +152,8 @@ static void window_done(struct kafka_state *st)
 		st->wn -= k;
 		memmove(st->wstate, st->wstate + k, st->wn);
 	}
+	if (st->wn)
+		st->wtail = false;
 	kspool_publish(st);
 }
 
@@ -161,6 +169,7 @@ void kspool_report(struct kafka_state *st, const rd_kafka_message_t *m)
 	} else if (spoolable(m->err)) {
 		st->wstate[i] = KW_TODO;	/* still in the spool: sent again */
 		st->wretry = true;
+		st->wtail = false;
 	} else {
 		kafka_count_failed(st, kafka_fail_reason(m->err), m->err, 1);
 		st->wstate[i] = KW_DONE;	/* would fail again: taken off */
@@ -220,6 +229,7 @@ void kspool_drain(struct kafka_state *st)
 	for (i = 0; i < n; i++)
 		if (st->wstate[i] == KW_TODO && produce_spooled(st, i))
 			break;	/* the rest waits for the next window */
+	st->wtail = i == n && n < KSPOOL_WINDOW && st->wout && sl_spool_tail_loaded(st->spool);
 	if (!st->wout)
 		window_done(st);
 	else
@@ -235,6 +245,38 @@ static void on_spool_timer(void *ctx)
 		st->wretry = false;
 	kspool_drain(st);
 	kspool_publish(st);
+}
+
+static uint64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/*
+ * At stop, before librdkafka's queue is flushed: send what the spool holds
+ * while the brokers take it and timeout_ms lasts (what is left stays on
+ * disk for the next start).  The time it took.
+ */
+uint64_t kspool_stop_drain(struct kafka_state *st, uint64_t timeout_ms)
+{
+	uint64_t start = mono_ms(), now = start;
+
+	while (st->spool && now - start < timeout_ms) {
+		if (!st->wout) {
+			if (st->wretry || !sl_spool_pending(st->spool))
+				break;	/* failing, or done */
+			kspool_drain(st);
+			if (!st->wout && !st->direct_inflight)
+				break;	/* nothing could be produced */
+		}
+		rd_kafka_poll(st->rk, (int)(timeout_ms - (now - start) < 100 ? timeout_ms - (now - start)
+									       : 100));
+		now = mono_ms();
+	}
+	return now - start;
 }
 
 int kspool_open(struct kafka_state *st)

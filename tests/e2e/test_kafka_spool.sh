@@ -10,6 +10,10 @@
 #           the topic holds every record exactly once, per key in the
 #           input's order, with its timestamp; spooled == spool_sent > 0,
 #           nothing dropped, no segment left.
+#   timeout message_timeout 1 s and the brokers down for 4 s: records that
+#           time out inside librdkafka are spooled (spooled_failed), not
+#           dropped; every record arrives exactly once (those come after
+#           records spooled before they timed out: not in order).
 #   kill9   every broker down, sluice killed with SIGKILL while records
 #           are spooled; restarted with the brokers up and newer records:
 #           the topic holds exactly the spooled records (as spool_read.py
@@ -32,7 +36,7 @@ python3 "$PACED" "$CAP" "$WORK/burst.pcap" 1200 1 100
 python3 "$PACED" "$CAP" "$WORK/later.pcap" 400 5 200
 python3 "$PACED" "$CAP" "$WORK/full.pcap" 600 1 300
 
-start_mock fw:3 kill:3 full:1
+start_mock fw:3 tmo:3 kill:3 full:1
 
 # conf NAME PCAP TOPIC SPOOL_DIR [MORE [PACE]]: replay (paced unless PACE
 # is "none") -> json -> kafka with a spool and a 16 KiB queue; MORE
@@ -103,6 +107,27 @@ read_topic fw "$WORK/fw.got"
 python3 "$SRCDIR/tests/e2e/kafka_compare.py" "$WORK/steady.json" "$WORK/fw.got" json-key ||
 	fail "after the outage the topic differs from the json file"
 echo "outage: $N delivered, $sent of them through the spool, each once, per key in order"
+
+# ---- timeout: message_timeout 1 s, every broker down for 4 s
+N2=1500
+python3 "$PACED" "$CAP" "$WORK/tmo.pcap" $N2 4 400
+ref tmo.pcap "$WORK/tmo.json"
+conf tmo tmo.pcap tmo "$WORK/sp4" ", stop_timeout: 30s, message_timeout: 1s"
+run_sluice_bg "$WORK/tmo.log" -c "$WORK/tmo.yaml"
+some_delivered() { [ "$(stat tmo delivered || echo 0)" -ge 100 ]; }
+wait_for $((5 * TF)) some_delivered || { cat "$WORK/tmo.log"; fail "nothing delivered before the outage"; }
+mock_cmd "down all"
+sleep 4
+mock_cmd "up all"
+wait "$SLUICE_PID" || { cat "$WORK/tmo.log"; fail "sluice failed"; }
+L="$WORK/tmo.log"
+sf=$(counter "$L" s.kafka spooled_failed)
+expect "$L" delivered=$N2 dropped=0 failed_msg_timed_out=0 spool_bytes=0
+[ "$sf" -gt 0 ] || { cat "$L"; fail "no timed-out record was spooled"; }
+read_topic tmo "$WORK/tmo.got"
+python3 "$SRCDIR/tests/e2e/kafka_compare.py" "$WORK/tmo.json" "$WORK/tmo.got" once ||
+	fail "after timeouts the topic differs from the json file"
+echo "timeout: $sf records timed out in librdkafka and went to the spool; all $N2 delivered, each once"
 
 # ---- kill9: records spooled, SIGKILL, restart
 mock_cmd "down all"
