@@ -565,6 +565,7 @@ static void kafka_destroy(void *state)
 
 	if (!st)
 		return;
+	st->destroying = true;
 	if (st->rk)
 		kafka_stop(st);
 	kspool_close(st);	/* when start() failed half way */

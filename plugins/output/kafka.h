@@ -63,6 +63,7 @@ struct kafka_state {
 	int key_id;			/* field id, or -1 */
 	enum sl_type key_type;
 	bool stopping;
+	bool destroying;		/* in destroy(): the event loop may be gone */
 	uint64_t direct_inflight;	/* produced from process(), no report yet */
 
 	/* spool_dir (kafka_spool.c); spool is NULL without it */

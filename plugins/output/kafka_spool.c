@@ -289,7 +289,8 @@ int kspool_open(struct kafka_state *st)
 	st->sbuf = malloc(KREC_MAX);
 	st->iov = calloc(KSPOOL_WINDOW, sizeof(*st->iov));
 	st->wstate = calloc(KSPOOL_WINDOW, 1);
-	st->spool_timer = st->host->timer_new(st->inst, on_spool_timer, st);
+	if (!st->spool_timer)	/* a start() after a stop() keeps it */
+		st->spool_timer = st->host->timer_new(st->inst, on_spool_timer, st);
 	if (!st->sbuf || !st->iov || !st->wstate || !st->spool_timer) {
 		st->host->log(st->inst, SL_LOG_ERR, "out of memory");
 		return -1;
@@ -314,10 +315,12 @@ void kspool_stop_begin(struct kafka_state *st)
 
 void kspool_close(struct kafka_state *st)
 {
-	if (st->spool_timer) {
-		st->host->timer_free(st->spool_timer);
-		st->spool_timer = NULL;
-	}
+	/*
+	 * as plugin.h asks, the timer is created in start() and disarmed in
+	 * stop() only: at destroy() the event loop may be gone
+	 */
+	if (st->spool_timer && !st->destroying)
+		st->host->timer_disarm(st->spool_timer);
 	if (st->spool) {
 		if (st->front)
 			sl_spool_front_end(st->spool);

@@ -86,6 +86,13 @@ expect() {
 	done
 }
 
+# a relative spool_dir is refused at its line and column
+conf rel steady.pcap fw sp0
+sed -i "s|spool_dir: \"sp0\"|spool_dir: sp0|" "$WORK/rel.yaml"
+"$SLUICE" -t -c "$WORK/rel.yaml" >"$WORK/rel.log" 2>&1 && fail "sluice -t took a relative spool_dir"
+grep -Eq "rel.yaml:[0-9]+:[0-9]+: .*spool_dir.*absolute" "$WORK/rel.log" ||
+	{ cat "$WORK/rel.log"; fail "a relative spool_dir was not refused with file:line:column"; }
+
 # ---- outage: every broker down for 10 s under a steady stream
 ref steady.pcap "$WORK/steady.json"
 conf outage steady.pcap fw "$WORK/sp1"
