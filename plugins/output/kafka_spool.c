@@ -90,7 +90,8 @@ void kspool_put(struct kafka_state *st, const void *key, size_t keylen, int64_t 
 
 	st->wtail = false;	/* the spool now holds more than the window */
 	if (KREC_HDR + keylen + len > KREC_MAX) {
-		kafka_count_failed(st, FAIL_MSG_TOO_LARGE, RD_KAFKA_RESP_ERR_MSG_SIZE_TOO_LARGE, 1);
+		/* refused by its length before any byte is read: counted in spool_dropped */
+		sl_spool_append(st->spool, p, KREC_HDR + keylen + len);
 		return;
 	}
 	p[0] = 'k';
@@ -99,7 +100,8 @@ void kspool_put(struct kafka_state *st, const void *key, size_t keylen, int64_t 
 	put32(p + 9, (uint32_t)keylen);
 	if (keylen)
 		memcpy(p + KREC_HDR, key, keylen);
-	memcpy(p + KREC_HDR + keylen, val, len);
+	if (len)
+		memcpy(p + KREC_HDR + keylen, val, len);
 	sl_spool_append(st->spool, p, KREC_HDR + keylen + len);	/* a refusal is counted there */
 }
 
@@ -183,6 +185,7 @@ static int produce_spooled(struct kafka_state *st, unsigned i)
 {
 	const uint8_t *p = st->iov[i].iov_base;
 	size_t len = st->iov[i].iov_len;
+	const void *key;
 	uint32_t keylen;
 	int64_t ts;
 	rd_kafka_resp_err_t err;
@@ -194,10 +197,11 @@ static int produce_spooled(struct kafka_state *st, unsigned i)
 		return 0;
 	}
 	ts = (int64_t)((uint64_t)get32(p + 1) | (uint64_t)get32(p + 5) << 32);
+	key = keylen ? p + KREC_HDR : NULL;	/* one name: the macro casts its argument */
 	err = rd_kafka_producev(st->rk, RD_KAFKA_V_RKT(st->rkt),
 				RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
 				RD_KAFKA_V_VALUE((void *)(p + KREC_HDR + keylen), len - KREC_HDR - keylen),
-				RD_KAFKA_V_KEY(keylen ? p + KREC_HDR : NULL, keylen),
+				RD_KAFKA_V_KEY(key, keylen),
 				RD_KAFKA_V_TIMESTAMP(ts),
 				RD_KAFKA_V_OPAQUE((void *)(uintptr_t)(i + 1)), RD_KAFKA_V_END);
 	if (err == RD_KAFKA_RESP_ERR__QUEUE_FULL)
