@@ -5,6 +5,7 @@
 # read back with kcat; the oracle for what went in is a json -> file stack
 # of the same capture, for what was spooled spool_read.py --kafka (its own
 # reader of the format).
+#   config  a relative spool_dir is refused by sluice -t at its line:column.
 #   outage  a steady paced replay (250 records/s, librdkafka's queue 16 KiB,
 #           about 30 records) and every broker down for 10 s, then up:
 #           the topic holds every record exactly once, per key in the
