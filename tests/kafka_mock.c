@@ -15,6 +15,7 @@
  * Commands on stdin, one per line, each answered "ok" or "error ...":
  *   down N              broker N stops answering (rd_kafka_mock_broker_set_down)
  *   up N                broker N is back
+ *   down all / up all   every broker at once (an outage of the whole cluster)
  *   err TOPIC CODE COUNT  the next COUNT produce requests fail with CODE
  *                       (a Kafka error code, e.g. 2 CORRUPT_MESSAGE)
  */
@@ -29,13 +30,34 @@
 
 #define RD_KAFKAP_Produce 0	/* the ApiKey of Produce requests */
 
+static int nbrokers = 3;
+
+/* Every broker down (or up); the first error. */
+static rd_kafka_resp_err_t set_all(rd_kafka_mock_cluster_t *mc, bool down)
+{
+	rd_kafka_resp_err_t err = RD_KAFKA_RESP_ERR_NO_ERROR;
+
+	for (int b = 1; b <= nbrokers; b++) {
+		rd_kafka_resp_err_t e = down ? rd_kafka_mock_broker_set_down(mc, b)
+					     : rd_kafka_mock_broker_set_up(mc, b);
+
+		if (e && !err)
+			err = e;
+	}
+	return err;
+}
+
 static int command(rd_kafka_mock_cluster_t *mc, char *line)
 {
 	char topic[256];
 	int n, code, count;
 	rd_kafka_resp_err_t err;
 
-	if (sscanf(line, "down %d", &n) == 1) {
+	if (!strcmp(line, "down all\n")) {
+		err = set_all(mc, true);
+	} else if (!strcmp(line, "up all\n")) {
+		err = set_all(mc, false);
+	} else if (sscanf(line, "down %d", &n) == 1) {
 		err = rd_kafka_mock_broker_set_down(mc, n);
 	} else if (sscanf(line, "up %d", &n) == 1) {
 		err = rd_kafka_mock_broker_set_up(mc, n);
@@ -63,7 +85,7 @@ static int command(rd_kafka_mock_cluster_t *mc, char *line)
 
 int main(int argc, char **argv)
 {
-	int nbrokers = 3, partitions = 1, opt;
+	int partitions = 1, opt;
 	bool forever = false;
 	rd_kafka_conf_t *conf;
 	rd_kafka_mock_cluster_t *mc;

@@ -541,6 +541,11 @@ void sl_spool_ack(struct sl_spool *sp, unsigned n)
 		      sp->dir, strerror(errno));
 }
 
+bool sl_spool_tail_loaded(const struct sl_spool *sp)
+{
+	return sp->nsegs <= 1 && sp->wfd < 0;
+}
+
 int sl_spool_front_begin(struct sl_spool *sp)
 {
 	uint64_t seq;

@@ -115,6 +115,12 @@ void sl_spool_flush(struct sl_spool *sp);
 unsigned sl_spool_peekv(struct sl_spool *sp, struct iovec *iov, unsigned max);
 /* The first n peeked records are delivered. */
 void sl_spool_ack(struct sl_spool *sp, unsigned n);
+/*
+ * Nothing is pending beyond the segment peekv reads: a peek that stopped
+ * short of max returned every record still to send (kafka: newer records
+ * may then be produced behind them).
+ */
+bool sl_spool_tail_loaded(const struct sl_spool *sp);
 
 /* Appends between these go before everything already spooled. */
 int sl_spool_front_begin(struct sl_spool *sp);

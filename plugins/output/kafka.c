@@ -14,8 +14,10 @@
  * timed out, refused by the broker, or left over at stop after the
  * bounded flush.
  *
- * The spool of issue 11 §2 goes where a record is refused for a full queue
- * (produce_one) and where a delivery report fails (on_delivery).
+ * With spool_dir, what the queue refuses, what fails with an error worth
+ * retrying, and what is left at stop goes to a disk spool instead
+ * (kafka_spool.c), and is produced again, in order, when the brokers are
+ * back.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -32,6 +34,7 @@
 #include <sluice/plugin.h>
 
 #include "fmt.h"
+#include "kafka.h"
 
 #define LOG_EVERY_MS 10000
 
@@ -43,20 +46,6 @@ static const char *const compression_names[] = { "none", "lz4", "zstd", "gzip", 
 static const char *const acks_names[] = { "all", "1", "0", NULL };
 static const char *const acks_values[] = { "all", "1", "0" };
 
-struct kafka_cfg {
-	struct sl_strlist brokers;
-	const char *topic;
-	const char *key;
-	int format;
-	int compression;
-	int acks;
-	uint64_t batch_size;
-	uint64_t linger;
-	uint64_t queue_size;
-	uint64_t message_timeout;
-	uint64_t stop_timeout;
-	struct sl_strlist properties;
-};
 
 static const struct sl_option kafka_opts[] = {
 	SL_OPT_LIST("brokers", struct kafka_cfg, brokers, SL_REQUIRED,
@@ -82,6 +71,10 @@ static const struct sl_option kafka_opts[] = {
 			"at stop, wait this long for queued messages to be delivered"),
 	SL_OPT_MAP("properties", struct kafka_cfg, properties,
 		   "more librdkafka properties (security.protocol, sasl.*, ssl.*, ...)"),
+	SL_OPT_STR("spool_dir", struct kafka_cfg, spool_dir, NULL,
+		   "directory of a disk spool for what the queue cannot hold (default: none)"),
+	SL_OPT_SIZE("spool_max_size", struct kafka_cfg, spool_max_size, "1GiB", 65536,
+		    (int64_t)1 << 40, "largest size of the spool; past it messages are dropped"),
 	SL_OPT_END
 };
 
@@ -95,41 +88,11 @@ static const struct sl_field_decl kafka_reads[] = {
 	SL_FIELD_END
 };
 
-/* Why a message was not delivered: one counter each. */
-enum {
-	FAIL_QUEUE_FULL,	/* refused by produce(): librdkafka's queue is full */
-	FAIL_MSG_TIMED_OUT,	/* not delivered within message_timeout */
-	FAIL_MSG_TOO_LARGE,
-	FAIL_UNKNOWN_TOPIC,	/* topic or partition does not exist */
-	FAIL_BROKER_ERROR,	/* another error from a broker (after retries) */
-	FAIL_AT_STOP,		/* still queued when stop_timeout ran out */
-	FAIL_OTHER,
-	FAIL_N
-};
-
 static const char *const fail_names[FAIL_N] = {
 	"failed_queue_full", "failed_msg_timed_out", "failed_msg_too_large",
 	"failed_unknown_topic", "failed_broker_error", "failed_at_stop", "failed_other",
 };
 
-struct kafka_state {
-	const struct sl_host *host;
-	struct sl_instance *inst;
-	const struct kafka_cfg *cfg;
-
-	rd_kafka_t *rk;
-	rd_kafka_topic_t *rkt;
-	rd_kafka_queue_t *mainq;
-	int pipefd[2];
-	int key_id;			/* field id, or -1 */
-	enum sl_type key_type;
-	bool stopping;
-
-	int c_delivered, c_fail[FAIL_N], c_no_text, c_not_json, c_no_key;
-	uint64_t fail_unlogged, fail_logged_at;
-	rd_kafka_resp_err_t last_err;
-	char errstr[512];
-};
 
 static uint64_t mono_ms(void)
 {
@@ -223,6 +186,10 @@ static int kafka_configure(const struct sl_host *host, struct sl_instance *inst,
 		host->config_error(inst, "topic", "must be 1 to 249 characters");
 		return -1;
 	}
+	if (c->spool_dir && c->spool_dir[0] != '/') {
+		host->config_error(inst, "spool_dir", "expected an absolute directory path");
+		return -1;
+	}
 	if (strcmp(c->key, "none") != 0) {
 		key_id = host->need_field(inst, "key", c->key);
 		if (key_id < 0)
@@ -257,6 +224,13 @@ static int kafka_configure(const struct sl_host *host, struct sl_instance *inst,
 	st->c_no_text = host->counter_new(inst, "no_text");
 	st->c_not_json = host->counter_new(inst, "not_json");
 	st->c_no_key = host->counter_new(inst, "no_key");
+	if (c->spool_dir) {
+		st->c_spooled = host->counter_new(inst, "spooled");
+		st->c_spool_sent = host->counter_new(inst, "spool_sent");
+		st->c_spool_bytes = host->counter_new(inst, "spool_bytes");
+		st->c_spool_dropped = host->counter_new(inst, "spool_dropped");
+		st->c_spooled_failed = host->counter_new(inst, "spooled_failed");
+	}
 	*state = st;
 	return 0;
 }
@@ -276,7 +250,7 @@ static void log_failures(struct kafka_state *st, bool force)
 	st->fail_logged_at = now;
 }
 
-static void count_failed(struct kafka_state *st, int why, rd_kafka_resp_err_t err, uint64_t n)
+void kafka_count_failed(struct kafka_state *st, int why, rd_kafka_resp_err_t err, uint64_t n)
 {
 	st->host->counter_add(st->inst, st->c_fail[why], n);
 	st->host->dropped_add(st->inst, n);
@@ -286,7 +260,7 @@ static void count_failed(struct kafka_state *st, int why, rd_kafka_resp_err_t er
 		log_failures(st, false);
 }
 
-static int fail_reason(rd_kafka_resp_err_t err)
+int kafka_fail_reason(rd_kafka_resp_err_t err)
 {
 	switch (err) {
 	case RD_KAFKA_RESP_ERR__QUEUE_FULL:
@@ -308,15 +282,24 @@ static int fail_reason(rd_kafka_resp_err_t err)
 	}
 }
 
-/* Delivery report, served from rd_kafka_poll() on our thread. */
+/*
+ * Delivery report, served from rd_kafka_poll() (or rd_kafka_flush() at
+ * stop) on our thread: librdkafka calls dr_msg_cb only from the thread
+ * that polls, never from its own threads.
+ */
 static void on_delivery(rd_kafka_t *rk, const rd_kafka_message_t *m, void *opaque)
 {
 	struct kafka_state *st = opaque;
 
+	if (m->_private) {	/* produced from the spool */
+		kspool_report(st, m);
+		return;
+	}
+	st->direct_inflight--;
 	if (!m->err)
 		st->host->counter_add(st->inst, st->c_delivered, 1);
-	else	/* §2: a spool would take the message back here */
-		count_failed(st, fail_reason(m->err), m->err, 1);
+	else if (!kspool_take_back(st, m))
+		kafka_count_failed(st, kafka_fail_reason(m->err), m->err, 1);
 }
 
 /* Served from rd_kafka_poll() on our thread too (log.queue). */
@@ -352,6 +335,10 @@ static void on_pipe(void *ctx, int fd, uint32_t events)
 	while (read(fd, buf, sizeof(buf)) > 0)
 		;
 	rd_kafka_poll(st->rk, 0);
+	if (st->spool) {
+		sl_spool_flush(st->spool);	/* what failed reports appended */
+		kspool_drain(st);
+	}
 }
 
 /* ---- producing ---- */
@@ -411,13 +398,21 @@ static void produce_one(struct kafka_state *st, const struct sl_record *r)
 	}
 	if (sl_has(r, SL_F_TIMESTAMP))
 		ts = r->v[SL_F_TIMESTAMP].time.sec * 1000 + r->v[SL_F_TIMESTAMP].time.nsec / 1000000;
+	if (kspool_takes(st)) {	/* behind what is spooled */
+		kspool_put(st, key, keylen, ts, t->ptr, t->len);
+		return;
+	}
 	err = rd_kafka_producev(st->rk, RD_KAFKA_V_RKT(st->rkt),
 				RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
 				RD_KAFKA_V_VALUE((void *)t->ptr, t->len),
 				RD_KAFKA_V_KEY(key, keylen),
 				RD_KAFKA_V_TIMESTAMP(ts), RD_KAFKA_V_END);
-	if (err)	/* §2: a spool would take the record here */
-		count_failed(st, fail_reason(err), err, 1);
+	if (!err)
+		st->direct_inflight++;
+	else if (err == RD_KAFKA_RESP_ERR__QUEUE_FULL && st->spool)
+		kspool_put(st, key, keylen, ts, t->ptr, t->len);
+	else
+		kafka_count_failed(st, kafka_fail_reason(err), err, 1);
 }
 
 static int kafka_process(void *state, struct sl_batch *batch)
@@ -447,6 +442,10 @@ static int kafka_process(void *state, struct sl_batch *batch)
 		st->host->counter_add(st->inst, st->c_not_json, not_json);
 		st->host->dropped_add(st->inst, not_json);
 	}
+	if (st->spool) {
+		sl_spool_flush(st->spool);	/* one write per batch */
+		kspool_publish(st);
+	}
 	return 0;
 }
 
@@ -455,8 +454,11 @@ static int kafka_process(void *state, struct sl_batch *batch)
 static int kafka_start(void *state)
 {
 	struct kafka_state *st = state;
-	rd_kafka_conf_t *conf = rd_kafka_conf_new();
+	rd_kafka_conf_t *conf;
 
+	if (kspool_open(st) < 0)
+		return -1;
+	conf = rd_kafka_conf_new();
 	if (!conf || conf_build(st->host, st->inst, st->cfg, conf) < 0) {
 		st->host->log(st->inst, SL_LOG_ERR, "cannot build the librdkafka configuration");
 		if (conf)
@@ -503,23 +505,35 @@ static int kafka_flush(void *state)
 
 	if (st->rk)
 		rd_kafka_poll(st->rk, 0);
+	if (st->spool) {
+		sl_spool_flush(st->spool);
+		kspool_drain(st);
+		kspool_publish(st);
+	}
 	return 0;
 }
 
 static void kafka_stop(void *state)
 {
 	struct kafka_state *st = state;
+	uint64_t spent;	/* then the time left */
 	int left;
 
 	if (!st->rk)
 		goto close_pipe;
+	spent = kspool_stop_drain(st, st->cfg->stop_timeout);
 	st->stopping = true;
-	if (rd_kafka_flush(st->rk, (int)st->cfg->stop_timeout) != RD_KAFKA_RESP_ERR_NO_ERROR) {
+	spent = spent < st->cfg->stop_timeout ? st->cfg->stop_timeout - spent : 0;
+	if (rd_kafka_flush(st->rk, (int)spent) != RD_KAFKA_RESP_ERR_NO_ERROR) {
 		left = rd_kafka_outq_len(st->rk);
 		st->host->log(st->inst, SL_LOG_WARNING,
 			      "%d messages not delivered to %s within stop_timeout", left,
 			      st->cfg->topic);
-		/* each purged message comes back as a report, counted failed_at_stop */
+		/*
+		 * each purged message comes back as a report, counted
+		 * failed_at_stop, or with spool_dir put in front of the spool
+		 */
+		kspool_stop_begin(st);
 		rd_kafka_purge(st->rk, RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT);
 		rd_kafka_flush(st->rk, 100);
 	}
@@ -536,6 +550,7 @@ static void kafka_stop(void *state)
 	rd_kafka_destroy(st->rk);
 	st->rk = NULL;
 close_pipe:
+	kspool_close(st);
 	if (st->pipefd[0] >= 0) {
 		st->host->unwatch_fd(st->inst, st->pipefd[0]);
 		close(st->pipefd[0]);
@@ -550,8 +565,10 @@ static void kafka_destroy(void *state)
 
 	if (!st)
 		return;
+	st->destroying = true;
 	if (st->rk)
 		kafka_stop(st);
+	kspool_close(st);	/* when start() failed half way */
 	free(st);
 }
 

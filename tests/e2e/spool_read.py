@@ -5,7 +5,10 @@ the spool tests: every record not yet acknowledged, segments in number
 order, each record checked against its CRC32C; a damaged record ends its
 segment (as the spool does).  Prints each record's bytes as one line
 (the syslog framing's octet count and a trailing LF taken off), then, on
-stderr, "records=N segments=S torn_bytes=T".   spool_read.py DIR"""
+stderr, "records=N segments=S torn_bytes=T".   spool_read.py [--kafka] DIR
+With --kafka, records are the kafka output's (plugins/output/kafka_spool.c:
+'k', i64 LE timestamp ms, u32 LE key length, key, value), printed as
+"key<TAB>timestamp<TAB>value" lines."""
 import os
 import re
 import struct
@@ -21,7 +24,8 @@ def crc32c(data, crc=0):
     return crc ^ 0xffffffff
 
 
-d = sys.argv[1]
+kafka = sys.argv[1] == "--kafka"
+d = sys.argv[2 if kafka else 1]
 names = sorted(n for n in os.listdir(d) if re.fullmatch(r"seg-[0-9a-f]{16}\.spl", n))
 recs, torn = 0, 0
 out = sys.stdout.buffer
@@ -40,6 +44,14 @@ for n in names:
         data = b[off + 8:off + 8 + ln]
         if len(data) != ln or crc32c(b[off:off + 4] + data) != crc:
             break
+        if kafka:
+            if data[:1] != b"k" or len(data) < 13:
+                break
+            ts, kl = struct.unpack("<qI", data[1:13])
+            out.write(data[13:13 + kl] + b"\t" + str(ts).encode() + b"\t" + data[13 + kl:] + b"\n")
+            recs += 1
+            off += 8 + ln
+            continue
         m = re.match(rb"(\d+) ", data)
         if m and int(m.group(1)) == ln - len(m.group(0)):
             data = data[len(m.group(0)):]

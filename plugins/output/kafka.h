@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The kafka output's state, shared by kafka.c (options, producing,
+ * delivery reports, lifecycle) and kafka_spool.c (the disk spool of
+ * spool_dir).  All of it is touched by the instance's thread only: the
+ * delivery callbacks run inside rd_kafka_poll()/rd_kafka_flush(), which
+ * only that thread calls (start() runs before it, on the main thread).
+ */
+#ifndef SLUICE_KAFKA_H
+#define SLUICE_KAFKA_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+#include <librdkafka/rdkafka.h>
+
+#include <sluice/plugin.h>
+
+#include "spool.h"
+
+struct kafka_cfg {
+	struct sl_strlist brokers;
+	const char *topic;
+	const char *key;
+	int format;
+	int compression;
+	int acks;
+	uint64_t batch_size;
+	uint64_t linger;
+	uint64_t queue_size;
+	uint64_t message_timeout;
+	uint64_t stop_timeout;
+	struct sl_strlist properties;
+	const char *spool_dir;
+	uint64_t spool_max_size;
+};
+
+/* Why a message was not delivered: one counter each. */
+enum {
+	FAIL_QUEUE_FULL,	/* refused by produce(): librdkafka's queue is full */
+	FAIL_MSG_TIMED_OUT,	/* not delivered within message_timeout */
+	FAIL_MSG_TOO_LARGE,
+	FAIL_UNKNOWN_TOPIC,	/* topic or partition does not exist */
+	FAIL_BROKER_ERROR,	/* another error from a broker (after retries) */
+	FAIL_AT_STOP,		/* still queued when stop_timeout ran out */
+	FAIL_OTHER,
+	FAIL_N
+};
+
+/* Records of the spool produced at once (one "window"), acknowledged in order. */
+#define KSPOOL_WINDOW 2048u
+
+struct kafka_state {
+	const struct sl_host *host;
+	struct sl_instance *inst;
+	const struct kafka_cfg *cfg;
+
+	rd_kafka_t *rk;
+	rd_kafka_topic_t *rkt;
+	rd_kafka_queue_t *mainq;
+	int pipefd[2];
+	int key_id;			/* field id, or -1 */
+	enum sl_type key_type;
+	bool stopping;
+	bool destroying;		/* in destroy(): the event loop may be gone */
+	uint64_t direct_inflight;	/* produced from process(), no report yet */
+
+	/* spool_dir (kafka_spool.c); spool is NULL without it */
+	struct sl_spool *spool;
+	struct sl_spool_stats spool_seen;	/* published to the counters */
+	uint8_t *sbuf;			/* one encoded record */
+	struct iovec *iov;		/* the window, as peeked */
+	uint8_t *wstate;		/* per window record: KW_* */
+	unsigned wn, wout;		/* records in the window, reports outstanding */
+	bool wretry;			/* a window record failed: next window by the timer */
+	bool wtail;			/* the window is all the spool: new records go direct */
+	bool front;			/* failed reports go in front of the spool (stop) */
+	struct sl_timer *spool_timer;
+	int c_spooled, c_spool_sent, c_spool_bytes, c_spool_dropped, c_spooled_failed;
+
+	int c_delivered, c_fail[FAIL_N], c_no_text, c_not_json, c_no_key;
+	uint64_t fail_unlogged, fail_logged_at;
+	rd_kafka_resp_err_t last_err;
+	char errstr[512];
+};
+
+/* kafka.c */
+void kafka_count_failed(struct kafka_state *st, int why, rd_kafka_resp_err_t err, uint64_t n);
+int kafka_fail_reason(rd_kafka_resp_err_t err);
+
+/* kafka_spool.c */
+int kspool_open(struct kafka_state *st);
+void kspool_close(struct kafka_state *st);
+/* Must a new record go to the spool (order: once spooling, keep spooling)? */
+bool kspool_takes(const struct kafka_state *st);
+void kspool_put(struct kafka_state *st, const void *key, size_t keylen, int64_t ts,
+		const void *val, size_t len);
+/* A failed report of a record produced by process(): true when spooled. */
+bool kspool_take_back(struct kafka_state *st, const rd_kafka_message_t *m);
+/* The report of a record produced from the spool (its msg_opaque is set). */
+void kspool_report(struct kafka_state *st, const rd_kafka_message_t *m);
+/* Produce the next window when nothing else is in flight. */
+void kspool_drain(struct kafka_state *st);
+void kspool_publish(struct kafka_state *st);
+uint64_t kspool_stop_drain(struct kafka_state *st, uint64_t timeout_ms);
+/* At stop, before the purge: what comes back goes in front of the spool. */
+void kspool_stop_begin(struct kafka_state *st);
+
+#endif /* SLUICE_KAFKA_H */
