@@ -7,7 +7,7 @@
 #   bench/fleet.sh [-N "1 2 4 8"] [-R "TOTAL RATES"] [-t SECONDS] [-p PARTITIONS] [-b BUILDDIR] [-k]
 #
 # For each N and each total rate (records/s of the whole fleet, default
-# "5000 20000 50000 100000 200000"; each process gets TOTAL / N), every
+# "5000 20000 50000 100000 200000 400000 800000"; each process gets TOTAL / N), every
 # process replays a gen_nflog capture of SECONDS (default 8) records
 # spaced exactly 1/(TOTAL/N) apart (`pace: original`) through two stacks:
 #   replay -> decode -> json (host: hI) -> kafka (one topic, PARTITIONS, default 8)
@@ -32,7 +32,7 @@ set -uo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILDDIR:-${BUILD:-$TOP/build}}
-NS="1 2 4 8" TOTALS="5000 20000 50000 100000 200000" SECS=8 PARTS=8 KEEP=0
+NS="1 2 4 8" TOTALS="5000 20000 50000 100000 200000 400000 800000" SECS=8 PARTS=8 KEEP=0
 while getopts "N:R:t:p:b:k" o; do
 	case $o in
 	N) NS=$OPTARG ;;
