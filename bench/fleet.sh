@@ -58,7 +58,6 @@ die() { echo "fleet.sh: $*" >&2; exit 1; }
 for c in python3 kcat clickhouse-server clickhouse-client curl ${CC:-cc}; do
 	command -v "$c" >/dev/null || die "needs $c"
 done
-[ -x /usr/bin/time ] || die "needs /usr/bin/time (apt-get install time)"
 [ -x "$SLUICE" ] || die "no daemon at $SLUICE (build first, or -b BUILDDIR)"
 [ -x "$BUILD/tests/kafka_mock" ] || die "no $BUILD/tests/kafka_mock (SLUICE_WITH_KAFKA=OFF?)"
 for p in kafka clickhouse; do [ -e "$SLUICE_PLUGIN_PATH/$p.so" ] || die "$p.so not built"; done
@@ -79,6 +78,17 @@ trap 'exit 130' INT TERM
 
 LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
 ${CC:-cc} -O2 -Wall -Wextra -o "$W/gen_nflog" "$TOP/bench/gen_nflog.c" || die "cannot build gen_nflog"
+# rusage.py OUT CMD...: runs CMD, writes its user and system CPU seconds
+# (rusage: every thread) to OUT; SIGTERM is passed on to CMD.
+cat >"$W/rusage.py" <<'PY'
+import os, signal, subprocess, sys
+p = subprocess.Popen(sys.argv[2:], stdout=subprocess.DEVNULL)
+signal.signal(signal.SIGTERM, lambda *_: p.terminate())
+_, status, ru = os.wait4(p.pid, 0)
+with open(sys.argv[1], "w") as f:
+    f.write(f"{ru.ru_utime:.3f} {ru.ru_stime:.3f}\n")
+sys.exit(os.waitstatus_to_exitcode(status))
+PY
 mock_start -p "$PARTS" fleet || die "kafka_mock did not start"
 ch_start || die "clickhouse-server did not start"
 CH_URL=http://127.0.0.1:$CH_HTTP
@@ -112,7 +122,7 @@ EOF
 	PIDS=()
 	t0=$(python3 -c 'import time; print(f"{time.time():.6f}")')
 	for ((i = 1; i <= n; i++)); do
-		/usr/bin/time -f '%U %S' -o "$W/cpu.$i" "$SLUICE" -c "$W/h$i.yaml" >/dev/null 2>"$W/log.$i" &
+		python3 "$W/rusage.py" "$W/cpu.$i" "$SLUICE" -c "$W/h$i.yaml" 2>"$W/log.$i" &
 		PIDS+=($!)
 	done
 	# the Kafka count is relative to k0: the sampler sees the topic's growth
