@@ -22,7 +22,10 @@
  * (10.a.b.c, or 2001:db8::a for 15 % of them), drawn at random, for filters
  * that keep state per source (ratelimit's buckets).
  *
- * usage: gen_nflog -o FILE -n RECORDS [-m mix|size:N] [-s SEED] [-f FLOWS] [-a SOURCES]
+ * (-r RATE): packets exactly 1/RATE s apart instead, for replaying at a
+ * fixed rate with `pace: original` (bench/fleet.sh).
+ *
+ * usage: gen_nflog -o FILE -n RECORDS [-m mix|size:N] [-s SEED] [-f FLOWS] [-a SOURCES] [-r RATE]
  */
 #include <errno.h>
 #include <stdint.h>
@@ -325,9 +328,10 @@ int main(int argc, char **argv)
 	static uint8_t rec[2048 + 256], pkt[2048];
 	static char iobuf[1 << 20];
 	uint64_t t_us = 1764400000ULL * 1000000;	/* 2025-11-29 07:06:40 UTC */
-	double total_bytes = 0;
+	const uint64_t t0_us = t_us;
+	double total_bytes = 0, rate = 0;
 
-	while ((opt = getopt(argc, argv, "o:n:m:s:f:a:")) != -1) {
+	while ((opt = getopt(argc, argv, "o:n:m:s:f:a:r:")) != -1) {
 		switch (opt) {
 		case 'o': out = optarg; break;
 		case 'n': n = atoll(optarg); break;
@@ -340,10 +344,11 @@ int main(int argc, char **argv)
 		case 's': rng_state ^= strtoull(optarg, NULL, 0) * 0x9e3779b97f4a7c15ULL; break;
 		case 'f': nflows = (uint32_t)atoi(optarg); break;
 		case 'a': nsources = (uint32_t)atoi(optarg); break;
+		case 'r': rate = atof(optarg); break;
 		default: goto usage;
 		}
 	}
-	if (!out || n <= 0 || nflows == 0 || (fixed_len && (fixed_len < 52 || fixed_len > 2000)))
+	if (!out || n <= 0 || nflows == 0 || rate < 0 || rate > 1e6 || (fixed_len && (fixed_len < 52 || fixed_len > 2000)))
 		goto usage;
 	fp = strcmp(out, "-") ? fopen(out, "wb") : stdout;
 	if (!fp) {
@@ -396,7 +401,10 @@ int main(int argc, char **argv)
 			}
 			p = tlv(p, NFULA_HWHEADER, eth, 14);
 		}
-		t_us += 1 + rndn(140);
+		if (rate > 0)	/* from the start, so rounding does not add up */
+			t_us = t0_us + (uint64_t)((double)(k + 1) * 1e6 / rate);
+		else
+			t_us += 1 + rndn(140);
 		put64(v, t_us / 1000000);
 		put64(v + 8, t_us % 1000000);
 		p = tlv(p, NFULA_TIMESTAMP, v, 16);
@@ -420,6 +428,7 @@ int main(int argc, char **argv)
 	free(flows);
 	return 0;
 usage:
-	fprintf(stderr, "usage: gen_nflog -o FILE -n RECORDS [-m mix|size:N] [-s SEED] [-f FLOWS] [-a SOURCES]\n");
+	fprintf(stderr, "usage: gen_nflog -o FILE -n RECORDS [-m mix|size:N] [-s SEED] [-f FLOWS] [-a SOURCES]"
+		" [-r RATE]\n");
 	return 64;
 }

@@ -29,13 +29,20 @@
 # sluice-grp1 / -grp2: one NFLOG group on one input thread against the same
 # traffic split over two groups (`numgen inc mod 2`) on two input threads,
 # each nflog -> decode -> json -> file.
+# sluice-kafka (by name only, not in the default LOGGERS; bench/sinks.sh
+# runs it): nflog -> decode -> json -> kafka into tests/kafka_mock (a
+# librdkafka mock cluster in namespace B, on the generator's CPU); its
+# output is the topic read back with kcat and counted, the detail has the
+# kafka output's delivered counter, the topic's end offset and the mock's
+# CPU seconds.
 #
 # Environment: QUICK=1; RUNS, DUR (seconds of traffic at full rate), SEARCH
 # (0/1), SIZES ("64 512"), LOGGERS (names, default all), BUILD (build dir),
 # KEEP=1 (keep the work dir), NODOC=1 (do not touch docs/BENCHMARKS.md),
 # PERF="sluice-fan4 ..." (perf record those loggers; with KEEP=1),
-# OFFLINE=0 / CONNTRACK=0 (skip bench/offline.sh / bench/conntrack.sh, which
-# run after the live part and write their own tables; see bench/README.md).
+# OFFLINE=0 / CONNTRACK=0 / SINKS=0 (skip bench/offline.sh / bench/conntrack.sh
+# / bench/sinks.sh, which run after the live part and write their own
+# tables; see bench/README.md).
 set -uo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -54,6 +61,13 @@ LOGGERS=${LOGGERS:-$ALL_LOGGERS}
 GROUP=42 GROUP2=43 PORT=9999 SYSPORT=5514
 STALL_SECS=${STALL_SECS:-4} # traffic of the stall scenario: the sink stops 0.5 s in, for 2 s
 GEN_CPU=0 LOG_CPU=1
+# The mock cluster keeps only the last ~5 MB of each partition (librdkafka's
+# rdkafka_mock.c, not configurable): enough partitions that a full-rate run
+# stays within what it keeps, so the topic can be read back whole.  A
+# record without key goes to one partition for 10 ms (librdkafka's sticky
+# partitioner), so batches stay as large as with one partition.  (The mock
+# takes ~0.15 s per partition to start.)
+KAFKA_PARTS=${KAFKA_PARTS:-48}
 # Every logger runs as ulogd2 2.0.8 runs itself: SCHED_RR priority 99.  On a
 # shared machine that keeps other work off the logger's CPU for all of them
 # alike (RT=" " to run them at normal priority).
@@ -153,6 +167,7 @@ sluice_conf() { # sluice_conf KIND DIR
 	pcap) echo "  pcap: [fw, { plugin: pcap, file: $d/out.pcap }]" ;;
 	text) echo "  text: [fw, decode, logline, { plugin: file, file: $d/out.log }]" ;;
 	json) echo "  json: [fw, decode, json, { plugin: file, file: $d/out.json }]" ;;
+	kafka) echo "  kafka: [fw, decode, json, { plugin: kafka, brokers: [$BOOTSTRAP], topic: sl }]" ;;
 	fan3) # the fan-out without syslog: what the UDP sends cost, by difference
 		echo "  pcap: [fw, { plugin: pcap, file: $d/out.pcap }]"
 		echo "  text: [fw, decode, logline, { plugin: file, file: $d/out.log }]"
@@ -227,6 +242,36 @@ level=LOG_INFO
 EOF
 }
 
+# start_mock DIR: the Kafka mock cluster for sluice-kafka in namespace B
+# (SINK_PID; BOOTSTRAP); KAFKA_DIR says stop_logger to read its topic back.
+start_mock() {
+	local i
+	if ! [ -x "$BUILD/tests/kafka_mock" ] || ! command -v kcat >/dev/null; then
+		echo "   sluice-kafka: needs $BUILD/tests/kafka_mock and kcat" >"$1/log"
+		return 1
+	fi
+	ip netns exec $NB taskset -c $GEN_CPU "$BUILD/tests/kafka_mock" -f -p "$KAFKA_PARTS" sl </dev/null >"$1/mock.out" 2>&1 &
+	SINK_PID=$!
+	for i in $(seq 300); do grep -qx ready "$1/mock.out" && break; sleep 0.1; done
+	BOOTSTRAP=$(awk '$1 == "bootstrap" { print $2 }' "$1/mock.out")
+	KAFKA_DIR=$1
+}
+
+# kafka_readback DIR: while the mock still runs, the records on its topic
+# (read back with kcat: distinct partition:offset pairs), the sums of the
+# partitions' end and start offsets (start > 0: the mock dropped the
+# oldest) and the mock's CPU seconds.
+kafka_readback() {
+	local p q=() s=()
+	for ((p = 0; p < KAFKA_PARTS; p++)); do q+=(-t "sl:$p:-1"); s+=(-t "sl:$p:-2"); done
+	ip netns exec $NB kcat -Q -b "$BOOTSTRAP" "${q[@]}" 2>/dev/null | awk '{ n += $NF } END { print n + 0 }' >"$1/topic.end"
+	ip netns exec $NB kcat -Q -b "$BOOTSTRAP" "${s[@]}" 2>/dev/null | awk '{ n += $NF } END { print n + 0 }' >"$1/topic.start"
+	ip netns exec $NB timeout 120 kcat -C -q -b "$BOOTSTRAP" -t sl -e -f '%p:%o\n' 2>"$1/kcat.err" |
+		sort -u | wc -l >"$1/topic.count"
+	awk -v t="$(getconf CLK_TCK)" '{ sub(/.*\) /, ""); printf "%.3f\n", ($12 + $13) / t }' \
+		/proc/"$SINK_PID"/stat >"$1/mock.cpu" 2>/dev/null
+}
+
 # start_logger NAME DIR: starts it in namespace B on LOG_CPU, sets LOGGER_PID
 # (the logger's own pid: every wrapper execs) and SINK_PID (syslog receiver).
 start_logger() {
@@ -237,6 +282,7 @@ start_logger() {
 		ip netns exec $NB $RT taskset -c $LOG_CPU "$G/nflog_drain" -g $GROUP >"$d/drain.out" 2>"$d/log" &
 		LOGGER_PID=$! ;;
 	sluice-*)
+		[ "$name" = sluice-kafka ] && { start_mock "$d" || return; }
 		case $name in
 		sluice-grp*) sluice_grp_conf "${name#sluice-}" "$d" >"$d/sluice.yaml" ;;
 		*) sluice_conf "${name#sluice-}" "$d" >"$d/sluice.yaml" ;;
@@ -287,6 +333,10 @@ stop_logger() {
 	kill -KILL "$LOGGER_PID" 2>/dev/null
 	wait "$LOGGER_PID" 2>/dev/null
 	LOGGER_PID=
+	if [ -n "${KAFKA_DIR:-}" ]; then
+		kafka_readback "$KAFKA_DIR"
+		KAFKA_DIR=
+	fi
 	if [ -n "$SINK_PID" ]; then
 		sleep 0.2
 		kill -TERM "$SINK_PID" 2>/dev/null
@@ -320,6 +370,9 @@ outputs() {
 		local dr=$(sed -n 's/.*counters: sys\.syslog (syslog):.* dropped=\([0-9]*\).*/\1/p' "$d/log" | tail -1)
 		echo "$(printf '%s\n' "$p" "$j" | sort -n | head -1) pcap=$p,json=$j,syslog=$s,syslog_dropped=${dr:-?}" ;;
 	*-grp1) echo "$(lines "$d/out.json") -" ;;
+	*-kafka)
+		local dl=$(sed -n 's/.*counters: kafka\.kafka (kafka):.* delivered=\([0-9]*\).*/\1/p' "$d/log" | tail -1)
+		echo "$(cat "$d/topic.count" 2>/dev/null || echo 0) delivered=${dl:-?},topic_end=$(cat "$d/topic.end" 2>/dev/null),mock_trimmed=$(cat "$d/topic.start" 2>/dev/null),mock_cpu=$(cat "$d/mock.cpu" 2>/dev/null)" ;;
 	*-grp2)
 		p=$(lines "$d/out.json") t=$(lines "$d/out1.json")
 		echo "$((p + t)) g0=$p,g1=$t" ;;
@@ -484,6 +537,14 @@ if [ "${OFFLINE:-1}" = 1 ]; then
 		"$TOP/bench/offline.sh" -b "$BUILD" -n 1000000 -r 1 || echo "run.sh: offline.sh failed" >&2
 	else
 		"$TOP/bench/offline.sh" -b "$BUILD" || echo "run.sh: offline.sh failed" >&2
+	fi
+fi
+if [ "${SINKS:-1}" = 1 ]; then
+	echo "== bench/sinks.sh"
+	if [ "$QUICK" = 1 ]; then
+		LIVE_RUNS=1 LIVE_DUR=1 "$TOP/bench/sinks.sh" -b "$BUILD" -n 200000 -r 1 || echo "run.sh: sinks.sh failed" >&2
+	else
+		"$TOP/bench/sinks.sh" -b "$BUILD" || echo "run.sh: sinks.sh failed" >&2
 	fi
 fi
 if [ "${CONNTRACK:-1}" = 1 ]; then
