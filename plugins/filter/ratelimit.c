@@ -3,8 +3,8 @@
  * ratelimit: a token bucket of `rate` records per second holding at most
  * `burst` tokens, one for the whole stream or one per `key` (a list of
  * fields, e.g. [src_addr]) in a bounded table of `max_keys` buckets with
- * CLOCK eviction (second chance: keytable.h).  A record that finds its bucket empty is dropped and
- * counted ("suppressed").  When a key is let through again after a
+ * CLOCK eviction (second chance, keytable.h).  A record that finds its
+ * bucket empty is dropped and counted ("suppressed").  When a key is let through again after a
  * suppression, one summary record goes right before that record, like
  * printk's "callbacks suppressed":
  *
@@ -90,7 +90,7 @@ static const struct sl_option rl_options[] = {
 	SL_OPT_LIST("key", struct rl_cfg, key, NULL,
 		    "fields whose values make one bucket each (e.g. [src_addr]); none: one bucket"),
 	SL_OPT_INT("max_keys", struct rl_cfg, max_keys, "65536", 1, 1 << 24,
-		   "buckets held at once (about 140 bytes each); when full the least recent goes"),
+		   "buckets held at once (about 140 bytes each); when full one not used lately goes (CLOCK)"),
 	SL_OPT_END
 };
 
