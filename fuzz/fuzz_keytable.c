@@ -2,8 +2,9 @@
 /*
  * libFuzzer target: any bytes as a program of operations on a keytable
  * (plugins/common/keytable.c) of 1..32 entries with 1..16-byte keys:
- * get, find, remove, touch, checked against a plain array of the keys in
- * LRU order (finds, eviction victims, counts, the LRU walk); and the rest
+ * get, find, remove, touch, checked against plain arrays of the slots,
+ * their referenced bits and CLOCK's hand (the slot of every find and get,
+ * eviction victims, counts, the hand and the bits at the end); and the rest
  * of the bytes as string and bytes fields of a record whose key
  * (reckey.c) is built and printed.  abort() on any disagreement.
  */
@@ -18,33 +19,44 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define MAXK 32
 
+/* The oracle: slots (key, in use, referenced), a stack of free slots, the hand. */
 static uint8_t okeys[MAXK][16];
+static bool oused[MAXK], oref[MAXK];
+static uint32_t ofree[MAXK], onfree, ohand, ocap;
 static unsigned on, klen;
 static int victim = -1;
 
 static int ofind(const uint8_t *k)
 {
-	for (unsigned i = 0; i < on; i++)
-		if (!memcmp(okeys[i], k, klen))
+	for (unsigned i = 0; i < ocap; i++)
+		if (oused[i] && !memcmp(okeys[i], k, klen))
 			return (int)i;
 	return -1;
 }
 
 static void odel(unsigned i)
 {
-	memmove(okeys[i], okeys[i + 1], (on - i - 1) * sizeof(okeys[0]));
+	oused[i] = oref[i] = false;
+	ofree[onfree++] = i;
 	on--;
 }
 
-static void oappend(const uint8_t *k)
+static unsigned ovictim(void)
 {
-	memcpy(okeys[on++], k, klen);
+	for (;;) {
+		unsigned i = ohand;
+
+		ohand = (ohand + 1) % ocap;
+		if (!oref[i])
+			return i;
+		oref[i] = false;
+	}
 }
 
 static void on_evict(void *ctx, const struct sl_keytable *t, uint32_t i)
 {
 	(void)ctx;
-	victim = memcmp(sl_kt_key(t, i), okeys[0], klen) == 0 ? 0 : 1;
+	victim = (int)i;
 }
 
 static void reckey_part(const uint8_t *p, size_t n)
@@ -93,6 +105,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cap = data[0] % MAXK + 1;
 	klen = data[1] % 16 + 1;
 	on = 0;
+	ocap = cap;
+	ohand = 0;
+	onfree = cap;
+	for (uint32_t j = 0; j < cap; j++) {
+		oused[j] = oref[j] = false;
+		ofree[j] = cap - 1 - j;
+	}
 	if (sl_kt_init(&t, cap, klen, 4, data[0]) < 0)
 		abort();
 	/* each op: one byte (op, key seed), key bytes from it */
@@ -107,43 +126,58 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		h = (data[i] & 0x40) ? data[i] & 1 : sl_kt_hash(&t, k);	/* some forced collisions */
 		o = ofind(k);
 		e = sl_kt_find(&t, k, h);
-		if ((e == SL_KT_NIL) != (o < 0) && !(data[i] & 0x40))
+		if (!(data[i] & 0x40) && e != (o < 0 ? SL_KT_NIL : (uint32_t)o))
 			abort();
-		if (data[i] & 0x40)
-			continue;	/* a forced hash only for finds: inserts must use the real one */
+		if (data[i] & 0x40) {
+			/* a forced hash only for finds: inserts must use the real one */
+			if ((data[i] & 0x80) && o >= 0) {	/* and a touch */
+				sl_kt_touch(&t, (uint32_t)o);
+				oref[o] = true;
+			}
+			continue;
+		}
 		if (data[i] & 0x80) {
 			if (e != SL_KT_NIL) {
 				sl_kt_remove(&t, e);
 				odel((unsigned)o);
 			}
 		} else {
-			unsigned full = on == cap;
+			unsigned want;
 
 			victim = -1;
 			e = sl_kt_get(&t, k, h, &created, on_evict, NULL);
 			if (created != (o < 0) || memcmp(sl_kt_key(&t, e), k, klen))
 				abort();
 			if (o >= 0) {
-				odel((unsigned)o);
-			} else if (full) {
-				if (victim != 0)
+				want = (unsigned)o;
+				if (victim != -1)
 					abort();
-				odel(0);
+			} else {
+				if (on == cap) {
+					want = ovictim();
+					if (victim != (int)want)
+						abort();
+					odel(want);
+				} else if (victim != -1) {
+					abort();
+				}
+				want = ofree[--onfree];
+				memcpy(okeys[want], k, klen);
+				oused[want] = true;
+				on++;
 			}
-			oappend(k);
+			if (e != want)
+				abort();
+			oref[want] = o >= 0;
 		}
 		if (t.used != on)
 			abort();
 	}
-	{
-		unsigned n = 0;
-
-		for (uint32_t e = sl_kt_oldest(&t); e != SL_KT_NIL; e = sl_kt_newer(&t, e), n++)
-			if (n >= on || memcmp(sl_kt_key(&t, e), okeys[n], klen))
-				abort();
-		if (n != on)
+	if (t.hand != ohand)
+		abort();
+	for (uint32_t j = 0; j < cap; j++)
+		if (oused[j] && (sl_kt_entry(&t, j)->ref != 0) != oref[j])
 			abort();
-	}
 	sl_kt_free(&t);
 	if (i < size)
 		reckey_part(data + i + 1, size - i - 1);

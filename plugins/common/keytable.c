@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Bounded keyed table with LRU eviction: see keytable.h. */
+/* Bounded keyed table with CLOCK eviction: see keytable.h. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,7 +41,7 @@ int sl_kt_init(struct sl_keytable *t, uint32_t cap, uint32_t klen, uint32_t vlen
 	for (uint32_t i = 0; i < cap; i++)
 		sl_kt_entry(t, i)->hnext = i + 1 < cap ? i + 1 : SL_KT_NIL;
 	t->free_head = 0;
-	t->lru_head = t->lru_tail = SL_KT_NIL;
+	t->hand = 0;
 	return 0;
 }
 
@@ -54,41 +54,6 @@ void sl_kt_free(struct sl_keytable *t)
 	t->cap = t->used = 0;
 }
 
-static void lru_unlink(struct sl_keytable *t, uint32_t i)
-{
-	struct sl_kt_head *e = sl_kt_entry(t, i);
-
-	if (e->prev != SL_KT_NIL)
-		sl_kt_entry(t, e->prev)->next = e->next;
-	else
-		t->lru_head = e->next;
-	if (e->next != SL_KT_NIL)
-		sl_kt_entry(t, e->next)->prev = e->prev;
-	else
-		t->lru_tail = e->prev;
-}
-
-static void lru_append(struct sl_keytable *t, uint32_t i)
-{
-	struct sl_kt_head *e = sl_kt_entry(t, i);
-
-	e->prev = t->lru_tail;
-	e->next = SL_KT_NIL;
-	if (t->lru_tail != SL_KT_NIL)
-		sl_kt_entry(t, t->lru_tail)->next = i;
-	else
-		t->lru_head = i;
-	t->lru_tail = i;
-}
-
-void sl_kt_touch(struct sl_keytable *t, uint32_t i)
-{
-	if (t->lru_tail == i)
-		return;	/* a run of one key: nothing to move */
-	lru_unlink(t, i);
-	lru_append(t, i);
-}
-
 void sl_kt_remove(struct sl_keytable *t, uint32_t i)
 {
 	struct sl_kt_head *e = sl_kt_entry(t, i);
@@ -97,38 +62,50 @@ void sl_kt_remove(struct sl_keytable *t, uint32_t i)
 	while (*pp != i)
 		pp = &sl_kt_entry(t, *pp)->hnext;
 	*pp = e->hnext;
-	lru_unlink(t, i);
+	e->ref = 0;
 	e->hnext = t->free_head;
 	t->free_head = i;
 	t->used--;
 }
 
-uint32_t sl_kt_get(struct sl_keytable *t, const void *key, uint32_t h, bool *created,
-		   sl_kt_evict_fn evict, void *ctx)
+/*
+ * Only when full, so every entry is in use.  Ends within one turn: the
+ * hand clears each bit it passes, so it finds one clear at the latest
+ * where it started.
+ */
+static uint32_t clock_victim(struct sl_keytable *t)
 {
-	uint32_t i = sl_kt_find(t, key, h);
-	struct sl_kt_head *e;
+	for (;;) {
+		uint32_t i = t->hand;
+		struct sl_kt_head *e = sl_kt_entry(t, i);
 
-	if (i != SL_KT_NIL) {
-		sl_kt_touch(t, i);
-		*created = false;
-		return i;
+		t->hand = i + 1 < t->cap ? i + 1 : 0;
+		if (!e->ref)
+			return i;
+		e->ref = 0;
 	}
+}
+
+uint32_t sl_kt_insert_(struct sl_keytable *t, const void *key, uint32_t h, sl_kt_evict_fn evict, void *ctx)
+{
+	struct sl_kt_head *e;
+	uint32_t i;
+
 	if (t->used == t->cap) {
+		i = clock_victim(t);
 		if (evict)
-			evict(ctx, t, t->lru_head);
-		sl_kt_remove(t, t->lru_head);
+			evict(ctx, t, i);
+		sl_kt_remove(t, i);
 	}
 	i = t->free_head;
 	e = sl_kt_entry(t, i);
 	t->free_head = e->hnext;
 	t->used++;
 	e->hash = h;
+	e->ref = 0;
 	e->hnext = t->bucket[h & t->bmask];
 	t->bucket[h & t->bmask] = i;
 	memcpy(sl_kt_key(t, i), key, t->klen);
 	memset(sl_kt_value(t, i), 0, t->vlen);
-	lru_append(t, i);
-	*created = true;
 	return i;
 }

@@ -4,12 +4,21 @@
  * for filters that keep state per key (ratelimit's buckets).  Everything
  * is allocated once by sl_kt_init(): `cap` entries in one array (header,
  * key, value, `stride` bytes apart: one aligned cache line when they fit
- * in 64 bytes), a power-of-two bucket array and a
- * doubly linked LRU list through the entries, by index.  When the table
- * is full, inserting a new key reuses the entry used least recently; the
- * caller sees the victim first (evict callback) so that nothing it holds
- * is lost silently.  The hash is seeded: crafted keys cannot build long
- * chains when the seed is secret.
+ * in 64 bytes) and a power-of-two bucket array.
+ *
+ * Eviction is CLOCK (second chance), an approximation of LRU that costs a
+ * hit nothing but the bucket head and the entry (an exact LRU list also
+ * writes the entry's two neighbours: two more cache misses per record in
+ * a large table).  Every entry has a referenced bit, set when it is used
+ * (sl_kt_get of an existing key, sl_kt_touch) and clear in a new entry.
+ * When the table is full, the hand walks the entries in index order
+ * (wrapping): a referenced entry has its bit cleared and is passed over,
+ * the first one found unreferenced is the victim, and the hand stops just
+ * after it.  So an entry used since the hand last passed it is never
+ * evicted before one that was not, and unused entries go in the order
+ * the hand meets them.  The caller sees the victim first (evict callback)
+ * so that nothing it holds is lost silently.  The hash is seeded: crafted
+ * keys cannot build long chains when the seed is secret.
  *
  * Not shared with ct_table.c: that table grows with realloc and is keyed
  * by a conntrack tuple structure; this one never grows and knows nothing
@@ -29,7 +38,8 @@
 struct sl_kt_head {
 	uint32_t hash;
 	uint32_t hnext;		/* bucket chain; free list when unused */
-	uint32_t prev, next;	/* LRU list: head is the least recent */
+	uint32_t ref;		/* used since the hand last passed */
+	uint32_t pad_;		/* keys stay 8-byte aligned */
 };
 
 struct sl_keytable {
@@ -39,7 +49,7 @@ struct sl_keytable {
 	uint32_t cap, used;
 	uint32_t klen, vlen, voff, stride;
 	uint32_t free_head;
-	uint32_t lru_head, lru_tail;
+	uint32_t hand;		/* the next entry the clock looks at */
 	uint64_t seed;
 };
 
@@ -108,17 +118,6 @@ static inline void sl_kt_prefetch_entry(const struct sl_keytable *t, uint32_t h)
 		__builtin_prefetch(sl_kt_entry(t, i));
 }
 
-/* A hint: entry i's LRU neighbours will be written soon (it is about to be used). */
-static inline void sl_kt_prefetch_neighbours(const struct sl_keytable *t, uint32_t i)
-{
-	const struct sl_kt_head *e = sl_kt_entry(t, i);
-
-	if (e->prev != SL_KT_NIL)
-		__builtin_prefetch(sl_kt_entry(t, e->prev), 1);
-	if (e->next != SL_KT_NIL)
-		__builtin_prefetch(sl_kt_entry(t, e->next), 1);
-}
-
 /* The first entry of hash h's bucket, or SL_KT_NIL (for prefetching). */
 static inline uint32_t sl_kt_first(const struct sl_keytable *t, uint32_t h)
 {
@@ -139,7 +138,7 @@ static inline bool sl_kt_same_(const struct sl_keytable *t, const uint8_t *a, co
 	return d == 0;
 }
 
-/* The entry of key (hash h), or SL_KT_NIL.  Does not touch the LRU order. */
+/* The entry of key (hash h), or SL_KT_NIL.  Does not mark it used. */
 static inline uint32_t sl_kt_find(const struct sl_keytable *t, const void *key, uint32_t h)
 {
 	for (uint32_t i = t->bucket[h & t->bmask]; i != SL_KT_NIL; i = sl_kt_entry(t, i)->hnext)
@@ -148,32 +147,37 @@ static inline uint32_t sl_kt_find(const struct sl_keytable *t, const void *key, 
 	return SL_KT_NIL;
 }
 
-/* Make entry i the most recently used. */
-void sl_kt_touch(struct sl_keytable *t, uint32_t i);
+/* Mark entry i used: the hand passes over it once before it can be evicted. */
+static inline void sl_kt_touch(struct sl_keytable *t, uint32_t i)
+{
+	sl_kt_entry(t, i)->ref = 1;
+}
 
 /* Called with an entry about to be reused for another key. */
 typedef void (*sl_kt_evict_fn)(void *ctx, const struct sl_keytable *t, uint32_t i);
 
+/* sl_kt_get's miss: a new entry for key, evicting one when full. */
+uint32_t sl_kt_insert_(struct sl_keytable *t, const void *key, uint32_t h, sl_kt_evict_fn evict, void *ctx);
+
 /*
- * The entry of key, made most recent; a new entry has a zeroed value and
- * sets *created.  When the table is full, the least recent entry is handed
- * to evict (may be NULL) and reused.  Never fails.
+ * The entry of key, marked used; a new entry has a zeroed value, is not
+ * marked and sets *created.  When the table is full, the clock's victim
+ * (see above) is handed to evict (may be NULL) and reused.  Never fails.
+ * Inline: a hit is the common case and runs once per record.
  */
-uint32_t sl_kt_get(struct sl_keytable *t, const void *key, uint32_t h, bool *created,
-		   sl_kt_evict_fn evict, void *ctx);
+static inline uint32_t sl_kt_get(struct sl_keytable *t, const void *key, uint32_t h, bool *created,
+				 sl_kt_evict_fn evict, void *ctx)
+{
+	uint32_t i = sl_kt_find(t, key, h);
+
+	*created = i == SL_KT_NIL;
+	if (i == SL_KT_NIL)
+		return sl_kt_insert_(t, key, h, evict, ctx);
+	sl_kt_touch(t, i);
+	return i;
+}
 
 /* Remove entry i. */
 void sl_kt_remove(struct sl_keytable *t, uint32_t i);
-
-/* The least recently used entry, or SL_KT_NIL when empty; then the next more recent one. */
-static inline uint32_t sl_kt_oldest(const struct sl_keytable *t)
-{
-	return t->lru_head;
-}
-
-static inline uint32_t sl_kt_newer(const struct sl_keytable *t, uint32_t i)
-{
-	return sl_kt_entry(t, i)->next;
-}
 
 #endif /* SLUICE_KEYTABLE_H */

@@ -3,8 +3,8 @@
  * ratelimit: a token bucket of `rate` records per second holding at most
  * `burst` tokens, one for the whole stream or one per `key` (a list of
  * fields, e.g. [src_addr]) in a bounded table of `max_keys` buckets with
- * LRU eviction.  A record that finds its bucket empty is dropped and
- * counted ("suppressed").  When a key is let through again after a
+ * CLOCK eviction (second chance, keytable.h).  A record that finds its
+ * bucket empty is dropped and counted ("suppressed").  When a key is let through again after a
  * suppression, one summary record goes right before that record, like
  * printk's "callbacks suppressed":
  *
@@ -90,7 +90,7 @@ static const struct sl_option rl_options[] = {
 	SL_OPT_LIST("key", struct rl_cfg, key, NULL,
 		    "fields whose values make one bucket each (e.g. [src_addr]); none: one bucket"),
 	SL_OPT_INT("max_keys", struct rl_cfg, max_keys, "65536", 1, 1 << 24,
-		   "buckets held at once (about 140 bytes each); when full the least recent goes"),
+		   "buckets held at once (about 140 bytes each); when full one not used lately goes (CLOCK)"),
 	SL_OPT_END
 };
 
@@ -315,9 +315,9 @@ static inline void one(struct rl_state *st, struct bucket *bk, struct pfx *px, c
 /*
  * A software pipeline over the batch: record x has its key built and its
  * bucket prefetched, D records later its table entry is prefetched, D
- * later the entry's LRU neighbours (which the move to the tail writes; or
- * the next entry of the chain, when the first is another key's), and D
- * later it goes through.  So the cache misses of a table larger
+ * later (when the first entry is another key's) the next entry of the
+ * chain, and D later it goes through.  A hit writes nothing but its own
+ * entry (CLOCK's referenced bit), so there is nothing else to fetch.  So the cache misses of a table larger
  * than the cache overlap instead of being paid one after the other.  The
  * prefetches are only hints: the records go through in order, exactly as
  * one at a time.  A summary inserted in a free slot shifts the records
@@ -352,10 +352,8 @@ static void process_keyed(struct rl_state *st, int64_t wall, uint64_t *dropped)
 		if (x >= 2 * D && y < n0 && first[y % RING] != SL_KT_NIL) {
 			const struct sl_kt_head *e = sl_kt_entry(&st->tab, first[y % RING]);
 
-			/* the key's entry: its neighbours; another key's: the next in the chain */
-			if (e->hash == h[y % RING])
-				sl_kt_prefetch_neighbours(&st->tab, first[y % RING]);
-			else if (e->hnext != SL_KT_NIL)
+			/* another key's entry: the next in the chain */
+			if (e->hash != h[y % RING] && e->hnext != SL_KT_NIL)
 				__builtin_prefetch(sl_kt_entry(&st->tab, e->hnext), 1);
 		}
 		y = x - 3 * D;
@@ -407,8 +405,8 @@ static int rl_flush(void *state)
 		st->one.suppressed = 0;
 	} else {
 		/*
-		 * In table order: a walk in LRU order would miss the cache at
-		 * every entry.  Entries never used are zero (not suppressing);
+		 * In table order: the entries' cache lines one after the other, not
+		 * a miss at every entry.  Entries never used are zero (not suppressing);
 		 * this table never frees one but to reuse it at once.
 		 */
 		for (uint32_t i = 0; i < st->tab.cap; i++) {

@@ -11,7 +11,9 @@
 #   - passed + sum(suppressed) == records in, for every source;
 #   - the daemon's counters (suppressed, summaries) agree;
 #   - unkeyed bucket; max_keys smaller than the sources: evicted keys
-#     still report what they suppressed;
+#     still report what they suppressed, the victims exactly keytable.h's
+#     CLOCK (the oracle keeps the slots, bits and hand), on a schedule
+#     where an exact LRU would give other records;
 #   - dedup by text and by key, with runs cut by other records, by the
 #     window, and by flush;
 #   - fan-out: with the filters in some branches of one input (before and
@@ -55,21 +57,35 @@ from fractions import Fraction as F
 sched, out, rate, burst, mode = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
 max_keys = int(sys.argv[6]) if len(sys.argv) > 6 else 1 << 30
 burst = burst or rate
-buckets = OrderedDict()   # key -> [tokens, last, suppressed]
+# The table as keytable.h keeps it: slots filled 0, 1, 2, ... (ratelimit
+# never frees one), then CLOCK: the victim is the first slot at or after
+# the hand not used since the hand last passed it; the hand clears the
+# bits it passes and stops after the victim.  A new entry is not marked.
+slots, ref, hand = [], [], 0
+buckets = {}              # key -> [tokens, last, suppressed, slot]
 want = []                 # ("pass", src) / ("sum", key, n)
 evicted = 0
 for line in open(sched):
     ts, src = line.split()[:2]
     t = F(ts)
     k = src if mode == "src" else None
-    if k not in buckets:
-        if len(buckets) >= max_keys:
-            ok, ob = buckets.popitem(last=False)
-            evicted += 1
-            if ob[2]:
-                want.append(("sum", ok, ob[2]))
-        buckets[k] = [F(burst), t, 0]
-    buckets.move_to_end(k)
+    if k in buckets:
+        ref[buckets[k][3]] = True
+    elif len(slots) < max_keys:
+        buckets[k] = [F(burst), t, 0, len(slots)]
+        slots.append(k)
+        ref.append(False)
+    else:
+        while ref[hand]:
+            ref[hand] = False
+            hand = (hand + 1) % max_keys
+        i, hand = hand, (hand + 1) % max_keys
+        ob = buckets.pop(slots[i])
+        evicted += 1
+        if ob[2]:
+            want.append(("sum", slots[i], ob[2]))
+        slots[i], ref[i] = k, False
+        buckets[k] = [F(burst), t, 0, i]
     b = buckets[k]
     if t > b[1]:
         b[0] = min(F(burst), b[0] + (t - b[1]) * rate)
@@ -82,9 +98,9 @@ for line in open(sched):
         want.append(("pass", src))
     else:
         b[2] += 1
-for k, b in buckets.items():   # flush, least recent first
-    if b[2]:
-        want.append(("sum", k, b[2]))
+for k in slots:   # flush, in table order
+    if buckets[k][2]:
+        want.append(("sum", k, buckets[k][2]))
 
 got = []
 for line in open(out):
@@ -123,18 +139,20 @@ if passed + sum(sums) != total:
 print("%d %d %d %d" % (passed, len(sums), sum(sums), evicted))
 PY
 
-# rl NAME RATE BURST MODE [MAX_KEYS]: one run, checked; prints passed summaries suppressed evicted.
+# rl NAME RATE BURST MODE [MAX_KEYS]: one run of $SCHED (flood unless set), checked;
+# prints passed summaries suppressed evicted.
 rl() {
+	local s="${SCHED:-flood}"
 	local name="$1" rate="$2" burst="$3" mode="$4" mk="${5:-}" key="" opts
 	[ "$mode" = src ] && key=", key: [src_addr]"
 	opts="rate: $rate, burst: $burst$key${mk:+, max_keys: $mk}"
 	cat >"$WORK/$name.yaml" <<YAML
 stacks:
-  s: [{plugin: replay, file: "$WORK/flood.pcap"}, decode, {plugin: ratelimit, $opts},
+  s: [{plugin: replay, file: "$WORK/$s.pcap"}, decode, {plugin: ratelimit, $opts},
       json, {plugin: file, file: "$WORK/$name.json"}]
 YAML
 	"$SLUICE" -c "$WORK/$name.yaml" >"$WORK/$name.log" 2>&1 || { cat "$WORK/$name.log"; fail "$name: sluice failed"; }
-	read -r passed sums supp ev < <(python3 "$WORK/oracle.py" "$WORK/flood.txt" "$WORK/$name.json" \
+	read -r passed sums supp ev < <(python3 "$WORK/oracle.py" "$WORK/$s.txt" "$WORK/$name.json" \
 		"$rate" "$burst" "$mode" $mk) || fail "$name: output differs from the oracle"
 	grep -q "ratelimit): .* suppressed=$supp summaries=$sums evicted=$ev lost=0" "$WORK/$name.log" ||
 		{ grep ratelimit "$WORK/$name.log"; fail "$name: counters differ from suppressed=$supp summaries=$sums evicted=$ev"; }
@@ -147,6 +165,26 @@ rl keyed 100 10 src
 rl keyed_default_burst 20 0 src
 rl unkeyed 300 50 none
 rl evict 100 10 src 8
+# Where CLOCK and LRU part: rate 1, burst 1, 4 keys; a b c d, then b and a
+# (both suppressed, both marked), e (the hand clears a and b, evicts c),
+# f (evicts d), g: an exact LRU would evict b, the clock evicts a (bit
+# cleared, slot first): a's summary comes out then and its next record
+# passes with a new bucket, where LRU would suppress it.  Then 200 records
+# of 40 keys in a pseudo-random order, through the same 4 slots.
+python3 - >"$WORK/clock.txt" <<'PY'
+b, seq = 1700000000, [1, 2, 3, 4, 2, 1, 5, 6, 7, 1]
+x = 12345
+for i in range(200):
+    x = (x * 1103515245 + 12345) % (1 << 31)
+    seq.append(1 + (x >> 16) % 40 if (x >> 8) % 3 else 1 + (x >> 16) % 5)
+for i, s in enumerate(seq):
+    print("%d.%06d 10.0.1.%d 22 DROP:_" % (b, 1000 * i, s))
+PY
+python3 "$GEN" "$WORK/clock.pcap" <"$WORK/clock.txt"
+SCHED=clock rl clock 1 1 src 4
+python3 -c 'import json, sys; o = [json.loads(l) for l in open(sys.argv[1])]
+sys.exit(not any(r.get("key") == "src_addr=10.0.1.1" and r.get("suppressed") == 1 for r in o[:12]))' \
+	"$WORK/clock.json" || fail "clock: no summary for 10.0.1.1 at its eviction by the hand"
 
 # ---- dedup ----
 python3 - >"$WORK/dd.txt" <<'PY'

@@ -3,9 +3,11 @@
  * The keyed table behind ratelimit (plugins/common/keytable.c), the key
  * builder (reckey.c) and the batch walk that inserts summaries (splice.c).
  * keytable: 100 000 random operations on a table of 257 entries against an
- * oracle (an array of keys in LRU order, searched linearly): every find,
- * every eviction victim (the least recent), used counts; keys that collide
- * in one bucket (a table of 16 buckets with 40 keys).  reckey: absent
+ * oracle (the slots, their referenced bits and the clock's hand as plain
+ * arrays, searched linearly): the slot of every find and get, every
+ * eviction victim (CLOCK's), used counts, the hand and the bits at the end;
+ * second chance by hand on 4 entries; keys that collide in one bucket (a
+ * table of 16 buckets with 40 keys).  reckey: absent
  * differs from zero, long strings, the text form.  splice: drops and
  * inserts keep the order, use dropped slots and free ones, and say when
  * there is no room.
@@ -32,38 +34,67 @@ static uint32_t rnd(void)
 	return (uint32_t)rng;
 }
 
-/* The oracle: keys in LRU order, oldest first. */
+/*
+ * The oracle: the table's slots as plain arrays (key, in use, referenced),
+ * the free slots as a stack (the last freed is reused first; at first
+ * 0, 1, 2, ...) and the clock's hand, searched linearly.  It predicts the
+ * slot of every key and every victim: the first slot at or after the hand
+ * not referenced, the referenced ones passed over having their bit cleared.
+ */
 static uint8_t okeys[CAP][KLEN];
 static uint32_t ovals[CAP];
-static unsigned on;
+static bool oused[CAP], oref[CAP];
+static uint32_t ofree[CAP], onfree, ohand;
+static unsigned on, ochances;
+
+static void oinit(void)
+{
+	memset(oused, 0, sizeof(oused));
+	memset(oref, 0, sizeof(oref));
+	for (unsigned i = 0; i < CAP; i++)
+		ofree[i] = CAP - 1 - i;	/* top of the stack last */
+	onfree = CAP;
+	ohand = 0;
+	on = 0;
+}
 
 static int ofind(const uint8_t *k)
 {
-	for (unsigned i = 0; i < on; i++)
-		if (!memcmp(okeys[i], k, KLEN))
+	for (unsigned i = 0; i < CAP; i++)
+		if (oused[i] && !memcmp(okeys[i], k, KLEN))
 			return (int)i;
 	return -1;
 }
 
-static void omove_last(unsigned i)
+static void odel(unsigned i)
 {
-	uint8_t k[KLEN];
-	uint32_t v = ovals[i];
+	oused[i] = oref[i] = false;
+	ofree[onfree++] = i;
+	on--;
+}
 
-	memcpy(k, okeys[i], KLEN);
-	memmove(okeys[i], okeys[i + 1], (on - i - 1) * KLEN);
-	memmove(&ovals[i], &ovals[i + 1], (on - i - 1) * sizeof(ovals[0]));
-	memcpy(okeys[on - 1], k, KLEN);
-	ovals[on - 1] = v;
+static unsigned ovictim(void)
+{
+	for (;;) {
+		unsigned i = ohand;
+
+		ohand = (ohand + 1) % CAP;
+		if (!oref[i])
+			return i;
+		oref[i] = false;
+		ochances++;
+	}
 }
 
 static uint8_t victim[KLEN];
+static uint32_t victim_i;
 static unsigned nevict;
 
 static void on_evict(void *ctx, const struct sl_keytable *t, uint32_t i)
 {
 	(void)ctx;
 	memcpy(victim, sl_kt_key(t, i), KLEN);
+	victim_i = i;
 	nevict++;
 }
 
@@ -71,6 +102,7 @@ static void table_vs_oracle(void)
 {
 	struct sl_keytable t;
 
+	oinit();
 	CHECK(sl_kt_init(&t, CAP, KLEN, sizeof(uint32_t), 12345) == 0);
 	for (unsigned step = 0; step < 100000; step++) {
 		uint8_t k[KLEN] = {0};
@@ -82,43 +114,52 @@ static void table_vs_oracle(void)
 		snprintf((char *)k, sizeof(k), "k%u", rnd() % 600);
 		h = sl_kt_hash(&t, k);
 		o = ofind(k);
-		switch (rnd() % 4) {
-		case 0:	/* find */
+		switch (rnd() % 5) {
+		case 0:	/* find, and every other time touch */
 			i = sl_kt_find(&t, k, h);
-			CHECK((i == SL_KT_NIL) == (o < 0), "find %s", k);
-			if (o >= 0 && i != SL_KT_NIL)
+			CHECK(i == (o < 0 ? SL_KT_NIL : (uint32_t)o), "find %s: %u, oracle %d", k, i, o);
+			if (o >= 0 && i != SL_KT_NIL) {
 				CHECK_EQ_U(*(uint32_t *)sl_kt_value(&t, i), ovals[o]);
+				if (step & 1) {
+					sl_kt_touch(&t, i);
+					oref[o] = true;
+				}
+			}
 			break;
 		case 1:	/* remove */
 			i = sl_kt_find(&t, k, h);
-			if (i != SL_KT_NIL) {
+			if (i != SL_KT_NIL && o >= 0) {
 				sl_kt_remove(&t, i);
-				memmove(okeys[o], okeys[o + 1], (on - o - 1) * KLEN);
-				memmove(&ovals[o], &ovals[o + 1], (on - o - 1) * sizeof(ovals[0]));
-				on--;
+				odel((unsigned)o);
 			}
 			break;
 		default: { /* get */
-			unsigned before = nevict;
+			unsigned before = nevict, want;
 
 			i = sl_kt_get(&t, k, h, &created, on_evict, NULL);
 			CHECK(created == (o < 0), "created %s", k);
 			if (o >= 0) {
-				omove_last((unsigned)o);
+				want = (unsigned)o;
 			} else {
 				if (on == CAP) {
+					want = ovictim();
 					CHECK(nevict == before + 1);
-					CHECK(!memcmp(victim, okeys[0], KLEN), "victim %s, oldest %s", victim, okeys[0]);
-					memmove(okeys[0], okeys[1], (on - 1) * KLEN);
-					memmove(&ovals[0], &ovals[1], (on - 1) * sizeof(ovals[0]));
-					on--;
+					CHECK(victim_i == want && !memcmp(victim, okeys[want], KLEN),
+					      "victim %s in %u, oracle %s in %u", victim, victim_i, okeys[want], want);
+					odel(want);
+				} else {
+					CHECK(nevict == before);
 				}
+				want = ofree[--onfree];
 				CHECK_EQ_U(*(uint32_t *)sl_kt_value(&t, i), 0);
-				memcpy(okeys[on], k, KLEN);
-				ovals[on++] = 0;
+				memcpy(okeys[want], k, KLEN);
+				oused[want] = true;
+				on++;
 			}
+			CHECK(i == want, "get %s: slot %u, oracle %u", k, i, want);
+			oref[want] = o >= 0;	/* a hit marks; a new entry starts clear */
 			*(uint32_t *)sl_kt_value(&t, i) = step;
-			ovals[on - 1] = step;
+			ovals[want] = step;
 			break;
 		}
 		}
@@ -126,15 +167,41 @@ static void table_vs_oracle(void)
 		if (failures)
 			break;
 	}
-	/* LRU walk: the oracle's order */
-	{
-		unsigned n = 0;
-
-		for (uint32_t i = sl_kt_oldest(&t); i != SL_KT_NIL && n < on; i = sl_kt_newer(&t, i), n++)
-			CHECK(!memcmp(sl_kt_key(&t, i), okeys[n], KLEN), "lru %u", n);
-		CHECK_EQ_U(n, on);
-	}
+	/* the clock's state: the hand and every referenced bit */
+	CHECK_EQ_U(t.hand, ohand);
+	for (unsigned i = 0; i < CAP && !failures; i++)
+		if (oused[i])
+			CHECK((sl_kt_entry(&t, i)->ref != 0) == oref[i], "ref of slot %u", i);
 	CHECK(nevict > 1000, "evictions %u", nevict);
+	CHECK(ochances > 1000, "entries passed over %u", ochances);
+	sl_kt_free(&t);
+}
+
+/*
+ * The guarantee by hand: a b c d in a table of 4, a used; e evicts b (the
+ * hand passes a, clearing its bit), f c, g d, and h a (used before the
+ * hand passed it, not since).
+ */
+static void second_chance(void)
+{
+	struct sl_keytable t;
+	bool created;
+	const char *order = "bcda";
+
+	CHECK(sl_kt_init(&t, 4, 8, 8, 1) == 0);
+	for (uint64_t k = 'a'; k <= 'd'; k++)
+		sl_kt_get(&t, &k, sl_kt_hash(&t, &k), &created, NULL, NULL);
+	{
+		uint64_t a = 'a';
+
+		sl_kt_get(&t, &a, sl_kt_hash(&t, &a), &created, NULL, NULL);
+		CHECK(!created);
+	}
+	for (uint64_t k = 'e'; k <= 'h'; k++) {
+		sl_kt_get(&t, &k, sl_kt_hash(&t, &k), &created, on_evict, NULL);
+		CHECK(created && victim[0] == order[k - 'e'], "%c evicted %c, want %c",
+		      (char)k, victim[0], order[k - 'e']);
+	}
 	sl_kt_free(&t);
 }
 
@@ -321,6 +388,7 @@ static void splice(void)
 int main(void)
 {
 	table_vs_oracle();
+	second_chance();
 	collisions();
 	reckey();
 	splice();
