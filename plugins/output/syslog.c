@@ -17,10 +17,10 @@
  * "possibly_lost" and not sent again (the peer may have read them), which
  * needs the byte offset at which each recently written message ends (a
  * ring, see INFLIGHT_MSGS); over TLS the wire offset where the TLS record
- * holding its end ends, since only whole records can be read.  Over UDP, after a (re)connect the
- * first message is sent as a probe and only dequeued when no ICMP
- * "port unreachable" came back for it, so a down receiver does not eat the
- * queue.  The input never waits for the receiver.
+ * holding its end ends, since only whole records can be read.  Over UDP,
+ * after a (re)connect the first message is sent as a probe and only
+ * dequeued when no ICMP "port unreachable" came back for it, so a down
+ * receiver does not eat the queue.  The input never waits for the receiver.
  *
  * spool_dir (tcp, tls, relp): what the queue cannot take goes to a disk
  * spool, and so does everything after it while the spool holds anything

@@ -32,9 +32,9 @@ struct syslog_cfg;
 /* RELP: spool records handed to librelp and not yet proven acknowledged */
 #define RELP_SPOOL_IOV (2 * RELP_WINDOW + BATCH_MSGS)
 /*
- * TCP and TLS: messages whose end offsets are remembered (256 KiB).  More than
- * that unacknowledged at a failure (a 4 MiB send buffer full of messages
- * under 64 bytes) and the rest is estimated from their mean size.
+ * TCP and TLS: messages whose end offsets are remembered (256 KiB).  More
+ * than that unacknowledged at a failure (a 4 MiB send buffer full of
+ * messages under 64 bytes) and the rest is estimated from their mean size.
  */
 #define INFLIGHT_MSGS 65536u
 /*
