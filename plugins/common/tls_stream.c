@@ -7,10 +7,13 @@
  * words (gnutls_certificate_verification_status_print), and its
  * non-blocking API is plain return codes with a record direction.
  */
+#include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <arpa/inet.h>
+#include <sys/socket.h>
 
 #include "tls_stream.h"
 
@@ -27,7 +30,10 @@ struct tls_creds {
 
 struct tls_conn {
 	gnutls_session_t s;
+	int fd;
 	bool verify_failed;
+	bool alerted;		/* the server sent a fatal alert */
+	uint32_t wire;		/* bytes written to the socket, mod 2^32 */
 	size_t plen;		/* bytes in pend, all unsent */
 	char pend[REC_MAX];
 };
@@ -102,6 +108,23 @@ static bool is_ip(const char *name)
 	return inet_pton(AF_INET, name, b) == 1 || inet_pton(AF_INET6, name, b) == 1;
 }
 
+/*
+ * GnuTLS's writes to the socket, counted: the caller maps the kernel's
+ * unacknowledged bytes (SIOCOUTQ) back to the TLS records holding them.
+ */
+static ssize_t push(gnutls_transport_ptr_t p, const giovec_t *iov, int n)
+{
+	struct tls_conn *tc = p;
+	struct msghdr mh = { .msg_iov = (struct iovec *)iov, .msg_iovlen = (size_t)n };
+	ssize_t rc = sendmsg(tc->fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
+
+	if (rc > 0)
+		tc->wire += (uint32_t)rc;
+	else if (rc < 0)
+		gnutls_transport_set_errno(tc->s, errno);
+	return rc;
+}
+
 struct tls_conn *tls_conn_new(struct tls_creds *cr, int fd, const char *name, bool verify,
 			      char *err, size_t errlen)
 {
@@ -130,7 +153,10 @@ struct tls_conn *tls_conn_new(struct tls_creds *cr, int fd, const char *name, bo
 	/* checks the chain against the CA and the name (DNS or IP SAN) */
 	if (verify)
 		gnutls_session_set_verify_cert(tc->s, name, 0);
-	gnutls_transport_set_int(tc->s, fd);
+	/* reads as usual from fd; writes through push(), which counts them */
+	tc->fd = fd;
+	gnutls_transport_set_ptr2(tc->s, (gnutls_transport_ptr_t)(intptr_t)fd, tc);
+	gnutls_transport_set_vec_push_function(tc->s, push);
 	gnutls_handshake_set_timeout(tc->s, 0);	/* the caller's timer limits it */
 	return tc;
 }
@@ -217,6 +243,16 @@ bool tls_conn_cert_requested(const struct tls_conn *tc)
 	return gnutls_certificate_client_get_request_status(tc->s) != 0;
 }
 
+uint32_t tls_conn_wire(const struct tls_conn *tc)
+{
+	return tc->wire;
+}
+
+bool tls_conn_alerted(const struct tls_conn *tc)
+{
+	return tc->alerted;
+}
+
 ssize_t tls_conn_writev(struct tls_conn *tc, const struct iovec *iov, unsigned n, char *err,
 			size_t errlen)
 {
@@ -257,6 +293,11 @@ int tls_conn_discard_input(struct tls_conn *tc, char *err, size_t errlen)
 		if (!gnutls_error_is_fatal((int)rc))	/* e.g. a TLS 1.3 ticket */
 			continue;
 		snprintf(err, errlen, "TLS receive failed: %s", gnutls_strerror((int)rc));
+		if (rc == GNUTLS_E_FATAL_ALERT_RECEIVED) {
+			tc->alerted = true;
+			snprintf(err + strlen(err), errlen - strlen(err), " (%s)",
+				 gnutls_alert_get_name(gnutls_alert_get(tc->s)));
+		}
 		return TLS_FAILED;
 	}
 }
@@ -327,6 +368,18 @@ bool tls_conn_pending(const struct tls_conn *tc)
 }
 
 bool tls_conn_cert_requested(const struct tls_conn *tc)
+{
+	(void)tc;
+	return false;
+}
+
+uint32_t tls_conn_wire(const struct tls_conn *tc)
+{
+	(void)tc;
+	return 0;
+}
+
+bool tls_conn_alerted(const struct tls_conn *tc)
 {
 	(void)tc;
 	return false;

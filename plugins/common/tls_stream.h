@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 #include <sys/uio.h>
 
@@ -59,6 +60,14 @@ int tls_conn_flush(struct tls_conn *tc, char *err, size_t errlen);
 bool tls_conn_pending(const struct tls_conn *tc);
 /* The server asked for a client certificate in the handshake. */
 bool tls_conn_cert_requested(const struct tls_conn *tc);
+/*
+ * Bytes written to the socket so far (handshake and records, mod 2^32).
+ * Right after tls_conn_flush() returned TLS_DONE: where the last record
+ * ends on the wire.
+ */
+uint32_t tls_conn_wire(const struct tls_conn *tc);
+/* tls_conn_discard_input() failed on a fatal alert from the server. */
+bool tls_conn_alerted(const struct tls_conn *tc);
 /* Read and drop what the server sent: TLS_DONE, TLS_CLOSED or TLS_FAILED. */
 int tls_conn_discard_input(struct tls_conn *tc, char *err, size_t errlen);
 

@@ -16,10 +16,11 @@
  * socket's send queue (SIOCOUTQ: sent but not acknowledged) are counted as
  * "possibly_lost" and not sent again (the peer may have read them), which
  * needs the byte offset at which each recently written message ends (a
- * ring, see INFLIGHT_MSGS).  Over UDP, after a (re)connect the
- * first message is sent as a probe and only dequeued when no ICMP
- * "port unreachable" came back for it, so a down receiver does not eat the
- * queue.  The input never waits for the receiver.
+ * ring, see INFLIGHT_MSGS); over TLS the wire offset where the TLS record
+ * holding its end ends, since only whole records can be read.  Over UDP,
+ * after a (re)connect the first message is sent as a probe and only
+ * dequeued when no ICMP "port unreachable" came back for it, so a down
+ * receiver does not eat the queue.  The input never waits for the receiver.
  *
  * spool_dir (tcp, tls, relp): what the queue cannot take goes to a disk
  * spool, and so does everything after it while the spool holds anything
@@ -343,22 +344,64 @@ static uint64_t unacked_messages(struct syslog_state *st, bool *estimated)
 	return n;
 }
 
-/* Messages the socket had not delivered when it failed or was closed. */
-static void count_inflight(struct syslog_state *st, const char *when)
+/*
+ * TLS: the messages that ended in a record GnuTLS had not yet written out
+ * are gone with the session (a cut record cannot be read); the spool's
+ * among them are sent again from the spool.
+ */
+static void count_unwritten(struct syslog_state *st)
 {
-	bool estimated;
-	uint64_t n;
+	unsigned n = st->tls_rec_msgs - st->spool_taken;
 
-	if (st->cfg->transport != TR_TCP || st->fd < 0 || st->conn != ST_UP)
-		return;
-	n = unacked_messages(st, &estimated);
+	st->tls_rec_msgs = st->spool_taken;
 	if (!n)
 		return;
+	st->host->counter_add(st->inst, st->c_dropped, n);
+	st->host->dropped_add(st->inst, n);
+	st->host->log(st->inst, SL_LOG_WARNING,
+		      "%s: %u messages in a TLS record not yet written out lost with the session",
+		      st->where, n);
+}
+
+/*
+ * Messages the socket had not delivered when it failed or was closed:
+ * those ending beyond what the peer acknowledged, or every one written on
+ * a TLS session the server refused.  Counted once per connection.
+ */
+static void count_inflight(struct syslog_state *st, const char *when)
+{
+	bool estimated = false;
+	uint64_t n;
+
+	if ((st->cfg->transport != TR_TCP && st->cfg->transport != TR_TLS) || st->fd < 0 ||
+	    st->conn != ST_UP)
+		return;
+	if (st->tls) {
+		count_unwritten(st);
+		st->written = tls_conn_wire(st->tls);
+	}
+	n = st->tls_refused ? st->ends_n : unacked_messages(st, &estimated);
+	if (n <= st->lost_counted)
+		return;
+	n -= st->lost_counted;
+	st->lost_counted += n;
 	st->host->counter_add(st->inst, st->c_possibly_lost, n);
 	st->host->dropped_add(st->inst, n);
 	st->host->log(st->inst, SL_LOG_WARNING,
-		      "%s %s: %s%llu messages sent but not acknowledged, possibly lost (not sent again)",
+		      st->tls_refused ? "%s %s: %s%llu messages sent on the refused session, possibly lost "
+					"(not sent again)"
+				      : "%s %s: %s%llu messages sent but not acknowledged, possibly lost "
+					"(not sent again)",
 		      when, st->where, estimated ? "about " : "", (unsigned long long)n);
+}
+
+/* TLS: n more messages end in the record just written out. */
+void syslog_tls_written(struct syslog_state *st, unsigned n)
+{
+	uint32_t end = tls_conn_wire(st->tls);
+
+	while (n--)
+		st->ends[st->ends_n++ % INFLIGHT_MSGS] = end;
 }
 
 static void close_fd(struct syslog_state *st)
@@ -378,6 +421,9 @@ static void close_fd(struct syslog_state *st)
 	st->spool_taken = 0;	/* not written out: sent again from the spool */
 	st->written = 0;
 	st->ends_n = 0;
+	st->lost_counted = 0;
+	st->tls_rec_msgs = 0;
+	st->tls_refused = false;
 	if (st->probe_timer)
 		st->host->timer_disarm(st->probe_timer);
 }
@@ -460,9 +506,11 @@ static void tls_failed(struct syslog_state *st, const char *why)
  */
 void syslog_tls_lost(struct syslog_state *st, const char *why)
 {
-	st->host->counter_add(st->inst, st->c_tls_failures, 1);
 	bool no_cert = !st->cfg->tls_cert_file && tls_conn_cert_requested(st->tls);
 
+	st->host->counter_add(st->inst, st->c_tls_failures, 1);
+	st->tls_refused = syslog_mono_ms() - st->connected_at < TLS_REFUSED_MS &&
+			  (no_cert || tls_conn_alerted(st->tls));
 	st->host->log(st->inst, SL_LOG_ERR, "TLS session with %s failed: %s%s", st->where, why,
 		      no_cert ? " (the server asked for a client certificate and tls_cert_file "
 				"is not set: it probably refused us)" : "");
@@ -794,7 +842,10 @@ static void drain_stream(struct syslog_state *st)
 		syslog_spool_drain_tcp(st);
 }
 
-/* TLS: messages are gathered into records; popped once GnuTLS took them. */
+/*
+ * TLS: messages are gathered into records; popped once GnuTLS took them,
+ * and put in the ring of message ends once their record is written out.
+ */
 static void drain_tls(struct syslog_state *st)
 {
 	char err[256];
@@ -807,12 +858,15 @@ static void drain_tls(struct syslog_state *st)
 		syslog_tls_lost(st, err);
 		return;
 	}
-	if (rc == TLS_DONE && st->spool_taken) {	/* their TLS record is out */
-		sl_spool_ack(st->spool, st->spool_taken);
+	if (rc == TLS_DONE && st->tls_rec_msgs) {	/* their TLS record is out */
+		syslog_tls_written(st, st->tls_rec_msgs);
+		st->tls_rec_msgs = 0;
+		if (st->spool_taken)
+			sl_spool_ack(st->spool, st->spool_taken);
 		st->spool_taken = 0;
 	}
 	while (rc == TLS_DONE && st->qcount) {
-		unsigned n = q_gather(st, BATCH_MSGS);
+		unsigned done = 0, n = q_gather(st, BATCH_MSGS);
 		ssize_t taken = tls_conn_writev(st->tls, st->iov, n, err, sizeof(err));
 
 		if (taken == TLS_FAILED) {
@@ -825,11 +879,17 @@ static void drain_tls(struct syslog_state *st)
 			if ((size_t)taken >= st->iov[i].iov_len) {
 				taken -= (ssize_t)st->iov[i].iov_len;
 				syslog_q_pop(st);
+				done++;
 			} else {
 				st->head_sent += (size_t)taken;
 				taken = 0;
 			}
 		}
+		if (tls_conn_pending(st->tls)) {
+			st->tls_rec_msgs = done;
+			break;
+		}
+		syslog_tls_written(st, done);
 	}
 	if (st->spool && !st->qcount && st->tls && !tls_conn_pending(st->tls))
 		syslog_spool_drain_tls(st);
@@ -1404,7 +1464,8 @@ static int syslog_start(void *state)
 	st->msg = malloc(st->msg_cap);
 	st->qcap = (size_t)c->queue_size & ~(size_t)3;
 	st->q = malloc(st->qcap);
-	if (c->transport == TR_TCP && !(st->ends = calloc(INFLIGHT_MSGS, sizeof(*st->ends)))) {
+	if ((c->transport == TR_TCP || c->transport == TR_TLS) &&
+	    !(st->ends = calloc(INFLIGHT_MSGS, sizeof(*st->ends)))) {
 		st->host->log(st->inst, SL_LOG_ERR, "out of memory");
 		return -1;
 	}

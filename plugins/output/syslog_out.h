@@ -32,11 +32,17 @@ struct syslog_cfg;
 /* RELP: spool records handed to librelp and not yet proven acknowledged */
 #define RELP_SPOOL_IOV (2 * RELP_WINDOW + BATCH_MSGS)
 /*
- * TCP: messages whose end offsets are remembered (256 KiB).  More than
- * that unacknowledged at a failure (a 4 MiB send buffer full of messages
- * under 64 bytes) and the rest is estimated from their mean size.
+ * TCP and TLS: messages whose end offsets are remembered (256 KiB).  More
+ * than that unacknowledged at a failure (a 4 MiB send buffer full of
+ * messages under 64 bytes) and the rest is estimated from their mean size.
  */
 #define INFLIGHT_MSGS 65536u
+/*
+ * TLS: a session that breaks this soon after a handshake in which the
+ * server asked for the client certificate we do not have, or with a fatal
+ * alert, refused us: nothing written on it was taken.
+ */
+#define TLS_REFUSED_MS 2000
 
 enum { FMT_3164, FMT_5424 };
 enum { TR_UNIX, TR_UDP, TR_TCP, TR_TLS, TR_RELP };
@@ -65,10 +71,17 @@ struct syslog_state {
 	unsigned qcount;
 	size_t head_sent;		/* TCP: bytes of the head message sent */
 
-	/* TCP: bytes written on this connection, and where messages end */
+	/*
+	 * TCP: bytes written on this connection, and where messages end.
+	 * TLS: wire bytes (tls_conn_wire), and each message's is where the
+	 * TLS record holding its end ends: a record is readable only whole.
+	 */
 	uint32_t written;		/* mod 2^32: the window is far smaller */
 	uint32_t *ends;			/* ring: written at each message's end */
 	uint64_t ends_n;		/* messages put in the ring */
+	uint64_t lost_counted;		/* of them, counted possibly_lost already */
+	unsigned tls_rec_msgs;		/* TLS: messages ending in the unflushed record */
+	bool tls_refused;		/* TLS: the server refused this session */
 
 	char *msg;			/* one message being formatted */
 	size_t msg_cap;
@@ -92,7 +105,7 @@ struct syslog_state {
 	struct sl_spool *spool;		/* spool_dir, or NULL */
 	struct sl_spool_stats spool_seen;	/* published to the counters */
 	size_t spool_head_sent;		/* bytes of the spool's head message sent */
-	unsigned spool_taken;		/* TLS: records in the unflushed TLS record */
+	unsigned spool_taken;		/* TLS: of tls_rec_msgs, spool records */
 	struct iovec *rs_iov;		/* RELP: peeks beyond the handed records */
 	unsigned rs_handed;		/* RELP: spool records librelp has, unproven */
 	uint64_t rs_first;		/* RELP: relp_conn_sent() of the first of them */
@@ -116,6 +129,7 @@ uint32_t syslog_q_len(const struct syslog_state *st, size_t off);
 void syslog_q_pop(struct syslog_state *st);
 void syslog_lost(struct syslog_state *st, const char *what, int err);
 void syslog_tls_lost(struct syslog_state *st, const char *why);
+void syslog_tls_written(struct syslog_state *st, unsigned n);
 void syslog_arm_fd(struct syslog_state *st, uint32_t events);
 uint32_t syslog_idle_events(const struct syslog_state *st);
 int syslog_relp_open(struct syslog_state *st);

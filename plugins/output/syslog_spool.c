@@ -170,7 +170,8 @@ void syslog_spool_ack_n(struct syslog_state *st, uint64_t n)
 /*
  * TLS, the queue empty: the spool's records go into TLS records, oldest
  * first, and are acknowledged once the TLS record holding them is written
- * to the socket (spool_taken waits for that in drain_tls).
+ * to the socket (spool_taken waits for that in drain_tls).  Like tcp's,
+ * those its kernel then held when the receiver died are possibly_lost.
  */
 void syslog_spool_drain_tls(struct syslog_state *st)
 {
@@ -201,9 +202,10 @@ void syslog_spool_drain_tls(struct syslog_state *st)
 			}
 		}
 		if (tls_conn_pending(st->tls)) {
-			st->spool_taken = done;
+			st->spool_taken = st->tls_rec_msgs = done;
 			break;
 		}
+		syslog_tls_written(st, done);
 		sl_spool_ack(st->spool, done);
 	}
 	syslog_spool_publish(st);

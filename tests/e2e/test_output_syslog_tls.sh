@@ -10,7 +10,9 @@
 #    it does not carry, is refused: logged with the failed check, counted
 #    in tls_failures, and tcpdump on loopback sees no record text;
 #  - mutual TLS: a listener with AuthMode x509/name takes sluice's client
-#    certificate, and refuses a sluice without one.
+#    certificate, and refuses a sluice without one (after the TLS 1.3
+#    handshake: nothing arrives, and every message written on the refused
+#    session is counted, in possibly_lost or dropped_messages).
 . "$(dirname "$0")/lib.sh"
 need_cmd rsyslogd openssl python3 ss tcpdump
 [ -e /usr/lib/x86_64-linux-gnu/rsyslog/lmnsd_gtls.so ] || ls /usr/lib/*/rsyslog/lmnsd_gtls.so >/dev/null 2>&1 ||
@@ -131,6 +133,27 @@ nf=$(counter "$WORK/mtls_nocert.log" s.syslog tls_failures)
 [ "${nf:-0}" -ge 1 ] || fail "mtls without a client certificate: tls_failures=${nf:-none}"
 grep -q "asked for a client certificate" "$WORK/mtls_nocert.log" ||
 	fail "mtls without a client certificate: the log does not say so: $(cat "$WORK/mtls_nocert.log")"
+nin=$(counter "$WORK/mtls_nocert.log" s.syslog in)
+npl=$(counter "$WORK/mtls_nocert.log" s.syslog possibly_lost)
+ndm=$(counter "$WORK/mtls_nocert.log" s.syslog dropped_messages)
+ncore=$(counter "$WORK/mtls_nocert.log" s.syslog dropped)
+[ "$nin" = "$N" ] && [ $((npl + ndm)) = "$N" ] && [ "$ncore" = "$N" ] ||
+	fail "mtls without a client certificate: of $N messages (in $nin) none arrived but possibly_lost $npl + dropped_messages $ndm, core dropped $ncore: $(cat "$WORK/mtls_nocert.log")"
+# and while running: every session refused anew, each one's messages counted
+cat >"$WORK/mtls_gen.yaml" <<YAML
+stacks:
+  s: [{plugin: gen, count: 3000, per_tick: 5, interval: 1ms},
+      {plugin: syslog, transport: tls, address: "127.0.0.1:$MPORT", tls_ca_file: "$C/ca.pem",
+       reconnect_min: 50ms, reconnect_max: 100ms}]
+YAML
+"$SLUICE" -c "$WORK/mtls_gen.yaml" >"$WORK/mtls_gen.log" 2>&1 || fail "mtls_gen: sluice failed: $(cat "$WORK/mtls_gen.log")"
+gin=$(counter "$WORK/mtls_gen.log" s.syslog in)
+gpl=$(counter "$WORK/mtls_gen.log" s.syslog possibly_lost)
+gdm=$(counter "$WORK/mtls_gen.log" s.syslog dropped_messages)
+gf=$(counter "$WORK/mtls_gen.log" s.syslog tls_failures)
+[ ! -s "$RS/mtls.txt" ] || fail "mtls_gen: a client without a certificate got $(wc -l <"$RS/mtls.txt") messages in"
+[ "$gin" = 3000 ] && [ $((gpl + gdm)) = 3000 ] && [ "${gf:-0}" -ge 2 ] ||
+	fail "mtls_gen: of $gin messages possibly_lost $gpl + dropped_messages $gdm, tls_failures $gf: $(tail -5 "$WORK/mtls_gen.log")"
 
 # ---- 4. configuration errors at file:line:col ----
 cat >"$WORK/bad.yaml" <<YAML
@@ -142,4 +165,4 @@ YAML
 col=$(awk 'NR == 3 { print index($0, "\"'"$WORK"'/missing") }' "$WORK/bad.yaml")
 grep -q "bad.yaml:3:$col:.*tls_ca_file" "$WORK/bad.err" || fail "missing tls_ca_file: not reported at 3:$col: $(cat "$WORK/bad.err")"
 
-pass "$N/$N messages over TLS equal to the text output, $mg/$N over mutual TLS; other CA and wrong name refused (tls_failures $otherca_f and $badname_f, no record text on the wire); client without certificate refused (tls_failures $nf)"
+pass "$N/$N messages over TLS equal to the text output, $mg/$N over mutual TLS; other CA and wrong name refused (tls_failures $otherca_f and $badname_f, no record text on the wire); client without certificate refused (tls_failures $nf, $N/$N counted: possibly_lost $npl, dropped_messages $ndm; under load $gf refused sessions, 3000 = $gpl + $gdm)"
