@@ -229,9 +229,10 @@ static int list_line(struct ents *ents, struct where *w, const char *line, const
 /*
  * The rules of `nft -a list ruleset` as libnftables prints it — the text
  * `nft monitor trace` prints for a rule (nft's decompiler; rule_print() of
- * its cache), with the same output flags (only the handles), so counters
- * show the values of the moment of the listing as nft's show those of its
- * start.  A context per listing keeps no cache between listings.
+ * its cache), with the output flags that change rules as nft's (only the
+ * handles), so counters show the values of the moment of the listing as
+ * nft's show those of its start.  A context per listing keeps no cache
+ * between listings.
  */
 static int list_rules(struct sl_nft_rules *rs, struct ents *ents)
 {
@@ -248,7 +249,8 @@ static int list_rules(struct sl_nft_rules *rs, struct ents *ents)
 		err = -ENOMEM;
 		goto out;
 	}
-	nft_ctx_output_set_flags(ctx, NFT_CTX_OUTPUT_HANDLE);
+	/* terse: no elements of named sets (rules show them as @name), 0.03 s instead of 2.5 s with 200000 */
+	nft_ctx_output_set_flags(ctx, NFT_CTX_OUTPUT_HANDLE | NFT_CTX_OUTPUT_TERSE);
 	if (nft_ctx_buffer_output(ctx) || nft_ctx_buffer_error(ctx)) {
 		err = -ENOMEM;
 		goto out;
