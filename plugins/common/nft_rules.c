@@ -3,13 +3,12 @@
 #include "nft_rules.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-#include <pthread.h>
 
 #include <libmnl/libmnl.h>
 #include <libnftnl/chain.h>
