@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The rules and base chains of the ruleset, as a netlink dump gives them
- * (libnftnl), for naming what a trace event refers to by handle: the text
- * of a rule, the hook of a chain.  Built in one go by sl_nft_rules_load(),
- * looked up without allocating; nftrace reloads it when the ruleset changed.
+ * The rules and base chains of the ruleset, for naming what a trace event
+ * refers to by handle: the text of a rule, the hook of a chain.  Built in
+ * one go by sl_nft_rules_load(), looked up without allocating; nftrace
+ * reloads it when the ruleset changed.
  *
- * The text is what libnftnl can print of a rule: its expressions as
- * nftnl_rule_snprintf() writes them ("[ payload load 2b @ transport header
- * + 2 => reg 1 ] [ cmp eq reg 1 0x00001600 ] ..."), then the rule's
- * comment ("comment \"ssh ok\""), if any.  nft's own rendering (`tcp dport
- * 22 accept`) needs libnftables' whole decompiler and is not reproduced.
+ * The text is the rule as nft prints it (`tcp dport 22 counter packets 0
+ * bytes 0 accept comment "ssh ok"`), without " # handle N": libnftables'
+ * listing of the ruleset, the rendering `nft monitor trace` uses.  Hooks and
+ * the generation id come from libnftnl requests (a netlink chain dump,
+ * NFT_MSG_GETGEN), which bracket the listing so that it is of one generation.
  */
 #ifndef SLUICE_NFT_RULES_H
 #define SLUICE_NFT_RULES_H
@@ -35,6 +35,9 @@ int sl_nft_rules_load(struct sl_nft_rules *rs);
  * may have been lost (ENOBUFS): cheaper than dumping again.
  */
 int sl_nft_rules_changed(struct sl_nft_rules *rs);
+
+/* libnftables' message of the last failed load ("" if none), for the log. */
+const char *sl_nft_rules_error(const struct sl_nft_rules *rs);
 
 /* Rules known, for the log. */
 size_t sl_nft_rules_count(const struct sl_nft_rules *rs);

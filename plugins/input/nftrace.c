@@ -13,7 +13,7 @@
  * event of a packet in each base chain carries the headers.
  *
  * Rule texts and chain hooks come from a dump of the ruleset
- * (plugins/common/nft_rules.c, libnftnl), made at start and again before
+ * (plugins/common/nft_rules.c, libnftables and libnftnl), made at start and again before
  * the next lookup once the ruleset changed: the socket also joins
  * NFNLGRP_NFTABLES, whose NFT_MSG_NEWGEN ends every committed change, and
  * arrives before any trace event of a packet that met the new rules.
@@ -257,8 +257,11 @@ static void reload_rules(struct nftrace *st)
 
 	st->host->counter_add(st->inst, st->c_ruleset_dumps, 1);
 	if (err) {
+		const char *msg = sl_nft_rules_error(st->rules);
+
 		st->host->log(st->inst, SL_LOG_WARNING,
-			      "cannot dump the ruleset: %s (rule texts stay as they were)", strerror(-err));
+			      "cannot dump the ruleset: %s%s%s (rule texts stay as they were)",
+			      strerror(-err), *msg ? ": " : "", msg);
 		st->host->error_add(st->inst, 1);
 	}
 	st->rules_stale = false;

@@ -8,9 +8,10 @@
 # logline -> file, -> json -> file, -> pcap) listen at the same time while A sends
 # pings (IPv4 and IPv6), TCP SYNs and UDP datagrams; every record sluice wrote must equal
 # the line nft printed (trace id, family, table, chain, kind, rule handle,
-# verdict, jump target, packet addresses), the pcap must hold the traced
-# packets as tcpdump reads them, and the rule texts the rules' comments,
-# also of a rule inserted while they run.
+# verdict, jump target, packet addresses, and the rule's text exactly as nft
+# prints it), the pcap must hold the traced packets as tcpdump reads them,
+# and a rule inserted while they run (unknown to nft 1.0.6) must have the
+# text `nft -a list chain` gives it.
 . "$(dirname "$0")/lib.sh"
 need_root
 [ -e "$BUILDDIR/plugins/nftrace.so" ] || skip "built without SLUICE_WITH_NFTRACE"
@@ -24,12 +25,17 @@ veth_pair "$A" "$B" 41
 
 ip netns exec "$B" nft -f - <<'NFT' || skip "nftables not available"
 table inet sl_trace {
+	set traced {
+		type ipv4_addr
+		elements = { 10.41.0.1 }
+	}
 	chain raw {
 		type filter hook prerouting priority -300; policy accept;
-		ip saddr 10.41.0.1 meta nftrace set 1
+		ip saddr @traced meta nftrace set 1
 		ip6 saddr fd41::1 icmpv6 type echo-request meta nftrace set 1
 	}
 	chain uc {
+		meta l4proto { tcp, udp } th dport != 53 counter comment "tcp or udp"
 		tcp dport 22 counter accept comment "ssh ok"
 		icmp type echo-request counter return comment "pings back"
 	}
@@ -90,10 +96,10 @@ ip netns exec "$A" python3 -c '
 import socket
 socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b"late", ("10.41.0.2", 9998))'
 
-# 3 pings x 8 lines, 2 SYNs x 6, 2 UDP x 6 (counted from the ruleset; the
+# 3 pings x 8 lines, 2 SYNs x 7, 2 UDP x 7 (counted from the ruleset; the
 # end of uc that UDP reaches comes as a rule-less event nft prints nothing for),
-# 6 for the datagram the added rule drops, 2 IPv6 pings x 6
-want=$((3 * 8 + 2 * 6 + 2 * 6 + 6 + 2 * 6))
+# 6 for the datagram the added rule drops (inserted first in uc), 2 IPv6 pings x 6
+want=$((3 * 8 + 2 * 7 + 2 * 7 + 6 + 2 * 6))
 # sluice's files are written at the latest when it stops: wait for nft,
 # then give sluice's socket as long again
 have_all() { [ "$(grep -c '^trace id' "$WORK/nft.txt")" -ge $want ]; }
@@ -108,12 +114,20 @@ res=$(python3 "$SRCDIR/tests/e2e/nftrace_compare.py" "$WORK/nft.txt" "$WORK/out.
 lines=$(grep -c '^trace id' "$WORK/nft.txt")
 [ "$lines" = $want ] || { cat "$WORK/nft.txt"; fail "nft printed $lines lines, expected $want"; }
 
-# the rule texts: libnftnl's expressions and the comments
-grep -q 'comment "ssh ok" # handle [0-9]* (verdict accept)' "$WORK/out.txt" || fail "no accept line with the rule's comment"
-grep -q 'comment "pings back" # handle [0-9]* (verdict return)' "$WORK/out.txt" || fail "no return line"
+# the rule texts as nft prints them (compared above with nft's for every rule line)
+grep -q 'uc rule tcp dport 22 counter packets 0 bytes 0 accept comment "ssh ok" # handle [0-9]* (verdict accept)' "$WORK/out.txt" ||
+	fail "no accept line with nft's rule text"
+grep -q 'raw rule ip saddr @traced meta nftrace set 1 # handle [0-9]* (verdict continue)' "$WORK/out.txt" || fail "no raw rule line"
+grep -q 'uc rule icmp type echo-request counter packets 0 bytes 0 return comment "pings back" # handle [0-9]* (verdict return)' "$WORK/out.txt" ||
+	fail "no return line"
 grep -q 'input policy drop$' "$WORK/out.txt" || fail "no policy drop line"
-grep -q 'uc rule .* comment "added later" # handle [0-9]* (verdict drop)' "$WORK/out.txt" ||
-	fail "the rule added after the start has no text: the ruleset was not dumped again"
+# the added rule: nft's listing of it now, counter values masked (sluice listed it when the datagram was traced)
+mask() { sed -E 's/counter packets [0-9]+ bytes [0-9]+/counter packets N bytes N/'; }
+listed=$(ip netns exec "$B" nft -a list chain inet sl_trace uc | grep 'added later' | sed -E 's/^\s+//; s/ # handle [0-9]+$//' | mask)
+logged=$(grep 'uc rule .* comment "added later" # handle [0-9]* (verdict drop)' "$WORK/out.txt" |
+	sed -E 's/^.* uc rule //; s/ # handle [0-9]+ \(verdict drop\)$//' | mask)
+[ -n "$listed" ] && [ "$logged" = "$listed" ] ||
+	fail "the rule added after the start: logged '$logged', nft lists '$listed' (the ruleset was not listed again?)"
 grep -q ' ruleset_dumps=2' "$WORK/sluice.log" || { grep counters "$WORK/sluice.log"; fail "not one dump at start and one after the change"; }
 grep -q 'packet: iif "vb" ether saddr 02:00:00:41:00:01 ether daddr 02:00:00:41:00:02 ip saddr 10.41.0.1 ip daddr 10.41.0.2 .* tcp dport 22 tcp flags == syn' "$WORK/out.txt" ||
 	fail "no TCP SYN packet line"
