@@ -10,7 +10,6 @@
 need_root
 need_cmd ip nft python3
 . "$(dirname "$0")/clickhouse_lib.sh"
-E2E=$(dirname "$0")
 A=$(unique_name slcha)
 B=$(unique_name slchb)
 G=7
