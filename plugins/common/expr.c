@@ -1197,41 +1197,38 @@ unsigned sl_expr_field_column(const struct sl_expr *e, unsigned i)
 
 /* ---- evaluation ---- */
 
+/*
+ * Whether x is in the sorted, merged ranges v[0..n), n >= 1: the last
+ * range starting at or below x holds it or none does.  One body for the
+ * u64 and the u128 (address) ranges.
+ */
+#define DEFINE_RANGE_SEARCH(name, type, vtype)					\
+	static bool name(const type *v, unsigned n, vtype x)			\
+	{									\
+		unsigned lo = 0, hi = n;					\
+										\
+		while (hi - lo > 1) {						\
+			unsigned mid = (lo + hi) / 2;				\
+										\
+			if (v[mid].lo <= x)					\
+				lo = mid;					\
+			else							\
+				hi = mid;					\
+		}								\
+		return x >= v[lo].lo && x <= v[lo].hi;				\
+	}
+DEFINE_RANGE_SEARCH(u_search, struct urange, uint64_t)
+DEFINE_RANGE_SEARCH(a_in, struct arange, u128)
+
 static bool u_in(const struct urange *v, unsigned n, uint64_t x)
 {
-	unsigned lo = 0, hi = n;
-
 	if (n <= SMALL_SET) {
 		for (unsigned i = 0; i < n; i++)
 			if (x >= v[i].lo && x <= v[i].hi)
 				return true;
 		return false;
 	}
-	/* the last range starting at or below x */
-	while (hi - lo > 1) {
-		unsigned mid = (lo + hi) / 2;
-
-		if (v[mid].lo <= x)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return x >= v[lo].lo && x <= v[lo].hi;
-}
-
-static bool a_in(const struct arange *v, unsigned n, u128 x)
-{
-	unsigned lo = 0, hi = n;
-
-	while (hi - lo > 1) {
-		unsigned mid = (lo + hi) / 2;
-
-		if (v[mid].lo <= x)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return x >= v[lo].lo && x <= v[lo].hi;
+	return u_search(v, n, x);
 }
 
 static bool s_in(const struct sl_expr *e, const struct sref *v, unsigned n, const struct sl_bytes *b)
