@@ -3,7 +3,7 @@
 # Shared by bench/sinks.sh and bench/fleet.sh: a librdkafka mock cluster
 # (tests/kafka_mock.c, built in BUILD/tests) and a private clickhouse-server,
 # both on loopback with their data in $W, stopped by PID at exit (the
-# caller's cleanup calls sinks_stop).  Source it after setting W and BUILD.
+# caller's cleanup calls sinks_stop).  Source it after setting W, BUILD and TOP.
 
 MOCK_PID="" CH_PID=""
 
@@ -14,9 +14,8 @@ proc_cpu() {
 	awk -v t="$TCK" '{ sub(/.*\) /, ""); printf "%.3f", ($12 + $13) / t }' /proc/"$1"/stat 2>/dev/null || echo 0
 }
 
-free_port() {
-	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
+# free_port, ch_free_ports, ch_write_config
+. "$TOP/tests/e2e/clickhouse_server.sh"
 
 # mock_start [-p PARTS] TOPIC...: the mock cluster (3 brokers); sets BOOTSTRAP.
 mock_start() {
@@ -38,33 +37,9 @@ topic_end() {
 # ch_start: a clickhouse-server on free ports; sets CH_HTTP, CH_TCP, CH_PID.
 ch_start() {
 	local d=$W/ch
-	CH_HTTP=$(free_port) CH_TCP=$(free_port)
-	while [ "$CH_TCP" = "$CH_HTTP" ]; do CH_TCP=$(free_port); done
-	mkdir -p "$d/data" "$d/tmp" "$d/user_files"
-	cat >"$d/users.xml" <<XML
-<yandex>
-  <profiles><default/></profiles>
-  <users><default><password></password><networks><ip>127.0.0.1</ip><ip>::1</ip></networks>
-    <profile>default</profile><quota>default</quota></default></users>
-  <quotas><default/></quotas>
-</yandex>
-XML
-	cat >"$d/config.xml" <<XML
-<yandex>
-  <logger><level>warning</level><console>1</console></logger>
-  <listen_host>127.0.0.1</listen_host>
-  <http_port>$CH_HTTP</http_port>
-  <tcp_port>$CH_TCP</tcp_port>
-  <path>$d/data/</path>
-  <tmp_path>$d/tmp/</tmp_path>
-  <user_files_path>$d/user_files/</user_files_path>
-  <users_config>$d/users.xml</users_config>
-  <default_profile>default</default_profile>
-  <default_database>default</default_database>
-  <timezone>UTC</timezone>
-  <mark_cache_size>5368709</mark_cache_size>
-</yandex>
-XML
+	ch_free_ports
+	CH_HTTP=$CH_FREE_HTTP CH_TCP=$CH_FREE_TCP
+	ch_write_config "$d" "$CH_HTTP" "$CH_TCP"
 	clickhouse-server --config-file="$d/config.xml" >>"$d/server.log" 2>&1 &
 	CH_PID=$!
 	for _ in $(seq 200); do curl -sf "http://127.0.0.1:$CH_HTTP/" -o /dev/null && return 0; sleep 0.1; done

@@ -620,20 +620,6 @@ static bool lit_str(struct cc *c, struct sref *out)
 
 /* ---- sets: elements sorted and merged ---- */
 
-static int cmp_urange(const void *a, const void *b)
-{
-	const struct urange *x = a, *y = b;
-
-	return x->lo < y->lo ? -1 : x->lo > y->lo;
-}
-
-static int cmp_arange(const void *a, const void *b)
-{
-	const struct arange *x = a, *y = b;
-
-	return x->lo < y->lo ? -1 : x->lo > y->lo;
-}
-
 /* The order of string set elements: by length, then bytes (as s_in() searches). */
 static int cmp_sref(const void *a, const void *b, void *bytes)
 {
@@ -644,35 +630,33 @@ static int cmp_sref(const void *a, const void *b, void *bytes)
 	return x->len ? memcmp((uint8_t *)bytes + x->off, (uint8_t *)bytes + y->off, x->len) : 0;
 }
 
-static unsigned merge_u(struct urange *v, unsigned n)
-{
-	unsigned k = 0;
-
-	qsort(v, n, sizeof(*v), cmp_urange);
-	for (unsigned i = 0; i < n; i++) {
-		if (k && (v[i].lo <= v[k - 1].hi || v[i].lo - 1 == v[k - 1].hi)) {
-			if (v[i].hi > v[k - 1].hi)
-				v[k - 1].hi = v[i].hi;
-		} else
-			v[k++] = v[i];
+/*
+ * Sort ranges by lo and merge the overlapping or adjacent ones; the count
+ * after.  One body for the u64 and the u128 (address) ranges.
+ */
+#define DEFINE_RANGE_MERGE(name, type)						\
+	static int cmp_##name(const void *a, const void *b)			\
+	{									\
+		const type *x = a, *y = b;					\
+										\
+		return x->lo < y->lo ? -1 : x->lo > y->lo;			\
+	}									\
+	static unsigned name(type *v, unsigned n)				\
+	{									\
+		unsigned k = 0;							\
+										\
+		qsort(v, n, sizeof(*v), cmp_##name);				\
+		for (unsigned i = 0; i < n; i++) {				\
+			if (k && (v[i].lo <= v[k - 1].hi || v[i].lo - 1 == v[k - 1].hi)) { \
+				if (v[i].hi > v[k - 1].hi)			\
+					v[k - 1].hi = v[i].hi;			\
+			} else							\
+				v[k++] = v[i];					\
+		}								\
+		return k;							\
 	}
-	return k;
-}
-
-static unsigned merge_a(struct arange *v, unsigned n)
-{
-	unsigned k = 0;
-
-	qsort(v, n, sizeof(*v), cmp_arange);
-	for (unsigned i = 0; i < n; i++) {
-		if (k && (v[i].lo <= v[k - 1].hi || v[i].lo - 1 == v[k - 1].hi)) {
-			if (v[i].hi > v[k - 1].hi)
-				v[k - 1].hi = v[i].hi;
-		} else
-			v[k++] = v[i];
-	}
-	return k;
-}
+DEFINE_RANGE_MERGE(merge_u, struct urange)
+DEFINE_RANGE_MERGE(merge_a, struct arange)
 
 static unsigned dedup_s(struct cc *c, struct sref *v, unsigned n)
 {
@@ -1213,41 +1197,38 @@ unsigned sl_expr_field_column(const struct sl_expr *e, unsigned i)
 
 /* ---- evaluation ---- */
 
+/*
+ * Whether x is in the sorted, merged ranges v[0..n), n >= 1: the last
+ * range starting at or below x holds it or none does.  One body for the
+ * u64 and the u128 (address) ranges.
+ */
+#define DEFINE_RANGE_SEARCH(name, type, vtype)					\
+	static bool name(const type *v, unsigned n, vtype x)			\
+	{									\
+		unsigned lo = 0, hi = n;					\
+										\
+		while (hi - lo > 1) {						\
+			unsigned mid = (lo + hi) / 2;				\
+										\
+			if (v[mid].lo <= x)					\
+				lo = mid;					\
+			else							\
+				hi = mid;					\
+		}								\
+		return x >= v[lo].lo && x <= v[lo].hi;				\
+	}
+DEFINE_RANGE_SEARCH(u_search, struct urange, uint64_t)
+DEFINE_RANGE_SEARCH(a_in, struct arange, u128)
+
 static bool u_in(const struct urange *v, unsigned n, uint64_t x)
 {
-	unsigned lo = 0, hi = n;
-
 	if (n <= SMALL_SET) {
 		for (unsigned i = 0; i < n; i++)
 			if (x >= v[i].lo && x <= v[i].hi)
 				return true;
 		return false;
 	}
-	/* the last range starting at or below x */
-	while (hi - lo > 1) {
-		unsigned mid = (lo + hi) / 2;
-
-		if (v[mid].lo <= x)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return x >= v[lo].lo && x <= v[lo].hi;
-}
-
-static bool a_in(const struct arange *v, unsigned n, u128 x)
-{
-	unsigned lo = 0, hi = n;
-
-	while (hi - lo > 1) {
-		unsigned mid = (lo + hi) / 2;
-
-		if (v[mid].lo <= x)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return x >= v[lo].lo && x <= v[lo].hi;
+	return u_search(v, n, x);
 }
 
 static bool s_in(const struct sl_expr *e, const struct sref *v, unsigned n, const struct sl_bytes *b)

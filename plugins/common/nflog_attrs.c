@@ -6,61 +6,19 @@
  */
 #include "nflog_attrs.h"
 
-#include <endian.h>
 #include <string.h>
 
 #include <linux/netfilter/nfnetlink_conntrack.h>
 #include <linux/netfilter.h>
 #include <linux/netfilter/nfnetlink_log.h>
 
-#define TLV_HDRLEN 4
-#define TLV_ALIGN(n) (((n) + 3u) & ~(size_t)3)
-/* Netlink's NLA_F_NESTED / NLA_F_NET_BYTEORDER live in the top type bits. */
-#define TLV_TYPE_MASK 0x3fffu
+#include "nl_tlv.h"
 
-static inline uint16_t rd_h16(const uint8_t *p)
+/* CTA_ID of the nested conntrack attributes. */
+static int ct_attr(void *ctx, unsigned type, const uint8_t *v, size_t n)
 {
-	uint16_t v;
-	memcpy(&v, p, 2);
-	return v;
-}
-
-static inline uint32_t rd_be16(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 8 | p[1];
-}
-
-static inline uint32_t rd_be32(const uint8_t *p)
-{
-	uint32_t v;
-	memcpy(&v, p, 4);
-	return be32toh(v);
-}
-
-static inline uint64_t rd_be64(const uint8_t *p)
-{
-	uint64_t v;
-	memcpy(&v, p, 8);
-	return be64toh(v);
-}
-
-/* Find CTA_ID in the nested conntrack attributes; -1 if malformed. */
-static int parse_ct(struct sl_record *r, const uint8_t *p, size_t len)
-{
-	while (len >= TLV_HDRLEN) {
-		size_t alen = rd_h16(p), step;
-		unsigned type = rd_h16(p + 2) & TLV_TYPE_MASK;
-
-		if (alen < TLV_HDRLEN || alen > len)
-			return -1;
-		if (type == CTA_ID && alen >= TLV_HDRLEN + 4)
-			sl_set_u64(r, SL_F_CT_ID, rd_be32(p + TLV_HDRLEN));
-		step = TLV_ALIGN(alen);
-		if (step >= len)
-			break;
-		p += step;
-		len -= step;
-	}
+	if (type == CTA_ID && n >= 4)
+		sl_set_u64(ctx, SL_F_CT_ID, sl_rd_be32(v));
 	return 0;
 }
 
@@ -69,22 +27,10 @@ static int parse_ct(struct sl_record *r, const uint8_t *p, size_t len)
  * out of the frame into skb metadata, so it is in neither NFULA_L2HDR nor
  * the payload.  The outer VLAN id goes to vlan_id.
  */
-static int parse_vlan(struct sl_record *r, const uint8_t *p, size_t len)
+static int vlan_attr(void *ctx, unsigned type, const uint8_t *v, size_t n)
 {
-	while (len >= TLV_HDRLEN) {
-		size_t alen = rd_h16(p), step;
-		unsigned type = rd_h16(p + 2) & TLV_TYPE_MASK;
-
-		if (alen < TLV_HDRLEN || alen > len)
-			return -1;
-		if (type == NFULA_VLAN_TCI && alen >= TLV_HDRLEN + 2)
-			sl_set_u64(r, SL_F_VLAN_ID, rd_be16(p + TLV_HDRLEN) & 0x0fff);
-		step = TLV_ALIGN(alen);
-		if (step >= len)
-			break;
-		p += step;
-		len -= step;
-	}
+	if (type == NFULA_VLAN_TCI && n >= 2)
+		sl_set_u64(ctx, SL_F_VLAN_ID, sl_rd_be16(v) & 0x0fff);
 	return 0;
 }
 
@@ -120,33 +66,33 @@ int sl_nflog_parse(struct sl_record *r, const uint8_t *msg, size_t len,
 	p = msg + SL_NFLOG_HDRLEN;
 	len -= SL_NFLOG_HDRLEN;
 
-	while (len >= TLV_HDRLEN) {
-		size_t alen = rd_h16(p), plen, step;
-		unsigned type = rd_h16(p + 2) & TLV_TYPE_MASK;
-		const uint8_t *v = p + TLV_HDRLEN;
+	while (len >= SL_TLV_HDRLEN) {
+		size_t alen = sl_rd_h16(p), plen;
+		unsigned type = sl_rd_h16(p + 2) & SL_TLV_TYPE_MASK;
+		const uint8_t *v = p + SL_TLV_HDRLEN;
 
 		/* one test for both: shorter than its header, or longer than what is left */
-		if (alen - TLV_HDRLEN > len - TLV_HDRLEN) {
-			if (alen < TLV_HDRLEN)
+		if (alen - SL_TLV_HDRLEN > len - SL_TLV_HDRLEN) {
+			if (alen < SL_TLV_HDRLEN)
 				goto out;
 			/* A capture cut inside the packet data, which comes last. */
 			if (!(flags & SL_NFLOG_TRUNCATED_OK) || type != NFULA_PAYLOAD)
 				goto out;
 			payload = v;
-			payload_len = len - TLV_HDRLEN;
+			payload_len = len - SL_TLV_HDRLEN;
 			SET_BYTES(SL_F_PACKET, v, payload_len);
-			SET_U64(SL_F_CAPLEN, len - TLV_HDRLEN);
-			SET_U64(SL_F_ORIG_LEN, alen - TLV_HDRLEN);
+			SET_U64(SL_F_CAPLEN, len - SL_TLV_HDRLEN);
+			SET_U64(SL_F_ORIG_LEN, alen - SL_TLV_HDRLEN);
 			len = 0;
 			break;
 		}
-		plen = alen - TLV_HDRLEN;
+		plen = alen - SL_TLV_HDRLEN;
 
 		switch (type) {
 		case NFULA_PACKET_HDR:
 			if (plen < 4)
 				goto out;
-			SET_U64(SL_F_HW_PROTOCOL, rd_be16(v));
+			SET_U64(SL_F_HW_PROTOCOL, sl_rd_be16(v));
 			SET_U64(SL_F_HOOK, v[2]);
 			hook = v[2];
 			break;
@@ -176,14 +122,14 @@ int sl_nflog_parse(struct sl_record *r, const uint8_t *msg, size_t len,
 
 			if (plen < 4)
 				goto out;
-			r->v[f].u64 = rd_be32(v);
+			r->v[f].u64 = sl_rd_be32(v);
 			p0 |= (uint64_t)1 << f;
 			break;
 		}
 		case NFULA_HWTYPE:
 			if (plen < 2)
 				goto out;
-			SET_U64(SL_F_HWTYPE, rd_be16(v));
+			SET_U64(SL_F_HWTYPE, sl_rd_be16(v));
 			break;
 		case NFULA_HWADDR: {
 			/* struct nfulnl_msg_packet_hw: be16 len, pad, 8 bytes */
@@ -191,7 +137,7 @@ int sl_nflog_parse(struct sl_record *r, const uint8_t *msg, size_t len,
 
 			if (plen < 4)
 				goto out;
-			n = rd_be16(v);
+			n = sl_rd_be16(v);
 			if (n > 8 || n > plen - 4)
 				goto out;
 			SET_BYTES(SL_F_HWADDR, v + 4, n);
@@ -210,8 +156,8 @@ int sl_nflog_parse(struct sl_record *r, const uint8_t *msg, size_t len,
 
 			if (plen < 16)
 				goto out;
-			sec = rd_be64(v);
-			usec = rd_be64(v + 8);
+			sec = sl_rd_be64(v);
+			usec = sl_rd_be64(v + 8);
 			if (usec >= 1000000 || sec > INT64_MAX)
 				goto out;
 			r->v[SL_F_TIMESTAMP].time.sec = (int64_t)sec;
@@ -229,11 +175,11 @@ int sl_nflog_parse(struct sl_record *r, const uint8_t *msg, size_t len,
 			SET_BYTES(SL_F_PACKET, v, plen);
 			break;
 		case NFULA_VLAN:
-			if (parse_vlan(r, v, plen) < 0)
+			if (sl_tlv_walk(v, plen, r, vlan_attr) < 0)
 				goto out;
 			break;
 		case NFULA_CT:
-			if (parse_ct(r, v, plen) < 0)
+			if (sl_tlv_walk(v, plen, r, ct_attr) < 0)
 				goto out;
 			break;
 		default:
@@ -241,15 +187,10 @@ int sl_nflog_parse(struct sl_record *r, const uint8_t *msg, size_t len,
 			break;
 		}
 
-		step = TLV_ALIGN(alen);
-		if (step >= len) {	/* the last TLV's padding may be missing */
-			len = 0;
+		if (!sl_tlv_next(&p, &len, alen))
 			break;
-		}
-		p += step;
-		len -= step;
 	}
-	if (len != 0 && len < TLV_HDRLEN)
+	if (len != 0 && len < SL_TLV_HDRLEN)
 		goto out;	/* stray bytes that cannot be a TLV */
 
 	/*

@@ -2,37 +2,14 @@
 /* NFT_MSG_TRACE -> struct sl_nftrace (see nftrace_attrs.h). */
 #include "nftrace_attrs.h"
 
-#include <endian.h>
 #include <string.h>
 
 #include <linux/netfilter.h>
 #include <linux/netfilter/nf_tables.h>
 
+#include "nl_tlv.h"
+
 #define NFGENMSG_LEN 4
-#define TLV_HDRLEN 4
-#define TLV_ALIGN(n) (((n) + 3u) & ~(size_t)3)
-#define TLV_TYPE_MASK 0x3fffu
-
-static inline uint16_t rd_h16(const uint8_t *p)
-{
-	uint16_t v;
-	memcpy(&v, p, 2);
-	return v;
-}
-
-static inline uint32_t rd_be32(const uint8_t *p)
-{
-	uint32_t v;
-	memcpy(&v, p, 4);
-	return be32toh(v);
-}
-
-static inline uint64_t rd_be64(const uint8_t *p)
-{
-	uint64_t v;
-	memcpy(&v, p, 8);
-	return be64toh(v);
-}
 
 /* A netlink string: the bytes before the first NUL (the kernel sends one). */
 static void set_str(struct sl_nftrace_str *s, const uint8_t *v, size_t n)
@@ -41,36 +18,15 @@ static void set_str(struct sl_nftrace_str *s, const uint8_t *v, size_t n)
 	s->len = (uint32_t)strnlen((const char *)v, n);
 }
 
-/*
- * Walk the attributes of p[0..len), calling one(t, type, value, vlen) on
- * each; -1 when an attribute does not fit or one() refuses it.
- */
-static int walk(struct sl_nftrace *t, const uint8_t *p, size_t len,
-		int (*one)(struct sl_nftrace *, unsigned, const uint8_t *, size_t))
+static int verdict_attr(void *ctx, unsigned type, const uint8_t *v, size_t n)
 {
-	while (len >= TLV_HDRLEN) {
-		size_t alen = rd_h16(p), step;
+	struct sl_nftrace *t = ctx;
 
-		if (alen < TLV_HDRLEN || alen > len)
-			return -1;
-		if (one(t, rd_h16(p + 2) & TLV_TYPE_MASK, p + TLV_HDRLEN, alen - TLV_HDRLEN) < 0)
-			return -1;
-		step = TLV_ALIGN(alen);
-		if (step >= len)	/* the last attribute's padding may be missing */
-			return 0;
-		p += step;
-		len -= step;
-	}
-	return len ? -1 : 0;
-}
-
-static int verdict_attr(struct sl_nftrace *t, unsigned type, const uint8_t *v, size_t n)
-{
 	switch (type) {
 	case NFTA_VERDICT_CODE:
 		if (n != 4)
 			return -1;
-		t->verdict = (int32_t)rd_be32(v);
+		t->verdict = (int32_t)sl_rd_be32(v);
 		t->has |= SL_NFTRACE_VERDICT;
 		break;
 	case NFTA_VERDICT_CHAIN:
@@ -85,12 +41,13 @@ static int u32_attr(const uint8_t *v, size_t n, uint32_t *out)
 {
 	if (n != 4)
 		return -1;
-	*out = rd_be32(v);
+	*out = sl_rd_be32(v);
 	return 0;
 }
 
-static int trace_attr(struct sl_nftrace *t, unsigned type, const uint8_t *v, size_t n)
+static int trace_attr(void *ctx, unsigned type, const uint8_t *v, size_t n)
 {
+	struct sl_nftrace *t = ctx;
 	/* the 32-bit attributes: where each goes and its bit */
 	static const struct { uint8_t off; uint32_t bit; } u32s[NFTA_TRACE_MAX + 1] = {
 		[NFTA_TRACE_TYPE] = {offsetof(struct sl_nftrace, type), SL_NFTRACE_TYPE},
@@ -120,11 +77,11 @@ static int trace_attr(struct sl_nftrace *t, unsigned type, const uint8_t *v, siz
 	case NFTA_TRACE_RULE_HANDLE:
 		if (n != 8)
 			return -1;
-		t->handle = rd_be64(v);
+		t->handle = sl_rd_be64(v);
 		t->has |= SL_NFTRACE_HANDLE;
 		break;
 	case NFTA_TRACE_VERDICT:
-		return walk(t, v, n, verdict_attr);
+		return sl_tlv_walk(v, n, t, verdict_attr);
 	case NFTA_TRACE_IIFTYPE:
 	case NFTA_TRACE_OIFTYPE:
 		if (n != 2)
@@ -159,7 +116,7 @@ int sl_nftrace_parse(struct sl_nftrace *t, const uint8_t *msg, size_t len)
 	if (len < NFGENMSG_LEN)
 		return -1;
 	t->family = msg[0];
-	if (walk(t, msg + NFGENMSG_LEN, len - NFGENMSG_LEN, trace_attr) < 0)
+	if (sl_tlv_walk(msg + NFGENMSG_LEN, len - NFGENMSG_LEN, t, trace_attr) < 0)
 		return -1;
 	/* what every event has: without them it is not one */
 	if ((t->has & (SL_NFTRACE_ID | SL_NFTRACE_TYPE)) != (SL_NFTRACE_ID | SL_NFTRACE_TYPE))

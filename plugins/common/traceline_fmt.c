@@ -235,3 +235,17 @@ void sl_traceline_format(struct fmt_buf *b, const struct sl_record *r, const str
 		fmt_hex(b, r->v[SL_F_MARK].u64, 8, false);
 	}
 }
+
+struct sl_traceline_fields sl_traceline_fields_lookup(const struct sl_host *host, struct sl_instance *inst)
+{
+	return (struct sl_traceline_fields){
+		.id = host->field_id(inst, "trace_id"),
+		.table = host->field_id(inst, "nft_table"),
+		.chain = host->field_id(inst, "nft_chain"),
+		.handle = host->field_id(inst, "rule_handle"),
+		.type = host->field_id(inst, "trace_type"),
+		.verdict = host->field_id(inst, "verdict"),
+		.jump = host->field_id(inst, "jump_target"),
+		.rule = host->field_id(inst, "rule_text"),
+	};
+}

@@ -18,6 +18,7 @@
 
 #include <stdbool.h>
 
+#include <sluice/plugin.h>
 #include <sluice/record.h>
 
 #include "fmt.h"
@@ -26,6 +27,9 @@
 struct sl_traceline_fields {
 	int id, table, chain, handle, type, verdict, jump, rule;
 };
+
+/* The ids of those fields, looked up by the names nftrace registers them with. */
+struct sl_traceline_fields sl_traceline_fields_lookup(const struct sl_host *host, struct sl_instance *inst);
 
 /* Whether r is a trace record (it has a trace_id). */
 static inline bool sl_traceline_applies(const struct sl_record *r, const struct sl_traceline_fields *f)

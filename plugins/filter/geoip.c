@@ -37,6 +37,8 @@
 
 #include <sluice/plugin.h>
 
+#include "plugin_state.h"
+
 #define GEOIP_MAX_DEPTH 8	/* components of one lookup path */
 #define GEOIP_WAYS 4		/* entries per cache bucket */
 
@@ -101,9 +103,7 @@ struct gent {
 };
 
 struct geoip_state {
-	const struct sl_host *host;
-	struct sl_instance *inst;
-	const struct geoip_cfg *cfg;
+	SL_STATE_HEAD(struct geoip_cfg);
 
 	struct gkey keys[GK_COUNT];
 	unsigned nkeys;
@@ -273,16 +273,11 @@ static int geoip_configure(const struct sl_host *host, struct sl_instance *inst,
 			   const void *config, void **state)
 {
 	const struct geoip_cfg *cfg = config;
-	struct geoip_state *st = calloc(1, sizeof(*st));
+	struct geoip_state *st = sl_state_new(struct geoip_state, host, inst, config);
 	uint32_t nb;
 
-	if (!st) {
-		host->config_error(inst, NULL, "out of memory");
+	if (!st)
 		return -1;
-	}
-	st->host = host;
-	st->inst = inst;
-	st->cfg = cfg;
 	if (cfg->databases.n == 0) {
 		host->config_error(inst, "databases", "expected one or more .mmdb files");
 		goto fail;

@@ -107,16 +107,7 @@ static int logline_configure(const struct sl_host *host, struct sl_instance *ins
 	st->ct_fields.timeout = host->field_id(inst, "ct_timeout");
 	st->ct_fields.portid = host->field_id(inst, "ct_portid");
 	/* registered by nftrace */
-	st->trace_fields = (struct sl_traceline_fields){
-		.id = host->field_id(inst, "trace_id"),
-		.table = host->field_id(inst, "nft_table"),
-		.chain = host->field_id(inst, "nft_chain"),
-		.handle = host->field_id(inst, "rule_handle"),
-		.type = host->field_id(inst, "trace_type"),
-		.verdict = host->field_id(inst, "verdict"),
-		.jump = host->field_id(inst, "jump_target"),
-		.rule = host->field_id(inst, "rule_text"),
-	};
+	st->trace_fields = sl_traceline_fields_lookup(host, inst);
 	*state = st;
 	return 0;
 }

@@ -36,6 +36,7 @@
 #include "nftrace_attrs.h"
 #include "nlsock.h"
 #include "plugin_state.h"
+#include "traceline_fmt.h"
 
 #define MAX_DGRAMS_PER_WAKEUP 256
 /* A trace event is a few hundred bytes; the kernel sends one per datagram. */
@@ -50,15 +51,12 @@ struct nftrace_cfg {
 };
 
 /* Ids of the fields nftrace registers. */
-struct nftrace_fields {
-	int id, table, chain, handle, type, verdict, jump, rule, nfproto;
-};
-
 struct nftrace {
 	SL_STATE_HEAD(struct nftrace_cfg);
 
 	struct sl_nl_reader rd;
-	struct nftrace_fields f;
+	struct sl_traceline_fields f;	/* the trace fields' ids */
+	int f_nfproto;
 	struct sl_nft_rules *rules;
 	bool rules_stale;	/* the ruleset changed since the last dump */
 	bool rules_check;	/* change events may have been lost: compare generations */
@@ -165,7 +163,7 @@ static void set_rule_text(struct nftrace *st, struct sl_record *r, const struct 
 static void set_common(struct nftrace *st, struct sl_record *r, const struct sl_nftrace *t,
 		       const struct sl_time *rx)
 {
-	const struct nftrace_fields *f = &st->f;
+	const struct sl_traceline_fields *f = &st->f;
 
 	sl_set_u64(r, SL_F_FAMILY, t->family);
 	sl_set_time(r, SL_F_TIMESTAMP, rx->sec, rx->nsec);
@@ -181,7 +179,7 @@ static void set_common(struct nftrace *st, struct sl_record *r, const struct sl_
 	if (t->has & SL_NFTRACE_MARK)
 		sl_set_u64(r, SL_F_MARK, t->mark);
 	if (t->has & SL_NFTRACE_NFPROTO) {
-		set_u64(r, f->nfproto, t->nfproto);
+		set_u64(r, st->f_nfproto, t->nfproto);
 		if (t->nfproto == NFPROTO_IPV4 || t->nfproto == NFPROTO_IPV6)
 			sl_set_u64(r, SL_F_HW_PROTOCOL, t->nfproto == NFPROTO_IPV4 ? 0x0800 : 0x86dd);
 	}
@@ -207,7 +205,7 @@ static void fill_packet(struct nftrace *st, struct sl_batch *b, struct sl_record
 static void fill_event(struct nftrace *st, struct sl_record *r, const struct sl_nftrace *t,
 		       const struct sl_time *rx)
 {
-	const struct nftrace_fields *f = &st->f;
+	const struct sl_traceline_fields *f = &st->f;
 	const char *name;
 	int32_t verdict;
 
@@ -372,17 +370,8 @@ static int nftrace_configure(const struct sl_host *host, struct sl_instance *ins
 	st->c_chain_end = host->counter_new(inst, "chain_end");
 	st->c_rule_unknown = host->counter_new(inst, "rule_unknown");
 	st->c_ruleset_dumps = host->counter_new(inst, "ruleset_dumps");
-	st->f = (struct nftrace_fields){
-		.id = host->field_id(inst, "trace_id"),
-		.table = host->field_id(inst, "nft_table"),
-		.chain = host->field_id(inst, "nft_chain"),
-		.handle = host->field_id(inst, "rule_handle"),
-		.type = host->field_id(inst, "trace_type"),
-		.verdict = host->field_id(inst, "verdict"),
-		.jump = host->field_id(inst, "jump_target"),
-		.rule = host->field_id(inst, "rule_text"),
-		.nfproto = host->field_id(inst, "nfproto"),
-	};
+	st->f = sl_traceline_fields_lookup(host, inst);
+	st->f_nfproto = host->field_id(inst, "nfproto");
 	*state = st;
 	return 0;
 }

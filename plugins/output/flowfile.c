@@ -48,6 +48,7 @@
 
 #include "flow_fields.h"
 #include "nffile.h"
+#include "plugin_state.h"
 #include "safefile.h"
 
 #define TMP_PREFIX "nfcapd.current."
@@ -71,9 +72,7 @@ struct ff_cfg {
 };
 
 struct ff_state {
-	const struct sl_host *host;
-	struct sl_instance *inst;
-	const struct ff_cfg *cfg;
+	SL_STATE_HEAD(struct ff_cfg);
 
 	struct nf_writer *w;
 	struct sl_timer *timer;
@@ -772,14 +771,9 @@ static int ff_configure(const struct sl_host *host, struct sl_instance *inst, co
 	}
 #endif
 #endif
-	st = calloc(1, sizeof(*st));
-	if (!st) {
-		host->config_error(inst, NULL, "out of memory");
+	st = sl_state_new(struct ff_state, host, inst, config);
+	if (!st)
 		return -1;
-	}
-	st->host = host;
-	st->inst = inst;
-	st->cfg = cfg;
 	st->interval_s = (int64_t)(cfg->rotate_interval / 1000);
 	st->last_err_log = INT64_MIN / 2;
 	st->c_files = host->counter_new(inst, "files");

@@ -24,6 +24,7 @@
 #include <sluice/plugin.h>
 
 #include "outfile.h"
+#include "plugin_state.h"
 
 #ifndef DLT_NFLOG
 #define DLT_NFLOG 239
@@ -50,10 +51,8 @@ struct pcap_cfg {
 };
 
 struct pcap_state {
+	SL_STATE_HEAD(struct pcap_cfg);
 	struct sl_outfile *of;
-	const struct sl_host *host;
-	struct sl_instance *inst;
-	const struct pcap_cfg *cfg;
 	uint32_t snaplen;
 	int c_skipped;
 };
@@ -210,14 +209,9 @@ static int pcap_configure(const struct sl_host *host, struct sl_instance *inst, 
 				   (long long)cfg->snaplen);
 		return -1;
 	}
-	st = calloc(1, sizeof(*st));
-	if (!st) {
-		host->config_error(inst, NULL, "out of memory");
+	st = sl_state_new(struct pcap_state, host, inst, config);
+	if (!st)
 		return -1;
-	}
-	st->host = host;
-	st->inst = inst;
-	st->cfg = cfg;
 	st->snaplen = (uint32_t)cfg->snaplen;
 	if (make_header(st, &hdr, &hdr_len) < 0) {
 		host->config_error(inst, "linktype", "libpcap cannot write this link type");

@@ -3,46 +3,16 @@
 # Source after lib.sh.  ch_start NAME starts one with its data and config in
 # $WORK/ch-NAME on free ports and sets CH_HTTP_NAME / CH_TCP_NAME; the
 # server is stopped by PID at exit.  ch_query NAME SQL runs one query
-# through clickhouse-client.
+# through clickhouse-client.  Sets FACTOR, E2E, SQL (conf/clickhouse) and CAP.
 
 need_cmd clickhouse-server clickhouse-client python3 curl
 [ -e "$SLUICE_PLUGIN_PATH/clickhouse.so" ] || skip "clickhouse output not built (SLUICE_WITH_CLICKHOUSE=OFF)"
+FACTOR=${SLUICE_TEST_TIME_FACTOR:-1}
+E2E=$(dirname "$0")
+SQL="$SRCDIR/conf/clickhouse"
+CAP="$SRCDIR/tests/data/nflog-mixed.pcap"	# the replay tests' capture
 
-# free_port: a TCP port on 127.0.0.1 nothing listens on now.
-free_port() {
-	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-
-# ch_write_config NAME HTTP TCP [EXTRA XML]: the server's config in $WORK/ch-NAME.
-ch_write_config() {
-	local name="$1" http="$2" tcp="$3" extra="${4:-}" dir="$WORK/ch-$1"
-	mkdir -p "$dir/data" "$dir/tmp" "$dir/user_files"
-	cat >"$dir/users.xml" <<XML
-<yandex>
-  <profiles><default/></profiles>
-  <users><default><password></password><networks><ip>127.0.0.1</ip><ip>::1</ip></networks>
-    <profile>default</profile><quota>default</quota></default></users>
-  <quotas><default/></quotas>
-</yandex>
-XML
-	cat >"$dir/config.xml" <<XML
-<yandex>
-  <logger><level>warning</level><console>1</console></logger>
-  <listen_host>127.0.0.1</listen_host>
-  <http_port>$http</http_port>
-  <tcp_port>$tcp</tcp_port>
-  <path>$dir/data/</path>
-  <tmp_path>$dir/tmp/</tmp_path>
-  <user_files_path>$dir/user_files/</user_files_path>
-  <users_config>$dir/users.xml</users_config>
-  <default_profile>default</default_profile>
-  <default_database>default</default_database>
-  <timezone>UTC</timezone>
-  <mark_cache_size>5368709</mark_cache_size>
-  $extra
-</yandex>
-XML
-}
+. "$(dirname "${BASH_SOURCE[0]}")/clickhouse_server.sh"
 
 # ch_run NAME: start (or restart) the server NAME from its config (inside the
 # network namespace $CH_NETNS when set).
@@ -61,9 +31,9 @@ ch_run() {
 # ch_start NAME [EXTRA XML]: a fresh server on free ports (@TCP@ in the XML: its own TCP port).
 ch_start() {
 	local name="$1" extra="${2:-}" http tcp
-	http=$(free_port); tcp=$(free_port)
-	while [ "$tcp" = "$http" ]; do tcp=$(free_port); done
-	ch_write_config "$name" "$http" "$tcp" "${extra//@TCP@/$tcp}"
+	ch_free_ports
+	http=$CH_FREE_HTTP tcp=$CH_FREE_TCP
+	ch_write_config "$WORK/ch-$name" "$http" "$tcp" "${extra//@TCP@/$tcp}"
 	eval "CH_HTTP_$name=$http CH_TCP_$name=$tcp"
 	ch_run "$name"
 }
@@ -84,6 +54,13 @@ ch_query() {
 	eval "port=\$CH_TCP_$1"
 	"${ns[@]}" clickhouse-client --host 127.0.0.1 --port "$port" --multiquery --query "$2"
 }
+
+# ch_start NAME "$CH_QUICK_STOP": a short graceful stop (18.16 keeps serving
+# open keep-alive connections meanwhile), for the tests that stop the server.
+CH_QUICK_STOP="<shutdown_wait_unfinished>1</shutdown_wait_unfinished><keep_alive_timeout>1</keep_alive_timeout>"
+
+# spooled_recs DIR: records in the spool's segments (spool_read.py's own reading).
+spooled_recs() { python3 "$E2E/spool_read.py" "$1" 2>&1 >/dev/null | sed -n 's/records=\([0-9]*\) .*/\1/p'; }
 
 # What tests/e2e/clickhouse_packets.py compares with the json output.
 CH_PACKETS_QUERY="SELECT IPv6NumToString(src_addr), IPv6NumToString(dst_addr), IPv4NumToString(src_ip4),

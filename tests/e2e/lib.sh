@@ -100,3 +100,13 @@ veth_pair() {
 	ip -n "$a" neigh add "fd$n::2" lladdr "02:00:00:$n:00:02" dev va nud permanent
 	ip -n "$b" neigh add "fd$n::1" lladdr "02:00:00:$n:00:01" dev vb nud permanent
 }
+
+# netns_pair PREFIX N: namespaces A (PREFIXa) and B (PREFIXb), their names
+# set in A and B, joined by veth_pair N.
+netns_pair() {
+	A=$(unique_name "${1}a")
+	B=$(unique_name "${1}b")
+	make_netns "$A"
+	make_netns "$B"
+	veth_pair "$A" "$B" "$2"
+}

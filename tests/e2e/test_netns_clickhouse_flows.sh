@@ -13,7 +13,6 @@
 need_root
 need_cmd ip nft conntrack python3
 . "$(dirname "$0")/clickhouse_lib.sh"
-E2E=$(dirname "$0")
 NS=$(unique_name slchf)
 ct_netns "$NS" 4739
 CH_NETNS=$NS

@@ -10,13 +10,8 @@
 need_root
 need_cmd ip nft python3
 . "$(dirname "$0")/clickhouse_lib.sh"
-E2E=$(dirname "$0")
-A=$(unique_name slcha)
-B=$(unique_name slchb)
 G=7
-make_netns "$A"
-make_netns "$B"
-veth_pair "$A" "$B" 99
+netns_pair slch 99
 ip netns exec "$B" nft -f - <<NFT || skip "nftables log group not available"
 table inet sluice_e2e {
 	chain in {

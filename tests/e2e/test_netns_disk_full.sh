@@ -19,12 +19,8 @@
 need_root
 need_cmd ip nft python3 tcpdump tshark capinfos
 
-A=$(unique_name slda)
-B=$(unique_name sldb)
 G=43
-make_netns "$A"
-make_netns "$B"
-veth_pair "$A" "$B" 95
+netns_pair sld 95
 
 ip netns exec "$B" nft -f - <<NFT || skip "nftables log group not available"
 table inet sluice_disk {

@@ -10,13 +10,9 @@
 . "$(dirname "$0")/lib.sh"
 need_root
 need_cmd ip nft python3
-A=$(unique_name slka)
-B=$(unique_name slkb)
 G=23
 N=2000
-make_netns "$A"
-make_netns "$B"
-veth_pair "$A" "$B" 99
+netns_pair slk 99
 MOCK_NETNS=$B
 . "$(dirname "$0")/kafka_lib.sh"
 

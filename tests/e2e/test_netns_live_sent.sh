@@ -19,13 +19,9 @@
 need_root
 need_cmd ip nft python3 tcpdump tshark
 
-A=$(unique_name slsa)
-B=$(unique_name slsb)
 G=41
 G2=42
-make_netns "$A"
-make_netns "$B"
-veth_pair "$A" "$B" 96
+netns_pair sls 96
 
 LOG="log group $G prefix \"sent \" log group $G2 prefix \"sent \""
 ip netns exec "$B" nft -f - <<NFT || skip "nftables log group not available"

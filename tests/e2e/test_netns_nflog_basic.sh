@@ -11,13 +11,9 @@
 need_root
 need_cmd ip nft python3
 
-A=$(unique_name slnfa)
-B=$(unique_name slnfb)
 G=7
 G2=8
-make_netns "$A"
-make_netns "$B"
-veth_pair "$A" "$B" 99
+netns_pair slnf 99
 
 TWO=false
 command -v tcpdump >/dev/null 2>&1 && TWO=true

@@ -17,11 +17,7 @@ need_root
 [ -e "$BUILDDIR/plugins/nftrace.so" ] || skip "built without SLUICE_WITH_NFTRACE"
 need_cmd ip nft python3 tcpdump
 
-A=$(unique_name slnta)
-B=$(unique_name slntb)
-make_netns "$A"
-make_netns "$B"
-veth_pair "$A" "$B" 41
+netns_pair slnt 41
 
 ip netns exec "$B" nft -f - <<'NFT' || skip "nftables not available"
 table inet sl_trace {

@@ -15,12 +15,8 @@ need_root
 [ -e "$BUILDDIR/plugins/nftrace.so" ] || skip "built without SLUICE_WITH_NFTRACE"
 need_cmd ip nft python3
 
-A=$(unique_name slnfa)
-B=$(unique_name slnfb)
 N=20000
-make_netns "$A"
-make_netns "$B"
-veth_pair "$A" "$B" 42
+netns_pair slnf 42
 
 ip netns exec "$B" nft -f - <<'NFT' || skip "nftables not available"
 table inet sl_flood {

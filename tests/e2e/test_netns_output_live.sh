@@ -10,13 +10,9 @@
 need_root
 need_cmd ip nft python3 tcpdump tshark
 
-A=$(unique_name sloa)
-B=$(unique_name slob)
 G=17
 G2=18
-make_netns "$A"
-make_netns "$B"
-veth_pair "$A" "$B" 99
+netns_pair slo 99
 
 ip netns exec "$B" nft -f - <<NFT || skip "nftables log group not available"
 table inet sluice_out_e2e {

@@ -25,10 +25,26 @@
 TRANSPORT=relp
 . "$(dirname "$0")/spool_rsyslog_lib.sh"
 
+# arrivals FILE: texts FILE from what rsyslogd got, and for a receiver that
+# may see a message twice: CHK (fault_check.py's summary), DUPS, DIST (the
+# distinct messages) and DISORDER (first arrivals out of order)
+arrivals() {
+	texts "$1"
+	CHK=$(python3 "$CHECK" text "$1" 2>/dev/null) || true
+	DUPS=$(field "$CHK" dups)
+	DIST=$(( $(field "$CHK" records) - DUPS ))
+	DISORDER=$(first_in_order "$1")
+}
+arrivals_ok() {	# arrivals_ok PHASE LOGGED: each arrived, no holes, in order
+	[ "$DIST" = "$2" ] || fail "$1: $DIST of $2 distinct messages arrived"
+	[ "$(field "$CHK" holes)" = 0 ] || fail "$1: holes"
+	[ "$DISORDER" = 0 ] || fail "$1: $DISORDER first arrivals out of order"
+}
+
 phase_rkill() {
-	local base logged chk L dist dups disorder
+	local base logged L
 	conf "$WORK/rkill.yaml" 64MiB
-	rs_start
+	recv_start
 	start_sluice "$WORK/rkill.log" "$WORK/rkill.yaml"
 	base=$(nft_logged)
 	send_bg "$WORK/gen5.out" -n 18000 -r 3000 -t 30 -f 3000000
@@ -37,24 +53,18 @@ phase_rkill() {
 	rs_kill
 	sleep 2
 	local down=$(lines)
-	rs_start
+	recv_start
 	wait "$GEN_PID"
 	logged=$(( $(nft_logged) - base ))
 	wait_for $((20 * FACTOR)) lines_ge "$logged" || true
 	settle
 	stop_sluice "$WORK/rkill.log"
-	rs_stop
-	texts "$WORK/rkill.txt"
-	chk=$(python3 "$CHECK" text "$WORK/rkill.txt" 2>/dev/null) || true
+	recv_stop
+	arrivals "$WORK/rkill.txt"
 	L="$WORK/rkill.log"
-	dups=$(field "$chk" dups)
-	dist=$(( $(field "$chk" records) - dups ))
-	disorder=$(first_in_order "$WORK/rkill.txt")
-	RKILL="logged $logged, received $(lines) ($before before the kill, $down when down), distinct $dist, duplicates $dups, holes $(field "$chk" holes), spooled $(counter "$L" s.syslog spooled), dropped $(counter "$L" s.syslog dropped), reconnects $(counter "$L" s.syslog reconnects)"
+	RKILL="logged $logged, received $(lines) ($before before the kill, $down when down), distinct $DIST, duplicates $DUPS, holes $(field "$CHK" holes), spooled $(counter "$L" s.syslog spooled), dropped $(counter "$L" s.syslog dropped), reconnects $(counter "$L" s.syslog reconnects)"
 	echo "rkill: $RKILL"
-	[ "$dist" = "$logged" ] || fail "rkill: $dist of $logged distinct messages arrived"
-	[ "$(field "$chk" holes)" = 0 ] || fail "rkill: holes"
-	[ "$disorder" = 0 ] || fail "rkill: $disorder first arrivals out of order"
+	arrivals_ok rkill "$logged"
 	[ "$(counter "$L" s.syslog dropped)" = 0 ] || fail "rkill: drops"
 	[ "$down" -lt "$logged" ] || fail "rkill: the kill came after the stream ended"
 	[ "$(segments)" = 0 ] || fail "rkill: segments left"
@@ -62,7 +72,7 @@ phase_rkill() {
 }
 
 phase_dkill() {
-	local base logged chk L dist dups disorder at
+	local base logged L at
 	conf "$WORK/dkill.yaml" 64MiB
 	start_sluice "$WORK/dkill1.log" "$WORK/dkill.yaml"
 	base=$(nft_logged)
@@ -70,7 +80,7 @@ phase_dkill() {
 	logged=$(( $(nft_logged) - base ))
 	wait_for $((10 * FACTOR)) input_caught_up "$WORK/dkill1.log" "$logged" ||
 		fail "dkill: nflog got $(counter "$WORK/dkill1.log" fw in) of $logged"
-	rs_start
+	recv_start
 	wait_for $((10 * FACTOR)) lines_ge 2000 || fail "dkill: the spool is not being sent"
 	kill -9 "$SLUICE_PID"
 	wait "$SLUICE_PID" 2>/dev/null || true
@@ -79,20 +89,14 @@ phase_dkill() {
 	wait_for $((20 * FACTOR)) lines_ge "$logged" || true
 	settle
 	stop_sluice "$WORK/dkill2.log"
-	rs_stop
-	texts "$WORK/dkill.txt"
-	chk=$(python3 "$CHECK" text "$WORK/dkill.txt" 2>/dev/null) || true
-	dups=$(field "$chk" dups)
-	dist=$(( $(field "$chk" records) - dups ))
-	disorder=$(first_in_order "$WORK/dkill.txt")
+	recv_stop
+	arrivals "$WORK/dkill.txt"
 	L="$WORK/dkill2.log"
-	DKILL="logged $logged, $at received at the kill, then $(lines) in all, distinct $dist, duplicates $dups, holes $(field "$chk" holes), spool_sent by the restart $(counter "$L" s.syslog spool_sent)"
+	DKILL="logged $logged, $at received at the kill, then $(lines) in all, distinct $DIST, duplicates $DUPS, holes $(field "$CHK" holes), spool_sent by the restart $(counter "$L" s.syslog spool_sent)"
 	echo "dkill: $DKILL"
 	[ "$at" -lt "$logged" ] || fail "dkill: the spool was sent in full before the kill; the test proves nothing"
-	[ "$dist" = "$logged" ] || fail "dkill: $dist of $logged distinct messages arrived"
-	[ "$(field "$chk" holes)" = 0 ] || fail "dkill: holes"
-	[ "$disorder" = 0 ] || fail "dkill: $disorder first arrivals out of order"
-	[ "$dups" -le 320 ] || fail "dkill: $dups duplicates, more than the 320 librelp can hold unproven"
+	arrivals_ok dkill "$logged"
+	[ "$DUPS" -le 320 ] || fail "dkill: $DUPS duplicates, more than the 320 librelp can hold unproven"
 	[ "$(segments)" = 0 ] || fail "dkill: segments left"
 	rm -f "$GOT"
 }

@@ -13,11 +13,7 @@
 #  4. the server killed for 10 s mid-stream and restarted: no row lost, none twice.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/clickhouse_lib.sh"
-FACTOR=${SLUICE_TEST_TIME_FACTOR:-1}
-CAP="$SRCDIR/tests/data/nflog-mixed.pcap"
 [ -f "$CAP" ] || skip "no captures in tests/data"
-SQL="$SRCDIR/conf/clickhouse"
-E2E=$(dirname "$0")
 
 # counters LOG INSTANCE: the instance's line of the counters printed at exit.
 counters() { grep "counters: $2 (clickhouse)" "$1" || { cat "$1"; fail "no counters for $2"; }; }

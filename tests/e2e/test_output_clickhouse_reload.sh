@@ -8,15 +8,11 @@
 # every row arrives, none twice, none dropped by either instance.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/clickhouse_lib.sh"
-FACTOR=${SLUICE_TEST_TIME_FACTOR:-1}
-CAP="$SRCDIR/tests/data/nflog-mixed.pcap"
 [ -f "$CAP" ] || skip "no captures in tests/data"
-E2E=$(dirname "$0")
 
-spooled_recs() { python3 "$E2E/spool_read.py" "$1" 2>&1 >/dev/null | sed -n 's/records=\([0-9]*\) .*/\1/p'; }
 count() { ch_query a "SELECT count() FROM packets"; }
 
-ch_start a "<shutdown_wait_unfinished>1</shutdown_wait_unfinished><keep_alive_timeout>1</keep_alive_timeout>"
+ch_start a "$CH_QUICK_STOP"
 clickhouse-client --port "$CH_TCP_a" -n <"$SRCDIR/conf/clickhouse/packets.sql"
 ch_stop a
 cat >"$WORK/r.yaml" <<YAML

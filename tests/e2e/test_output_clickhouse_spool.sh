@@ -16,22 +16,15 @@
 #     dropped = spool_dropped, and the segments hold exactly `spooled` rows.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/clickhouse_lib.sh"
-FACTOR=${SLUICE_TEST_TIME_FACTOR:-1}
-CAP="$SRCDIR/tests/data/nflog-mixed.pcap"
 [ -f "$CAP" ] || skip "no captures in tests/data"
-SQL="$SRCDIR/conf/clickhouse"
-E2E=$(dirname "$0")
 
 # counters LOG: the clickhouse instance's line of the counters printed at exit.
 counters() { grep "counters: c.clickhouse (clickhouse)" "$1" || { cat "$1"; fail "no counters in $1"; }; }
 # cval LINE NAME: one counter's value.
 cval() { echo "$1" | sed -n "s/.* $2=\([0-9]*\).*/\1/p"; }
 count() { ch_query a "SELECT count() FROM $1"; }
-# spooled_recs DIR: records in the segments (spool_read.py's own reading).
-spooled_recs() { python3 "$E2E/spool_read.py" "$1" 2>&1 >/dev/null | sed -n 's/records=\([0-9]*\) .*/\1/p'; }
 
-# a short graceful stop: 18.16 keeps serving open keep-alive connections meanwhile
-ch_start a "<shutdown_wait_unfinished>1</shutdown_wait_unfinished><keep_alive_timeout>1</keep_alive_timeout>"
+ch_start a "$CH_QUICK_STOP"
 for t in outage killed full; do
 	sed "s/EXISTS packets (/EXISTS $t (/" "$SQL/packets.sql" | clickhouse-client --port "$CH_TCP_a" -n
 done

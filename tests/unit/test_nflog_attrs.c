@@ -47,8 +47,8 @@ static void ev_put(struct ev *e, uint16_t type, const void *v, size_t n)
 	memcpy(e->b + e->len, &l, 2);
 	memcpy(e->b + e->len + 2, &type, 2);
 	memcpy(e->b + e->len + 4, v, n);
-	memset(e->b + e->len + 4 + n, 0, TLV_ALIGN(n) - n);
-	e->len += TLV_ALIGN(4 + n);
+	memset(e->b + e->len + 4 + n, 0, SL_TLV_ALIGN(n) - n);
+	e->len += SL_TLV_ALIGN(4 + n);
 }
 
 static void ev_put32(struct ev *e, uint16_t type, uint32_t v)
