@@ -35,21 +35,7 @@ static void spool_log(void *ctx, int level, const char *msg)
 /* The spool's counts since the last call into the counters. */
 static void publish(struct ch_spool *cs)
 {
-	const struct sl_spool_stats *s = sl_spool_stats(cs->sp);
-	struct sl_spool_stats *seen = &cs->seen;
-
-	if (s->spooled != seen->spooled)
-		cs->host->counter_add(cs->inst, cs->c_spooled, s->spooled - seen->spooled);
-	if (s->sent != seen->sent)
-		cs->host->counter_add(cs->inst, cs->c_spool_sent, s->sent - seen->sent);
-	if (s->dropped != seen->dropped) {
-		cs->host->counter_add(cs->inst, cs->c_spool_dropped, s->dropped - seen->dropped);
-		cs->host->dropped_add(cs->inst, s->dropped - seen->dropped);
-	}
-	/* a current size: the difference wraps to a decrease (mod 2^64) */
-	if (s->bytes != seen->bytes)
-		cs->host->counter_add(cs->inst, cs->c_spool_bytes, s->bytes - seen->bytes);
-	*seen = *s;
+	sl_spool_counters_publish(&cs->ctr, cs->sp, cs->host, cs->inst);
 }
 
 void ch_spool_counters(struct ch_spool *cs, const struct sl_host *host, struct sl_instance *inst,
@@ -58,10 +44,7 @@ void ch_spool_counters(struct ch_spool *cs, const struct sl_host *host, struct s
 	cs->host = host;
 	cs->inst = inst;
 	cs->c_retries = c_retries;
-	cs->c_spooled = host->counter_new(inst, "spooled");
-	cs->c_spool_sent = host->counter_new(inst, "spool_sent");
-	cs->c_spool_bytes = host->counter_new(inst, "spool_bytes");
-	cs->c_spool_dropped = host->counter_new(inst, "spool_dropped");
+	sl_spool_counters_new(&cs->ctr, host, inst);
 }
 
 int ch_spool_open(struct ch_spool *cs, const char *dir, uint64_t max_size, uint64_t retry_min,
@@ -192,7 +175,7 @@ uint64_t ch_spool_drain(struct ch_spool *cs, ch_post_fn post, void *ctx, uint64_
 		if (fmt < 0 || fmt > 1) {	/* not ours: an empty or foreign record */
 			cs->host->log(cs->inst, SL_LOG_ERR, "spool: a record of unknown format "
 				      "skipped (counted in spool_dropped)");
-			cs->host->counter_add(cs->inst, cs->c_spool_dropped, 1);
+			cs->host->counter_add(cs->inst, cs->ctr.dropped, 1);
 			cs->host->dropped_add(cs->inst, 1);
 			sl_spool_ack(cs->sp, 1);
 			continue;

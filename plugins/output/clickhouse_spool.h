@@ -22,6 +22,7 @@
 #include <sluice/plugin.h>
 
 #include "spool.h"
+#include "spool_counters.h"
 
 /* One INSERT of len bytes holding rows rows of format fmt (0, 1): true on HTTP 200. */
 typedef bool (*ch_post_fn)(void *ctx, int fmt, const char *buf, size_t len, unsigned rows);
@@ -30,7 +31,7 @@ struct ch_spool {
 	const struct sl_host *host;
 	struct sl_instance *inst;
 	struct sl_spool *sp;
-	struct sl_spool_stats seen;	/* published to the counters */
+	struct sl_spool_counters ctr;	/* spooled, spool_sent, ... */
 	struct iovec *iov;
 	unsigned max_rows;		/* rows per INSERT from the spool */
 	char *buf;			/* one INSERT from the spool, reused */
@@ -38,7 +39,7 @@ struct ch_spool {
 	char *rec;			/* one record being appended: format byte + row */
 	uint64_t retry_min, retry_max, delay;
 	uint64_t next_try;		/* CLOCK_MONOTONIC ms of the next INSERT try */
-	int c_spooled, c_spool_sent, c_spool_bytes, c_spool_dropped, c_retries;
+	int c_retries;
 };
 
 /* The counters (at configure: after the output's own). */

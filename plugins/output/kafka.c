@@ -225,10 +225,7 @@ static int kafka_configure(const struct sl_host *host, struct sl_instance *inst,
 	st->c_not_json = host->counter_new(inst, "not_json");
 	st->c_no_key = host->counter_new(inst, "no_key");
 	if (c->spool_dir) {
-		st->c_spooled = host->counter_new(inst, "spooled");
-		st->c_spool_sent = host->counter_new(inst, "spool_sent");
-		st->c_spool_bytes = host->counter_new(inst, "spool_bytes");
-		st->c_spool_dropped = host->counter_new(inst, "spool_dropped");
+		sl_spool_counters_new(&st->spool_ctr, host, inst);
 		st->c_spooled_failed = host->counter_new(inst, "spooled_failed");
 	}
 	*state = st;

@@ -18,6 +18,7 @@
 #include <sluice/plugin.h>
 
 #include "spool.h"
+#include "spool_counters.h"
 
 struct kafka_cfg {
 	struct sl_strlist brokers;
@@ -68,7 +69,7 @@ struct kafka_state {
 
 	/* spool_dir (kafka_spool.c); spool is NULL without it */
 	struct sl_spool *spool;
-	struct sl_spool_stats spool_seen;	/* published to the counters */
+	struct sl_spool_counters spool_ctr;	/* spooled, spool_sent, ... */
 	uint8_t *sbuf;			/* one encoded record */
 	struct iovec *iov;		/* the window, as peeked */
 	uint8_t *wstate;		/* per window record: KW_* */
@@ -77,7 +78,7 @@ struct kafka_state {
 	bool wtail;			/* the window is all the spool: new records go direct */
 	bool front;			/* failed reports go in front of the spool (stop) */
 	struct sl_timer *spool_timer;
-	int c_spooled, c_spool_sent, c_spool_bytes, c_spool_dropped, c_spooled_failed;
+	int c_spooled_failed;
 
 	int c_delivered, c_fail[FAIL_N], c_no_text, c_not_json, c_no_key;
 	uint64_t fail_unlogged, fail_logged_at;

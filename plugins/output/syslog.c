@@ -1383,10 +1383,7 @@ static int syslog_configure(const struct sl_host *host, struct sl_instance *inst
 	if (c->transport == TR_TLS || (c->transport == TR_RELP && c->tls_ca_file))
 		st->c_tls_failures = host->counter_new(inst, "tls_failures");
 	if (c->spool_dir) {
-		st->c_spooled = host->counter_new(inst, "spooled");
-		st->c_spool_sent = host->counter_new(inst, "spool_sent");
-		st->c_spool_bytes = host->counter_new(inst, "spool_bytes");
-		st->c_spool_dropped = host->counter_new(inst, "spool_dropped");
+		sl_spool_counters_new(&st->spool_ctr, host, inst);
 	}
 	*state = st;
 	return 0;

@@ -17,6 +17,7 @@
 #include "fmt.h"
 #include "relp_conn.h"
 #include "spool.h"
+#include "spool_counters.h"
 
 struct syslog_cfg;
 
@@ -103,7 +104,7 @@ struct syslog_state {
 	int c_dropped, c_reconnects, c_no_text, c_escaped, c_possibly_lost, c_tls_failures;
 
 	struct sl_spool *spool;		/* spool_dir, or NULL */
-	struct sl_spool_stats spool_seen;	/* published to the counters */
+	struct sl_spool_counters spool_ctr;	/* spooled, spool_sent, ... */
 	size_t spool_head_sent;		/* bytes of the spool's head message sent */
 	unsigned spool_taken;		/* TLS: of tls_rec_msgs, spool records */
 	struct iovec *rs_iov;		/* RELP: peeks beyond the handed records */
@@ -112,7 +113,6 @@ struct syslog_state {
 	uint64_t drain_until;		/* at stop: the spool is sent until then */
 	bool spool_adopted;		/* the spool's lock was ours once */
 	char *sbuf;			/* one framed message for the spool */
-	int c_spooled, c_spool_sent, c_spool_bytes, c_spool_dropped;
 	uint64_t drops_unlogged, drops_outage, drop_logged_at;
 	uint64_t err_logged_at, errs_unlogged;
 	bool was_down;

@@ -35,21 +35,7 @@ void syslog_spool_log(void *ctx, int level, const char *msg)
 /* The spool's counts since the last call into the counters. */
 void syslog_spool_publish(struct syslog_state *st)
 {
-	const struct sl_spool_stats *s = sl_spool_stats(st->spool);
-	struct sl_spool_stats *seen = &st->spool_seen;
-
-	if (s->spooled != seen->spooled)
-		st->host->counter_add(st->inst, st->c_spooled, s->spooled - seen->spooled);
-	if (s->sent != seen->sent)
-		st->host->counter_add(st->inst, st->c_spool_sent, s->sent - seen->sent);
-	if (s->dropped != seen->dropped) {
-		st->host->counter_add(st->inst, st->c_spool_dropped, s->dropped - seen->dropped);
-		st->host->dropped_add(st->inst, s->dropped - seen->dropped);
-	}
-	/* a current size: the difference wraps to a decrease (mod 2^64) */
-	if (s->bytes != seen->bytes)
-		st->host->counter_add(st->inst, st->c_spool_bytes, s->bytes - seen->bytes);
-	*seen = *s;
+	sl_spool_counters_publish(&st->spool_ctr, st->spool, st->host, st->inst);
 }
 
 /* Append one framed message (digits, text, LF) to the spool. */
