@@ -59,6 +59,8 @@ static const struct sl_option kafka_opts[] = {
 		    "compression.codec of the message sets"),
 	SL_OPT_ENUM("acks", struct kafka_cfg, acks, "all", acks_names,
 		    "acknowledgements the leader waits for: all in-sync replicas, 1, or none"),
+	SL_OPT_BOOL("idempotence", struct kafka_cfg, idempotence, "true",
+		    "with acks all: librdkafka's retries never write a message twice (enable.idempotence)"),
 	SL_OPT_SIZE("batch_size", struct kafka_cfg, batch_size, "1MiB", 1024, (int64_t)1 << 30,
 		    "largest message set sent to a partition at once (batch.size)"),
 	SL_OPT_DURATION("linger", struct kafka_cfg, linger, "5ms", 0, 900000,
@@ -150,6 +152,15 @@ static int conf_build(const struct sl_host *host, struct sl_instance *inst,
 	    conf_set(host, inst, conf, "compression", "compression.codec",
 		     compression_names[c->compression]) ||
 	    conf_set(host, inst, conf, "acks", "acks", acks_values[c->acks]))
+		return -1;
+	/*
+	 * A produce request the broker wrote but whose answer was lost (the
+	 * broker went away) is retried by librdkafka: without idempotence the
+	 * record is then in the log twice.  It needs acks all; with acks 1 or 0
+	 * the user chose to lose or repeat records anyway.
+	 */
+	if (c->idempotence && c->acks == ACKS_ALL &&
+	    conf_set(host, inst, conf, "idempotence", "enable.idempotence", "true"))
 		return -1;
 	snprintf(num, sizeof(num), "%" PRIu64, c->batch_size);
 	if (conf_set(host, inst, conf, "batch_size", "batch.size", num))

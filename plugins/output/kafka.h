@@ -27,6 +27,7 @@ struct kafka_cfg {
 	int format;
 	int compression;
 	int acks;
+	bool idempotence;
 	uint64_t batch_size;
 	uint64_t linger;
 	uint64_t queue_size;

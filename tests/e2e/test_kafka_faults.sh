@@ -72,7 +72,7 @@ python3 "$SRCDIR/tests/e2e/kafka_compare.py" "$WORK/ref.json" "$WORK/out.got" ex
 K=7
 ONE=", properties: {batch.num.messages: 1, max.in.flight.requests.per.connection: 1"
 mock_cmd "err inj 2 $K"
-conf inj "" ", topic: inj, linger: 0ms$ONE, retries: 0}"
+conf inj "" ", topic: inj, linger: 0ms, idempotence: false$ONE, retries: 0}"
 "$SLUICE" -c "$WORK/inj.yaml" >"$WORK/inj.log" 2>&1 || { cat "$WORK/inj.log"; fail "sluice failed"; }
 L="$WORK/inj.log"
 f=$(counter "$L" s.kafka failed_broker_error)
@@ -84,7 +84,7 @@ read_topic inj "$WORK/inj.got"
 echo "$K injected errors, retries off: failed_broker_error=$f, delivered=$d, on the topic $((N - K))"
 
 mock_cmd "err retry 19 $K"
-conf retry "" ", topic: retry$ONE}"
+conf retry "" ", topic: retry, stop_timeout: 30s$ONE}"
 "$SLUICE" -c "$WORK/retry.yaml" >"$WORK/retry.log" 2>&1 || { cat "$WORK/retry.log"; fail "sluice failed"; }
 L="$WORK/retry.log"
 [ "$(counter "$L" s.kafka delivered)" = $N ] && [ "$(counter "$L" s.kafka dropped)" = 0 ] ||
