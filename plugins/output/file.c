@@ -98,7 +98,7 @@ static int check_header(const struct sl_host *host, struct sl_instance *inst,
 				  cfg->header_uptime ? "header_uptime" : NULL;
 
 		if (set) {
-			host->config_error(inst, set, "%s needs a line_header (syslog or rfc3339)", set);
+			host->config_error(inst, set, "needs a line_header (syslog or rfc3339)");
 			return -1;
 		}
 		return 0;
