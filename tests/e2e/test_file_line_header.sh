@@ -48,7 +48,7 @@ stacks:
     - $conv
     - {plugin: file, file: "$WORK/$name.txt"$opts}
 YAML
-	TZ="$tz" timeout 20 "$SLUICE" -c "$WORK/$name.yaml" >"$WORK/$name.log" 2>&1 ||
+	TZ="$tz" timeout $((20 * ${SLUICE_TEST_TIME_FACTOR:-1})) "$SLUICE" -c "$WORK/$name.yaml" >"$WORK/$name.log" 2>&1 ||
 		{ cat "$WORK/$name.log"; fail "$name: sluice failed"; }
 }
 
