@@ -18,14 +18,16 @@
 #   - fail2ban-regex FILE FILTER, with a filter for the kernel LOG format
 #     (SRC=<HOST>, the port as F-PORT), matches every line of each file and
 #     reports the same source and port for each, and the dates it parsed
-#     from the headers are within 2 s of when the packets were sent.
+#     from the headers are within 1 s of when the packets were sent;
+#   - logwatch --service iptables reports the same sources, destinations,
+#     ports and packet counts for the three files.
 # TZ is Europe/Berlin (when tzdata has it), so the headers are local time.
 # net.netfilter.nf_log_all_netns is set to 1 (printk from a non-initial
 # namespace) and restored at exit.  fail2ban-regex only reads: no server,
 # no jail, nothing is banned.
 . "$(dirname "$0")/lib.sh"
 need_root
-need_cmd ip nft python3 psad fail2ban-regex
+need_cmd ip nft python3 psad fail2ban-regex logwatch
 [ -r /dev/kmsg ] || skip "cannot read /dev/kmsg"
 SYSCTL=/proc/sys/net/netfilter/nf_log_all_netns
 modprobe nf_log_syslog 2>/dev/null || true
@@ -275,5 +277,21 @@ for f in ("kern", "sluice-syslog", "sluice-rfc3339"):
         sys.exit("%s: a date %.3f s outside the sending time (+-1 s)" % (f, off))
     print("ok: fail2ban-regex: %s.log: 25 matches dated within the sending time +-1 s" % f)
 PY
+
+# logwatch's iptables service, on each file as the "messages" of a log dir of its own.
+for f in kern sluice-syslog sluice-rfc3339; do
+	mkdir "$WORK/lw-$f"
+	cp "$WORK/$f.log" "$WORK/lw-$f/messages"
+	timeout 60 logwatch --logdir "$WORK/lw-$f" --service iptables --range All --output stdout \
+		--detail High --numeric >"$WORK/$f.lw" 2>&1 || { cat "$WORK/$f.lw"; fail "logwatch failed on $f.log"; }
+	grep -v "Processing Initiated:" "$WORK/$f.lw" >"$WORK/$f.lw.cmp"
+done
+grep -q "From 10.97.0.1 - 20 packets" "$WORK/kern.lw" && grep -q "From 10.97.0.77 - 5 packets" "$WORK/kern.lw" &&
+	[ "$(grep -c "Service: .*($TAG) - 1 packet" "$WORK/kern.lw")" = $N ] ||
+	{ cat "$WORK/kern.lw"; fail "logwatch's report of the kernel's lines is not the scan that was sent"; }
+for f in sluice-syslog sluice-rfc3339; do
+	diff -u "$WORK/kern.lw.cmp" "$WORK/$f.lw.cmp" >&2 || fail "logwatch: $f.log reported differently from kern.log"
+done
+echo "ok: logwatch: the same report of the three files: $(grep -E '^ +From ' "$WORK/kern.lw" | tr -s ' ' | tr '\n' ';')"
 pgrep -x fail2ban-server >/dev/null && echo "note: a fail2ban-server runs on this machine (not started by this test)"
-pass "psad and fail2ban see the same scan in sluice's files as in the kernel's ($N lines, TZ=$TZ)"
+pass "psad, fail2ban and logwatch see the same scan in sluice's files as in the kernel's ($N lines, TZ=$TZ)"
