@@ -201,7 +201,8 @@ for fn, rx in (("sluice-syslog.log", SYS), ("sluice-rfc3339.log", RFC)):
 PY
 
 # psad with a private configuration: its state, run and archive directories
-# in $WORK, the scan's prefix as FW_MSG_SEARCH, no DNS, whois, mail or syslog.
+# in $WORK, only lines with the scan's prefix (FW_SEARCH_ALL N, FW_MSG_SEARCH),
+# no DNS, whois, mail or syslog.
 mkdir -p "$WORK/psad"
 ARCHIVE_BEFORE=$(ls -d /etc/psad/archive 2>/dev/null || true)
 sed -e "s|^HOSTNAME .*|HOSTNAME fw;|" \
@@ -209,13 +210,14 @@ sed -e "s|^HOSTNAME .*|HOSTNAME fw;|" \
 	-e "s|^PSAD_RUN_DIR .*|PSAD_RUN_DIR $WORK/psad/run;|" \
 	-e "s|^PSAD_FIFO_DIR .*|PSAD_FIFO_DIR $WORK/psad/lib;|" \
 	-e "s|^CONF_ARCHIVE_DIR .*|CONF_ARCHIVE_DIR $WORK/psad/archive;|" \
+	-e "s|^FW_SEARCH_ALL .*|FW_SEARCH_ALL N;|" \
 	-e "s|^FW_MSG_SEARCH .*|FW_MSG_SEARCH $TAG;|" \
 	-e "s|^ENABLE_WHOIS_LOOKUPS .*|ENABLE_WHOIS_LOOKUPS N;|" \
 	-e "s|^ENABLE_DNS_LOOKUPS .*|ENABLE_DNS_LOOKUPS N;|" \
 	-e "s|^ALERTING_METHODS .*|ALERTING_METHODS noemail,nosyslog;|" \
 	-e "s|^ENABLE_SIG_MSG_SYSLOG .*|ENABLE_SIG_MSG_SYSLOG N;|" \
 	/etc/psad/psad.conf >"$WORK/psad/psad.conf"
-for k in HOSTNAME PSAD_DIR PSAD_RUN_DIR PSAD_FIFO_DIR CONF_ARCHIVE_DIR FW_MSG_SEARCH ENABLE_DNS_LOOKUPS; do
+for k in HOSTNAME PSAD_DIR PSAD_RUN_DIR PSAD_FIFO_DIR CONF_ARCHIVE_DIR FW_SEARCH_ALL FW_MSG_SEARCH ENABLE_DNS_LOOKUPS; do
 	grep -q "^$k .*$WORK\|^$k .*$TAG\|^$k  *fw;\|^$k  *N;" "$WORK/psad/psad.conf" ||
 		fail "psad.conf: could not set $k (Debian's psad.conf changed?)"
 done
