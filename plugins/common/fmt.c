@@ -456,6 +456,41 @@ void fmt_rfc3339(struct fmt_buf *b, struct fmt_time_cache *c, struct sl_time t)
 	FMT_VIA(b, FMT_RFC3339_MAX, fmt_rfc3339_raw(at_, c, t));
 }
 
+/* ---- RFC 3164 ---- */
+
+static const char month_abbr[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
+
+char *fmt_date3164_raw(char *p, struct fmt_date3164_cache *c, int64_t sec)
+{
+	if (!c->valid || c->sec != sec) {
+		time_t t = (time_t)sec;
+		struct tm tm;
+		char *q = c->date;
+
+		if (!localtime_r(&t, &tm))
+			memset(&tm, 0, sizeof(tm));	/* out of time_t's range */
+		memcpy(q, month_abbr + 3 * ((unsigned)tm.tm_mon % 12), 3);
+		q[3] = ' ';
+		q[4] = tm.tm_mday >= 10 ? (char)('0' + tm.tm_mday / 10 % 10) : ' ';
+		q[5] = (char)('0' + tm.tm_mday % 10);
+		q[6] = ' ';
+		q = dec2(q + 7, (unsigned)tm.tm_hour % 100);
+		*q++ = ':';
+		q = dec2(q, (unsigned)tm.tm_min % 100);
+		*q++ = ':';
+		dec2(q, (unsigned)tm.tm_sec % 100);	/* 60: a leap second */
+		c->sec = sec;
+		c->valid = true;
+	}
+	memcpy(p, c->date, FMT_DATE3164_LEN);
+	return p + FMT_DATE3164_LEN;
+}
+
+void fmt_date3164(struct fmt_buf *b, struct fmt_date3164_cache *c, int64_t sec)
+{
+	FMT_VIA(b, FMT_DATE3164_LEN, fmt_date3164_raw(at_, c, sec));
+}
+
 /* ---- JSON ---- */
 
 /*

@@ -253,6 +253,25 @@ char *fmt_rfc3339_raw(char *p, struct fmt_time_cache *c, struct sl_time t);
 void fmt_rfc3339(struct fmt_buf *b, struct fmt_time_cache *c, struct sl_time t);
 
 /*
+ * The BSD syslog (RFC 3164) date "Mmm dd HH:MM:SS" in local time, the day
+ * space-padded ("Dec  1 05:53:27"), as rsyslog's %TIMESTAMP% and the
+ * kernel-log files it writes show it.  localtime_r once per new second
+ * (which also follows DST changes and the zone read by tzset at start);
+ * the caller owns the cache (one per instance).
+ */
+#define FMT_DATE3164_LEN 15
+
+struct fmt_date3164_cache {
+	bool valid;
+	int64_t sec;
+	char date[FMT_DATE3164_LEN];
+};
+
+/* Writes FMT_DATE3164_LEN bytes at p, returns p + FMT_DATE3164_LEN. */
+char *fmt_date3164_raw(char *p, struct fmt_date3164_cache *c, int64_t sec);
+void fmt_date3164(struct fmt_buf *b, struct fmt_date3164_cache *c, int64_t sec);
+
+/*
  * JSON string, with the surrounding quotes.  Escapes '"' and '\\' with a
  * backslash, \b \f \n \r \t by name, other control bytes (< 0x20) and DEL
  * as \u00XX, and so are the C1 controls U+0080..U+009F (terminals obey

@@ -7,13 +7,21 @@
  * (but TAB), DEL and invalid UTF-8 are written as \xNN (text_escape.h).
  * logline's and json's text never needs it and comes marked so
  * (sl_set_text_safe): it is copied without the scan.
+ *
+ * line_header puts a syslog header before every line, whatever made the
+ * text (packet lines, conntrack lines, JSON): the file then reads like
+ * rsyslog's kern.log (line_header.h).  Its time is the record's
+ * timestamp, else its flow_end, else the time the batch reached the
+ * output (one clock read per such batch).
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <sluice/plugin.h>
 
+#include "line_header.h"
 #include "outfile.h"
 #include "text_escape.h"
 
@@ -24,7 +32,13 @@ struct file_cfg {
 	uint64_t rotate_interval;
 	uint64_t buffer;
 	uint64_t flush_interval;
+	int line_header;
+	const char *header_host;
+	const char *header_tag;
+	bool header_uptime;
 };
+
+static const char *const line_header_names[] = { "none", "syslog", "rfc3339", NULL };
 
 struct file_state {
 	struct sl_outfile *of;
@@ -32,6 +46,7 @@ struct file_state {
 	struct sl_instance *inst;
 	int c_no_text;
 	int c_escaped;
+	struct line_header hdr;		/* style LH_NONE: no header */
 };
 static const struct sl_option file_opts[] = {
 	SL_OPT_STR("file", struct file_cfg, file, SL_REQUIRED,
@@ -45,6 +60,16 @@ static const struct sl_option file_opts[] = {
 		    "user-space buffer; written out when full"),
 	SL_OPT_DURATION("flush_interval", struct file_cfg, flush_interval, "1s", 0, 3600000,
 			"write the buffer out at least this often (0: only when full)"),
+	SL_OPT_ENUM("line_header", struct file_cfg, line_header, "none", line_header_names,
+		    "syslog header before each line, as rsyslog writes files: syslog "
+		    "('Dec  1 05:53:27 host tag: '), rfc3339 "
+		    "('2026-12-01T05:53:27.175145+01:00 host tag: '); local time of the record"),
+	SL_OPT_STR("header_host", struct file_cfg, header_host, NULL,
+		   "host name in the header (default: this machine's, up to the first '.')"),
+	SL_OPT_STR("header_tag", struct file_cfg, header_tag, "kernel",
+		   "syslog tag in the header, written with a ':' after it"),
+	SL_OPT_BOOL("header_uptime", struct file_cfg, header_uptime, "false",
+		    "the kernel's '[seconds.micro]' uptime stamp after the tag, as in kern.log"),
 	SL_OPT_END
 };
 
@@ -56,8 +81,41 @@ static const struct sl_field_decl file_needs[] = {
 /* Read when present (a queue in front of it copies needs + these). */
 static const struct sl_field_decl file_reads[] = {
 	SL_FIELD_DECL(SL_F_TEXT_SAFE),
+	SL_FIELD_DECL(SL_F_TIMESTAMP),	/* line_header's time */
+	SL_FIELD_DECL(SL_F_FLOW_END),
 	SL_FIELD_END
 };
+
+/* The header options: written only with a header, and valid in one. */
+static int check_header(const struct sl_host *host, struct sl_instance *inst,
+			const struct file_cfg *cfg)
+{
+	const char *why;
+
+	if (cfg->line_header == LH_NONE) {
+		const char *set = cfg->header_host ? "header_host" :
+				  strcmp(cfg->header_tag, "kernel") ? "header_tag" :
+				  cfg->header_uptime ? "header_uptime" : NULL;
+
+		if (set) {
+			host->config_error(inst, set, "needs a line_header (syslog or rfc3339)");
+			return -1;
+		}
+		return 0;
+	}
+	why = line_header_check_host(cfg->header_host);
+	if (why) {
+		host->config_error(inst, "header_host", "the host name %s", why);
+		return -1;
+	}
+	why = line_header_check_tag(cfg->header_tag);
+	if (why) {
+		host->config_error(inst, "header_tag", "the tag %s (at most %d printable bytes)",
+				   why, LH_TAG_MAX);
+		return -1;
+	}
+	return 0;
+}
 
 static int file_configure(const struct sl_host *host, struct sl_instance *inst, const void *config,
 			  void **state)
@@ -73,11 +131,19 @@ static int file_configure(const struct sl_host *host, struct sl_instance *inst, 
 	};
 	struct file_state *st;
 
-	if (sl_outfile_check(host, inst, &o) < 0)
+	if (sl_outfile_check(host, inst, &o) < 0 || check_header(host, inst, cfg) < 0)
 		return -1;
 	st = calloc(1, sizeof(*st));
 	if (!st) {
 		host->config_error(inst, NULL, "out of memory");
+		return -1;
+	}
+	if (cfg->line_header != LH_NONE &&
+	    line_header_init(&st->hdr, cfg->line_header, cfg->header_host, cfg->header_tag,
+			     cfg->header_uptime) < 0) {
+		host->config_error(inst, "line_header", "cannot read this machine's host name "
+				   "(%s); set header_host", strerror(errno));
+		free(st);
 		return -1;
 	}
 	st->host = host;
@@ -101,10 +167,30 @@ static int file_start(void *state)
 	return sl_outfile_start(st->of);
 }
 
+/* The time a line's header shows; now is read once per batch that needs it. */
+static struct sl_time header_time(const struct sl_record *r, struct sl_time *now)
+{
+	struct timespec tp;
+
+	if (sl_has(r, SL_F_TIMESTAMP))
+		return r->v[SL_F_TIMESTAMP].time;
+	if (sl_has(r, SL_F_FLOW_END))
+		return r->v[SL_F_FLOW_END].time;
+	if (!now->sec) {
+		clock_gettime(CLOCK_REALTIME, &tp);
+		now->sec = tp.tv_sec;
+		now->nsec = (uint32_t)tp.tv_nsec;
+	}
+	return *now;
+}
+
 static int file_process(void *state, struct sl_batch *b)
 {
 	struct file_state *st = state;
+	struct sl_time now = { 0, 0 };
 	unsigned i, no_text = 0, escaped = 0;
+	char hdr[LH_MAX];
+	size_t hlen = 0;
 
 	for (i = 0; i < b->count; i++) {
 		const struct sl_record *r = b->rec[i];
@@ -120,9 +206,13 @@ static int file_process(void *state, struct sl_batch *b)
 		esc = !sl_text_is_safe(r) && sl_esc_scan(t->ptr, n, SL_ESC_KEEP_TAB) < n;
 		if (esc)
 			n = sl_esc_len(t->ptr, n, SL_ESC_KEEP_TAB);
-		dst = sl_outfile_reserve(st->of, n + 1);
+		if (st->hdr.style != LH_NONE)
+			hlen = line_header_write(&st->hdr, hdr, header_time(r, &now));
+		dst = sl_outfile_reserve(st->of, hlen + n + 1);
 		if (!dst)
 			continue;	/* counted in dropped_records */
+		memcpy(dst, hdr, hlen);
+		dst += hlen;
 		if (esc) {
 			sl_esc_write((char *)dst, n, t->ptr, t->len, SL_ESC_KEEP_TAB, NULL);
 			escaped++;
@@ -130,7 +220,7 @@ static int file_process(void *state, struct sl_batch *b)
 			memcpy(dst, t->ptr, n);
 		}
 		dst[n] = '\n';
-		sl_outfile_commit(st->of, n + 1);
+		sl_outfile_commit(st->of, hlen + n + 1);
 	}
 	if (no_text) {
 		st->host->counter_add(st->inst, st->c_no_text, no_text);

@@ -64,7 +64,6 @@ static const char *const facility_names[] = {
 static const char *const severity_names[] = {
 	"emerg", "alert", "crit", "err", "warning", "notice", "info", "debug", NULL
 };
-static const char month_names[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
 
 struct syslog_cfg {
 	int format;
@@ -937,33 +936,6 @@ static void drain(struct syslog_state *st)
 
 /* ---- formatting ---- */
 
-static void time_3164(struct syslog_state *st, struct fmt_buf *b, int64_t sec)
-{
-	if (sec != st->tc3164_sec || !st->tc3164[0]) {
-		time_t t = (time_t)sec;
-		struct tm tm;
-		char *p = st->tc3164;
-
-		localtime_r(&t, &tm);
-		memcpy(p, month_names + 3 * (tm.tm_mon % 12), 3);
-		p[3] = ' ';
-		p[4] = tm.tm_mday >= 10 ? (char)('0' + tm.tm_mday / 10) : ' ';
-		p[5] = (char)('0' + tm.tm_mday % 10);
-		p[6] = ' ';
-		p[7] = (char)('0' + tm.tm_hour / 10);
-		p[8] = (char)('0' + tm.tm_hour % 10);
-		p[9] = ':';
-		p[10] = (char)('0' + tm.tm_min / 10);
-		p[11] = (char)('0' + tm.tm_min % 10);
-		p[12] = ':';
-		p[13] = (char)('0' + tm.tm_sec / 10 % 10);
-		p[14] = (char)('0' + tm.tm_sec % 10);
-		p[15] = 0;
-		st->tc3164_sec = sec;
-	}
-	fmt_mem(b, st->tc3164, 15);
-}
-
 /*
  * An SD-PARAM value: control bytes and invalid UTF-8 as \xNN first, then
  * '"', '\' and ']' escaped (RFC 5424 6.3.3).  Interface names are short;
@@ -1057,7 +1029,7 @@ static size_t format(struct syslog_state *st, const struct sl_record *r, struct 
 			fmt_chr(&b, '-');
 		fmt_chr(&b, ' ');
 	} else {
-		time_3164(st, &b, ts.sec);
+		fmt_date3164(&b, &st->tc3164, ts.sec);
 		fmt_chr(&b, ' ');
 		if (c->transport != TR_UNIX) {	/* local syslogd adds its own */
 			fmt_str(&b, st->hostname);

@@ -91,8 +91,7 @@ struct syslog_state {
 	uint8_t pri_len;
 	char pri[8];			/* "<165>" */
 	struct fmt_time_cache tc5424;
-	int64_t tc3164_sec;
-	char tc3164[16];		/* "Nov 29 22:15:00" */
+	struct fmt_date3164_cache tc3164;	/* "Nov 29 22:15:00" */
 
 	/* TLS: credentials loaded at configure time, a session per connection */
 	struct tls_creds *tls_creds;

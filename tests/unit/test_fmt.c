@@ -308,6 +308,49 @@ static void test_time(void)
 	}
 }
 
+/* RFC 3164 dates against strftime's "%b %e %H:%M:%S" (C locale), across DST changes. */
+static void test_date3164(void)
+{
+	static const char *zones[] = {"UTC", "Europe/Berlin", "America/St_Johns", "Australia/Lord_Howe"};
+	struct fmt_date3164_cache c;
+	char want[64];
+	unsigned z, i;
+
+	for (z = 0; z < sizeof(zones) / sizeof(zones[0]); z++) {
+		int64_t sec = 0;
+
+		setenv("TZ", zones[z], 1);
+		tzset();
+		memset(&c, 0, sizeof(c));
+		for (i = 0; i < 200000; i++) {
+			struct fmt_buf *fb = fresh();
+			time_t t;
+			struct tm tm;
+
+			/* 1970..2100, some runs of nearby seconds (cache hits) */
+			if (i % 4 == 0)
+				sec = (int64_t)(rnd() % 4102444800ULL);
+			else
+				sec += (int64_t)(rnd() % 3);
+			if (i < 3)	/* Berlin: before and after the spring-forward hour of 2026 */
+				sec = (int64_t[]){1774745999, 1774746000, 1796104407}[i];
+			t = (time_t)sec;
+			localtime_r(&t, &tm);
+			strftime(want, sizeof(want), "%b %e %H:%M:%S", &tm);
+			fmt_date3164(fb, &c, sec);
+			expect(fb, want, "rfc3164 date");
+		}
+	}
+	setenv("TZ", "Europe/Berlin", 1);
+	tzset();
+	{
+		struct fmt_buf *fb = fresh();
+
+		fmt_date3164(fb, &c, 1796104407);	/* 2026-12-01T05:53:27Z */
+		expect(fb, "Dec  1 06:53:27", "rfc3164 example");
+	}
+}
+
 /* Slow reference: decode code points one by one. */
 static size_t ref_json(char *o, const uint8_t *s, size_t n)
 {
@@ -511,6 +554,7 @@ int main(void)
 	test_ip();
 	test_mac();
 	test_time();
+	test_date3164();
 	test_json();
 	test_bounds();
 	test_raw_room();

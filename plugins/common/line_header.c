@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The syslog header of the file output's lines (see line_header.h). */
+#include <errno.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "line_header.h"
+
+/* Printable ASCII but space: what a syslog header field may hold. */
+static const char *check_word(const char *s, size_t max, const char *extra_bad)
+{
+	size_t n = strlen(s);
+
+	if (!n)
+		return "is empty";
+	if (n > max)
+		return "is too long";
+	for (; *s; s++) {
+		if ((unsigned char)*s <= ' ' || (unsigned char)*s >= 0x7f)
+			return "holds a space, a control byte or a non-ASCII byte";
+		if (strchr(extra_bad, *s))
+			return "holds a ':' (the header ends the tag with one)";
+	}
+	return NULL;
+}
+
+const char *line_header_check_host(const char *host)
+{
+	return host ? check_word(host, LH_HOST_MAX, "") : NULL;
+}
+
+const char *line_header_check_tag(const char *tag)
+{
+	return check_word(tag, LH_TAG_MAX, ":");
+}
+
+static int64_t clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+int line_header_init(struct line_header *h, enum line_header_style style, const char *host,
+		     const char *tag, bool uptime)
+{
+	char name[LH_HOST_MAX + 1];
+	char *p;
+
+	memset(h, 0, sizeof(*h));
+	h->style = style;
+	h->uptime = uptime;
+	if (!host) {
+		if (gethostname(name, sizeof(name)) < 0)
+			return -1;
+		name[sizeof(name) - 1] = 0;
+		p = strchr(name, '.');
+		if (p)
+			*p = 0;
+		if (line_header_check_host(name)) {
+			errno = EINVAL;
+			return -1;
+		}
+		host = name;
+	}
+	p = h->rest;
+	*p++ = ' ';
+	memcpy(p, host, strlen(host));
+	p += strlen(host);
+	*p++ = ' ';
+	memcpy(p, tag, strlen(tag));
+	p += strlen(tag);
+	*p++ = ':';
+	*p++ = ' ';
+	h->rest_len = (size_t)(p - h->rest);
+	/* Both read together; the pair's skew is far below a microsecond. */
+	h->boot_ns = clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_MONOTONIC);
+	tzset();
+	fmt_time_cache_init(&h->d3339, true);
+	return 0;
+}
+
+/* "[%5lu.%06lu] " of ns nanoseconds, as the kernel's print_time(). */
+static char *uptime_stamp(char *p, int64_t ns)
+{
+	uint64_t sec, us;
+	char digits[20];
+	int n = 0;
+
+	if (ns < 0)
+		ns = 0;
+	sec = (uint64_t)ns / 1000000000;
+	us = (uint64_t)ns % 1000000000 / 1000;
+	do {
+		digits[n++] = (char)('0' + sec % 10);
+		sec /= 10;
+	} while (sec);
+	*p++ = '[';
+	for (int pad = n; pad < 5; pad++)
+		*p++ = ' ';
+	while (n)
+		*p++ = digits[--n];
+	*p++ = '.';
+	for (int i = 5; i >= 0; i--) {
+		p[i] = (char)('0' + us % 10);
+		us /= 10;
+	}
+	p += 6;
+	*p++ = ']';
+	*p++ = ' ';
+	return p;
+}
+
+size_t line_header_write(struct line_header *h, char *p, struct sl_time t)
+{
+	char *start = p;
+
+	if (h->style == LH_SYSLOG)
+		p = fmt_date3164_raw(p, &h->d3164, t.sec);
+	else
+		p = fmt_rfc3339_raw(p, &h->d3339, t);
+	memcpy(p, h->rest, h->rest_len);
+	p += h->rest_len;
+	if (h->uptime) {
+		/* 0..9e9 s: no overflow in ns (a corrupt capture's time) */
+		int64_t sec = t.sec < 0 ? 0 : t.sec > 9000000000LL ? 9000000000LL : t.sec;
+
+		p = uptime_stamp(p, sec * 1000000000 + (int64_t)t.nsec - h->boot_ns);
+	}
+	return (size_t)(p - start);
+}
