@@ -1,0 +1,128 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The nfacct input against the kernel's extended accounting objects: in a
+# namespace, `nfacct add` objects counted by iptables-nft `-m nfacct` rules
+# for a known number of pings and UDP datagrams on loopback.
+#  1. reset: false — the last poll's JSON records equal `nfacct list`
+#     (exact packets and bytes, which also equal what was sent), logline's
+#     lines equal `nfacct list`'s lines, polls are `interval` apart;
+#  2. reset: true with names — the first poll reads what run 1 left, later
+#     polls add up to exactly the new traffic, and afterwards `nfacct list`
+#     shows the named objects zeroed while an object not named keeps its
+#     count; a named object that does not exist is counted and warned about.
+. "$(dirname "$0")/lib.sh"
+need_root
+need_cmd ip nfacct iptables-nft ping python3
+
+FACTOR=${SLUICE_TEST_TIME_FACTOR:-1}
+CHECK="python3 $(dirname "$0")/nfacct_check.py"
+NS=$(unique_name slacct)
+make_netns "$NS"
+in_ns() { ip netns exec "$NS" "$@"; }
+
+for o in sl_ping sl_udp sl_keep; do
+	in_ns nfacct add "$o" || skip "nfacct add failed: no nfnetlink_acct in this kernel"
+done
+in_ns iptables-nft -A INPUT -p icmp --icmp-type echo-request -m nfacct --nfacct-name sl_ping \
+	2>"$WORK/ipt.err" ||
+	skip "iptables-nft -m nfacct refused ($(head -1 "$WORK/ipt.err")): the kernel lacks xt_nfacct; nft named counters are not nfacct objects"
+in_ns iptables-nft -A INPUT -p udp --dport 9999 -m nfacct --nfacct-name sl_udp
+in_ns iptables-nft -A OUTPUT -p icmp --icmp-type echo-request -m nfacct --nfacct-name sl_keep
+
+# ping COUNT SIZE: COUNT echo requests of SIZE + 28 bytes on loopback
+ping_lo() { in_ns ping -q -c "$1" -s "$2" -i 0.05 -W 1 127.0.0.1 >/dev/null; }
+# udp_lo COUNT SIZE: COUNT datagrams of SIZE + 28 bytes to port 9999 (nobody listens)
+udp_lo() {
+	in_ns python3 -c 'import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+for _ in range(int(sys.argv[1])):
+    s.sendto(b"x" * int(sys.argv[2]), ("127.0.0.1", 9999))' "$1" "$2"
+}
+# last_poll FILE: the newest poll's objects
+last_poll() { $CHECK polls "$1" 2>/dev/null | tail -1 | cut -d' ' -f2-; }
+npolls() { $CHECK polls "$1" 2>/dev/null | wc -l; }
+nfacct_list() { in_ns nfacct list >"$WORK/list.txt" && $CHECK list "$WORK/list.txt"; }
+
+# start_sluice NAME: run $WORK/NAME.yaml in the namespace until the input polls
+start_sluice() {
+	ip netns exec "$NS" "$SLUICE" -c "$WORK/$1.yaml" >"$WORK/$1.log" 2>&1 &
+	SLUICE_PID=$!
+	at_exit "kill $SLUICE_PID"
+	wait_for $((10 * FACTOR)) grep -qs "nfacct: polling" "$WORK/$1.log" ||
+		{ cat "$WORK/$1.log"; fail "$1: nfacct did not start"; }
+}
+stop_sluice() {
+	kill -TERM "$SLUICE_PID"
+	wait "$SLUICE_PID" || { cat "$WORK/$1.log"; fail "$1: sluice exited with an error"; }
+}
+
+# ---- 1. reading without reset ----
+cat >"$WORK/r1.yaml" <<YAML
+stacks:
+  json:
+    - {plugin: nfacct, interval: 1s}
+    - json
+    - {plugin: file, file: "$WORK/r1.json"}
+  text:
+    - {plugin: nfacct, interval: 1s}
+    - logline
+    - {plugin: file, file: "$WORK/r1.txt"}
+YAML
+"$SLUICE" -t -c "$WORK/r1.yaml" >/dev/null || fail "r1.yaml does not pass sluice -t"
+start_sluice r1
+ping_lo 5 100	# 5 x 128 bytes
+udp_lo 7 200	# 7 x 228 bytes
+WANT1="sl_keep=5/640 sl_ping=5/640 sl_udp=7/1596"
+r1_done() { [ "$(last_poll "$WORK/r1.json")" = "$WANT1" ]; }
+wait_for $((15 * FACTOR)) r1_done || { cat "$WORK/r1.log"; $CHECK polls "$WORK/r1.json";
+	fail "run 1: no poll saw $WANT1"; }
+n=$(npolls "$WORK/r1.json")
+r1_more() { [ "$(npolls "$WORK/r1.json")" -ge $((n + 2)) ]; }
+wait_for $((10 * FACTOR)) r1_more || fail "run 1: polls stopped"
+stop_sluice r1
+cat "$WORK/r1.log"
+
+LIST1=$(nfacct_list)
+echo "nfacct list: $LIST1"
+echo "last poll:   $(last_poll "$WORK/r1.json")"
+[ "$LIST1" = "$WANT1" ] || fail "nfacct list shows $LIST1 after sending $WANT1"
+[ "$(last_poll "$WORK/r1.json")" = "$LIST1" ] || fail "sluice's last poll differs from nfacct list"
+# logline: the last three lines are nfacct list's lines, in the kernel's order
+diff <(tail -3 "$WORK/r1.txt") "$WORK/list.txt" || fail "logline's lines differ from nfacct list's"
+GAPS=$($CHECK interval "$WORK/r1.json" 1000 "$FACTOR") || fail "interval not respected: $GAPS"
+echo "run 1: $(npolls "$WORK/r1.json") polls, $GAPS"
+
+# ---- 2. reset: true, named objects ----
+cat >"$WORK/r2.yaml" <<YAML
+stacks:
+  zero:
+    - {plugin: nfacct, interval: 1s, reset: true, names: [sl_ping, sl_udp, sl_gone]}
+    - json
+    - {plugin: file, file: "$WORK/r2.json"}
+YAML
+start_sluice r2
+r2_first() { [ "$(npolls "$WORK/r2.json")" -ge 1 ]; }
+wait_for $((10 * FACTOR)) r2_first || fail "run 2: no poll"
+FIRST=$($CHECK polls "$WORK/r2.json" | head -1 | cut -d' ' -f2-)
+[ "$FIRST" = "sl_ping=5/640 sl_udp=7/1596" ] || fail "run 2: first poll $FIRST, not what run 1 left"
+ping_lo 3 60	# 3 x 88 bytes
+udp_lo 2 50	# 2 x 78 bytes
+WANT2="sl_ping=3/264 sl_udp=2/156"
+r2_done() { [ "$($CHECK sum "$WORK/r2.json" 1)" = "$WANT2" ]; }
+wait_for $((15 * FACTOR)) r2_done || { $CHECK polls "$WORK/r2.json"; fail "run 2: polls after the first do not add up to $WANT2"; }
+n=$(npolls "$WORK/r2.json")
+r2_more() { [ "$(npolls "$WORK/r2.json")" -ge $((n + 1)) ]; }
+wait_for $((10 * FACTOR)) r2_more || fail "run 2: polls stopped"
+stop_sluice r2
+cat "$WORK/r2.log"
+$CHECK polls "$WORK/r2.json"
+
+[ "$($CHECK sum "$WORK/r2.json" 1)" = "$WANT2" ] || fail "run 2: traffic after the first poll counted twice"
+LIST2=$(nfacct_list)
+echo "nfacct list after reset: $LIST2"
+[ "$LIST2" = "sl_keep=8/904 sl_ping=0/0 sl_udp=0/0" ] ||
+	fail "after reset: nfacct list shows $LIST2 (named objects zeroed, sl_keep untouched expected)"
+grep -q "no accounting object sl_gone" "$WORK/r2.log" || fail "the missing object was not warned about"
+grep -Eq "\(nfacct\): .* missing=[1-9]" "$WORK/r2.log" || fail "the missing object was not counted"
+if grep -q '"sl_keep"' "$WORK/r2.json"; then fail "run 2 read an object it was not given"; fi
+pass "run 1 = nfacct list = $WANT1; run 2 reset $WANT2, named objects zeroed"
