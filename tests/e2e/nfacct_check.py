@@ -3,6 +3,7 @@
 """Checks of test_netns_nfacct.sh on sluice's nfacct records.
 
   nfacct_check.py polls JSON              polls as lines: "time name=pkts/bytes ..."
+                                          (sluice's JSON, or ulogd2's NFACCT + JSON)
   nfacct_check.py list NFACCT_LIST_OUT    `nfacct list` as "name=pkts/bytes" lines
   nfacct_check.py interval JSON MS FACTOR gaps between polls ~ MS: prints them
   nfacct_check.py sum JSON SKIP           per object: the sum of the polls after the first SKIP
@@ -19,13 +20,18 @@ def polls(fn):
     out = []
     for line in open(fn):
         r = json.loads(line)
-        t = datetime.fromisoformat(r["timestamp"].replace("Z", "+00:00")).timestamp()
+        if "sum.name" in r:
+            # ulogd2: the poll's time in oob.time (timestamp=1), keys sum.*
+            t = r["oob.time.sec"] + r["oob.time.usec"] / 1e6
+            name, obj = r["sum.name"], (r["sum.pkts"], r["sum.bytes"])
+        else:
+            t = datetime.fromisoformat(r["timestamp"].replace("Z", "+00:00")).timestamp()
+            name, obj = r["acct_name"], (r["acct_packets"], r["acct_bytes"])
         if not out or out[-1][0] != t:
             out.append((t, {}))
-        name = r["acct_name"]
         if name in out[-1][1]:
             sys.exit("%s: %s twice in one poll" % (fn, name))
-        out[-1][1][name] = (r["acct_packets"], r["acct_bytes"])
+        out[-1][1][name] = obj
     return out
 
 

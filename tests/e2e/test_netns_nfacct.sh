@@ -5,7 +5,9 @@
 # for a known number of pings and UDP datagrams on loopback.
 #  1. reset: false — the last poll's JSON records equal `nfacct list`
 #     (exact packets and bytes, which also equal what was sent), logline's
-#     lines equal `nfacct list`'s lines, polls are `interval` apart;
+#     lines equal `nfacct list`'s lines, polls are `interval` apart; when
+#     ulogd2's NFACCT and JSON plugins are installed, ulogd2 polls the same
+#     objects (zerocounter=0) and its last poll must be the same;
 #  2. reset: true with names — the first poll reads what run 1 left, later
 #     polls add up to exactly the new traffic, and afterwards `nfacct list`
 #     shows the named objects zeroed while an object not named keeps its
@@ -69,6 +71,34 @@ stacks:
     - {plugin: file, file: "$WORK/r1.txt"}
 YAML
 "$SLUICE" -t -c "$WORK/r1.yaml" >/dev/null || fail "r1.yaml does not pass sluice -t"
+ULOGD_LIB=/usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || echo x86_64-linux-gnu)/ulogd
+ULOGD=false
+if command -v ulogd >/dev/null && [ -e "$ULOGD_LIB/ulogd_inpflow_NFACCT.so" ] &&
+	[ -e "$ULOGD_LIB/ulogd_output_JSON.so" ]; then
+	ULOGD=true
+	cat >"$WORK/ulogd.conf" <<INI
+[global]
+logfile="$WORK/ulogd.log"
+loglevel=3
+plugin="$ULOGD_LIB/ulogd_inpflow_NFACCT.so"
+plugin="$ULOGD_LIB/ulogd_output_JSON.so"
+stack=acct1:NFACCT,json1:JSON
+[acct1]
+pollinterval=1
+zerocounter=0
+timestamp=1
+[json1]
+sync=1
+file="$WORK/ulogd.json"
+INI
+	ip netns exec "$NS" ulogd -c "$WORK/ulogd.conf" -p "$WORK/ulogd.pid" &
+	ULOGD_PID=$!
+	at_exit "kill $ULOGD_PID"
+	wait_for $((10 * FACTOR)) grep -qs "entering main loop" "$WORK/ulogd.log" ||
+		{ cat "$WORK/ulogd.log"; fail "ulogd did not start"; }
+else
+	echo "NOTE: ulogd2 with NFACCT and JSON (Debian ulogd2, ulogd2-json) not installed: no comparison with ulogd2"
+fi
 start_sluice r1
 ping_lo 5 100	# 5 x 128 bytes
 udp_lo 7 200	# 7 x 228 bytes
@@ -76,6 +106,13 @@ WANT1="sl_keep=5/640 sl_ping=5/640 sl_udp=7/1596"
 r1_done() { [ "$(last_poll "$WORK/r1.json")" = "$WANT1" ]; }
 wait_for $((15 * FACTOR)) r1_done || { cat "$WORK/r1.log"; $CHECK polls "$WORK/r1.json";
 	fail "run 1: no poll saw $WANT1"; }
+if $ULOGD; then
+	u_done() { [ "$(last_poll "$WORK/ulogd.json")" = "$WANT1" ]; }
+	wait_for $((15 * FACTOR)) u_done || { $CHECK polls "$WORK/ulogd.json"; fail "ulogd2 never saw $WANT1"; }
+	kill -TERM "$ULOGD_PID"
+	wait "$ULOGD_PID" || true	# ulogd2 exits 0 or by the signal
+	echo "ulogd2's last poll: $(last_poll "$WORK/ulogd.json")"
+fi
 n=$(npolls "$WORK/r1.json")
 r1_more() { [ "$(npolls "$WORK/r1.json")" -ge $((n + 2)) ]; }
 wait_for $((10 * FACTOR)) r1_more || fail "run 1: polls stopped"
@@ -87,6 +124,9 @@ echo "nfacct list: $LIST1"
 echo "last poll:   $(last_poll "$WORK/r1.json")"
 [ "$LIST1" = "$WANT1" ] || fail "nfacct list shows $LIST1 after sending $WANT1"
 [ "$(last_poll "$WORK/r1.json")" = "$LIST1" ] || fail "sluice's last poll differs from nfacct list"
+if $ULOGD; then
+	[ "$(last_poll "$WORK/ulogd.json")" = "$LIST1" ] || fail "ulogd2's last poll differs from nfacct list"
+fi
 # logline: the last three lines are nfacct list's lines, in the kernel's order
 diff <(tail -3 "$WORK/r1.txt") "$WORK/list.txt" || fail "logline's lines differ from nfacct list's"
 GAPS=$($CHECK interval "$WORK/r1.json" 1000 "$FACTOR") || fail "interval not respected: $GAPS"
