@@ -5,7 +5,8 @@
   nfacct_check.py polls JSON              polls as lines: "time name=pkts/bytes ..."
                                           (sluice's JSON, or ulogd2's NFACCT + JSON)
   nfacct_check.py list NFACCT_LIST_OUT    `nfacct list` as "name=pkts/bytes" lines
-  nfacct_check.py interval JSON MS FACTOR gaps between polls ~ MS: prints them
+  nfacct_check.py interval JSON MS FACTOR [AFTER]
+                                          gaps between polls (after time AFTER) ~ MS
   nfacct_check.py sum JSON SKIP           per object: the sum of the polls after the first SKIP
 """
 import json
@@ -55,7 +56,8 @@ def main():
         print(fmt(objs))
     elif cmd == "interval":
         ms, factor = float(sys.argv[3]), float(sys.argv[4])
-        times = [t for t, _ in polls(sys.argv[2])]
+        after = float(sys.argv[5]) if len(sys.argv) > 5 else 0
+        times = [t for t, _ in polls(sys.argv[2]) if t > after]
         gaps = [(b - a) * 1000 for a, b in zip(times, times[1:])]
         if len(gaps) < 2:
             sys.exit("only %d polls" % len(times))

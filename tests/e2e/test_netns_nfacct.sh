@@ -11,7 +11,10 @@
 #  2. reset: true with names — the first poll reads what run 1 left, later
 #     polls add up to exactly the new traffic, and afterwards `nfacct list`
 #     shows the named objects zeroed while an object not named keeps its
-#     count; a named object that does not exist is counted and warned about.
+#     count; a named object that does not exist is counted and warned about;
+#  3. reload — SIGHUP changes the interval: the new instance replaces the
+#     old, polls come at the new interval, and with reset every packet sent
+#     before and after the reload is in exactly one record.
 . "$(dirname "$0")/lib.sh"
 need_root
 need_cmd ip nfacct iptables-nft ping python3
@@ -165,4 +168,40 @@ echo "nfacct list after reset: $LIST2"
 grep -q "no accounting object sl_gone" "$WORK/r2.log" || fail "the missing object was not warned about"
 grep -Eq "\(nfacct\): .* missing=[1-9]" "$WORK/r2.log" || fail "the missing object was not counted"
 if grep -q '"sl_keep"' "$WORK/r2.json"; then fail "run 2 read an object it was not given"; fi
-pass "run 1 = nfacct list = $WANT1; run 2 reset $WANT2, named objects zeroed"
+
+# ---- 3. reload: 1 s -> 500 ms, reset, every object ----
+r3_conf() {
+	cat >"$WORK/r3.yaml" <<YAML
+stacks:
+  all:
+    - {plugin: nfacct, interval: $1, reset: true}
+    - json
+    - {plugin: file, file: "$WORK/r3.json"}
+YAML
+}
+r3_conf 1s
+start_sluice r3
+wait_for $((10 * FACTOR)) eval '[ "$(npolls "$WORK/r3.json")" -ge 1 ]' || fail "run 3: no poll"
+ping_lo 4 20	# 4 x 48 bytes, also counted in sl_keep
+r3_conf 500ms
+T_HUP=$(date +%s.%N)
+kill -HUP "$SLUICE_PID"
+wait_for $((10 * FACTOR)) grep -qs "reload: .* kept" "$WORK/r3.log" ||
+	{ cat "$WORK/r3.log"; fail "run 3: no reload verdict"; }
+udp_lo 3 10	# 3 x 38 bytes
+# sl_keep's 8/904 left by run 2, plus the new traffic
+WANT3="sl_keep=12/1096 sl_ping=4/192 sl_udp=3/114"
+r3_done() { [ "$($CHECK sum "$WORK/r3.json" 0)" = "$WANT3" ]; }
+wait_for $((15 * FACTOR)) r3_done || { cat "$WORK/r3.log"; $CHECK polls "$WORK/r3.json";
+	fail "run 3: polls across the reload do not add up to $WANT3"; }
+after_hup() { [ "$($CHECK polls "$WORK/r3.json" | awk -v t="$T_HUP" '$1 > t + 0.2' | wc -l)" -ge 4 ]; }
+wait_for $((10 * FACTOR)) after_hup || fail "run 3: too few polls after the reload"
+stop_sluice r3
+cat "$WORK/r3.log"
+$CHECK polls "$WORK/r3.json"
+[ "$($CHECK sum "$WORK/r3.json" 0)" = "$WANT3" ] || fail "run 3: a packet counted twice across the reload"
+GAPS3=$($CHECK interval "$WORK/r3.json" 500 "$FACTOR" "$(python3 -c "print($T_HUP + 0.2)")") ||
+	fail "run 3: the new interval is not respected: $GAPS3"
+echo "run 3: after the reload $GAPS3"
+[ "$(nfacct_list)" = "sl_keep=0/0 sl_ping=0/0 sl_udp=0/0" ] || fail "run 3: nfacct list after reset: $(nfacct_list)"
+pass "run 1 = nfacct list = ulogd2 = $WANT1; run 2 reset $WANT2, named objects zeroed; run 3 reload $WANT3"
