@@ -107,17 +107,18 @@ static void log_failure(struct nfacct_in *st, int err, const char *what)
 		      err == EPERM ? " (needs CAP_NET_ADMIN)" : "");
 }
 
-/* The poll is over: its records go downstream, counted. */
+/* The poll is over (ok: answered in full): its records go downstream, counted. */
 static void end_poll(struct nfacct_in *st, bool ok)
 {
 	if (st->b)
 		st->host->emit(st->inst, st->b);
 	st->b = NULL;
 	st->polling = false;
-	st->host->counter_add(st->inst, st->c_polls, 1);
 	st->host->counter_add(st->inst, st->c_objects, st->objects);
-	if (ok)
+	if (ok) {
+		st->host->counter_add(st->inst, st->c_polls, 1);
 		st->last_errno = 0;
+	}
 }
 
 /* One object's record; false when no batch could be had. */
