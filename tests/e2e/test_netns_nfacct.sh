@@ -14,7 +14,9 @@
 #     count; a named object that does not exist is counted and warned about;
 #  3. reload — SIGHUP changes the interval: the new instance replaces the
 #     old, polls come at the new interval, and with reset every packet sent
-#     before and after the reload is in exactly one record.
+#     before and after the reload is in exactly one record;
+#  4. without CAP_NET_ADMIN (setpriv) every poll fails: logged once with
+#     the reason, counted in errors, and the daemon keeps running.
 . "$(dirname "$0")/lib.sh"
 need_root
 need_cmd ip nfacct iptables-nft ping python3
@@ -204,4 +206,33 @@ GAPS3=$($CHECK interval "$WORK/r3.json" 500 "$FACTOR" "$(python3 -c "print($T_HU
 	fail "run 3: the new interval is not respected: $GAPS3"
 echo "run 3: after the reload $GAPS3"
 [ "$(nfacct_list)" = "sl_keep=0/0 sl_ping=0/0 sl_udp=0/0" ] || fail "run 3: nfacct list after reset: $(nfacct_list)"
-pass "run 1 = nfacct list = ulogd2 = $WANT1; run 2 reset $WANT2, named objects zeroed; run 3 reload $WANT3"
+
+# ---- 4. no CAP_NET_ADMIN: refused polls are counted, not fatal ----
+if command -v setpriv >/dev/null; then
+	cat >"$WORK/r4.yaml" <<YAML
+stacks:
+  a:
+    - {plugin: nfacct, interval: 200ms}
+    - json
+    - {plugin: file, file: "$WORK/r4.json"}
+YAML
+	ip netns exec "$NS" setpriv --inh-caps=-net_admin --bounding-set=-net_admin \
+		"$SLUICE" -c "$WORK/r4.yaml" >"$WORK/r4.log" 2>&1 &
+	SLUICE_PID=$!
+	at_exit "kill $SLUICE_PID"
+	wait_for $((10 * FACTOR)) grep -qs "started:" "$WORK/r4.log" ||
+		{ cat "$WORK/r4.log"; fail "run 4: sluice did not start"; }
+	r4_errors() {
+		kill -USR1 "$SLUICE_PID"
+		sleep 0.1
+		grep -Eq "\(nfacct\): in=0 .*errors=([3-9]|[1-9][0-9]+) polls=0" "$WORK/r4.log"
+	}
+	wait_for $((10 * FACTOR)) r4_errors || { cat "$WORK/r4.log"; fail "run 4: refused polls not counted"; }
+	stop_sluice r4
+	[ "$(grep -c "nfacct request: Operation not permitted (needs CAP_NET_ADMIN)" "$WORK/r4.log")" = 1 ] ||
+		{ cat "$WORK/r4.log"; fail "run 4: the refusal was not logged exactly once"; }
+	echo "run 4: $(grep '(nfacct)' "$WORK/r4.log" | tail -1)"
+else
+	echo "NOTE: no setpriv: the run without CAP_NET_ADMIN is left out"
+fi
+pass "run 1 = nfacct list = ulogd2 = $WANT1; run 2 reset $WANT2, named objects zeroed; run 3 reload $WANT3; run 4 refused polls counted"
