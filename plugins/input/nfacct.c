@@ -3,7 +3,8 @@
  * nfacct: extended accounting objects (nfnetlink_acct, the `nfacct` tool,
  * iptables' `-m nfacct --nfacct-name`), polled every `interval`: one record
  * per object with its name, packets, bytes and the poll's time, as
- * ulogd2's NFACCT input emits sum.name, sum.pkts, sum.bytes and oob.time.
+ * ulogd2's NFACCT input emits sum.name, sum.pkts, sum.bytes and oob.time
+ * (and, which ulogd2 leaves out, an object's quota).
  *
  * A poll is one request on a non-blocking netlink socket watched by the
  * event loop: a dump of every object (NFNL_MSG_ACCT_GET, or _GET_CTRZERO
@@ -93,6 +94,9 @@ static const struct sl_field_decl nfacct_provides[] = {
 	{SL_ACCT_NAME, SL_T_STRING},
 	{SL_ACCT_PACKETS, SL_T_U64},
 	{SL_ACCT_BYTES, SL_T_U64},
+	{SL_ACCT_QUOTA, SL_T_U64},
+	{SL_ACCT_QUOTA_MODE, SL_T_STRING},
+	{SL_ACCT_OVERQUOTA, SL_T_U64},
 	SL_FIELD_DECL(SL_F_TIMESTAMP),
 	SL_FIELD_END
 };
@@ -121,6 +125,22 @@ static void end_poll(struct nfacct_in *st, bool ok)
 	}
 }
 
+/* An object with a quota (nfacct add NAME byte|packet N): quota, its unit, whether it is exceeded. */
+static void set_quota(struct nfacct_in *st, struct sl_record *r)
+{
+	const uint32_t *flags = nfacct_attr_get(st->obj, NFACCT_ATTR_FLAGS);
+	const uint64_t *quota = nfacct_attr_get(st->obj, NFACCT_ATTR_QUOTA);
+
+	if (!flags || !(*flags & (NFACCT_F_QUOTA_PKTS | NFACCT_F_QUOTA_BYTES)))
+		return;
+	sl_set_u64(r, (sl_field)st->f.quota, quota ? *quota : 0);
+	if (*flags & NFACCT_F_QUOTA_PKTS)
+		sl_set_bytes(r, (sl_field)st->f.quota_mode, "packet", 6);
+	else
+		sl_set_bytes(r, (sl_field)st->f.quota_mode, "byte", 4);
+	sl_set_u64(r, (sl_field)st->f.overquota, !!(*flags & NFACCT_F_OVERQUOTA));
+}
+
 /* One object's record; false when no batch could be had. */
 static bool add_record(struct nfacct_in *st, const char *name)
 {
@@ -144,6 +164,7 @@ static bool add_record(struct nfacct_in *st, const char *name)
 	sl_set_u64(r, (sl_field)st->f.packets, nfacct_attr_get_u64(st->obj, NFACCT_ATTR_PKTS));
 	sl_set_u64(r, (sl_field)st->f.bytes, nfacct_attr_get_u64(st->obj, NFACCT_ATTR_BYTES));
 	sl_set_time(r, SL_F_TIMESTAMP, st->when.sec, st->when.nsec);
+	set_quota(st, r);
 	st->objects++;
 	return true;
 }

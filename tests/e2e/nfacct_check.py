@@ -46,7 +46,8 @@ def main():
         for t, objs in polls(sys.argv[2]):
             print("%.6f %s" % (t, fmt(objs)))
     elif cmd == "list":
-        pat = re.compile(r"^\{ pkts = (\d{20}), bytes = (\d{20}) \} = (.+);$")
+        pat = re.compile(r"^\{ pkts = (\d{20}), bytes = (\d{20})"
+                         r"(?:, quota = \d{20}, mode = (?:byte|packet), overquota = (?:yes|no))? \} = (.+);$")
         objs = {}
         for line in open(sys.argv[2]):
             m = pat.match(line.rstrip("\n"))

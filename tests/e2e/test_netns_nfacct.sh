@@ -30,9 +30,11 @@ in_ns() { ip netns exec "$NS" "$@"; }
 for o in sl_ping sl_udp sl_keep; do
 	in_ns nfacct add "$o" || skip "nfacct add failed: no nfnetlink_acct in this kernel"
 done
+in_ns nfacct add sl_quota packet 3	# exceeded by the first run's pings
 in_ns iptables-nft -A INPUT -p icmp --icmp-type echo-request -m nfacct --nfacct-name sl_ping \
 	2>"$WORK/ipt.err" ||
 	skip "iptables-nft -m nfacct refused ($(head -1 "$WORK/ipt.err")): the kernel lacks xt_nfacct; nft named counters are not nfacct objects"
+in_ns iptables-nft -A INPUT -p icmp --icmp-type echo-request -m nfacct --nfacct-name sl_quota
 in_ns iptables-nft -A INPUT -p udp --dport 9999 -m nfacct --nfacct-name sl_udp
 in_ns iptables-nft -A OUTPUT -p icmp --icmp-type echo-request -m nfacct --nfacct-name sl_keep
 
@@ -107,7 +109,7 @@ fi
 start_sluice r1
 ping_lo 5 100	# 5 x 128 bytes
 udp_lo 7 200	# 7 x 228 bytes
-WANT1="sl_keep=5/640 sl_ping=5/640 sl_udp=7/1596"
+WANT1="sl_keep=5/640 sl_ping=5/640 sl_quota=5/640 sl_udp=7/1596"
 r1_done() { [ "$(last_poll "$WORK/r1.json")" = "$WANT1" ]; }
 wait_for $((15 * FACTOR)) r1_done || { cat "$WORK/r1.log"; $CHECK polls "$WORK/r1.json";
 	fail "run 1: no poll saw $WANT1"; }
@@ -132,8 +134,12 @@ echo "last poll:   $(last_poll "$WORK/r1.json")"
 if $ULOGD; then
 	[ "$(last_poll "$WORK/ulogd.json")" = "$LIST1" ] || fail "ulogd2's last poll differs from nfacct list"
 fi
-# logline: the last three lines are nfacct list's lines, in the kernel's order
-diff <(tail -3 "$WORK/r1.txt") "$WORK/list.txt" || fail "logline's lines differ from nfacct list's"
+# logline: the last poll's lines are nfacct list's lines, in the kernel's order
+diff <(tail -4 "$WORK/r1.txt") "$WORK/list.txt" || fail "logline's lines differ from nfacct list's"
+grep -q '^{ pkts = 00000000000000000005, .*, quota = 00000000000000000003, mode = packet, overquota = yes } = sl_quota;$' \
+	"$WORK/list.txt" || fail "sl_quota is not over its quota: $(cat "$WORK/list.txt")"
+grep -q '"acct_name":"sl_quota","acct_packets":5,"acct_bytes":640,"acct_quota":3,"acct_quota_mode":"packet","acct_overquota":1}$' \
+	"$WORK/r1.json" || fail "sl_quota's JSON record lacks its quota: $(grep sl_quota "$WORK/r1.json" | tail -1)"
 GAPS=$($CHECK interval "$WORK/r1.json" 1000 "$FACTOR") || fail "interval not respected: $GAPS"
 echo "run 1: $(npolls "$WORK/r1.json") polls, $GAPS"
 
@@ -165,11 +171,11 @@ $CHECK polls "$WORK/r2.json"
 [ "$($CHECK sum "$WORK/r2.json" 1)" = "$WANT2" ] || fail "run 2: traffic after the first poll counted twice"
 LIST2=$(nfacct_list)
 echo "nfacct list after reset: $LIST2"
-[ "$LIST2" = "sl_keep=8/904 sl_ping=0/0 sl_udp=0/0" ] ||
+[ "$LIST2" = "sl_keep=8/904 sl_ping=0/0 sl_quota=8/904 sl_udp=0/0" ] ||
 	fail "after reset: nfacct list shows $LIST2 (named objects zeroed, sl_keep untouched expected)"
 grep -q "no accounting object sl_gone" "$WORK/r2.log" || fail "the missing object was not warned about"
 grep -Eq "\(nfacct\): .* missing=[1-9]" "$WORK/r2.log" || fail "the missing object was not counted"
-if grep -q '"sl_keep"' "$WORK/r2.json"; then fail "run 2 read an object it was not given"; fi
+if grep -q '"sl_keep"\|"sl_quota"' "$WORK/r2.json"; then fail "run 2 read an object it was not given"; fi
 
 # ---- 3. reload: 1 s -> 500 ms, reset, every object ----
 r3_conf() {
@@ -191,8 +197,8 @@ kill -HUP "$SLUICE_PID"
 wait_for $((10 * FACTOR)) grep -qs "reload: .* kept" "$WORK/r3.log" ||
 	{ cat "$WORK/r3.log"; fail "run 3: no reload verdict"; }
 udp_lo 3 10	# 3 x 38 bytes
-# sl_keep's 8/904 left by run 2, plus the new traffic
-WANT3="sl_keep=12/1096 sl_ping=4/192 sl_udp=3/114"
+# sl_keep's and sl_quota's 8/904 left by run 2, plus the new traffic
+WANT3="sl_keep=12/1096 sl_ping=4/192 sl_quota=12/1096 sl_udp=3/114"
 r3_done() { [ "$($CHECK sum "$WORK/r3.json" 0)" = "$WANT3" ]; }
 wait_for $((15 * FACTOR)) r3_done || { cat "$WORK/r3.log"; $CHECK polls "$WORK/r3.json";
 	fail "run 3: polls across the reload do not add up to $WANT3"; }
@@ -205,7 +211,10 @@ $CHECK polls "$WORK/r3.json"
 GAPS3=$($CHECK interval "$WORK/r3.json" 500 "$FACTOR" "$(python3 -c "print($T_HUP + 0.2)")") ||
 	fail "run 3: the new interval is not respected: $GAPS3"
 echo "run 3: after the reload $GAPS3"
-[ "$(nfacct_list)" = "sl_keep=0/0 sl_ping=0/0 sl_udp=0/0" ] || fail "run 3: nfacct list after reset: $(nfacct_list)"
+[ "$(nfacct_list)" = "sl_keep=0/0 sl_ping=0/0 sl_quota=0/0 sl_udp=0/0" ] || fail "run 3: nfacct list after reset: $(nfacct_list)"
+# the reset also ended sl_quota's overquota state
+grep -q 'quota = 00000000000000000003, mode = packet, overquota = no } = sl_quota;$' "$WORK/list.txt" ||
+	fail "run 3: sl_quota still over quota after the reset: $(cat "$WORK/list.txt")"
 
 # ---- 4. no CAP_NET_ADMIN: refused polls are counted, not fatal ----
 if command -v setpriv >/dev/null; then
