@@ -71,6 +71,7 @@ struct nfacct_in {
 	unsigned late;		/* ticks it has been running */
 	uint32_t seq;		/* its first message's sequence number */
 	unsigned answered;	/* names mode: acknowledgements received */
+	bool failed;		/* names mode: a get was refused (other than ENOENT) */
 	struct sl_time when;	/* when it was sent: every record's timestamp */
 	struct sl_batch *b;
 	uint64_t objects;
@@ -208,9 +209,10 @@ static void parse_error(struct nfacct_in *st, const struct nlmsghdr *nlh, unsign
 			end_poll(st, false);
 			return;
 		}
+		st->failed = true;
 	}
 	if (st->cfg->names.n && ++st->answered == st->nreq)
-		end_poll(st, true);
+		end_poll(st, !st->failed);
 }
 
 static void parse_msg(struct nfacct_in *st, const struct nlmsghdr *nlh)
@@ -266,27 +268,40 @@ static void nfacct_readable(void *state, int fd, uint32_t events)
 	}
 }
 
+/*
+ * Each request in a datagram of its own: nfnetlink refuses a datagram
+ * from a sender without CAP_NET_ADMIN with one error for its first
+ * message, so gets sent together would leave the others unanswered.
+ */
 static void send_poll(struct nfacct_in *st)
 {
 	struct nlmsghdr *nlh = (struct nlmsghdr *)st->req;
 	struct timespec now;
 
-	st->seq += st->nreq;	/* a new range: replies to an abandoned poll do not match */
-	for (unsigned i = 0; i < st->nreq; i++) {
-		nlh->nlmsg_seq = st->seq + i;
-		nlh = (struct nlmsghdr *)((uint8_t *)nlh + MNL_ALIGN(nlh->nlmsg_len));
-	}
 	clock_gettime(CLOCK_REALTIME, &now);
-	if (mnl_socket_sendto(st->nl, st->req, st->req_len) < 0) {
-		log_failure(st, errno, "nfacct request");
-		return;
-	}
 	st->when.sec = now.tv_sec;
 	st->when.nsec = (uint32_t)now.tv_nsec;
+	st->seq += st->nreq;	/* a new range: replies to an abandoned poll do not match */
 	st->polling = true;
 	st->late = 0;
 	st->answered = 0;
+	st->failed = false;
 	st->objects = 0;
+	for (unsigned i = 0; i < st->nreq; i++) {
+		nlh->nlmsg_seq = st->seq + i;
+		if (mnl_socket_sendto(st->nl, nlh, nlh->nlmsg_len) < 0) {
+			log_failure(st, errno, "nfacct request");
+			if (!i) {
+				st->polling = false;
+				return;
+			}
+			/* the gets not sent are never answered */
+			st->failed = true;
+			st->answered += st->nreq - i;
+			return;
+		}
+		nlh = (struct nlmsghdr *)((uint8_t *)nlh + MNL_ALIGN(nlh->nlmsg_len));
+	}
 }
 
 static void tick(void *state)
