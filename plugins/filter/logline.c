@@ -11,13 +11,16 @@
  * run time; the stack is checked before start through needs_one_of: a
  * packet stack must have decode (interface names) before logline, a
  * connection stack nfct or flow.  Trace records of nftrace (decoded like
- * packets) get the line `nft monitor trace` prints (traceline_fmt.c).
+ * packets) get the line `nft monitor trace` prints (traceline_fmt.c),
+ * accounting records of nfacct the line `nfacct list` prints
+ * (acctline_fmt.c).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include <sluice/plugin.h>
 
+#include "acctline_fmt.h"
 #include "ctline_fmt.h"
 #include "fmt.h"
 #include "logline_fmt.h"
@@ -40,12 +43,14 @@ struct logline {
 	unsigned ct_flags;
 	struct sl_ctline_fields ct_fields;
 	struct sl_traceline_fields trace_fields;
+	struct sl_acctline_fields acct_fields;
 	bool warned_ifname;
 	int c_no_room;
 	int c_no_packet;
 	int c_connections;
 	int c_no_ifname;
 	int c_traces;
+	int c_accounting;
 };
 
 static const struct sl_option logline_options[] = {
@@ -108,6 +113,8 @@ static int logline_configure(const struct sl_host *host, struct sl_instance *ins
 	st->ct_fields.portid = host->field_id(inst, "ct_portid");
 	/* registered by nftrace */
 	st->trace_fields = sl_traceline_fields_lookup(host, inst);
+	/* registered by nfacct (and by our needs_one_of) */
+	st->acct_fields = sl_acctline_fields_lookup(host, inst);
 	*state = st;
 	return 0;
 }
@@ -121,6 +128,7 @@ static int logline_start(void *state)
 	st->c_connections = st->host->counter_new(st->inst, "connections");
 	st->c_no_ifname = st->host->counter_new(st->inst, "no_ifname");
 	st->c_traces = st->host->counter_new(st->inst, "traces");
+	st->c_accounting = st->host->counter_new(st->inst, "accounting");
 	return 0;
 }
 
@@ -130,14 +138,14 @@ static int logline_start(void *state)
 static int logline_process(void *state, struct sl_batch *b)
 {
 	struct logline *st = state;
-	uint64_t no_room = 0, no_packet = 0, conns = 0, no_ifname = 0, traces = 0;
+	uint64_t no_room = 0, no_packet = 0, conns = 0, no_ifname = 0, traces = 0, accts = 0;
 	unsigned i;
 
 	for (i = 0; i < b->count; i++) {
 		struct sl_record *r = b->rec[i];
 		size_t start = sl_batch_mark(b);
 		struct fmt_buf fb;
-		bool trace = false;
+		bool scan = false;	/* names may hold any byte: not marked safe */
 		size_t room;
 		void *mem;
 
@@ -151,8 +159,13 @@ static int logline_process(void *state, struct sl_batch *b)
 		fmt_init(&fb, mem, room);
 		if (sl_traceline_applies(r, &st->trace_fields)) {
 			sl_traceline_format(&fb, r, &st->trace_fields);
-			trace = true;
+			scan = true;
 			traces++;
+		} else if (sl_acctline_applies(r, &st->acct_fields)) {
+			/* an object's name may hold any byte: scanned, like a trace line */
+			sl_acctline_format(&fb, r, &st->acct_fields);
+			scan = true;
+			accts++;
 		} else if (sl_ctline_applies(r)) {
 			sl_ctline_format(&fb, r, &st->ct_fields, st->ct_flags);
 			conns++;
@@ -176,8 +189,8 @@ static int logline_process(void *state, struct sl_batch *b)
 		}
 		sl_batch_trim(b, mem, fb.len);
 		sl_set_bytes(r, SL_F_TEXT, mem, (uint32_t)fb.len);
-		/* table and chain names may hold any byte: a trace line is scanned */
-		if (!trace)
+		/* table, chain and object names may hold any byte: those lines are scanned */
+		if (!scan)
 			sl_set_text_safe(r);
 	}
 	if (no_room) {
@@ -190,6 +203,8 @@ static int logline_process(void *state, struct sl_batch *b)
 		st->host->counter_add(st->inst, st->c_connections, conns);
 	if (traces)
 		st->host->counter_add(st->inst, st->c_traces, traces);
+	if (accts)
+		st->host->counter_add(st->inst, st->c_accounting, accts);
 	if (no_ifname) {
 		st->host->counter_add(st->inst, st->c_no_ifname, no_ifname);
 		if (!st->warned_ifname) {
@@ -219,15 +234,21 @@ static const struct sl_field_decl logline_flow_fields[] = {
 	SL_FIELD_DECL(SL_F_ORIG_DST),
 	SL_FIELD_END,
 };
+static const struct sl_field_decl logline_acct_fields[] = {
+	{SL_ACCT_NAME, SL_T_STRING},
+	{SL_ACCT_PACKETS, SL_T_U64},
+	{SL_ACCT_BYTES, SL_T_U64},
+	SL_FIELD_END,
+};
 static const struct sl_field_decl *const logline_needs_one_of[] = {
-	logline_packet_fields, logline_ct_fields, logline_flow_fields, NULL,
+	logline_packet_fields, logline_ct_fields, logline_flow_fields, logline_acct_fields, NULL,
 };
 
 static const struct sl_plugin logline_plugin = {
 	SL_PLUGIN_HEADER,
 	.kind = SL_KIND_FILTER,
 	.name = "logline",
-	.description = "text of the kernel LOG target (nft log); connections as conntrack -E prints them",
+	.description = "text of the kernel LOG target (nft log); connections as conntrack -E prints them, accounting objects as nfacct list",
 	.config_size = sizeof(struct logline_cfg),
 	.options = logline_options,
 	.provides = logline_provides,

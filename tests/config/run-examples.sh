@@ -11,6 +11,8 @@ for conf in conf/*.yaml; do
 	[ "$conf" != conf/geoip.yaml ] || [ -e "$BUILDDIR/plugins/geoip.so" ] || continue
 	# and nftrace only with SLUICE_WITH_NFTRACE
 	[ "$conf" != conf/nftrace.yaml ] || [ -e "$BUILDDIR/plugins/nftrace.so" ] || continue
+	# and nfacct only with SLUICE_WITH_NFACCT
+	[ "$conf" != conf/nfacct.yaml ] || [ -e "$BUILDDIR/plugins/nfacct.so" ] || continue
 	if out=$("$SLUICE" -t -c "$conf" 2>&1); then
 		pass=$((pass + 1))
 	else
