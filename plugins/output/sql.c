@@ -107,12 +107,13 @@ static const char *const packet_columns[] = {
 };
 static const char *const flow_columns[] = {
 	"time", "timestamp", "ct_event", "ct_event", "ct_id", "ct_id", "family", "family",
-	"ip_proto", "ip_proto", "orig_src", "orig_src", "orig_dst", "orig_dst",
+	"ip_version", "ip_version", "ip_proto", "ip_proto", "orig_src", "orig_src", "orig_dst", "orig_dst",
 	"orig_sport", "orig_sport", "orig_dport", "orig_dport", "reply_src", "reply_src",
 	"reply_dst", "reply_dst", "reply_sport", "reply_sport", "reply_dport", "reply_dport",
 	"orig_packets", "orig_packets", "orig_bytes", "orig_bytes",
 	"reply_packets", "reply_packets", "reply_bytes", "reply_bytes",
-	"flow_start", "flow_start", "flow_end", "flow_end", "tcp_state", "tcp_state",
+	"flow_start", "flow_start", "flow_end", "flow_end",
+	"flow_tcp_flags", "flow_tcp_flags", "flow_end_reason", "flow_end_reason", "tcp_state", "tcp_state",
 	"mark", "mark", "ct_zone", "ct_zone", NULL
 };
 
@@ -133,6 +134,7 @@ static const struct sl_field_decl sql_reads[] = {
 	SL_FIELD_DECL(SL_F_ORIG_PACKETS), SL_FIELD_DECL(SL_F_ORIG_BYTES),
 	SL_FIELD_DECL(SL_F_REPLY_PACKETS), SL_FIELD_DECL(SL_F_REPLY_BYTES),
 	SL_FIELD_DECL(SL_F_FLOW_START), SL_FIELD_DECL(SL_F_FLOW_END),
+	SL_FIELD_DECL(SL_F_FLOW_TCP_FLAGS), SL_FIELD_DECL(SL_F_FLOW_END_REASON),
 	SL_FIELD_DECL(SL_F_TCP_STATE), SL_FIELD_DECL(SL_F_CT_ZONE),
 	SL_FIELD_END
 };
@@ -149,8 +151,9 @@ struct sql_state {
 
 	struct sql_batch b;
 	struct sl_timer *flush_timer;
-	bool stopping, oom_logged;
+	bool stopping, oom_logged, in_process;
 	uint64_t reconnects_seen;
+	uint64_t owed_drops;	/* lost inside process(): reported after it returned */
 
 	int c_rows, c_batches, c_failed, c_retries, c_reconnects, c_dropped;
 };
@@ -338,6 +341,27 @@ static void count_reconnects(struct sql_state *st)
 	st->reconnects_seen = n;
 }
 
+/*
+ * Rows lost.  The core counts a batch in `out` after process() returned,
+ * and dropped_add() moves records from `out`: rows lost inside process()
+ * (some of them from the batch at hand) are reported at the next call.
+ */
+static void lost(struct sql_state *st, uint64_t n)
+{
+	st->host->counter_add(st->inst, st->c_dropped, n);
+	if (st->in_process)
+		st->owed_drops += n;
+	else
+		st->host->dropped_add(st->inst, n);
+}
+
+static void settle_drops(struct sql_state *st)
+{
+	if (st->owed_drops)
+		st->host->dropped_add(st->inst, st->owed_drops);
+	st->owed_drops = 0;
+}
+
 /* Write the batch, retrying with backoff; the batch is empty afterwards. */
 static void send_batch(struct sql_state *st)
 {
@@ -364,8 +388,7 @@ static void send_batch(struct sql_state *st)
 		if (i >= tries || (r == SQL_REJECTED && i >= REJECT_RETRIES)) {
 			st->host->log(st->inst, SL_LOG_ERR, "%u rows dropped after %lld retries", rows,
 				      (long long)i);
-			st->host->counter_add(st->inst, st->c_dropped, rows);
-			st->host->dropped_add(st->inst, rows);
+			lost(st, rows);
 			break;
 		}
 		st->host->counter_add(st->inst, st->c_retries, 1);
@@ -380,23 +403,26 @@ static int sql_process(void *state, struct sl_batch *b)
 {
 	struct sql_state *st = state;
 
+	settle_drops(st);
+	st->in_process = true;
 	for (unsigned i = 0; i < b->count; i++) {
 		if (!add_row(st, b->rec[i])) {
 			if (!st->oom_logged)
 				st->host->log(st->inst, SL_LOG_ERR, "out of memory for the batch");
 			st->oom_logged = true;
-			st->host->counter_add(st->inst, st->c_dropped, 1);
-			st->host->dropped_add(st->inst, 1);
+			lost(st, 1);
 			continue;
 		}
 		if (st->b.rows >= (unsigned)st->cfg->batch_size)
 			send_batch(st);
 	}
+	st->in_process = false;
 	return 0;
 }
 
 static void on_flush_timer(void *ctx)
 {
+	settle_drops(ctx);
 	send_batch(ctx);
 }
 
@@ -595,6 +621,7 @@ static int sql_flush(void *state)
 {
 	struct sql_state *st = state;
 
+	settle_drops(st);
 	st->stopping = true;
 	if (st->d)
 		send_batch(st);
