@@ -74,7 +74,7 @@ static const struct sl_option sql_opts[] = {
 	SL_OPT_ENUM("schema", struct sql_cfg, schema, "packets", schema_names,
 		    "default columns when columns is not set: packets or flows (conf/sql/)"),
 	SL_OPT_MAP("columns", struct sql_cfg, columns,
-		   "column: field entries (sluice --describe's field names), instead of the schema's"),
+		   "column: field entries (sluice --describe's names; a time's field:sec, field:usec), instead of the schema's"),
 	SL_OPT_INT("batch_size", struct sql_cfg, batch_size, "1000", 1, 100000,
 		   "rows per COPY or transaction"),
 	SL_OPT_DURATION("flush_interval", struct sql_cfg, flush_interval, "1s", 10, 3600000,
@@ -256,6 +256,11 @@ static void put_cell(struct sql_batch *b, struct sql_cell *cell, const struct sl
 	char *p = b->arena + b->used;
 
 	cell->off = b->used;
+	if (c->part) {
+		cell->kind = SQL_INT;
+		cell->i = c->part == SQL_PART_SEC ? v->time.sec : (int64_t)(v->time.nsec / 1000);
+		return;
+	}
 	switch (c->type) {
 	case SL_T_U64:
 		cell->kind = SQL_INT;
@@ -487,6 +492,23 @@ static int check_driver_options(const struct sl_host *host, struct sl_instance *
 	return 0;
 }
 
+/* The ":sec" or ":usec" after a time field: that part, as an integer. */
+static int parse_part(struct sql_state *st, const char *where, const char *spec, const char *part,
+		      struct sql_column *col)
+{
+	if (strcmp(part, "sec") && strcmp(part, "usec")) {
+		st->host->config_error(st->inst, where, "'%s': expected field, field:sec or field:usec", spec);
+		return -1;
+	}
+	if (col->type != SL_T_TIME) {
+		st->host->config_error(st->inst, where, "'%s': :%s applies to a time field", spec, part);
+		return -1;
+	}
+	col->part = strcmp(part, "sec") ? SQL_PART_USEC : SQL_PART_SEC;
+	col->type = SL_T_U64;
+	return 0;
+}
+
 /* The columns: the user's map (fields needed upstream) or the schema's. */
 static int parse_columns(struct sql_state *st)
 {
@@ -509,7 +531,8 @@ static int parse_columns(struct sql_state *st)
 	}
 	for (unsigned i = 0; i < n; i++) {
 		struct sql_column *col = &st->col[i];
-		const char *name = v[2 * i], *field = v[2 * i + 1];
+		const char *name = v[2 * i], *spec = v[2 * i + 1], *colon = strchr(spec, ':');
+		char field[64];
 		int id;
 
 		snprintf(where, sizeof(where), "columns/%s", name);
@@ -523,6 +546,7 @@ static int parse_columns(struct sql_state *st)
 				host->config_error(st->inst, where, "column '%s' is mapped twice", name);
 				return -1;
 			}
+		snprintf(field, sizeof(field), "%.*s", colon ? (int)(colon - spec) : (int)strlen(spec), spec);
 		id = user ? host->need_field(st->inst, where, field) : host->field_id(st->inst, field);
 		if (id < 0) {
 			if (!user)
@@ -532,6 +556,8 @@ static int parse_columns(struct sql_state *st)
 		snprintf(col->name, sizeof(col->name), "%s", name);
 		col->field = (sl_field)id;
 		col->type = (uint8_t)host->field_type(st->inst, id);
+		if (colon && parse_part(st, where, spec, colon + 1, col) < 0)
+			return -1;
 	}
 	st->ncol = n;
 	return 0;

@@ -11,7 +11,11 @@
 #  3. a wrong password and a port nobody listens on: failed batches counted
 #     and retried, then dropped and counted (in == out + dropped);
 #  4. the server stopped (pg_ctl stop -m fast) and started again in the
-#     middle of a paced replay: every record in the table, no duplicate.
+#     middle of a paced replay: every record in the table, no duplicate;
+#  5. ulogd2's names: conf/sql/ulogd2-view-postgresql.sql's view over the
+#     packets of 1, and (when Debian's ulogd2 documentation is installed)
+#     conf/sql-ulogd2.yaml writing into ulogd2's own flat ulog2 table, read
+#     through ulogd2's own view: the same values as the json output.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/pg_lib.sh"
 need_cmd psql python3
@@ -20,7 +24,7 @@ pg_have || skip "needs Debian's postgresql (initdb, pg_ctl) and the postgres use
 FACTOR=${SLUICE_TEST_TIME_FACTOR:-1}
 E2E=$(dirname "$0")
 CAP="$SRCDIR/tests/data/nflog-mixed.pcap"
-export PGTZ=UTC
+export PGTZ=UTC PGOPTIONS="-c client_min_messages=warning"
 [ -f "$CAP" ] || skip "no captures in tests/data"
 
 counters() { grep "counters: $2 (sql)" "$1" || { cat "$1"; fail "no counters for $2"; }; }
@@ -92,15 +96,15 @@ sed "s|$PG_DSN|host=127.0.0.1 port=1 user=nobody|" "$WORK/v.yaml" >"$WORK/t.yaml
 "$SLUICE" -t -c "$WORK/t.yaml" >"$WORK/t.log" 2>&1 || { cat "$WORK/t.log"; fail "sluice -t connected"; }
 
 # ---- 3. a wrong password, nobody listening: counted, retried, dropped ----
-pg_sql -c "CREATE ROLE sl LOGIN PASSWORD 'right'" -c "GRANT INSERT ON packets TO sl"
+pg_sql -c "CREATE TABLE auth (LIKE packets)" -c "CREATE ROLE sl LOGIN PASSWORD 'right'" -c "GRANT SELECT, INSERT ON auth TO sl"
 sed -i "1i host all sl 127.0.0.1/32 scram-sha-256" "$PG_DIR/pg_hba.conf"
 pg_sql -c "SELECT pg_reload_conf()" >/dev/null
 port=$(_pg_free_port)
-# e_yaml DSN-TAIL: a replay into packets as user sl
+# e_yaml DSN-TAIL: a replay into the table auth as user sl
 e_yaml() {
 	cat >"$WORK/e.yaml" <<YAML
 stacks:
-  e: [{plugin: replay, file: "$CAP"}, decode, {plugin: sql, driver: postgresql,
+  e: [{plugin: replay, file: "$CAP"}, decode, {plugin: sql, driver: postgresql, table: auth,
       dsn: "host=127.0.0.1 port=$PG_PORT dbname=postgres user=sl password=right connect_timeout=2 $1",
       batch_size: 20, max_retries: 2, retry_min: 50ms, retry_max: 100ms}]
 YAML
@@ -147,4 +151,55 @@ n=$((40 * loops))
 echo "$c" | grep -q "in=$n out=$n dropped=0 errors=0 rows=$n .*failed=[1-9][0-9]* retries=[1-9][0-9]* reconnects=1 dropped_rows=0" ||
 	fail "restart: $c"
 [ "$total" = "$n" ] && [ "$over" = 0 ] || fail "restart: $total rows (expected $n), $over keys not $loops times"
+# ---- 5. ulogd2's column names ----
+ULOG_Q="SELECT oob_time_sec, oob_time_usec, oob_prefix, oob_family, host(ip_saddr_str), host(ip_daddr_str),
+	ip_protocol, coalesce(tcp_sport, udp_sport), coalesce(tcp_dport, udp_dport),
+	coalesce(icmp_type, icmpv6_type), coalesce(icmp_code, icmpv6_code) FROM ulog"
+# ulog_compare JSON TSV: the rows of ULOG_Q are the json output's records
+ulog_compare() {
+	python3 - "$1" "$2" <<'PY'
+import calendar, ipaddress, json, sys, time
+P = {"icmp": 1, "tcp": 6, "udp": 17, "icmpv6": 58}
+def a(v):
+    v = ipaddress.ip_address(v)
+    return str((v.ipv4_mapped if v.version == 6 else None) or v)
+def n(v):
+    return "\\N" if v is None else str(v)
+want = []
+for o in map(json.loads, open(sys.argv[1])):
+    want.append("\t".join([str(calendar.timegm(time.strptime(o["timestamp"][:19], "%Y-%m-%dT%H:%M:%S"))),
+        str(int(o["timestamp"][20:26])), o["prefix"], {"ipv4": "2", "ipv6": "10"}[o["family"]],
+        a(o["src_ip"]), a(o["dest_ip"]), str(P[o["proto"]]), n(o.get("src_port")), n(o.get("dest_port")),
+        n(o.get("icmp_type")), n(o.get("icmp_code"))]))
+got = [l.rstrip("\n") for l in open(sys.argv[2])]
+got = ["\t".join(f[:4] + [a(f[4]), a(f[5])] + f[6:]) for f in (l.split("\t") for l in got)]
+if sorted(want) != sorted(got):
+    sys.exit("rows in only one of them:\n" + "\n".join(sorted(set(got) ^ set(want))))
+print("%d rows" % len(got))
+PY
+}
+pg_sql -f "$SRCDIR/conf/sql/ulogd2-view-postgresql.sql"
+pg_sql -P null='\N' -c "$ULOG_Q" >"$WORK/view.tsv"
+ulog_compare "$WORK/v.json" "$WORK/view.tsv" >/dev/null || fail "the ulog view differs from the json output"
+syn=$(pg_sql -c "SELECT count(*) FILTER (WHERE tcp_syn), count(*) FILTER (WHERE NOT tcp_syn) FROM ulog")
+[ "$syn" = "$(python3 -c 'import json, sys
+t = [json.loads(l).get("tcp_flags") for l in open(sys.argv[1])]
+print("%d\t%d" % (sum("SYN" in f.split() for f in t if f is not None), sum("SYN" not in f.split() for f in t if f is not None)))' "$WORK/v.json")" ] ||
+	fail "tcp_syn in the view: $syn"
+flat=/usr/share/doc/ulogd2/pgsql-ulogd2-flat.sql.gz
+ulog2="not run (no $flat: Debian's ulogd2)"
+if [ -f "$flat" ]; then
+	pg_sql -c "CREATE DATABASE ulogd"
+	zcat "$flat" | psql "$PG_DSN dbname=ulogd" -X -q -v ON_ERROR_STOP=1 >/dev/null || fail "ulogd2's schema does not load"
+	sed -e "s|fw: {plugin: nflog, group: 5}|fw: {plugin: replay, file: \"$CAP\"}|" \
+	    -e "s|dec: {plugin: decode}|dec: {plugin: decode, ifnames: false}|" \
+	    -e "s|dsn: \"dbname=ulogd user=ulogd\"|dsn: \"$PG_DSN dbname=ulogd\"|" "$SRCDIR/conf/sql-ulogd2.yaml" >"$WORK/u.yaml"
+	"$SLUICE" -c "$WORK/u.yaml" >"$WORK/u.log" 2>&1 || { cat "$WORK/u.log"; fail "conf/sql-ulogd2.yaml: sluice failed"; }
+	grep "counters: .*(sql)" "$WORK/u.log" | grep -v "dropped=0 errors=0 rows=[0-9]* batches=[0-9]* failed=0" &&
+		fail "conf/sql-ulogd2.yaml: rows lost"
+	psql "$PG_DSN dbname=ulogd" -X -q -At -F $'\t' -P null='\N' -c "$ULOG_Q" >"$WORK/ulog2.tsv"
+	ulog2=$(ulog_compare "$WORK/v.json" "$WORK/ulog2.tsv") || fail "ulogd2's ulog view over sluice's rows differs from the json output"
+	ulog2="$ulog2 in ulogd2's ulog2 table"
+fi
+echo "ulogd2's names: view ok, $ulog2"
 pass "packets $(echo "$packets" | cut -d' ' -f1), flows $nflows equal the json; restart: $before rows before, $total after, $(echo "$c" | grep -o 'failed=[0-9]* retries=[0-9]* reconnects=[0-9]*')"
