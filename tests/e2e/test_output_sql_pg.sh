@@ -75,6 +75,19 @@ PY
 [ "$(pg_sql -c "SELECT count(*) FROM mapped WHERE substr(raw, 1, 1) IN ('\\x45'::bytea, '\\x60'::bytea)")" = 40 ] ||
 	fail "the bytea column does not start with the IP header"
 
+# a hostile prefix (tab, newline, CR, backslash, a byte that is not UTF-8,
+# then an e-acute) survives COPY's escaping; the bad byte is U+FFFD
+python3 "$E2E/nflog_prefix.py" "$CAP" "$WORK/hostile.pcap" 6109620a630d645c65ff66c3a9
+cat >"$WORK/h.yaml" <<YAML
+stacks:
+  h: [{plugin: replay, file: "$WORK/hostile.pcap"}, decode, {plugin: sql, driver: postgresql,
+      dsn: "$PG_DSN", table: hostile, columns: {p: prefix}}]
+YAML
+pg_sql -c "CREATE TABLE hostile (p text)"
+"$SLUICE" -c "$WORK/h.yaml" >"$WORK/h.log" 2>&1 || { cat "$WORK/h.log"; fail "hostile prefix: sluice failed"; }
+got=$(pg_sql -c "SELECT DISTINCT encode(convert_to(p, 'UTF8'), 'hex') || ' ' || count(*) OVER () FROM hostile")
+[ "$got" = "6109620a630d645c65efbfbd66c3a9 40" ] || fail "hostile prefix stored as $got"
+
 # ---- 2. a wrong table: no start, the column named ----
 bad() {	# bad NAME TABLE-SQL COLUMNS-YAML EXPECTED
 	pg_sql -c "DROP TABLE IF EXISTS $1" ${2:+-c "$2"}

@@ -54,6 +54,18 @@ echo "flows: $flows"
 rows "$WORK/d.db" packets >"$WORK/d.tsv"
 python3 "$E2E/sql_compare.py" packets "$WORK/v.json" "$WORK/d.tsv" >/dev/null || fail "journal_mode delete: rows differ"
 
+# a hostile prefix: bound as it is, but a byte that is not UTF-8 is U+FFFD
+python3 "$E2E/nflog_prefix.py" "$CAP" "$WORK/hostile.pcap" 6109620a630d645c65ff66c3a9
+sqlite3 "$WORK/v.db" "CREATE TABLE hostile (p TEXT)"
+cat >"$WORK/h.yaml" <<YAML
+stacks:
+  h: [{plugin: replay, file: "$WORK/hostile.pcap"}, decode, {plugin: sql, driver: sqlite,
+      path: "$WORK/v.db", table: hostile, columns: {p: prefix}}]
+YAML
+"$SLUICE" -c "$WORK/h.yaml" >"$WORK/h.log" 2>&1 || { cat "$WORK/h.log"; fail "hostile prefix: sluice failed"; }
+got=$(sqlite3 "$WORK/v.db" "SELECT lower(hex(p)), count(*) FROM hostile GROUP BY p")
+[ "$got" = "6109620a630d645c65efbfbd66c3a9|40" ] || fail "hostile prefix stored as $got"
+
 # ---- 2. another writer holds the lock for 2 s ----
 mkdb "$WORK/l.db"
 sqlite3 "$WORK/l.db" "PRAGMA journal_mode = wal" >/dev/null
