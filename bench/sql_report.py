@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""bench/sql.sh's table: medians of its runs, per pipeline.
+
+    sql_report.py RESULTS.tsv --why "kind=reason;..." --packets N --pps R --replay M
+
+RESULTS rows: kind run sent logged rows logger_s backend_s aux_s wall_s
+("-" where a figure does not exist: SQLite has no server).  A kind with a
+reason in --why and no rows is printed as not measured, with the reason.
+"""
+import argparse
+import statistics as st
+import sys
+
+LABELS = {
+    "ulogd2-live": "ulogd2 NFLOG → BASE → IFINDEX → IP2STR → HWHDR → PGSQL "
+                   "(one `INSERT_PACKET_FULL` per packet), live",
+    "sluice-live": "sluice nflog → decode → sql (postgresql, COPY), live",
+    "replay-pg": "sluice replay → decode → sql (postgresql, COPY)",
+    "replay-sqlite": "sluice replay → decode → sql (sqlite, WAL)",
+}
+
+
+def num(x):
+    return None if x == "-" else float(x)
+
+
+def med(values):
+    values = [v for v in values if v is not None]
+    return st.median(values) if values else None
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("results")
+    ap.add_argument("--why", default="")
+    ap.add_argument("--packets", type=int, required=True)
+    ap.add_argument("--pps", type=int, required=True)
+    ap.add_argument("--replay", type=int, required=True)
+    a = ap.parse_args()
+    why = dict(kv.split("=", 1) for kv in a.why.split(";") if "=" in kv)
+    runs = {}
+    for line in open(a.results, encoding="utf-8"):
+        f = line.rstrip("\n").split("\t")
+        if len(f) != 9:
+            continue
+        kind, _, sent, logged, rows, lcpu, bcpu, acpu, wall = f
+        runs.setdefault(kind, []).append(dict(
+            sent=int(sent), logged=int(logged), rows=int(rows), logger=float(lcpu),
+            backend=num(bcpu), aux=num(acpu), wall=float(wall)))
+
+    def rates(r):
+        """per run: rows per logger CPU s, rows per (logger + server) CPU s"""
+        server = (r["backend"] or 0) + (r["aux"] or 0)
+        lr = r["rows"] / r["logger"] if r["logger"] > 0 else None
+        tr = r["rows"] / (r["logger"] + server) if r["logger"] + server > 0 else None
+        return lr, tr
+
+    base = None
+    if "ulogd2-live" in runs:
+        rs = [rates(r) for r in runs["ulogd2-live"]]
+        base = (med(x for x, _ in rs), med(y for _, y in rs))
+
+    print("| pipeline | runs | logged (sum) | rows (sum) | lost | logger CPU µs/row | "
+          "rows per logger CPU s | backend CPU µs/row | other server CPU µs/row | "
+          "rows per logger + server CPU s | × ulogd2, logger | × ulogd2, logger + server | wall s |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for kind, label in LABELS.items():
+        rs = runs.get(kind)
+        if not rs:
+            reason = why.get(kind) or "no run"
+            print(f"| {label} | 0 | not measured: {reason} |" + " |" * 10)
+            continue
+        logged = sum(r["logged"] for r in rs)
+        rows = sum(r["rows"] for r in rs)
+        lost = logged - rows
+        lost_s = f"{lost:,} ({100 * lost / logged:.1f} %)" if logged else "?"
+        per = lambda key: med(r[key] / r["rows"] * 1e6 if r[key] is not None and r["rows"] else None
+                              for r in rs)
+        lus, bus, aus = per("logger"), per("backend"), per("aux")
+        rr = [rates(r) for r in rs]
+        lr, tr = med(x for x, _ in rr), med(y for _, y in rr)
+        fmt = lambda v, f: "–" if v is None else format(v, f)
+        vs = lambda v, b: "–" if v is None or not b else f"{v / b:.2f}×"
+        print(f"| {label} | {len(rs)} | {logged:,} | {rows:,} | {lost_s} | {fmt(lus, '.2f')} | "
+              f"{fmt(lr, ',.0f')} | {fmt(bus, '.2f')} | {fmt(aus, '.2f')} | {fmt(tr, ',.0f')} | "
+              f"{vs(lr, base and base[0])} | {vs(tr, base and base[1])} | "
+              f"{fmt(med(r['wall'] for r in rs), '.2f')} |")
+    print()
+    print(f"Live: {a.packets:,} 64-byte UDP datagrams per run at {a.pps:,} packets/s "
+          f"(logged = the nft rule's counter); replay: a capture of {a.replay:,} records "
+          f"(`gen_nflog -m mix`), every run delivering all of them. "
+          f"Medians over the runs; × ulogd2 divides a row's median rate by ulogd2's.")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
