@@ -4,7 +4,7 @@
 # Records per CPU second into PostgreSQL and SQLite (issue 13 §4): sluice's
 # sql output against ulogd2's PGSQL output, in the same run.
 #
-#   sudo bench/sql.sh [-n PACKETS] [-p PPS] [-N RECORDS] [-r RUNS] [-b BUILDDIR] [-k]
+#   sudo bench/sql.sh [-n PACKETS] [-p PPS] [-N RECORDS] [-r RUNS] [-f SECS] [-b BUILDDIR] [-k]
 #
 # One private PostgreSQL (tests/e2e/pg_lib.sh: fsync, full_page_writes and
 # synchronous_commit off; autovacuum off here so that no worker's CPU lands
@@ -17,6 +17,8 @@
 #   ulogd2-live   NFLOG,BASE,IFINDEX,IP2STR,HWHDR,PGSQL (Debian's ulogd.conf
 #                 stack): one `SELECT INSERT_PACKET_FULL(...)` per packet
 #   sluice-live   nflog -> decode -> sql (postgresql, COPY in batches)
+#   ulogd2-full, sluice-full: the same two at the generator's full rate for
+#                 SECS (1; 0: none), where ulogd2 cannot keep up: its loss
 #   replay-pg     replay -> decode -> sql (postgresql), RECORDS of gen_nflog -m mix
 #   replay-sqlite replay -> decode -> sql (sqlite, conf/sql/packets-sqlite.sql, in WORKDIR)
 #
@@ -45,9 +47,10 @@ set -uo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILDDIR:-${BUILD:-$TOP/build}}
-N=50000 PPS=5000 NREPLAY=500000 RUNS=3 KEEP=0
-while getopts "n:p:N:r:b:k" o; do
+N=50000 PPS=5000 NREPLAY=500000 RUNS=3 FULL=1 KEEP=0
+while getopts "n:p:N:r:f:b:k" o; do
 	case $o in
+	f) FULL=$OPTARG ;;
 	n) N=$OPTARG ;;
 	p) PPS=$OPTARG ;;
 	N) NREPLAY=$OPTARG ;;
@@ -137,7 +140,7 @@ fi
 TCK=$(getconf CLK_TCK)
 # tasks_ns PID: CPU ns of the process's live threads (schedstat's run time)
 tasks_ns() {
-	cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ n += $1 } END { printf "%d", n }'
+	cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ n += $1 } END { printf "%.0f", n }'
 }
 # pg_children WHICH: the postmaster's children: "+" the client backends
 # (title "postgres: USER DB ..."), "-" the others, DB the client backends
@@ -179,8 +182,8 @@ ns_s() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.4f", (b - a) / 1e9 }'; }
 # work is not the next run's)
 reset() {
 	case $1 in
-	ulogd2-live) q ulog2 -c "TRUNCATE ulog2, udp, tcp, icmp, icmpv6, sctp, hwhdr, mac, nufw" -c CHECKPOINT ;;
-	sluice-live | replay-pg) q sluice -c "TRUNCATE $SL_TABLE" -c CHECKPOINT ;;
+	ulogd2-*) q ulog2 -c "TRUNCATE ulog2, udp, tcp, icmp, icmpv6, sctp, hwhdr, mac, nufw" -c CHECKPOINT ;;
+	sluice-* | replay-pg) q sluice -c "TRUNCATE $SL_TABLE" -c CHECKPOINT ;;
 	replay-sqlite)
 		rm -f "$W"/out.db*
 		sqlite3 "$W/out.db" <"$TOP/conf/sql/packets-sqlite.sql" ;;
@@ -189,10 +192,10 @@ reset() {
 
 RESULTS=$W/results.tsv
 : >"$RESULTS"
-# row KIND RUN SENT LOGGED ROWS LOGGER_S BACKEND_S AUX_S WALL_S
+# row KIND RUN SENT LOGGED ROWS LOGGER_S BACKEND_S AUX_S WALL_S SENT_PPS
 row() {
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$@" >>"$RESULTS"
-	printf '  %-14s run %s: sent %s logged %s rows %s  logger %s s  backend %s s  other server %s s  wall %s s\n' \
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$@" >>"$RESULTS"
+	printf '  %-14s run %s: sent %s logged %s rows %s  logger %s s  backend %s s  other server %s s  wall %s s  (%s pps)\n' \
 		"$@" >&2
 }
 
@@ -269,19 +272,22 @@ quiet() {
 	note "the logger did not go quiet within $((60 * TF)) s"
 }
 
-# live KIND RUN
+# live KIND RUN: KIND ulogd2-live, sluice-live (PACKETS at PPS) or
+# ulogd2-full, sluice-full (the generator's full rate for FULL seconds)
 live() {
-	local kind=$1 run=$2 db table sent k0 k1 l0 l1 b0 b1 a0 a1 rows t0 t1
+	local kind=$1 run=$2 db table sent gsecs k0 k1 l0 l1 b0 b1 a0 a1 rows t0 t1 rate=$PPS secs
+	secs=$(awk -v n="$N" -v r="$PPS" 'BEGIN { print n / r }')
+	[[ $kind == *-full ]] && rate=0 secs=$FULL
 	reset "$kind" || die "$kind: cannot reset the tables"
 	no_backends
 	case $kind in
-	ulogd2-live)
+	ulogd2-*)
 		db=ulog2 table=ulog2
 		ulogd_conf >"$W/ulogd.conf"
 		: >"$W/ulogd.log"
 		ip netns exec $NB taskset -c $LOG_CPU ulogd -c "$W/ulogd.conf" >"$W/log" 2>&1 &
 		LOGGER_PID=$! ;;
-	sluice-live)
+	sluice-*)
 		db=sluice table=$SL_TABLE
 		printf 'instances:\n  fw: { plugin: nflog, group: %s }\nstacks:\n  sql: [fw, decode, %s]\n' \
 			$GROUP "$(sql_stack pg)" >"$W/sluice.yaml"
@@ -293,8 +299,8 @@ live() {
 	[ -n "$(pg_children $db)" ] || sleep 2 # connected by now, or it connects at the first batch
 	k0=$(nft_count) l0=$(tasks_ns "$LOGGER_PID") b0=$(backends_ns $db) a0=$(aux_ns)
 	t0=$(date +%s.%N)
-	read -r _ sent _ < <(timeout $((N / PPS + 30)) ip netns exec $NA "$G/udpgen" -d 10.198.0.2 -p $PORT \
-		-s 64 -r "$PPS" -t "$(awk -v n="$N" -v r="$PPS" 'BEGIN { print n / r }')" -c $GEN_CPU)
+	read -r _ sent _ gsecs _ < <(timeout $((N / PPS + 30)) ip netns exec $NA "$G/udpgen" -d 10.198.0.2 -p $PORT \
+		-s 64 -r "$rate" -t "$secs" -c $GEN_CPU)
 	sleep $SETTLE
 	quiet "$LOGGER_PID" $db
 	t1=$(date +%s.%N)
@@ -305,10 +311,11 @@ live() {
 	wait "$LOGGER_PID" 2>/dev/null
 	LOGGER_PID=
 	cp "$W/log" "$W/$kind-$run.log"
-	[ "$kind" = ulogd2-live ] && cp "$W/ulogd.log" "$W/$kind-$run.ulogd.log"
+	[[ $kind == ulogd2-* ]] && cp "$W/ulogd.log" "$W/$kind-$run.ulogd.log"
 	rows=$(q $db -c "SELECT count(*) FROM $table") || die "$kind: cannot count the rows"
 	row "$kind" "$run" "${sent:-0}" $((k1 - k0)) "$rows" "$(ns_s "$l0" "$l1")" "$(ns_s "$b0" "$b1")" \
-		"$(ns_s "$a0" "$a1")" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')"
+		"$(ns_s "$a0" "$a1")" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')" \
+		"$(awk -v n="${sent:-0}" -v s="${gsecs:-0}" 'BEGIN { printf "%.0f", (s > 0 ? n / s : 0) }')"
 }
 
 # replay KIND RUN
@@ -338,11 +345,11 @@ PY
 		rows=$(q $db -c "SELECT count(*) FROM $table") || die "$kind: cannot count the rows"
 		set -- $out
 		row "$kind" "$run" "$NREPLAY" "$NREPLAY" "$rows" "$1" \
-			"$(awk -v a="$c0" -v b="$c1" 'BEGIN { printf "%.2f", b - a }')" "$(ns_s "$a0" "$a1")" "$2"
+			"$(awk -v a="$c0" -v b="$c1" 'BEGIN { printf "%.2f", b - a }')" "$(ns_s "$a0" "$a1")" "$2" -
 	else
 		rows=$(sqlite3 "$W/out.db" "SELECT count(*) FROM $SL_TABLE_LITE") || die "$kind: cannot count the rows"
 		set -- $out
-		row "$kind" "$run" "$NREPLAY" "$NREPLAY" "$rows" "$1" - - "$2"
+		row "$kind" "$run" "$NREPLAY" "$NREPLAY" "$rows" "$1" - - "$2" -
 	fi
 	# a replay delivers everything, or the figures mean nothing
 	[ "$rows" = "$NREPLAY" ] || { grep counters "$W/log" | tail -2 >&2; die "$kind: $rows of $NREPLAY rows arrived"; }
@@ -355,6 +362,10 @@ fi
 KINDS=
 [ -z "$WHY_ULOGD" ] && KINDS+=" ulogd2-live"
 [ -z "$WHY_LIVE" ] && [ -z "$WHY_PG" ] && KINDS+=" sluice-live"
+if [ "$FULL" != 0 ]; then
+	[ -z "$WHY_ULOGD" ] && KINDS+=" ulogd2-full"
+	[ -z "$WHY_LIVE" ] && [ -z "$WHY_PG" ] && KINDS+=" sluice-full"
+fi
 [ -z "$WHY_PG" ] && KINDS+=" replay-pg"
 [ -z "$WHY_SQLITE" ] && KINDS+=" replay-sqlite"
 echo "== $RUNS runs of:$KINDS (live: $N packets at $PPS pps; replay: $NREPLAY records)" >&2
@@ -362,7 +373,7 @@ START=$SECONDS
 for ((i = 1; i <= RUNS; i++)); do
 	for kind in $KINDS; do
 		case $kind in
-		*-live) live "$kind" "$i" ;;
+		*-live | *-full) live "$kind" "$i" ;;
 		*) replay "$kind" "$i" ;;
 		esac
 	done
@@ -371,12 +382,12 @@ ELAPSED=$((SECONDS - START))
 LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg)
 [ "$KEEP" = 1 ] && cp "$RESULTS" "$W/results.kept.tsv"
 
-WHY="ulogd2-live=$WHY_ULOGD;sluice-live=${WHY_LIVE:-$WHY_PG};replay-pg=$WHY_PG;replay-sqlite=$WHY_SQLITE"
+WHY="ulogd2-live=$WHY_ULOGD;sluice-live=${WHY_LIVE:-$WHY_PG};ulogd2-full=$WHY_ULOGD;sluice-full=${WHY_LIVE:-$WHY_PG};replay-pg=$WHY_PG;replay-sqlite=$WHY_SQLITE"
 python3 "$TOP/bench/sql_report.py" "$RESULTS" --why "$WHY" --packets "$N" --pps "$PPS" \
-	--replay "$NREPLAY" | tee "$W/results.md"
+	--replay "$NREPLAY" --full "$FULL" | tee "$W/results.md"
 if [ "${NODOC:-0}" != 1 ]; then
 	DOC=${DOC:-$TOP/docs/BENCHMARKS.md}
-	python3 "$TOP/bench/benchdoc.py" "$DOC" sql-tables --by "bench/sql.sh -n $N -p $PPS -N $NREPLAY -r $RUNS" \
+	python3 "$TOP/bench/benchdoc.py" "$DOC" sql-tables --by "bench/sql.sh -n $N -p $PPS -N $NREPLAY -r $RUNS -f $FULL" \
 		--extra "Load average before / after: $LOAD_BEFORE / $LOAD_AFTER; measured in ${ELAPSED} s. PostgreSQL $(q postgres -c 'SHOW server_version' 2>/dev/null || echo ?), ulogd2 $(dpkg-query -W -f '${Version}' ulogd2-pgsql 2>/dev/null || echo none), SQLite $(sqlite3 --version 2>/dev/null | cut -d' ' -f1)." \
 		<"$W/results.md" || die "tables not written into $DOC"
 fi

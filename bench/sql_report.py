@@ -2,22 +2,28 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """bench/sql.sh's table: medians of its runs, per pipeline.
 
-    sql_report.py RESULTS.tsv --why "kind=reason;..." --packets N --pps R --replay M
+    sql_report.py RESULTS.tsv --why "kind=reason;..." --packets N --pps R --replay M --full SECS
 
 RESULTS rows: kind run sent logged rows logger_s backend_s aux_s wall_s
-("-" where a figure does not exist: SQLite has no server).  A kind with a
+sent_pps ("-" where a figure does not exist: SQLite has no server, a
+replay no generator).  The paced rows and the replays make the first
+table, the full-rate rows (kinds *-full) the second.  A kind with a
 reason in --why and no rows is printed as not measured, with the reason.
 """
 import argparse
 import statistics as st
 import sys
 
-LABELS = {
+PACED = {
     "ulogd2-live": "ulogd2 NFLOG → BASE → IFINDEX → IP2STR → HWHDR → PGSQL "
                    "(one `INSERT_PACKET_FULL` per packet), live",
     "sluice-live": "sluice nflog → decode → sql (postgresql, COPY), live",
     "replay-pg": "sluice replay → decode → sql (postgresql, COPY)",
     "replay-sqlite": "sluice replay → decode → sql (sqlite, WAL)",
+}
+FULL = {
+    "ulogd2-full": "ulogd2 NFLOG → … → PGSQL (`INSERT_PACKET_FULL`)",
+    "sluice-full": "sluice nflog → decode → sql (postgresql, COPY)",
 }
 
 
@@ -30,42 +36,23 @@ def med(values):
     return st.median(values) if values else None
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("results")
-    ap.add_argument("--why", default="")
-    ap.add_argument("--packets", type=int, required=True)
-    ap.add_argument("--pps", type=int, required=True)
-    ap.add_argument("--replay", type=int, required=True)
-    a = ap.parse_args()
-    why = dict(kv.split("=", 1) for kv in a.why.split(";") if "=" in kv)
-    runs = {}
-    for line in open(a.results, encoding="utf-8"):
-        f = line.rstrip("\n").split("\t")
-        if len(f) != 9:
-            continue
-        kind, _, sent, logged, rows, lcpu, bcpu, acpu, wall = f
-        runs.setdefault(kind, []).append(dict(
-            sent=int(sent), logged=int(logged), rows=int(rows), logger=float(lcpu),
-            backend=num(bcpu), aux=num(acpu), wall=float(wall)))
+def rates(r):
+    """per run: rows per logger CPU s, rows per (logger + server) CPU s"""
+    server = (r["backend"] or 0) + (r["aux"] or 0)
+    lr = r["rows"] / r["logger"] if r["logger"] > 0 else None
+    tr = r["rows"] / (r["logger"] + server) if r["logger"] + server > 0 else None
+    return lr, tr
 
-    def rates(r):
-        """per run: rows per logger CPU s, rows per (logger + server) CPU s"""
-        server = (r["backend"] or 0) + (r["aux"] or 0)
-        lr = r["rows"] / r["logger"] if r["logger"] > 0 else None
-        tr = r["rows"] / (r["logger"] + server) if r["logger"] + server > 0 else None
-        return lr, tr
 
-    base = None
-    if "ulogd2-live" in runs:
-        rs = [rates(r) for r in runs["ulogd2-live"]]
-        base = (med(x for x, _ in rs), med(y for _, y in rs))
-
-    print("| pipeline | runs | logged (sum) | rows (sum) | lost | logger CPU µs/row | "
+def table(runs, labels, why, base, first, last, lastval, lastfmt):
+    """One markdown table: a row per kind of labels (medians over its runs)."""
+    print(f"| {first} | runs | logged (sum) | rows (sum) | lost | logger CPU µs/row | "
           "rows per logger CPU s | backend CPU µs/row | other server CPU µs/row | "
-          "rows per logger + server CPU s | × ulogd2, logger | × ulogd2, logger + server | wall s |")
+          f"rows per logger + server CPU s | × ulogd2, logger | × ulogd2, logger + server | {last} |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-    for kind, label in LABELS.items():
+    fmt = lambda v, f: "–" if v is None else format(v, f)
+    vs = lambda v, b: "–" if v is None or not b else f"{v / b:.2f}×"
+    for kind, label in labels.items():
         rs = runs.get(kind)
         if not rs:
             reason = why.get(kind) or "no run"
@@ -80,17 +67,54 @@ def main():
         lus, bus, aus = per("logger"), per("backend"), per("aux")
         rr = [rates(r) for r in rs]
         lr, tr = med(x for x, _ in rr), med(y for _, y in rr)
-        fmt = lambda v, f: "–" if v is None else format(v, f)
-        vs = lambda v, b: "–" if v is None or not b else f"{v / b:.2f}×"
         print(f"| {label} | {len(rs)} | {logged:,} | {rows:,} | {lost_s} | {fmt(lus, '.2f')} | "
               f"{fmt(lr, ',.0f')} | {fmt(bus, '.2f')} | {fmt(aus, '.2f')} | {fmt(tr, ',.0f')} | "
-              f"{vs(lr, base and base[0])} | {vs(tr, base and base[1])} | "
-              f"{fmt(med(r['wall'] for r in rs), '.2f')} |")
+              f"{vs(lr, base and base[0])} | {vs(tr, base and base[1])} | {fmt(lastval(rs), lastfmt)} |")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("results")
+    ap.add_argument("--why", default="")
+    ap.add_argument("--packets", type=int, required=True)
+    ap.add_argument("--pps", type=int, required=True)
+    ap.add_argument("--replay", type=int, required=True)
+    ap.add_argument("--full", default="0")
+    a = ap.parse_args()
+    why = dict(kv.split("=", 1) for kv in a.why.split(";") if "=" in kv)
+    runs = {}
+    for line in open(a.results, encoding="utf-8"):
+        f = line.rstrip("\n").split("\t")
+        if len(f) != 10:
+            continue
+        kind, _, sent, logged, rows, lcpu, bcpu, acpu, wall, pps = f
+        runs.setdefault(kind, []).append(dict(
+            sent=int(sent), logged=int(logged), rows=int(rows), logger=float(lcpu),
+            backend=num(bcpu), aux=num(acpu), wall=float(wall), pps=num(pps)))
+
+    base = None
+    if "ulogd2-live" in runs:
+        rs = [rates(r) for r in runs["ulogd2-live"]]
+        base = (med(x for x, _ in rs), med(y for _, y in rs))
+
+    table(runs, PACED, why, base, "pipeline", "wall s", lambda rs: med(r["wall"] for r in rs), ".2f")
     print()
     print(f"Live: {a.packets:,} 64-byte UDP datagrams per run at {a.pps:,} packets/s "
           f"(logged = the nft rule's counter); replay: a capture of {a.replay:,} records "
           f"(`gen_nflog -m mix`), every run delivering all of them. "
           f"Medians over the runs; × ulogd2 divides a row's median rate by ulogd2's.")
+    if a.full == "0":
+        return 0
+    fbase = None
+    if "ulogd2-full" in runs:
+        rs = [rates(r) for r in runs["ulogd2-full"]]
+        fbase = (med(x for x, _ in rs), med(y for _, y in rs))
+    print()
+    table(runs, FULL, why, fbase, "the generator's full rate", "sent packets/s",
+          lambda rs: med(r["pps"] for r in rs), ",.0f")
+    print()
+    print(f"Full rate: {a.full} s of 64-byte UDP datagrams per run, as fast as the generator "
+          "sends them; × ulogd2 against ulogd2's full-rate row.")
     return 0
 
 
