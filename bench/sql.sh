@@ -16,10 +16,18 @@
 #
 #   ulogd2-live   NFLOG,BASE,IFINDEX,IP2STR,HWHDR,PGSQL (Debian's ulogd.conf
 #                 stack): one `SELECT INSERT_PACKET_FULL(...)` per packet
+#   ulogd2flat-live  the same stack into database ulog2flat: ulogd2's flat
+#                 schema (pgsql-ulogd2-flat.sql.gz) with its 11 secondary
+#                 indexes dropped, procedure INSERT: one plain INSERT per
+#                 packet into a table with only its primary key, ulogd2's
+#                 cheapest way into PostgreSQL
 #   sluice-live   nflog -> decode -> sql (postgresql, COPY in batches)
-#   ulogd2-full, sluice-full: the same two at the generator's full rate for
-#                 SECS (1; 0: none), where ulogd2 cannot keep up: its loss
+#   ulogd2-full, sluice-full: the first and the third at the generator's full
+#                 rate for SECS (1; 0: none), where ulogd2 cannot keep up: its loss
 #   replay-pg     replay -> decode -> sql (postgresql), RECORDS of gen_nflog -m mix
+#   replayidx-pg  the same into a copy of the table with the six indexes
+#                 ulogd2's flat schema has on the columns both store
+#                 (family, addresses, source MAC, ports)
 #   replay-sqlite replay -> decode -> sql (sqlite, conf/sql/packets-sqlite.sql, in WORKDIR)
 #
 # Live rows: bench/run.sh's rig (two namespaces, a veth pair, `udp dport
@@ -78,6 +86,7 @@ pg_have || die "needs Debian's postgresql (initdb, pg_ctl, psql, the postgres us
 # What can be measured here; a row that cannot says why in the table.
 WHY_LIVE= WHY_ULOGD= WHY_PG= WHY_SQLITE=
 ULOGD_SCHEMA=/usr/share/doc/ulogd2/pgsql-ulogd2.sql.gz
+ULOGD_FLAT=/usr/share/doc/ulogd2/pgsql-ulogd2-flat.sql.gz
 ULOGD_LIB=$(dirname "$(ls /usr/lib/*/ulogd/ulogd_output_PGSQL.so 2>/dev/null | head -1)" 2>/dev/null)
 if [ "$(id -u)" != 0 ]; then
 	WHY_LIVE="not root"
@@ -85,7 +94,7 @@ else
 	for c in ip nft; do command -v $c >/dev/null || WHY_LIVE="needs $c"; done
 	[ -x "$BUILD/bench/udpgen" ] || WHY_LIVE="no $BUILD/bench/udpgen"
 fi
-if ! command -v ulogd >/dev/null || [ -z "$ULOGD_LIB" ] || [ ! -r "$ULOGD_SCHEMA" ]; then
+if ! command -v ulogd >/dev/null || [ -z "$ULOGD_LIB" ] || [ ! -r "$ULOGD_SCHEMA" ] || [ ! -r "$ULOGD_FLAT" ]; then
 	WHY_ULOGD="ulogd2-pgsql not installed"
 fi
 [ -n "$WHY_LIVE" ] && WHY_ULOGD=${WHY_ULOGD:-$WHY_LIVE}
@@ -122,10 +131,17 @@ q() { # q DB ARGS...: psql -At on database DB, stop at the first error
 	shift
 	psql "$SOCK dbname=$db" -X -q -At -v ON_ERROR_STOP=1 "$@"
 }
-q postgres -c "CREATE DATABASE ulog2" -c "CREATE DATABASE sluice" || die "cannot create the databases"
+q postgres -c "CREATE DATABASE ulog2" -c "CREATE DATABASE ulog2flat" -c "CREATE DATABASE sluice" ||
+	die "cannot create the databases"
 if [ -z "$WHY_ULOGD" ]; then
 	zcat "$ULOGD_SCHEMA" | q ulog2 >/dev/null 2>"$W/ulogd-schema.err" ||
 		{ cat "$W/ulogd-schema.err" >&2; die "ulogd2's schema did not load"; }
+	zcat "$ULOGD_FLAT" | q ulog2flat >/dev/null 2>"$W/ulogd-schema.err" ||
+		{ cat "$W/ulogd-schema.err" >&2; die "ulogd2's flat schema did not load"; }
+	q ulog2flat -c "DO \$\$ DECLARE i text; BEGIN
+		FOR i IN SELECT indexname FROM pg_indexes WHERE tablename = 'ulog2' AND indexname <> 'ulog2_pkey' LOOP
+			EXECUTE 'DROP INDEX ' || quote_ident(i);
+		END LOOP; END \$\$" || die "cannot drop the flat schema's indexes"
 fi
 SL_TABLE=
 if [ -z "$WHY_PG" ]; then
@@ -134,6 +150,11 @@ if [ -z "$WHY_PG" ]; then
 	SL_TABLE=$(sed -n 's/^CREATE TABLE \(IF NOT EXISTS \)\{0,1\}\([A-Za-z_0-9]*\).*/\2/Ip' \
 		"$TOP/conf/sql/packets-postgresql.sql" | head -1)
 	[ -n "$SL_TABLE" ] || die "no CREATE TABLE in conf/sql/packets-postgresql.sql"
+	q sluice -c "CREATE TABLE ${SL_TABLE}_idx (LIKE $SL_TABLE)" \
+		-c "CREATE INDEX ON ${SL_TABLE}_idx (ip_version)" -c "CREATE INDEX ON ${SL_TABLE}_idx (src_addr)" \
+		-c "CREATE INDEX ON ${SL_TABLE}_idx (dst_addr)" -c "CREATE INDEX ON ${SL_TABLE}_idx (mac_src)" \
+		-c "CREATE INDEX ON ${SL_TABLE}_idx (sport)" -c "CREATE INDEX ON ${SL_TABLE}_idx (dport)" ||
+		die "cannot create the indexed copy of $SL_TABLE"
 fi
 
 # ---- CPU counters ----
@@ -183,7 +204,9 @@ ns_s() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.4f", (b - a) / 1e9 }'; }
 reset() {
 	case $1 in
 	ulogd2-*) q ulog2 -c "TRUNCATE ulog2, udp, tcp, icmp, icmpv6, sctp, hwhdr, mac, nufw" -c CHECKPOINT ;;
+	ulogd2flat-*) q ulog2flat -c "TRUNCATE ulog2 CASCADE" -c CHECKPOINT 2>/dev/null ;;
 	sluice-* | replay-pg) q sluice -c "TRUNCATE $SL_TABLE" -c CHECKPOINT ;;
+	replayidx-pg) q sluice -c "TRUNCATE ${SL_TABLE}_idx" -c CHECKPOINT ;;
 	replay-sqlite)
 		rm -f "$W"/out.db*
 		sqlite3 "$W/out.db" <"$TOP/conf/sql/packets-sqlite.sql" ;;
@@ -219,9 +242,9 @@ nft_count() {
 		awk '{ for (i = 1; i < NF; i++) if ($i == "packets") n += $(i + 1) } END { print n + 0 }'
 }
 
-# ulogd2 as Debian's ulogd.conf has it (the pgsql1 stack and section), the
-# socket buffer as bench/run.sh gives every logger (maxsize must exceed
-# size, or ulogd 2.0.8 keeps the kernel default)
+# ulogd_conf DB TABLE PROCEDURE: ulogd2 as Debian's ulogd.conf has it (the
+# pgsql1 stack and section), the socket buffer as bench/run.sh gives every
+# logger (maxsize must exceed size, or ulogd 2.0.8 keeps the kernel default)
 ulogd_conf() {
 	local p
 	echo "[global]"
@@ -237,19 +260,19 @@ group=$GROUP
 netlink_socket_buffer_size=8388608
 netlink_socket_buffer_maxsize=16777216
 [pgsql1]
-db="ulog2"
+db="$1"
 host="$PG_DIR"
 port=$PG_PORT
 user="postgres"
 pass=""
-table="ulog"
-procedure="INSERT_PACKET_FULL"
+table="$2"
+procedure="$3"
 EOF
 }
 
-sql_stack() { # sql_stack pg|sqlite: the sql output's inline instance
+sql_stack() { # sql_stack pg|sqlite [TABLE]: the sql output's inline instance
 	if [ "$1" = pg ]; then
-		echo "{ plugin: sql, driver: postgresql, dsn: \"$SOCK dbname=sluice\", table: $SL_TABLE }"
+		echo "{ plugin: sql, driver: postgresql, dsn: \"$SOCK dbname=sluice\", table: ${2:-$SL_TABLE} }"
 	else
 		echo "{ plugin: sql, driver: sqlite, path: $W/out.db, table: $SL_TABLE_LITE }"
 	fi
@@ -272,8 +295,8 @@ quiet() {
 	note "the logger did not go quiet within $((60 * TF)) s"
 }
 
-# live KIND RUN: KIND ulogd2-live, sluice-live (PACKETS at PPS) or
-# ulogd2-full, sluice-full (the generator's full rate for FULL seconds)
+# live KIND RUN: KIND ulogd2-live, ulogd2flat-live, sluice-live (PACKETS at
+# PPS) or ulogd2-full, sluice-full (the generator's full rate for FULL seconds)
 live() {
 	local kind=$1 run=$2 db table sent gsecs k0 k1 l0 l1 b0 b1 a0 a1 rows t0 t1 rate=$PPS secs
 	secs=$(awk -v n="$N" -v r="$PPS" 'BEGIN { print n / r }')
@@ -281,9 +304,15 @@ live() {
 	reset "$kind" || die "$kind: cannot reset the tables"
 	no_backends
 	case $kind in
-	ulogd2-*)
-		db=ulog2 table=ulog2
-		ulogd_conf >"$W/ulogd.conf"
+	ulogd2*)
+		table=ulog2
+		if [[ $kind == ulogd2flat-* ]]; then
+			db=ulog2flat
+			ulogd_conf ulog2flat ulog2 INSERT >"$W/ulogd.conf"
+		else
+			db=ulog2
+			ulogd_conf ulog2 ulog INSERT_PACKET_FULL >"$W/ulogd.conf"
+		fi
 		: >"$W/ulogd.log"
 		ip netns exec $NB taskset -c $LOG_CPU ulogd -c "$W/ulogd.conf" >"$W/log" 2>&1 &
 		LOGGER_PID=$! ;;
@@ -311,7 +340,7 @@ live() {
 	wait "$LOGGER_PID" 2>/dev/null
 	LOGGER_PID=
 	cp "$W/log" "$W/$kind-$run.log"
-	[[ $kind == ulogd2-* ]] && cp "$W/ulogd.log" "$W/$kind-$run.ulogd.log"
+	[[ $kind == ulogd2* ]] && cp "$W/ulogd.log" "$W/$kind-$run.ulogd.log"
 	rows=$(q $db -c "SELECT count(*) FROM $table") || die "$kind: cannot count the rows"
 	row "$kind" "$run" "${sent:-0}" $((k1 - k0)) "$rows" "$(ns_s "$l0" "$l1")" "$(ns_s "$b0" "$b1")" \
 		"$(ns_s "$a0" "$a1")" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')" \
@@ -321,10 +350,12 @@ live() {
 # replay KIND RUN
 replay() {
 	local kind=$1 run=$2 db=sluice table=$SL_TABLE out c0 c1 a0 a1 rows
+	[ "$kind" = replayidx-pg ] && table=${SL_TABLE}_idx
 	reset "$kind" || die "$kind: cannot reset the tables"
 	no_backends
-	if [ "$kind" = replay-pg ]; then
-		printf 'stacks:\n  sql: [{ plugin: replay, file: %s }, decode, %s]\n' "$W/in.pcap" "$(sql_stack pg)" >"$W/sluice.yaml"
+	if [[ $kind == *-pg ]]; then
+		printf 'stacks:\n  sql: [{ plugin: replay, file: %s }, decode, %s]\n' "$W/in.pcap" \
+			"$(sql_stack pg "$table")" >"$W/sluice.yaml"
 	else
 		printf 'stacks:\n  sql: [{ plugin: replay, file: %s }, decode, %s]\n' "$W/in.pcap" "$(sql_stack sqlite)" >"$W/sluice.yaml"
 	fi
@@ -339,7 +370,7 @@ sys.exit(os.waitstatus_to_exitcode(status))
 PY
 ) || { tail -5 "$W/log" >&2; die "$kind: sluice failed"; }
 	cp "$W/log" "$W/$kind-$run.log"
-	if [ "$kind" = replay-pg ]; then
+	if [[ $kind == *-pg ]]; then
 		no_backends
 		c1=$(reaped_s) a1=$(aux_ns)
 		rows=$(q $db -c "SELECT count(*) FROM $table") || die "$kind: cannot count the rows"
@@ -360,13 +391,13 @@ if [ -z "$WHY_PG" ] || [ -z "$WHY_SQLITE" ]; then
 	"$W/gen_nflog" -o "$W/in.pcap" -n "$NREPLAY" -m mix 2>/dev/null || die "gen_nflog failed"
 fi
 KINDS=
-[ -z "$WHY_ULOGD" ] && KINDS+=" ulogd2-live"
+[ -z "$WHY_ULOGD" ] && KINDS+=" ulogd2-live ulogd2flat-live"
 [ -z "$WHY_LIVE" ] && [ -z "$WHY_PG" ] && KINDS+=" sluice-live"
 if [ "$FULL" != 0 ]; then
 	[ -z "$WHY_ULOGD" ] && KINDS+=" ulogd2-full"
 	[ -z "$WHY_LIVE" ] && [ -z "$WHY_PG" ] && KINDS+=" sluice-full"
 fi
-[ -z "$WHY_PG" ] && KINDS+=" replay-pg"
+[ -z "$WHY_PG" ] && KINDS+=" replay-pg replayidx-pg"
 [ -z "$WHY_SQLITE" ] && KINDS+=" replay-sqlite"
 echo "== $RUNS runs of:$KINDS (live: $N packets at $PPS pps; replay: $NREPLAY records)" >&2
 START=$SECONDS
@@ -382,7 +413,7 @@ ELAPSED=$((SECONDS - START))
 LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg)
 [ "$KEEP" = 1 ] && cp "$RESULTS" "$W/results.kept.tsv"
 
-WHY="ulogd2-live=$WHY_ULOGD;sluice-live=${WHY_LIVE:-$WHY_PG};ulogd2-full=$WHY_ULOGD;sluice-full=${WHY_LIVE:-$WHY_PG};replay-pg=$WHY_PG;replay-sqlite=$WHY_SQLITE"
+WHY="ulogd2-live=$WHY_ULOGD;ulogd2flat-live=$WHY_ULOGD;replayidx-pg=$WHY_PG;sluice-live=${WHY_LIVE:-$WHY_PG};ulogd2-full=$WHY_ULOGD;sluice-full=${WHY_LIVE:-$WHY_PG};replay-pg=$WHY_PG;replay-sqlite=$WHY_SQLITE"
 python3 "$TOP/bench/sql_report.py" "$RESULTS" --why "$WHY" --packets "$N" --pps "$PPS" \
 	--replay "$NREPLAY" --full "$FULL" | tee "$W/results.md"
 if [ "${NODOC:-0}" != 1 ]; then

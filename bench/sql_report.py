@@ -17,8 +17,11 @@ import sys
 PACED = {
     "ulogd2-live": "ulogd2 NFLOG → BASE → IFINDEX → IP2STR → HWHDR → PGSQL "
                    "(one `INSERT_PACKET_FULL` per packet), live",
+    "ulogd2flat-live": "ulogd2, the same stack into its flat schema without secondary indexes "
+                       "(one plain INSERT per packet), live",
     "sluice-live": "sluice nflog → decode → sql (postgresql, COPY), live",
     "replay-pg": "sluice replay → decode → sql (postgresql, COPY)",
+    "replayidx-pg": "sluice replay → decode → sql (postgresql, COPY), table with six indexes",
     "replay-sqlite": "sluice replay → decode → sql (sqlite, WAL)",
 }
 FULL = {
