@@ -215,11 +215,28 @@ reset() {
 
 RESULTS=$W/results.tsv
 : >"$RESULTS"
-# row KIND RUN SENT LOGGED ROWS LOGGER_S BACKEND_S AUX_S WALL_S SENT_PPS
+# row KIND RUN SENT LOGGED ROWS LOGGER_S BACKEND_S AUX_S WALL_S SENT_PPS DETAIL
 row() {
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$@" >>"$RESULTS"
-	printf '  %-14s run %s: sent %s logged %s rows %s  logger %s s  backend %s s  other server %s s  wall %s s  (%s pps)\n' \
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$@" >>"$RESULTS"
+	printf '  %-14s run %s: sent %s logged %s rows %s  logger %s s  backend %s s  other server %s s  wall %s s  (%s pps) %s\n' \
 		"$@" >&2
+}
+
+# lost_detail KIND LOG: where a live run's logger says it lost packets:
+# sluice's counters (nflog: ENOBUFS and packets missing from the kernel's
+# sequence numbers; sql: rows dropped, queue full), ulogd2's ENOBUFS lines
+lost_detail() {
+	local c
+	case $1 in
+	sluice-*)
+		c=$(grep '^sluice: counters: ' "$2" | tail -n 20)
+		printf 'enobufs=%s,seq_lost=%s,sql_dropped_rows=%s,sql_queue_dropped=%s' \
+			"$(sed -n 's/.* (nflog):.* enobufs=\([0-9]*\).*/\1/p' <<<"$c" | tail -1)" \
+			"$(sed -n 's/.* (nflog):.* seq_lost=\([0-9]*\).*/\1/p' <<<"$c" | tail -1)" \
+			"$(sed -n 's/.* (sql):.* dropped_rows=\([0-9]*\).*/\1/p' <<<"$c" | tail -1)" \
+			"$(sed -n 's/.* (sql):.* queue_dropped=\([0-9]*\).*/\1/p' <<<"$c" | tail -1)" ;;
+	ulogd2*) printf 'enobufs_lines=%s' "$(grep -c 'losing events\|Maximum buffer size' "$2")" ;;
+	esac
 }
 
 # ---- live ----
@@ -344,7 +361,8 @@ live() {
 	rows=$(q $db -c "SELECT count(*) FROM $table") || die "$kind: cannot count the rows"
 	row "$kind" "$run" "${sent:-0}" $((k1 - k0)) "$rows" "$(ns_s "$l0" "$l1")" "$(ns_s "$b0" "$b1")" \
 		"$(ns_s "$a0" "$a1")" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')" \
-		"$(awk -v n="${sent:-0}" -v s="${gsecs:-0}" 'BEGIN { printf "%.0f", (s > 0 ? n / s : 0) }')"
+		"$(awk -v n="${sent:-0}" -v s="${gsecs:-0}" 'BEGIN { printf "%.0f", (s > 0 ? n / s : 0) }')" \
+		"$(lost_detail "$kind" "$W/$kind-$run$([[ $kind == ulogd2* ]] && echo .ulogd).log")"
 }
 
 # replay KIND RUN
@@ -376,11 +394,11 @@ PY
 		rows=$(q $db -c "SELECT count(*) FROM $table") || die "$kind: cannot count the rows"
 		set -- $out
 		row "$kind" "$run" "$NREPLAY" "$NREPLAY" "$rows" "$1" \
-			"$(awk -v a="$c0" -v b="$c1" 'BEGIN { printf "%.2f", b - a }')" "$(ns_s "$a0" "$a1")" "$2" -
+			"$(awk -v a="$c0" -v b="$c1" 'BEGIN { printf "%.2f", b - a }')" "$(ns_s "$a0" "$a1")" "$2" - -
 	else
 		rows=$(sqlite3 "$W/out.db" "SELECT count(*) FROM $SL_TABLE_LITE") || die "$kind: cannot count the rows"
 		set -- $out
-		row "$kind" "$run" "$NREPLAY" "$NREPLAY" "$rows" "$1" - - "$2" -
+		row "$kind" "$run" "$NREPLAY" "$NREPLAY" "$rows" "$1" - - "$2" - -
 	fi
 	# a replay delivers everything, or the figures mean nothing
 	[ "$rows" = "$NREPLAY" ] || { grep counters "$W/log" | tail -2 >&2; die "$kind: $rows of $NREPLAY rows arrived"; }
@@ -399,6 +417,11 @@ if [ "$FULL" != 0 ]; then
 fi
 [ -z "$WHY_PG" ] && KINDS+=" replay-pg replayidx-pg"
 [ -z "$WHY_SQLITE" ] && KINDS+=" replay-sqlite"
+if [ -n "${ONLY:-}" ]; then # ONLY="kind ...": just those (trying a change)
+	k=
+	for kind in $KINDS; do [[ " $ONLY " == *" $kind "* ]] && k+=" $kind"; done
+	KINDS=$k
+fi
 echo "== $RUNS runs of:$KINDS (live: $N packets at $PPS pps; replay: $NREPLAY records)" >&2
 START=$SECONDS
 for ((i = 1; i <= RUNS; i++)); do

@@ -5,7 +5,7 @@
     sql_report.py RESULTS.tsv --why "kind=reason;..." --packets N --pps R --replay M --full SECS
 
 RESULTS rows: kind run sent logged rows logger_s backend_s aux_s wall_s
-sent_pps ("-" where a figure does not exist: SQLite has no server, a
+sent_pps detail ("-" where a figure does not exist: SQLite has no server, a
 replay no generator).  The paced rows and the replays make the first
 table, the full-rate rows (kinds *-full) the second.  A kind with a
 reason in --why and no rows is printed as not measured, with the reason.
@@ -73,6 +73,12 @@ def table(runs, labels, why, base, first, last, lastval, lastfmt):
         print(f"| {label} | {len(rs)} | {logged:,} | {rows:,} | {lost_s} | {fmt(lus, '.2f')} | "
               f"{fmt(lr, ',.0f')} | {fmt(bus, '.2f')} | {fmt(aus, '.2f')} | {fmt(tr, ',.0f')} | "
               f"{vs(lr, base and base[0])} | {vs(tr, base and base[1])} | {fmt(lastval(rs), lastfmt)} |")
+    lossy = [(kind, r) for kind in labels for r in runs.get(kind, []) if r["logged"] > r["rows"]]
+    if lossy:
+        print()
+        print("Runs that lost rows, and what the logger counted: " + "; ".join(
+            f"{kind} run {r['run']}: {r['logged'] - r['rows']:,} of {r['logged']:,} "
+            f"({r['detail'].replace(',', ', ')})" for kind, r in lossy) + ".")
 
 
 def main():
@@ -88,12 +94,12 @@ def main():
     runs = {}
     for line in open(a.results, encoding="utf-8"):
         f = line.rstrip("\n").split("\t")
-        if len(f) != 10:
+        if len(f) != 11:
             continue
-        kind, _, sent, logged, rows, lcpu, bcpu, acpu, wall, pps = f
+        kind, run, sent, logged, rows, lcpu, bcpu, acpu, wall, pps, detail = f
         runs.setdefault(kind, []).append(dict(
-            sent=int(sent), logged=int(logged), rows=int(rows), logger=float(lcpu),
-            backend=num(bcpu), aux=num(acpu), wall=float(wall), pps=num(pps)))
+            run=run, sent=int(sent), logged=int(logged), rows=int(rows), logger=float(lcpu),
+            backend=num(bcpu), aux=num(acpu), wall=float(wall), pps=num(pps), detail=detail))
 
     base = None
     if "ulogd2-live" in runs:
