@@ -10,8 +10,9 @@
 # synchronous_commit off; autovacuum off here so that no worker's CPU lands
 # in a run), database ulog2 with ulogd2's own schema
 # (/usr/share/doc/ulogd2/pgsql-ulogd2.sql.gz: ulog2 + udp/tcp/... + mac,
-# with their indexes; INSERT_PACKET_FULL) and database sluice with
-# conf/sql/packets-postgresql.sql.  Every client connects over the server's
+# with their indexes; INSERT_PACKET_FULL), database ulog2flat (below) and
+# database sluice with conf/sql/packets-postgresql.sql (no index) and an
+# indexed copy of its table (below).  Every client connects over the server's
 # Unix socket (it reaches across network namespaces), all alike.
 #
 #   ulogd2-live   NFLOG,BASE,IFINDEX,IP2STR,HWHDR,PGSQL (Debian's ulogd.conf
@@ -84,7 +85,7 @@ for c in taskset python3 psql zcat ${CC:-cc}; do command -v "$c" >/dev/null || d
 pg_have || die "needs Debian's postgresql (initdb, pg_ctl, psql, the postgres user)"
 
 # What can be measured here; a row that cannot says why in the table.
-WHY_LIVE= WHY_ULOGD= WHY_PG= WHY_SQLITE=
+WHY_LIVE='' WHY_ULOGD='' WHY_PG='' WHY_SQLITE=''
 ULOGD_SCHEMA=/usr/share/doc/ulogd2/pgsql-ulogd2.sql.gz
 ULOGD_FLAT=/usr/share/doc/ulogd2/pgsql-ulogd2-flat.sql.gz
 ULOGD_LIB=$(dirname "$(ls /usr/lib/*/ulogd/ulogd_output_PGSQL.so 2>/dev/null | head -1)" 2>/dev/null)
@@ -183,7 +184,9 @@ group_ns() { # group_ns PID...: their CPU ns together
 	for p in "$@"; do n=$((n + $(tasks_ns "$p"))); done
 	echo $n
 }
+# shellcheck disable=SC2046 # a list of PIDs
 backends_ns() { group_ns $(pg_children "$1"); }
+# shellcheck disable=SC2046
 aux_ns() { group_ns "$PG_PID" $(pg_children -); }
 # reaped_s: CPU seconds of the postmaster's children it has waited for
 reaped_s() { awk -v t="$TCK" '{ sub(/.*\) /, ""); printf "%.2f", ($14 + $15) / t }' /proc/"$PG_PID"/stat; }
@@ -392,12 +395,12 @@ PY
 		no_backends
 		c1=$(reaped_s) a1=$(aux_ns)
 		rows=$(q $db -c "SELECT count(*) FROM $table") || die "$kind: cannot count the rows"
-		set -- $out
+		set -- $out # CPU WALL
 		row "$kind" "$run" "$NREPLAY" "$NREPLAY" "$rows" "$1" \
 			"$(awk -v a="$c0" -v b="$c1" 'BEGIN { printf "%.2f", b - a }')" "$(ns_s "$a0" "$a1")" "$2" - -
 	else
 		rows=$(sqlite3 "$W/out.db" "SELECT count(*) FROM $SL_TABLE_LITE") || die "$kind: cannot count the rows"
-		set -- $out
+		set -- $out # CPU WALL
 		row "$kind" "$run" "$NREPLAY" "$NREPLAY" "$rows" "$1" - - "$2" - -
 	fi
 	# a replay delivers everything, or the figures mean nothing
