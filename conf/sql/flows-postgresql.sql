@@ -3,10 +3,11 @@
 -- records of the nfct input or the flow filter.  Column names are sluice's
 -- field names; a field a record lacks is NULL.
 CREATE TABLE IF NOT EXISTS flows (
-	time		timestamptz NOT NULL,	-- when the record was made
+	time		timestamptz,		-- the event's time (none from the flow filter)
 	ct_event	smallint,		-- 1 new, 2 update, 4 destroy
 	ct_id		bigint,
 	family		smallint,		-- 2 IPv4, 10 IPv6
+	ip_version	smallint,
 	ip_proto	smallint,
 	orig_src	inet,
 	orig_dst	inet,
@@ -22,6 +23,8 @@ CREATE TABLE IF NOT EXISTS flows (
 	reply_bytes	bigint,
 	flow_start	timestamptz,
 	flow_end	timestamptz,
+	flow_tcp_flags	integer,		-- OR of the TCP flags seen
+	flow_end_reason	smallint,		-- 1 idle, 2 active, 3 eof, 4 evicted, 5 destroy
 	tcp_state	smallint,
 	mark		bigint,
 	ct_zone		integer

@@ -5,7 +5,7 @@
 -- No index: COPY is fastest without; add the ones your queries need
 -- (an index on time roughly halves the insert rate).
 CREATE TABLE IF NOT EXISTS packets (
-	time		timestamptz NOT NULL,	-- the record's timestamp, microseconds
+	time		timestamptz,		-- the record's timestamp, microseconds
 	prefix		text,			-- log prefix of the rule
 	ifname_in	text,
 	ifname_out	text,

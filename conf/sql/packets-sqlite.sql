@@ -3,7 +3,7 @@
 -- Times are text, 2026-12-01 05:53:27.175145+00:00, which SQLite's date
 -- functions read (datetime(time), unixepoch(time)); addresses are text.
 CREATE TABLE IF NOT EXISTS packets (
-	time		TEXT NOT NULL,
+	time		TEXT,
 	prefix		TEXT,
 	ifname_in	TEXT,
 	ifname_out	TEXT,

@@ -74,7 +74,7 @@ static const struct sl_option sql_opts[] = {
 	SL_OPT_ENUM("schema", struct sql_cfg, schema, "packets", schema_names,
 		    "default columns when columns is not set: packets or flows (conf/sql/)"),
 	SL_OPT_MAP("columns", struct sql_cfg, columns,
-		   "column: field entries (sluice --describe's field names), instead of the schema's"),
+		   "column: field entries (sluice --describe's names; a time's field:sec, field:usec), instead of the schema's"),
 	SL_OPT_INT("batch_size", struct sql_cfg, batch_size, "1000", 1, 100000,
 		   "rows per COPY or transaction"),
 	SL_OPT_DURATION("flush_interval", struct sql_cfg, flush_interval, "1s", 10, 3600000,
@@ -107,12 +107,13 @@ static const char *const packet_columns[] = {
 };
 static const char *const flow_columns[] = {
 	"time", "timestamp", "ct_event", "ct_event", "ct_id", "ct_id", "family", "family",
-	"ip_proto", "ip_proto", "orig_src", "orig_src", "orig_dst", "orig_dst",
+	"ip_version", "ip_version", "ip_proto", "ip_proto", "orig_src", "orig_src", "orig_dst", "orig_dst",
 	"orig_sport", "orig_sport", "orig_dport", "orig_dport", "reply_src", "reply_src",
 	"reply_dst", "reply_dst", "reply_sport", "reply_sport", "reply_dport", "reply_dport",
 	"orig_packets", "orig_packets", "orig_bytes", "orig_bytes",
 	"reply_packets", "reply_packets", "reply_bytes", "reply_bytes",
-	"flow_start", "flow_start", "flow_end", "flow_end", "tcp_state", "tcp_state",
+	"flow_start", "flow_start", "flow_end", "flow_end",
+	"flow_tcp_flags", "flow_tcp_flags", "flow_end_reason", "flow_end_reason", "tcp_state", "tcp_state",
 	"mark", "mark", "ct_zone", "ct_zone", NULL
 };
 
@@ -133,6 +134,7 @@ static const struct sl_field_decl sql_reads[] = {
 	SL_FIELD_DECL(SL_F_ORIG_PACKETS), SL_FIELD_DECL(SL_F_ORIG_BYTES),
 	SL_FIELD_DECL(SL_F_REPLY_PACKETS), SL_FIELD_DECL(SL_F_REPLY_BYTES),
 	SL_FIELD_DECL(SL_F_FLOW_START), SL_FIELD_DECL(SL_F_FLOW_END),
+	SL_FIELD_DECL(SL_F_FLOW_TCP_FLAGS), SL_FIELD_DECL(SL_F_FLOW_END_REASON),
 	SL_FIELD_DECL(SL_F_TCP_STATE), SL_FIELD_DECL(SL_F_CT_ZONE),
 	SL_FIELD_END
 };
@@ -149,8 +151,9 @@ struct sql_state {
 
 	struct sql_batch b;
 	struct sl_timer *flush_timer;
-	bool stopping, oom_logged;
+	bool stopping, oom_logged, in_process;
 	uint64_t reconnects_seen;
+	uint64_t owed_drops;	/* lost inside process(): reported after it returned */
 
 	int c_rows, c_batches, c_failed, c_retries, c_reconnects, c_dropped;
 };
@@ -253,6 +256,11 @@ static void put_cell(struct sql_batch *b, struct sql_cell *cell, const struct sl
 	char *p = b->arena + b->used;
 
 	cell->off = b->used;
+	if (c->part) {
+		cell->kind = SQL_INT;
+		cell->i = c->part == SQL_PART_SEC ? v->time.sec : (int64_t)(v->time.nsec / 1000);
+		return;
+	}
 	switch (c->type) {
 	case SL_T_U64:
 		cell->kind = SQL_INT;
@@ -338,6 +346,27 @@ static void count_reconnects(struct sql_state *st)
 	st->reconnects_seen = n;
 }
 
+/*
+ * Rows lost.  The core counts a batch in `out` after process() returned,
+ * and dropped_add() moves records from `out`: rows lost inside process()
+ * (some of them from the batch at hand) are reported at the next call.
+ */
+static void lost(struct sql_state *st, uint64_t n)
+{
+	st->host->counter_add(st->inst, st->c_dropped, n);
+	if (st->in_process)
+		st->owed_drops += n;
+	else
+		st->host->dropped_add(st->inst, n);
+}
+
+static void settle_drops(struct sql_state *st)
+{
+	if (st->owed_drops)
+		st->host->dropped_add(st->inst, st->owed_drops);
+	st->owed_drops = 0;
+}
+
 /* Write the batch, retrying with backoff; the batch is empty afterwards. */
 static void send_batch(struct sql_state *st)
 {
@@ -364,8 +393,7 @@ static void send_batch(struct sql_state *st)
 		if (i >= tries || (r == SQL_REJECTED && i >= REJECT_RETRIES)) {
 			st->host->log(st->inst, SL_LOG_ERR, "%u rows dropped after %lld retries", rows,
 				      (long long)i);
-			st->host->counter_add(st->inst, st->c_dropped, rows);
-			st->host->dropped_add(st->inst, rows);
+			lost(st, rows);
 			break;
 		}
 		st->host->counter_add(st->inst, st->c_retries, 1);
@@ -380,23 +408,26 @@ static int sql_process(void *state, struct sl_batch *b)
 {
 	struct sql_state *st = state;
 
+	settle_drops(st);
+	st->in_process = true;
 	for (unsigned i = 0; i < b->count; i++) {
 		if (!add_row(st, b->rec[i])) {
 			if (!st->oom_logged)
 				st->host->log(st->inst, SL_LOG_ERR, "out of memory for the batch");
 			st->oom_logged = true;
-			st->host->counter_add(st->inst, st->c_dropped, 1);
-			st->host->dropped_add(st->inst, 1);
+			lost(st, 1);
 			continue;
 		}
 		if (st->b.rows >= (unsigned)st->cfg->batch_size)
 			send_batch(st);
 	}
+	st->in_process = false;
 	return 0;
 }
 
 static void on_flush_timer(void *ctx)
 {
+	settle_drops(ctx);
 	send_batch(ctx);
 }
 
@@ -461,6 +492,23 @@ static int check_driver_options(const struct sl_host *host, struct sl_instance *
 	return 0;
 }
 
+/* The ":sec" or ":usec" after a time field: that part, as an integer. */
+static int parse_part(struct sql_state *st, const char *where, const char *spec, const char *part,
+		      struct sql_column *col)
+{
+	if (strcmp(part, "sec") && strcmp(part, "usec")) {
+		st->host->config_error(st->inst, where, "'%s': expected field, field:sec or field:usec", spec);
+		return -1;
+	}
+	if (col->type != SL_T_TIME) {
+		st->host->config_error(st->inst, where, "'%s': :%s applies to a time field", spec, part);
+		return -1;
+	}
+	col->part = strcmp(part, "sec") ? SQL_PART_USEC : SQL_PART_SEC;
+	col->type = SL_T_U64;
+	return 0;
+}
+
 /* The columns: the user's map (fields needed upstream) or the schema's. */
 static int parse_columns(struct sql_state *st)
 {
@@ -483,7 +531,8 @@ static int parse_columns(struct sql_state *st)
 	}
 	for (unsigned i = 0; i < n; i++) {
 		struct sql_column *col = &st->col[i];
-		const char *name = v[2 * i], *field = v[2 * i + 1];
+		const char *name = v[2 * i], *spec = v[2 * i + 1], *colon = strchr(spec, ':');
+		char field[64];
 		int id;
 
 		snprintf(where, sizeof(where), "columns/%s", name);
@@ -497,6 +546,7 @@ static int parse_columns(struct sql_state *st)
 				host->config_error(st->inst, where, "column '%s' is mapped twice", name);
 				return -1;
 			}
+		snprintf(field, sizeof(field), "%.*s", colon ? (int)(colon - spec) : (int)strlen(spec), spec);
 		id = user ? host->need_field(st->inst, where, field) : host->field_id(st->inst, field);
 		if (id < 0) {
 			if (!user)
@@ -506,6 +556,8 @@ static int parse_columns(struct sql_state *st)
 		snprintf(col->name, sizeof(col->name), "%s", name);
 		col->field = (sl_field)id;
 		col->type = (uint8_t)host->field_type(st->inst, id);
+		if (colon && parse_part(st, where, spec, colon + 1, col) < 0)
+			return -1;
 	}
 	st->ncol = n;
 	return 0;
@@ -595,6 +647,7 @@ static int sql_flush(void *state)
 {
 	struct sql_state *st = state;
 
+	settle_drops(st);
 	st->stopping = true;
 	if (st->d)
 		send_batch(st);

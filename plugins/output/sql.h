@@ -48,9 +48,13 @@ enum sql_conv {
 struct sql_column {
 	char name[SQL_NAME_MAX + 1];
 	sl_field field;
-	uint8_t type;		/* enum sl_type of the field */
+	uint8_t type;		/* enum sl_type of the value (SL_T_U64 for a time's part) */
 	uint8_t conv;		/* enum sql_conv, set by the driver's check */
+	uint8_t part;		/* enum sql_part: a time field's seconds or microseconds */
 };
+
+/* `field:sec`, `field:usec` in a columns map: one part of a time, as an integer. */
+enum sql_part { SQL_PART_NONE, SQL_PART_SEC, SQL_PART_USEC };
 
 struct sql_batch {
 	struct sql_cell *cells;	/* rows × ncol, room for batch_size rows */

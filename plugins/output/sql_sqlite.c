@@ -155,29 +155,39 @@ static int check_columns(struct lite *l)
 	return rc;
 }
 
-/* PRAGMA name = value, and the value it reports back equals value. */
+/* Worth trying again later: another writer, a full disk, an I/O error. */
+static bool transient(int rc)
+{
+	rc &= 0xff;
+	return rc == SQLITE_BUSY || rc == SQLITE_LOCKED || rc == SQLITE_FULL || rc == SQLITE_IOERR;
+}
+
+/*
+ * PRAGMA name = value, and (check) the value it reports back equals value.
+ * 0, -1 after logging, -2 for a transient error (logged).
+ */
 static int pragma(struct lite *l, const char *name, const char *value, bool check)
 {
 	char sql[96];
-	sqlite3_stmt *s;
-	int rc = -1;
+	sqlite3_stmt *s = NULL;
+	int rc;
 
 	snprintf(sql, sizeof(sql), "PRAGMA %s = %s", name, value);
-	if (sqlite3_prepare_v2(l->db, sql, -1, &s, NULL) != SQLITE_OK)
-		goto out;
-	rc = sqlite3_step(s);
+	rc = sqlite3_prepare_v2(l->db, sql, -1, &s, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW && check && strcasecmp((const char *)sqlite3_column_text(s, 0), value)) {
 		l->host->log(l->inst, SL_LOG_ERR, "%s: journal_mode %s refused, it stays %s",
 			     l->cfg->path, value, sqlite3_column_text(s, 0));
 		sqlite3_finalize(s);
 		return -1;
 	}
-	rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -1;
 	sqlite3_finalize(s);
-out:
-	if (rc < 0)
-		l->host->log(l->inst, SL_LOG_ERR, "%s: %s: %s", l->cfg->path, sql, sqlite3_errmsg(l->db));
-	return rc;
+	if (rc == SQLITE_ROW || rc == SQLITE_DONE)
+		return 0;
+	l->host->log(l->inst, transient(rc) ? SL_LOG_WARNING : SL_LOG_ERR, "%s: %s: %s", l->cfg->path,
+		     sql, sqlite3_errstr(rc));
+	return transient(rc) ? -2 : -1;
 }
 
 static int prepare(struct lite *l)
@@ -209,6 +219,7 @@ static int prepare(struct lite *l)
 static int lite_check(void *d)
 {
 	struct lite *l = d;
+	int rc;
 
 	close_db(l);
 	if (sqlite3_open_v2(l->cfg->path, &l->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL)) {
@@ -218,11 +229,16 @@ static int lite_check(void *d)
 		return -1;
 	}
 	sqlite3_busy_timeout(l->db, (int)l->cfg->busy_timeout_ms);
-	if (pragma(l, "journal_mode", l->cfg->journal_mode, true) < 0 ||
-	    pragma(l, "synchronous", l->cfg->synchronous, false) < 0 || check_columns(l) < 0 ||
-	    prepare(l) < 0) {
+	rc = pragma(l, "journal_mode", l->cfg->journal_mode, true);
+	if (!rc)
+		rc = pragma(l, "synchronous", l->cfg->synchronous, false);
+	if (!rc)
+		rc = check_columns(l);
+	if (!rc)
+		rc = prepare(l);
+	if (rc) {
 		close_db(l);
-		return -1;
+		return rc;
 	}
 	if (l->ever_opened)
 		l->reopens++;
@@ -295,7 +311,7 @@ static enum sql_result classify(int rc)
 	case SQLITE_RANGE:
 		return SQL_REJECTED;
 	}
-	return SQL_RETRY;	/* BUSY, LOCKED, FULL, IOERR, ... */
+	return SQL_RETRY;	/* BUSY, LOCKED, FULL, IOERR, NOMEM, ... */
 }
 
 static int step(sqlite3_stmt *s)
@@ -311,8 +327,11 @@ static enum sql_result lite_write(void *d, const struct sql_batch *b)
 	struct lite *l = d;
 	int rc;
 
-	if (!l->db && lite_check(l) < 0)
-		return SQL_REJECTED;
+	if (!l->db) {
+		rc = lite_check(l);
+		if (rc)
+			return rc == -1 ? SQL_REJECTED : SQL_RETRY;
+	}
 	rc = step(l->begin);
 	if (rc != SQLITE_DONE)
 		goto fail;
@@ -334,6 +353,8 @@ rollback:
 		     sqlite3_errstr(rc));
 	if (sqlite3_get_autocommit(l->db) == 0)
 		step(l->rollback);
+	if ((rc & 0xff) == SQLITE_IOERR)
+		close_db(l);	/* opened afresh for the retry */
 	return classify(rc);
 fail:
 	l->host->log(l->inst, SL_LOG_WARNING, "cannot begin a transaction: %s", sqlite3_errstr(rc));
