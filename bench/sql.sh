@@ -23,6 +23,8 @@
 #                 packet into a table with only its primary key, ulogd2's
 #                 cheapest way into PostgreSQL
 #   sluice-live   nflog -> decode -> sql (postgresql, COPY in batches)
+#   sluiceflat-live  nflog -> decode -> where udp -> sql into ulogd2flat-live's
+#                 table with conf/sql-ulogd2.yaml's columns map: the same table
 #   ulogd2-full, sluice-full: the first and the third at the generator's full
 #                 rate for SECS (1; 0: none), where ulogd2 cannot keep up: its loss
 #   replay-pg     replay -> decode -> sql (postgresql), RECORDS of gen_nflog -m mix
@@ -56,7 +58,7 @@ set -uo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILDDIR:-${BUILD:-$TOP/build}}
-N=50000 PPS=5000 NREPLAY=500000 RUNS=3 FULL=1 KEEP=0
+N=40000 PPS=5000 NREPLAY=300000 RUNS=3 FULL=1 KEEP=0
 while getopts "n:p:N:r:f:b:k" o; do
 	case $o in
 	f) FULL=$OPTARG ;;
@@ -207,7 +209,7 @@ ns_s() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.4f", (b - a) / 1e9 }'; }
 reset() {
 	case $1 in
 	ulogd2-*) q ulog2 -c "TRUNCATE ulog2, udp, tcp, icmp, icmpv6, sctp, hwhdr, mac, nufw" -c CHECKPOINT ;;
-	ulogd2flat-*) q ulog2flat -c "TRUNCATE ulog2 CASCADE" -c CHECKPOINT 2>/dev/null ;;
+	ulogd2flat-* | sluiceflat-*) q ulog2flat -c "TRUNCATE ulog2 CASCADE" -c CHECKPOINT 2>/dev/null ;;
 	sluice-* | replay-pg) q sluice -c "TRUNCATE $SL_TABLE" -c CHECKPOINT ;;
 	replayidx-pg) q sluice -c "TRUNCATE ${SL_TABLE}_idx" -c CHECKPOINT ;;
 	replay-sqlite)
@@ -231,7 +233,7 @@ row() {
 lost_detail() {
 	local c
 	case $1 in
-	sluice-*)
+	sluice*)
 		c=$(grep '^sluice: counters: ' "$2" | tail -n 20)
 		printf 'enobufs=%s,seq_lost=%s,sql_dropped_rows=%s,sql_queue_dropped=%s' \
 			"$(sed -n 's/.* (nflog):.* enobufs=\([0-9]*\).*/\1/p' <<<"$c" | tail -1)" \
@@ -301,6 +303,30 @@ SL_TABLE_LITE=
 [ -z "$WHY_SQLITE" ] && SL_TABLE_LITE=$(sed -n 's/^CREATE TABLE \(IF NOT EXISTS \)\{0,1\}\([A-Za-z_0-9]*\).*/\2/Ip' \
 	"$TOP/conf/sql/packets-sqlite.sql" | head -1)
 
+# sluice_flat_conf: sluice into ulogd2's flat ulog2 table, the udp stack of
+# conf/sql-ulogd2.yaml (the traffic is UDP alone)
+sluice_flat_conf() {
+	cat <<EOF
+instances:
+  fw: { plugin: nflog, group: $GROUP }
+stacks:
+  udp:
+    - fw
+    - decode
+    - { plugin: where, expr: 'ip_proto == udp' }
+    - plugin: sql
+      driver: postgresql
+      dsn: "$SOCK dbname=ulog2flat"
+      table: ulog2
+      columns: {oob_time_sec: "timestamp:sec", oob_time_usec: "timestamp:usec", oob_prefix: prefix,
+                oob_mark: mark, oob_in: ifname_in, oob_out: ifname_out, oob_hook: hook,
+                oob_family: family, ip_saddr_str: src_addr, ip_daddr_str: dst_addr,
+                ip_protocol: ip_proto, ip_tos: ip_tos, ip_ttl: ip_ttl, ip_totlen: ip_len,
+                ip_id: ip_id, mac_saddr_str: mac_src, mac_daddr_str: mac_dst,
+                udp_sport: sport, udp_dport: dport, udp_len: udp_len}
+EOF
+}
+
 # quiet PID DB: wait until the logger and its backends have used under
 # QUIET_NS of CPU over QUIET_SECS (at most 60 s)
 quiet() {
@@ -340,6 +366,11 @@ live() {
 		db=sluice table=$SL_TABLE
 		printf 'instances:\n  fw: { plugin: nflog, group: %s }\nstacks:\n  sql: [fw, decode, %s]\n' \
 			$GROUP "$(sql_stack pg)" >"$W/sluice.yaml"
+		ip netns exec $NB taskset -c $LOG_CPU "$SLUICE" -c "$W/sluice.yaml" >"$W/log" 2>&1 &
+		LOGGER_PID=$! ;;
+	sluiceflat-*)
+		db=ulog2flat table=ulog2
+		sluice_flat_conf >"$W/sluice.yaml"
 		ip netns exec $NB taskset -c $LOG_CPU "$SLUICE" -c "$W/sluice.yaml" >"$W/log" 2>&1 &
 		LOGGER_PID=$! ;;
 	esac
@@ -414,6 +445,7 @@ fi
 KINDS=
 [ -z "$WHY_ULOGD" ] && KINDS+=" ulogd2-live ulogd2flat-live"
 [ -z "$WHY_LIVE" ] && [ -z "$WHY_PG" ] && KINDS+=" sluice-live"
+[ -z "$WHY_ULOGD" ] && [ -z "$WHY_PG" ] && KINDS+=" sluiceflat-live"
 if [ "$FULL" != 0 ]; then
 	[ -z "$WHY_ULOGD" ] && KINDS+=" ulogd2-full"
 	[ -z "$WHY_LIVE" ] && [ -z "$WHY_PG" ] && KINDS+=" sluice-full"
@@ -439,7 +471,7 @@ ELAPSED=$((SECONDS - START))
 LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg)
 [ "$KEEP" = 1 ] && cp "$RESULTS" "$W/results.kept.tsv"
 
-WHY="ulogd2-live=$WHY_ULOGD;ulogd2flat-live=$WHY_ULOGD;replayidx-pg=$WHY_PG;sluice-live=${WHY_LIVE:-$WHY_PG};ulogd2-full=$WHY_ULOGD;sluice-full=${WHY_LIVE:-$WHY_PG};replay-pg=$WHY_PG;replay-sqlite=$WHY_SQLITE"
+WHY="ulogd2-live=$WHY_ULOGD;ulogd2flat-live=$WHY_ULOGD;sluiceflat-live=${WHY_ULOGD:-$WHY_PG};replayidx-pg=$WHY_PG;sluice-live=${WHY_LIVE:-$WHY_PG};ulogd2-full=$WHY_ULOGD;sluice-full=${WHY_LIVE:-$WHY_PG};replay-pg=$WHY_PG;replay-sqlite=$WHY_SQLITE"
 python3 "$TOP/bench/sql_report.py" "$RESULTS" --why "$WHY" --packets "$N" --pps "$PPS" \
 	--replay "$NREPLAY" --full "$FULL" | tee "$W/results.md"
 if [ "${NODOC:-0}" != 1 ]; then

@@ -20,6 +20,8 @@ PACED = {
     "ulogd2flat-live": "ulogd2, the same stack into its flat schema without secondary indexes "
                        "(one plain INSERT per packet), live",
     "sluice-live": "sluice nflog → decode → sql (postgresql, COPY), live",
+    "sluiceflat-live": "sluice nflog → decode → where → sql (postgresql, COPY) into ulogd2's flat table "
+                       "as above (conf/sql-ulogd2.yaml's columns), live",
     "replay-pg": "sluice replay → decode → sql (postgresql, COPY)",
     "replayidx-pg": "sluice replay → decode → sql (postgresql, COPY), table with six indexes",
     "replay-sqlite": "sluice replay → decode → sql (sqlite, WAL)",
