@@ -294,7 +294,7 @@ EOF
 
 sql_stack() { # sql_stack pg|sqlite [TABLE]: the sql output's inline instance
 	if [ "$1" = pg ]; then
-		echo "{ plugin: sql, driver: postgresql, dsn: \"$SOCK dbname=sluice\", table: ${2:-$SL_TABLE} }"
+		echo "{ plugin: sql, driver: postgresql, dsn: \"$SOCK dbname=sluice\", table: ${2:-$SL_TABLE}${SQL_EXTRA:+, $SQL_EXTRA} }"
 	else
 		echo "{ plugin: sql, driver: sqlite, path: $W/out.db, table: $SL_TABLE_LITE }"
 	fi
@@ -452,6 +452,8 @@ if [ "$FULL" != 0 ]; then
 fi
 [ -z "$WHY_PG" ] && KINDS+=" replay-pg replayidx-pg"
 [ -z "$WHY_SQLITE" ] && KINDS+=" replay-sqlite"
+# SQL_EXTRA="queue: 1024, ...": more options for the sql output of the
+# sluice-*, replay* rows (trying a setting; the committed table uses none)
 if [ -n "${ONLY:-}" ]; then # ONLY="kind ...": just those (trying a change)
 	k=
 	for kind in $KINDS; do [[ " $ONLY " == *" $kind "* ]] && k+=" $kind"; done
