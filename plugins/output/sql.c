@@ -31,10 +31,13 @@
 #include <sluice/plugin.h>
 
 #include "sql.h"
+#include "sql_spool.h"
 #include "utf8.h"
 
 #define STOP_RETRIES 2		/* at a stop or reload, do not wait the full backoff */
 #define REJECT_RETRIES 2	/* a refused batch is refused again: do not insist */
+#define DRAIN_BUDGET_MS 500	/* spool writes per turn, before the queue is read again */
+#define STOP_DRAIN_MS 2000	/* at a stop, spool writes for this long at most */
 
 enum { DRV_POSTGRESQL, DRV_SQLITE };
 enum { SCH_PACKETS, SCH_FLOWS };
@@ -61,6 +64,8 @@ struct sql_cfg {
 	const char *journal_mode;
 	const char *synchronous;
 	uint64_t busy_timeout;
+	const char *spool_dir;
+	uint64_t spool_max_size;
 };
 
 static const struct sl_option sql_opts[] = {
@@ -93,6 +98,10 @@ static const struct sl_option sql_opts[] = {
 		   "sqlite: off, normal (default), full or extra"),
 	SL_OPT_DURATION("busy_timeout", struct sql_cfg, busy_timeout, NULL, 10, 3600000,
 			"sqlite: wait this long for another writer's lock, then retry the batch (default 1s)"),
+	SL_OPT_STR("spool_dir", struct sql_cfg, spool_dir, NULL,
+		   "directory of a disk spool for rows that cannot be written (default: none)"),
+	SL_OPT_SIZE("spool_max_size", struct sql_cfg, spool_max_size, "1GiB", 65536,
+		    (int64_t)1 << 40, "largest size of the spool; past it rows are dropped"),
 	SL_OPT_END
 };
 
@@ -151,6 +160,8 @@ struct sql_state {
 
 	struct sql_batch b;
 	struct sl_timer *flush_timer;
+	struct sql_spool spool;		/* used with spool_dir */
+	struct sl_timer *retry_timer;	/* the spool's next write */
 	bool stopping, oom_logged, in_process;
 	uint64_t reconnects_seen;
 	uint64_t owed_drops;	/* lost inside process(): reported after it returned */
@@ -365,6 +376,43 @@ static void settle_drops(struct sql_state *st)
 	if (st->owed_drops)
 		st->host->dropped_add(st->inst, st->owed_drops);
 	st->owed_drops = 0;
+	if (st->cfg->spool_dir)
+		sql_spool_publish(&st->spool);
+}
+
+static bool spool_usable(struct sql_state *st)
+{
+	return st->cfg->spool_dir && sql_spool_ready(&st->spool);
+}
+
+static enum sql_result write_spooled(void *ctx, const struct sql_batch *b)
+{
+	struct sql_state *st = ctx;
+
+	return st->drv->write(st->d, b);
+}
+
+/* Write from the spool for a while; the retry timer brings the rest. */
+static void drain(struct sql_state *st, uint64_t budget_ms)
+{
+	uint64_t wait, rows, batches;
+
+	if (!st->cfg->spool_dir || !st->d)
+		return;
+	wait = sql_spool_drain(&st->spool, write_spooled, st, budget_ms, &rows, &batches);
+	count_reconnects(st);
+	st->host->counter_add(st->inst, st->c_rows, rows);
+	st->host->counter_add(st->inst, st->c_batches, batches);
+	if (wait && !st->stopping)
+		st->host->timer_arm(st->retry_timer, wait, 0);
+}
+
+/* The batch into the spool, behind what it holds; the batch is empty afterwards. */
+static void spool_batch(struct sql_state *st)
+{
+	sql_spool_batch(&st->spool, &st->b);
+	st->b.rows = 0;
+	st->b.used = 0;
 }
 
 /* Write the batch, retrying with backoff; the batch is empty afterwards. */
@@ -377,6 +425,11 @@ static void send_batch(struct sql_state *st)
 
 	if (!rows)
 		return;
+	/* once rows are spooled, everything newer follows them there */
+	if (spool_usable(st) && sql_spool_pending(&st->spool)) {
+		spool_batch(st);
+		return;
+	}
 	for (int64_t i = 0;; i++) {
 		enum sql_result r = st->drv->write(st->d, &st->b);
 
@@ -390,6 +443,15 @@ static void send_batch(struct sql_state *st)
 			break;
 		}
 		st->host->counter_add(st->inst, st->c_failed, 1);
+		if (r == SQL_RETRY && spool_usable(st)) {
+			st->host->log(st->inst, SL_LOG_NOTICE, "%u rows go to the spool, written from "
+				      "there when the database is back", rows);
+			sql_spool_backoff(&st->spool);
+			spool_batch(st);
+			if (!st->stopping)
+				st->host->timer_arm(st->retry_timer, c->retry_min, 0);
+			return;
+		}
 		if (i >= tries || (r == SQL_REJECTED && i >= REJECT_RETRIES)) {
 			st->host->log(st->inst, SL_LOG_ERR, "%u rows dropped after %lld retries", rows,
 				      (long long)i);
@@ -421,6 +483,8 @@ static int sql_process(void *state, struct sl_batch *b)
 		if (st->b.rows >= (unsigned)st->cfg->batch_size)
 			send_batch(st);
 	}
+	if (st->cfg->spool_dir && sql_spool_pending(&st->spool))
+		drain(st, DRAIN_BUDGET_MS);
 	st->in_process = false;
 	return 0;
 }
@@ -429,6 +493,13 @@ static void on_flush_timer(void *ctx)
 {
 	settle_drops(ctx);
 	send_batch(ctx);
+	drain(ctx, DRAIN_BUDGET_MS);
+}
+
+static void on_retry_timer(void *ctx)
+{
+	settle_drops(ctx);
+	drain(ctx, DRAIN_BUDGET_MS);
 }
 
 /* ---- configuration ---- */
@@ -487,6 +558,10 @@ static int check_driver_options(const struct sl_host *host, struct sl_instance *
 #endif
 	if (c->retry_min > c->retry_max) {
 		host->config_error(inst, "retry_min", "is larger than retry_max");
+		return -1;
+	}
+	if (c->spool_dir && c->spool_dir[0] != '/') {
+		host->config_error(inst, "spool_dir", "expected an absolute directory path");
 		return -1;
 	}
 	return 0;
@@ -609,6 +684,8 @@ static int sql_configure(const struct sl_host *host, struct sl_instance *inst, c
 	st->c_retries = host->counter_new(inst, "retries");
 	st->c_reconnects = host->counter_new(inst, "reconnects");
 	st->c_dropped = host->counter_new(inst, "dropped_rows");
+	if (c->spool_dir)
+		sql_spool_counters(&st->spool, host, inst);
 	*state = st;
 	return 0;
 }
@@ -639,6 +716,16 @@ static int sql_start(void *state)
 	if (!st->flush_timer)
 		return -1;
 	st->host->timer_arm(st->flush_timer, st->cfg->flush_interval, st->cfg->flush_interval);
+	if (st->cfg->spool_dir) {
+		if (sql_spool_open(&st->spool, st->cfg->spool_dir, st->cfg->spool_max_size, st->ncol,
+				   (unsigned)st->cfg->batch_size, st->cfg->retry_min, st->cfg->retry_max) < 0)
+			return -1;
+		st->retry_timer = st->host->timer_new(st->inst, on_retry_timer, st);
+		if (!st->retry_timer)
+			return -1;
+		/* rows left by an earlier run go first */
+		st->host->timer_arm(st->retry_timer, 0, 0);
+	}
 	return 0;
 }
 
@@ -661,7 +748,18 @@ static void sql_stop(void *state)
 
 	if (st->flush_timer)
 		st->host->timer_disarm(st->flush_timer);
+	if (st->retry_timer)
+		st->host->timer_disarm(st->retry_timer);
 	sql_flush(st);
+	if (st->cfg->spool_dir && st->d) {
+		/* the last rows, if the database answers; the rest waits on disk */
+		st->stopping = true;
+		st->spool.next_try = 0;
+		drain(st, STOP_DRAIN_MS);
+		st->stopping = false;
+	}
+	if (st->cfg->spool_dir)
+		sql_spool_close(&st->spool);
 	if (st->d)
 		st->drv->destroy(st->d);
 	st->d = NULL;
@@ -675,6 +773,7 @@ static void sql_destroy(void *state)
 		return;
 	if (st->d)
 		st->drv->destroy(st->d);
+	sql_spool_close(&st->spool);	/* nothing to do unless it was opened */
 	free(st->b.cells);
 	free(st->b.arena);
 	free(st);

@@ -87,6 +87,14 @@ static void log_conn_error(struct pg *p, const char *what)
 	p->host->log(p->inst, SL_LOG_WARNING, "%s: %.*s", what, (int)n, *m ? m : "timeout");
 }
 
+/* The server's notices and warnings go to our log, not libpq's stderr. */
+static void on_notice(void *ctx, const char *msg)
+{
+	struct pg *p = ctx;
+
+	p->host->log(p->inst, SL_LOG_NOTICE, "server: %.*s", (int)strcspn(msg, "\n"), msg);
+}
+
 /* A connection, made without blocking past the deadline; false after logging. */
 static bool connect_pg(struct pg *p)
 {
@@ -105,6 +113,7 @@ static bool connect_pg(struct pg *p)
 	}
 	if (PQsetnonblocking(p->conn, 1) < 0)
 		goto fail;
+	PQsetNoticeProcessor(p->conn, on_notice, p);
 	if (p->ever_connected)
 		p->reconnects++;
 	if (p->down_logged)

@@ -14,6 +14,7 @@
 #
 # The data directory is DIR/pgdata, owned by postgres; DIR and its parents
 # are made reachable (o+x) for that user.  Never leaves a postmaster behind.
+# With PG_NETNS set, the server and psql run in that network namespace.
 
 PG_BIN=${PG_BIN:-$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)}
 
@@ -27,7 +28,8 @@ _pg_free_port() {
 	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
-_pg_as() { runuser -u postgres -- "$@"; }
+_pg_ns() { if [ -n "${PG_NETNS:-}" ]; then ip netns exec "$PG_NETNS" "$@"; else "$@"; fi; }
+_pg_as() { _pg_ns runuser -u postgres -- "$@"; }
 
 # pg_start DIR [EXTRA postgres -c OPTIONS...]
 pg_start() {
@@ -70,5 +72,5 @@ pg_stop() {
 
 # pg_sql SQL...: run statements, print rows unaligned with tab separators.
 pg_sql() {
-	psql "$PG_DSN" -X -q -At -F $'\t' -v ON_ERROR_STOP=1 "$@"
+	_pg_ns psql "$PG_DSN" -X -q -At -F $'\t' -v ON_ERROR_STOP=1 "$@"
 }

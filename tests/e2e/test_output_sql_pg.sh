@@ -15,7 +15,10 @@
 #  5. ulogd2's names: conf/sql/ulogd2-view-postgresql.sql's view over the
 #     packets of 1, and (when Debian's ulogd2 documentation is installed)
 #     conf/sql-ulogd2.yaml writing into ulogd2's own flat ulog2 table, read
-#     through ulogd2's own view: the same values as the json output.
+#     through ulogd2's own view: the same values as the json output;
+#  6. spool_dir: rows spooled while the server is down are written by the
+#     next run, first; a paced replay through a queue of 2 batches that drops
+#     when full loses nothing during a 3 s outage, none twice.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/pg_lib.sh"
 need_cmd psql python3
@@ -164,6 +167,7 @@ n=$((40 * loops))
 echo "$c" | grep -q "in=$n out=$n dropped=0 errors=0 rows=$n .*failed=[1-9][0-9]* retries=[1-9][0-9]* reconnects=1 dropped_rows=0" ||
 	fail "restart: $c"
 [ "$total" = "$n" ] && [ "$over" = 0 ] || fail "restart: $total rows (expected $n), $over keys not $loops times"
+restart_total=$total restart_c=$(echo "$c" | grep -o 'failed=[0-9]* retries=[0-9]* reconnects=[0-9]*')
 # ---- 5. ulogd2's column names ----
 ULOG_Q="SELECT oob_time_sec, oob_time_usec, oob_prefix, oob_family, host(ip_saddr_str), host(ip_daddr_str),
 	ip_protocol, coalesce(tcp_sport, udp_sport), coalesce(tcp_dport, udp_dport),
@@ -215,4 +219,58 @@ if [ -f "$flat" ]; then
 	ulog2="$ulog2 in ulogd2's ulog2 table"
 fi
 echo "ulogd2's names: view ok, $ulog2"
-pass "packets $(echo "$packets" | cut -d' ' -f1), flows $nflows equal the json; restart: $before rows before, $total after, $(echo "$c" | grep -o 'failed=[0-9]* retries=[0-9]* reconnects=[0-9]*')"
+
+# ---- 6. the spool ----
+pg_sql -c "CREATE TABLE spooled (LIKE packets)"
+cat >"$WORK/s.yaml" <<YAML
+stacks:
+  s: [{plugin: replay, file: "$CAP"}, {plugin: decode, ifnames: false}, {plugin: sql, driver: postgresql, dsn: "$PG_DSN",
+      table: spooled, batch_size: 15, timeout: 1s, retry_min: 50ms, retry_max: 200ms,
+      spool_dir: "$WORK/spool"}]
+YAML
+pg_stop fast
+"$SLUICE" -c "$WORK/s.yaml" >"$WORK/s1.log" 2>&1 || { cat "$WORK/s1.log"; fail "spool, server down: sluice failed"; }
+c=$(counters "$WORK/s1.log" s.sql)
+echo "$c" | grep -q "in=40 out=40 dropped=0 errors=0 rows=0 .* dropped_rows=0 spooled=40 spool_sent=0 spool_bytes=[1-9][0-9]* spool_dropped=0" ||
+	fail "spool, server down: $c"
+pg_restart || fail "PostgreSQL did not start again"
+"$SLUICE" -c "$WORK/s.yaml" >"$WORK/s2.log" 2>&1 || { cat "$WORK/s2.log"; fail "spool, server up: sluice failed"; }
+c=$(counters "$WORK/s2.log" s.sql)
+# new rows follow the old ones through the spool while it holds any
+sp=$(echo "$c" | sed -n 's/.* spooled=\([0-9]*\) spool_sent=\([0-9]*\) .*/\1 \2/p')
+echo "$c" | grep -q "in=40 out=40 dropped=0 errors=0 rows=80 .* dropped_rows=0 spooled=.* spool_bytes=0 spool_dropped=0" &&
+	[ $((${sp#* } - ${sp% *})) = 40 ] || fail "spool, server up: $c"
+# every cell through the spool and back: the rows are the json's records, twice
+cat "$WORK/v.json" "$WORK/v.json" >"$WORK/vv.json"
+rows packets spooled >"$WORK/spooled.tsv"
+python3 "$E2E/sql_compare.py" packets "$WORK/vv.json" "$WORK/spooled.tsv" ||
+	fail "spool: the rows written from the spool differ from the json output"
+[ "$(ls "$WORK/spool" | grep -c '\.spl$')" = 0 ] || fail "spool: segments left after everything was written"
+# an outage under a paced replay, through a queue that drops when full
+loops=10
+pg_sql -c "CREATE TABLE outage2 (LIKE packets)"
+cat >"$WORK/o.yaml" <<YAML
+stacks:
+  o: [{plugin: replay, file: "$CAP", loop: $loops, pace: original}, decode, {plugin: sql,
+      driver: postgresql, dsn: "$PG_DSN", table: outage2, batch_size: 20, flush_interval: 100ms,
+      timeout: 1s, retry_min: 100ms, retry_max: 500ms, spool_dir: "$WORK/spool2",
+      queue: 2, when_full: drop}]
+YAML
+run_sluice_bg "$WORK/o.log" -c "$WORK/o.yaml"
+some2() { [ "$(pg_sql -c "SELECT count(*) FROM outage2")" -gt 60 ]; }
+wait_for $((10 * FACTOR)) some2 || fail "spool outage: no rows before the stop"
+pg_stop fast
+sleep 3
+pg_restart || fail "PostgreSQL did not start again"
+wait "$SLUICE_PID" || { cat "$WORK/o.log"; fail "sluice failed"; }
+n=$((40 * loops))
+c=$(counters "$WORK/o.log" o.sql)
+total=$(pg_sql -c "SELECT count(*) FROM outage2")
+over=$(pg_sql -c "SELECT count(*) FROM (SELECT count(*) AS n FROM outage2
+	GROUP BY time, src_addr, dst_addr, sport, dport, ip_proto, icmp_type HAVING count(*) <> $loops) x")
+echo "$c" | grep -q "in=$n out=$n dropped=0 errors=0 rows=$n .*dropped_rows=0 spooled=[1-9][0-9]* spool_sent=[1-9][0-9]* spool_bytes=0 spool_dropped=0 queue_dropped=0" ||
+	fail "spool outage: $c"
+[ "$total" = "$n" ] && [ "$over" = 0 ] || fail "spool outage: $total rows (expected $n), $over keys not $loops times"
+spooled=$(echo "$c" | grep -o 'spooled=[0-9]*')
+echo "spool: 40 rows kept across runs; outage: $total rows, $spooled"
+pass "packets $(echo "$packets" | cut -d' ' -f1), flows $nflows equal the json; spool outage $spooled of $n; restart: $before rows before, $restart_total after, $restart_c"
