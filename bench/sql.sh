@@ -126,7 +126,7 @@ trap 'exit 130' INT TERM
 
 LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
 
-# ---- the server and its two databases ----
+# ---- the server and its three databases ----
 pg_start "$W/pg" -c autovacuum=off || die "PostgreSQL did not start"
 SOCK="host=$PG_DIR port=$PG_PORT user=postgres"
 q() { # q DB ARGS...: psql -At on database DB, stop at the first error
