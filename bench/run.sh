@@ -40,9 +40,9 @@
 # (0/1), SIZES ("64 512"), LOGGERS (names, default all), BUILD (build dir),
 # KEEP=1 (keep the work dir), NODOC=1 (do not touch docs/BENCHMARKS.md),
 # PERF="sluice-fan4 ..." (perf record those loggers; with KEEP=1),
-# OFFLINE=0 / CONNTRACK=0 / SINKS=0 (skip bench/offline.sh / bench/conntrack.sh
-# / bench/sinks.sh, which run after the live part and write their own
-# tables; see bench/README.md).
+# OFFLINE=0 / CONNTRACK=0 / SINKS=0 / SQL=0 (skip bench/offline.sh /
+# bench/conntrack.sh / bench/sinks.sh / bench/sql.sh, which run after the
+# live part and write their own tables; see bench/README.md).
 set -uo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -545,6 +545,14 @@ if [ "${SINKS:-1}" = 1 ]; then
 		LIVE_RUNS=1 LIVE_DUR=1 "$TOP/bench/sinks.sh" -b "$BUILD" -n 200000 -r 1 || echo "run.sh: sinks.sh failed" >&2
 	else
 		"$TOP/bench/sinks.sh" -b "$BUILD" || echo "run.sh: sinks.sh failed" >&2
+	fi
+fi
+if [ "${SQL:-1}" = 1 ]; then
+	echo "== bench/sql.sh"
+	if [ "$QUICK" = 1 ]; then
+		"$TOP/bench/sql.sh" -b "$BUILD" -n 10000 -N 100000 -r 1 || echo "run.sh: sql.sh failed" >&2
+	else
+		"$TOP/bench/sql.sh" -b "$BUILD" || echo "run.sh: sql.sh failed" >&2
 	fi
 fi
 if [ "${CONNTRACK:-1}" = 1 ]; then
