@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "convert.h"
 #include "ctl_client.h"
 #include "daemon.h"
 #include "describe.h"
@@ -41,6 +42,9 @@ static void usage(FILE *out)
 		"                                       a running daemon's counters\n"
 		"       sluice reload|reopen [-c FILE | --socket PATH]\n"
 		"                                       reload its configuration, reopen its files\n"
+		"       sluice convert KIND [--check] FILE\n"
+		"                                       another tool's configuration as sluice YAML\n"
+		"                                       (KIND ulogd: a ulogd2 ulogd.conf)\n"
 		"\n"
 		"  -c, --config FILE   configuration (default " SLUICE_CONF_DIR "/sluice.yaml)\n"
 		"  -t, --check         validate the configuration, print the stacks, exit\n"
@@ -146,6 +150,8 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && ctl_is_command(argv[1]))
 		return ctl_main(argc - 1, argv + 1, file);
+	if (argc > 1 && convert_is_command(argv[1]))
+		return convert_main(argc - 1, argv + 1);
 	while ((c = getopt_long(argc, argv, "c:tvVh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c': file = optarg; file_given = true; break;
