@@ -182,8 +182,13 @@ static bool opt(struct conv *c, struct uinst *u, const char *plugin, const char 
 	va_list ap;
 
 	if (!has(c, plugin, option, NULL)) {
-		notconv(c, u, u->sec ? u->sec->line : u->line,
-			"this build's %s has no option '%s'", plugin, option);
+		if (!has(c, plugin, NULL, NULL))
+			notconv(c, u, u->sec ? u->sec->line : u->line, "no plugin %s on the "
+				"plugin search path ($SLUICE_PLUGIN_PATH, then the built-in one)",
+				plugin);
+		else
+			notconv(c, u, u->sec ? u->sec->line : u->line,
+				"this build's %s has no option '%s'", plugin, option);
 		return false;
 	}
 	fprintf(c->o, "    %s: ", option);
@@ -543,6 +548,7 @@ static int conv_syslog(struct conv *c, struct uinst *u)
 static int json_socket(struct conv *c, struct uinst *u, const char *mode)
 {
 	const char *host = str(u, "host", NULL), *port = str(u, "port", "12345");
+	char addr[ULOGD_INI_MAX_LINE * 2 + 8];
 
 	fprintf(c->o, "    plugin: syslog\n");
 	if (strcmp(mode, "unix") == 0) {
@@ -557,8 +563,8 @@ static int json_socket(struct conv *c, struct uinst *u, const char *mode)
 		return -1;
 	}
 	opt(c, u, "syslog", "transport", "%s", mode);
-	snprintf(c->q, sizeof(c->q), strchr(host, ':') ? "[%s]:%s" : "%s:%s", host, port);
-	opt(c, u, "syslog", "address", "%s", yq(c, c->q));
+	snprintf(addr, sizeof(addr), strchr(host, ':') ? "[%s]:%s" : "%s:%s", host, port);
+	opt(c, u, "syslog", "address", "%s", yq(c, addr));
 	if (strcmp(mode, "tcp") == 0)
 		opt(c, u, "syslog", "framing", "lf");
 	note(c, u, line_of(u, "mode"), "ulogd sent bare JSON over %s; sluice sends each "
@@ -625,6 +631,7 @@ static int conv_ipfix(struct conv *c, struct uinst *u)
 {
 	const char *host = str(u, "host", NULL), *port = str(u, "port", "4739");
 	const char *proto = str(u, "proto", "udp");
+	char addr[ULOGD_INI_MAX_LINE * 2 + 8];
 	int64_t v;
 
 	if (!host) {
@@ -632,8 +639,8 @@ static int conv_ipfix(struct conv *c, struct uinst *u)
 		return -1;
 	}
 	fprintf(c->o, "    plugin: ipfix\n");
-	snprintf(c->q, sizeof(c->q), strchr(host, ':') ? "[%s]:%s" : "%s:%s", host, port);
-	opt(c, u, "ipfix", "address", "%s", yq(c, c->q));
+	snprintf(addr, sizeof(addr), strchr(host, ':') ? "[%s]:%s" : "%s:%s", host, port);
+	opt(c, u, "ipfix", "address", "%s", yq(c, addr));
 	if (strcmp(proto, "udp") != 0)
 		notconv(c, u, line_of(u, "proto"), "proto=%s: sluice exports IPFIX over UDP "
 			"only", proto);
