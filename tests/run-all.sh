@@ -27,7 +27,8 @@ TOP=$(cd "$(dirname "$0")/.." && pwd)
 # Test tools: real readers and peers the tests check sluice against.
 SETUP_PACKAGES="tcpdump tshark wireshark-common nftables iproute2 rsyslog conntrack python3 iputils-ping nfdump
 	kmod procps clang libclang-rt-14-dev valgrind logrotate groff-base man-db libmicrohttpd-dev prometheus curl
-	dpkg-dev debhelper fakeroot lintian rsyslog-gnutls rsyslog-relp openssl ca-certificates kcat clickhouse-server clickhouse-client mmdb-bin libmaxmind-db-writer-perl"
+	dpkg-dev debhelper fakeroot lintian rsyslog-gnutls rsyslog-relp openssl ca-certificates kcat clickhouse-server clickhouse-client mmdb-bin libmaxmind-db-writer-perl
+	ulogd2 python3-yaml"
 . "$TOP/tests/setup.sh"
 SANITIZE=${SLUICE_TEST_SANITIZE-address,undefined}
 SAN_BUILD="${SLUICE_SAN_BUILD_DIR:-$TOP/build-asan}"

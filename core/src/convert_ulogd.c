@@ -53,6 +53,7 @@ struct uinst {
 	int64_t group;			/* NFLOG: its group (two instances cannot share one) */
 	unsigned events;		/* NFCT: event bits */
 	struct uinst *alias;		/* an input that reads what an earlier one reads */
+	bool missing;			/* a sluice plugin it needs is not on the search path */
 };
 
 #define MAX_ELEMS 32
@@ -182,7 +183,10 @@ static bool opt(struct conv *c, struct uinst *u, const char *plugin, const char 
 	va_list ap;
 
 	if (!has(c, plugin, option, NULL)) {
-		if (!has(c, plugin, NULL, NULL))
+		if (u->missing)
+			return false;
+		u->missing = !has(c, plugin, NULL, NULL);
+		if (u->missing)
 			notconv(c, u, u->sec ? u->sec->line : u->line, "no plugin %s on the "
 				"plugin search path ($SLUICE_PLUGIN_PATH, then the built-in one)",
 				plugin);
@@ -534,7 +538,7 @@ static int conv_syslog(struct conv *c, struct uinst *u)
 		comment(c, "facility=%s: libc's syslog() sent ulogd's messages as 'user'", f);
 		fs = "user";
 	}
-	if (has(c, "syslog", "facility", fs))
+	if (has(c, "syslog", "facility", fs) || !has(c, "syslog", NULL, NULL))
 		opt(c, u, "syslog", "facility", "%s", fs);
 	else
 		notconv(c, u, line_of(u, "facility"), "this build's syslog has no facility %s", fs);
@@ -940,7 +944,7 @@ static void convert_inst(struct conv *c, struct uinst *u)
 		error_at(c, u->line, u->col, "out of memory");
 		return;
 	}
-	u->state = u->p->conv(c, u) < 0 ? -1 : 1;
+	u->state = u->p->conv(c, u) < 0 || u->missing ? -1 : 1;
 	fclose(c->o);
 	c->o = NULL;
 }
