@@ -60,7 +60,8 @@ static void usage(FILE *out)
 		"USR1 logs counters.\n"
 		"stats, reload and reopen talk to daemon.control_socket (or --socket PATH).\n"
 		"Exit status: 0 ok, 1 runtime failure (or the reload failed), 64 usage,\n"
-		"69 no daemon answers, or no plugin found or loadable, 78 configuration error.\n");
+		"69 no daemon answers, or no plugin found or loadable, 78 configuration error.\n"
+		"sluice convert: 0 converted, 1 --check found something not converted, 2 invalid file.\n");
 }
 
 static void print_load_error(const char *msg)
