@@ -260,6 +260,7 @@ static int64_t clamp(struct conv *c, struct uinst *u, const char *key, int64_t v
 static int conv_nflog(struct conv *c, struct uinst *u)
 {
 	int64_t v, max;
+	bool have;
 
 	fprintf(c->o, "    plugin: nflog\n");
 	if (num(c, u, "group", 0, 0, 65535, &u->group) < 0)
@@ -290,8 +291,9 @@ static int conv_nflog(struct conv *c, struct uinst *u)
 	if (ent(u, "bind") || ent(u, "unbind"))
 		comment(c, "bind/unbind: not needed; sluice binds its group and never unbinds "
 			"the kernel's log handlers");
-	if ((num(c, u, "seq_local", 0, 0, 1, &v) > 0 && v) |
-	    (num(c, u, "seq_global", 0, 0, 1, &max) > 0 && max))
+	/* both read, so a bad value in either is reported */
+	have = num(c, u, "seq_local", 0, 0, 1, &v) > 0 && v;
+	if ((num(c, u, "seq_global", 0, 0, 1, &max) > 0 && max) || have)
 		opt(c, u, "nflog", "seq", "true");
 	if (num(c, u, "attach_conntrack", 0, 0, 1, &v) > 0 && v)
 		opt(c, u, "nflog", "conntrack", "true");
@@ -1011,8 +1013,8 @@ static void stack_name(struct conv *c, struct ustack *s, const char *in, const c
 
 static bool write_stack(struct conv *c, struct ustack *s, FILE *o)
 {
-	struct uinst *in = s->el[0]->alias ? s->el[0]->alias : s->el[0], *out = s->el[s->n - 1];
-	enum urole role = in->p->role;
+	struct uinst *in, *out;
+	enum urole role;
 	char why[200];
 	const char *bad;
 
@@ -1021,6 +1023,10 @@ static bool write_stack(struct conv *c, struct ustack *s, FILE *o)
 		fprintf(o, "  # not converted: %s\n", bad);
 		return false;
 	}
+	/* without an unknown plugin, role_ok() saw an input and an output */
+	in = s->el[0]->alias ? s->el[0]->alias : s->el[0];
+	out = s->el[s->n - 1];
+	role = in->p->role;
 	stack_name(c, s, in->name, out->name);
 	fprintf(o, "  %s: [%s", s->name, in->name);
 	if (*in->where)

@@ -159,20 +159,38 @@ static int key_line(struct reader *r, const char *line, const char *p)
 	return 0;
 }
 
-/* The converter copies names and values into YAML, which must be UTF-8 without controls. */
+/*
+ * The converter copies names and values into YAML: only what libyaml reads
+ * back as the same text.  UTF-8 without overlong forms, surrogates or
+ * controls (tab allowed), and none of YAML's other line breaks (NEL, LS,
+ * PS), which would end a comment or fold a scalar; no BOM inside.
+ */
 static const char *bad_text(const char *p)
 {
 	const unsigned char *s = (const unsigned char *)p;
 
 	while (*s) {
-		unsigned n = *s < 0x80 ? 0 : (*s & 0xe0) == 0xc0 ? 1 : (*s & 0xf0) == 0xe0 ? 2 :
-			     (*s & 0xf8) == 0xf0 ? 3 : 4;
+		unsigned n, cp;
 
-		if (n == 4 || (*s < 0x20 && *s != '\t') || *s == 0x7f || (n == 1 && *s < 0xc2))
+		if (*s < 0x80) {
+			if ((*s < 0x20 && *s != '\t') || *s == 0x7f)
+				return (const char *)s;
+			s++;
+			continue;
+		}
+		n = (*s & 0xe0) == 0xc0 ? 1 : (*s & 0xf0) == 0xe0 ? 2 : (*s & 0xf8) == 0xf0 ? 3 : 0;
+		if (!n)
 			return (const char *)s;
-		for (unsigned i = 1; i <= n; i++)
+		cp = *s & (0x3f >> n);
+		for (unsigned i = 1; i <= n; i++) {
 			if ((s[i] & 0xc0) != 0x80)
 				return (const char *)s;
+			cp = cp << 6 | (s[i] & 0x3f);
+		}
+		if (cp < (n == 1 ? 0x80u : n == 2 ? 0x800u : 0x10000u) || cp > 0x10ffff ||
+		    (cp >= 0xd800 && cp <= 0xdfff) || cp < 0xa0 || cp == 0x2028 || cp == 0x2029 ||
+		    cp == 0xfeff || cp == 0xfffe || cp == 0xffff)
+			return (const char *)s;
 		s += n + 1;
 	}
 	return NULL;

@@ -74,6 +74,18 @@ static void errors(void)
 	bad("[a]\nfile=\"x\" y\n", 2, 10, "unexpected 'y' after the value");
 	bad("[a]\nk=v\001\n", 2, 4, "byte 0x01");
 	bad("[a]\nk=\xff\n", 2, 3, "byte 0xff");
+	/* what libyaml would refuse or read differently: overlong, surrogate, past U+10FFFF, NEL, LS */
+	bad("[a]\nk=\xc0\xaf\n", 2, 3, "byte 0xc0");
+	bad("[a]\nk=\xed\xa0\x80\n", 2, 3, "byte 0xed");
+	bad("[a]\nk=\xf4\x90\x80\x80\n", 2, 3, "byte 0xf4");
+	bad("[a]\nk=x\xc2\x85\n", 2, 4, "byte 0xc2");
+	bad("[a]\n# \xe2\x80\xa8\n", 2, 3, "byte 0xe2");
+	{
+		struct ulogd_ini ini;
+
+		CHECK(read_str(&ini, "[a]\nk=\"caf\xc3\xa9 \xf0\x9f\x90\x8d\"\n") == 0, "%s", ini.err);
+		ulogd_ini_free(&ini);
+	}
 	{
 		static const char nul[] = "[a]\nk=v\0w\n";
 		struct ulogd_ini ini;
