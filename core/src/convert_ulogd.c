@@ -1029,8 +1029,9 @@ static bool write_stack(struct conv *c, struct ustack *s, FILE *o)
 	role = in->p->role;
 	stack_name(c, s, in->name, out->name);
 	fprintf(o, "  %s: [%s", s->name, in->name);
-	if (*in->where)
-		fprintf(o, ", { plugin: where, expr: %s }", yq(c, in->where));
+	/* an input read through another's instance keeps its own accept filters */
+	if (*s->el[0]->where)
+		fprintf(o, ", { plugin: where, expr: %s }", yq(c, s->el[0]->where));
 	for (size_t i = 1; i + 1 < s->n; i++)
 		if (*s->el[i]->where)
 			fprintf(o, ", { plugin: where, expr: %s }", yq(c, s->el[i]->where));
@@ -1198,13 +1199,13 @@ static int convert(struct conv *c)
 	for (size_t i = 0; i < g->n && !c->res->errors; i++)
 		if (strcmp(g->e[i].key, "stack") == 0)
 			parse_stack(c, &g->e[i]);
+	for (size_t i = 0; i < c->nu && !c->res->errors; i++)
+		sluice_name(c, &c->u[i]);
 	for (size_t i = 0; i < c->nu && !c->res->errors; i++) {
 		convert_inst(c, &c->u[i]);
 		if (c->u[i].state == 1 && c->u[i].p->role <= R_FLOW)
 			find_alias(c, &c->u[i]);
 	}
-	for (size_t i = 0; i < c->nu && !c->res->errors; i++)
-		sluice_name(c, &c->u[i]);
 	if (c->res->errors || !(so = open_memstream(&stacks, &slen)))
 		return -1;
 	for (size_t i = 0; i < c->ns; i++) {

@@ -82,6 +82,22 @@ fi
 F="$D/nfct-ipfix.conf"
 convert nfct-ipfix "$F" 1 "$F:12: warning: \[ct2\] (NFCT): not converted: pollinterval=10"
 
+# Two ulogd inputs on one NFLOG group (or with overlapping conntrack events)
+# are one sluice instance, which sluice requires; each keeps its own
+# accept filters.
+printf '%s\n' '[global]' stack=a:NFLOG,p:PCAP stack=b:NFLOG,q:PCAP stack=c:NFCT,i:IPFIX \
+	stack=d:NFCT,j:IPFIX '[a]' group=3 '[b]' group=3 '[p]' file=/x '[q]' file=/y '[c]' '[d]' \
+	accept_src_filter=10.0.0.0/8 '[i]' host=192.0.2.1 '[j]' host=192.0.2.2 >"$WORK/alias.conf"
+"$SLUICE" convert ulogd "$WORK/alias.conf" >"$WORK/alias.yaml" 2>"$WORK/alias.err" || fail "alias: convert failed"
+"$SLUICE" -t -c "$WORK/alias.yaml" >/dev/null || fail "alias: sluice -t refused it"
+for p in '^  a_q: \[a, q\]$' '^  c_j: \[c, { plugin: where, expr: "orig_src in {10.0.0.0/8}" }, j\]$'; do
+	grep -q "$p" "$WORK/alias.yaml" || { cat "$WORK/alias.yaml"; fail "alias: no line $p"; }
+done
+grep -q "alias.conf:3: warning: \[b\] (NFLOG): reads what \[a\] reads (group 3): its stacks use a" \
+	"$WORK/alias.err" || { cat "$WORK/alias.err"; fail "alias: no warning for [b]"; }
+grep -q '^  b:' "$WORK/alias.yaml" && fail "alias: [b] became an instance of its own"
+echo "alias: [b] reads through a, [d] through c with its own filter"
+
 # Malformed files: an error at the place, exit 2, no YAML.
 # bad CASE STDIN-NAME-OR-FILE EXPECTED-PREFIX [TEXT for stdin]
 bad() {
