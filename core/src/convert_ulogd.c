@@ -252,8 +252,11 @@ static void parse_stack(struct conv *c, const struct ini_entry *e)
 		}
 		p = *end ? end + 1 : end;
 	}
-	if (!s->unknown)
-		role_ok(c, s);
+	if (s->unknown || !role_ok(c, s))
+		return;
+	/* outputs are converted before the stacks are written: sql needs to know */
+	if (!s->el[s->n - 1]->in_role)
+		s->el[s->n - 1]->in_role = (int)s->el[0]->p->role + 1;
 }
 
 static void convert_inst(struct conv *c, struct uinst *u)
@@ -358,11 +361,7 @@ static bool write_stack(struct conv *c, struct ustack *s, FILE *o)
 			fprintf(o, ", { plugin: where, expr: %s }", cu_yq(c, s->el[i]->where));
 	if (role == R_PKT && strcmp(out->p->name, "PCAP") != 0)
 		fprintf(o, ", decode");
-	if (out->need == N_LINE && role == R_ACCT) {
-		fprintf(o, ", json");
-		cu_note(c, out, s->e->line, "accounting records are written as JSON (logline prints "
-		     "packets and connections)");
-	} else if (out->need == N_LINE) {
+	if (out->need == N_LINE) {
 		fprintf(o, ", logline");
 	} else if (out->need == N_JSON) {
 		fprintf(o, ", %s", out->json_el);

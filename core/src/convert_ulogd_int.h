@@ -47,6 +47,7 @@ struct uinst {
 	unsigned events;		/* NFCT: event bits */
 	struct uinst *alias;		/* an input that reads what an earlier one reads */
 	bool missing;			/* a sluice plugin it needs is not on the search path */
+	int in_role;			/* outputs: the input kind of the first stack ending here */
 };
 
 #define MAX_ELEMS 32

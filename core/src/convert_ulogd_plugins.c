@@ -556,6 +556,14 @@ static int conv_sql(struct conv *c, struct uinst *u)
 		snprintf(dsn, sizeof(dsn), "%s%s%s", schema ? schema : "", schema ? "." : "", table);
 		opt(c, u, "sql", "table", "%s", cu_yq(c, dsn));
 	}
+	/* sql's schema is its column set (ulogd's schema is the database's, in table) */
+	if (u->in_role == R_FLOW + 1 && cu_has(c, "sql", "schema", "flows"))
+		opt(c, u, "sql", "schema", "flows");
+	else if (u->in_role == R_FLOW + 1)
+		cu_notconv(c, u, u->line, "this build's sql has no schema 'flows' for connections");
+	else if (u->in_role == R_ACCT + 1)
+		cu_note(c, u, u->line, "accounting records into sql's packets columns: give it "
+			"a columns map (docs/PLUGINS.md, sql)");
 	if (ent(u, "procedure"))
 		cu_note(c, u, line_of(u, "procedure"), "procedure=%s: sluice writes rows into the "
 		     "table itself (conf/sql/ has its schema), it calls no procedure",

@@ -76,9 +76,11 @@ if case == "debian":
         want_inst("pgsql1", plugin="sql", driver="postgresql", table="ulog",
                   dsn="host='localhost' dbname='nulog' user='nupik' password='changeme'")
         want_inst("sqlite3_ct", plugin="sql", driver="sqlite", table="ulog_ct",
-                  path="/var/log/ulog/ulogd.sqlite3db")
+                  path="/var/log/ulog/ulogd.sqlite3db", schema="flows")
+        want_inst("pgsql2", plugin="sql", schema="flows")
+        want_inst("sqlite3_pkt", plugin="sql", schema=None)
     if "nfacct" in feats:
-        exp["acct1_gp1"] = ["acct1", "json", "gp1"]
+        exp["acct1_gp1"] = ["acct1", "logline", "gp1"]
         want_inst("acct1", plugin="nfacct", interval="2s", reset=True)
     want_stacks(exp)
 elif case == "groups-syslog":
