@@ -142,6 +142,7 @@ static void sluice_name(struct conv *c, struct uinst *u)
 static void check_section(struct conv *c, struct uinst *u)
 {
 	const struct ini_section *s = u->sec;
+	struct strset keys = {0};
 
 	if (!s) {
 		if (u->p->section)
@@ -151,6 +152,7 @@ static void check_section(struct conv *c, struct uinst *u)
 	}
 	for (size_t i = 0; i < s->n; i++) {
 		const struct ini_entry *e = &s->e[i];
+		void *first;
 
 		if (!cu_word_in(u->p->keys, e->key)) {
 			cu_error_at(c, e->line, e->col, "unknown key '%s' in [%s]: %s takes %s%s",
@@ -158,13 +160,18 @@ static void check_section(struct conv *c, struct uinst *u)
 				 u->p->keys);
 			continue;
 		}
-		for (size_t j = 0; j < i; j++)
-			if (strcmp(s->e[j].key, e->key) == 0) {
-				cu_error_at(c, e->line, e->col, "'%s' set twice in [%s] (first on line "
-					 "%u)", e->key, u->id, s->e[j].line);
-				break;
-			}
+		switch (strset_add(&keys, e->key, (void *)e, &first)) {
+		case 1:
+			break;
+		case 0:
+			cu_error_at(c, e->line, e->col, "'%s' set twice in [%s] (first on line %u)",
+				    e->key, u->id, ((const struct ini_entry *)first)->line);
+			break;
+		default:
+			cu_error_at(c, e->line, e->col, "out of memory");
+		}
 	}
+	strset_free(&keys);
 }
 
 static struct uinst *get_inst(struct conv *c, const char *id, size_t len,

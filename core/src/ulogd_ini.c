@@ -77,6 +77,7 @@ static int section_line(struct reader *r, const char *line, const char *p)
 	struct ulogd_ini *ini = r->ini;
 	const char *name = ++p, *end = strchr(p, ']');
 	struct ini_section *s;
+	void *first;
 
 	if (!end)
 		return ini_error(r, p + strlen(p), line, "expected ']' to end the section name");
@@ -96,6 +97,18 @@ static int section_line(struct reader *r, const char *line, const char *p)
 	if (!s->name)
 		return ini_error(r, line, line, "out of memory");
 	s->line = r->line;
+	switch (strset_add(&ini->names, s->name, (void *)(ini->n + 1), &first)) {
+	case 1:
+		break;
+	case 0:
+		/* ulogd reads only the first: which one was meant is not ours to guess */
+		free(s->name);
+		return ini_error(r, name, line, "section [%.*s] again (first on line %u)",
+				 (int)(end - name), name, ini->s[(size_t)first - 1].line);
+	default:
+		free(s->name);
+		return ini_error(r, line, line, "out of memory");
+	}
 	ini->n++;
 	return 0;
 }
@@ -287,15 +300,15 @@ void ulogd_ini_free(struct ulogd_ini *ini)
 		free(ini->s[i].name);
 	}
 	free(ini->s);
+	strset_free(&ini->names);
 	memset(ini, 0, sizeof(*ini));
 }
 
 const struct ini_section *ulogd_ini_section(const struct ulogd_ini *ini, const char *name)
 {
-	for (size_t i = 0; i < ini->n; i++)
-		if (strcmp(ini->s[i].name, name) == 0)
-			return &ini->s[i];
-	return NULL;
+	size_t i = (size_t)strset_get(&ini->names, name);
+
+	return i ? &ini->s[i - 1] : NULL;
 }
 
 const struct ini_entry *ulogd_ini_get(const struct ini_section *s, const char *key)

@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "strset.h"
+
 struct ini_entry {
 	char *key;
 	char *value;
@@ -29,6 +31,7 @@ struct ini_section {
 struct ulogd_ini {
 	struct ini_section *s;
 	size_t n, cap;
+	struct strset names;	/* section name -> its index + 1 */
 	/* The first syntax error: its position and what was expected. */
 	unsigned err_line, err_col;
 	char err[160];

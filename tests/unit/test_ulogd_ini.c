@@ -67,6 +67,7 @@ static void errors(void)
 	bad("[]\n", 1, 2, "expected a section name");
 	bad("[a b]\n", 1, 3, "unexpected ' ' in a section name");
 	bad("[a] x\n", 1, 5, "unexpected 'x' after the section name");
+	bad("[a]\n[b]\n[a]\n", 3, 2, "section [a] again (first on line 1)");
 	bad("group=1\n", 1, 1, "before the first [section]");
 	bad("[a]\ngroup 1\n", 2, 7, "expected '=' after the key 'group'");
 	bad("[a]\n=1\n", 2, 1, "expected a key");
@@ -158,6 +159,13 @@ static void converter(void)
 	CHECK(strstr(diag, "t.conf:4:1: error: unknown key 'grup' in [l]"), "%s", diag);
 	CHECK(strstr(diag, "t.conf:2:15: error: no [e] section for e:LOGEMU"), "%s", diag);
 	CHECK(!out || !*out, "YAML written after errors: %s", out);
+	free(out);
+	free(diag);
+
+	out = convert("[global]\nstack=l:NFLOG,e:LOGEMU\n[l]\ngroup=1\ngroup=2\n[e]\nfile=x\n", &res,
+		      &diag, &ret);
+	CHECK(ret == -1 && strstr(diag, "t.conf:5:1: error: 'group' set twice in [l] (first on "
+				  "line 4)"), "%s", diag);
 	free(out);
 	free(diag);
 }
