@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "convert.h"
 #include "ctl_client.h"
 #include "daemon.h"
 #include "describe.h"
@@ -41,6 +42,9 @@ static void usage(FILE *out)
 		"                                       a running daemon's counters\n"
 		"       sluice reload|reopen [-c FILE | --socket PATH]\n"
 		"                                       reload its configuration, reopen its files\n"
+		"       sluice convert KIND [--check] FILE\n"
+		"                                       another tool's configuration as sluice YAML\n"
+		"                                       (KIND ulogd: a ulogd2 ulogd.conf)\n"
 		"\n"
 		"  -c, --config FILE   configuration (default " SLUICE_CONF_DIR "/sluice.yaml)\n"
 		"  -t, --check         validate the configuration, print the stacks, exit\n"
@@ -56,7 +60,8 @@ static void usage(FILE *out)
 		"USR1 logs counters.\n"
 		"stats, reload and reopen talk to daemon.control_socket (or --socket PATH).\n"
 		"Exit status: 0 ok, 1 runtime failure (or the reload failed), 64 usage,\n"
-		"69 no daemon answers, or no plugin found or loadable, 78 configuration error.\n");
+		"69 no daemon answers, or no plugin found or loadable, 78 configuration error.\n"
+		"sluice convert: 0 converted, 1 --check found something not converted, 2 invalid file.\n");
 }
 
 static void print_load_error(const char *msg)
@@ -146,6 +151,8 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && ctl_is_command(argv[1]))
 		return ctl_main(argc - 1, argv + 1, file);
+	if (argc > 1 && convert_is_command(argv[1]))
+		return convert_main(argc - 1, argv + 1);
 	while ((c = getopt_long(argc, argv, "c:tvVh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c': file = optarg; file_given = true; break;

@@ -1,0 +1,568 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * ulogd2's stacks as sluice YAML.  ulogd runs a chain of plugin
+ * instances per `stack=` line (an input, filters that turn raw fields
+ * into printable ones, an output); sluice needs only the input, the
+ * filters that change what is kept (MARK) and the output's formatter
+ * (logline, json), because decode names and prints everything at once.
+ * Inputs of the same name are one instance in ulogd and in sluice, and
+ * an output used by several stacks becomes one named instance where they
+ * meet.  The keys each ulogd plugin takes are ulogd 2.0.8's: a key it
+ * does not know is an error here (ulogd ignored typos silently).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "convert_ulogd_int.h"
+
+/* ---- diagnostics and the YAML body of one instance ---- */
+
+void cu_error_at(struct conv *c, unsigned line, unsigned col, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(c->diag, "%s:%u:%u: error: ", c->file, line, col);
+	va_start(ap, fmt);
+	vfprintf(c->diag, fmt, ap);
+	va_end(ap);
+	fputc('\n', c->diag);
+	c->res->errors++;
+}
+
+static void vwarn(struct conv *c, struct uinst *u, unsigned line, const char *what,
+		  const char *fmt, va_list ap)
+{
+	va_list ap2;
+
+	fprintf(c->diag, "%s:%u: warning: ", c->file, line);
+	if (u)
+		fprintf(c->diag, "[%s] (%s): ", u->id, u->p->name);
+	if (what)
+		fprintf(c->diag, "%s", what);
+	va_copy(ap2, ap);
+	vfprintf(c->diag, fmt, ap2);
+	va_end(ap2);
+	fputc('\n', c->diag);
+	if (c->o) {
+		fprintf(c->o, "    # %s", what ? what : "note: ");
+		vfprintf(c->o, fmt, ap);
+		fputc('\n', c->o);
+	}
+}
+
+/* Something the user relied on that sluice will not do: comment, warning, --check fails. */
+void cu_notconv(struct conv *c, struct uinst *u, unsigned line, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vwarn(c, u, line, "not converted: ", fmt, ap);
+	va_end(ap);
+	c->res->not_converted++;
+}
+
+/* Converted, but it behaves differently: comment and warning. */
+void cu_note(struct conv *c, struct uinst *u, unsigned line, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vwarn(c, u, line, NULL, fmt, ap);
+	va_end(ap);
+	c->res->notes++;
+}
+
+/* A comment in the instance's YAML only. */
+void cu_comment(struct conv *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("    # ", c->o);
+	va_start(ap, fmt);
+	vfprintf(c->o, fmt, ap);
+	va_end(ap);
+	fputc('\n', c->o);
+}
+
+/* A YAML double-quoted scalar (the reader let through UTF-8 text and tabs only). */
+const char *cu_yq(struct conv *c, const char *s)
+{
+	char *d = c->q;
+
+	*d++ = '"';
+	for (; *s && d < c->q + sizeof(c->q) - 3; s++) {
+		if (*s == '"' || *s == '\\')
+			*d++ = '\\';
+		if (*s == '\t') {
+			*d++ = '\\';
+			*d++ = 't';
+			continue;
+		}
+		*d++ = *s;
+	}
+	*d++ = '"';
+	*d = '\0';
+	return c->q;
+}
+
+/* ---- stacks and instances ---- */
+
+static bool name_char(char ch)
+{
+	return isalnum((unsigned char)ch) || ch == '_' || ch == '-' || ch == '.';
+}
+
+/* The ulogd id as a sluice name: not another instance's, not a plugin's. */
+static void sluice_name(struct conv *c, struct uinst *u)
+{
+	char base[80];
+	size_t n = 0;
+	bool taken = true;
+
+	for (const char *p = u->id; *p && n < sizeof(base) - 1; p++)
+		base[n++] = name_char(*p) ? *p : '_';
+	base[n] = '\0';
+	snprintf(u->name, sizeof(u->name), "%s", base);
+	for (unsigned k = 1; taken && k < 1000; k++) {
+		taken = cu_has(c, u->name, NULL, NULL);
+		for (const struct uinst *o = c->u; !taken && o < u; o++)
+			taken = strcmp(o->name, u->name) == 0;
+		if (taken)
+			snprintf(u->name, sizeof(u->name), "%s_%u", base, k);
+	}
+}
+
+/* ulogd would refuse these: an unknown or repeated key, a missing section. */
+static void check_section(struct conv *c, struct uinst *u)
+{
+	const struct ini_section *s = u->sec;
+	struct strset keys = {0};
+
+	if (!s) {
+		if (u->p->section)
+			cu_error_at(c, u->line, u->col, "no [%s] section for %s:%s (ulogd2 does not "
+				 "start without it)", u->id, u->id, u->p->name);
+		return;
+	}
+	for (size_t i = 0; i < s->n; i++) {
+		const struct ini_entry *e = &s->e[i];
+		void *first;
+
+		if (!cu_word_in(u->p->keys, e->key)) {
+			cu_error_at(c, e->line, e->col, "unknown key '%s' in [%s]: %s takes %s%s",
+				 e->key, u->id, u->p->name, *u->p->keys ? "" : "no keys",
+				 u->p->keys);
+			continue;
+		}
+		switch (strset_add(&keys, e->key, (void *)e, &first)) {
+		case 1:
+			break;
+		case 0:
+			cu_error_at(c, e->line, e->col, "'%s' set twice in [%s] (first on line %u)",
+				    e->key, u->id, ((const struct ini_entry *)first)->line);
+			break;
+		default:
+			cu_error_at(c, e->line, e->col, "out of memory");
+		}
+	}
+	strset_free(&keys);
+}
+
+static struct uinst *get_inst(struct conv *c, const char *id, size_t len,
+			      const struct uplug *p, unsigned line, unsigned col)
+{
+	struct uinst *u;
+
+	for (u = c->u; u < c->u + c->nu; u++)
+		if (strlen(u->id) == len && strncmp(u->id, id, len) == 0) {
+			/* ulogd shares inputs by id; every other plugin is one per stack */
+			if (u->p == p)
+				return u;
+			if (u->p->role <= R_ACCT && p->role <= R_ACCT) {
+				cu_error_at(c, line, col, "input '%s' is %s here but %s on line %u",
+					 u->id, p->name, u->p->name, u->line);
+				return NULL;
+			}
+		}
+	u = &c->u[c->nu++];
+	u->id = strndup(id, len);
+	if (!u->id) {
+		cu_error_at(c, line, col, "out of memory");
+		c->nu--;
+		return NULL;
+	}
+	u->p = p;
+	u->line = line;
+	u->col = col;
+	u->sec = ulogd_ini_section(c->ini, u->id);
+	check_section(c, u);
+	return u;
+}
+
+static bool role_ok(struct conv *c, const struct ustack *s)
+{
+	const struct ini_entry *e = s->e;
+
+	if (s->n < 2) {
+		cu_error_at(c, e->line, e->vcol, "a stack needs an input and an output");
+		return false;
+	}
+	for (size_t i = 0; i < s->n; i++) {
+		enum urole r = s->el[i]->p->role;
+		bool ok = i == 0 ? r <= R_ACCT : i == s->n - 1 ? r == R_OUT : r == R_FILTER;
+
+		if (!ok) {
+			cu_error_at(c, e->line, e->vcol, "%s:%s: a stack is an input, filters, then an "
+				 "output", s->el[i]->id, s->el[i]->p->name);
+			return false;
+		}
+	}
+	return true;
+}
+
+/* stack=id:PLUGIN,id:PLUGIN,... */
+static void parse_stack(struct conv *c, const struct ini_entry *e)
+{
+	struct ustack *s = &c->s[c->ns++];
+	const char *p = e->value;
+
+	s->e = e;
+	while (*p) {
+		const char *end = strchr(p, ','), *colon;
+		unsigned col = e->vcol + (unsigned)(p - e->value);
+		const struct uplug *pl;
+		struct uinst *u;
+
+		if (!end)
+			end = p + strlen(p);
+		colon = memchr(p, ':', (size_t)(end - p));
+		if (!colon || colon == p || colon + 1 == end) {
+			cu_error_at(c, e->line, col, "expected ID:PLUGIN, found '%.*s'", (int)(end - p), p);
+			return;
+		}
+		if (s->n == MAX_ELEMS) {
+			cu_error_at(c, e->line, col, "more than %d plugins in one stack", MAX_ELEMS);
+			return;
+		}
+		pl = cu_find_plug(colon + 1, (size_t)(end - colon - 1));
+		if (!pl) {
+			snprintf(s->name, sizeof(s->name), "%.*s", (int)(end - colon - 1), colon + 1);
+			s->unknown = s->name;
+		} else if ((u = get_inst(c, p, (size_t)(colon - p), pl, e->line, col))) {
+			s->el[s->n++] = u;
+		}
+		p = *end ? end + 1 : end;
+	}
+	if (s->unknown || !role_ok(c, s))
+		return;
+	/* outputs are converted before the stacks are written: sql needs to know */
+	if (!s->el[s->n - 1]->in_role)
+		s->el[s->n - 1]->in_role = (int)s->el[0]->p->role + 1;
+}
+
+static void convert_inst(struct conv *c, struct uinst *u)
+{
+	if (!u->p->conv) {
+		u->state = 1;
+		return;
+	}
+	c->o = open_memstream(&u->body, &u->bodylen);
+	if (!c->o) {
+		cu_error_at(c, u->line, u->col, "out of memory");
+		return;
+	}
+	u->state = u->p->conv(c, u) < 0 || u->missing ? -1 : 1;
+	fclose(c->o);
+	c->o = NULL;
+}
+
+/* Two ulogd inputs reading the same group: sluice reads it once, for both. */
+static void find_alias(struct conv *c, struct uinst *u)
+{
+	for (struct uinst *o = c->u; o < u; o++) {
+		if (o->state != 1 || o->p != u->p || o->alias)
+			continue;
+		if ((u->p->role == R_PKT && o->group == u->group) ||
+		    (u->p->role == R_FLOW && (o->events & u->events))) {
+			u->alias = o;
+			cu_note(c, u, u->line, "reads what [%s] reads (%s %" PRId64 "): its stacks use "
+			     "%s, and [%s]'s options", o->id, u->p->role == R_PKT ? "group" :
+			     "events", u->p->role == R_PKT ? u->group : (int64_t)u->events, o->name,
+			     o->id);
+			return;
+		}
+	}
+}
+
+/* Why a stack cannot be written, or NULL. */
+static const char *stack_problem(struct conv *c, struct ustack *s, char *buf, size_t size)
+{
+	const struct uinst *in, *out;
+
+	if (s->unknown) {
+		snprintf(buf, size, "%s is not a ulogd2 2.0.8 plugin", s->unknown);
+		cu_notconv(c, NULL, s->e->line, "stack uses %s", buf);
+		return buf;
+	}
+	for (size_t i = 0; i < s->n; i++)
+		if (s->el[i]->state < 0) {
+			snprintf(buf, size, "[%s] (%s) is not converted", s->el[i]->id,
+				 s->el[i]->p->name);
+			return buf;
+		}
+	in = s->el[0];
+	out = s->el[s->n - 1];
+	if ((strcmp(out->p->name, "PCAP") == 0 && in->p->role != R_PKT) ||
+	    (strcmp(out->p->name, "IPFIX") == 0 && in->p->role != R_FLOW)) {
+		snprintf(buf, size, "%s takes %s, not what %s gives", out->p->name,
+			 in->p->role == R_PKT ? "flows" : "packets", in->p->name);
+		cu_notconv(c, NULL, s->e->line, "stack: %s", buf);
+		return buf;
+	}
+	return NULL;
+}
+
+static void stack_name(struct conv *c, struct ustack *s, const char *in, const char *out)
+{
+	snprintf(s->name, sizeof(s->name), "%s_%s", in, out);
+	for (unsigned k = 2; k < 1000; k++) {
+		bool taken = false;
+
+		for (const struct ustack *o = c->s; o < s && !taken; o++)
+			taken = strcmp(o->name, s->name) == 0;
+		if (!taken)
+			return;
+		snprintf(s->name, sizeof(s->name), "%s_%s_%u", in, out, k);
+	}
+}
+
+static bool write_stack(struct conv *c, struct ustack *s, FILE *o)
+{
+	struct uinst *in, *out;
+	enum urole role;
+	char why[200];
+	const char *bad;
+
+	fprintf(o, "  # stack=%s (line %u)\n", s->e->value, s->e->line);
+	if ((bad = stack_problem(c, s, why, sizeof(why)))) {
+		fprintf(o, "  # not converted: %s\n", bad);
+		return false;
+	}
+	/* without an unknown plugin, role_ok() saw an input and an output */
+	in = s->el[0]->alias ? s->el[0]->alias : s->el[0];
+	out = s->el[s->n - 1];
+	role = in->p->role;
+	stack_name(c, s, in->name, out->name);
+	fprintf(o, "  %s: [%s", s->name, in->name);
+	/* an input read through another's instance keeps its own accept filters */
+	if (*s->el[0]->where)
+		fprintf(o, ", { plugin: where, expr: %s }", cu_yq(c, s->el[0]->where));
+	for (size_t i = 1; i + 1 < s->n; i++)
+		if (*s->el[i]->where)
+			fprintf(o, ", { plugin: where, expr: %s }", cu_yq(c, s->el[i]->where));
+	if (role == R_PKT && strcmp(out->p->name, "PCAP") != 0)
+		fprintf(o, ", decode");
+	if (out->need == N_LINE) {
+		fprintf(o, ", logline");
+	} else if (out->need == N_JSON) {
+		fprintf(o, ", %s", out->json_el);
+	}
+	fprintf(o, ", %s]\n", out->name);
+	in->used = out->used = true;
+	return true;
+}
+
+/* A body of comments and "    key: value" lines, commented out entirely. */
+static void write_commented(FILE *o, const char *body)
+{
+	for (const char *p = body; p && *p;) {
+		const char *nl = strchr(p, '\n');
+		int len = (int)(nl ? nl - p : (ptrdiff_t)strlen(p));
+
+		if (strncmp(p, "    #", 5) == 0)
+			fprintf(o, "%.*s\n", len, p);
+		else
+			fprintf(o, "    # %.*s\n", len - 4 > 0 ? len - 4 : 0, p + 4);
+		p = nl ? nl + 1 : p + len;
+	}
+}
+
+static void write_instances(struct conv *c, FILE *o)
+{
+	bool any = false;
+
+	for (struct uinst *u = c->u; u < c->u + c->nu; u++)
+		any |= u->used && u->state == 1 && u->p->role != R_FILTER;
+	if (any)
+		fprintf(o, "instances:\n");
+	for (struct uinst *u = c->u; u < c->u + c->nu; u++) {
+		unsigned line = u->sec ? u->sec->line : u->line;
+
+		if (u->p->role == R_FILTER && u->bodylen) {
+			fprintf(o, "  # [%s] (%s), %s:%u\n%s", u->id, u->p->name, c->file, line,
+				u->body);
+		} else if (u->p->role != R_FILTER && u->state == 1 && u->used) {
+			fprintf(o, "  # from [%s] (%s), %s:%u\n  %s:\n%s", u->id, u->p->name,
+				c->file, line, u->name, u->body ? u->body : "");
+		} else if (u->p->role != R_FILTER && !u->alias) {
+			fprintf(o, "  # [%s] (%s), %s:%u: %s\n", u->id, u->p->name, c->file, line,
+				u->state == 1 ? "converted, but no converted stack uses it" :
+				"not converted");
+			write_commented(o, u->body);
+		}
+	}
+}
+
+static void write_daemon(struct conv *c, const struct ini_section *g, FILE *o)
+{
+	static const char *const levels[] = { "debug", "debug", "debug", "info", "info",
+		"notice", "warning", "err", "err" };
+	const struct ini_entry *e = ulogd_ini_get(g, "loglevel");
+	const struct ini_entry *f = ulogd_ini_get(g, "logfile");
+	char *end;
+	long v;
+
+	if (f)
+		fprintf(o, "# logfile=%s: sluice logs to stderr (the journal under systemd)\n",
+			f->value);
+	if (!e)
+		return;
+	v = strtol(e->value, &end, 0);
+	if (!*e->value || *end || v < 0 || v > 8) {
+		cu_error_at(c, e->line, e->vcol, "loglevel: expected 1 (debug) to 8 (fatal), found "
+			 "'%s'", e->value);
+		return;
+	}
+	fprintf(o, "daemon:\n  log_level: %s   # loglevel=%ld\n", levels[v], v);
+}
+
+/* [global]: plugin=, stack=, logfile=, loglevel= (ulogd 2.0.8's keys). */
+static size_t read_global(struct conv *c, const struct ini_section *g, size_t *elems)
+{
+	size_t stacks = 0;
+
+	for (size_t i = 0; i < g->n; i++) {
+		const struct ini_entry *e = &g->e[i];
+		const char *base, *name;
+
+		if (strcmp(e->key, "stack") == 0) {
+			stacks++;
+			*elems += 1;
+			for (const char *p = e->value; (p = strchr(p, ',')); p++)
+				*elems += 1;
+		} else if (strcmp(e->key, "plugin") == 0) {
+			base = strrchr(e->value, '/');
+			base = base ? base + 1 : e->value;
+			name = strrchr(base, '_');
+			if (!name || !strstr(name, ".so") ||
+			    !cu_find_plug(name + 1, (size_t)(strstr(name, ".so") - name - 1))) {
+				cu_note(c, NULL, e->line, "plugin=%s is not one of ulogd2 2.0.8's "
+				     "plugins; a stack using it is not converted", e->value);
+			}
+		} else if (strcmp(e->key, "logfile") && strcmp(e->key, "loglevel")) {
+			cu_error_at(c, e->line, e->col, "unknown key '%s' in [global] (expected plugin, "
+				 "stack, logfile or loglevel)", e->key);
+		}
+	}
+	if (!stacks)
+		cu_error_at(c, g->line, 1, "[global] has no stack= line: nothing to convert");
+	return stacks;
+}
+
+static void write_yaml(struct conv *c, const struct ini_section *g, const char *stacks,
+		       unsigned converted)
+{
+	FILE *o = c->out;
+	bool first = true;
+
+	fprintf(o, "# sluice configuration converted from %s by `sluice convert ulogd`.\n"
+		"# Check it with `sluice -t -c FILE` before switching (docs/MIGRATING.md).\n",
+		c->file);
+	if (c->res->not_converted)
+		fprintf(o, "# %u thing%s could not be converted: see the \"not converted\" "
+			"comments.\n", c->res->not_converted, c->res->not_converted == 1 ? "" : "s");
+	for (size_t i = 0; i < c->ini->n; i++) {
+		const struct ini_section *s = &c->ini->s[i];
+		bool used = s == g;
+
+		for (const struct uinst *u = c->u; !used && u < c->u + c->nu; u++)
+			used = u->sec == s;
+		if (used)
+			continue;
+		fprintf(o, "%s%s", first ? "# sections no stack uses: " : ", ", s->name);
+		first = false;
+	}
+	if (!first)
+		fputc('\n', o);
+	write_daemon(c, g, o);
+	write_instances(c, o);
+	fprintf(o, "stacks:%s\n%s", converted ? "" : " {}", stacks);
+}
+
+static int convert(struct conv *c)
+{
+	const struct ini_section *g = ulogd_ini_section(c->ini, "global");
+	size_t nstacks, elems = 0;
+	unsigned converted = 0;
+	char *stacks = NULL;
+	size_t slen = 0;
+	FILE *so;
+
+	if (!g) {
+		cu_error_at(c, 1, 1, "no [global] section (with the stack= lines)");
+		return -1;
+	}
+	nstacks = read_global(c, g, &elems);
+	c->s = calloc(nstacks ? nstacks : 1, sizeof(*c->s));
+	c->u = calloc(elems ? elems : 1, sizeof(*c->u));
+	if (!c->s || !c->u)
+		return -1;
+	for (size_t i = 0; i < g->n && !c->res->errors; i++)
+		if (strcmp(g->e[i].key, "stack") == 0)
+			parse_stack(c, &g->e[i]);
+	for (size_t i = 0; i < c->nu && !c->res->errors; i++)
+		sluice_name(c, &c->u[i]);
+	for (size_t i = 0; i < c->nu && !c->res->errors; i++) {
+		convert_inst(c, &c->u[i]);
+		if (c->u[i].state == 1 && c->u[i].p->role <= R_FLOW)
+			find_alias(c, &c->u[i]);
+	}
+	if (c->res->errors || !(so = open_memstream(&stacks, &slen)))
+		return -1;
+	for (size_t i = 0; i < c->ns; i++) {
+		converted += write_stack(c, &c->s[i], so);
+	}
+	fclose(so);
+	if (!converted) {
+		cu_notconv(c, NULL, g->line, "no stack could be converted");
+	}
+	if (!c->res->errors)
+		write_yaml(c, g, stacks, converted);
+	free(stacks);
+	return c->res->errors ? -1 : 0;
+}
+
+int convert_ulogd(const struct ulogd_ini *ini, const char *file, const struct convert_caps *caps,
+		  FILE *out, FILE *diag, struct convert_result *res)
+{
+	struct conv c = { .ini = ini, .file = file, .caps = caps, .diag = diag, .res = res };
+
+	int ret;
+
+	memset(res, 0, sizeof(*res));
+	c.out = out;
+	ret = convert(&c);
+	for (size_t i = 0; i < c.nu; i++) {
+		free((char *)c.u[i].id);
+		free(c.u[i].body);
+	}
+	free(c.u);
+	free(c.s);
+	return ret;
+}

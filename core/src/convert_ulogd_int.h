@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Inside `sluice convert ulogd`: the state convert_ulogd.c (stacks, the
+ * YAML, diagnostics) and convert_ulogd_plugins.c (what each ulogd plugin
+ * becomes) share.
+ */
+#ifndef SLUICE_CONVERT_ULOGD_INT_H
+#define SLUICE_CONVERT_ULOGD_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "convert_ulogd.h"
+
+enum urole { R_PKT, R_FLOW, R_ACCT, R_FILTER, R_OUT };
+/* What an output needs in front of it besides the input. */
+enum uneed { N_NONE, N_LINE, N_JSON };
+
+struct conv;
+struct uinst;
+typedef int (*conv_fn)(struct conv *c, struct uinst *u);
+
+struct uplug {
+	const char *name;
+	enum urole role;
+	bool section;		/* ulogd refuses to start without the instance's [section] */
+	const char *keys;	/* ulogd 2.0.8's keys, space-separated */
+	conv_fn conv;		/* NULL: a filter sluice needs no counterpart of */
+};
+
+struct uinst {
+	const char *id;
+	const struct uplug *p;
+	const struct ini_section *sec;
+	unsigned line, col;		/* its first use in a stack */
+	char name[96];
+	int state;			/* 0 not converted yet, 1 converted, -1 not convertible */
+	bool used;			/* by a converted stack */
+	char *body;			/* YAML of the instance (options and comments) */
+	size_t bodylen;
+	enum uneed need;
+	char json_el[600];		/* the json element an N_JSON output takes */
+	char where[2048];		/* inputs: NFCT's accept filters; MARK: its test */
+	int64_t group;			/* NFLOG: its group (two instances cannot share one) */
+	unsigned events;		/* NFCT: event bits */
+	struct uinst *alias;		/* an input that reads what an earlier one reads */
+	bool missing;			/* a sluice plugin it needs is not on the search path */
+	int in_role;			/* outputs: the input kind of the first stack ending here */
+};
+
+#define MAX_ELEMS 32
+
+struct ustack {
+	const struct ini_entry *e;
+	struct uinst *el[MAX_ELEMS];
+	size_t n;
+	const char *unknown;		/* a plugin ulogd does not have: not converted */
+	char name[200];
+};
+
+struct conv {
+	const struct ulogd_ini *ini;
+	const char *file;
+	const struct convert_caps *caps;
+	FILE *diag;
+	FILE *o;			/* the body of the instance being converted, or NULL */
+	FILE *out;			/* the YAML, written at the end */
+	struct convert_result *res;
+	struct uinst *u;
+	size_t nu, capu;
+	struct ustack *s;
+	size_t ns;
+	char q[ULOGD_INI_MAX_LINE * 2 + 3];
+};
+
+/* convert_ulogd.c: diagnostics, and the YAML body of the instance being converted */
+void cu_error_at(struct conv *c, unsigned line, unsigned col, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* Something the user relied on that sluice will not do: comment, warning, --check fails. */
+void cu_notconv(struct conv *c, struct uinst *u, unsigned line, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* Converted, but it behaves differently: comment and warning. */
+void cu_note(struct conv *c, struct uinst *u, unsigned line, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+void cu_comment(struct conv *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A YAML double-quoted scalar, in a buffer of c's (valid until the next call). */
+const char *cu_yq(struct conv *c, const char *s);
+
+/* convert_ulogd_plugins.c */
+bool cu_has(struct conv *c, const char *plugin, const char *option, const char *choice);
+const struct uplug *cu_find_plug(const char *name, size_t len);
+bool cu_word_in(const char *list, const char *w);
+
+#endif
