@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "convert.h"
 #include "ctl_client.h"
 #include "daemon.h"
 #include "describe.h"
@@ -41,6 +42,8 @@ static void usage(FILE *out)
 		"                                       a running daemon's counters\n"
 		"       sluice reload|reopen [-c FILE | --socket PATH]\n"
 		"                                       reload its configuration, reopen its files\n"
+		"       sluice convert nft [--group N] [--file RULESET.json|-] [--yaml OUT]\n"
+		"                      [--apply | --check]  printk log rules to NFLOG (--help: more)\n"
 		"\n"
 		"  -c, --config FILE   configuration (default " SLUICE_CONF_DIR "/sluice.yaml)\n"
 		"  -t, --check         validate the configuration, print the stacks, exit\n"
@@ -144,6 +147,8 @@ int main(int argc, char **argv)
 	struct graph g;
 	int c, status;
 
+	if (argc > 1 && strcmp(argv[1], "convert") == 0)
+		return convert_main(argc - 1, argv + 1);
 	if (argc > 1 && ctl_is_command(argv[1]))
 		return ctl_main(argc - 1, argv + 1, file);
 	while ((c = getopt_long(argc, argv, "c:tvVh", longopts, NULL)) != -1) {
