@@ -249,8 +249,8 @@ static void print_batch_text(const struct nft_ruleset *rs, const struct nft_grou
 				st[0]->family, st[0]->table, st[0]->chain,
 				(unsigned long long)st[0]->handle, new);
 		} else {
-			fputs(listing ? " (its text listing does not match the JSON; the JSON batch "
-					"changes only these statements):\n" :
+			fputs(listing ? " (nft's text of it does not match the JSON or cannot be read "
+					"back; the JSON batch changes only these statements):\n" :
 					" (no text listing read; --batch writes the JSON batch):\n",
 			      out);
 			for (size_t k = 0; k < n; k++) {

@@ -187,6 +187,10 @@ char *nft_rewrite_line(const char *line, const struct nft_logstmt *const *stmts,
 		const char *at;
 		size_t keep;
 
+		/* nft prints a prefix between quotes as it is: a quote or a tab would not read back */
+		for (const char *p = stmts[i]->prefix; p && *p; p++)
+			if (*p == '"' || (unsigned char)*p < 0x20)
+				goto fail;
 		if (nft_log_text(stmts[i], old, sizeof(old)) ||
 		    nft_group_text(stmts[i], new, sizeof(new)) ||
 		    !(at = find_tokens(line, from, old)))

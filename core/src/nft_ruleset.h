@@ -92,8 +92,9 @@ int nft_group_text(const struct nft_logstmt *s, char *buf, size_t len);
  * Rewrite one rule line of `nft -a list ruleset` (`line`, without the
  * `# handle N` comment): each of the rule's statements `stmts[0..n)`, in
  * order, must appear as nft prints it, and is replaced by its group form.
- * NULL (and nothing allocated) if one does not appear: the text and the
- * JSON disagree, and the caller shows the JSON's statement instead.
+ * NULL (and nothing allocated) if one does not appear (the text and the
+ * JSON disagree) or its prefix holds what nft's text cannot quote (a '"',
+ * a control character); the caller then shows the JSON's statements.
  */
 char *nft_rewrite_line(const char *line, const struct nft_logstmt *const *stmts, size_t n);
 /*
