@@ -300,7 +300,9 @@ static bool file_has_line_header(void)
 
 static void yaml_stack_head(const struct nft_group *g, FILE *out)
 {
-	fprintf(out, "    - { plugin: nflog, group: %u }\n    - decode\n    - { plugin: logline",
+	/* qtimeout: printk wrote at once; the kernel's NFLOG default holds a batch up to 1 s */
+	fprintf(out, "    - { plugin: nflog, group: %u, qtimeout: 50ms }\n    - decode\n"
+		"    - { plugin: logline",
 		g->group);
 	if (g->flags & NFTLOG_TCPSEQ)
 		fputs(", tcp_sequence: true", out);
@@ -330,10 +332,12 @@ static void write_yaml(const struct nft_ruleset *rs, const struct nft_group *gro
 
 			if (s->why || s->group != groups[g].group)
 				continue;
-			fprintf(out, "#   %s %s %s handle %llu, prefix \"", s->family, s->table,
-				s->chain, (unsigned long long)s->handle);
-			comment_text(s->prefix, out);
-			fputs("\"\n", out);
+			fprintf(out, "#   %s %s %s handle %llu, %s", s->family, s->table, s->chain,
+				(unsigned long long)s->handle, s->prefix ? "prefix \"" : "no prefix\n");
+			if (s->prefix) {
+				comment_text(s->prefix, out);
+				fputs("\"\n", out);
+			}
 		}
 	}
 	if (header)
@@ -500,7 +504,7 @@ int convert_nft_main(int argc, char **argv)
 	free(text);
 	if (rc) {
 		fprintf(stderr, ME ": %s\n", err);
-		return EX_DATAERR;
+		return 1;
 	}
 	report(&rs, name);
 	bad = nft_unconvertible(&rs);
