@@ -214,8 +214,11 @@ static size_t rule_stmts(const struct nft_ruleset *rs, size_t i,
 	size_t n = 0, j;
 
 	for (j = i; j < rs->n && rs->stmts[j].rule == rs->stmts[i].rule; j++)
-		if (!rs->stmts[j].why && n < max)
-			out[n++] = &rs->stmts[j];
+		if (!rs->stmts[j].why) {
+			if (n < max)
+				out[n] = &rs->stmts[j];
+			n++;
+		}
 	*next = j;
 	return n;
 }
@@ -232,12 +235,15 @@ static void print_batch_text(const struct nft_ruleset *rs, const struct nft_grou
 	      out);
 	for (size_t i = 0, next; i < rs->n; i = next) {
 		const struct nft_logstmt *st[64];
+		bool listing_ok = true;
 		size_t n = rule_stmts(rs, i, st, 64, &next);
 		char *old = NULL, *new = NULL;
 
 		if (!n)
 			continue;
-		if (listing)
+		if (n > 64)	/* more than a line can be checked for: show the JSON's */
+			n = 64, listing_ok = false;
+		if (listing && listing_ok)
 			old = nft_listing_rule(listing, st[0]->family, st[0]->table, st[0]->chain,
 					       st[0]->handle);
 		if (old)
