@@ -151,6 +151,7 @@ static char *load_json(const char *file, const char **name)
 		*name = strcmp(file, "-") ? file : "<stdin>";
 		if (!f) {
 			fprintf(stderr, ME ": %s: %s\n", file, strerror(errno));
+			*name = NULL;	/* cannot be opened: EX_NOINPUT, as convert ulogd */
 			return NULL;
 		}
 		text = read_stream(f);
@@ -504,13 +505,14 @@ int convert_nft_main(int argc, char **argv)
 
 	if (rc)
 		return rc < 0 ? 0 : rc;
+	/* exit status as convert ulogd's: 2 for input that is not valid, 66 unopenable */
 	if (!(text = load_json(o.file, &name)))
-		return 1;
+		return o.file && !name ? EX_NOINPUT : 1;
 	rc = nft_ruleset_read(&rs, name, text, err, sizeof(err));
 	free(text);
 	if (rc) {
 		fprintf(stderr, ME ": %s\n", err);
-		return 1;
+		return 2;
 	}
 	report(&rs, name);
 	bad = nft_unconvertible(&rs);

@@ -33,8 +33,10 @@ modprobe nf_log_syslog 2>/dev/null || true
 [ -w "$SYSCTL" ] || skip "no $SYSCTL (nf_log_syslog not available)"
 
 # --- the converter on files: no namespace needed ---
+rc=0
 "$SLUICE" convert nft --check --file "$SRCDIR/tests/data/nft/unconvertible.json" \
-	>"$WORK/check.out" 2>"$WORK/check.err" && fail "--check accepted unconvertible.json"
+	>"$WORK/check.out" 2>"$WORK/check.err" || rc=$?
+[ $rc = 1 ] || fail "--check on unconvertible.json: exit $rc, want 1"
 for want in 'unconvertible.json:1:[0-9]*: inet f in handle 4: `log` cannot be converted: a log statement inside an expression' \
 	'inet f __chain0 handle 5: `log prefix "anon "` cannot be converted: an anonymous (binding) chain' \
 	'inet f in handle 6: `log prefix "audited " level audit` cannot be converted: level audit' \
@@ -44,6 +46,9 @@ for want in 'unconvertible.json:1:[0-9]*: inet f in handle 4: `log` cannot be co
 done
 grep -q '^6 printk log statements in 5 rules: 1 convertible, 5 not$' "$WORK/check.out" ||
 	{ cat "$WORK/check.out"; fail "--check summary"; }
+rc=0
+"$SLUICE" convert nft --check --file "$SRCDIR/tests/data/nft/nolog.json" >/dev/null || rc=$?
+[ $rc = 0 ] || fail "--check on nolog.json: exit $rc, want 0"
 "$SLUICE" convert nft --file - <"$SRCDIR/tests/data/nft/nolog.json" >"$WORK/nolog.out" ||
 	fail "a ruleset without printk log is an error"
 grep -q 'no printk log statements to convert in 3 rules (1 already log to a group): nothing to do' \
