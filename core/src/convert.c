@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * `sluice convert KIND [--check] FILE`: the table of converters, their
- * common command line, and the answers to "does this build's plugin X
- * have option Y" they ask (from the plugins' own option tables, so the
- * YAML they print is what `sluice -t` accepts here).
+ * `sluice convert KIND ...`: the table of converters and the dispatch to
+ * them; `convert ulogd [--check] FILE`'s command line, and the answers to
+ * "does this build's plugin X have option Y" it asks (from the plugins'
+ * own option tables, so the YAML it prints is what `sluice -t` accepts
+ * here).  `convert nft` is in convert_nft.c.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -15,11 +16,6 @@
 #include "plugin_loader.h"
 #include "ulogd_ini.h"
 
-struct converter {
-	const char *kind;
-	int (*run)(const char *file, FILE *in, bool check, struct plugin_loader *l);
-	const char *help;
-};
 
 static int plugin_has(void *ctx, const char *plugin, const char *option, const char *choice)
 {
@@ -44,7 +40,7 @@ static int plugin_has(void *ctx, const char *plugin, const char *option, const c
 	return 0;
 }
 
-static int run_ulogd(const char *file, FILE *in, bool check, struct plugin_loader *l)
+static int convert_ulogd_file(const char *file, FILE *in, bool check, struct plugin_loader *l)
 {
 	struct convert_caps caps = { .has = plugin_has, .ctx = l };
 	struct convert_result res;
@@ -80,60 +76,37 @@ static int run_ulogd(const char *file, FILE *in, bool check, struct plugin_loade
 	return check && res.not_converted ? 1 : 0;
 }
 
-static const struct converter converters[] = {
-	{ "ulogd", run_ulogd, "a ulogd2 configuration (ulogd.conf) to sluice YAML" },
-};
+static const char converters_help_ulogd[] =
+	"ulogd [--check] FILE\n"
+	"      a ulogd2 configuration (ulogd.conf; - reads stdin) to sluice YAML on stdout,\n"
+	"      warnings on stderr; --check prints no YAML and exits 1 when something\n"
+	"      could not be converted, 2 when FILE is not valid";
 
-#define NCONV (sizeof(converters) / sizeof(converters[0]))
-
-static void list(FILE *out)
+/* `sluice convert ulogd [--check] FILE` (FILE - reads stdin) */
+static int convert_ulogd_main(int argc, char **argv)
 {
-	fprintf(out, "usage: sluice convert KIND [--check] FILE   (FILE - reads stdin)\n"
-		"YAML on stdout, warnings on stderr; --check prints no YAML and exits 1 when\n"
-		"something could not be converted, 2 when FILE is not valid.\nKinds:\n");
-	for (size_t i = 0; i < NCONV; i++)
-		fprintf(out, "  %-10s %s\n", converters[i].kind, converters[i].help);
-}
-
-int convert_is_command(const char *arg)
-{
-	return strcmp(arg, "convert") == 0;
-}
-
-int convert_main(int argc, char **argv)
-{
-	const struct converter *cv = NULL;
 	const char *file = NULL;
 	struct plugin_loader l;
 	bool check = false;
 	FILE *in;
 	int ret;
 
-	if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
-		list(argc < 2 ? stderr : stdout);
-		return argc < 2 ? EX_USAGE : 0;
-	}
-	for (size_t i = 0; i < NCONV; i++)
-		if (strcmp(argv[1], converters[i].kind) == 0)
-			cv = &converters[i];
-	if (!cv) {
-		fprintf(stderr, "sluice convert: unknown kind '%s'\n", argv[1]);
-		list(stderr);
-		return EX_USAGE;
-	}
-	for (int i = 2; i < argc; i++) {
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+			printf("usage: sluice convert %s\n", converters_help_ulogd);
+			return 0;
+		}
 		if (strcmp(argv[i], "--check") == 0)
 			check = true;
 		else if (!file && (argv[i][0] != '-' || strcmp(argv[i], "-") == 0))
 			file = argv[i];
 		else {
-			fprintf(stderr, "sluice convert %s: unexpected argument '%s'\n", cv->kind,
-				argv[i]);
+			fprintf(stderr, "sluice convert ulogd: unexpected argument '%s'\n", argv[i]);
 			return EX_USAGE;
 		}
 	}
 	if (!file) {
-		fprintf(stderr, "sluice convert %s: which file? (- for stdin)\n", cv->kind);
+		fprintf(stderr, "sluice convert ulogd: which file? (- for stdin)\n");
 		return EX_USAGE;
 	}
 	in = strcmp(file, "-") == 0 ? stdin : fopen(file, "r");
@@ -146,9 +119,50 @@ int convert_main(int argc, char **argv)
 			fclose(in);
 		return EX_OSERR;
 	}
-	ret = cv->run(strcmp(file, "-") == 0 ? "<stdin>" : file, in, check, &l);
+	ret = convert_ulogd_file(strcmp(file, "-") == 0 ? "<stdin>" : file, in, check, &l);
 	loader_free(&l);
 	if (in != stdin)
 		fclose(in);
 	return ret;
+}
+
+static const struct {
+	const char *kind;
+	int (*run)(int argc, char **argv);
+	const char *help;
+} converters[] = {
+	{"ulogd", convert_ulogd_main, converters_help_ulogd},
+	{"nft", convert_nft_main,
+	 "nft [--group N] [--file RULESET.json|-] [--yaml OUT] [--apply] [--check]\n"
+	 "      printk `log` rules of the live ruleset (or a `nft -j list ruleset` file)\n"
+	 "      to `log group N`, with a sluice YAML writing the same lines"},
+};
+
+#define NCONV (sizeof(converters) / sizeof(converters[0]))
+
+static void usage(FILE *out)
+{
+	fputs("usage: sluice convert KIND [OPTIONS]\n", out);
+	for (size_t i = 0; i < NCONV; i++)
+		fprintf(out, "  %s\n", converters[i].help);
+	fputs("  sluice convert KIND --help: its options\n", out);
+}
+
+int convert_is_command(const char *arg)
+{
+	return strcmp(arg, "convert") == 0;
+}
+
+int convert_main(int argc, char **argv)
+{
+	if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
+		usage(argc < 2 ? stderr : stdout);
+		return argc < 2 ? EX_USAGE : 0;
+	}
+	for (size_t i = 0; i < NCONV; i++)
+		if (strcmp(argv[1], converters[i].kind) == 0)
+			return converters[i].run(argc - 1, argv + 1);
+	fprintf(stderr, "sluice convert: unknown kind '%s'\n", argv[1]);
+	usage(stderr);
+	return EX_USAGE;
 }

@@ -42,9 +42,10 @@ static void usage(FILE *out)
 		"                                       a running daemon's counters\n"
 		"       sluice reload|reopen [-c FILE | --socket PATH]\n"
 		"                                       reload its configuration, reopen its files\n"
-		"       sluice convert KIND [--check] FILE\n"
-		"                                       another tool's configuration as sluice YAML\n"
-		"                                       (KIND ulogd: a ulogd2 ulogd.conf)\n"
+		"       sluice convert ulogd [--check] FILE\n"
+		"                                       a ulogd2 ulogd.conf as sluice YAML\n"
+		"       sluice convert nft [--group N] [--file RULESET.json|-] [--yaml OUT]\n"
+		"                      [--apply | --check]  printk log rules to NFLOG (--help: more)\n"
 		"\n"
 		"  -c, --config FILE   configuration (default " SLUICE_CONF_DIR "/sluice.yaml)\n"
 		"  -t, --check         validate the configuration, print the stacks, exit\n"
@@ -61,7 +62,8 @@ static void usage(FILE *out)
 		"stats, reload and reopen talk to daemon.control_socket (or --socket PATH).\n"
 		"Exit status: 0 ok, 1 runtime failure (or the reload failed), 64 usage,\n"
 		"69 no daemon answers, or no plugin found or loadable, 78 configuration error.\n"
-		"sluice convert: 0 converted, 1 --check found something not converted, 2 invalid file.\n");
+		"sluice convert: 0 converted, 1 --check found something not converted (nft: or\n"
+		"--apply failed, nothing changed), 2 invalid file, 66 file not readable.\n");
 }
 
 static void print_load_error(const char *msg)

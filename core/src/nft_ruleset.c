@@ -1,0 +1,319 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Reading nft's JSON listing: every "rule" object, and in its "expr" every
+ * `log` statement without a group.  nft writes the JSON with jansson:
+ * strings in double quotes with JSON's escapes (\" \\ \/ \b \f \n \r \t
+ * \uXXXX), numbers, true/false/null plain, on one line — all of which
+ * libyaml's flow syntax reads the same, so the tree's `plain` flag tells a
+ * string from a number.
+ */
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nft_ruleset.h"
+
+static const char *const level_names[] = {
+	"emerg", "alert", "crit", "err", "warn", "notice", "info", "debug",
+};
+static const char *const severity_names[] = {
+	"emerg", "alert", "crit", "err", "warning", "notice", "info", "debug",
+};
+
+static const struct {
+	const char *name;
+	unsigned bits;
+} flag_names[] = {
+	{"tcp sequence", NFTLOG_TCPSEQ},
+	{"tcp options", NFTLOG_TCPOPT},
+	{"ip options", NFTLOG_IPOPT},
+	{"skuid", NFTLOG_UID},
+	{"ether", NFTLOG_MACDECODE},
+	{"all", NFTLOG_ALL},
+};
+
+const char *nft_level_name(unsigned level)
+{
+	return level < 8 ? level_names[level] : "?";
+}
+
+const char *nft_severity_name(unsigned level)
+{
+	return level < 8 ? severity_names[level] : "?";
+}
+
+/* As nft's log_stmt_print(): "all", else tcp's two together, then the rest. */
+void nft_flags_text(unsigned flags, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	if ((flags & NFTLOG_ALL) == NFTLOG_ALL) {
+		snprintf(buf, len, "all");
+		return;
+	}
+	if (flags & (NFTLOG_TCPSEQ | NFTLOG_TCPOPT))
+		n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "tcp%s%s%s",
+				      flags & NFTLOG_TCPSEQ ? " sequence" : "",
+				      (flags & NFTLOG_TCPSEQ) && (flags & NFTLOG_TCPOPT) ? "," : "",
+				      flags & NFTLOG_TCPOPT ? (flags & NFTLOG_TCPSEQ ? "options" :
+							       " options") : "");
+	if (flags & NFTLOG_IPOPT)
+		n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%sip options",
+				      n ? " flags " : "");
+	if (flags & NFTLOG_UID)
+		n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%sskuid", n ? " flags " : "");
+	if (flags & NFTLOG_MACDECODE)
+		snprintf(buf + n, n < len ? len - n : 0, "%sether", n ? " flags " : "");
+}
+
+static bool is_string(const struct ynode *n)
+{
+	return n && n->kind == YN_SCALAR && !n->plain;
+}
+
+static const char *str_member(const struct ynode *map, const char *key)
+{
+	const struct ynode *v = ytree_map_get(map, key);
+
+	return is_string(v) ? v->scalar : NULL;
+}
+
+static int parse_flag(const struct ynode *v, unsigned *flags)
+{
+	if (!is_string(v))
+		return -1;
+	for (size_t i = 0; i < sizeof(flag_names) / sizeof(flag_names[0]); i++)
+		if (strcmp(v->scalar, flag_names[i].name) == 0) {
+			*flags |= flag_names[i].bits;
+			return 0;
+		}
+	return -1;
+}
+
+/*
+ * One `log` object: its prefix, level and flags, or why it cannot become
+ * `log group N`.  Returns 1 for a log that already has a group.
+ */
+static int parse_log(const struct ynode *log, struct nft_logstmt *s)
+{
+	s->level = NFTLOG_LEVEL_DEFAULT;
+	if (ytree_is_null(log))
+		return 0;
+	if (log->kind != YN_MAP) {
+		s->why = "the log statement is not an object";
+		return 0;
+	}
+	if (ytree_map_get(log, "group"))
+		return 1;
+	for (size_t i = 0; i + 1 < log->n; i += 2) {
+		const char *key = log->items[i]->scalar;
+		const struct ynode *v = log->items[i + 1];
+
+		if (strcmp(key, "prefix") == 0 && is_string(v)) {
+			s->prefix = v->scalar;
+		} else if (strcmp(key, "level") == 0 && is_string(v)) {
+			unsigned l;
+
+			for (l = 0; l < 8; l++)
+				if (strcmp(v->scalar, level_names[l]) == 0 ||
+				    (l == 4 && strcmp(v->scalar, "warning") == 0))
+					break;
+			if (l < 8) {
+				s->level = l;
+				continue;
+			}
+			s->level_text = v->scalar;
+			if (strcmp(v->scalar, "audit") == 0)
+				s->why = "level audit sends the packet to the audit subsystem, not to "
+					 "printk; NFLOG has no equivalent";
+			else
+				s->why = "unknown log level";
+		} else if (strcmp(key, "flags") == 0) {
+			bool bad = false;
+
+			if (v->kind == YN_SEQ)
+				for (size_t f = 0; f < v->n; f++)
+					bad |= parse_flag(v->items[f], &s->flags) != 0;
+			else
+				bad = parse_flag(v, &s->flags) != 0;
+			if (bad)
+				s->why = "unknown log flag";
+		} else {
+			s->why = "a log option that NFLOG cannot carry";
+		}
+	}
+	return 0;
+}
+
+/* Whether a "log" object hides anywhere inside a statement (a set element, a map's value). */
+static const struct ynode *nested_log(const struct ynode *n, unsigned depth)
+{
+	if (!n || n->kind == YN_SCALAR || depth > YTREE_MAX_DEPTH)
+		return NULL;
+	for (size_t i = 0; i < n->n; i++) {
+		const struct ynode *c = n->items[i];
+
+		if (n->kind == YN_MAP && i % 2 == 0) {
+			if (strcmp(c->scalar, "log") == 0)
+				return c;
+			continue;
+		}
+		if ((c = nested_log(c, depth + 1)))
+			return c;
+	}
+	return NULL;
+}
+
+static int add_stmt(struct nft_ruleset *rs, const struct nft_logstmt *s)
+{
+	size_t n = rs->n;
+
+	if ((n & (n - 1)) == 0) {
+		struct nft_logstmt *st = realloc(rs->stmts, (n ? n * 2 : 1) * sizeof(*st));
+
+		if (!st)
+			return -1;
+		rs->stmts = st;
+	}
+	rs->stmts[rs->n++] = *s;
+	return 0;
+}
+
+/* Why no rule of this chain or family can be rewritten, or NULL. */
+static const char *rule_why(const char *family, const char *chain)
+{
+	if (strcmp(family, "arp") == 0)
+		return "the arp family's printk line (ARP HTYPE=...) is not one logline prints";
+	if (strncmp(chain, "__chain", 7) == 0)
+		return "an anonymous (binding) chain cannot be changed after it is created; "
+		       "make it a named chain";
+	return NULL;
+}
+
+static int read_rule(struct nft_ruleset *rs, const struct ynode *rule, char *err, size_t errlen,
+		     const char *name)
+{
+	const struct ynode *expr = ytree_map_get(rule, "expr");
+	const struct ynode *handle = ytree_map_get(rule, "handle");
+	struct nft_logstmt base = {0};
+
+	base.family = str_member(rule, "family");
+	base.table = str_member(rule, "table");
+	base.chain = str_member(rule, "chain");
+	if (!base.family || !base.table || !base.chain || !handle || handle->kind != YN_SCALAR ||
+	    !handle->plain || !expr || expr->kind != YN_SEQ) {
+		snprintf(err, errlen, "%s:%u:%u: a rule without family, table, chain, handle or expr",
+			 name, rule->mark.line, rule->mark.col);
+		return -1;
+	}
+	base.handle = strtoull(handle->scalar, NULL, 10);
+	base.rule = rule;
+	rs->nrules++;
+	for (size_t i = 0; i < expr->n; i++) {
+		const struct ynode *st = expr->items[i], *inner;
+		struct nft_logstmt s = base;
+
+		if (st->kind != YN_MAP || st->n != 2)
+			continue;
+		if (strcmp(st->items[0]->scalar, "log") != 0) {
+			if (!(inner = nested_log(st->items[1], 0)))
+				continue;
+			s.mark = inner->mark;
+			s.expr_index = i;
+			s.level = NFTLOG_LEVEL_DEFAULT;
+			s.why = "a log statement inside an expression (a set or map element) "
+				"cannot be replaced by itself";
+			if (add_stmt(rs, &s))
+				return -1;
+			continue;
+		}
+		s.mark = st->items[0]->mark;
+		s.expr_index = i;
+		if (parse_log(st->items[1], &s) == 1) {
+			rs->nflog++;
+			continue;
+		}
+		if (!s.why)
+			s.why = rule_why(s.family, s.chain);
+		if (add_stmt(rs, &s))
+			return -1;
+	}
+	return 0;
+}
+
+int nft_ruleset_read(struct nft_ruleset *rs, const char *name, const char *text, char *err,
+		     size_t errlen)
+{
+	const struct ynode *list;
+
+	memset(rs, 0, sizeof(*rs));
+	rs->root = ytree_load_string(name, text, err, errlen);
+	if (!rs->root)
+		return -1;
+	list = ytree_map_get(rs->root, "nftables");
+	if (!list || list->kind != YN_SEQ) {
+		snprintf(err, errlen, "%s:%u:%u: expected nft's JSON listing ({\"nftables\": [...]})",
+			 name, rs->root->mark.line, rs->root->mark.col);
+		nft_ruleset_free(rs);
+		return -1;
+	}
+	for (size_t i = 0; i < list->n; i++) {
+		const struct ynode *rule = ytree_map_get(list->items[i], "rule");
+
+		if (list->items[i]->kind != YN_MAP || !rule)
+			continue;
+		if (rule->kind != YN_MAP || read_rule(rs, rule, err, errlen, name)) {
+			if (rule->kind != YN_MAP)
+				snprintf(err, errlen, "%s:%u:%u: a rule that is not an object", name,
+					 rule->mark.line, rule->mark.col);
+			nft_ruleset_free(rs);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+void nft_ruleset_free(struct nft_ruleset *rs)
+{
+	ytree_free(rs->root);
+	free(rs->stmts);
+	memset(rs, 0, sizeof(*rs));
+}
+
+size_t nft_unconvertible(const struct nft_ruleset *rs)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < rs->n; i++)
+		n += rs->stmts[i].why != NULL;
+	return n;
+}
+
+int nft_assign_groups(struct nft_ruleset *rs, unsigned first, struct nft_group *groups,
+		      size_t max)
+{
+	size_t ng = 0;
+
+	for (size_t i = 0; i < rs->n; i++) {
+		struct nft_logstmt *s = &rs->stmts[i];
+		size_t g;
+
+		if (s->why)
+			continue;
+		for (g = 0; g < ng; g++)
+			if (groups[g].level == s->level && groups[g].flags == s->flags)
+				break;
+		if (g == ng) {
+			if (ng == max || first + ng > 65535)
+				return -1;
+			groups[ng] = (struct nft_group){first + (unsigned)ng, s->level, s->flags, 0};
+			ng++;
+		}
+		groups[g].nstmts++;
+		s->group = groups[g].group;
+	}
+	return (int)ng;
+}

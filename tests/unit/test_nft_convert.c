@@ -1,0 +1,334 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * sluice convert nft: reading nft's JSON listing (nft_ruleset.c) and the
+ * rewriting (nft_rewrite.c), on listings nft 1.0.6 wrote
+ * (tests/data/nft/README).  The text nft_log_text() builds from the JSON
+ * must be the text nft itself printed for the same rule (mixed.txt), and
+ * the JSON batch, read back, must hold every other expression unchanged.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "nft_ruleset.h"
+
+static char *slurp(const char *name)
+{
+	char path[1024];
+	FILE *f;
+	char *buf;
+	long n;
+
+	snprintf(path, sizeof(path), "%s/tests/data/nft/%s", TEST_SOURCE_DIR, name);
+	f = fopen(path, "r");
+	if (!f) {
+		perror(path);
+		exit(1);
+	}
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	buf = malloc((size_t)n + 1);
+	if (!buf || fread(buf, 1, (size_t)n, f) != (size_t)n)
+		exit(1);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+static void load(struct nft_ruleset *rs, const char *name)
+{
+	char err[512], *text = slurp(name);
+	int rc = nft_ruleset_read(rs, name, text, err, sizeof(err));
+
+	CHECK(rc == 0, "%s: %s", name, err);
+	free(text);
+}
+
+static const struct nft_logstmt *by_handle(const struct nft_ruleset *rs, uint64_t h, int nth)
+{
+	for (size_t i = 0; i < rs->n; i++)
+		if (rs->stmts[i].handle == h && nth-- == 0)
+			return &rs->stmts[i];
+	return NULL;
+}
+
+/* The JSON of a node, for comparing the batch with the listing. */
+static void dump(const struct ynode *n, FILE *f)
+{
+	if (n->kind == YN_SCALAR) {
+		fprintf(f, n->plain ? "%s" : "\"%s\"", n->scalar);
+		return;
+	}
+	fputc(n->kind == YN_SEQ ? '[' : '{', f);
+	for (size_t i = 0; i < n->n; i++) {
+		if (i)
+			fputc(n->kind == YN_MAP && i % 2 ? ':' : ',', f);
+		dump(n->items[i], f);
+	}
+	fputc(n->kind == YN_SEQ ? ']' : '}', f);
+}
+
+static char *dumps(const struct ynode *n)
+{
+	char *s = NULL;
+	size_t len;
+	FILE *f = open_memstream(&s, &len);
+
+	dump(n, f);
+	fclose(f);
+	return s;
+}
+
+static void test_mixed_read(struct nft_ruleset *rs)
+{
+	const struct nft_logstmt *s;
+
+	CHECK_EQ_U(rs->nrules, 10);
+	CHECK_EQ_U(rs->n, 9);
+	CHECK_EQ_U(rs->nflog, 1);
+	CHECK_EQ_U(nft_unconvertible(rs), 1);
+	s = by_handle(rs, 4, 0);
+	CHECK(s && s->level == 6 && s->flags == (NFTLOG_TCPSEQ | NFTLOG_TCPOPT) && !s->why);
+	CHECK_STREQ(s ? s->prefix : NULL, "ssh-new ");
+	CHECK_STREQ(s ? s->family : NULL, "inet");
+	CHECK_STREQ(s ? s->chain : NULL, "input");
+	s = by_handle(rs, 5, 0);
+	CHECK(s && s->level == 4 && s->flags == NFTLOG_IPOPT && s->expr_index == 1);
+	s = by_handle(rs, 6, 0);
+	CHECK(s && s->why && strstr(s->why, "audit"), "%s", s && s->why ? s->why : "-");
+	CHECK(s && s->mark.line == 1 && s->mark.col > 1);
+	s = by_handle(rs, 7, 0);
+	CHECK(s && s->flags == NFTLOG_ALL && !s->prefix);
+	CHECK(by_handle(rs, 8, 1) && by_handle(rs, 8, 1)->level == 5);
+	s = by_handle(rs, 13, 0);
+	CHECK(s && s->level == 3 && s->flags == (NFTLOG_UID | NFTLOG_MACDECODE));
+	s = by_handle(rs, 2, 0);
+	CHECK(s && s->level == 2 && strcmp(s->family, "ip6") == 0);
+}
+
+/* nft_log_text() of every statement, found in nft's own line for its rule. */
+static void test_text_matches_nft(const struct nft_ruleset *rs)
+{
+	char *listing = slurp("mixed.txt");
+
+	for (size_t i = 0; i < rs->n; i++) {
+		const struct nft_logstmt *s = &rs->stmts[i];
+		char *line = nft_listing_rule(listing, s->family, s->table, s->chain, s->handle);
+		char text[640];
+
+		CHECK(line, "no line for handle %llu", (unsigned long long)s->handle);
+		CHECK(nft_log_text(s, text, sizeof(text)) == 0);
+		CHECK(line && strstr(line, text), "'%s' not in '%s'", text, line ? line : "");
+		free(line);
+	}
+	CHECK(!nft_listing_rule(listing, "inet", "filter", "web", 4));
+	CHECK(!nft_listing_rule(listing, "ip", "filter", "input", 4));
+	free(listing);
+}
+
+static void test_groups_and_rewrite(struct nft_ruleset *rs)
+{
+	struct nft_group g[16];
+	const struct nft_logstmt *two[2];
+	char *listing = slurp("mixed.txt"), *line, *out;
+	int n = nft_assign_groups(rs, 5, g, 16);
+
+	/* (info, tcp seq+opt) (warn, ip opt) (warn, all) (warn, -) (notice, -) (err, uid+ether) (crit, -) */
+	CHECK_EQ_I(n, 7);
+	CHECK_EQ_U(by_handle(rs, 4, 0)->group, 5);
+	CHECK_EQ_U(by_handle(rs, 8, 0)->group, 8);
+	CHECK_EQ_U(by_handle(rs, 12, 0)->group, 8);
+	CHECK_EQ_U(by_handle(rs, 8, 1)->group, 9);
+	CHECK_EQ_U(by_handle(rs, 2, 0)->group, 11);
+	CHECK(n == 7 && g[3].nstmts == 2 && g[6].group == 11 && g[6].level == 2);
+	CHECK_EQ_I(nft_assign_groups(rs, 65531, g, 16), -1);
+	CHECK_EQ_I(nft_assign_groups(rs, 5, g, 16), 7);
+
+	two[0] = by_handle(rs, 8, 0);
+	two[1] = by_handle(rs, 8, 1);
+	line = nft_listing_rule(listing, "inet", "filter", "input", 8);
+	out = line ? nft_rewrite_line(line, two, 2) : NULL;
+	CHECK_STREQ(out, "log prefix \"twice-a \" group 8 log prefix \"twice-b \" group 9");
+	free(out);
+	free(line);
+	two[0] = by_handle(rs, 7, 0);
+	line = nft_listing_rule(listing, "inet", "filter", "input", 7);
+	out = line ? nft_rewrite_line(line, two, 1) : NULL;
+	CHECK_STREQ(out, "meta l4proto icmp log group 7 counter packets 0 bytes 0 accept "
+			 "comment \"icmp seen\"");
+	free(out);
+	free(line);
+	/* A line that does not hold the statement as nft prints it. */
+	two[0] = by_handle(rs, 4, 0);
+	CHECK(!nft_rewrite_line("tcp dport 22 log prefix \"ssh-new \" level info", two, 1));
+	CHECK(!nft_rewrite_line("comment \"log prefix \"ssh-new \" level info flags tcp "
+				"sequence,options\"", two, 1));
+	free(listing);
+}
+
+/* The batch read back: one replace per rule to change, nothing else changed. */
+static void test_batch(const struct nft_ruleset *rs)
+{
+	char *text = NULL, err[512];
+	size_t len, nrep = 0;
+	FILE *f = open_memstream(&text, &len);
+	struct ynode *b;
+	const struct ynode *list;
+
+	CHECK(nft_write_batch(rs, f) == 0);
+	fclose(f);
+	b = ytree_load_string("batch", text, err, sizeof(err));
+	CHECK(b, "%s", err);
+	list = b ? ytree_map_get(b, "nftables") : NULL;
+	CHECK(list && list->kind == YN_SEQ);
+	for (size_t i = 0; list && i < list->n; i++) {
+		const struct ynode *rep = ytree_map_get(list->items[i], "replace");
+		const struct ynode *rule = rep ? ytree_map_get(rep, "rule") : NULL;
+		const struct ynode *expr = rule ? ytree_map_get(rule, "expr") : NULL;
+		const struct ynode *h = rule ? ytree_map_get(rule, "handle") : NULL;
+		const struct nft_logstmt *s0 = h ? by_handle(rs, strtoull(h->scalar, NULL, 10), 0) : NULL;
+		const struct ynode *orig;
+
+		CHECK(expr && s0, "entry %zu", i);
+		if (!expr || !s0)
+			continue;
+		nrep++;
+		CHECK(!s0->why || s0->handle == 6);
+		CHECK(s0->handle != 6, "the audit-only rule must not be replaced");
+		orig = ytree_map_get(s0->rule, "expr");
+		CHECK_EQ_U(expr->n, orig->n);
+		for (size_t k = 0; k < expr->n && k < orig->n; k++) {
+			const struct ynode *log = ytree_map_get(expr->items[k], "log");
+			char *a = dumps(expr->items[k]), *o = dumps(orig->items[k]);
+
+			if (log) {
+				const struct ynode *g = ytree_map_get(log, "group");
+
+				CHECK(g && g->plain && atoi(g->scalar) >= 5);
+				CHECK(!ytree_map_get(log, "level") && !ytree_map_get(log, "flags"));
+			} else {
+				CHECK_STREQ(a, o);
+			}
+			free(a);
+			free(o);
+		}
+		if (s0->handle == 7) {
+			const struct ynode *c = ytree_map_get(rule, "comment");
+
+			CHECK(c && strcmp(c->scalar, "icmp seen") == 0);
+		}
+	}
+	CHECK_EQ_U(nrep, 7);
+	ytree_free(b);
+	free(text);
+}
+
+static void test_escapes(void)
+{
+	struct nft_ruleset rs;
+	char *text = NULL, *listing = slurp("escapes.txt"), *line, err[256];
+	size_t len;
+	FILE *f;
+	struct nft_group g[4];
+	const struct nft_logstmt *s;
+	struct ynode *b;
+
+	load(&rs, "escapes.json");
+	CHECK_EQ_U(rs.n, 1);
+	s = rs.n ? &rs.stmts[0] : NULL;
+	CHECK_STREQ(s ? s->prefix : NULL, "q\"b\\s/t\tu\xc3\xa9 ");
+	CHECK_EQ_I(nft_assign_groups(&rs, 5, g, 4), 1);
+	/* nft's text line cannot be read back (its quote, its tab): the rewrite refuses it. */
+	line = nft_listing_rule(listing, "ip", "esc", "in", 2);
+	CHECK(line && !nft_rewrite_line(line, &s, 1));
+	free(line);
+	f = open_memstream(&text, &len);
+	nft_write_batch(&rs, f);
+	fclose(f);
+	b = ytree_load_string("batch", text, err, sizeof(err));
+	CHECK(b, "%s", err);
+	CHECK(b && strstr(text, "\"prefix\": \"q\\\"b\\\\s/t\\u0009u\xc3\xa9 \", \"group\": 5"),
+	      "%s", text);
+	ytree_free(b);
+	free(text);
+	free(listing);
+	nft_ruleset_free(&rs);
+}
+
+static void test_unconvertible(void)
+{
+	struct nft_ruleset rs;
+	static const struct {
+		uint64_t handle;
+		int nth;
+		const char *why;
+	} want[] = {
+		{4, 0, "set or map element"}, {5, 0, "anonymous"}, {6, 0, "audit"},
+		{2, 0, "arp"}, {7, 0, "unknown log flag"},
+	};
+
+	load(&rs, "unconvertible.json");
+	CHECK_EQ_U(rs.n, 6);
+	CHECK_EQ_U(nft_unconvertible(&rs), 5);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		const struct nft_logstmt *s = by_handle(&rs, want[i].handle, want[i].nth);
+
+		CHECK(s && s->why && strstr(s->why, want[i].why), "handle %llu: %s",
+		      (unsigned long long)want[i].handle, s && s->why ? s->why : "(convertible)");
+	}
+	CHECK(by_handle(&rs, 6, 1) && !by_handle(&rs, 6, 1)->why);
+	nft_ruleset_free(&rs);
+
+	load(&rs, "nolog.json");
+	CHECK_EQ_U(rs.n, 0);
+	CHECK_EQ_U(rs.nflog, 1);
+	CHECK_EQ_U(rs.nrules, 3);
+	nft_ruleset_free(&rs);
+}
+
+static void test_bad_input(void)
+{
+	static const struct {
+		const char *text, *msg;
+	} bad[] = {
+		{"{\"nftables\": [", "bad.json:2:1: "},
+		{"{\"tables\": []}", "bad.json:1:1: expected nft's JSON listing"},
+		{"[1, 2]", "expected nft's JSON listing"},
+		{"{\"nftables\": [{\"rule\": {\"family\": \"ip\", \"expr\": []}}]}",
+		 "bad.json:1:24: a rule without family, table, chain, handle or expr"},
+		{"{\"nftables\": [{\"rule\": 3}]}", "a rule that is not an object"},
+	};
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct nft_ruleset rs;
+		char err[512] = "";
+
+		CHECK(nft_ruleset_read(&rs, "bad.json", bad[i].text, err, sizeof(err)) == -1,
+		      "%s", bad[i].text);
+		CHECK(strstr(err, bad[i].msg), "'%s': got '%s'", bad[i].text, err);
+	}
+}
+
+int main(void)
+{
+	struct nft_ruleset rs;
+	char flags[96];
+
+	nft_flags_text(NFTLOG_TCPOPT | NFTLOG_UID, flags, sizeof(flags));
+	CHECK_STREQ(flags, "tcp options flags skuid");
+	nft_flags_text(NFTLOG_TCPSEQ | NFTLOG_IPOPT | NFTLOG_MACDECODE, flags, sizeof(flags));
+	CHECK_STREQ(flags, "tcp sequence flags ip options flags ether");
+	CHECK_STREQ(nft_severity_name(4), "warning");
+	load(&rs, "mixed.json");
+	test_mixed_read(&rs);
+	test_text_matches_nft(&rs);
+	test_groups_and_rewrite(&rs);
+	test_batch(&rs);
+	nft_ruleset_free(&rs);
+	test_escapes();
+	test_unconvertible();
+	test_bad_input();
+	return check_summary("test_nft_convert");
+}
