@@ -343,8 +343,7 @@ static int conv_logemu(struct conv *c, struct uinst *u)
 	if (cu_has(c, "file", "line_header", "syslog")) {
 		cu_comment(c, "LOGEMU's \"Dec  1 05:53:27 host\" in front of each line");
 		opt(c, u, "file", "line_header", "syslog");
-		cu_note(c, u, u->line, "after the host each line has the tag 'kernel:', as "
-			"kern.log has; ulogd's LOGEMU wrote none");
+		opt(c, u, "file", "header_tag", "\"\"   # no 'kernel:' tag, as LOGEMU");
 	} else {
 		cu_comment(c, "line_header: syslog  (the option that writes LOGEMU's date and host "
 			"is on its way)");

@@ -30,9 +30,10 @@ const char *line_header_check_host(const char *host)
 	return host ? check_word(host, LH_HOST_MAX, "") : NULL;
 }
 
+/* An empty tag is no tag: "host line", as ulogd's LOGEMU writes. */
 const char *line_header_check_tag(const char *tag)
 {
-	return check_word(tag, LH_TAG_MAX, ":");
+	return *tag ? check_word(tag, LH_TAG_MAX, ":") : NULL;
 }
 
 static int64_t clock_ns(clockid_t id)
@@ -70,10 +71,12 @@ int line_header_init(struct line_header *h, enum line_header_style style, const 
 	memcpy(p, host, strlen(host));
 	p += strlen(host);
 	*p++ = ' ';
-	memcpy(p, tag, strlen(tag));
-	p += strlen(tag);
-	*p++ = ':';
-	*p++ = ' ';
+	if (*tag) {
+		memcpy(p, tag, strlen(tag));
+		p += strlen(tag);
+		*p++ = ':';
+		*p++ = ' ';
+	}
 	h->rest_len = (size_t)(p - h->rest);
 	/* Both read together; the pair's skew is far below a microsecond. */
 	h->boot_ns = clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_MONOTONIC);

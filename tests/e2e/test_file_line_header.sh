@@ -6,7 +6,7 @@
 # line_header: none writes.  The expected headers are written out by hand:
 # TZ=Europe/Berlin (+01:00 in winter, +02:00 in summer, both DST changes of
 # 2026 within one file, a day < 10 for the space padding, a date that is
-# the next day in Berlin) and TZ=UTC (+00:00).  Then: the group spelling
+# the next day in Berlin) and TZ=UTC (+00:00), with and without a tag.  Then: the group spelling
 # `header: {...}` equals the flat one; an output on its own thread (the
 # queue copies the timestamp) writes the same; the default host is this
 # machine's short name; header_uptime's [seconds.micro] for records at
@@ -101,6 +101,11 @@ Oct 25 01:30:00 fw kernel:
 Nov  9 23:05:01 fw kernel: 
 EOF
 check utc-syslog "$WORK/utc-syslog.hdr"
+
+# header_tag "": no tag, the line follows the host, as ulogd2's LOGEMU writes
+run UTC notag ", line_header: syslog, header_host: fw, header_tag: ''"
+sed 's/ kernel: $/ /' "$WORK/utc-syslog.hdr" >"$WORK/notag.hdr"
+check notag "$WORK/notag.hdr"
 
 run UTC utc-rfc3339 ", line_header: rfc3339, header_host: fw"
 cat >"$WORK/utc-rfc3339.hdr" <<'EOF'

@@ -71,4 +71,8 @@ head -3 "$WORK/syslogemu.log"
 [ "$M1" = 0 ] && [ "$M2" = 3 ] && [ "$(wc -l <"$WORK/marked.log")" = 3 ] ||
 	fail "marked.log: $M1 unmarked and $M2 marked lines, expected 0 and 3"
 [ "$(grep -c 'MARK=0x1 ' "$WORK/marked.log")" = 3 ] || fail "marked.log lines lack MARK=0x1"
+# LOGEMU's layout: "Dec  1 05:53:27 host PREFIX...", no tag (line_header: syslog, header_tag "")
+H=$(hostname); H=${H%%.*}
+[ "$(grep -cE "^[A-Z][a-z]{2} [ 1-3][0-9] [0-9]{2}:[0-9]{2}:[0-9]{2} $H ulogd-conv IN=" "$WORK/syslogemu.log")" = "$COUNTED" ] ||
+	fail "syslogemu.log lines do not start as LOGEMU's: $(head -1 "$WORK/syslogemu.log")"
 pass "nft counted $COUNTED, the converted stacks wrote $((ALL1 + ALL2)) lines and $M2 marked ones"
