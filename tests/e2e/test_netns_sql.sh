@@ -26,7 +26,7 @@ table inet sluice_e2e {
 	}
 }
 NFT
-PG_NETNS=$B
+export PG_NETNS=$B	# pg_lib.sh runs the server and psql in B
 pg_start "$WORK/pg" || fail "cannot start PostgreSQL in the namespace"
 pg_sql -f "$SRCDIR/conf/sql/packets-postgresql.sql"
 sqlite3 "$WORK/p.db" <"$SRCDIR/conf/sql/packets-sqlite.sql"
