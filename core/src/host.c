@@ -45,13 +45,20 @@ void runtime_process(struct sl_instance *inst, struct sl_batch *b)
 	unsigned before = b->count;
 
 	counter_add64(&inst->in, before);
+	/*
+	 * The batch is in `out` before process() runs, so that an output
+	 * losing some of it inside process() moves them with dropped_add()
+	 * from an `out` that holds them (host_dropped_add).
+	 */
+	counter_add64(&inst->out, before);
 	if (inst->desc->process(inst->state, b) < 0) {
 		/* The whole batch is lost: count it, and say so now and then. */
+		counter_take64(&inst->out, before);
 		counter_add64(&inst->errors, before);
 		batch_failed(inst, before);
 		return;
 	}
-	counter_add64(&inst->out, b->count);
+	counter_take64(&inst->out, before - b->count);
 	counter_add64(&inst->dropped, before - b->count);
 	/* an output has no children: nothing more to do for it */
 	if (b->count && inst->nchildren)
@@ -259,11 +266,8 @@ static void host_dropped_add(struct sl_instance *inst, uint64_t n)
 	 * those it later lost are moved, so out means "delivered or still
 	 * queued".  A filter's drops are already counted by run_instance().
 	 */
-	uint64_t out = counter_get64(&inst->out);
-	uint64_t moved = n < out ? n : out;
-
 	/* Only the output's own thread changes its `out`: no lost update. */
-	__atomic_fetch_sub(&inst->out, moved, __ATOMIC_RELAXED);
+	counter_take64(&inst->out, n);
 	counter_add64(&inst->dropped, n);
 }
 

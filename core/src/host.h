@@ -37,6 +37,17 @@ static inline void counter_add64(uint64_t *c, uint64_t n)
 	__atomic_fetch_add(c, n, __ATOMIC_RELAXED);
 }
 
+/* Take up to n back (never below zero); what was taken. */
+static inline uint64_t counter_take64(uint64_t *c, uint64_t n)
+{
+	uint64_t have = __atomic_load_n(c, __ATOMIC_RELAXED);
+
+	if (n > have)
+		n = have;
+	__atomic_fetch_sub(c, n, __ATOMIC_RELAXED);
+	return n;
+}
+
 static inline uint64_t counter_get64(const uint64_t *c)
 {
 	return __atomic_load_n(c, __ATOMIC_RELAXED);

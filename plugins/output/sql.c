@@ -162,9 +162,8 @@ struct sql_state {
 	struct sl_timer *flush_timer;
 	struct sql_spool spool;		/* used with spool_dir */
 	struct sl_timer *retry_timer;	/* the spool's next write */
-	bool stopping, oom_logged, in_process;
+	bool stopping, oom_logged;
 	uint64_t reconnects_seen;
-	uint64_t owed_drops;	/* lost inside process(): reported after it returned */
 
 	int c_rows, c_batches, c_failed, c_retries, c_reconnects, c_dropped;
 };
@@ -357,25 +356,16 @@ static void count_reconnects(struct sql_state *st)
 	st->reconnects_seen = n;
 }
 
-/*
- * Rows lost.  The core counts a batch in `out` after process() returned,
- * and dropped_add() moves records from `out`: rows lost inside process()
- * (some of them from the batch at hand) are reported at the next call.
- */
+/* Rows lost: the plugin's counter and the core's dropped. */
 static void lost(struct sql_state *st, uint64_t n)
 {
 	st->host->counter_add(st->inst, st->c_dropped, n);
-	if (st->in_process)
-		st->owed_drops += n;
-	else
-		st->host->dropped_add(st->inst, n);
+	st->host->dropped_add(st->inst, n);
 }
 
-static void settle_drops(struct sql_state *st)
+/* The spool's counts since the last call into the counters. */
+static void publish_spool(struct sql_state *st)
 {
-	if (st->owed_drops)
-		st->host->dropped_add(st->inst, st->owed_drops);
-	st->owed_drops = 0;
 	if (st->cfg->spool_dir)
 		sql_spool_publish(&st->spool);
 }
@@ -470,8 +460,7 @@ static int sql_process(void *state, struct sl_batch *b)
 {
 	struct sql_state *st = state;
 
-	settle_drops(st);
-	st->in_process = true;
+	publish_spool(st);
 	for (unsigned i = 0; i < b->count; i++) {
 		if (!add_row(st, b->rec[i])) {
 			if (!st->oom_logged)
@@ -485,20 +474,19 @@ static int sql_process(void *state, struct sl_batch *b)
 	}
 	if (st->cfg->spool_dir && sql_spool_pending(&st->spool))
 		drain(st, DRAIN_BUDGET_MS);
-	st->in_process = false;
 	return 0;
 }
 
 static void on_flush_timer(void *ctx)
 {
-	settle_drops(ctx);
+	publish_spool(ctx);
 	send_batch(ctx);
 	drain(ctx, DRAIN_BUDGET_MS);
 }
 
 static void on_retry_timer(void *ctx)
 {
-	settle_drops(ctx);
+	publish_spool(ctx);
 	drain(ctx, DRAIN_BUDGET_MS);
 }
 
@@ -734,7 +722,7 @@ static int sql_flush(void *state)
 {
 	struct sql_state *st = state;
 
-	settle_drops(st);
+	publish_spool(st);
 	st->stopping = true;
 	if (st->d)
 		send_batch(st);
