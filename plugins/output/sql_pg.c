@@ -498,7 +498,7 @@ static void *pg_create(const struct sl_host *host, struct sl_instance *inst,
 	p->host = host;
 	p->inst = inst;
 	p->cfg = cfg;
-	len = strlen(cfg->table) + 32 + cfg->ncol * (SQL_NAME_MAX + 1);
+	len = strlen(cfg->table) + 32 + cfg->ncol * (SQL_NAME_MAX + 3);	/* ", name" */
 	p->copy_sql = malloc(len);
 	if (!p->copy_sql) {
 		free(p);

@@ -192,7 +192,7 @@ static int pragma(struct lite *l, const char *name, const char *value, bool chec
 
 static int prepare(struct lite *l)
 {
-	size_t size = 64 + l->cfg->ncol * (SQL_NAME_MAX + 6), len;
+	size_t size = 64 + l->cfg->ncol * (SQL_NAME_MAX + 8), len;	/* `, "name"` and `, ?` */
 	char *sql = malloc(size);
 	int rc;
 
