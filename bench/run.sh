@@ -203,6 +203,8 @@ sluice_grp_conf() {
 }
 
 ulogd_conf() { # ulogd_conf KIND DIR: plugin defaults (sync=0), the same 8 MiB socket buffer as sluice
+# (ulogd 2.0.8 sets netlink_socket_buffer_size only when it is below _maxsize:
+# equal values leave the kernel's default buffer, as bench/conntrack.sh found)
 	local d=$2 p
 	echo "[global]"
 	echo "logfile=\"$d/ulogd.log\""
@@ -226,7 +228,7 @@ ulogd_conf() { # ulogd_conf KIND DIR: plugin defaults (sync=0), the same 8 MiB s
 group=$GROUP
 unbind=0
 netlink_socket_buffer_size=8388608
-netlink_socket_buffer_maxsize=8388608
+netlink_socket_buffer_maxsize=8388609
 [pcap1]
 file="$d/out.pcap"
 sync=0
