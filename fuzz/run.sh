@@ -3,7 +3,7 @@
 # libFuzzer runs for ctest (see fuzz/CMakeLists.txt):
 #   run.sh build NAME...   build the targets into <build>/fuzz-clang (clang)
 #   run.sh run NAME        fuzz fuzz_NAME from fuzz/corpus/NAME for
-#                          FUZZ_SECONDS (default 60, as in CI; set it lower
+#                          FUZZ_SECONDS (default 40, as in CI; set it lower
 #                          for a quick local run)
 # A crash, leak or timeout fails the test; the input that caused it is kept
 # in <build>/fuzz-artifacts/ to be added to the corpus with its fix.
@@ -29,7 +29,7 @@ run)
 	t="$2"
 	bin="$FUZZ_BUILD/fuzz/fuzz_$t"
 	[ -x "$bin" ] || skip "no $bin (fuzz/build did not run or clang is missing)"
-	secs=${FUZZ_SECONDS:-60}
+	secs=${FUZZ_SECONDS:-40}
 	mkdir -p "$WORK/new" "$ARTIFACTS"
 	# New inputs go to a scratch directory; the committed corpus is only read.
 	# -close_fd_mask=2: the config target prints errors for every input

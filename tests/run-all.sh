@@ -6,7 +6,7 @@
 #
 # Three runs, one after the other (tests share /tmp and the netfilter lock):
 #   main       build/: every test, the libFuzzer runs of fuzz/ included
-#              (FUZZ_SECONDS each, default 60)
+#              (FUZZ_SECONDS each, default 40)
 #   sanitizer  build-asan/, -DSLUICE_SANITIZE=address,undefined (gcc): the
 #              whole suite again, live tests included, where any ASan,
 #              LeakSanitizer or UBSan report fails the test
