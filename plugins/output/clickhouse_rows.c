@@ -9,23 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "clickhouse_rows.h"
 
 bool ch_rows_ensure(struct ch_rows *b, size_t more)
 {
-	size_t cap = b->cap;
-	char *nb;
-
-	if (b->len + more <= b->cap)
-		return true;
-	while (cap < b->len + more)
-		cap = cap ? cap * 2 : 1 << 20;
-	nb = realloc(b->buf, cap);
-	if (!nb)
-		return false;
-	b->buf = nb;
-	b->cap = cap;
-	return true;
+	return sl_grow(&b->buf, &b->cap, b->len + more);
 }
 
 /*

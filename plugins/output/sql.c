@@ -30,6 +30,8 @@
 
 #include <sluice/plugin.h>
 
+#include "grow.h"
+#include "plugin_state.h"
 #include "sql.h"
 #include "sql_spool.h"
 #include "utf8.h"
@@ -149,9 +151,7 @@ static const struct sl_field_decl sql_reads[] = {
 };
 
 struct sql_state {
-	const struct sl_host *host;
-	struct sl_instance *inst;
-	const struct sql_cfg *cfg;
+	SL_STATE_HEAD(struct sql_cfg);
 	const struct sql_driver *drv;
 	struct sql_driver_cfg dcfg;
 	void *d;
@@ -203,19 +203,7 @@ bool sql_ident_ok(const char *s)
 
 static bool arena_ensure(struct sql_batch *b, size_t more)
 {
-	size_t cap = b->cap;
-	char *na;
-
-	if (b->used + more <= b->cap)
-		return true;
-	while (cap < b->used + more)
-		cap = cap ? cap * 2 : 1 << 20;
-	na = realloc(b->arena, cap);
-	if (!na)
-		return false;
-	b->arena = na;
-	b->cap = cap;
-	return true;
+	return sl_grow(&b->arena, &b->cap, b->used + more);
 }
 
 /*
@@ -638,14 +626,9 @@ static int sql_configure(const struct sl_host *host, struct sl_instance *inst, c
 		host->config_error(inst, "table", "expected a table name of letters, digits and '_'");
 		return -1;
 	}
-	st = calloc(1, sizeof(*st));
-	if (!st) {
-		host->config_error(inst, NULL, "out of memory");
+	st = sl_state_new(struct sql_state, host, inst, c);
+	if (!st)
 		return -1;
-	}
-	st->host = host;
-	st->inst = inst;
-	st->cfg = c;
 	if (parse_columns(st) < 0) {
 		free(st);
 		return -1;

@@ -26,6 +26,7 @@
 
 #include <libpq-fe.h>
 
+#include "grow.h"
 #include "sql.h"
 
 #define CHUNK (64 * 1024)	/* bytes per PQputCopyData */
@@ -299,19 +300,7 @@ static int pg_check(void *d)
 
 static bool buf_ensure(struct pg *p, size_t more)
 {
-	size_t cap = p->cap;
-	char *nb;
-
-	if (p->len + more <= p->cap)
-		return true;
-	while (cap < p->len + more)
-		cap = cap ? cap * 2 : 1 << 20;
-	nb = realloc(p->buf, cap);
-	if (!nb)
-		return false;
-	p->buf = nb;
-	p->cap = cap;
-	return true;
+	return sl_grow(&p->buf, &p->cap, p->len + more);
 }
 
 static char *put_escaped(char *o, const char *s, size_t n)
