@@ -12,6 +12,7 @@
 #include <sysexits.h>
 
 #include "describe.h"
+#include "inst_keys.h"
 #include "options.h"
 #include "plugin_loader.h"
 
@@ -50,6 +51,9 @@ static void text_plugin(const struct loaded_plugin *p)
 	for (const struct sl_field_decl *const *alt = alts; alt && *alt; alt++)
 		text_fields(alt == alts ? "needs one of" : "          or", *alt);
 	text_fields("provides", d->provides);
+	/* What `thread:` defaults to; docs/CONFIG.md lists these (test_docs_commands.sh). */
+	if (inst_default_thread(d))
+		printf("thread: own thread by default (a network output; thread: false to change)\n");
 	printf("options:\n");
 	if (!d->options || !d->options->name)
 		printf("  (none)\n");

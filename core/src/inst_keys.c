@@ -24,6 +24,11 @@ unsigned inst_plugin_flags(const struct sl_plugin *d)
 	return d->flags;
 }
 
+bool inst_default_thread(const struct sl_plugin *d)
+{
+	return d->kind == SL_KIND_OUTPUT && (inst_plugin_flags(d) & SL_PLUGIN_NETWORK);
+}
+
 static const struct sl_field_decl *plugin_reads(const struct sl_plugin *d)
 {
 	if (d->size < offsetof(struct sl_plugin, reads) + sizeof(d->reads))
@@ -96,7 +101,7 @@ void inst_keys_parse(struct sl_instance *inst, struct diag *d)
 	int64_t n;
 	int e;
 
-	inst->thread = p->kind == SL_KIND_OUTPUT && (inst_plugin_flags(p) & SL_PLUGIN_NETWORK);
+	inst->thread = inst_default_thread(p);
 	inst->queue_batches = INST_QUEUE_DEFAULT;
 	/* Outputs only: the walk to the root is then once per leaf. */
 	inst->block_when_full = p->kind == SL_KIND_OUTPUT && fed_by_finite_input(inst);

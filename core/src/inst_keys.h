@@ -25,6 +25,8 @@ struct graph;
 bool inst_key_is_core(const char *key);
 /* The plugin's descriptor flags (0 for a plugin built before ABI 1.2). */
 unsigned inst_plugin_flags(const struct sl_plugin *d);
+/* Does an instance of this plugin run on a thread of its own unless `thread:` says otherwise? */
+bool inst_default_thread(const struct sl_plugin *d);
 /*
  * The fields a queue in front of output `inst` copies: every field it
  * reads (its needs, needs_one_of, need_field() fields and `reads`), or all
