@@ -329,8 +329,9 @@ static void print_batch_text(const struct nft_ruleset *rs, const struct nft_grou
 		    plain_name(st[0]->table) && plain_name(st[0]->chain)) {
 			print_rule_text(st[0], old, new, out);
 		} else {
-			fputs(listing ? " (nft's text of it does not match the JSON or cannot be read "
-					"back; the JSON batch changes only these statements):\n" :
+			fputs(listing ? " (nft's text of it does not match the JSON, cannot be read "
+					"back or holds bytes that are not printable ASCII; the JSON batch "
+					"changes only these statements):\n" :
 					" (no text listing read; --batch writes the JSON batch):\n",
 			      out);
 			for (size_t k = 0; k < n; k++) {
@@ -496,7 +497,8 @@ static int yaml_tmp(const char *yaml, char *tmp, size_t len)
 		goto fail;
 	}
 	if (old < 0 && errno != ENOENT) {
-		fprintf(stderr, ME ": %s: %s\n", yaml, strerror(errno));
+		fprintf(stderr, ME ": %s: %s\n", yaml, errno == ELOOP ? "a symbolic link (name the "
+			"file itself: the rename would replace the link)" : strerror(errno));
 		goto fail;
 	}
 	if (fchown(fd, st.st_uid, st.st_gid) || fchmod(fd, st.st_mode & 07777)) {
@@ -606,7 +608,7 @@ static int apply(const struct nft_ruleset *rs, const struct nft_group *groups, i
 		 const struct nft_opts *o)
 {
 	char ytmp[PATH_MAX], jtmp[] = "/tmp/sluice-convert-nft-XXXXXX", err[256];
-	uint32_t gen, done;
+	uint32_t gen, done = 0;
 	int fd, rc;
 
 	if ((fd = yaml_tmp(o->yaml, ytmp, sizeof(ytmp))) < 0)
@@ -638,7 +640,11 @@ static int apply(const struct nft_ruleset *rs, const struct nft_group *groups, i
 	}
 	unlink(jtmp);
 	rc = 0;
-	if (nft_genid_get(&done, err, sizeof(err)) || done != gen + 1) {
+	if (nft_genid_get(&done, err, sizeof(err))) {
+		fprintf(stderr, ME ": the batch is applied, but %s: check the ruleset with "
+				"nft -a list ruleset\n", err);
+		rc = 1;
+	} else if (done != gen + 1) {
 		fprintf(stderr, ME ": the batch is applied, but the ruleset also changed from "
 				"elsewhere while it was (generation %u, then %u); check it with "
 				"nft -a list ruleset\n", (unsigned)gen, (unsigned)done);

@@ -73,6 +73,9 @@ conv --check >"$WORK/anon-check.out" 2>"$WORK/anon-check.err" || rc=$?
 [ $rc = 0 ] || { cat "$WORK/anon-check.err"; fail "--check on the anonymous set: exit $rc"; }
 grep -q '^nft -c (a dry run) accepts the batch$' "$WORK/anon-check.out" ||
 	{ cat "$WORK/anon-check.out"; fail "--check did not dry-run the batch"; }
+# the text batch reads back too
+conv --yaml "$WORK/anon-preview.yaml" >"$WORK/anon-preview.out" || fail "convert failed"
+nftn -c -f "$WORK/anon-preview.out" || fail "nft -c -f refused the text batch"
 conv --apply --yaml "$WORK/anon.yaml" >"$WORK/anon.out" 2>"$WORK/anon.err" ||
 	{ cat "$WORK/anon.err"; fail "--apply of a rule with an anonymous interval set failed"; }
 grep -q '^insert rule inet f input position [0-9]* tcp dport { 22, 80-90 } log prefix "anon " group 5 accept$' \
