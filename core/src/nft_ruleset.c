@@ -384,8 +384,7 @@ const struct nft_logstmt *nft_ruleset_changed(const struct nft_ruleset *old,
 			    strcmp(now->stmts[j].table, s->table) == 0 &&
 			    strcmp(now->stmts[j].chain, s->chain) == 0)
 				t = &now->stmts[j];
-		if (!t || !same_node(ytree_map_get(s->rule, "expr"), ytree_map_get(t->rule, "expr"),
-				     false))
+		if (!t || !same_node(s->rule, t->rule, false))	/* expr, comment, ... */
 			return s;
 	}
 	return NULL;

@@ -86,10 +86,10 @@ int nft_assign_groups(struct nft_ruleset *rs, unsigned first, struct nft_group *
 const struct nft_used_group *nft_group_user(const struct nft_ruleset *rs, unsigned group);
 
 /*
- * The first rule that `old`'s batch would change whose expressions are not
- * the same in `now` (a later listing of the live ruleset; counters' values
- * may differ), or NULL if every one is: applying `old`'s batch then changes
- * exactly the rules that were read.
+ * The first rule that `old`'s batch would change that is not the same in
+ * `now` (a later listing of the live ruleset) at the same handle, its
+ * expressions and comment (counters' values may differ), or NULL if every
+ * one is: applying `old`'s batch then changes exactly the rules read.
  */
 const struct nft_logstmt *nft_ruleset_changed(const struct nft_ruleset *old,
 					      const struct nft_ruleset *now);

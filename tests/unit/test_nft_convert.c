@@ -300,6 +300,17 @@ static void test_changed(const struct nft_ruleset *rs)
 	s = nft_ruleset_changed(rs, &now);
 	CHECK(s && s->handle == 8, "the rule with twice-x is a change");
 	nft_ruleset_free(&now);
+	p = strstr(text, "twice-x ");
+	if (p)
+		p[6] = 'b';
+	p = strstr(text, "\"icmp seen\"");
+	CHECK(p);
+	if (p)
+		p[9] = 'x';
+	CHECK(nft_ruleset_read(&now, "now", text, err, sizeof(err)) == 0, "%s", err);
+	s = nft_ruleset_changed(rs, &now);
+	CHECK(s && s->handle == 7, "a changed comment is a change");
+	nft_ruleset_free(&now);
 	free(text);
 }
 
