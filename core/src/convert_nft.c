@@ -599,8 +599,9 @@ static int live_unchanged(const struct nft_ruleset *rs, uint32_t *gen)
 }
 
 /*
- * --apply: the YAML beside its place, sluice -t, nft -c, the live ruleset
- * checked against the one read, one nft -j -f, then the rename.  Between
+ * --apply: the YAML beside its place, sluice -t, the live ruleset checked
+ * against the one read, nft -c, the generation unchanged since that check
+ * (else the check again), one nft -j -f, then the rename.  Between
  * the last check and nft's commit a few milliseconds pass in which another
  * writer could commit; the generation after the commit tells.
  */
@@ -627,11 +628,14 @@ static int apply(const struct nft_ruleset *rs, const struct nft_group *groups, i
 	}
 	if (batch_tmp(rs, groups, ngroups, o, jtmp))
 		goto fail_yaml;
+	/* checked first for a clear message, again if the dry run's time saw a commit */
+	if (live_unchanged(rs, &gen))
+		goto fail_json;
 	if (nft_batch(jtmp, true)) {
 		fputs(ME ": nft -c (a dry run) refused the batch; nothing changed\n", stderr);
 		goto fail_json;
 	}
-	if (live_unchanged(rs, &gen))
+	if ((nft_genid_get(&done, err, sizeof(err)) || done != gen) && live_unchanged(rs, &gen))
 		goto fail_json;
 	if (nft_batch(jtmp, false)) {
 		fputs(ME ": nft -j -f refused the batch; nothing changed (nft applies a batch whole "
