@@ -12,22 +12,29 @@
  *   - a sluice YAML: per group nflog -> decode -> logline (the flags) ->
  *     file (all groups append to one file, as printk's lines land in one
  *     kern.log) and -> syslog (facility kern, the level's severity).
- * --apply writes the YAML beside its destination, checks it with
- * `sluice -t`, applies the JSON batch with one `nft -j -f` (atomic: all
- * rules or none) and only then renames the YAML into place; any failure
- * before that changes nothing.
+ * --apply writes the YAML beside its destination (with the mode, owner
+ * and group of the file it replaces), checks it with `sluice -t`, dry-runs
+ * the JSON batch (`nft -c`), lists the live ruleset again and applies only
+ * if every rule the batch changes is still what was read, in the same
+ * ruleset generation (nft_genid.c) as that second listing; one `nft -j -f`
+ * (atomic: all rules or none) and only then the YAML's rename.  Any
+ * failure before that changes nothing.  --check runs the same dry run.
+ * Everything taken from the ruleset is escaped before it is printed.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sysexits.h>
 #include <unistd.h>
 
 #include "convert.h"
+#include "nft_genid.h"
 #include "nft_ruleset.h"
 #include "plugin_loader.h"
 #include "subproc.h"
@@ -48,11 +55,14 @@ static void usage(FILE *out)
 	      "                          [--log-file PATH] [--syslog ADDRESS|none]\n"
 	      "  --group N       first NFLOG group; one group per distinct (level, flags) (default 5)\n"
 	      "  --file F        read `nft -j list ruleset` output from F ('-': stdin) instead of\n"
-	      "                  running it (a preview: --apply needs the live ruleset)\n"
+	      "                  running it; --apply then applies only if the live ruleset still\n"
+	      "                  holds the rules F shows\n"
 	      "  --yaml OUT      write the sluice configuration to OUT (default: stdout)\n"
-	      "  --apply         write OUT, check it with sluice -t, then apply the batch with\n"
-	      "                  one nft -j -f; on any failure nothing is changed\n"
-	      "  --check         only say what cannot be converted; exit 1 if anything\n"
+	      "  --apply         write OUT, check it with sluice -t, dry-run the batch (nft -c),\n"
+	      "                  then apply it with one nft -j -f if the live ruleset still holds\n"
+	      "                  the rules that were read; on any failure nothing is changed\n"
+	      "  --check         only say what cannot be converted and dry-run the batch\n"
+	      "                  (nft -c; not with --file); exit 1 if anything fails\n"
 	      "  --batch OUT     also write the JSON batch (for nft -j -f)\n"
 	      "  --log-file PATH the file output (default /var/log/sluice/firewall.log)\n"
 	      "  --syslog ADDR   the syslog output's unix socket (default /dev/log); none: no syslog\n",
@@ -102,9 +112,8 @@ static int parse_opts(int argc, char **argv, struct nft_opts *o)
 		fprintf(stderr, ME ": unexpected argument '%s'\n", argv[optind]);
 		return EX_USAGE;
 	}
-	if (o->apply && (o->check || o->file || !o->yaml)) {
-		fprintf(stderr, ME ": --apply needs --yaml OUT and the live ruleset (no --file, "
-				"no --check)\n");
+	if (o->apply && (o->check || !o->yaml)) {
+		fprintf(stderr, ME ": --apply needs --yaml OUT (and no --check)\n");
 		return EX_USAGE;
 	}
 	return 0;
@@ -175,11 +184,54 @@ static char *load_json(const char *file, const char **name)
 	return text;
 }
 
-/* A prefix in a comment: printable ASCII only, so a line stays one line. */
-static void comment_text(const char *s, FILE *out)
+/*
+ * Text from the ruleset (names, prefixes, nft's own lines), for a comment,
+ * a message or a terminal: printable ASCII as it is, a backslash doubled,
+ * every other byte as \xNN, so it stays on its line and sends the
+ * terminal no escape sequence.
+ */
+static void esc_text(const char *s, FILE *out)
+{
+	for (const unsigned char *p = (const unsigned char *)s; p && *p; p++) {
+		if (*p == '\\')
+			fputs("\\\\", out);
+		else if (*p >= 0x20 && *p < 0x7f)
+			fputc(*p, out);
+		else
+			fprintf(out, "\\x%02x", *p);
+	}
+}
+
+/* Text that can stand in an nft command as it is: printable ASCII only. */
+static bool plain_text(const char *s)
 {
 	for (; s && *s; s++)
-		fputc(*s >= 0x20 && *s < 0x7f ? *s : '?', out);
+		if (*s < 0x20 || *s >= 0x7f)
+			return false;
+	return s != NULL;
+}
+
+/* A table or chain name nft reads back unquoted. */
+static bool plain_name(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || *s == '_' || *s == '-' || *s == '.'))
+			return false;
+	return true;
+}
+
+/* "FAMILY TABLE CHAIN handle N", escaped. */
+static void rule_name(const struct nft_logstmt *s, FILE *out)
+{
+	esc_text(s->family, out);
+	fputc(' ', out);
+	esc_text(s->table, out);
+	fputc(' ', out);
+	esc_text(s->chain, out);
+	fprintf(out, " handle %llu", (unsigned long long)s->handle);
 }
 
 static void report(const struct nft_ruleset *rs, const char *name)
@@ -192,9 +244,13 @@ static void report(const struct nft_ruleset *rs, const char *name)
 			continue;
 		if (nft_log_text(s, text, sizeof(text)))
 			snprintf(text, sizeof(text), "log");
-		fprintf(stderr, ME ": %s:%u:%u: %s %s %s handle %llu: `%s` cannot be converted: %s\n",
-			name, s->mark.line, s->mark.col, s->family, s->table, s->chain,
-			(unsigned long long)s->handle, text, s->why);
+		fprintf(stderr, ME ": ");
+		esc_text(name, stderr);
+		fprintf(stderr, ":%u:%u: ", s->mark.line, s->mark.col);
+		rule_name(s, stderr);
+		fputs(": `", stderr);
+		esc_text(text, stderr);
+		fprintf(stderr, "` cannot be converted: %s\n", s->why);
 	}
 }
 
@@ -224,6 +280,24 @@ static size_t rule_stmts(const struct nft_ruleset *rs, size_t i,
 	return n;
 }
 
+/* The rule's old line as a comment, and the nft command(s) that change it. */
+static void print_rule_text(const struct nft_logstmt *s, const char *old, const char *new,
+			    FILE *out)
+{
+	const char *f = s->family, *t = s->table, *c = s->chain;
+	unsigned long long h = (unsigned long long)s->handle;
+
+	fprintf(out, ", was:\n#\t%s\n", old);
+	if (!nft_rule_needs_insert(s)) {
+		fprintf(out, "replace rule %s %s %s handle %llu %s\n", f, t, c, h, new);
+		return;
+	}
+	fputs("# (nft 1.0.6 cannot replace a rule with an anonymous set: inserted anew, the old "
+	      "one deleted)\n", out);
+	fprintf(out, "insert rule %s %s %s position %llu %s\ndelete rule %s %s %s handle %llu\n", f,
+		t, c, h, new, f, t, c, h);
+}
+
 static void print_batch_text(const struct nft_ruleset *rs, const struct nft_group *groups,
 			     int ngroups, const char *listing, FILE *out)
 {
@@ -249,15 +323,15 @@ static void print_batch_text(const struct nft_ruleset *rs, const struct nft_grou
 					       st[0]->handle);
 		if (old)
 			new = nft_rewrite_line(old, st, n);
-		fprintf(out, "\n# %s %s %s handle %llu", st[0]->family, st[0]->table, st[0]->chain,
-			(unsigned long long)st[0]->handle);
-		if (new) {
-			fprintf(out, ", was:\n#\t%s\nreplace rule %s %s %s handle %llu %s\n", old,
-				st[0]->family, st[0]->table, st[0]->chain,
-				(unsigned long long)st[0]->handle, new);
+		fputs("\n# ", out);
+		rule_name(st[0], out);
+		if (new && plain_text(old) && plain_text(new) && plain_name(st[0]->family) &&
+		    plain_name(st[0]->table) && plain_name(st[0]->chain)) {
+			print_rule_text(st[0], old, new, out);
 		} else {
-			fputs(listing ? " (nft's text of it does not match the JSON or cannot be read "
-					"back; the JSON batch changes only these statements):\n" :
+			fputs(listing ? " (nft's text of it does not match the JSON, cannot be read "
+					"back or holds bytes that are not printable ASCII; the JSON batch "
+					"changes only these statements):\n" :
 					" (no text listing read; --batch writes the JSON batch):\n",
 			      out);
 			for (size_t k = 0; k < n; k++) {
@@ -266,7 +340,11 @@ static void print_batch_text(const struct nft_ruleset *rs, const struct nft_grou
 				if (nft_log_text(st[k], a, sizeof(a)) ||
 				    nft_group_text(st[k], b, sizeof(b)))
 					continue;
-				fprintf(out, "#\t%s  ->  %s\n", a, b);
+				fputs("#\t", out);
+				esc_text(a, out);
+				fputs("  ->  ", out);
+				esc_text(b, out);
+				fputc('\n', out);
 			}
 		}
 		free(old);
@@ -339,10 +417,11 @@ static void write_yaml(const struct nft_ruleset *rs, const struct nft_group *gro
 
 			if (s->why || s->group != groups[g].group)
 				continue;
-			fprintf(out, "#   %s %s %s handle %llu, %s", s->family, s->table, s->chain,
-				(unsigned long long)s->handle, s->prefix ? "prefix \"" : "no prefix\n");
+			fputs("#   ", out);
+			rule_name(s, out);
+			fputs(s->prefix ? ", prefix \"" : ", no prefix\n", out);
 			if (s->prefix) {
-				comment_text(s->prefix, out);
+				esc_text(s->prefix, out);
 				fputs("\"\n", out);
 			}
 		}
@@ -397,19 +476,144 @@ static int write_file(const char *path, int fd, const struct nft_ruleset *rs,
 	return bad ? -1 : 0;
 }
 
-/* --apply: YAML beside its place, sluice -t, one nft -j -f, then rename. */
+/*
+ * A temporary file beside the YAML's place, with the mode, owner and group
+ * of the file it will replace (0644 root's for a new one): mkstemp's 0600
+ * would lock the daemon's user out of its configuration.
+ */
+static int yaml_tmp(const char *yaml, char *tmp, size_t len)
+{
+	int fd, old;
+	struct stat st = {.st_mode = 0644, .st_uid = (uid_t)-1, .st_gid = (gid_t)-1};
+
+	if (snprintf(tmp, len, "%s.XXXXXX", yaml) >= (int)len || (fd = mkstemp(tmp)) < 0) {
+		fprintf(stderr, ME ": %s: cannot create a file beside it: %s\n", yaml,
+			strerror(errno));
+		return -1;
+	}
+	old = open(yaml, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (old >= 0 && (fstat(old, &st) || !S_ISREG(st.st_mode))) {
+		fprintf(stderr, ME ": %s: not a regular file\n", yaml);
+		goto fail;
+	}
+	if (old < 0 && errno != ENOENT) {
+		fprintf(stderr, ME ": %s: %s\n", yaml, errno == ELOOP ? "a symbolic link (name the "
+			"file itself: the rename would replace the link)" : strerror(errno));
+		goto fail;
+	}
+	if (fchown(fd, st.st_uid, st.st_gid) || fchmod(fd, st.st_mode & 07777)) {
+		fprintf(stderr, ME ": %s: cannot give it %s's owner and mode: %s\n", tmp, yaml,
+			strerror(errno));
+		goto fail;
+	}
+	if (old >= 0)
+		close(old);
+	return fd;
+fail:
+	if (old >= 0)
+		close(old);
+	close(fd);
+	unlink(tmp);
+	return -1;
+}
+
+/* `nft -j [-c] -f BATCH`: 0, or its exit status (128+N: killed by signal N; -1: not run). */
+static int nft_batch(const char *batch, bool dry)
+{
+	char *const argv_dry[] = {"nft", "-c", "-j", "-f", (char *)batch, NULL};
+	char *const argv[] = {"nft", "-j", "-f", (char *)batch, NULL};
+	char err[256];
+	int rc = spawn_run(dry ? argv_dry : argv, NULL, NULL, 0, err, sizeof(err));
+
+	if (rc < 0)
+		fprintf(stderr, ME ": %s\n", err);
+	else if (rc > 128)
+		fprintf(stderr, ME ": nft%s was killed by signal %d (nft 1.0.6 aborts on some "
+				"batches)\n", dry ? " -c" : "", rc - 128);
+	return rc;
+}
+
+/* The batch in a temporary file; its name in tmp. */
+static int batch_tmp(const struct nft_ruleset *rs, const struct nft_group *groups, int ngroups,
+		     const struct nft_opts *o, char *tmp)
+{
+	int fd = mkstemp(tmp);
+
+	if (fd < 0) {
+		fprintf(stderr, ME ": %s: %s\n", tmp, strerror(errno));
+		return -1;
+	}
+	if (write_file(tmp, fd, rs, groups, ngroups, o, false)) {
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Whether the live ruleset still holds every rule the batch changes as rs
+ * read it: a listing made within one generation (read before and after
+ * it), *gen that generation.  0 yes, -1 no (said why).
+ */
+static int live_unchanged(const struct nft_ruleset *rs, uint32_t *gen)
+{
+	for (int try = 0; try < 3; try++) {
+		struct nft_ruleset now;
+		const struct nft_logstmt *s;
+		const char *name;
+		char err[512], *text;
+		uint32_t after;
+		int rc;
+
+		if (nft_genid_get(gen, err, sizeof(err))) {
+			fprintf(stderr, ME ": %s; nothing changed\n", err);
+			return -1;
+		}
+		if (!(text = load_json(NULL, &name)))
+			return -1;
+		rc = nft_ruleset_read(&now, name, text, err, sizeof(err));
+		free(text);
+		if (rc) {
+			fprintf(stderr, ME ": %s\n", err);
+			return -1;
+		}
+		if (nft_genid_get(&after, err, sizeof(err))) {
+			fprintf(stderr, ME ": %s; nothing changed\n", err);
+			nft_ruleset_free(&now);
+			return -1;
+		}
+		s = nft_ruleset_changed(rs, &now);
+		nft_ruleset_free(&now);
+		if (after != *gen)	/* changed while listing: list again */
+			continue;
+		if (!s)
+			return 0;
+		fputs(ME ": the live ruleset is not the one read: rule ", stderr);
+		rule_name(s, stderr);
+		fputs(" is gone or different; nothing changed (run it again on the live ruleset)\n",
+		      stderr);
+		return -1;
+	}
+	fputs(ME ": the ruleset kept changing while it was listed; nothing changed\n", stderr);
+	return -1;
+}
+
+/*
+ * --apply: the YAML beside its place, sluice -t, the live ruleset checked
+ * against the one read, nft -c, the generation unchanged since that check
+ * (else the check again), one nft -j -f, then the rename.  Between
+ * the last check and nft's commit a few milliseconds pass in which another
+ * writer could commit; the generation after the commit tells.
+ */
 static int apply(const struct nft_ruleset *rs, const struct nft_group *groups, int ngroups,
 		 const struct nft_opts *o)
 {
 	char ytmp[PATH_MAX], jtmp[] = "/tmp/sluice-convert-nft-XXXXXX", err[256];
+	uint32_t gen, done = 0;
 	int fd, rc;
 
-	if (snprintf(ytmp, sizeof(ytmp), "%s.XXXXXX", o->yaml) >= (int)sizeof(ytmp) ||
-	    (fd = mkstemp(ytmp)) < 0) {
-		fprintf(stderr, ME ": %s: cannot create a file beside it: %s\n", o->yaml,
-			strerror(errno));
+	if ((fd = yaml_tmp(o->yaml, ytmp, sizeof(ytmp))) < 0)
 		return 1;
-	}
 	if (write_file(ytmp, fd, rs, groups, ngroups, o, true))
 		goto fail_yaml;
 	{
@@ -422,36 +626,93 @@ static int apply(const struct nft_ruleset *rs, const struct nft_group *groups, i
 				"nothing changed\n", rc < 0 ? ": " : "", rc < 0 ? err : "");
 		goto fail_yaml;
 	}
-	if ((fd = mkstemp(jtmp)) < 0) {
-		fprintf(stderr, ME ": %s: %s\n", jtmp, strerror(errno));
+	if (batch_tmp(rs, groups, ngroups, o, jtmp))
 		goto fail_yaml;
-	}
-	if (write_file(jtmp, fd, rs, groups, ngroups, o, false))
+	/* checked first for a clear message, again if the dry run's time saw a commit */
+	if (live_unchanged(rs, &gen))
 		goto fail_json;
-	{
-		char *const argv[] = {"nft", "-j", "-f", jtmp, NULL};
-
-		rc = spawn_run(argv, NULL, NULL, 0, err, sizeof(err));
+	if (nft_batch(jtmp, true)) {
+		fputs(ME ": nft -c (a dry run) refused the batch; nothing changed\n", stderr);
+		goto fail_json;
 	}
-	if (rc) {
-		fprintf(stderr, ME ": %s%snft -j -f refused the batch; nothing changed (nft "
-				"applies a batch whole or not at all)\n", rc < 0 ? err : "",
-			rc < 0 ? ": " : "");
+	if ((nft_genid_get(&done, err, sizeof(err)) || done != gen) && live_unchanged(rs, &gen))
+		goto fail_json;
+	if (nft_batch(jtmp, false)) {
+		fputs(ME ": nft -j -f refused the batch; nothing changed (nft applies a batch whole "
+		      "or not at all)\n", stderr);
 		goto fail_json;
 	}
 	unlink(jtmp);
+	rc = 0;
+	if (nft_genid_get(&done, err, sizeof(err))) {
+		fprintf(stderr, ME ": the batch is applied, but %s: check the ruleset with "
+				"nft -a list ruleset\n", err);
+		rc = 1;
+	} else if (done != gen + 1) {
+		fprintf(stderr, ME ": the batch is applied, but the ruleset also changed from "
+				"elsewhere while it was (generation %u, then %u); check it with "
+				"nft -a list ruleset\n", (unsigned)gen, (unsigned)done);
+		rc = 1;
+	}
 	if (rename(ytmp, o->yaml)) {
 		fprintf(stderr, ME ": the ruleset is changed, but renaming %s to %s failed: %s\n",
 			ytmp, o->yaml, strerror(errno));
 		return 1;
 	}
 	fprintf(stderr, ME ": applied; run sluice -c %s\n", o->yaml);
-	return 0;
+	return rc;
 fail_json:
 	unlink(jtmp);
 fail_yaml:
 	unlink(ytmp);
 	return 1;
+}
+
+/* Groups from --group up that a `log group` of the ruleset already uses: skipped, said so. */
+static void note_taken_groups(const struct nft_ruleset *rs, unsigned first,
+			      const struct nft_group *groups, int ngroups)
+{
+	unsigned last = ngroups > 0 ? groups[ngroups - 1].group : first;
+
+	for (unsigned g = first; g <= last; g++) {
+		const struct nft_used_group *u = nft_group_user(rs, g);
+
+		if (!u)
+			continue;
+		fprintf(stderr, ME ": NFLOG group %u is taken by `log group %u` in ", g, g);
+		esc_text(u->family, stderr);
+		fputc(' ', stderr);
+		esc_text(u->table, stderr);
+		fputc(' ', stderr);
+		esc_text(u->chain, stderr);
+		fprintf(stderr, " handle %llu: not used\n", (unsigned long long)u->handle);
+	}
+}
+
+/* --check on the live ruleset: would nft take the batch --apply hands it? */
+static int check_batch(struct nft_ruleset *rs, const struct nft_opts *o)
+{
+	static struct nft_group groups[MAX_GROUPS];
+	char jtmp[] = "/tmp/sluice-convert-nft-XXXXXX";
+	int ngroups = nft_assign_groups(rs, o->group, groups, MAX_GROUPS), rc;
+
+	if (ngroups < 0) {
+		fprintf(stderr, ME ": --group %u: the groups needed would pass 65535\n", o->group);
+		return 1;
+	}
+	note_taken_groups(rs, o->group, groups, ngroups);
+	if (!ngroups || o->file)
+		return 0;
+	if (batch_tmp(rs, groups, ngroups, o, jtmp))
+		return 1;
+	rc = nft_batch(jtmp, true);
+	unlink(jtmp);
+	if (rc) {
+		fputs(ME ": nft -c (a dry run) refused the batch: --apply would fail\n", stderr);
+		return 1;
+	}
+	printf("nft -c (a dry run) accepts the batch\n");
+	return 0;
 }
 
 static int convert(struct nft_ruleset *rs, const struct nft_opts *o)
@@ -471,6 +732,7 @@ static int convert(struct nft_ruleset *rs, const struct nft_opts *o)
 		fprintf(stderr, ME ": --group %u: the groups needed would pass 65535\n", o->group);
 		return EX_USAGE;
 	}
+	note_taken_groups(rs, o->group, groups, ngroups);
 	if (!o->file) {
 		char *const argv[] = {"nft", "-a", "list", "ruleset", NULL};
 		char err[256];
@@ -520,6 +782,8 @@ int convert_nft_main(int argc, char **argv)
 		printf("%zu printk log statement%s in %zu rules: %zu convertible, %zu not\n", rs.n,
 		       rs.n == 1 ? "" : "s", rs.nrules, rs.n - bad, bad);
 		rc = bad ? 1 : 0;
+		if (check_batch(&rs, &o))
+			rc = 1;
 	} else {
 		rc = convert(&rs, &o);
 	}

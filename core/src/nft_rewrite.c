@@ -71,12 +71,40 @@ static const struct nft_logstmt *stmt_at(const struct nft_ruleset *rs, size_t fi
 	return NULL;
 }
 
-/* The rule whose statements start at rs->stmts[first], with them replaced. */
+/* An anonymous set or map: a "set" whose value is its elements, not "@name". */
+static bool has_anon_set(const struct ynode *n, unsigned depth)
+{
+	if (!n || n->kind == YN_SCALAR || depth > YTREE_MAX_DEPTH)
+		return false;
+	for (size_t i = 0; i < n->n; i++) {
+		if (n->kind == YN_MAP && i % 2 == 0) {
+			if (strcmp(n->items[i]->scalar, "set") == 0 &&
+			    n->items[i + 1]->kind != YN_SCALAR)
+				return true;
+			continue;
+		}
+		if (has_anon_set(n->items[i], depth + 1))
+			return true;
+	}
+	return false;
+}
+
+int nft_rule_needs_insert(const struct nft_logstmt *s)
+{
+	return has_anon_set(ytree_map_get(s->rule, "expr"), 0);
+}
+
+/*
+ * The rule whose statements start at rs->stmts[first], with them replaced:
+ * "replace" by its handle, or "insert" before it (its handle is the
+ * position) and "delete" it.
+ */
 static void json_rule(const struct nft_ruleset *rs, size_t first, FILE *out)
 {
 	const struct ynode *rule = rs->stmts[first].rule;
+	bool insert = nft_rule_needs_insert(&rs->stmts[first]);
 
-	fputs("{\"replace\": {\"rule\": {", out);
+	fputs(insert ? "{\"insert\": {\"rule\": {" : "{\"replace\": {\"rule\": {", out);
 	for (size_t k = 0; k + 1 < rule->n; k += 2) {
 		const struct ynode *v = rule->items[k + 1];
 
@@ -107,6 +135,21 @@ static void json_rule(const struct nft_ruleset *rs, size_t first, FILE *out)
 			fprintf(out, "\"group\": %u}}", s->group);
 		}
 		fputc(']', out);
+	}
+	fputs("}}}", out);
+	if (!insert)
+		return;
+	fputs(",\n{\"delete\": {\"rule\": {", out);
+	for (size_t k = 0, any = 0; k + 1 < rule->n; k += 2) {
+		const char *key = rule->items[k]->scalar;
+
+		if (strcmp(key, "family") && strcmp(key, "table") && strcmp(key, "chain") &&
+		    strcmp(key, "handle"))
+			continue;
+		fputs(any++ ? ", " : "", out);
+		json_string(key, out);
+		fputs(": ", out);
+		json_node(rule->items[k + 1], out);
 	}
 	fputs("}}}", out);
 }

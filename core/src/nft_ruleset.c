@@ -193,6 +193,25 @@ static const char *rule_why(const char *family, const char *chain)
 	return NULL;
 }
 
+static int add_used(struct nft_ruleset *rs, const struct nft_logstmt *s, const struct ynode *log)
+{
+	const struct ynode *g = ytree_map_get(log, "group");
+	size_t n = rs->nused;
+
+	if (!g || g->kind != YN_SCALAR || !g->plain)
+		return 0;
+	if ((n & (n - 1)) == 0) {
+		struct nft_used_group *u = realloc(rs->used, (n ? n * 2 : 1) * sizeof(*u));
+
+		if (!u)
+			return -1;
+		rs->used = u;
+	}
+	rs->used[rs->nused++] = (struct nft_used_group){(unsigned)strtoul(g->scalar, NULL, 10),
+		s->family, s->table, s->chain, s->handle};
+	return 0;
+}
+
 static int read_rule(struct nft_ruleset *rs, const struct ynode *rule, char *err, size_t errlen,
 		     const char *name)
 {
@@ -234,6 +253,8 @@ static int read_rule(struct nft_ruleset *rs, const struct ynode *rule, char *err
 		s.expr_index = i;
 		if (parse_log(st->items[1], &s) == 1) {
 			rs->nflog++;
+			if (add_used(rs, &s, st->items[1]))
+				return -1;
 			continue;
 		}
 		if (!s.why)
@@ -280,6 +301,7 @@ void nft_ruleset_free(struct nft_ruleset *rs)
 {
 	ytree_free(rs->root);
 	free(rs->stmts);
+	free(rs->used);
 	memset(rs, 0, sizeof(*rs));
 }
 
@@ -292,10 +314,19 @@ size_t nft_unconvertible(const struct nft_ruleset *rs)
 	return n;
 }
 
+const struct nft_used_group *nft_group_user(const struct nft_ruleset *rs, unsigned group)
+{
+	for (size_t i = 0; i < rs->nused; i++)
+		if (rs->used[i].group == group)
+			return &rs->used[i];
+	return NULL;
+}
+
 int nft_assign_groups(struct nft_ruleset *rs, unsigned first, struct nft_group *groups,
 		      size_t max)
 {
 	size_t ng = 0;
+	unsigned next = first;
 
 	for (size_t i = 0; i < rs->n; i++) {
 		struct nft_logstmt *s = &rs->stmts[i];
@@ -307,13 +338,54 @@ int nft_assign_groups(struct nft_ruleset *rs, unsigned first, struct nft_group *
 			if (groups[g].level == s->level && groups[g].flags == s->flags)
 				break;
 		if (g == ng) {
-			if (ng == max || first + ng > 65535)
+			while (next <= 65535 && nft_group_user(rs, next))
+				next++;
+			if (ng == max || next > 65535)
 				return -1;
-			groups[ng] = (struct nft_group){first + (unsigned)ng, s->level, s->flags, 0};
+			groups[ng] = (struct nft_group){next++, s->level, s->flags, 0};
 			ng++;
 		}
 		groups[g].nstmts++;
 		s->group = groups[g].group;
 	}
 	return (int)ng;
+}
+
+/* Equal trees; inside a "counter" object the numbers may differ (traffic moves them). */
+static bool same_node(const struct ynode *a, const struct ynode *b, bool counter)
+{
+	if (a->kind != b->kind || a->n != b->n)
+		return false;
+	if (a->kind == YN_SCALAR)
+		return counter || (a->plain == b->plain && strcmp(a->scalar, b->scalar) == 0);
+	for (size_t i = 0; i < a->n; i++) {
+		bool key = a->kind == YN_MAP && i % 2 == 0;
+
+		if (key ? strcmp(a->items[i]->scalar, b->items[i]->scalar) != 0 :
+			  !same_node(a->items[i], b->items[i], counter ||
+				     (a->kind == YN_MAP &&
+				      strcmp(a->items[i - 1]->scalar, "counter") == 0)))
+			return false;
+	}
+	return true;
+}
+
+const struct nft_logstmt *nft_ruleset_changed(const struct nft_ruleset *old,
+					      const struct nft_ruleset *now)
+{
+	for (size_t i = 0; i < old->n; i++) {
+		const struct nft_logstmt *s = &old->stmts[i], *t = NULL;
+
+		if (s->why)
+			continue;
+		for (size_t j = 0; j < now->n && !t; j++)
+			if (now->stmts[j].handle == s->handle &&
+			    strcmp(now->stmts[j].family, s->family) == 0 &&
+			    strcmp(now->stmts[j].table, s->table) == 0 &&
+			    strcmp(now->stmts[j].chain, s->chain) == 0)
+				t = &now->stmts[j];
+		if (!t || !same_node(s->rule, t->rule, false))	/* expr, comment, ... */
+			return s;
+	}
+	return NULL;
 }

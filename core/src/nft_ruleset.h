@@ -40,12 +40,21 @@ struct nft_logstmt {
 	unsigned group;			/* set by nft_assign_groups() */
 };
 
+/* A `log group N` already in the ruleset: N is not free for the conversion. */
+struct nft_used_group {
+	unsigned group;
+	const char *family, *table, *chain;
+	uint64_t handle;
+};
+
 struct nft_ruleset {
 	struct ynode *root;
 	struct nft_logstmt *stmts;	/* printk log statements, in listing order */
 	size_t n;
 	size_t nflog;			/* log statements that already have a group */
 	size_t nrules;			/* rules seen */
+	struct nft_used_group *used;	/* the nflog groups of those, in listing order */
+	size_t nused;
 };
 
 /* The NFLOG groups chosen: one per distinct (level, flags). */
@@ -65,12 +74,25 @@ size_t nft_unconvertible(const struct nft_ruleset *rs);
 
 /*
  * Give every convertible statement a group: one per distinct (level,
- * flags), numbered from `first` in order of first appearance.  Returns the
- * number of groups (at most `max` are filled), or -1 if they would pass
- * 65535.
+ * flags), numbered from `first` in order of first appearance, skipping the
+ * groups a `log group N` of the ruleset already uses (two listeners on one
+ * group would each get the other's packets).  Returns the number of groups
+ * (at most `max` are filled), or -1 if they would pass 65535.
  */
 int nft_assign_groups(struct nft_ruleset *rs, unsigned first, struct nft_group *groups,
 		      size_t max);
+
+/* The first `log group` statement of the ruleset that uses `group`, or NULL. */
+const struct nft_used_group *nft_group_user(const struct nft_ruleset *rs, unsigned group);
+
+/*
+ * The first rule that `old`'s batch would change that is not the same in
+ * `now` (a later listing of the live ruleset) at the same handle, its
+ * expressions and comment (counters' values may differ), or NULL if every
+ * one is: applying `old`'s batch then changes exactly the rules read.
+ */
+const struct nft_logstmt *nft_ruleset_changed(const struct nft_ruleset *old,
+					      const struct nft_ruleset *now);
 
 const char *nft_level_name(unsigned level);		/* nft's: "warn" */
 const char *nft_severity_name(unsigned level);		/* syslog's: "warning" */
@@ -82,9 +104,17 @@ void nft_flags_text(unsigned flags, char *buf, size_t len);
 /*
  * The JSON batch that replaces every rule holding a convertible statement
  * by the same rule with each such `log` turned into `log group N` with the
- * same prefix: one "replace" per rule, applied in one `nft -j -f`.
+ * same prefix: one "replace" per rule, or, for a rule holding an anonymous
+ * set (nft_rule_needs_insert()), an "insert" of the new rule at the old
+ * one's place and a "delete" of the old one; applied in one `nft -j -f`.
  */
 int nft_write_batch(const struct nft_ruleset *rs, FILE *out);
+/*
+ * Whether the rule holds an anonymous set or map (`{ 22, 80-90 }`): nft
+ * 1.0.6 aborts on `replace rule` of such a rule (interval_set_eval:
+ * "BUG: unhandled op"), so it is inserted anew and the old one deleted.
+ */
+int nft_rule_needs_insert(const struct nft_logstmt *s);
 /* nft's own text of a statement: `log prefix "x" level info flags skuid` */
 int nft_log_text(const struct nft_logstmt *s, char *buf, size_t len);
 int nft_group_text(const struct nft_logstmt *s, char *buf, size_t len);

@@ -257,6 +257,93 @@ static void test_escapes(void)
 	nft_ruleset_free(&rs);
 }
 
+/* Groups that a `log group` of the ruleset holds are skipped (mixed.json: group 3, handle 9). */
+static void test_taken_groups(struct nft_ruleset *rs)
+{
+	struct nft_group g[16];
+	const struct nft_used_group *u = nft_group_user(rs, 3);
+	int n = nft_assign_groups(rs, 1, g, 16);
+
+	CHECK(u && u->handle == 9 && strcmp(u->chain, "input") == 0);
+	CHECK(!nft_group_user(rs, 4));
+	CHECK_EQ_I(n, 7);
+	CHECK(n == 7 && g[1].group == 2 && g[2].group == 4 && g[6].group == 8);
+	for (size_t i = 0; i < rs->n; i++)
+		CHECK(rs->stmts[i].why || rs->stmts[i].group != 3, "handle %llu got group 3",
+		      (unsigned long long)rs->stmts[i].handle);
+	CHECK_EQ_I(nft_assign_groups(rs, 65533, g, 16), -1);
+	CHECK_EQ_I(nft_assign_groups(rs, 5, g, 16), 7);
+}
+
+/* A later listing: the same rules (counters moved on) or one that differs. */
+static void test_changed(const struct nft_ruleset *rs)
+{
+	char *text = slurp("mixed.json"), *p, err[512];
+	struct nft_ruleset now;
+	const struct nft_logstmt *s;
+
+	CHECK(nft_ruleset_read(&now, "now", text, err, sizeof(err)) == 0, "%s", err);
+	CHECK(!nft_ruleset_changed(rs, &now));
+	nft_ruleset_free(&now);
+	p = strstr(text, "\"counter\": {\"packets\": 0, \"bytes\": 0}");
+	CHECK(p);
+	if (p)
+		memcpy(p, "\"counter\": {\"packets\": 7, \"bytes\": 9}", 37);
+	CHECK(nft_ruleset_read(&now, "now", text, err, sizeof(err)) == 0, "%s", err);
+	CHECK(!nft_ruleset_changed(rs, &now), "counters' values are not a change");
+	nft_ruleset_free(&now);
+	p = strstr(text, "twice-b ");
+	CHECK(p);
+	if (p)
+		p[6] = 'x';
+	CHECK(nft_ruleset_read(&now, "now", text, err, sizeof(err)) == 0, "%s", err);
+	s = nft_ruleset_changed(rs, &now);
+	CHECK(s && s->handle == 8, "the rule with twice-x is a change");
+	nft_ruleset_free(&now);
+	p = strstr(text, "twice-x ");
+	if (p)
+		p[6] = 'b';
+	p = strstr(text, "\"icmp seen\"");
+	CHECK(p);
+	if (p)
+		p[9] = 'x';
+	CHECK(nft_ruleset_read(&now, "now", text, err, sizeof(err)) == 0, "%s", err);
+	s = nft_ruleset_changed(rs, &now);
+	CHECK(s && s->handle == 7, "a changed comment is a change");
+	nft_ruleset_free(&now);
+	free(text);
+}
+
+/* A rule with an anonymous set: inserted at its handle, the old one deleted. */
+static void test_anon_set(void)
+{
+	struct nft_ruleset rs;
+	struct nft_group g[4];
+	char *text = NULL, err[256];
+	size_t len;
+	FILE *f;
+	struct ynode *b;
+
+	load(&rs, "anonset.json");
+	CHECK_EQ_U(rs.n, 1);
+	CHECK(rs.n == 1 && nft_rule_needs_insert(&rs.stmts[0]));
+	CHECK_EQ_I(nft_assign_groups(&rs, 5, g, 4), 1);
+	f = open_memstream(&text, &len);
+	nft_write_batch(&rs, f);
+	fclose(f);
+	b = ytree_load_string("batch", text, err, sizeof(err));
+	CHECK(b, "%s", err);
+	CHECK(strstr(text, "{\"insert\": {\"rule\": {\"family\": \"inet\", \"table\": \"f\", "
+			   "\"chain\": \"input\", \"handle\": 3, \"expr\": [") &&
+	      strstr(text, "{\"log\": {\"prefix\": \"x \", \"group\": 5}}") &&
+	      strstr(text, "},\n{\"delete\": {\"rule\": {\"family\": \"inet\", \"table\": \"f\", "
+			   "\"chain\": \"input\", \"handle\": 3}}}\n]}") &&
+	      !strstr(text, "replace"), "%s", text);
+	ytree_free(b);
+	free(text);
+	nft_ruleset_free(&rs);
+}
+
 static void test_unconvertible(void)
 {
 	struct nft_ruleset rs;
@@ -326,7 +413,10 @@ int main(void)
 	test_text_matches_nft(&rs);
 	test_groups_and_rewrite(&rs);
 	test_batch(&rs);
+	test_taken_groups(&rs);
+	test_changed(&rs);
 	nft_ruleset_free(&rs);
+	test_anon_set();
 	test_escapes();
 	test_unconvertible();
 	test_bad_input();
