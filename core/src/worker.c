@@ -271,14 +271,24 @@ static void on_inbox(void *ctx, int fd, uint32_t events)
 			runtime_process(w->output, it.b);
 			bq_release(w->inbox, it.b);
 			break;
-		case BQ_REOPEN:
+		case BQ_REOPEN: {
+			/*
+			 * This reopen answers every request made before it starts:
+			 * reopens in a row coalesce into one queue item.
+			 */
+			unsigned asked;
+
+			pthread_mutex_lock(&w->pause_lock);
+			asked = w->reopen_asked;
+			pthread_mutex_unlock(&w->pause_lock);
 			reopen_here(w);
 			/* The results in the instances, then the answer (workers_reopen waits). */
 			pthread_mutex_lock(&w->pause_lock);
-			w->reopen_done++;
+			w->reopen_done = asked;
 			pthread_cond_broadcast(&w->pause_cond);
 			pthread_mutex_unlock(&w->pause_lock);
 			break;
+		}
 		case BQ_STOP:
 			flush_here(w);
 			stop_here(w);
@@ -355,12 +365,14 @@ void workers_reopen(struct runtime *rt, unsigned wait_ms)
 		w->reopen = REOPEN_ANSWERED;
 		if (!w->running || w->stopping || w->quit)
 			continue;	/* nothing of it runs any more */
+		/* Counted before it is queued: the thread reads it when it takes the item. */
+		pthread_mutex_lock(&w->pause_lock);
+		w->reopen_asked++;
+		pthread_mutex_unlock(&w->pause_lock);
 		if (bq_put_ctl(w->inbox, BQ_REOPEN)) {
 			log_msg(SL_LOG_WARNING, "thread %u: cannot pass the reopen on", w->id);
 			w->reopen = REOPEN_NOT_PASSED;
-			continue;
 		}
-		w->reopen_asked++;
 	}
 	reopen_here(rt->workers[0]);
 	/*
@@ -377,7 +389,8 @@ void workers_reopen(struct runtime *rt, unsigned wait_ms)
 	for (size_t i = 1; i < rt->nworkers; i++) {
 		struct worker *w = rt->workers[i];
 
-		if (w->reopen == REOPEN_ANSWERED && !reopen_answered(w, &deadline))
+		if (w->running && !w->stopping && !w->quit && w->reopen == REOPEN_ANSWERED &&
+		    !reopen_answered(w, &deadline))
 			w->reopen = REOPEN_LATE;
 	}
 }

@@ -41,7 +41,11 @@ struct worker {
 	pthread_cond_t pause_cond;
 	bool paused, go, quit;
 	bool stopping;			/* reload: BQ_STOP queued, joined and freed after */
-	/* reopen: counted under pause_lock; the outcome of the last workers_reopen() */
+	/*
+	 * reopen, under pause_lock: requests made, and how many of them the
+	 * thread had seen when it began its last reopen; then the outcome of
+	 * the last workers_reopen() for this thread (main thread only).
+	 */
 	unsigned reopen_asked, reopen_done;
 	enum { REOPEN_ANSWERED, REOPEN_NOT_PASSED, REOPEN_LATE } reopen;
 };
