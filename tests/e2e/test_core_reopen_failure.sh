@@ -75,6 +75,12 @@ periodic_after() {
 }
 # periodic_seen N: some periodic STATUS= after line N
 periodic_seen() { tail -n +"$(($1 + 1))" "$NOTE" | grep -qE '^[0-9.]+ STATUS='; }
+readies() { [ "$(grep -c 'READY=1' "$NOTE")" -ge "$1" ]; }
+# ready_line K: the line of the K-th READY=1 (a reload's answer), once it came
+ready_line() {
+	wait_for $((10 * FACTOR)) readies "$1" || fail "no READY=1 number $1: $(cat "$NOTE")"
+	grep -n 'READY=1' "$NOTE" | sed -n "$1p" | cut -d: -f1
+}
 
 # 1. a reopen that works
 rotate 1
@@ -96,38 +102,38 @@ grep -q "^jsonout: cannot open $D/fw.json: Permission denied" <<<"$ERRS" ||
 	fail "reopen: the threaded output not named: $ERRS"
 [[ "$ERRS" != *"$ESC"* ]] || fail "an ESC reached the terminal"
 grep -q "reopen failed" "$WORK/err" || fail "the log does not say reopen failed"
-N=$(wc -l <"$NOTE")
 op reload
 echo "reload: exit $RC; $ERRS"
 [ "$RC" = 1 ] || fail "reload with failing reopens: exit $RC ($OUT $ERRS)"
 grep -qx "configuration unchanged" <<<"$ERRS" && grep -q "^jsonout: cannot open" <<<"$ERRS" &&
 	grep -q "^text: cannot open" <<<"$ERRS" || fail "reload: $ERRS"
-tail -n +"$((N + 1))" "$NOTE" | grep -q "READY=1|STATUS=reload: 2 outputs not reopened; see the log; records in" ||
-	fail "no failing STATUS= after the reload: $(tail -n +"$((N + 1))" "$NOTE")"
+N=$(ready_line 2)
+sed -n "${N}p" "$NOTE" | grep -q "READY=1|STATUS=reload: 2 outputs not reopened; see the log; records in" ||
+	fail "no failing STATUS= after the reload: $(tail -n +"$N" "$NOTE")"
 wait_for $((10 * FACTOR)) periodic_seen "$N" || fail "no periodic STATUS= after the reload"
 periodic_after "$N" "STATUS=reload: 2 outputs not reopened; see the log; records in [0-9]+" ||
 	fail "the periodic STATUS= forgot the failure: $(tail -n +"$((N + 1))" "$NOTE")"
 
 # 3. fixed: the next reload succeeds and STATUS= is the counters again
 chmod 0755 "$D"
-N=$(wc -l <"$NOTE")
 op reload
 [ "$RC" = 0 ] && [ "$OUT" = "ok: configuration unchanged, files reopened" ] ||
 	fail "reload after the fix: exit $RC, '$OUT' '$ERRS'"
+N=$(ready_line 3)
 wait_for $((10 * FACTOR)) test -s "$D/fw$ESC.log" -a -s "$D/fw.json" || fail "3: no new files"
 wait_for $((10 * FACTOR)) periodic_seen "$N" || fail "no periodic STATUS= after the good reload"
 periodic_after "$N" "STATUS=records in [0-9]+" || fail "STATUS= still failing: $(tail -2 "$NOTE")"
 
 # 4. a configuration error, by SIGHUP: STATUS= keeps saying so
 write_config "  c: [src, {plugin: no_such_plugin}]"
-N=$(wc -l <"$NOTE")
 kill -HUP "$SLUICE_PID"
+N=$(ready_line 4)
 wait_for $((10 * FACTOR)) periodic_seen "$N" || fail "no periodic STATUS= after the failed reload"
 periodic_after "$N" "STATUS=reload failed, running the previous configuration; see the log; records in" ||
 	fail "the periodic STATUS= forgot the failed reload: $(tail -n +"$((N + 1))" "$NOTE")"
 write_config ""
-N=$(wc -l <"$NOTE")
 kill -HUP "$SLUICE_PID"
+N=$(ready_line 5)
 wait_for $((10 * FACTOR)) periodic_seen "$N" || fail "no periodic STATUS= after the good reload"
 periodic_after "$N" "STATUS=records in [0-9]+" || fail "STATUS= still failing after SIGHUP: $(tail -2 "$NOTE")"
 kill -TERM "$SLUICE_PID"
