@@ -45,7 +45,10 @@ static void send_text(struct notify *n, const char *text)
 		log_msg(SL_LOG_DEBUG, "notify: %s", strerror(errno));
 }
 
-/* Records in (what inputs passed on), out (what outputs accepted), dropped, errors. */
+/*
+ * What the last reload failed at, if it did, then records in (what inputs
+ * passed on), out (what outputs accepted), dropped, errors.
+ */
 static void status_line(const struct notify *n, char *buf, size_t len)
 {
 	const struct graph *g = n->d->rt->graph;
@@ -63,8 +66,8 @@ static void status_line(const struct notify *n, char *buf, size_t len)
 		errors += counter_get64(&inst->errors);
 	}
 	snprintf(buf, len, "STATUS=%s%srecords in %llu, out %llu, dropped %llu, errors %llu",
-		 n->failure, n->failure[0] ? "; " : "", (unsigned long long)in, (unsigned long long)out, (unsigned long long)dropped,
-		 (unsigned long long)errors);
+		 n->failure, n->failure[0] ? "; " : "", (unsigned long long)in,
+		 (unsigned long long)out, (unsigned long long)dropped, (unsigned long long)errors);
 }
 
 static void on_status(void *ctx)
