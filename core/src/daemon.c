@@ -18,21 +18,71 @@
 #include "notify.h"
 #include "reload.h"
 
+/*
+ * How long a reopen waits for the outputs on threads of their own: each
+ * reopens after what is queued before it, usually at once.  The main loop
+ * stands still meanwhile; within the control socket's deadline.
+ */
+#define REOPEN_WAIT_MS 3000
+
+/* "N outputs not reopened:" and their lines, after head (may be empty). */
+static void say_not_reopened(char *msg, size_t len, const char *head, size_t n,
+			     const char *fails)
+{
+	snprintf(msg, len, "%s%s%zu output%s not reopened:\n%s", head, *head ? "\n" : "", n,
+		 n == 1 ? "" : "s", fails);
+}
+
 int daemon_reopen(struct daemon *d, char *msg, size_t len)
 {
-	runtime_reopen(d->rt);
-	snprintf(msg, len, "ok");
-	return 0;
+	char fails[3072];
+	size_t n = runtime_reopen(d->rt, REOPEN_WAIT_MS, fails, sizeof(fails));
+
+	if (!n) {
+		snprintf(msg, len, "ok");
+		return 0;
+	}
+	log_msg(SL_LOG_ERR, "reopen: %zu output%s could not reopen %s files", n,
+		n == 1 ? "" : "s", n == 1 ? "its" : "their");
+	say_not_reopened(msg, len, "", n, fails);
+	return -1;
 }
 
 int daemon_reload(struct daemon *d, char *msg, size_t len)
 {
+	char text[2048], head[2080], fails[2048], status[128];
+	size_t n;
 	int ret;
 
 	notify_reloading(d->notify);
-	ret = reload_config(d, msg, len);
-	notify_reloaded(d->notify, ret == 0);
-	return ret;
+	ret = reload_config(d, text, sizeof(text));
+	/* Even after a failed reload: logrotate's postrotate may send HUP. */
+	n = runtime_reopen(d->rt, REOPEN_WAIT_MS, fails, sizeof(fails));
+	if (ret >= 0 && !n) {
+		snprintf(msg, len, "ok: %s", ret ? "configuration unchanged, files reopened" : text);
+		notify_reloaded(d->notify, NULL);
+		return 0;
+	}
+	if (n)
+		log_msg(SL_LOG_ERR, "reload: %zu output%s could not reopen %s files", n,
+			n == 1 ? "" : "s", n == 1 ? "its" : "their");
+	if (ret < 0) {
+		if (n)
+			say_not_reopened(msg, len, text, n, fails);
+		else
+			snprintf(msg, len, "%s", text);
+		notify_reloaded(d->notify, "reload failed, running the previous configuration; "
+				"see the log");
+		return -1;
+	}
+	/* The configuration is in place; some files are not. */
+	snprintf(head, sizeof(head), "%s%s", ret ? "configuration unchanged" : "reloaded: ",
+		 ret ? "" : text);
+	say_not_reopened(msg, len, head, n, fails);
+	snprintf(status, sizeof(status), "reload: %zu output%s not reopened; see the log", n,
+		 n == 1 ? "" : "s");
+	notify_reloaded(d->notify, status);
+	return -1;
 }
 
 /* The HTTP server and the notify socket, which only the main loop serves. */

@@ -78,6 +78,12 @@ struct sl_instance {
 	struct sl_instance *twin;	/* reload.c, while it runs: the same instance in the other graph */
 	size_t pos;			/* reload.c, while it runs: its index in graph->all */
 	unsigned gen;			/* reload.c: the configuration its option strings point into */
+
+	/* reopen (worker.c), written on the instance's thread, read after its answer */
+	bool in_reopen;			/* host_log() keeps the first error in reopen_err */
+	bool reopen_said;		/* this reopen logged an error */
+	bool reopen_failed;
+	char reopen_err[256];		/* the last failed reopen's first error */
 };
 
 struct graph {

@@ -133,6 +133,15 @@ static void host_log(struct sl_instance *inst, enum sl_log_level level, const ch
 	va_list ap;
 
 	va_start(ap, fmt);
+	/* The first error of a reopen is what `sluice reopen` answers with. */
+	if (inst->in_reopen && level <= SL_LOG_WARNING && !inst->reopen_said) {
+		inst->reopen_said = true;
+		va_list copy;
+
+		va_copy(copy, ap);
+		vsnprintf(inst->reopen_err, sizeof(inst->reopen_err), fmt, copy);
+		va_end(copy);
+	}
 	log_msgv(level, inst->name, fmt, ap);
 	va_end(ap);
 }
@@ -443,9 +452,71 @@ int runtime_start(struct runtime *rt)
 	return 0;
 }
 
-void runtime_reopen(struct runtime *rt)
+/* Append text to buf[*used..len) with control and non-ASCII bytes as \xNN. */
+static void put_escaped(char *buf, size_t len, size_t *used, const char *text)
 {
-	workers_reopen(rt);
+	for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+		char one[5];
+		int n = *p < 0x20 || *p >= 0x7f || *p == '\\' ? snprintf(one, sizeof(one), "\\x%02x", *p)
+							    : snprintf(one, sizeof(one), "%c", *p);
+
+		if (*used + (size_t)n >= len)
+			return;
+		memcpy(buf + *used, one, (size_t)n + 1);
+		*used += (size_t)n;
+	}
+}
+
+/* One line "NAME: WHY" of runtime_reopen()'s answer. */
+static void reopen_line(char *msg, size_t len, size_t *used, const struct sl_instance *inst,
+			const char *why)
+{
+	if (*used && *used + 1 < len) {
+		msg[(*used)++] = '\n';
+		msg[*used] = 0;
+	}
+	put_escaped(msg, len, used, inst->name);
+	put_escaped(msg, len, used, ": ");
+	put_escaped(msg, len, used, why);
+}
+
+size_t runtime_reopen(struct runtime *rt, unsigned wait_ms, char *msg, size_t len)
+{
+	const struct graph *g = rt->graph;
+	size_t failed = 0, used = 0;
+	char why[64];
+
+	if (len)
+		msg[0] = 0;
+	workers_reopen(rt, wait_ms);
+	for (size_t i = 0; i < g->nall; i++) {
+		const struct sl_instance *inst = g->all[i];
+
+		if (!inst->started || !inst->desc->reopen || !inst->worker)
+			continue;
+		switch (inst->worker->reopen) {
+		case REOPEN_NOT_PASSED:
+			reopen_line(msg, len, &used, inst, "its thread's queue took no reopen (see the log)");
+			break;
+		case REOPEN_LATE:
+			snprintf(why, sizeof(why), "no answer from its thread within %u s (see the log)",
+				 (wait_ms + 999) / 1000);
+			reopen_line(msg, len, &used, inst, why);
+			break;
+		case REOPEN_ANSWERED:
+			if (!inst->reopen_failed)
+				continue;
+			/*
+			 * A plugin that logs an error once per interval may be
+			 * silent now: then the last failed reopen's error stands.
+			 */
+			reopen_line(msg, len, &used, inst, inst->reopen_err[0] ? inst->reopen_err :
+				    "reopen failed (the reason is in the log, from before)");
+			break;
+		}
+		failed++;
+	}
+	return failed;
 }
 
 void runtime_log_counters(const struct runtime *rt, int level)

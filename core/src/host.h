@@ -72,7 +72,13 @@ int runtime_run_threads(struct runtime *rt);
  * outputs, then each output queue drains and its output flushes and stops.
  */
 void runtime_shutdown(struct runtime *rt);
-void runtime_reopen(struct runtime *rt);
+/*
+ * Reopen every output's files (each on its thread), waiting up to wait_ms
+ * for the threads.  The number of instances that failed (or whose thread
+ * did not answer in time); msg gets one line "NAME: WHY" for each, with
+ * control and non-ASCII bytes written as \xNN.
+ */
+size_t runtime_reopen(struct runtime *rt, unsigned wait_ms, char *msg, size_t len);
 void runtime_log_counters(const struct runtime *rt, int level);
 /* Stop every started instance, inputs first (no thread may be running). */
 void runtime_stop(struct runtime *rt);

@@ -35,6 +35,7 @@ struct notify {
 	uint64_t watchdog_ms;		/* ping period: half of $WATCHDOG_USEC; 0: none */
 	struct loop_timer *status_timer, *watchdog_timer;
 	bool stopping;
+	char failure[160];		/* the last reload's failure, "" after a good one */
 };
 
 static void send_text(struct notify *n, const char *text)
@@ -44,7 +45,10 @@ static void send_text(struct notify *n, const char *text)
 		log_msg(SL_LOG_DEBUG, "notify: %s", strerror(errno));
 }
 
-/* Records in (what inputs passed on), out (what outputs accepted), dropped, errors. */
+/*
+ * What the last reload failed at, if it did, then records in (what inputs
+ * passed on), out (what outputs accepted), dropped, errors.
+ */
 static void status_line(const struct notify *n, char *buf, size_t len)
 {
 	const struct graph *g = n->d->rt->graph;
@@ -61,14 +65,14 @@ static void status_line(const struct notify *n, char *buf, size_t len)
 		}
 		errors += counter_get64(&inst->errors);
 	}
-	snprintf(buf, len, "STATUS=records in %llu, out %llu, dropped %llu, errors %llu",
-		 (unsigned long long)in, (unsigned long long)out, (unsigned long long)dropped,
-		 (unsigned long long)errors);
+	snprintf(buf, len, "STATUS=%s%srecords in %llu, out %llu, dropped %llu, errors %llu",
+		 n->failure, n->failure[0] ? "; " : "", (unsigned long long)in,
+		 (unsigned long long)out, (unsigned long long)dropped, (unsigned long long)errors);
 }
 
 static void on_status(void *ctx)
 {
-	char line[160];
+	char line[400];
 
 	status_line(ctx, line, sizeof(line));
 	send_text(ctx, line);
@@ -131,7 +135,7 @@ struct notify *notify_open(struct daemon *d)
 
 void notify_ready(struct notify *n)
 {
-	char msg[200];
+	char msg[400];
 
 	if (!n)
 		return;
@@ -159,18 +163,16 @@ void notify_reloading(struct notify *n)
 	send_text(n, msg);
 }
 
-void notify_reloaded(struct notify *n, bool ok)
+void notify_reloaded(struct notify *n, const char *failure)
 {
-	char msg[200];
+	char msg[400];
 
 	if (!n)
 		return;
-	strcpy(msg, ok ? "READY=1\n" : "READY=1\nSTATUS=reload failed, running the previous "
-		    "configuration; ");
-	if (ok)
-		status_line(n, msg + strlen(msg), sizeof(msg) - strlen(msg));
-	else
-		snprintf(msg + strlen(msg), sizeof(msg) - strlen(msg), "see the log");
+	/* Kept for every STATUS= until a reload succeeds. */
+	snprintf(n->failure, sizeof(n->failure), "%s", failure ? failure : "");
+	strcpy(msg, "READY=1\n");
+	status_line(n, msg + strlen(msg), sizeof(msg) - strlen(msg));
 	send_text(n, msg);
 }
 

@@ -17,9 +17,13 @@ struct notify;
 struct notify *notify_open(struct daemon *d);
 /* Everything is started: READY=1 with a first STATUS; start the status and watchdog timers. */
 void notify_ready(struct notify *n);
-/* Around daemon_reload(): RELOADING=1 (with MONOTONIC_USEC), then READY=1. */
+/*
+ * Around daemon_reload(): RELOADING=1 (with MONOTONIC_USEC), then READY=1
+ * with a STATUS=.  failure: NULL after a good reload; else what went
+ * wrong, which every STATUS= puts first until a reload succeeds.
+ */
 void notify_reloading(struct notify *n);
-void notify_reloaded(struct notify *n, bool ok);
+void notify_reloaded(struct notify *n, const char *failure);
 /* STOPPING=1 (once). */
 void notify_stopping(struct notify *n);
 void notify_close(struct notify *n);

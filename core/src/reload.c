@@ -584,14 +584,12 @@ static void apply_log_level(const struct config *old, const struct config *c)
 	log_set_level(c->log_level >= 0 ? c->log_level : SL_LOG_INFO);
 }
 
-/* The file is the one running: only reopen. */
-static int reopen_only(struct daemon *d, struct reload *r)
+/* The file is the one running: nothing to do but the reopen that follows. */
+static int unchanged(struct daemon *d)
 {
 	log_msg(SL_LOG_NOTICE, "reload: %s unchanged: reopening output files", d->config_file);
-	runtime_reopen(d->rt);
 	d->reloads_ok++;
-	say(r, "ok: configuration unchanged, files reopened");
-	return 0;
+	return 1;
 }
 
 /* Parse, check and build what `sluice -t` would, beside the running graph.  0 or -1. */
@@ -626,7 +624,7 @@ int reload_config(struct daemon *d, char *msg, size_t len)
 		msg[0] = 0;
 	hashed = file_hash(d->config_file, &hash) == 0;
 	if (hashed && st->hashed && hash == st->hash)
-		return reopen_only(d, &r);
+		return unchanged(d);
 	log_msg(SL_LOG_NOTICE, "reload: reading %s", d->config_file);
 	cfg = calloc(1, sizeof(*cfg));
 	g = calloc(1, sizeof(*g));
@@ -660,10 +658,9 @@ int reload_config(struct daemon *d, char *msg, size_t len)
 	st->gen++;
 	st->hash = hash;
 	st->hashed = hashed;
-	runtime_reopen(d->rt);
 	log_msg(SL_LOG_NOTICE, "reload: %zu kept, %zu added, %zu removed", r.kept, r.added,
 		r.removed);
-	say(&r, "ok: %zu kept, %zu added, %zu removed", r.kept, r.added, r.removed);
+	say(&r, "%zu kept, %zu added, %zu removed", r.kept, r.added, r.removed);
 	d->reloads_ok++;
 	return 0;
 failed:
@@ -675,8 +672,6 @@ out:
 	free(g);
 	if (cfg)
 		free_config(cfg, true);
-	/* logrotate's postrotate sends HUP: the files reopen even so. */
-	runtime_reopen(d->rt);
 	d->reloads_failed++;
 	return -1;
 }

@@ -23,7 +23,12 @@ struct graph;
  * unchanged file only reopens).  0 or -1.
  */
 int reload_init(struct daemon *d, struct graph *g, const struct config *cfg);
-/* daemon_reload(): reload, then reopen every output's files.  0 or -1, msg says. */
+/*
+ * daemon_reload()'s first half (it reopens every output's files after it,
+ * whatever this returned).  0: reloaded, msg says "N kept, N added, N
+ * removed"; 1: the file is unchanged, nothing done; -1: failed, the
+ * reasons in msg, one per line.
+ */
 int reload_config(struct daemon *d, char *msg, size_t len);
 /* At exit (after runtime_free()): free what reloads made and retired. */
 void reload_free(struct daemon *d);

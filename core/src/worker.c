@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -6,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <time.h>
 
 #include "event_loop.h"
 #include "host.h"
@@ -65,6 +67,7 @@ static struct worker *worker_new(struct runtime *rt, struct event_loop *loop, un
 				 bool block)
 {
 	struct worker *w = calloc(1, sizeof(*w)), **grown;
+	pthread_condattr_t attr;
 
 	if (!w)
 		return NULL;
@@ -78,7 +81,11 @@ static struct worker *worker_new(struct runtime *rt, struct event_loop *loop, un
 	w->id = (unsigned)rt->nworkers++;
 	w->rt = rt;
 	pthread_mutex_init(&w->pause_lock, NULL);
-	pthread_cond_init(&w->pause_cond, NULL);
+	/* Monotonic: workers_reopen() waits with a deadline on it. */
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&w->pause_cond, &attr);
+	pthread_condattr_destroy(&attr);
 	w->loop = loop ? loop : loop_new();
 	if (!w->loop)
 		return NULL;
@@ -199,14 +206,24 @@ static void each_started(struct worker *w, enum inst_op op)
 		const struct sl_plugin *p = inst->desc;
 		int rc = 0;
 
+		if (op == OP_REOPEN)
+			inst->reopen_failed = false;
 		if (!inst->started)
 			continue;
-		if (op == OP_FLUSH && p->flush)
+		if (op == OP_FLUSH && p->flush) {
 			rc = p->flush(inst->state);
-		else if (op == OP_REOPEN && p->reopen)
+		} else if (op == OP_REOPEN && p->reopen) {
+			/* host_log() keeps the plugin's first error for the answer. */
+			inst->in_reopen = true;
+			inst->reopen_said = false;
 			rc = p->reopen(inst->state);
-		else if (op == OP_STOP && p->stop)
+			inst->in_reopen = false;
+			inst->reopen_failed = rc < 0;
+			if (rc >= 0)
+				inst->reopen_err[0] = 0;
+		} else if (op == OP_STOP && p->stop) {
 			p->stop(inst->state);
+		}
 		if (op == OP_STOP)
 			inst->started = false;
 		if (rc < 0)
@@ -254,9 +271,24 @@ static void on_inbox(void *ctx, int fd, uint32_t events)
 			runtime_process(w->output, it.b);
 			bq_release(w->inbox, it.b);
 			break;
-		case BQ_REOPEN:
+		case BQ_REOPEN: {
+			/*
+			 * This reopen answers every request made before it starts:
+			 * reopens in a row coalesce into one queue item.
+			 */
+			unsigned asked;
+
+			pthread_mutex_lock(&w->pause_lock);
+			asked = w->reopen_asked;
+			pthread_mutex_unlock(&w->pause_lock);
 			reopen_here(w);
+			/* The results in the instances, then the answer (workers_reopen waits). */
+			pthread_mutex_lock(&w->pause_lock);
+			w->reopen_done = asked;
+			pthread_cond_broadcast(&w->pause_cond);
+			pthread_mutex_unlock(&w->pause_lock);
 			break;
+		}
 		case BQ_STOP:
 			flush_here(w);
 			stop_here(w);
@@ -309,12 +341,58 @@ int workers_start(struct runtime *rt)
 	return rc;
 }
 
-void workers_reopen(struct runtime *rt)
+/* Wait until w answered every reopen asked of it, or until the deadline. */
+static bool reopen_answered(struct worker *w, const struct timespec *deadline)
 {
-	for (size_t i = 1; i < rt->nworkers; i++)
-		if (bq_put_ctl(rt->workers[i]->inbox, BQ_REOPEN))
-			log_msg(SL_LOG_WARNING, "thread %u: cannot pass the reopen on", (unsigned)i);
+	bool done;
+
+	pthread_mutex_lock(&w->pause_lock);
+	while (w->reopen_done != w->reopen_asked &&
+	       pthread_cond_timedwait(&w->pause_cond, &w->pause_lock, deadline) != ETIMEDOUT)
+		;
+	done = w->reopen_done == w->reopen_asked;
+	pthread_mutex_unlock(&w->pause_lock);
+	return done;
+}
+
+void workers_reopen(struct runtime *rt, unsigned wait_ms)
+{
+	struct timespec deadline;
+
+	for (size_t i = 1; i < rt->nworkers; i++) {
+		struct worker *w = rt->workers[i];
+
+		w->reopen = REOPEN_ANSWERED;
+		if (!w->running || w->stopping || w->quit)
+			continue;	/* nothing of it runs any more */
+		/* Counted before it is queued: the thread reads it when it takes the item. */
+		pthread_mutex_lock(&w->pause_lock);
+		w->reopen_asked++;
+		pthread_mutex_unlock(&w->pause_lock);
+		if (bq_put_ctl(w->inbox, BQ_REOPEN)) {
+			log_msg(SL_LOG_WARNING, "thread %u: cannot pass the reopen on", w->id);
+			w->reopen = REOPEN_NOT_PASSED;
+		}
+	}
 	reopen_here(rt->workers[0]);
+	/*
+	 * Each thread reopens after what is queued before: usually at once.
+	 * The main loop waits for them, but no longer than wait_ms in all.
+	 */
+	clock_gettime(CLOCK_MONOTONIC, &deadline);
+	deadline.tv_sec += wait_ms / 1000;
+	deadline.tv_nsec += (long)(wait_ms % 1000) * 1000000;
+	if (deadline.tv_nsec >= 1000000000) {
+		deadline.tv_sec++;
+		deadline.tv_nsec -= 1000000000;
+	}
+	for (size_t i = 1; i < rt->nworkers; i++) {
+		struct worker *w = rt->workers[i];
+
+		if (w->running && !w->stopping && !w->quit && w->reopen == REOPEN_ANSWERED &&
+		    !reopen_answered(w, &deadline))
+			w->reopen = REOPEN_LATE;
+	}
 }
 
 /* Stop one worker after everything queued before, and wait for it. */

@@ -41,14 +41,26 @@ struct worker {
 	pthread_cond_t pause_cond;
 	bool paused, go, quit;
 	bool stopping;			/* reload: BQ_STOP queued, joined and freed after */
+	/*
+	 * reopen, under pause_lock: requests made, and how many of them the
+	 * thread had seen when it began its last reopen; then the outcome of
+	 * the last workers_reopen() for this thread (main thread only).
+	 */
+	unsigned reopen_asked, reopen_done;
+	enum { REOPEN_ANSWERED, REOPEN_NOT_PASSED, REOPEN_LATE } reopen;
 };
 
 /* Make the workers and place every instance (runtime_init). 0 or -1. */
 int workers_plan(struct runtime *rt, unsigned nthreads);
 /* Start the threads (after every start() and the privilege drop). 0 or -1. */
 int workers_start(struct runtime *rt);
-/* SIGHUP: every instance reopens, on its own thread, after what it was handed. */
-void workers_reopen(struct runtime *rt);
+/*
+ * Reopen: every instance reopens, on its own thread, after what it was
+ * handed; each records its result (inst->reopen_failed, reopen_err).
+ * Waits up to wait_ms for the threads' answers; w->reopen says, per
+ * thread, whether it answered in time (only then are its results read).
+ */
+void workers_reopen(struct runtime *rt, unsigned wait_ms);
 /*
  * TERM, or every input done: inputs stop and flush, their subtrees with
  * them; then each output queue drains, and its output flushes and stops.
