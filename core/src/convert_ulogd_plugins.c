@@ -49,30 +49,34 @@ static bool opt(struct conv *c, struct uinst *u, const char *plugin, const char 
 	return true;
 }
 
-static const struct ini_entry *ent(const struct uinst *u, const char *key)
+const struct ini_entry *cu_ent(struct uinst *u, const char *key)
 {
-	return ulogd_ini_get(u->sec, key);
+	const struct ini_entry *e = ulogd_ini_get(u->sec, key);
+
+	if (e && u->seen)
+		u->seen[e - u->sec->e] = true;
+	return e;
 }
 
-static unsigned line_of(const struct uinst *u, const char *key)
+static unsigned line_of(struct uinst *u, const char *key)
 {
-	const struct ini_entry *e = ent(u, key);
+	const struct ini_entry *e = cu_ent(u, key);
 
 	return e ? e->line : u->sec ? u->sec->line : u->line;
 }
 
-static const char *str(const struct uinst *u, const char *key, const char *def)
+static const char *str(struct uinst *u, const char *key, const char *def)
 {
-	const struct ini_entry *e = ent(u, key);
+	const struct ini_entry *e = cu_ent(u, key);
 
 	return e ? e->value : def;
 }
 
 /* An integer key as ulogd reads it (strtoul base 0); 1 present, 0 absent, -1 bad. */
-static int num(struct conv *c, const struct uinst *u, const char *key, int64_t def,
+static int num(struct conv *c, struct uinst *u, const char *key, int64_t def,
 	       int64_t min, int64_t max, int64_t *out)
 {
-	const struct ini_entry *e = ent(u, key);
+	const struct ini_entry *e = cu_ent(u, key);
 	char *end;
 	long long v;
 
@@ -134,7 +138,7 @@ static int conv_nflog(struct conv *c, struct uinst *u)
 		cu_notconv(c, u, line_of(u, "numeric_label"),
 			"numeric_label=%" PRId64 " (the label JSON's boolean_label reads): sluice "
 			"records carry no label; tell rules apart by their log prefix", v);
-	if (ent(u, "bind") || ent(u, "unbind"))
+	if (cu_ent(u, "bind") || cu_ent(u, "unbind"))
 		cu_comment(c, "bind/unbind: not needed; sluice binds its group and never unbinds "
 			"the kernel's log handlers");
 	/* both read, so a bad value in either is reported */
@@ -149,7 +153,7 @@ static int conv_nflog(struct conv *c, struct uinst *u)
 /* A comma-separated list of addresses and prefixes as a where set; false if not one. */
 static bool addr_set(struct conv *c, struct uinst *u, const char *key, const char *field)
 {
-	const struct ini_entry *e = ent(u, key);
+	const struct ini_entry *e = cu_ent(u, key);
 	size_t len = strlen(u->where);
 	const char *p;
 
@@ -214,7 +218,7 @@ static int conv_nfct(struct conv *c, struct uinst *u)
 	if (num(c, u, "hash_max_entries", 0, 0, INT32_MAX, &v) > 0)
 		opt(c, u, "nfct", "track_max", "%" PRId64,
 		    clamp(c, u, "hash_max_entries", v, 1024, 268435456, ""));
-	if (ent(u, "hash_buckets"))
+	if (cu_ent(u, "hash_buckets"))
 		cu_comment(c, "hash_buckets: sluice sizes its table from track_max");
 	if (num(c, u, "netlink_socket_buffer_size", 0, 0, INT32_MAX, &v) |
 	    num(c, u, "netlink_socket_buffer_maxsize", 0, 0, INT32_MAX, &max)) {
@@ -223,11 +227,11 @@ static int conv_nfct(struct conv *c, struct uinst *u)
 		opt(c, u, "nfct", "netlink_buffer", "%" PRId64,
 		    clamp(c, u, "netlink_socket_buffer_size", v, 4096, 1 << 30, " bytes"));
 	}
-	if (ent(u, "netlink_resync_timeout"))
+	if (cu_ent(u, "netlink_resync_timeout"))
 		cu_comment(c, "netlink_resync_timeout: sluice dumps the table at once after ENOBUFS");
 	if (num(c, u, "reliable", 0, 0, 1, &v) > 0 && v)
 		opt(c, u, "nfct", "reliable", "true");
-	if ((e = ent(u, "accept_proto_filter"))) {
+	if ((e = cu_ent(u, "accept_proto_filter"))) {
 		for (const char *p = e->value; *p; p++)
 			if (!isalnum((unsigned char)*p) && *p != ',' && *p != '-') {
 				cu_error_at(c, e->line, e->vcol + (unsigned)(p - e->value),
@@ -262,7 +266,7 @@ static int conv_nfacct(struct conv *c, struct uinst *u)
 	if (num(c, u, "zerocounter", 1, 0, 1, &v) < 0)
 		return -1;
 	opt(c, u, "nfacct", "reset", "%s", v ? "true" : "false");
-	if (ent(u, "timestamp"))
+	if (cu_ent(u, "timestamp"))
 		cu_comment(c, "timestamp: every sluice record has its time");
 	return 0;
 }
@@ -374,7 +378,7 @@ static int conv_syslog(struct conv *c, struct uinst *u)
 	const char *fs = syslog_name(f, fac), *ls = syslog_name(l, sev);
 
 	if (!fs || !ls) {
-		const struct ini_entry *e = ent(u, fs ? "level" : "facility");
+		const struct ini_entry *e = cu_ent(u, fs ? "level" : "facility");
 
 		cu_error_at(c, e->line, e->vcol, "[%s] %s: expected %s, found '%s'", u->id, e->key,
 			 fs ? "LOG_EMERG ... LOG_DEBUG" : "LOG_KERN, LOG_USER ... LOG_LOCAL7",
@@ -433,7 +437,7 @@ static int conv_json(struct conv *c, struct uinst *u)
 
 	if (strcmp(mode, "file") && strcmp(mode, "udp") && strcmp(mode, "tcp") &&
 	    strcmp(mode, "unix")) {
-		const struct ini_entry *e = ent(u, "mode");
+		const struct ini_entry *e = cu_ent(u, "mode");
 
 		cu_error_at(c, e->line, e->vcol, "[%s] mode: expected file, udp, tcp or unix, "
 			 "found '%s'", u->id, mode);
@@ -501,7 +505,7 @@ static int conv_ipfix(struct conv *c, struct uinst *u)
 		opt(c, u, "ipfix", "observation_domain", "%" PRId64, v);
 	if (num(c, u, "mtu", 0, 0, INT32_MAX, &v) > 0)
 		opt(c, u, "ipfix", "mtu", "%" PRId64, clamp(c, u, "mtu", v, 256, 65000, ""));
-	if (ent(u, "send_template"))
+	if (cu_ent(u, "send_template"))
 		cu_comment(c, "send_template: sluice resends its templates every template_interval");
 	return 0;
 }
@@ -541,7 +545,7 @@ static int conv_sql(struct conv *c, struct uinst *u)
 	fprintf(c->o, "    plugin: sql\n");
 	if (!opt(c, u, "sql", "driver", pg ? "postgresql" : "sqlite"))
 		return -1;
-	if (pg && ent(u, "connstring")) {
+	if (pg && cu_ent(u, "connstring")) {
 		opt(c, u, "sql", "dsn", "%s", cu_yq(c, str(u, "connstring", "")));
 	} else if (pg) {
 		pq_pair(dsn, sizeof(dsn), "host", str(u, "host", NULL));
@@ -565,11 +569,11 @@ static int conv_sql(struct conv *c, struct uinst *u)
 	else if (u->in_role == R_ACCT + 1)
 		cu_note(c, u, u->line, "accounting records into sql's packets columns: give it "
 			"a columns map (docs/PLUGINS.md, sql)");
-	if (ent(u, "procedure"))
+	if (cu_ent(u, "procedure"))
 		cu_note(c, u, line_of(u, "procedure"), "procedure=%s: sluice writes rows into the "
 		     "table itself (conf/sql/ has its schema), it calls no procedure",
 		     str(u, "procedure", ""));
-	if (ent(u, "backlog_memcap") || ent(u, "ring_buffer_size"))
+	if (cu_ent(u, "backlog_memcap") || cu_ent(u, "ring_buffer_size"))
 		cu_comment(c, "backlog_memcap/ring_buffer_size: sluice queues on the output's thread");
 	return 0;
 }
@@ -626,6 +630,27 @@ static const struct uplug uplugs[] = {
 	{ "NACCT", R_OUT, true, "file sync", conv_none },
 	{ "GRAPHITE", R_OUT, true, "host port prefix", conv_none },
 };
+
+/* Keys no sluice option takes, and what sluice does instead (plugin NULL: any). */
+static const struct {
+	const char *plugin, *key, *why;
+} ignored[] = {
+	{ "SQLITE3", "buffer", "sluice writes a batch of batch_size rows per transaction" },
+	{ NULL, "reconnect", "sluice always reconnects (retry_min, retry_max, max_retries)" },
+	{ NULL, "connect_timeout", "sluice's sql option timeout bounds connecting" },
+	{ NULL, "backlog_oneshot_requests", "sluice writes its queue in batches (batch_size)" },
+	{ "JSON", "host", "ulogd ignores it with mode=file too" },
+	{ "JSON", "port", "ulogd ignores it with mode=file too" },
+};
+
+const char *cu_ignored_why(const struct uinst *u, const char *key)
+{
+	for (size_t i = 0; i < sizeof(ignored) / sizeof(ignored[0]); i++)
+		if (strcmp(ignored[i].key, key) == 0 &&
+		    (!ignored[i].plugin || strcmp(ignored[i].plugin, u->p->name) == 0))
+			return ignored[i].why;
+	return NULL;
+}
 
 const struct uplug *cu_find_plug(const char *name, size_t len)
 {
