@@ -526,6 +526,66 @@ static void pq_pair(char *buf, size_t size, const char *key, const char *v)
 	snprintf(buf + len, size - len, "'");
 }
 
+/*
+ * The columns of ulogd2's own tables, which ulogd filled by their names
+ * (ulogd's keys, '.' as '_'), with the sluice fields that hold the same:
+ * Debian's sqlite3.table (ulog_pkt, ulog_ct) and pgsql-ulogd2-flat.sql
+ * (ulog2, ulog2_ct; conf/sql-ulogd2.yaml).  sql's own default columns
+ * (time, src_addr...) are not in those tables.
+ */
+static const char *const ulogd_cols[2][2] = {
+	{ /* SQLite: sqlite3.table */
+	  "raw_pktlen: ip_len\n      oob_prefix: prefix\n      oob_time_sec: \"timestamp:sec\"\n"
+	  "      oob_time_usec: \"timestamp:usec\"\n      oob_mark: mark\n      oob_hook: hook\n"
+	  "      oob_uid: uid\n      oob_gid: gid",
+	  "flow_start_sec: \"flow_start:sec\"\n      flow_start_usec: \"flow_start:usec\"\n"
+	  "      flow_end_sec: \"flow_end:sec\"\n      flow_end_usec: \"flow_end:usec\"\n"
+	  "      orig_l4_sport: orig_sport\n      orig_l4_dport: orig_dport\n"
+	  "      orig_ip_protocol: ip_proto\n      orig_raw_pktlen: orig_bytes\n"
+	  "      orig_raw_pktcount: orig_packets\n      reply_raw_pktlen: reply_bytes\n"
+	  "      reply_raw_pktcount: reply_packets\n      ct_mark: mark" },
+	{ /* PostgreSQL: pgsql-ulogd2-flat.sql */
+	  "oob_time_sec: \"timestamp:sec\"\n      oob_time_usec: \"timestamp:usec\"\n"
+	  "      oob_prefix: prefix\n      oob_mark: mark\n      oob_in: ifname_in\n"
+	  "      oob_out: ifname_out\n      oob_hook: hook\n      oob_family: family\n"
+	  "      ip_saddr_str: src_addr\n      ip_daddr_str: dst_addr\n      ip_protocol: ip_proto\n"
+	  "      ip_tos: ip_tos\n      ip_ttl: ip_ttl\n      ip_totlen: ip_len\n      ip_id: ip_id\n"
+	  "      ip6_flowlabel: ip6_flowlabel\n      mac_saddr_str: mac_src\n"
+	  "      mac_daddr_str: mac_dst",
+	  "oob_family: family\n      orig_ip_saddr_str: orig_src\n      orig_ip_daddr_str: orig_dst\n"
+	  "      orig_ip_protocol: ip_proto\n      orig_l4_sport: orig_sport\n"
+	  "      orig_l4_dport: orig_dport\n      orig_raw_pktlen: orig_bytes\n"
+	  "      orig_raw_pktcount: orig_packets\n      reply_ip_saddr_str: reply_src\n"
+	  "      reply_ip_daddr_str: reply_dst\n      reply_l4_sport: reply_sport\n"
+	  "      reply_l4_dport: reply_dport\n      reply_raw_pktlen: reply_bytes\n"
+	  "      reply_raw_pktcount: reply_packets\n      ct_mark: mark\n"
+	  "      flow_start_sec: \"flow_start:sec\"\n      flow_start_usec: \"flow_start:usec\"\n"
+	  "      flow_end_sec: \"flow_end:sec\"\n      flow_end_usec: \"flow_end:usec\"" },
+};
+
+/* The converted stack keeps writing into the table ulogd2 wrote. */
+static void ulogd_columns(struct conv *c, struct uinst *u, bool pg, bool flows)
+{
+	if (!cu_has(c, "sql", "columns", NULL)) {
+		cu_notconv(c, u, u->line, "this build's sql has no option 'columns' for ulogd2's "
+			   "table");
+		return;
+	}
+	cu_comment(c, "the columns of ulogd2's %s (%s): edit them to your table's",
+		   pg ? (flows ? "ulog2_ct" : "ulog2") : (flows ? "ulog_ct" : "ulog_pkt"),
+		   pg ? "pgsql-ulogd2-flat.sql" : "sqlite3.table");
+	fprintf(c->o, "    columns:\n      %s\n", ulogd_cols[pg][flows]);
+	if (pg && !flows)
+		cu_note(c, u, u->line, "ports and ICMP fields are not written: ulogd2's ulog2 has "
+			"columns per protocol (tcp_sport, udp_sport...), conf/sql-ulogd2.yaml fills "
+			"them with a stack per protocol");
+	else if (!pg && !flows)
+		cu_comment(c, "raw_pktcount (always 1) stays NULL");
+	else if (!pg)
+		cu_comment(c, "orig_ip_saddr, orig_ip_daddr (IPv4 as integers), icmp_type, "
+			   "icmp_code stay NULL");
+}
+
 static int conv_sql(struct conv *c, struct uinst *u)
 {
 	bool pg = strcmp(u->p->name, "PGSQL") == 0;
@@ -561,11 +621,8 @@ static int conv_sql(struct conv *c, struct uinst *u)
 		snprintf(dsn, sizeof(dsn), "%s%s%s", schema ? schema : "", schema ? "." : "", table);
 		opt(c, u, "sql", "table", "%s", cu_yq(c, dsn));
 	}
-	/* sql's schema is its column set (ulogd's schema is the database's, in table) */
-	if (u->in_role == R_FLOW + 1 && cu_has(c, "sql", "schema", "flows"))
-		opt(c, u, "sql", "schema", "flows");
-	else if (u->in_role == R_FLOW + 1)
-		cu_notconv(c, u, u->line, "this build's sql has no schema 'flows' for connections");
+	if (u->in_role == R_PKT + 1 || u->in_role == R_FLOW + 1)
+		ulogd_columns(c, u, pg, u->in_role == R_FLOW + 1);
 	else if (u->in_role == R_ACCT + 1)
 		cu_note(c, u, u->line, "accounting records into sql's packets columns: give it "
 			"a columns map (docs/PLUGINS.md, sql)");
