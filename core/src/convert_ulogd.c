@@ -522,6 +522,7 @@ static void write_yaml(struct conv *c, const struct ini_section *g, const char *
 	if (c->res->not_converted)
 		fprintf(o, "# %u thing%s could not be converted: see the \"not converted\" "
 			"comments.\n", c->res->not_converted, c->res->not_converted == 1 ? "" : "s");
+	cu_unit_paths(c, o);
 	used[g - c->ini->s] = true;
 	for (const struct uinst *u = c->u; u < c->u + c->nu; u++)
 		if (u->sec)

@@ -50,6 +50,7 @@ struct uinst {
 	struct uinst *alias;		/* an input that reads what an earlier one reads */
 	struct uinst *same_id;		/* the next instance of this id (another plugin) */
 	bool missing;			/* a sluice plugin it needs is not on the search path */
+	const char *wfile;		/* outputs: the file it writes (the ini's string), or NULL */
 	int in_role;			/* outputs: the input kind of the first stack ending here */
 };
 
@@ -106,5 +107,13 @@ const char *cu_ignored_why(const struct uinst *u, const char *key);
 bool cu_has(struct conv *c, const char *plugin, const char *option, const char *choice);
 const struct uplug *cu_find_plug(const char *name, size_t len);
 bool cu_word_in(const char *list, const char *w);
+
+/*
+ * convert_ulogd_unit.c: the files the used outputs write outside what the
+ * shipped sluice.service lets the daemon write: a warning for each, and
+ * the commands and drop-in that give it those directories, as comments
+ * into o and on c->diag.
+ */
+void cu_unit_paths(struct conv *c, FILE *o);
 
 #endif

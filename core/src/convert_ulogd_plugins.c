@@ -332,7 +332,8 @@ static int conv_logemu(struct conv *c, struct uinst *u)
 	int64_t v;
 
 	fprintf(c->o, "    plugin: file\n");
-	opt(c, u, "file", "file", "%s", cu_yq(c, str(u, "file", def)));
+	u->wfile = str(u, "file", def);
+	opt(c, u, "file", "file", "%s", cu_yq(c, u->wfile));
 	if (num(c, u, "sync", 0, 0, 1, &v) > 0 && v)
 		opt(c, u, "file", "sync", "true");
 	u->need = N_LINE;
@@ -445,7 +446,8 @@ static int conv_json(struct conv *c, struct uinst *u)
 	}
 	if (strcmp(mode, "file") == 0) {
 		fprintf(c->o, "    plugin: file\n");
-		opt(c, u, "file", "file", "%s", cu_yq(c, str(u, "file", "/var/log/ulogd.json")));
+		u->wfile = str(u, "file", "/var/log/ulogd.json");
+		opt(c, u, "file", "file", "%s", cu_yq(c, u->wfile));
 		if (num(c, u, "sync", 0, 0, 1, &v) > 0 && v)
 			opt(c, u, "file", "sync", "true");
 		ret = 0;
@@ -476,7 +478,8 @@ static int conv_pcap(struct conv *c, struct uinst *u)
 	int64_t v;
 
 	fprintf(c->o, "    plugin: pcap\n");
-	opt(c, u, "pcap", "file", "%s", cu_yq(c, str(u, "file", "/var/log/ulogd.pcap")));
+	u->wfile = str(u, "file", "/var/log/ulogd.pcap");
+	opt(c, u, "pcap", "file", "%s", cu_yq(c, u->wfile));
 	cu_comment(c, "ulogd's link type; 'nflog' would keep prefix, interfaces and mark too");
 	opt(c, u, "pcap", "linktype", "raw");
 	if (num(c, u, "sync", 0, 0, 1, &v) > 0 && v)
@@ -615,7 +618,8 @@ static int conv_sql(struct conv *c, struct uinst *u)
 		pq_pair(dsn, sizeof(dsn), "password", str(u, "pass", NULL));
 		opt(c, u, "sql", "dsn", "%s", cu_yq(c, dsn));
 	} else {
-		opt(c, u, "sql", "path", "%s", cu_yq(c, str(u, "db", "/var/log/ulogd.sqlite3db")));
+		u->wfile = str(u, "db", "/var/log/ulogd.sqlite3db");
+		opt(c, u, "sql", "path", "%s", cu_yq(c, u->wfile));
 	}
 	if (table) {
 		snprintf(dsn, sizeof(dsn), "%s%s%s", schema ? schema : "", schema ? "." : "", table);

@@ -42,7 +42,7 @@ convert() {
 	for p in "$@"; do
 		grep -q -- "$p" "$WORK/$c.err" || { cat "$WORK/$c.err"; fail "$c: no warning '$p'"; }
 	done
-	grep -v ': warning: ' "$WORK/$c.err" | grep . && fail "$c: stderr has more than warnings"
+	grep -v -e ': warning: ' -e '^    ' "$WORK/$c.err" | grep . && fail "$c: stderr has more than warnings"
 	"$SLUICE" convert ulogd --check "$f" >"$WORK/$c.out" 2>/dev/null || st=$?
 	[ "$st" = "$want" ] || fail "$c: --check exited $st, expected $want"
 	[ -s "$WORK/$c.out" ] && fail "$c: --check wrote YAML"
