@@ -7,6 +7,9 @@
 #   own    every stack its own NFLOG input (own group) and LOGEMU file
 #   shared stacks whose inputs read 64 groups and 3 conntrack events (one sluice instance per group: the rest alias it), all
 #          ending in one LOGEMU output
+#   same   one stack line n times (the names IN_OUT, IN_OUT_2... each
+#          stack's; the old converter searched them from _2 and gave up
+#          at _999, writing duplicate keys)
 # The results are checked too: `sluice -t` accepts them, with the counts.
 . "$(dirname "$0")/lib.sh"
 FACTOR=${SLUICE_TEST_TIME_FACTOR:-1}
@@ -25,6 +28,10 @@ gen() {
 		for (i = 0; i < n; i++)
 			printf "[log%d]\ngroup=%d\nnetlink_socket_buffer_size=217088\n" \
 			       "[emu%d]\nfile=\"%s/emu%d.log\"\nsync=1\n", i, i, i, dir, i
+	} else if (shape == "same") {
+		for (i = 0; i < n; i++)
+			print "stack=log1:NFLOG,base1:BASE,ifi1:IFINDEX,ip2str1:IP2STR,print1:PRINTPKT,emu1:LOGEMU"
+		printf "[log1]\ngroup=1\n[emu1]\nfile=\"%s/emu.log\"\n", dir
 	} else {
 		for (i = 0; i < n; i++)
 			if (i % 2)
@@ -64,7 +71,7 @@ best() {
 
 report=""
 n=2000
-for shape in own shared; do
+for shape in own shared same; do
 	gen "$shape" "$n" >"$shape-1.conf"
 	gen "$shape" $((4 * n)) >"$shape-4.conf"
 	t1=$(best "$shape-1.conf")
@@ -85,4 +92,7 @@ grep -qx "shared-4.conf.yaml: configuration OK (.* instances, $((4 * n)) stacks)
 [ "$(grep -c '^  log[0-9]*:$' shared-4.conf.yaml)" = 64 ] || fail "shared: not 64 NFLOG instances"
 [ "$(grep -c '^  ct[0-9]*:$' shared-4.conf.yaml)" = 3 ] || fail "shared: not 3 NFCT instances"
 [ "$(grep -c 'reads what \[' shared-4.conf.err)" = $((4 * n - 67)) ] || fail "shared: not $((4 * n - 67)) aliases"
+grep -qx "same-4.conf.yaml: configuration OK (4 instances, $((4 * n)) stacks)" same.t ||
+	fail "same: $(head -1 same.t)"
+grep -q "^  log1_emu1_$((4 * n)): \[log1, decode, logline, emu1\]$" same-4.conf.yaml || fail "same: no stack log1_emu1_$((4 * n))"
 pass "${report%; } (time factor $FACTOR)"
