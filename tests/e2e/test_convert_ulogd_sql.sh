@@ -8,8 +8,11 @@
 # converted), and sqlite3 reads the rows back: one per record of a json
 # output of the same replay, with its prefix, time, mark, hook and length
 # in ulogd2's columns.  The key ulogd takes and sluice does not (buffer=200)
-# is a warning.
+# is a warning.  With Debian's postgresql and pgsql-ulogd2-flat.sql (and
+# root, for the private server of pg_lib.sh), a PGSQL stack likewise into
+# ulogd2's flat ulog2 table.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/pg_lib.sh"
 need_cmd sqlite3 python3
 python3 -c 'import yaml' 2>/dev/null || skip "needs python3-yaml"
 [ -e "$SLUICE_PLUGIN_PATH/sql.so" ] || skip "sql output not built"
@@ -74,4 +77,51 @@ for i, (j, r) in enumerate(zip(ref, rows)):
     assert r["raw_pktcount"] is None
 print("%d rows in ulog_pkt match the records" % len(rows))
 PY
-pass "converted SQLITE3 stack wrote $(sqlite3 "$DB" 'SELECT count(*) FROM ulog_pkt') rows into ulogd2's ulog_pkt"
+sqlite="the converted SQLITE3 stack wrote $(sqlite3 "$DB" 'SELECT count(*) FROM ulog_pkt') rows into ulogd2's ulog_pkt"
+
+# ---- PostgreSQL: ulogd2's flat schema, loaded unchanged ----
+FLAT=/usr/share/doc/ulogd2/pgsql-ulogd2-flat.sql.gz
+if [ "$(id -u)" != 0 ] || ! pg_have || [ ! -f "$FLAT" ] || ! command -v psql >/dev/null; then
+	pass "$sqlite; PGSQL not run (needs root, Debian's postgresql and $FLAT)"
+fi
+export PGTZ=UTC PGOPTIONS="-c client_min_messages=warning"
+pg_start "$WORK/pg" || fail "cannot start PostgreSQL"
+pg_sql -c "CREATE DATABASE ulogd"
+zcat "$FLAT" | psql "$PG_DSN dbname=ulogd" -X -q -v ON_ERROR_STOP=1 >/dev/null || fail "ulogd2's schema does not load"
+printf '%s\n' '[global]' 'stack=log2:NFLOG,base1:BASE,ifi1:IFINDEX,ip2str1:IP2STR,mac2str1:HWHDR,pgsql1:PGSQL' \
+	'[log2]' 'group=5' '[pgsql1]' 'db="ulogd"' 'host="127.0.0.1"' "port=$PG_PORT" 'user="postgres"' \
+	'table="ulog2"' 'reconnect=5' >"$WORK/pg.conf"
+"$SLUICE" convert ulogd "$WORK/pg.conf" >"$WORK/pg.yaml" 2>"$WORK/pg.err" || { cat "$WORK/pg.err"; fail "PGSQL: convert failed"; }
+grep -q "pg.conf:2: warning: \[pgsql1\] (PGSQL): ports and ICMP fields are not written" "$WORK/pg.err" ||
+	{ cat "$WORK/pg.err"; fail "PGSQL: no warning for the ports"; }
+grep -q "pg.conf:11: warning: \[pgsql1\] (PGSQL): reconnect=5 is not carried over" "$WORK/pg.err" ||
+	{ cat "$WORK/pg.err"; fail "PGSQL: no warning for reconnect=5"; }
+python3 - "$WORK/pg.yaml" "$WORK/pgrun.yaml" "$CAP" "$WORK/pgref.json" <<'PY'
+import sys, yaml
+doc = yaml.safe_load(open(sys.argv[1]))
+assert doc["instances"]["log2"]["plugin"] == "nflog", doc["instances"]["log2"]
+doc["instances"]["log2"] = {"plugin": "replay", "file": sys.argv[3]}
+doc["stacks"]["ref"] = ["log2", {"plugin": "decode", "ifnames": False}, "json",
+                        {"plugin": "file", "file": sys.argv[4]}]
+yaml.safe_dump(doc, open(sys.argv[2], "w"))
+PY
+"$SLUICE" -c "$WORK/pgrun.yaml" >"$WORK/pgrun.log" 2>&1 || { cat "$WORK/pgrun.log"; fail "PGSQL: the converted configuration did not run"; }
+grep -q 'counters: pgsql1 (sql): in=\([0-9]*\) out=\1 .* failed=0 .*dropped_rows=0' "$WORK/pgrun.log" ||
+	{ cat "$WORK/pgrun.log"; fail "PGSQL: sql counters"; }
+psql "$PG_DSN dbname=ulogd" -X -q -At -F $'\t' -P null='\N' -c "SELECT oob_prefix, oob_time_sec,
+	oob_time_usec, oob_mark, ip_saddr_str, ip_daddr_str, ip_totlen, ip_ttl FROM ulog2 ORDER BY _id" >"$WORK/ulog2.tsv"
+python3 - "$WORK/pgref.json" "$WORK/ulog2.tsv" <<'PY' || fail "PGSQL: ulog2 rows differ from the json output"
+import json, sys
+from datetime import datetime, timezone
+ref = [json.loads(l) for l in open(sys.argv[1])]
+rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[2])]
+assert len(ref) > 10 and len(rows) == len(ref), (len(ref), len(rows))
+s = lambda v: "\\N" if v is None else str(v)
+for i, (j, r) in enumerate(zip(ref, rows)):
+    t = datetime.strptime(j["timestamp"], "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=timezone.utc)
+    want = [s(j.get("prefix")), s(int(t.timestamp())), s(t.microsecond), s(j.get("mark")),
+            s(j.get("src_ip")), s(j.get("dest_ip")), s(j.get("len")), s(j.get("ttl"))]
+    assert r == want, "row %d: %r, the record gives %r" % (i, r, want)
+print("%d rows in ulog2 match the records" % len(rows))
+PY
+pass "$sqlite; the converted PGSQL stack wrote $(wc -l <"$WORK/ulog2.tsv") rows into ulogd2's ulog2"
