@@ -34,6 +34,30 @@ struct udir {
 	unsigned mode;
 };
 
+/* Quoted for sh ('...') or systemd ("..."), when it has more than path characters. */
+static void put_path(FILE *o, const char *p, bool shell)
+{
+	bool plain = *p != '\0';
+
+	for (const char *q = p; *q; q++)
+		plain &= (bool)(strchr("/._-+@:,", *q) || (*q >= 'a' && *q <= 'z') ||
+				(*q >= 'A' && *q <= 'Z') || (*q >= '0' && *q <= '9'));
+	if (plain) {
+		fputs(p, o);
+		return;
+	}
+	fputc(shell ? '\'' : '"', o);
+	for (; *p; p++) {
+		if (shell && *p == '\'')
+			fputs("'\\''", o);
+		else if (!shell && (*p == '"' || *p == '\\'))
+			fprintf(o, "\\%c", *p);
+		else
+			fputc(*p, o);
+	}
+	fputc(shell ? '\'' : '"', o);
+}
+
 static bool under(const char *path, const char *dir)
 {
 	size_t n = strlen(dir);
@@ -126,12 +150,16 @@ static void print(FILE *o, const char *lead, const struct udir *dirs, size_t n)
 
 		if (d->shared)
 			continue;
-		if (d->exists)
-			fprintf(o, "%s  chown -R sluice:%s %s    # now %s:%s %04o\n", lead,
-				*d->group ? d->group : "sluice", d->path, d->owner,
-				*d->group ? d->group : "root", d->mode);
-		else
-			fprintf(o, "%s  install -d -o sluice -g sluice -m 0750 %s\n", lead, d->path);
+		if (d->exists) {
+			fprintf(o, "%s  chown -R sluice:%s ", lead, *d->group ? d->group : "sluice");
+			put_path(o, d->path, true);
+			fprintf(o, "    # now %s:%s %04o\n", d->owner, *d->group ? d->group : "root",
+				d->mode);
+		} else {
+			fprintf(o, "%s  install -d -o sluice -g sluice -m 0750 ", lead);
+			put_path(o, d->path, true);
+			fputc('\n', o);
+		}
 		if (*d->group && !group)
 			group = d->group;
 		else if (*d->group && strcmp(d->group, group) != 0)
@@ -140,8 +168,11 @@ static void print(FILE *o, const char *lead, const struct udir *dirs, size_t n)
 	fprintf(o, "%sand add this drop-in (systemctl edit sluice; docs/MIGRATING.md, "
 		"\"ulogd2's files and sluice.service\"):\n%s  [Service]\n", lead, lead);
 	for (size_t i = 0; i < n; i++)
-		if (!dirs[i].shared)
-			fprintf(o, "%s  ReadWritePaths=%s\n", lead, dirs[i].path);
+		if (!dirs[i].shared) {
+			fprintf(o, "%s  ReadWritePaths=", lead);
+			put_path(o, dirs[i].path, false);
+			fputc('\n', o);
+		}
 	if (group)
 		fprintf(o, "%s  # new files get the group the old ones have\n%s  Group=%s\n", lead,
 			lead, group);
