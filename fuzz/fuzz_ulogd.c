@@ -52,7 +52,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		ulogd_ini_free(&ini);
 		return 0;
 	}
-	if (convert_ulogd(&ini, "fuzz.conf", &caps, out, stderr, &res) == 0) {
+	/* no stack converted: nothing written (the command exits 1) */
+	if (convert_ulogd(&ini, "fuzz.conf", &caps, out, stderr, &res) == 0 && res.stacks) {
 		fclose(out);
 		config_load_string(&cfg, "fuzz.yaml", yaml, &diag);
 		if (!cfg.root) {

@@ -70,6 +70,12 @@ static int convert_ulogd_file(const char *file, FILE *in, bool check, struct plu
 			res.errors == 1 ? "" : "s", file);
 		return 2;
 	}
+	if (!res.stacks) {
+		/* exit 1, never 0 with a YAML that `sluice -t` would refuse */
+		fprintf(stderr, "sluice convert: nothing in %s was convertible: no stack could be "
+			"converted (the warnings say why); no YAML written\n", file);
+		return 1;
+	}
 	if (check)
 		fprintf(stderr, "%s: %u not converted, %u converted with differences\n", file,
 			res.not_converted, res.notes);
@@ -79,8 +85,9 @@ static int convert_ulogd_file(const char *file, FILE *in, bool check, struct plu
 static const char converters_help_ulogd[] =
 	"ulogd [--check] FILE\n"
 	"      a ulogd2 configuration (ulogd.conf; - reads stdin) to sluice YAML on stdout,\n"
-	"      warnings on stderr; --check prints no YAML and exits 1 when something\n"
-	"      could not be converted, 2 when FILE is not valid";
+	"      warnings on stderr; exits 1 without YAML when no stack could be converted;\n"
+	"      --check prints no YAML and exits 1 when something could not be\n"
+	"      converted, 2 when FILE is not valid";
 
 /* `sluice convert ulogd [--check] FILE` (FILE - reads stdin) */
 static int convert_ulogd_main(int argc, char **argv)

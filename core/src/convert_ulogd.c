@@ -130,12 +130,12 @@ static void sluice_name(struct conv *c, struct uinst *u)
 	base[n] = '\0';
 	snprintf(u->name, sizeof(u->name), "%s", base);
 	for (unsigned k = 1; taken && k < 1000; k++) {
-		taken = cu_has(c, u->name, NULL, NULL);
-		for (const struct uinst *o = c->u; !taken && o < u; o++)
-			taken = strcmp(o->name, u->name) == 0;
+		taken = strset_get(&c->names, u->name) || cu_has(c, u->name, NULL, NULL);
 		if (taken)
 			snprintf(u->name, sizeof(u->name), "%s_%u", base, k);
 	}
+	if (strset_add(&c->names, u->name, u, NULL) < 0)
+		cu_error_at(c, u->line, u->col, "out of memory");
 }
 
 /* ulogd would refuse these: an unknown or repeated key, a missing section. */
@@ -177,30 +177,44 @@ static void check_section(struct conv *c, struct uinst *u)
 static struct uinst *get_inst(struct conv *c, const char *id, size_t len,
 			      const struct uplug *p, unsigned line, unsigned col)
 {
-	struct uinst *u;
+	struct uinst *u, *first;
+	char *key = strndup(id, len);
 
-	for (u = c->u; u < c->u + c->nu; u++)
-		if (strlen(u->id) == len && strncmp(u->id, id, len) == 0) {
-			/* ulogd shares inputs by id; every other plugin is one per stack */
-			if (u->p == p)
-				return u;
-			if (u->p->role <= R_ACCT && p->role <= R_ACCT) {
-				cu_error_at(c, line, col, "input '%s' is %s here but %s on line %u",
-					 u->id, p->name, u->p->name, u->line);
-				return NULL;
-			}
-		}
-	u = &c->u[c->nu++];
-	u->id = strndup(id, len);
-	if (!u->id) {
+	if (!key) {
 		cu_error_at(c, line, col, "out of memory");
-		c->nu--;
+		return NULL;
+	}
+	first = strset_get(&c->ids, key);
+	for (u = first; u; u = u->same_id) {
+		/* an instance of this id and plugin is shared (inputs, the outputs stacks meet in) */
+		if (u->p == p) {
+			free(key);
+			return u;
+		}
+		if (u->p->role <= R_ACCT && p->role <= R_ACCT) {
+			cu_error_at(c, line, col, "input '%s' is %s here but %s on line %u",
+				 u->id, p->name, u->p->name, u->line);
+			free(key);
+			return NULL;
+		}
+	}
+	u = &c->u[c->nu++];
+	u->id = key;
+	if (first) {
+		u->same_id = first->same_id;
+		first->same_id = u;
+	} else if (strset_add(&c->ids, u->id, u, NULL) < 0) {
+		cu_error_at(c, line, col, "out of memory");
 		return NULL;
 	}
 	u->p = p;
 	u->line = line;
 	u->col = col;
 	u->sec = ulogd_ini_section(c->ini, u->id);
+	if (u->sec && !(u->seen = calloc(u->sec->n ? u->sec->n : 1, sizeof(*u->seen)))) {
+		cu_error_at(c, line, col, "out of memory");
+		return NULL;
+	}
 	check_section(c, u);
 	return u;
 }
@@ -278,6 +292,15 @@ static void convert_inst(struct conv *c, struct uinst *u)
 		return;
 	}
 	u->state = u->p->conv(c, u) < 0 || u->missing ? -1 : 1;
+	/* a key the conversion did not read is said, never dropped silently */
+	for (size_t i = 0; u->state == 1 && u->sec && i < u->sec->n; i++) {
+		const struct ini_entry *e = &u->sec->e[i];
+		const char *why = cu_ignored_why(u, e->key);
+
+		if (!u->seen[i])
+			cu_note(c, u, e->line, "%s=%s is not carried over%s%s", e->key, e->value,
+				why ? ": " : "", why ? why : "");
+	}
 	fclose(c->o);
 	c->o = NULL;
 }
@@ -285,19 +308,28 @@ static void convert_inst(struct conv *c, struct uinst *u)
 /* Two ulogd inputs reading the same group: sluice reads it once, for both. */
 static void find_alias(struct conv *c, struct uinst *u)
 {
-	for (struct uinst *o = c->u; o < u; o++) {
-		if (o->state != 1 || o->p != u->p || o->alias)
-			continue;
-		if ((u->p->role == R_PKT && o->group == u->group) ||
-		    (u->p->role == R_FLOW && (o->events & u->events))) {
-			u->alias = o;
-			cu_note(c, u, u->line, "reads what [%s] reads (%s %" PRId64 "): its stacks use "
-			     "%s, and [%s]'s options", o->id, u->p->role == R_PKT ? "group" :
-			     "events", u->p->role == R_PKT ? u->group : (int64_t)u->events, o->name,
-			     o->id);
-			return;
-		}
+	struct uinst *o = NULL;
+
+	if (u->p->role == R_PKT && strcmp(u->p->name, "NFLOG") == 0) {
+		o = c->by_group[u->group];
+		if (!o)
+			c->by_group[u->group] = u;
+	} else if (u->p->role == R_FLOW) {
+		/* the first instance reading any of u's events */
+		for (unsigned b = 0; b < 3; b++)
+			if (u->events & (1u << b) && c->by_event[b] &&
+			    (!o || c->by_event[b] < o))
+				o = c->by_event[b];
+		for (unsigned b = 0; !o && b < 3; b++)
+			if (u->events & (1u << b) && !c->by_event[b])
+				c->by_event[b] = u;
 	}
+	if (!o)
+		return;
+	u->alias = o;
+	cu_note(c, u, u->line, "reads what [%s] reads (%s %" PRId64 "): its stacks use %s, and "
+		"[%s]'s options", o->id, u->p->role == R_PKT ? "group" : "events",
+		u->p->role == R_PKT ? u->group : (int64_t)u->events, o->name, o->id);
 }
 
 /* Why a stack cannot be written, or NULL. */
@@ -330,16 +362,15 @@ static const char *stack_problem(struct conv *c, struct ustack *s, char *buf, si
 
 static void stack_name(struct conv *c, struct ustack *s, const char *in, const char *out)
 {
-	snprintf(s->name, sizeof(s->name), "%s_%s", in, out);
-	for (unsigned k = 2; k < 1000; k++) {
-		bool taken = false;
+	struct ustack *first;
 
-		for (const struct ustack *o = c->s; o < s && !taken; o++)
-			taken = strcmp(o->name, s->name) == 0;
-		if (!taken)
-			return;
-		snprintf(s->name, sizeof(s->name), "%s_%s_%u", in, out, k);
-	}
+	snprintf(s->name, sizeof(s->name), "%s_%s", in, out);
+	first = strset_get(&c->stack_names, s->name);
+	/* IN_OUT_2, _3...: counted on in IN_OUT's first stack, not searched from 2 */
+	while (first && strset_get(&c->stack_names, s->name))
+		snprintf(s->name, sizeof(s->name), "%s_%s_%u", in, out, ++first->dups + 1);
+	if (strset_add(&c->stack_names, s->name, s, NULL) < 0)
+		cu_error_at(c, s->e->line, s->e->vcol, "out of memory");
 }
 
 static bool write_stack(struct conv *c, struct ustack *s, FILE *o)
@@ -475,34 +506,41 @@ static size_t read_global(struct conv *c, const struct ini_section *g, size_t *e
 	return stacks;
 }
 
-static void write_yaml(struct conv *c, const struct ini_section *g, const char *stacks,
-		       unsigned converted)
+static void write_yaml(struct conv *c, const struct ini_section *g, const char *stacks)
 {
 	FILE *o = c->out;
 	bool first = true;
+	bool *used = calloc(c->ini->n + 1, sizeof(*used));	/* per section */
 
+	if (!used) {
+		cu_error_at(c, g->line, 1, "out of memory");
+		return;
+	}
 	fprintf(o, "# sluice configuration converted from %s by `sluice convert ulogd`.\n"
 		"# Check it with `sluice -t -c FILE` before switching (docs/MIGRATING.md).\n",
 		c->file);
 	if (c->res->not_converted)
 		fprintf(o, "# %u thing%s could not be converted: see the \"not converted\" "
 			"comments.\n", c->res->not_converted, c->res->not_converted == 1 ? "" : "s");
+	cu_unit_paths(c, o);
+	used[g - c->ini->s] = true;
+	for (const struct uinst *u = c->u; u < c->u + c->nu; u++)
+		if (u->sec)
+			used[u->sec - c->ini->s] = true;
 	for (size_t i = 0; i < c->ini->n; i++) {
 		const struct ini_section *s = &c->ini->s[i];
-		bool used = s == g;
 
-		for (const struct uinst *u = c->u; !used && u < c->u + c->nu; u++)
-			used = u->sec == s;
-		if (used)
+		if (used[i])
 			continue;
 		fprintf(o, "%s%s", first ? "# sections no stack uses: " : ", ", s->name);
 		first = false;
 	}
+	free(used);
 	if (!first)
 		fputc('\n', o);
 	write_daemon(c, g, o);
 	write_instances(c, o);
-	fprintf(o, "stacks:%s\n%s", converted ? "" : " {}", stacks);
+	fprintf(o, "stacks:\n%s", stacks);
 }
 
 static int convert(struct conv *c)
@@ -521,8 +559,11 @@ static int convert(struct conv *c)
 	nstacks = read_global(c, g, &elems);
 	c->s = calloc(nstacks ? nstacks : 1, sizeof(*c->s));
 	c->u = calloc(elems ? elems : 1, sizeof(*c->u));
-	if (!c->s || !c->u)
+	c->by_group = calloc(65536, sizeof(*c->by_group));
+	if (!c->s || !c->u || !c->by_group) {
+		cu_error_at(c, 1, 1, "out of memory");
 		return -1;
+	}
 	for (size_t i = 0; i < g->n && !c->res->errors; i++)
 		if (strcmp(g->e[i].key, "stack") == 0)
 			parse_stack(c, &g->e[i]);
@@ -539,11 +580,12 @@ static int convert(struct conv *c)
 		converted += write_stack(c, &c->s[i], so);
 	}
 	fclose(so);
-	if (!converted) {
+	c->res->stacks = converted;
+	/* `stacks: {}` is a configuration sluice -t refuses: write none */
+	if (!converted)
 		cu_notconv(c, NULL, g->line, "no stack could be converted");
-	}
-	if (!c->res->errors)
-		write_yaml(c, g, stacks, converted);
+	else if (!c->res->errors)
+		write_yaml(c, g, stacks);
 	free(stacks);
 	return c->res->errors ? -1 : 0;
 }
@@ -561,8 +603,13 @@ int convert_ulogd(const struct ulogd_ini *ini, const char *file, const struct co
 	for (size_t i = 0; i < c.nu; i++) {
 		free((char *)c.u[i].id);
 		free(c.u[i].body);
+		free(c.u[i].seen);
 	}
 	free(c.u);
 	free(c.s);
+	free(c.by_group);
+	strset_free(&c.ids);
+	strset_free(&c.names);
+	strset_free(&c.stack_names);
 	return ret;
 }

@@ -25,12 +25,14 @@ struct convert_result {
 	unsigned errors;	/* the file is not a valid ulogd.conf: nothing usable written */
 	unsigned not_converted;	/* things without a sluice equivalent (--check fails) */
 	unsigned notes;		/* converted, but behaving differently (warned) */
+	unsigned stacks;	/* stacks converted: 0 means the YAML would run nothing */
 };
 
 /*
  * Writes the YAML to out and "FILE:LINE: warning: ..." / "FILE:LINE:COL:
  * error: ..." lines to diag.  Returns 0, or -1 when res->errors (then
- * out holds nothing meaningful).
+ * out holds nothing meaningful).  With res->stacks 0 nothing is written
+ * to out: a configuration without stacks is one `sluice -t` refuses.
  */
 int convert_ulogd(const struct ulogd_ini *ini, const char *file, const struct convert_caps *caps,
 		  FILE *out, FILE *diag, struct convert_result *res);

@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "convert_ulogd.h"
+#include "strset.h"
 
 enum urole { R_PKT, R_FLOW, R_ACCT, R_FILTER, R_OUT };
 /* What an output needs in front of it besides the input. */
@@ -34,6 +35,7 @@ struct uinst {
 	const char *id;
 	const struct uplug *p;
 	const struct ini_section *sec;
+	bool *seen;			/* per entry of sec: read by the conversion */
 	unsigned line, col;		/* its first use in a stack */
 	char name[96];
 	int state;			/* 0 not converted yet, 1 converted, -1 not convertible */
@@ -46,7 +48,9 @@ struct uinst {
 	int64_t group;			/* NFLOG: its group (two instances cannot share one) */
 	unsigned events;		/* NFCT: event bits */
 	struct uinst *alias;		/* an input that reads what an earlier one reads */
+	struct uinst *same_id;		/* the next instance of this id (another plugin) */
 	bool missing;			/* a sluice plugin it needs is not on the search path */
+	const char *wfile;		/* outputs: the file it writes (the ini's string), or NULL */
 	int in_role;			/* outputs: the input kind of the first stack ending here */
 };
 
@@ -58,6 +62,7 @@ struct ustack {
 	size_t n;
 	const char *unknown;		/* a plugin ulogd does not have: not converted */
 	char name[200];
+	unsigned dups;			/* stacks named after this one's name, _2 on */
 };
 
 struct conv {
@@ -72,6 +77,12 @@ struct conv {
 	size_t nu, capu;
 	struct ustack *s;
 	size_t ns;
+	/* indexes, so that converting is linear in the file's size */
+	struct strset ids;		/* ulogd id -> its first instance (then same_id) */
+	struct strset names;		/* sluice instance names taken */
+	struct strset stack_names;	/* sluice stack names taken */
+	struct uinst **by_group;	/* NFLOG group -> the instance reading it */
+	struct uinst *by_event[3];	/* conntrack event bit -> the first NFCT reading it */
 	char q[ULOGD_INI_MAX_LINE * 2 + 3];
 };
 
@@ -89,8 +100,20 @@ void cu_comment(struct conv *c, const char *fmt, ...) __attribute__((format(prin
 const char *cu_yq(struct conv *c, const char *s);
 
 /* convert_ulogd_plugins.c */
+/* The entry of the instance's section for key (NULL if none), marked as read. */
+const struct ini_entry *cu_ent(struct uinst *u, const char *key);
+/* Why a key no sluice option takes is left out, or NULL. */
+const char *cu_ignored_why(const struct uinst *u, const char *key);
 bool cu_has(struct conv *c, const char *plugin, const char *option, const char *choice);
 const struct uplug *cu_find_plug(const char *name, size_t len);
 bool cu_word_in(const char *list, const char *w);
+
+/*
+ * convert_ulogd_unit.c: the files the used outputs write outside what the
+ * shipped sluice.service lets the daemon write: a warning for each, and
+ * the commands and drop-in that give it those directories, as comments
+ * into o and on c->diag.
+ */
+void cu_unit_paths(struct conv *c, FILE *o);
 
 #endif

@@ -49,30 +49,34 @@ static bool opt(struct conv *c, struct uinst *u, const char *plugin, const char 
 	return true;
 }
 
-static const struct ini_entry *ent(const struct uinst *u, const char *key)
+const struct ini_entry *cu_ent(struct uinst *u, const char *key)
 {
-	return ulogd_ini_get(u->sec, key);
+	const struct ini_entry *e = ulogd_ini_get(u->sec, key);
+
+	if (e && u->seen)
+		u->seen[e - u->sec->e] = true;
+	return e;
 }
 
-static unsigned line_of(const struct uinst *u, const char *key)
+static unsigned line_of(struct uinst *u, const char *key)
 {
-	const struct ini_entry *e = ent(u, key);
+	const struct ini_entry *e = cu_ent(u, key);
 
 	return e ? e->line : u->sec ? u->sec->line : u->line;
 }
 
-static const char *str(const struct uinst *u, const char *key, const char *def)
+static const char *str(struct uinst *u, const char *key, const char *def)
 {
-	const struct ini_entry *e = ent(u, key);
+	const struct ini_entry *e = cu_ent(u, key);
 
 	return e ? e->value : def;
 }
 
 /* An integer key as ulogd reads it (strtoul base 0); 1 present, 0 absent, -1 bad. */
-static int num(struct conv *c, const struct uinst *u, const char *key, int64_t def,
+static int num(struct conv *c, struct uinst *u, const char *key, int64_t def,
 	       int64_t min, int64_t max, int64_t *out)
 {
-	const struct ini_entry *e = ent(u, key);
+	const struct ini_entry *e = cu_ent(u, key);
 	char *end;
 	long long v;
 
@@ -134,7 +138,7 @@ static int conv_nflog(struct conv *c, struct uinst *u)
 		cu_notconv(c, u, line_of(u, "numeric_label"),
 			"numeric_label=%" PRId64 " (the label JSON's boolean_label reads): sluice "
 			"records carry no label; tell rules apart by their log prefix", v);
-	if (ent(u, "bind") || ent(u, "unbind"))
+	if (cu_ent(u, "bind") || cu_ent(u, "unbind"))
 		cu_comment(c, "bind/unbind: not needed; sluice binds its group and never unbinds "
 			"the kernel's log handlers");
 	/* both read, so a bad value in either is reported */
@@ -149,7 +153,7 @@ static int conv_nflog(struct conv *c, struct uinst *u)
 /* A comma-separated list of addresses and prefixes as a where set; false if not one. */
 static bool addr_set(struct conv *c, struct uinst *u, const char *key, const char *field)
 {
-	const struct ini_entry *e = ent(u, key);
+	const struct ini_entry *e = cu_ent(u, key);
 	size_t len = strlen(u->where);
 	const char *p;
 
@@ -214,7 +218,7 @@ static int conv_nfct(struct conv *c, struct uinst *u)
 	if (num(c, u, "hash_max_entries", 0, 0, INT32_MAX, &v) > 0)
 		opt(c, u, "nfct", "track_max", "%" PRId64,
 		    clamp(c, u, "hash_max_entries", v, 1024, 268435456, ""));
-	if (ent(u, "hash_buckets"))
+	if (cu_ent(u, "hash_buckets"))
 		cu_comment(c, "hash_buckets: sluice sizes its table from track_max");
 	if (num(c, u, "netlink_socket_buffer_size", 0, 0, INT32_MAX, &v) |
 	    num(c, u, "netlink_socket_buffer_maxsize", 0, 0, INT32_MAX, &max)) {
@@ -223,11 +227,11 @@ static int conv_nfct(struct conv *c, struct uinst *u)
 		opt(c, u, "nfct", "netlink_buffer", "%" PRId64,
 		    clamp(c, u, "netlink_socket_buffer_size", v, 4096, 1 << 30, " bytes"));
 	}
-	if (ent(u, "netlink_resync_timeout"))
+	if (cu_ent(u, "netlink_resync_timeout"))
 		cu_comment(c, "netlink_resync_timeout: sluice dumps the table at once after ENOBUFS");
 	if (num(c, u, "reliable", 0, 0, 1, &v) > 0 && v)
 		opt(c, u, "nfct", "reliable", "true");
-	if ((e = ent(u, "accept_proto_filter"))) {
+	if ((e = cu_ent(u, "accept_proto_filter"))) {
 		for (const char *p = e->value; *p; p++)
 			if (!isalnum((unsigned char)*p) && *p != ',' && *p != '-') {
 				cu_error_at(c, e->line, e->vcol + (unsigned)(p - e->value),
@@ -262,7 +266,7 @@ static int conv_nfacct(struct conv *c, struct uinst *u)
 	if (num(c, u, "zerocounter", 1, 0, 1, &v) < 0)
 		return -1;
 	opt(c, u, "nfacct", "reset", "%s", v ? "true" : "false");
-	if (ent(u, "timestamp"))
+	if (cu_ent(u, "timestamp"))
 		cu_comment(c, "timestamp: every sluice record has its time");
 	return 0;
 }
@@ -328,7 +332,8 @@ static int conv_logemu(struct conv *c, struct uinst *u)
 	int64_t v;
 
 	fprintf(c->o, "    plugin: file\n");
-	opt(c, u, "file", "file", "%s", cu_yq(c, str(u, "file", def)));
+	u->wfile = str(u, "file", def);
+	opt(c, u, "file", "file", "%s", cu_yq(c, u->wfile));
 	if (num(c, u, "sync", 0, 0, 1, &v) > 0 && v)
 		opt(c, u, "file", "sync", "true");
 	u->need = N_LINE;
@@ -374,7 +379,7 @@ static int conv_syslog(struct conv *c, struct uinst *u)
 	const char *fs = syslog_name(f, fac), *ls = syslog_name(l, sev);
 
 	if (!fs || !ls) {
-		const struct ini_entry *e = ent(u, fs ? "level" : "facility");
+		const struct ini_entry *e = cu_ent(u, fs ? "level" : "facility");
 
 		cu_error_at(c, e->line, e->vcol, "[%s] %s: expected %s, found '%s'", u->id, e->key,
 			 fs ? "LOG_EMERG ... LOG_DEBUG" : "LOG_KERN, LOG_USER ... LOG_LOCAL7",
@@ -433,7 +438,7 @@ static int conv_json(struct conv *c, struct uinst *u)
 
 	if (strcmp(mode, "file") && strcmp(mode, "udp") && strcmp(mode, "tcp") &&
 	    strcmp(mode, "unix")) {
-		const struct ini_entry *e = ent(u, "mode");
+		const struct ini_entry *e = cu_ent(u, "mode");
 
 		cu_error_at(c, e->line, e->vcol, "[%s] mode: expected file, udp, tcp or unix, "
 			 "found '%s'", u->id, mode);
@@ -441,7 +446,8 @@ static int conv_json(struct conv *c, struct uinst *u)
 	}
 	if (strcmp(mode, "file") == 0) {
 		fprintf(c->o, "    plugin: file\n");
-		opt(c, u, "file", "file", "%s", cu_yq(c, str(u, "file", "/var/log/ulogd.json")));
+		u->wfile = str(u, "file", "/var/log/ulogd.json");
+		opt(c, u, "file", "file", "%s", cu_yq(c, u->wfile));
 		if (num(c, u, "sync", 0, 0, 1, &v) > 0 && v)
 			opt(c, u, "file", "sync", "true");
 		ret = 0;
@@ -472,7 +478,8 @@ static int conv_pcap(struct conv *c, struct uinst *u)
 	int64_t v;
 
 	fprintf(c->o, "    plugin: pcap\n");
-	opt(c, u, "pcap", "file", "%s", cu_yq(c, str(u, "file", "/var/log/ulogd.pcap")));
+	u->wfile = str(u, "file", "/var/log/ulogd.pcap");
+	opt(c, u, "pcap", "file", "%s", cu_yq(c, u->wfile));
 	cu_comment(c, "ulogd's link type; 'nflog' would keep prefix, interfaces and mark too");
 	opt(c, u, "pcap", "linktype", "raw");
 	if (num(c, u, "sync", 0, 0, 1, &v) > 0 && v)
@@ -501,7 +508,7 @@ static int conv_ipfix(struct conv *c, struct uinst *u)
 		opt(c, u, "ipfix", "observation_domain", "%" PRId64, v);
 	if (num(c, u, "mtu", 0, 0, INT32_MAX, &v) > 0)
 		opt(c, u, "ipfix", "mtu", "%" PRId64, clamp(c, u, "mtu", v, 256, 65000, ""));
-	if (ent(u, "send_template"))
+	if (cu_ent(u, "send_template"))
 		cu_comment(c, "send_template: sluice resends its templates every template_interval");
 	return 0;
 }
@@ -520,6 +527,66 @@ static void pq_pair(char *buf, size_t size, const char *key, const char *v)
 		buf[len++] = *v;
 	}
 	snprintf(buf + len, size - len, "'");
+}
+
+/*
+ * The columns of ulogd2's own tables, which ulogd filled by their names
+ * (ulogd's keys, '.' as '_'), with the sluice fields that hold the same:
+ * Debian's sqlite3.table (ulog_pkt, ulog_ct) and pgsql-ulogd2-flat.sql
+ * (ulog2, ulog2_ct; conf/sql-ulogd2.yaml).  sql's own default columns
+ * (time, src_addr...) are not in those tables.
+ */
+static const char *const ulogd_cols[2][2] = {
+	{ /* SQLite: sqlite3.table */
+	  "raw_pktlen: ip_len\n      oob_prefix: prefix\n      oob_time_sec: \"timestamp:sec\"\n"
+	  "      oob_time_usec: \"timestamp:usec\"\n      oob_mark: mark\n      oob_hook: hook\n"
+	  "      oob_uid: uid\n      oob_gid: gid",
+	  "flow_start_sec: \"flow_start:sec\"\n      flow_start_usec: \"flow_start:usec\"\n"
+	  "      flow_end_sec: \"flow_end:sec\"\n      flow_end_usec: \"flow_end:usec\"\n"
+	  "      orig_l4_sport: orig_sport\n      orig_l4_dport: orig_dport\n"
+	  "      orig_ip_protocol: ip_proto\n      orig_raw_pktlen: orig_bytes\n"
+	  "      orig_raw_pktcount: orig_packets\n      reply_raw_pktlen: reply_bytes\n"
+	  "      reply_raw_pktcount: reply_packets\n      ct_mark: mark" },
+	{ /* PostgreSQL: pgsql-ulogd2-flat.sql */
+	  "oob_time_sec: \"timestamp:sec\"\n      oob_time_usec: \"timestamp:usec\"\n"
+	  "      oob_prefix: prefix\n      oob_mark: mark\n      oob_in: ifname_in\n"
+	  "      oob_out: ifname_out\n      oob_hook: hook\n      oob_family: family\n"
+	  "      ip_saddr_str: src_addr\n      ip_daddr_str: dst_addr\n      ip_protocol: ip_proto\n"
+	  "      ip_tos: ip_tos\n      ip_ttl: ip_ttl\n      ip_totlen: ip_len\n      ip_id: ip_id\n"
+	  "      ip6_flowlabel: ip6_flowlabel\n      mac_saddr_str: mac_src\n"
+	  "      mac_daddr_str: mac_dst",
+	  "oob_family: family\n      orig_ip_saddr_str: orig_src\n      orig_ip_daddr_str: orig_dst\n"
+	  "      orig_ip_protocol: ip_proto\n      orig_l4_sport: orig_sport\n"
+	  "      orig_l4_dport: orig_dport\n      orig_raw_pktlen: orig_bytes\n"
+	  "      orig_raw_pktcount: orig_packets\n      reply_ip_saddr_str: reply_src\n"
+	  "      reply_ip_daddr_str: reply_dst\n      reply_l4_sport: reply_sport\n"
+	  "      reply_l4_dport: reply_dport\n      reply_raw_pktlen: reply_bytes\n"
+	  "      reply_raw_pktcount: reply_packets\n      ct_mark: mark\n"
+	  "      flow_start_sec: \"flow_start:sec\"\n      flow_start_usec: \"flow_start:usec\"\n"
+	  "      flow_end_sec: \"flow_end:sec\"\n      flow_end_usec: \"flow_end:usec\"" },
+};
+
+/* The converted stack keeps writing into the table ulogd2 wrote. */
+static void ulogd_columns(struct conv *c, struct uinst *u, bool pg, bool flows)
+{
+	if (!cu_has(c, "sql", "columns", NULL)) {
+		cu_notconv(c, u, u->line, "this build's sql has no option 'columns' for ulogd2's "
+			   "table");
+		return;
+	}
+	cu_comment(c, "the columns of ulogd2's %s (%s): edit them to your table's",
+		   pg ? (flows ? "ulog2_ct" : "ulog2") : (flows ? "ulog_ct" : "ulog_pkt"),
+		   pg ? "pgsql-ulogd2-flat.sql" : "sqlite3.table");
+	fprintf(c->o, "    columns:\n      %s\n", ulogd_cols[pg][flows]);
+	if (pg && !flows)
+		cu_note(c, u, u->line, "ports and ICMP fields are not written: ulogd2's ulog2 has "
+			"columns per protocol (tcp_sport, udp_sport...), conf/sql-ulogd2.yaml fills "
+			"them with a stack per protocol");
+	else if (!pg && !flows)
+		cu_comment(c, "raw_pktcount (always 1) stays NULL");
+	else if (!pg)
+		cu_comment(c, "orig_ip_saddr, orig_ip_daddr (IPv4 as integers), icmp_type, "
+			   "icmp_code stay NULL");
 }
 
 static int conv_sql(struct conv *c, struct uinst *u)
@@ -541,7 +608,7 @@ static int conv_sql(struct conv *c, struct uinst *u)
 	fprintf(c->o, "    plugin: sql\n");
 	if (!opt(c, u, "sql", "driver", pg ? "postgresql" : "sqlite"))
 		return -1;
-	if (pg && ent(u, "connstring")) {
+	if (pg && cu_ent(u, "connstring")) {
 		opt(c, u, "sql", "dsn", "%s", cu_yq(c, str(u, "connstring", "")));
 	} else if (pg) {
 		pq_pair(dsn, sizeof(dsn), "host", str(u, "host", NULL));
@@ -551,25 +618,23 @@ static int conv_sql(struct conv *c, struct uinst *u)
 		pq_pair(dsn, sizeof(dsn), "password", str(u, "pass", NULL));
 		opt(c, u, "sql", "dsn", "%s", cu_yq(c, dsn));
 	} else {
-		opt(c, u, "sql", "path", "%s", cu_yq(c, str(u, "db", "/var/log/ulogd.sqlite3db")));
+		u->wfile = str(u, "db", "/var/log/ulogd.sqlite3db");
+		opt(c, u, "sql", "path", "%s", cu_yq(c, u->wfile));
 	}
 	if (table) {
 		snprintf(dsn, sizeof(dsn), "%s%s%s", schema ? schema : "", schema ? "." : "", table);
 		opt(c, u, "sql", "table", "%s", cu_yq(c, dsn));
 	}
-	/* sql's schema is its column set (ulogd's schema is the database's, in table) */
-	if (u->in_role == R_FLOW + 1 && cu_has(c, "sql", "schema", "flows"))
-		opt(c, u, "sql", "schema", "flows");
-	else if (u->in_role == R_FLOW + 1)
-		cu_notconv(c, u, u->line, "this build's sql has no schema 'flows' for connections");
+	if (u->in_role == R_PKT + 1 || u->in_role == R_FLOW + 1)
+		ulogd_columns(c, u, pg, u->in_role == R_FLOW + 1);
 	else if (u->in_role == R_ACCT + 1)
 		cu_note(c, u, u->line, "accounting records into sql's packets columns: give it "
 			"a columns map (docs/PLUGINS.md, sql)");
-	if (ent(u, "procedure"))
+	if (cu_ent(u, "procedure"))
 		cu_note(c, u, line_of(u, "procedure"), "procedure=%s: sluice writes rows into the "
 		     "table itself (conf/sql/ has its schema), it calls no procedure",
 		     str(u, "procedure", ""));
-	if (ent(u, "backlog_memcap") || ent(u, "ring_buffer_size"))
+	if (cu_ent(u, "backlog_memcap") || cu_ent(u, "ring_buffer_size"))
 		cu_comment(c, "backlog_memcap/ring_buffer_size: sluice queues on the output's thread");
 	return 0;
 }
@@ -626,6 +691,27 @@ static const struct uplug uplugs[] = {
 	{ "NACCT", R_OUT, true, "file sync", conv_none },
 	{ "GRAPHITE", R_OUT, true, "host port prefix", conv_none },
 };
+
+/* Keys no sluice option takes, and what sluice does instead (plugin NULL: any). */
+static const struct {
+	const char *plugin, *key, *why;
+} ignored[] = {
+	{ "SQLITE3", "buffer", "sluice writes a batch of batch_size rows per transaction" },
+	{ NULL, "reconnect", "sluice always reconnects (retry_min, retry_max, max_retries)" },
+	{ NULL, "connect_timeout", "sluice's sql option timeout bounds connecting" },
+	{ NULL, "backlog_oneshot_requests", "sluice writes its queue in batches (batch_size)" },
+	{ "JSON", "host", "ulogd ignores it with mode=file too" },
+	{ "JSON", "port", "ulogd ignores it with mode=file too" },
+};
+
+const char *cu_ignored_why(const struct uinst *u, const char *key)
+{
+	for (size_t i = 0; i < sizeof(ignored) / sizeof(ignored[0]); i++)
+		if (strcmp(ignored[i].key, key) == 0 &&
+		    (!ignored[i].plugin || strcmp(ignored[i].plugin, u->p->name) == 0))
+			return ignored[i].why;
+	return NULL;
+}
 
 const struct uplug *cu_find_plug(const char *name, size_t len)
 {

@@ -75,10 +75,21 @@ if case == "debian":
             exp[s] = [s.split("_")[0]] + (["decode"] if d else []) + [i]
         want_inst("pgsql1", plugin="sql", driver="postgresql", table="ulog",
                   dsn="host='localhost' dbname='nulog' user='nupik' password='changeme'")
+        # the columns of ulogd2's own tables, so the stacks write into them
         want_inst("sqlite3_ct", plugin="sql", driver="sqlite", table="ulog_ct",
-                  path="/var/log/ulog/ulogd.sqlite3db", schema="flows")
-        want_inst("pgsql2", plugin="sql", schema="flows")
-        want_inst("sqlite3_pkt", plugin="sql", schema=None)
+                  path="/var/log/ulog/ulogd.sqlite3db", schema=None)
+        want_inst("sqlite3_pkt", plugin="sql", schema=None, columns={
+            "raw_pktlen": "ip_len", "oob_prefix": "prefix", "oob_time_sec": "timestamp:sec",
+            "oob_time_usec": "timestamp:usec", "oob_mark": "mark", "oob_hook": "hook",
+            "oob_uid": "uid", "oob_gid": "gid"})
+        for i, col, field in (("sqlite3_ct", "flow_start_sec", "flow_start:sec"),
+                              ("sqlite3_ct", "orig_raw_pktcount", "orig_packets"),
+                              ("pgsql1", "ip_saddr_str", "src_addr"),
+                              ("pgsql1", "oob_time_usec", "timestamp:usec"),
+                              ("pgsql2", "orig_ip_saddr_str", "orig_src"),
+                              ("pgsql2", "flow_end_sec", "flow_end:sec")):
+            if (inst.get(i, {}).get("columns") or {}).get(col) != field:
+                errors.append("%s: columns has no %s: %s" % (i, col, field))
     if "nfacct" in feats:
         exp["acct1_gp1"] = ["acct1", "logline", "gp1"]
         want_inst("acct1", plugin="nfacct", interval="2s", reset=True)

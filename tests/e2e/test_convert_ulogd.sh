@@ -42,7 +42,7 @@ convert() {
 	for p in "$@"; do
 		grep -q -- "$p" "$WORK/$c.err" || { cat "$WORK/$c.err"; fail "$c: no warning '$p'"; }
 	done
-	grep -v ': warning: ' "$WORK/$c.err" | grep . && fail "$c: stderr has more than warnings"
+	grep -v -e ': warning: ' -e '^    ' "$WORK/$c.err" | grep . && fail "$c: stderr has more than warnings"
 	"$SLUICE" convert ulogd --check "$f" >"$WORK/$c.out" 2>/dev/null || st=$?
 	[ "$st" = "$want" ] || fail "$c: --check exited $st, expected $want"
 	[ -s "$WORK/$c.out" ] && fail "$c: --check wrote YAML"
@@ -98,6 +98,39 @@ grep -q "alias.conf:3: warning: \[b\] (NFLOG): reads what \[a\] reads (group 3):
 grep -q '^  b:' "$WORK/alias.yaml" && fail "alias: [b] became an instance of its own"
 echo "alias: [b] reads through a, [d] through c with its own filter"
 
+# Nothing convertible (MySQL only): exit 1, no YAML (`stacks: {}` is one
+# sluice -t refuses), and stderr says so; --check exits 1 too.
+printf '%s\n' '[global]' stack=l:NFLOG,b:BASE,my:MYSQL '[l]' group=1 '[my]' db=ulog \
+	table=ulog user=u pass=p host=db >"$WORK/mysql.conf"
+st=0; "$SLUICE" convert ulogd "$WORK/mysql.conf" >"$WORK/mysql.yaml" 2>"$WORK/mysql.err" || st=$?
+[ "$st" = 1 ] || { cat "$WORK/mysql.yaml" "$WORK/mysql.err"; fail "MySQL only: exit $st, expected 1"; }
+[ -s "$WORK/mysql.yaml" ] && { cat "$WORK/mysql.yaml"; fail "MySQL only: YAML written"; }
+grep -q "^sluice convert: nothing in $WORK/mysql.conf was convertible" "$WORK/mysql.err" ||
+	{ cat "$WORK/mysql.err"; fail "MySQL only: no 'nothing was convertible'"; }
+grep -q "mysql.conf:2: warning: \[my\] (MYSQL): not converted: sluice's sql output speaks" \
+	"$WORK/mysql.err" || { cat "$WORK/mysql.err"; fail "MySQL only: no reason"; }
+st=0; "$SLUICE" convert ulogd --check "$WORK/mysql.conf" >/dev/null 2>&1 || st=$?
+[ "$st" = 1 ] || fail "MySQL only: --check exited $st, expected 1"
+echo "MySQL only: exit 1, no YAML: $(tail -1 "$WORK/mysql.err")"
+
+# A key ulogd takes but no sluice option does is a warning at its line
+# (and a comment in the YAML), never dropped silently.
+printf '%s\n' '[global]' stack=l:NFLOG,j:JSON stack=l:NFLOG,s:SQLITE3 '[l]' group=1 '[j]' \
+	file=/var/log/u.json host=192.0.2.1 '[s]' db=/var/log/u.db table=ulog_pkt buffer=200 \
+	>"$WORK/ignored.conf"
+"$SLUICE" convert ulogd "$WORK/ignored.conf" >"$WORK/ignored.yaml" 2>"$WORK/ignored.err" ||
+	{ cat "$WORK/ignored.err"; fail "ignored keys: convert failed"; }
+"$SLUICE" -t -c "$WORK/ignored.yaml" >/dev/null || fail "ignored keys: sluice -t refused it"
+grep -q "ignored.conf:8: warning: \[j\] (JSON): host=192.0.2.1 is not carried over" "$WORK/ignored.err" ||
+	{ cat "$WORK/ignored.err"; fail "ignored keys: no warning for JSON's host"; }
+grep -q '^    # note: host=192.0.2.1 is not carried over' "$WORK/ignored.yaml" ||
+	{ cat "$WORK/ignored.yaml"; fail "ignored keys: no comment for JSON's host"; }
+if has sql; then
+	grep -q "ignored.conf:12: warning: \[s\] (SQLITE3): buffer=200 is not carried over: sluice writes a batch" \
+		"$WORK/ignored.err" || { cat "$WORK/ignored.err"; fail "ignored keys: no warning for buffer=200"; }
+fi
+echo "ignored keys: $(grep -c 'not carried over' "$WORK/ignored.err") warnings"
+
 # Malformed files: an error at the place, exit 2, no YAML.
 # bad CASE STDIN-NAME-OR-FILE EXPECTED-PREFIX [TEXT for stdin]
 bad() {
@@ -129,4 +162,4 @@ st=0; "$SLUICE" convert nosuch x 2>/dev/null || st=$?
 [ "$st" = 64 ] || fail "unknown kind: exit $st"
 st=0; "$SLUICE" convert ulogd 2>/dev/null || st=$?
 [ "$st" = 64 ] || fail "no file: exit $st"
-pass "Debian's 24 stacks and 5 real-world files converted and read back, 7 malformed inputs refused"
+pass "Debian's 24 stacks and 5 real-world files converted and read back, nothing convertible is exit 1, ignored keys warned, 7 malformed inputs refused"
