@@ -12,10 +12,13 @@
 #include "nft_genid.h"
 
 /* The NEWGEN answer's NFTA_GEN_ID: 0, or -1 (an error's errno in *error). */
-static int parse_gen(const char *buf, int len, uint32_t seq, uint32_t *gen, int *error)
+static int parse_gen(const char *buf, size_t len, uint32_t seq, uint32_t *gen, int *error)
 {
-	for (const struct nlmsghdr *nh = (const void *)buf; NLMSG_OK(nh, len);
-	     nh = NLMSG_NEXT(nh, len)) {
+	/* NLMSG_OK/NLMSG_NEXT compare the u32 length with an int: walked by hand */
+	for (const struct nlmsghdr *nh = (const void *)buf;
+	     len >= sizeof(*nh) && nh->nlmsg_len >= sizeof(*nh) && nh->nlmsg_len <= len;
+	     len -= NLMSG_ALIGN(nh->nlmsg_len) < len ? NLMSG_ALIGN(nh->nlmsg_len) : len,
+	     nh = (const void *)((const char *)nh + NLMSG_ALIGN(nh->nlmsg_len))) {
 		const struct nlattr *a;
 		size_t alen, hdr = NLMSG_LENGTH(NLMSG_ALIGN(sizeof(struct nfgenmsg)));
 
@@ -87,7 +90,7 @@ int nft_genid_get(uint32_t *gen, char *err, size_t errlen)
 				 n < 0 ? strerror(errno) : "no answer");
 			goto out;
 		}
-		rc = parse_gen(buf, (int)n, req.nh.nlmsg_seq, gen, &error);
+		rc = parse_gen(buf, (size_t)n, req.nh.nlmsg_seq, gen, &error);
 	}
 	if (rc)
 		snprintf(err, errlen, "reading the ruleset generation: %s", strerror(error));
