@@ -27,6 +27,7 @@ static bool contains_ci(const char *s, size_t n, const char *word)
 	return false;
 }
 
+/* The words of SECRET_WORDS (secret.h): keep them in step. */
 bool secret_name(const char *name)
 {
 	static const char *const words[] = {"pass", "secret", "token", "cred", "key", "pem",
