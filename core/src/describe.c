@@ -15,6 +15,7 @@
 #include "inst_keys.h"
 #include "options.h"
 #include "plugin_loader.h"
+#include "secret.h"
 
 int describe_parse_format(const char *s, enum describe_format *fmt)
 {
@@ -26,6 +27,15 @@ int describe_parse_format(const char *s, enum describe_format *fmt)
 			return 0;
 		}
 	return -1;
+}
+
+/* The default as --describe shows it: a secret's, or a password in it, masked. */
+static void format_default(const struct sl_option *o, char *buf, size_t len)
+{
+	char def[512];
+
+	opt_format_default(o, def, sizeof(def));
+	secret_show(def, o->flags & SL_OPT_SECRET, buf, len);
 }
 
 /* ---- text ---- */
@@ -61,12 +71,16 @@ static void text_plugin(const struct loaded_plugin *p)
 		char values[512], def[512];
 
 		opt_describe_values(o, values, sizeof(values));
-		opt_format_default(o, def, sizeof(def));
+		format_default(o, def, sizeof(def));
 		printf("  %s (%s)\n", o->name, opt_shown_type(o));
 		printf("      %s\n", o->description ? o->description : "");
 		printf("      values: %s\n", values);
 		if (o->flags & SL_OPT_EXCLUSIVE)
 			printf("      exclusive: one instance of %s per value\n", d->name);
+		if (o->flags & SL_OPT_SECRET)
+			printf("      secret: %s shown as %s, in sluice -t and every message\n",
+			       (o->flags & SL_OPT_MAP_ENTRIES) ? "the value of a name containing "
+				       SECRET_WORDS " is" : "its value is", SECRET_MASK);
 		if (o->flags & SL_OPT_REQUIRED)
 			printf("      required\n");
 		else if (o->def)
@@ -126,7 +140,7 @@ static void man_plugin(const struct loaded_plugin *p)
 		char values[512], def[512];
 
 		opt_describe_values(o, values, sizeof(values));
-		opt_format_default(o, def, sizeof(def));
+		format_default(o, def, sizeof(def));
 		printf(".TP\n.BR ");
 		man_text(o->name);
 		printf(" \" (%s)\"\n", opt_shown_type(o));
@@ -139,6 +153,10 @@ static void man_plugin(const struct loaded_plugin *p)
 		printf(".\n.br\n");
 		if (o->flags & SL_OPT_EXCLUSIVE)
 			printf("Exclusive: two instances with the same value are a configuration error.\n.br\n");
+		if (o->flags & SL_OPT_SECRET)
+			printf("Secret: %s shown as %s, in sluice \\-t and every message.\n.br\n",
+			       (o->flags & SL_OPT_MAP_ENTRIES) ? "the value of a name containing "
+				       SECRET_WORDS " is" : "its value is", SECRET_MASK);
 		if (o->flags & SL_OPT_REQUIRED) {
 			printf("Required.\n");
 		} else if (o->def) {
@@ -183,8 +201,8 @@ static void md_type(const struct sl_option *o)
 		return;
 	}
 	opt_format_range(o, range, sizeof(range));
-	printf("%s%s%s", o->type == SL_OPT_INT ? "int" : opt_shown_type(o),
-	       range[0] ? " " : "", range);
+	printf("%s%s%s%s", o->type == SL_OPT_INT ? "int" : opt_shown_type(o),
+	       range[0] ? " " : "", range, (o->flags & SL_OPT_SECRET) ? " (secret)" : "");
 }
 
 static void md_plugin(const struct loaded_plugin *p)
@@ -210,7 +228,7 @@ static void md_plugin(const struct loaded_plugin *p)
 	for (const struct sl_option *o = d->options; o && o->name; o++) {
 		char def[512];
 
-		opt_format_default(o, def, sizeof(def));
+		format_default(o, def, sizeof(def));
 		printf("| `%s` | ", o->name);
 		md_type(o);
 		if (o->flags & SL_OPT_REQUIRED)

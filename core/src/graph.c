@@ -9,6 +9,7 @@
 #include "identity.h"
 #include "inst_keys.h"
 #include "options.h"
+#include "secret.h"
 
 /* Everything a plugin element resolves to, before it becomes an instance. */
 struct resolved {
@@ -676,6 +677,17 @@ int graph_build_seeded(struct graph *g, const struct config *cfg, struct diag *d
 	return d->errors ? -1 : 0;
 }
 
+/* One value as the tree shows it (secret.h); "?" for a nested node or no memory. */
+static void print_value(const struct sl_option *o, const char *entry, const struct ynode *v,
+			const char *fmt, FILE *out)
+{
+	size_t len = v->kind == YN_SCALAR ? strlen(v->scalar) + SECRET_SHOW_EXTRA : 0;
+	char *shown = len ? malloc(len) : NULL;
+
+	fprintf(out, fmt, shown ? secret_show_option(o, entry, v->scalar, shown, len) : "?");
+	free(shown);
+}
+
 /* The options written for an instance, for the tree view. */
 static void print_options(const struct sl_instance *inst, FILE *out)
 {
@@ -683,20 +695,29 @@ static void print_options(const struct sl_instance *inst, FILE *out)
 
 	for (size_t i = 0; opts && i < opts->n; i += 2) {
 		const struct ynode *k = opts->items[i], *v = opts->items[i + 1];
+		const struct sl_option *o = opt_find(inst->desc, k->scalar);
 
 		if (strcmp(k->scalar, "plugin") == 0)
 			continue;
 		if (v->kind == YN_SCALAR) {
 			bool quote = strpbrk(v->scalar, " \t\"") != NULL || !v->scalar[0];
 
-			fprintf(out, quote ? " %s=\"%s\"" : " %s=%s", k->scalar, v->scalar);
+			fprintf(out, " %s=", k->scalar);
+			print_value(o, NULL, v, quote ? "\"%s\"" : "%s", out);
 		} else {
 			bool map = v->kind == YN_MAP;	/* SL_OPT_MAP: name:value pairs */
 
 			fprintf(out, " %s=%c", k->scalar, map ? '{' : '[');
-			for (size_t j = 0; j < v->n; j++)
-				fprintf(out, "%s%s", j ? (map && j % 2 ? ":" : ",") : "",
-					v->items[j]->kind == YN_SCALAR ? v->items[j]->scalar : "?");
+			for (size_t j = 0; j < v->n; j++) {
+				const struct ynode *it = v->items[j];
+
+				fputs(j ? (map && j % 2 ? ":" : ",") : "", out);
+				if (map && j % 2 == 0)	/* a name: shown */
+					fputs(it->kind == YN_SCALAR ? it->scalar : "?", out);
+				else
+					print_value(o, map ? v->items[j - 1]->scalar : NULL, it, "%s",
+						    out);
+			}
 			fputc(map ? '}' : ']', out);
 		}
 	}

@@ -9,6 +9,7 @@
 #include "host.h"
 #include "log.h"
 #include "queue.h"
+#include "secret.h"
 #include "worker.h"
 
 /* ---- batches: each thread has its own pool (worker.c) ---- */
@@ -128,22 +129,34 @@ static void host_emit(struct sl_instance *inst, struct sl_batch *b)
 
 /* ---- logging and errors ---- */
 
-static void host_log(struct sl_instance *inst, enum sl_log_level level, const char *fmt, ...)
+static void log_who(int level, const char *who, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
+	log_msgv(level, who, fmt, ap);
+	va_end(ap);
+}
+
+/* What a plugin says may repeat an option's secret (a library's error text): masked. */
+static void host_log(struct sl_instance *inst, enum sl_log_level level, const char *fmt, ...)
+{
+	char msg[2048];
+	va_list ap;
+
+	/* a reopen's error is kept for its reply even below the log level */
+	if ((int)level > log_get_level() && !(inst->in_reopen && level <= SL_LOG_WARNING))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	secret_scrub(inst->desc->options, inst->opt.config, msg, sizeof(msg));
 	/* The first error of a reopen is what `sluice reopen` answers with. */
 	if (inst->in_reopen && level <= SL_LOG_WARNING && !inst->reopen_said) {
 		inst->reopen_said = true;
-		va_list copy;
-
-		va_copy(copy, ap);
-		vsnprintf(inst->reopen_err, sizeof(inst->reopen_err), fmt, copy);
-		va_end(copy);
+		snprintf(inst->reopen_err, sizeof(inst->reopen_err), "%s", msg);
 	}
-	log_msgv(level, inst->name, fmt, ap);
-	va_end(ap);
+	log_who(level, inst->name, "%s", msg);
 }
 
 static void host_config_error(struct sl_instance *inst, const char *option, const char *fmt, ...)
@@ -156,6 +169,7 @@ static void host_config_error(struct sl_instance *inst, const char *option, cons
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	secret_scrub(inst->desc->options, inst->opt.config, msg, sizeof(msg));
 	if (!inst->configuring) {
 		/* Outside configure() there is no position to blame: just log it. */
 		log_msg(SL_LOG_ERR, "%s: %s%s%s", inst->name, option ? option : "",

@@ -6,6 +6,7 @@
 
 #include "graph.h"
 #include "identity.h"
+#include "secret.h"
 #include "strset.h"
 
 struct kbuf {
@@ -188,7 +189,9 @@ static void describe_resource(const struct sl_instance *inst, char *buf, size_t 
 		used += (size_t)snprintf(buf + used, len - used, "%s%s ", used ? ", " : "", o->name);
 		if (used >= len)
 			break;
-		if (o->type == SL_OPT_LIST) {
+		if (o->flags & SL_OPT_SECRET) {
+			used += (size_t)snprintf(buf + used, len - used, "%s", SECRET_MASK);
+		} else if (o->type == SL_OPT_LIST) {
 			/* as the set it is compared as: sorted, each item once */
 			const struct sl_strlist *l = (const struct sl_strlist *)m;
 			const char **v = malloc((l->n + 1) * sizeof(*v));

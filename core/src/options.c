@@ -10,6 +10,7 @@
 #include "inst_keys.h"
 #include "options.h"
 #include "opt_groups.h"
+#include "secret.h"
 
 int opt_parse_int(const char *s, int64_t *out)
 {
@@ -261,16 +262,21 @@ void opt_describe_values(const struct sl_option *o, char *buf, size_t len)
 
 static int bad_value(const struct sl_option *o, const char *text, char *err, size_t errlen)
 {
-	char what[256];
+	char what[256], shown[512];
 
 	const char *p = text + (*text == '-' || *text == '+');
 	bool octal = o->type == SL_OPT_INT && p[0] == '0' && isdigit((unsigned char)p[1]) &&
 		     strspn(p, "0123456789") == strlen(p) && strpbrk(p, "89");
 
 	opt_describe_values(o, what, sizeof(what));
-	snprintf(err, errlen, "option '%s': expected %s, got '%s'%s", o->name, what, text,
-		 octal ? " (a leading 0 makes it octal, as in YAML 1.1, where 8 and 9 are no digits)"
-		       : "");
+	if (o->flags & SL_OPT_SECRET)	/* the position names it; the value stays unsaid */
+		snprintf(err, errlen, "option '%s': expected %s, got something else (a secret: "
+			 "not shown)", o->name, what);
+	else
+		snprintf(err, errlen, "option '%s': expected %s, got '%s'%s", o->name, what,
+			 secret_show(text, false, shown, sizeof(shown)),
+			 octal ? " (a leading 0 makes it octal, as in YAML 1.1, where 8 and 9 "
+				 "are no digits)" : "");
 	return -1;
 }
 
@@ -413,7 +419,7 @@ const char *opt_suggest(const char *name, const char *const *names)
 	return best;
 }
 
-static const struct sl_option *find_option(const struct sl_plugin *d, const char *name)
+const struct sl_option *opt_find(const struct sl_plugin *d, const char *name)
 {
 	for (const struct sl_option *o = d->options; o && o->name; o++)
 		if (strcmp(o->name, name) == 0)
@@ -548,7 +554,7 @@ static void fill_one(const struct sl_option *o, const struct ynode *v, void *con
 		diag_error(diag, &v->mark, "option '%s': expected %s, got nothing", o->name, what);
 		return;
 	}
-	if (o->type == SL_OPT_INT)
+	if (o->type == SL_OPT_INT && !(o->flags & SL_OPT_SECRET))
 		opt_check_octal(diag, &v->mark, o->name, v->scalar);
 	if (opt_store_scalar(o, v->scalar, config, err, sizeof(err)))
 		diag_error(diag, &v->mark, "%s", err);
@@ -604,7 +610,7 @@ int opt_fill(struct opt_values *vals, const struct sl_plugin *d, const struct yn
 		/* the element's plugin, and the keys the core reads (thread, queue...) */
 		if (strcmp(k->scalar, "plugin") == 0 || inst_key_is_core(k->scalar))
 			continue;
-		o = find_option(d, k->scalar);
+		o = opt_find(d, k->scalar);
 		if (o)
 			fill_one(o, opts->items[i + 1], vals->config, diag);
 		else if (opt_group_is(d, k->scalar))	/* a group that is not a mapping */

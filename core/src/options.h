@@ -53,6 +53,9 @@ void opt_format_range(const struct sl_option *o, char *buf, size_t len);
 /* Default of an option written as YAML ("[a, b]", a quoted string), for --describe. */
 void opt_format_default(const struct sl_option *o, char *buf, size_t len);
 
+/* The row of option `name` in d's table, or NULL. */
+const struct sl_option *opt_find(const struct sl_plugin *d, const char *name);
+
 /* Levenshtein distance (99 for names of 63 bytes or more). */
 unsigned opt_edit_distance(const char *a, const char *b);
 /* The name in the NULL-terminated list within two edits of `name`, or NULL. */

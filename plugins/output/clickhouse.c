@@ -77,7 +77,7 @@ static const struct sl_option ch_opts[] = {
 	SL_OPT_STR("database", struct ch_cfg, database, "default", "database of the table"),
 	SL_OPT_STR("table", struct ch_cfg, table, SL_REQUIRED, "table the rows are inserted into"),
 	SL_OPT_STR("user", struct ch_cfg, user, NULL, "user (HTTP basic authentication)"),
-	SL_OPT_STR("password", struct ch_cfg, password, NULL, "password of that user"),
+	SL_OPT_STR("password", struct ch_cfg, password, SL_SECRET(NULL), "password of that user"),
 	SL_OPT_ENUM("schema", struct ch_cfg, schema, "packets", schema_names,
 		    "built-in column mapping when columns is empty: packets or flows"),
 	SL_OPT_LIST("columns", struct ch_cfg, columns, NULL,

@@ -91,6 +91,20 @@ struct sl_strlist {
  * Used for free-form maps handed to a library (kafka's `properties`).
  */
 #define SL_OPT_MAP_ENTRIES (1u << 2)
+/*
+ * The option's value is a secret (a password, a key): the core never
+ * prints it.  `sluice -t`, --describe's default, the core's messages and
+ * every log line and config_error() of the instance show "********"
+ * instead (the core replaces the value wherever a plugin's or a
+ * library's message repeats it).  On a mapping (SL_OPT_MAP) only the
+ * values of secret-looking names are masked: a name containing, in any
+ * case, pass, secret, token, cred, key, pem or auth (sasl.password,
+ * ssl.key.pem); the names stay visible.  Without the flag, the core still
+ * masks a password inside any value: a URI's user-info
+ * (scheme://user:PASSWORD@host) and a password=... or secret=... keyword
+ * (libpq's connection string, a URI's query).
+ */
+#define SL_OPT_SECRET (1u << 3)
 
 struct sl_option {
 	const char *name;
@@ -100,7 +114,7 @@ struct sl_option {
 	const char *description;	/* one line, shown by sluice --describe */
 	int64_t min, max;		/* INT, SIZE, DURATION: inclusive range (0,0: any) */
 	const char *const *choices;	/* ENUM: NULL-terminated */
-	unsigned flags;			/* SL_OPT_REQUIRED, SL_OPT_EXCLUSIVE */
+	unsigned flags;			/* SL_OPT_REQUIRED, SL_OPT_EXCLUSIVE, SL_OPT_SECRET... */
 };
 
 /*
@@ -126,6 +140,9 @@ struct sl_option {
 /* In the default's place: SL_EXCLUSIVE("[destroy]"), or required and exclusive. */
 #define SL_EXCLUSIVE(d) d, .flags = SL_OPT_EXCLUSIVE
 #define SL_REQUIRED_EXCLUSIVE NULL, .flags = SL_OPT_REQUIRED | SL_OPT_EXCLUSIVE
+/* In the default's place: SL_SECRET(NULL) (a secret), SL_REQUIRED_SECRET. */
+#define SL_SECRET(d) d, .flags = SL_OPT_SECRET
+#define SL_REQUIRED_SECRET NULL, .flags = SL_OPT_REQUIRED | SL_OPT_SECRET
 
 /* 0, or a compile error when st.mem is not of type T. */
 #define SL_OPT_CHECK_(st, mem, T)                                                     \
@@ -155,6 +172,10 @@ struct sl_option {
 #define SL_OPT_MAP(n, st, mem, desc) \
 	SL_OPT_TYPED_(n, SL_OPT_LIST, st, mem, struct sl_strlist, 0, 0, NULL, desc, NULL, \
 		      .flags = SL_OPT_MAP_ENTRIES)
+/* A mapping whose secret-looking entries are masked (SL_OPT_SECRET). */
+#define SL_OPT_SECRET_MAP(n, st, mem, desc) \
+	SL_OPT_TYPED_(n, SL_OPT_LIST, st, mem, struct sl_strlist, 0, 0, NULL, desc, NULL, \
+		      .flags = SL_OPT_MAP_ENTRIES | SL_OPT_SECRET)
 #define SL_OPT_END { NULL, 0, 0, NULL, NULL, 0, 0, NULL, 0 }
 
 /*
