@@ -154,7 +154,10 @@ static void host_log(struct sl_instance *inst, enum sl_log_level level, const ch
 	/* The first error of a reopen is what `sluice reopen` answers with. */
 	if (inst->in_reopen && level <= SL_LOG_WARNING && !inst->reopen_said) {
 		inst->reopen_said = true;
-		snprintf(inst->reopen_err, sizeof(inst->reopen_err), "%s", msg);
+		size_t n = strnlen(msg, sizeof(inst->reopen_err) - 1);
+
+		memcpy(inst->reopen_err, msg, n);
+		inst->reopen_err[n] = '\0';
 	}
 	log_who(level, inst->name, "%s", msg);
 }
