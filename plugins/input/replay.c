@@ -84,7 +84,7 @@ struct replay {
 static const char *const pace_choices[] = {"none", "original", NULL};
 
 static const struct sl_option replay_options[] = {
-	SL_OPT_STR("file", struct replay_cfg, file, SL_PATH_REQUIRED(SL_OPT_IN_FILE), "pcap or pcapng file to read"),
+	SL_OPT_STR("file", struct replay_cfg, file, SL_REQUIRED, "pcap or pcapng file to read"),
 	SL_OPT_ENUM("pace", struct replay_cfg, pace, "none", pace_choices,
 		    "none: as fast as the stack takes them; original: keep the gaps of the capture"),
 	SL_OPT_INT("loop", struct replay_cfg, loop, "1", 0, 1000000000,
