@@ -5,6 +5,10 @@
 # away the records go to disk, and when it comes up every one of them
 # arrives: received == generated, spool_dropped == 0, nothing dropped.
 # (An endless slow input keeps the daemon running after the count.)
+# Then a spool folder the user can no longer write to (its lock file is
+# there, so the spool opens): every record the receiver cannot take is
+# counted in spool_dropped, and "cannot create" is logged once, not once
+# per record.
 . "$(dirname "$0")/lib.sh"
 need_root
 need_cmd ip ss python3 setpriv
@@ -47,4 +51,22 @@ rc=0; wait "$SLUICE_PID" || rc=$?
 [ "$(lines)" = $N ] || fail "received $(lines), expected $N"
 [ "$(counter s.syslog spool_dropped "$WORK/err")" = 0 ] && [ "$(counter s.syslog dropped "$WORK/err")" = 0 ] ||
 	fail "drops: $(grep "counters: s.syslog" "$WORK/err")"
-pass "$N records spooled in a folder the daemon made as $TUSER, all delivered"
+
+kill -9 "$RECV"; wait "$RECV" 2>/dev/null || true
+RO="$LOG/ro-spool"
+mkdir -m 700 "$RO" && touch "$RO/lock" && chmod 600 "$RO/lock" && chown -R "$TUSER:$TGROUP" "$RO"
+chmod 500 "$RO"
+sed -e "s|spool_dir: $SPOOL|spool_dir: $RO|" "$WORK/c.yaml" >"$WORK/ro.yaml"
+chmod 644 "$WORK/ro.yaml"
+ip netns exec "$NS" "$SLUICE" -c "$WORK/ro.yaml" >"$WORK/ro.err" 2>&1 &
+SLUICE_PID=$!
+at_exit "kill $SLUICE_PID"
+wait_for $((10 * FACTOR)) grep -q "cannot create $RO/seg-" "$WORK/ro.err" || fail "ro: $(cat "$WORK/ro.err")"
+kill -TERM "$SLUICE_PID"
+rc=0; wait "$SLUICE_PID" || rc=$?
+[ "$rc" = 0 ] || fail "ro: exit $rc: $(tail -5 "$WORK/ro.err")"
+dropped=$(counter s.syslog spool_dropped "$WORK/ro.err")
+said=$(grep -c "cannot create $RO/seg-" "$WORK/ro.err")
+[ "$dropped" -gt 1 ] && [ "$said" = 1 ] ||
+	fail "$dropped records not spooled, 'cannot create' said $said times: $(head -c 2000 "$WORK/ro.err")"
+pass "$N records spooled in a folder the daemon made as $TUSER, all delivered; $dropped not spooled in an unwritable one, said once"
