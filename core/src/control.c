@@ -266,6 +266,20 @@ static int clear_stale(const char *path, const struct sockaddr_un *sa, char *err
 	return 0;
 }
 
+int control_dir_unsafe(const struct stat *st, uid_t uid, gid_t gid, const char *dir, char *err,
+		       size_t errlen)
+{
+	if (!(st->st_mode & S_IWOTH) && (st->st_uid == 0 || st->st_uid == uid) &&
+	    (!(st->st_mode & S_IWGRP) || st->st_gid == 0 || st->st_gid == gid))
+		return 0;
+	snprintf(err, errlen,
+		 "control socket: directory %s (owner uid %u, gid %u, mode %04o) can be written "
+		 "by others than root and the daemon's user: they could replace the socket; "
+		 "use a directory only those two can write to", dir, (unsigned)st->st_uid,
+		 (unsigned)st->st_gid, (unsigned)(st->st_mode & 07777));
+	return -1;
+}
+
 /*
  * The socket's folder: created (one level, like systemd's RuntimeDirectory)
  * for the daemon's user when missing, and refused when anyone but root and
@@ -300,15 +314,8 @@ static int open_dir(const char *dir, const struct drop_target *drop, char *err, 
 	if (made)
 		log_msg(SL_LOG_INFO, "control socket: created its directory %s (owner uid %u)", dir,
 			(unsigned)st.st_uid);
-	if ((st.st_mode & S_IWOTH) || (st.st_uid != 0 && st.st_uid != uid) ||
-	    ((st.st_mode & S_IWGRP) && st.st_gid != 0 && st.st_gid != gid)) {
-		snprintf(err, errlen,
-			 "control socket: directory %s (owner uid %u, gid %u, mode %04o) can be written "
-			 "by others than root and the daemon's user: they could replace the socket; "
-			 "use a directory only those two can write to", dir, (unsigned)st.st_uid,
-			 (unsigned)st.st_gid, (unsigned)(st.st_mode & 07777));
+	if (control_dir_unsafe(&st, uid, gid, dir, err, errlen))
 		goto fail;
-	}
 	return fd;
 fail:
 	if (fd >= 0)

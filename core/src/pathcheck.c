@@ -15,10 +15,12 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "control.h"
 #include "graph.h"
 #include "log.h"
 #include "pathcheck.h"
 #include "privileges.h"
+#include "yaml_tree.h"
 
 typedef void (*path_fn)(void *ctx, const struct sl_instance *inst, const struct sl_option *o,
 			const char *path);
@@ -38,6 +40,9 @@ static const char *option_path(const struct sl_instance *inst, const struct sl_o
 	localtime_r(&now, &tm);
 	return strftime(buf, len, v, &tm) ? buf : NULL;
 }
+
+static int paths_as_user(const struct graph *g, const char *config_file,
+			 const struct drop_target *drop, struct diag *d);
 
 static void each_path(const struct graph *g, path_fn fn, void *ctx)
 {
@@ -169,8 +174,48 @@ static int check_all(const struct graph *g, const char *config_file, struct chec
 	return c->d->errors == before ? 0 : -1;
 }
 
+/*
+ * The control socket's folder: missing is fine if its parent exists (start
+ * creates it); present, not writable by everyone.  Who owns it is checked
+ * at start only: -t may run as root for a daemon the unit runs as its user.
+ */
+static void check_control_dir(const struct graph *g, const struct drop_target *drop,
+			      struct diag *d)
+{
+	const char *path = g->cfg->control_socket;
+	const struct ynode *v = ytree_map_get(ytree_map_get(g->cfg->root, "daemon"), "control_socket");
+	uid_t uid = drop && geteuid() == 0 ? drop->uid : geteuid();
+	gid_t gid = drop && geteuid() == 0 ? drop->gid : getegid();
+	char dir[PATH_MAX], parent[PATH_MAX], err[PATH_MAX + 256];
+	struct stat st;
+
+	if (!path)
+		return;
+	dir_of(path, dir, sizeof(dir));
+	if (stat(dir, &st) == 0) {
+		if ((st.st_mode & S_IWOTH) &&
+		    control_dir_unsafe(&st, uid, gid, dir, err, sizeof(err)))
+			diag_error(d, v ? &v->mark : NULL, "%s", err);
+		return;
+	}
+	dir_of(dir, parent, sizeof(parent));
+	if (errno != ENOENT || stat(parent, &st) < 0)
+		diag_error(d, v ? &v->mark : NULL,
+			   "control_socket: its directory %s cannot be created: %s", dir,
+			   errno == ENOENT ? "its parent does not exist" : strerror(errno));
+}
+
 int pathcheck_config(const struct graph *g, const char *config_file, const struct drop_target *drop,
 		     struct diag *d)
+{
+	unsigned before = d->errors;
+
+	check_control_dir(g, drop, d);
+	return paths_as_user(g, config_file, drop, d) || d->errors != before ? -1 : 0;
+}
+
+static int paths_as_user(const struct graph *g, const char *config_file,
+			 const struct drop_target *drop, struct diag *d)
 {
 	struct check c = {.d = d, .user = "as this user"};
 	char user[96], err[256];

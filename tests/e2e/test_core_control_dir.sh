@@ -6,6 +6,7 @@
 # with the sticky bit, group-writable by another group, owned by another
 # user.  Refused means exit 1 and no output file made.  A folder of root's
 # (0755) or of the user's is accepted; the socket is the user's, 0660.
+# sluice -t reports a world-writable folder, and one that cannot be made.
 . "$(dirname "$0")/lib.sh"
 need_root
 need_cmd setpriv
@@ -40,6 +41,17 @@ for c in "root 0755 root:root" "own 0770 $TUSER:$TGROUP" "rootgroup 0770 root:ro
 	grep -q "control socket $WORK/$1/control: listening" "$WORK/$1.err" && [ -s "$LOG/$1.log" ] ||
 		fail "$1: $(cat "$WORK/$1.err")"
 done
+# sluice -t says so for the world-writable one, and that a folder whose parent
+# is missing cannot be made; a missing folder with a parent is fine.
+rc=0; "$SLUICE" -t -c "$WORK/sticky.yaml" >"$WORK/t.out" 2>&1 || rc=$?
+[ "$rc" = 78 ] && grep -q "sticky.yaml:1:[0-9]*: error: control socket: directory $WORK/sticky (owner uid 0, gid 0, mode 1777) can be written by others" "$WORK/t.out" ||
+	fail "-t, sticky folder: exit $rc: $(cat "$WORK/t.out")"
+sed "s|$WORK/root/control|$WORK/no/such/control|" "$WORK/root.yaml" >"$WORK/noparent.yaml"
+rc=0; "$SLUICE" -t -c "$WORK/noparent.yaml" >"$WORK/t.out" 2>&1 || rc=$?
+[ "$rc" = 78 ] && grep -q "noparent.yaml:1:[0-9]*: error: control_socket: its directory $WORK/no/such cannot be created: its parent does not exist" "$WORK/t.out" ||
+	fail "-t, no parent: exit $rc: $(cat "$WORK/t.out")"
+sed "s|$WORK/root/control|$WORK/new/control|" "$WORK/root.yaml" >"$WORK/new.yaml"
+"$SLUICE" -t -c "$WORK/new.yaml" >"$WORK/t.out" 2>&1 || fail "-t, a folder to make: $(cat "$WORK/t.out")"
 # Serving: the socket is the user's and 0660 from its bind on.
 mkdir -m 755 "$WORK/serve"
 sed "s|$WORK/root/|$WORK/serve/|; s/count: 1/count: -1, interval: 100ms/" "$WORK/root.yaml" >"$WORK/serve.yaml"
