@@ -329,8 +329,9 @@ fail:
  * descriptor when /proc allows, then owned without following links: no
  * moment where a name is looked up twice.
  */
-static int bind_socket(struct control *ctl, int dirfd, const char *base, const struct sockaddr_un *sa,
-		       const struct drop_target *drop, char *err, size_t errlen)
+static int bind_socket(struct control *ctl, int dirfd, const char *base,
+		       const struct sockaddr_un *sa, const struct drop_target *drop, char *err,
+		       size_t errlen)
 {
 	struct sockaddr_un via = {.sun_family = AF_UNIX};
 	const struct sockaddr_un *to = sa;
