@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -265,33 +266,126 @@ static int clear_stale(const char *path, const struct sockaddr_un *sa, char *err
 	return 0;
 }
 
-/* Bind with no access for others, then chown, then open it to the group. */
-static int bind_socket(struct control *ctl, const struct sockaddr_un *sa,
-		       const struct drop_target *drop, char *err, size_t errlen)
+int control_dir_unsafe(const struct stat *st, uid_t uid, gid_t gid, const char *dir, char *err,
+		       size_t errlen)
 {
-	mode_t old = umask(0177);
-	struct stat st;
-	int rc = bind(ctl->fd, (const struct sockaddr *)sa, sizeof(*sa));
+	if (!(st->st_mode & S_IWOTH) && (st->st_uid == 0 || st->st_uid == uid) &&
+	    (!(st->st_mode & S_IWGRP) || st->st_gid == 0 || st->st_gid == gid))
+		return 0;
+	snprintf(err, errlen,
+		 "control socket: directory %s (owner uid %u, gid %u, mode %04o) can be written "
+		 "by others than root and the daemon's user: they could replace the socket; "
+		 "use a directory only those two can write to", dir, (unsigned)st->st_uid,
+		 (unsigned)st->st_gid, (unsigned)(st->st_mode & 07777));
+	return -1;
+}
 
+/*
+ * The socket's folder: created (one level, like systemd's RuntimeDirectory)
+ * for the daemon's user when missing, and refused when anyone but root and
+ * that user could replace what is in it.  An open descriptor, or -1.
+ */
+static int open_dir(const char *dir, const struct drop_target *drop, char *err, size_t errlen)
+{
+	uid_t uid = drop && geteuid() == 0 ? drop->uid : geteuid();
+	gid_t gid = drop && geteuid() == 0 ? drop->gid : getegid();
+	bool made = false;
+	struct stat st;
+	int fd;
+
+	if (mkdir(dir, 0700) == 0)
+		made = true;
+	else if (errno != EEXIST) {
+		snprintf(err, errlen, "control socket: cannot create its directory %s: %s", dir,
+			 strerror(errno));
+		return -1;
+	}
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		snprintf(err, errlen, "control socket: directory %s: %s", dir, strerror(errno));
+		goto fail;
+	}
+	/* Made by us as root: the user's, group-readable (clients need search). */
+	if (made && ((geteuid() == 0 && fchown(fd, uid, gid) < 0) || fchmod(fd, 0750) < 0 ||
+		     fstat(fd, &st) < 0)) {
+		snprintf(err, errlen, "control socket: directory %s: %s", dir, strerror(errno));
+		goto fail;
+	}
+	if (made)
+		log_msg(SL_LOG_INFO, "control socket: created its directory %s (owner uid %u)", dir,
+			(unsigned)st.st_uid);
+	if (control_dir_unsafe(&st, uid, gid, dir, err, errlen))
+		goto fail;
+	return fd;
+fail:
+	if (fd >= 0)
+		close(fd);
+	return -1;
+}
+
+/*
+ * Mode 0660 from the start: the socket inode's mode (fchmod before bind)
+ * under a umask is what bind(2) gives the file.  Bound through the folder's
+ * descriptor when /proc allows, then owned without following links: no
+ * moment where a name is looked up twice.
+ */
+static int bind_socket(struct control *ctl, int dirfd, const char *base,
+		       const struct sockaddr_un *sa, const struct drop_target *drop, char *err,
+		       size_t errlen)
+{
+	struct sockaddr_un via = {.sun_family = AF_UNIX};
+	const struct sockaddr_un *to = sa;
+	struct stat st;
+	mode_t old;
+	int rc, n;
+
+	n = snprintf(via.sun_path, sizeof(via.sun_path), "/proc/self/fd/%d/%s", dirfd, base);
+	if (n > 0 && (size_t)n < sizeof(via.sun_path) && access("/proc/self/fd", X_OK) == 0)
+		to = &via;
+	if (fchmod(ctl->fd, 0660) < 0) {
+		snprintf(err, errlen, "control socket %s: cannot set its mode: %s", ctl->path,
+			 strerror(errno));
+		return -1;
+	}
+	old = umask(0117);
+	rc = bind(ctl->fd, (const struct sockaddr *)to, sizeof(*to));
 	umask(old);
 	if (rc < 0) {
 		snprintf(err, errlen, "control socket %s: cannot bind: %s", ctl->path, strerror(errno));
 		return -1;
 	}
-	if (lstat(ctl->path, &st) == 0) {
-		ctl->dev = st.st_dev;
-		ctl->ino = st.st_ino;
+	if (fstatat(dirfd, base, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISSOCK(st.st_mode)) {
+		snprintf(err, errlen, "control socket %s: gone after bind", ctl->path);
+		return -1;
 	}
-	if (drop && geteuid() == 0 && chown(ctl->path, drop->uid, drop->gid) < 0) {
+	ctl->dev = st.st_dev;
+	ctl->ino = st.st_ino;
+	if (drop && geteuid() == 0 &&
+	    fchownat(dirfd, base, drop->uid, drop->gid, AT_SYMLINK_NOFOLLOW) < 0) {
 		snprintf(err, errlen, "control socket %s: cannot chown to %s: %s", ctl->path,
 			 drop->name, strerror(errno));
 		return -1;
 	}
-	if (chmod(ctl->path, 0660) < 0) {
-		snprintf(err, errlen, "control socket %s: cannot chmod: %s", ctl->path,
-			 strerror(errno));
-		return -1;
+	return 0;
+}
+
+/* "dir" and the name in it; a bare name is in ".".  -1: too long. */
+static int split_path(const char *path, char *dir, size_t len, const char **base)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash) {
+		snprintf(dir, len, ".");
+		*base = path;
+		return 0;
 	}
+	if ((size_t)(slash - path) >= len)
+		return -1;
+	if (slash == path)
+		snprintf(dir, len, "/");
+	else
+		snprintf(dir, len, "%.*s", (int)(slash - path), path);
+	*base = slash + 1;
 	return 0;
 }
 
@@ -299,7 +393,10 @@ struct control *control_open(struct daemon *d, const char *path, const struct dr
 			     char *err, size_t errlen)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	char dir[sizeof(sa.sun_path)];
+	const char *base;
 	struct control *ctl;
+	int dirfd = -1;
 
 	if (strlen(path) >= sizeof(sa.sun_path)) {
 		snprintf(err, errlen, "control socket %s: path too long", path);
@@ -324,8 +421,17 @@ struct control *control_open(struct daemon *d, const char *path, const struct dr
 		free(ctl);
 		return NULL;
 	}
-	if (clear_stale(path, &sa, err, errlen) || bind_socket(ctl, &sa, drop, err, errlen))
+	if (split_path(path, dir, sizeof(dir), &base)) {
+		snprintf(err, errlen, "control socket %s: path too long", path);
 		goto fail;
+	}
+	if ((dirfd = open_dir(dir, drop, err, errlen)) < 0)
+		goto fail;
+	if (clear_stale(path, &sa, err, errlen) ||
+	    bind_socket(ctl, dirfd, base, &sa, drop, err, errlen))
+		goto fail;
+	close(dirfd);
+	dirfd = -1;
 	if (listen(ctl->fd, CONTROL_MAX_CLIENTS) < 0 ||
 	    loop_watch(d->loop, ctl->fd, EPOLLIN, on_accept, ctl) < 0) {
 		snprintf(err, errlen, "control socket %s: %s", path, strerror(errno));
@@ -334,6 +440,8 @@ struct control *control_open(struct daemon *d, const char *path, const struct dr
 	log_msg(SL_LOG_INFO, "control socket %s: listening", path);
 	return ctl;
 fail:
+	if (dirfd >= 0)
+		close(dirfd);
 	if (ctl->ino)
 		unlink(path);
 	ctl->ino = 0;

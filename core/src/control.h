@@ -12,6 +12,8 @@
 #define SLUICE_CONTROL_H
 
 #include <stddef.h>
+#include <sys/stat.h>
+#include <sys/types.h>
 
 struct daemon;
 struct drop_target;
@@ -31,6 +33,12 @@ struct control;
  */
 struct control *control_open(struct daemon *d, const char *path, const struct drop_target *drop,
 			     char *err, size_t errlen);
+/*
+ * A folder the socket may be in: one only root and the daemon's user
+ * (uid, gid: who it runs as) can write to.  0, or -1 with a message.
+ */
+int control_dir_unsafe(const struct stat *st, uid_t uid, gid_t gid, const char *dir, char *err,
+		       size_t errlen);
 /* Drop every connection, close and remove the socket. */
 void control_close(struct control *c);
 

@@ -16,6 +16,7 @@
 #include "log.h"
 #include "metrics.h"
 #include "notify.h"
+#include "pathcheck.h"
 #include "reload.h"
 
 /*
@@ -120,7 +121,7 @@ static void on_signal(void *ctx, int signo)
 	}
 }
 
-/* Every socket and file is open: root is no longer needed. */
+/* The sockets that need root are bound: the instances start as the user. */
 static int drop_root(const struct drop_target *drop)
 {
 	char err[256];
@@ -158,6 +159,7 @@ int daemon_run(struct graph *g, const struct config *cfg, const char *config_fil
 	static const int signals[] = {SIGTERM, SIGINT, SIGHUP, SIGUSR1, 0};
 	struct daemon d = {.config_file = config_file, .start_time = time(NULL)};
 	struct control *ctl = NULL;
+	struct pathcheck_marks marks = {0};
 	struct runtime rt;
 	char err[512];
 	int status = 0;
@@ -190,16 +192,28 @@ int daemon_run(struct graph *g, const struct config *cfg, const char *config_fil
 	if (cfg->metrics.enabled && !(d.metrics = metrics_start(&cfg->metrics, &g->loader, &d)))
 		goto out_runtime;
 	d.notify = notify_open(&d);
-	if (runtime_start(&rt))
-		goto out_services;
-	/* Before the drop: its folder may need root; it is chowned to the user. */
+	/*
+	 * A start check (another daemon answers there, a folder to create):
+	 * before any instance makes a file or binds a group.  Made as root,
+	 * owned by the user.
+	 */
 	if (cfg->control_socket &&
 	    !(ctl = control_open(&d, cfg->control_socket, drop, err, sizeof(err)))) {
 		log_msg(SL_LOG_ERR, "%s", err);
-		goto out_stop;
+		goto out_services;
 	}
-	if (drop_root(drop))
-		goto out_stop;
+	/*
+	 * Instances start as the user: every file, folder and spool segment
+	 * is the user's from the first one, as at every later reopen, rotation
+	 * and reload.  A failed start removes what it created.
+	 */
+	if (drop_root(drop) || pathcheck_mark(&marks, g))
+		goto out_control;
+	if (runtime_start(&rt)) {
+		pathcheck_undo(&marks);
+		goto out_control;
+	}
+	pathcheck_marks_free(&marks);
 	if (run_threads(&rt, g))
 		status = 1;
 	/* Every input bound, every output open, the threads running. */
@@ -220,9 +234,9 @@ int daemon_run(struct graph *g, const struct config *cfg, const char *config_fil
 	loop_free(d.loop);
 	return status;
 
-out_stop:
+out_control:
+	pathcheck_marks_free(&marks);
 	control_close(ctl);
-	runtime_stop(&rt);
 out_services:
 	daemon_services_stop(&d);
 out_runtime:

@@ -22,6 +22,7 @@
 #include "host.h"
 #include "log.h"
 #include "options.h"
+#include "pathcheck.h"
 #include "plugin_loader.h"
 #include "privileges.h"
 
@@ -206,6 +207,14 @@ int main(int argc, char **argv)
 			diag_error(&diag, &cfg.user_mark, "%s", err);
 	}
 	if (graph_build(&g, &cfg, &diag) || diag.errors) {
+		fprintf(stderr, "sluice: %u error%s in %s; nothing started\n", diag.errors,
+			diag.errors == 1 ? "" : "s", file);
+		graph_free(&g);
+		config_free(&cfg);
+		return EX_CONFIG;
+	}
+	/* What the daemon will open as its user, checked as that user. */
+	if (check && pathcheck_config(&g, file, cfg.user ? &drop : NULL, &diag)) {
 		fprintf(stderr, "sluice: %u error%s in %s; nothing started\n", diag.errors,
 			diag.errors == 1 ? "" : "s", file);
 		graph_free(&g);

@@ -52,6 +52,7 @@ struct sl_spool {
 	size_t wlen;
 	uint64_t wrecs;			/* records in wbuf */
 	bool full_logged;
+	uint64_t create_failed;		/* segments not created since the last one was */
 
 	int rfd;			/* segs[0] when loaded, or -1 */
 	uint8_t *rbuf;
@@ -324,10 +325,18 @@ static int open_writer(struct sl_spool *sp, uint64_t seq)
 
 	seg_path(sp, seq, path, sizeof(path));
 	sp->wfd = sl_open_out(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	/* Tried again for every record: said once, and once when it works again. */
 	if (sp->wfd < 0) {
-		logf_(sp, SL_LOG_ERR, "spool: cannot create %s: %s", path, strerror(errno));
+		if (!sp->create_failed++)
+			logf_(sp, SL_LOG_ERR, "spool: cannot create %s: %s (said once until a segment "
+			      "can be created; the records are counted in spool_dropped)", path,
+			      strerror(errno));
 		return -1;
 	}
+	if (sp->create_failed)
+		logf_(sp, SL_LOG_NOTICE, "spool %s: segments can be created again (%llu attempts failed)",
+		      sp->dir, (unsigned long long)sp->create_failed);
+	sp->create_failed = 0;
 	sp->wseq = seq;
 	sp->wsize = 0;
 	memcpy(sp->wbuf, SL_SPOOL_MAGIC, 8);

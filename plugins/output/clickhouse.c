@@ -96,7 +96,7 @@ static const struct sl_option ch_opts[] = {
 			"first retry delay; doubled up to retry_max"),
 	SL_OPT_DURATION("retry_max", struct ch_cfg, retry_max, "5s", 10, 3600000,
 			"longest retry delay"),
-	SL_OPT_STR("spool_dir", struct ch_cfg, spool_dir, NULL,
+	SL_OPT_STR("spool_dir", struct ch_cfg, spool_dir, SL_PATH(NULL, SL_OPT_OUT_MKDIR),
 		   "directory of a disk spool for rows that cannot be inserted (default: none)"),
 	SL_OPT_SIZE("spool_max_size", struct ch_cfg, spool_max_size, "1GiB", 65536,
 		    (int64_t)1 << 40, "largest size of the spool; past it rows are dropped"),

@@ -49,7 +49,7 @@ struct file_state {
 	struct line_header hdr;		/* style LH_NONE: no header */
 };
 static const struct sl_option file_opts[] = {
-	SL_OPT_STR("file", struct file_cfg, file, SL_REQUIRED,
+	SL_OPT_STR("file", struct file_cfg, file, SL_PATH_REQUIRED(SL_OPT_OUT_FILE),
 		   "path to append to; '-' is stdout; a '%' makes it a strftime pattern"),
 	SL_OPT_BOOL("sync", struct file_cfg, sync, "false", "fdatasync() after every flush"),
 	SL_OPT_SIZE("rotate_size", struct file_cfg, rotate_size, "0", 0, 0,

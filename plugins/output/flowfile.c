@@ -89,7 +89,8 @@ struct ff_state {
 };
 
 static const struct sl_option ff_options[] = {
-	SL_OPT_STR("dir", struct ff_cfg, dir, SL_REQUIRED, "directory of the flow files (must exist)"),
+	SL_OPT_STR("dir", struct ff_cfg, dir, SL_PATH_REQUIRED(SL_OPT_OUT_DIR),
+		   "directory of the flow files (must exist)"),
 	SL_OPT_DURATION("rotate_interval", struct ff_cfg, rotate_interval, "5m", 1000, 86400000,
 			"one file per slot of this length, aligned on the epoch (whole seconds)"),
 	SL_OPT_DURATION("flush_interval", struct ff_cfg, flush_interval, "10s", 0, 3600000,

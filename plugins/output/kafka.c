@@ -73,7 +73,7 @@ static const struct sl_option kafka_opts[] = {
 			"at stop, wait this long for queued messages to be delivered"),
 	SL_OPT_SECRET_MAP("properties", struct kafka_cfg, properties,
 			  "more librdkafka properties (security.protocol, sasl.*, ssl.*, ...)"),
-	SL_OPT_STR("spool_dir", struct kafka_cfg, spool_dir, NULL,
+	SL_OPT_STR("spool_dir", struct kafka_cfg, spool_dir, SL_PATH(NULL, SL_OPT_OUT_MKDIR),
 		   "directory of a disk spool for what the queue cannot hold (default: none)"),
 	SL_OPT_SIZE("spool_max_size", struct kafka_cfg, spool_max_size, "1GiB", 65536,
 		    (int64_t)1 << 40, "largest size of the spool; past it messages are dropped"),

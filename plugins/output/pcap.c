@@ -85,7 +85,7 @@ static size_t pcap_whole_end(const uint8_t *p, size_t len)
 }
 
 static const struct sl_option pcap_opts[] = {
-	SL_OPT_STR("file", struct pcap_cfg, file, SL_REQUIRED,
+	SL_OPT_STR("file", struct pcap_cfg, file, SL_PATH_REQUIRED(SL_OPT_OUT_FILE),
 		   "pcap file; '-' is stdout; a '%' makes it a strftime pattern"),
 	SL_OPT_ENUM("linktype", struct pcap_cfg, linktype, "raw", linktype_names,
 		    "raw (IP packets), ethernet (rebuilt link header) or nflog (all metadata)"),

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# daemon.user: after every socket and file is open the daemon runs as that
-# user with CAP_NET_ADMIN only, and SIGHUP still reopens its files (in a
+# daemon.user: once the sockets that need root are bound the daemon runs as
+# that user with CAP_NET_ADMIN only, and SIGHUP still reopens its files (in a
 # directory the user may write).  An unknown user is a config error.
 . "$(dirname "$0")/lib.sh"
 need_root

@@ -4,9 +4,14 @@
 # `sluice -t` accepts, unless the line before it (blank lines aside) is
 # `<!-- fragment -->`: a deliberate excerpt (one mapping, an error case).
 # The test says how many it checked and skipped; one block that fails is
-# a failure naming its file and line.
+# a failure naming its file and line.  -t checks that output directories
+# exist: the blocks' /var/log/sluice and /var/spool/sluice are moved into
+# folders made here (the columns of an error on such a line shift).
 . "$(dirname "$0")/lib.sh"
 need_cmd python3
+chmod 755 "$WORK"
+mkdir -p "$WORK/var/log/sluice" "$WORK/var/spool/sluice"
+chmod 777 "$WORK/var/log/sluice" "$WORK/var/spool/sluice"
 
 python3 - "$SRCDIR" "$WORK" <<'PY' >"$WORK/blocks.txt" || fail "cannot extract the blocks"
 import glob, os, sys
@@ -28,7 +33,10 @@ for path in files:
             n += 1
             out = os.path.join(work, f"block{n}.yaml")
             with open(out, "w") as f:
-                f.write("\n".join(lines[i + 1:j]) + "\n")
+                text = "\n".join(lines[i + 1:j]) + "\n"
+                for d in ("/var/log/sluice", "/var/spool/sluice"):
+                    text = text.replace(d, work + d)
+                f.write(text)
             rel = os.path.relpath(path, src)
             print(f"{'skip' if fragment else 'check'} {out} {rel}:{i + 2}")
             i = j

@@ -105,6 +105,26 @@ struct sl_strlist {
  * (libpq's connection string, a URI's query).
  */
 #define SL_OPT_SECRET (1u << 3)
+/*
+ * A string option that names a path the instance will use as the daemon's
+ * user (daemon.user).  `sluice -t` checks each one as that user (error at
+ * the option's position), and a start that fails removes the files and
+ * directories of SL_OPT_OUT_FILE/SL_OPT_OUT_MKDIR options that it created.
+ * Bit 3 is taken; an unset or empty value is not checked.
+ *   SL_OPT_OUT_FILE   a file it creates or appends to ('-': stdout; a '%':
+ *                     a strftime pattern): its directory exists, writable
+ *   SL_OPT_OUT_DIR    a directory it writes files into: exists, writable
+ *   SL_OPT_OUT_MKDIR  a directory it creates when missing: exists and is
+ *                     writable, or its parent is
+ *   SL_OPT_IN_FILE    a file it reads: readable
+ * Write them in the default's place: SL_PATH(NULL, SL_OPT_OUT_MKDIR),
+ * SL_PATH_REQUIRED(SL_OPT_OUT_FILE).
+ */
+#define SL_OPT_OUT_FILE (1u << 4)
+#define SL_OPT_OUT_DIR (1u << 5)
+#define SL_OPT_OUT_MKDIR (1u << 6)
+#define SL_OPT_IN_FILE (1u << 7)
+#define SL_OPT_PATHS (SL_OPT_OUT_FILE | SL_OPT_OUT_DIR | SL_OPT_OUT_MKDIR | SL_OPT_IN_FILE)
 
 struct sl_option {
 	const char *name;
@@ -143,6 +163,8 @@ struct sl_option {
 /* In the default's place: SL_SECRET(NULL) (a secret), SL_REQUIRED_SECRET. */
 #define SL_SECRET(d) d, .flags = SL_OPT_SECRET
 #define SL_REQUIRED_SECRET NULL, .flags = SL_OPT_REQUIRED | SL_OPT_SECRET
+#define SL_PATH(d, kind) d, .flags = (kind)
+#define SL_PATH_REQUIRED(kind) NULL, .flags = SL_OPT_REQUIRED | (kind)
 
 /* 0, or a compile error when st.mem is not of type T. */
 #define SL_OPT_CHECK_(st, mem, T)                                                     \
