@@ -250,6 +250,33 @@ static bool valid_plugin_name(const char *name)
 	return true;
 }
 
+/*
+ * The package that holds plugin NAME, from the build's
+ * SLUICE_PLUGIN_PACKAGES ("name=package,...", set by distribution
+ * packaging that splits the plugins); false when the build names none.
+ */
+static bool plugin_package(const char *name, char *pkg, size_t len)
+{
+#ifdef SLUICE_PLUGIN_PACKAGES
+	size_t n = strlen(name);
+
+	for (const char *p = SLUICE_PLUGIN_PACKAGES; *p;) {
+		const char *end = strchr(p, ',');
+
+		if (!end)
+			end = p + strlen(p);
+		if ((size_t)(end - p) > n + 1 && strncmp(p, name, n) == 0 && p[n] == '=') {
+			snprintf(pkg, len, "%.*s", (int)(end - p - n - 1), p + n + 1);
+			return true;
+		}
+		p = *end ? end + 1 : end;
+	}
+#else
+	(void)name, (void)pkg, (void)len;
+#endif
+	return false;
+}
+
 /* The search itself: loaded already, or the first NAME.so on the path. */
 static const struct loaded_plugin *search(struct plugin_loader *l, const char *name, char *err,
 					  size_t errlen)
@@ -278,7 +305,10 @@ static const struct loaded_plugin *search(struct plugin_loader *l, const char *n
 		for (size_t i = 0; i < l->ndirs && used < errlen; i++)
 			used += (size_t)snprintf(err + used, errlen - used, " %s", l->dirs[i]);
 		if (used < errlen)
-			snprintf(err + used, errlen - used, ")");
+			used += (size_t)snprintf(err + used, errlen - used, ")");
+		char pkg[64];
+		if (used < errlen && plugin_package(name, pkg, sizeof(pkg)))
+			snprintf(err + used, errlen - used, ": it comes in the package %s", pkg);
 	}
 	return NULL;
 }

@@ -100,7 +100,7 @@ static void where_destroy(void *state)
 
 static const struct sl_option where_options[] = {
 	SL_OPT_STR("expr", struct where_cfg, expr, SL_REQUIRED,
-		   "keep records matching this expression over their fields (docs/PLUGINS.md, where)"),
+		   "keep records matching this expression over their fields (sluice-where(7))"),
 	SL_OPT_END
 };
 

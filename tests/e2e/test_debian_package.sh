@@ -1,22 +1,30 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# The Debian package, built and installed on this machine (as root):
+# The Debian packages, built and installed on this machine (as root):
 # a copy of the source tree (its git files, committed or not; no build
 # dirs) is built with `dpkg-buildpackage -us -uc -b`; lintian on the
-# .changes (so on every .deb) reports no error; `apt-get install` of the
-# .debs; then from the installed paths only: `sluice -t` on the conffile
-# /etc/sluice/sluice.yaml, `sluice --list-plugins` finds 13 or more
-# plugins in /usr/lib/<triplet>/sluice/plugins, the system user and
+# .changes (so on every .deb) reports no error and no warning.  The split
+# is ulogd2's: each package holds the plugins expected of it (the base
+# package those needing no library beyond a netfilter firewall's, each
+# other one the plugins of its library), and the base package's
+# recursive dependencies (apt-cache depends --recurse, Depends only, as
+# for ulogd2) are no more than ulogd2's.  The base package alone is
+# installed first: `sluice -t` on its conffile /etc/sluice/sluice.yaml
+# passes with its plugins only, a configuration naming a plugin of another
+# package fails naming the plugin and that package, the man pages (sluice-where(7) too) are there, every
+# /usr/share/doc/sluice file they and the conffile name exists.  Then
+# the plugin packages and sluice-dev: `sluice --list-plugins` finds every
+# plugin in /usr/lib/<triplet>/sluice/plugins; the system user and
 # /var/log/sluice, the unit (enabled by deb-systemd-helper), the logrotate
-# snippet (`logrotate -d`), the man pages, the packaged config running as
-# the unit runs it (emulated with setpriv), and sluice-dev's headers and
+# snippet (`logrotate -d`), the packaged config running as the unit runs
+# it (emulated with setpriv), and sluice-dev's headers and
 # sluice-plugin.pc build tests/oot's plugins, which the installed daemon
 # loads.  Then `apt-get purge` and nothing of it is left but the user,
 # which Debian keeps on purge (files it owned may remain); the test deletes
 # the user itself if it created it.  Whatever fails, the exit trap purges.
 . "$(dirname "$0")/lib.sh"
 need_root
-need_cmd dpkg-buildpackage dpkg-checkbuilddeps dh lintian apt-get fakeroot make cc pkg-config ip setpriv
+need_cmd dpkg-buildpackage dpkg-checkbuilddeps dh lintian apt-get apt-cache dpkg-deb fakeroot make cc pkg-config ip setpriv groff
 if dpkg-query -W -f='${Status}' sluice 2>/dev/null | grep -q 'ok installed'; then
 	skip "a sluice package is installed on this machine; this test would replace and purge it"
 fi
@@ -41,33 +49,123 @@ OUT="$WORK/src"
 changes=$(ls "$OUT"/sluice_*.changes)
 lintian --info "$changes" >"$WORK/lintian.out" 2>&1 || true
 cat "$WORK/lintian.out"
-if grep -q '^E:' "$WORK/lintian.out"; then fail "lintian reports errors"; fi
-grep -q . "$OUT"/*.deb 2>/dev/null || fail "no .deb built"
+if grep -q '^[EW]:' "$WORK/lintian.out"; then fail "lintian reports errors or warnings"; fi
+
+# The split: which package holds which plugin.  Every plugin of the build
+# is in exactly one package (dh_missing fails the build otherwise).
+declare -A PLUGINS=(
+	[sluice]="decode dedup file flow flowfile ipfix json logline nfacct nfct nflog ratelimit where"
+	[sluice-pcap]="bpf pcap replay"
+	[sluice-syslog]="syslog"
+	[sluice-nftrace]="nftrace"
+	[sluice-kafka]="kafka"
+	[sluice-clickhouse]="clickhouse"
+	[sluice-sql]="sql"
+	[sluice-geoip]="geoip"
+	[sluice-metrics]="metrics_http"
+	[sluice-dev]=""
+)
+DEBS=()
+for pkg in "${!PLUGINS[@]}"; do
+	deb=$(ls "$OUT/${pkg}_"*.deb 2>/dev/null) || fail "no $pkg .deb built: $(ls "$OUT")"
+	DEBS+=("$deb")
+	have=$(dpkg-deb -c "$deb" | awk '{print $6}' | sed -n 's#.*/sluice/plugins/\(.*\)\.so$#\1#p' | sort | xargs)
+	want=$(tr ' ' '\n' <<<"${PLUGINS[$pkg]}" | grep . | sort | xargs || true)
+	[ "$have" = "$want" ] || fail "$pkg holds the plugins '$have', expected '$want'"
+done
+for deb in "$OUT"/*.deb; do
+	case "$deb" in *-dbgsym_*) continue ;; esac
+	pkg=$(dpkg-deb -f "$deb" Package)
+	[ -n "${PLUGINS[$pkg]+set}" ] || fail "an unexpected package $pkg was built"
+done
+
+# Installing sluice pulls no more packages than installing ulogd2: the
+# recursive Depends (no Recommends or Suggests; Pre-Depends left out for
+# both) of the built .deb, against those of ulogd2 in this machine's apt
+# lists.
+closure() {
+	apt-cache depends --recurse --no-recommends --no-suggests --no-conflicts --no-breaks \
+		--no-replaces --no-enhances --no-pre-depends "$@" | grep -v '^[ <]' | sort -u
+}
+apt-cache show ulogd2 >/dev/null 2>&1 || skip "apt-cache knows no ulogd2 (apt-get update?)"
+base_deps=$(dpkg-deb -f "$OUT"/sluice_*.deb Depends | tr ',' '\n' | sed 's/|.*//; s/(.*//; s/[[:space:]]//g' | grep .)
+closure $base_deps >"$WORK/sluice.closure"
+closure ulogd2 | grep -vx ulogd2 >"$WORK/ulogd2.closure"
+n_sluice=$(wc -l <"$WORK/sluice.closure")
+n_ulogd2=$(wc -l <"$WORK/ulogd2.closure")
+echo "recursive dependencies: sluice $n_sluice, ulogd2 $n_ulogd2"
+[ "$n_ulogd2" -ge 20 ] || fail "ulogd2's closure is $n_ulogd2 packages: apt-cache is not answering"
+[ "$n_sluice" -le "$n_ulogd2" ] ||
+	fail "installing sluice pulls $n_sluice packages, ulogd2 $n_ulogd2; beyond ulogd2's: $(comm -23 "$WORK/sluice.closure" "$WORK/ulogd2.closure" | xargs)"
 
 USER_EXISTED=false
 getent passwd sluice >/dev/null && USER_EXISTED=true
 $USER_EXISTED || at_exit "deluser --quiet --system sluice; getent group sluice && delgroup --quiet --system sluice"
-at_exit "DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 purge -y -qq sluice sluice-dev"
-DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 install -y -qq --no-install-recommends \
-	"$OUT"/sluice_*.deb "$OUT"/sluice-dev_*.deb >"$WORK/install.log" 2>&1 ||
-	fail "apt-get install: $(tail -20 "$WORK/install.log")"
+at_exit "DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 purge -y -qq ${!PLUGINS[*]}"
+apt_install() {
+	DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 install -y -qq --no-install-recommends \
+		"$@" >"$WORK/install.log" 2>&1 || fail "apt-get install: $(tail -20 "$WORK/install.log")"
+}
 
-# the daemon and its configuration
+# The base package alone.
+apt_install "$OUT"/sluice_*.deb
 [ -x /usr/sbin/sluice ] || fail "no /usr/sbin/sluice"
 /usr/sbin/sluice -t -c /etc/sluice/sluice.yaml >"$WORK/t.out" 2>&1 ||
-	fail "sluice -t on the packaged config: $(cat "$WORK/t.out")"
+	fail "sluice -t on the packaged config, with the base package alone: $(cat "$WORK/t.out")"
 dpkg-query -W -f='${Conffiles}\n' sluice | grep -q '^ /etc/sluice/sluice.yaml ' ||
 	fail "/etc/sluice/sluice.yaml is not a conffile"
 /usr/sbin/sluice --help 2>&1 | grep -qF /etc/sluice/sluice.yaml || fail "the default config is not /etc/sluice/sluice.yaml"
 PLUGINDIR=/usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH)/sluice/plugins
 /usr/sbin/sluice --list-plugins >"$WORK/plugins.out" 2>&1 || fail "--list-plugins: $(cat "$WORK/plugins.out")"
+listed=$(awk '$2 == "input" || $2 == "filter" || $2 == "output" {print $1}' "$WORK/plugins.out" | sort | xargs)
+[ "$listed" = "${PLUGINS[sluice]}" ] || fail "the base package's daemon lists '$listed'"
+# a plugin of another package: the error names it, where it looked and
+# the package to install (each plugin package's, from debian/rules)
+for pkg in "${!PLUGINS[@]}"; do
+	for p in ${PLUGINS[$pkg]}; do
+		[ "$pkg" != sluice ] && [ "$p" != metrics_http ] || continue
+		printf 'stacks:\n  a:\n    - { plugin: nflog, group: 5 }\n    - %s\n' "$p" >"$WORK/missing.yaml"
+		rc=0; /usr/sbin/sluice -t -c "$WORK/missing.yaml" >"$WORK/missing.out" 2>&1 || rc=$?
+		[ "$rc" = 78 ] || fail "a config naming $p without $pkg: exit $rc, not 78"
+		grep -qF "unknown plugin '$p' (searched: $PLUGINDIR): it comes in the package $pkg" "$WORK/missing.out" ||
+			fail "a config naming $p without $pkg: $(cat "$WORK/missing.out")"
+	done
+done
+# The documentation the man pages and the conffile point to.
+for page in man8/sluice.8 man5/sluice.yaml.5 man7/sluice-where.7; do
+	[ -f "/usr/share/man/$page.gz" ] || fail "man page $page not installed"
+	zcat "/usr/share/man/$page.gz" | groff -man -ww -z 2>"$WORK/groff.err"
+	[ ! -s "$WORK/groff.err" ] || fail "groff -ww warns on the installed $page: $(cat "$WORK/groff.err")"
+done
+for f in README.md CONFIG.md PLUGINS.md OPERATIONS.md MIGRATING.md SECURITY.md; do
+	[ -f "/usr/share/doc/sluice/$f" ] || fail "/usr/share/doc/sluice/$f is not installed"
+done
+named=$( (zcat /usr/share/man/man*/sluice*.gz; grep '^[[:space:]]*#' /etc/sluice/sluice.yaml) |
+	grep -oE '/(usr|etc)/[A-Za-z0-9_./<>-]*[A-Za-z0-9_/]' | grep -v '<' | sort -u)
+[ -n "$named" ] || fail "the man pages and the conffile name no installed path"
+for path in $named; do
+	case "$path" in
+	/usr/share/* | /etc/sluice/* | /etc/logrotate.d/*) [ -e "$path" ] || fail "$path, named by the man pages or the conffile, is not installed" ;;
+	esac
+done
+if grep -E '^[[:space:]]*#.*(^|[[:space:](])(conf|docs)/' /etc/sluice/sluice.yaml; then
+	fail "the conffile's comments name a path of the source tree"
+fi
+
+# Then every other package.
+others=()
+for deb in "${DEBS[@]}"; do case "$deb" in */sluice_*) ;; *) others+=("$deb") ;; esac; done
+apt_install "${others[@]}"
+/usr/sbin/sluice --list-plugins >"$WORK/plugins.out" 2>&1 || fail "--list-plugins: $(cat "$WORK/plugins.out")"
 n=$(awk '$2 == "input" || $2 == "filter" || $2 == "output"' "$WORK/plugins.out" | wc -l)
-[ "$n" -ge 13 ] || { cat "$WORK/plugins.out"; fail "--list-plugins lists $n plugins, expected 13 or more"; }
+want=$(echo "${PLUGINS[*]}" | wc -w)
+# metrics_http is the core's module, no plugin
+[ "$n" = $((want - 1)) ] || { cat "$WORK/plugins.out"; fail "--list-plugins lists $n plugins, expected $((want - 1))"; }
 for p in $(awk '$2 == "input" || $2 == "filter" || $2 == "output" {print $1}' "$WORK/plugins.out"); do
 	/usr/sbin/sluice --describe "$p" | grep -qx "file: $PLUGINDIR/$p.so" ||
 		fail "plugin $p is not loaded from $PLUGINDIR: $(/usr/sbin/sluice --describe "$p" | sed -n 2p)"
 done
-[ "$(ls "$PLUGINDIR"/*.so | wc -l)" -ge 13 ] || fail "fewer than 13 plugins in $PLUGINDIR"
+[ "$(ls "$PLUGINDIR"/*.so | wc -l)" = "$want" ] || fail "$PLUGINDIR does not hold $want objects"
 
 # the user, the log directory, the unit, logrotate, man pages
 IFS=: read -r _ _ uid gid _ home shell < <(getent passwd sluice) || fail "no user sluice"
@@ -82,10 +180,6 @@ grep -qx 'User=sluice' "$UNIT" || fail "the unit does not run as sluice"
 [ -L /etc/systemd/system/multi-user.target.wants/sluice.service ] || fail "the unit is not enabled"
 logrotate -d /etc/logrotate.d/sluice >"$WORK/logrotate.out" 2>&1 || fail "logrotate -d: $(cat "$WORK/logrotate.out")"
 if grep -qi 'error' "$WORK/logrotate.out"; then fail "logrotate: $(grep -i error "$WORK/logrotate.out")"; fi
-for page in sluice.8 sluice.yaml.5; do
-	[ -f "/usr/share/man/man${page##*.}/$page.gz" ] || fail "man page $page not installed"
-done
-
 # The packaged configuration runs as the unit runs it (user sluice with
 # CAP_NET_ADMIN only; systemd is not PID 1 here), in a namespace: group 5
 # binds and both files are opened in /var/log/sluice.
@@ -103,7 +197,7 @@ SLUICE_PID=$!
 at_exit "kill $SLUICE_PID"
 wait_for 10 grep -qs "bound NFLOG group 5" "$WORK/run.log" ||
 	fail "the packaged config does not start as sluice: $(cat "$WORK/run.log")"
-for f in ssh.pcap firewall.log; do
+for f in ssh.json firewall.log; do
 	wait_for 5 test -e "/var/log/sluice/$f" || fail "/var/log/sluice/$f not opened"
 	[ "$(stat -c %U "/var/log/sluice/$f")" = sluice ] || fail "/var/log/sluice/$f not owned by sluice"
 done
@@ -128,14 +222,14 @@ SLUICE_PLUGIN_PATH="$WORK/oot" /usr/sbin/sluice --describe rot13 | grep -q "exam
 	fail "the installed daemon does not load rot13.so built against sluice-dev"
 
 # purge: all gone but the user
-DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 purge -y -qq sluice sluice-dev \
+DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 purge -y -qq "${!PLUGINS[@]}" \
 	>"$WORK/purge.log" 2>&1 || fail "apt-get purge: $(tail -20 "$WORK/purge.log")"
-if dpkg-query -W -f='${Status}\n' sluice sluice-dev 2>/dev/null | grep -q 'installed'; then
+if dpkg-query -W -f='${Status}\n' "${!PLUGINS[@]}" 2>/dev/null | grep -q 'installed'; then
 	fail "still installed after purge"
 fi
 for f in /usr/sbin/sluice "$PLUGINDIR" /etc/sluice /etc/logrotate.d/sluice "$UNIT" /var/log/sluice \
-	/etc/systemd/system/multi-user.target.wants/sluice.service /usr/include/sluice; do
+	/etc/systemd/system/multi-user.target.wants/sluice.service /usr/include/sluice /usr/share/doc/sluice; do
 	[ ! -e "$f" ] && [ ! -L "$f" ] || fail "$f is left after purge"
 done
 getent passwd sluice >/dev/null || fail "purge removed the user (Debian keeps it)"
-pass "built in the copy, lintian: $(grep -c '^E:' "$WORK/lintian.out") E, $(grep -c '^W:' "$WORK/lintian.out") W; $n plugins from $PLUGINDIR; purged"
+pass "built ${#DEBS[@]} packages in the copy, lintian clean; sluice pulls $n_sluice packages (ulogd2 $n_ulogd2); $n plugins from $PLUGINDIR; purged"

@@ -1,7 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The systemd unit as `cmake --install` puts it (into a DESTDIR):
-#  1. its ExecStart= names the installed daemon and the configured paths;
+#  1. it lands under the prefix (unless the build names a directory), its
+#     ExecStart= names the installed daemon and the configured paths, and
+#     the configuration it names is installed and valid; its ordering is
+#     before network-pre.target (which it pulls in), as OPERATIONS.md says;
 #  2. `systemd-analyze verify` passes with nothing said about the unit.
 #     verify wants the ExecStart binary and the Documentation= man pages at
 #     their real paths: in a private mount namespace the DESTDIR's sbin
@@ -23,13 +26,20 @@ need_cmd systemd-analyze setpriv unshare ip nft capinfos python3
 
 cache() { sed -n "s/^$1:[A-Z]*=//p" "$BUILDDIR/CMakeCache.txt"; }
 [ "$(cache SLUICE_INSTALL_SYSTEMD_UNIT)" = ON ] || skip "built with SLUICE_INSTALL_SYSTEMD_UNIT=OFF"
-UNITDIR=$(cache SLUICE_SYSTEMD_UNIT_DIR)
+UNITDIR=$(cache SLUICE_SYSTEMD_UNITDIR)
 PREFIX=$(cache CMAKE_INSTALL_PREFIX)
+# A relative directory is under the prefix (/usr/local/lib/systemd/system
+# for the default prefix, where systemd reads units); the package sets an
+# absolute one.
+case "$UNITDIR" in
+/*) ;;
+*) UNITDIR="$PREFIX/${UNITDIR:-lib/systemd/system}" ;;
+esac
 ROOT="$WORK/root"
 DESTDIR="$ROOT" cmake --install "$BUILDDIR" >"$WORK/install.log" 2>&1 ||
 	fail "cmake --install: $(cat "$WORK/install.log")"
 UNIT="$ROOT$UNITDIR/sluice.service"
-[ -f "$UNIT" ] || fail "no unit at $UNIT"
+[ -f "$UNIT" ] || fail "no unit at $UNIT: $(cd "$ROOT" && find . -name sluice.service)"
 
 # 1. the paths.  `sluice --help` prints the default configuration file.
 exec_start=$(sed -n 's/^ExecStart=//p' "$UNIT")
@@ -40,6 +50,22 @@ conf=${exec_start##* -c }
 "$ROOT$bin" --help 2>&1 | grep -qF "$conf" ||
 	fail "the unit's config $conf is not the daemon's default: $("$ROOT$bin" --help 2>&1 | grep -- -c)"
 grep -qx "ExecStartPre=$bin -t -c $conf" "$UNIT" || fail "no ExecStartPre=$bin -t -c $conf"
+[ -f "$ROOT$conf" ] || fail "the unit's configuration $conf is not installed"
+"$ROOT$bin" -t -c "$ROOT$conf" >"$WORK/t.out" 2>&1 || fail "sluice -t on the installed $conf: $(cat "$WORK/t.out")"
+
+# 1b. the ordering: bound before interfaces come up, i.e. before
+# network-pre.target, which it pulls in (a target nobody Wants= is not
+# part of the boot, and then orders nothing); and docs/OPERATIONS.md says
+# exactly these lines.
+deps=$(sed -n '/^\[Unit\]/,/^\[/{/^\(After\|Before\|Wants\|Requires\|BindsTo\)=/p}' "$UNIT")
+for line in Before=network-pre.target Wants=network-pre.target; do
+	grep -qxF "$line" <<<"$deps" || fail "the unit lacks $line (it has: $(echo $deps))"
+done
+if grep -E '^After=.*network(-pre)?\.target' <<<"$deps"; then fail "the unit starts after the network"; fi
+row=$(grep -E '^\| `(After|Before|Wants)=' "$SRCDIR/docs/OPERATIONS.md") || fail "OPERATIONS.md has no row for the unit's ordering"
+documented=$(cut -d'|' -f2 <<<"$row" | grep -oE '`[A-Za-z]+=[^`]*`' | tr -d '`' | sort)
+[ "$documented" = "$(sort <<<"$deps")" ] ||
+	fail "OPERATIONS.md documents '$(echo $documented)', the unit has '$(echo $deps)'"
 for line in Type=notify NotifyAccess=main User=sluice Group=sluice \
 	AmbientCapabilities=CAP_NET_ADMIN CapabilityBoundingSet=CAP_NET_ADMIN NoNewPrivileges=yes \
 	ProtectSystem=strict ProtectHome=yes PrivateTmp=yes LogsDirectory=sluice RuntimeDirectory=sluice \
