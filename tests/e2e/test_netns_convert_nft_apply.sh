@@ -24,7 +24,9 @@ need_cmd ip nft python3 stat
 N=$(unique_name scnap)
 make_netns "$N"
 nftn() { ip netns exec "$N" nft "$@"; }
-conv() { ip netns exec "$N" "$SLUICE" convert nft "$@"; }
+# The file output goes to the test's folder: --apply's `sluice -t` checks
+# that its directory exists.
+conv() { ip netns exec "$N" "$SLUICE" convert nft --log-file "$WORK/fw.log" "$@"; }
 load() { nftn flush ruleset && nftn -f - || fail "cannot load a ruleset"; }
 
 # --- 1. mode, owner and group of the replaced YAML ---

@@ -18,6 +18,14 @@ for b in ruleset check batch yaml apply after; do
 	$BLOCK "$MIG" "convert-nft-$b" >"doc-$b" || fail "MIGRATING.md: no convert-nft-$b block"
 done
 in_ns() { ip netns exec "$NS" "$@"; }
+# in_ns_logs CMD...: in_ns with a scratch /var/log/sluice (a tmpfs over
+# /var/log in a mount namespace of its own), since the page's --apply runs
+# `sluice -t`, which checks that the file output's directory exists.
+in_ns_logs() {
+	unshare -m --propagation private sh -c \
+		'mount -t tmpfs sluice-test /var/log && mkdir /var/log/sluice && exec "$@"' \
+		sh ip netns exec "$NS" "$@"
+}
 
 in_ns nft -f doc-ruleset || fail "nft refuses MIGRATING.md's ruleset"
 in_ns nft list ruleset >listed
@@ -31,7 +39,7 @@ doc_run() {
 	[[ "$cmd" == "# sluice convert nft"* ]] || fail "MIGRATING.md's convert-nft-$1 block starts '$cmd'"
 	read -r -a args <<<"${cmd#\# sluice }"
 	args=("${args[@]//\/etc\/sluice\//$WORK/}")
-	in_ns "$SLUICE" "${args[@]}" >"out-$1" 2>"err-$1" || fail "'${cmd#\# }' failed: $(cat "err-$1")"
+	in_ns_logs "$SLUICE" "${args[@]}" >"out-$1" 2>"err-$1" || fail "'${cmd#\# }' failed: $(cat "err-$1")"
 }
 doc_run check
 tail -n +2 doc-check | diff -u - out-check >&2 || fail "MIGRATING.md's --check output differs (diff above)"
@@ -47,7 +55,7 @@ sed -n '/^# sluice convert nft --apply/,/^# /p' doc-apply | sed '1d;$d' >apply-o
 read -r -a args <<<"$(sed 's/^sluice //' apply-cmd)"
 args=("${args[@]//\/etc\/sluice\//$WORK/}")
 rm -f sluice.yaml
-in_ns "$SLUICE" "${args[@]}" >out-apply 2>err-apply || fail "--apply failed: $(cat err-apply)"
+in_ns_logs "$SLUICE" "${args[@]}" >out-apply 2>err-apply || fail "--apply failed: $(cat err-apply)"
 [ "$(head -1 apply-out)" = "(the nft batch, as above)" ] || fail "apply block: '$(head -1 apply-out)'"
 diff -u out-batch out-apply >&2 || fail "--apply printed another batch than --yaml (diff above)"
 tail -n +2 apply-out | sed "s|/etc/sluice/|$WORK/|g" | diff -u - err-apply >&2 ||
