@@ -24,7 +24,7 @@ ch_run() {
 	"${ns[@]}" clickhouse-server --config-file="$dir/config.xml" >>"$dir/server.log" 2>&1 &
 	eval "CH_PID_$name=$!"
 	at_exit "kill $!"
-	wait_for $((20 * ${SLUICE_TEST_TIME_FACTOR:-1})) "${ns[@]}" curl -sf "http://127.0.0.1:$http/" -o /dev/null ||
+	wait_for 20 "${ns[@]}" curl -sf "http://127.0.0.1:$http/" -o /dev/null ||
 		{ tail -20 "$dir/server.log"; fail "clickhouse-server $name did not start"; }
 }
 

@@ -106,7 +106,7 @@ YAML
 counters "$WORK/d.log" c.clickhouse | grep -Eq "in=1000 out=1000 dropped=0 errors=0 inserts=[0-9]+ rows=1000 http_errors=0" ||
 	fail "distributed: $(counters "$WORK/d.log" ch)"
 both() { n1=$(ch_query d1 "SELECT count() FROM packets_local"); n2=$(ch_query d2 "SELECT count() FROM packets_local"); [ $((n1 + n2)) -ge 1000 ]; }
-wait_for $((20 * FACTOR)) both || true
+wait_for 20 both || true
 [ $((n1 + n2)) = 1000 ] && [ "$n1" -gt 0 ] && [ "$n2" -gt 0 ] ||
 	fail "Distributed: $n1 + $n2 rows on the shards, expected 1000 split over both"
 echo "distributed: $n1 + $n2 rows"
@@ -123,7 +123,7 @@ stacks:
 YAML
 run_sluice_bg "$WORK/r.log" -c "$WORK/r.yaml"
 rows_a() { [ "$(ch_query a "SELECT count() FROM outage")" -gt 0 ]; }
-wait_for $((10 * FACTOR)) rows_a || fail "no rows before the outage"
+wait_for 10 rows_a || fail "no rows before the outage"
 sleep 1
 before=$(ch_query a "SELECT count() FROM outage")
 ch_stop a KILL

@@ -152,7 +152,7 @@ stacks:
 YAML
 run_sluice_bg "$WORK/r.log" -c "$WORK/r.yaml"
 some() { [ "$(pg_sql -c "SELECT count(*) FROM outage")" -gt 100 ]; }
-wait_for $((10 * FACTOR)) some || fail "no rows before the restart"
+wait_for 10 some || fail "no rows before the restart"
 before=$(pg_sql -c "SELECT count(*) FROM outage")
 pg_stop fast
 sleep 2
@@ -258,7 +258,7 @@ stacks:
 YAML
 run_sluice_bg "$WORK/o.log" -c "$WORK/o.yaml"
 some2() { [ "$(pg_sql -c "SELECT count(*) FROM outage2")" -gt 60 ]; }
-wait_for $((10 * FACTOR)) some2 || fail "spool outage: no rows before the stop"
+wait_for 10 some2 || fail "spool outage: no rows before the stop"
 pg_stop fast
 sleep 3
 pg_restart || fail "PostgreSQL did not start again"

@@ -262,7 +262,7 @@ stacks:
       {plugin: dedup, window: 500ms}, {plugin: file, file: "$WORK/timer.out"}]
 YAML
 run_sluice_bg "$WORK/timer.log" -c "$WORK/timer.yaml"
-wait_for $((2 * TF)) grep -qs "^last message repeated 2 times$" "$WORK/timer.out" ||
+wait_for 2 grep -qs "^last message repeated 2 times$" "$WORK/timer.out" ||
 	{ cat "$WORK/timer.log"; fail "dedup's timer did not end the run within 2 s"; }
 grep -q "ID=2 " "$WORK/timer.out" && fail "Y came before the check: the timer was not what ended the run"
 wait "$SLUICE_PID" || fail "timer run: sluice exited with status $?"
