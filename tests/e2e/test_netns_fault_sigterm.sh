@@ -53,7 +53,8 @@ files_hold() {
 # ---- A: SIGTERM while the traffic flows ----
 run_case a
 send_bg "$WORK/gen-a.out" -n 2000000 -r 100000 -t 15
-sleep 1.5
+# Well into the stream (the event, not a time): 20,000 packets read.
+wait_for 10 live_over "$WORK/a.log" fw in 20000 || fail "a: the traffic does not reach sluice"
 kill -0 "$GEN_PID" || fail "the generator stopped early: $(cat "$WORK/gen-a.out")"
 stop_sluice "$WORK/a.log"
 at_stop=$(nft_logged)
