@@ -54,13 +54,13 @@ FLOWIN='{plugin: replay, file: "'$DATA'/raw-mixed.pcap"}
 # must_refuse NAME PATTERN: the run fails at start with a message matching PATTERN.
 must_refuse() {
 	local rc=0
-	timeout 20 "$SLUICE" -c "$WORK/$1.yaml" >"$WORK/$1.log" 2>&1 || rc=$?
+	timeout $((20 * TIME_FACTOR)) "$SLUICE" -c "$WORK/$1.yaml" >"$WORK/$1.log" 2>&1 || rc=$?
 	[ $rc != 0 ] && [ $rc != 124 ] || { cat "$WORK/$1.log"; fail "$1: exit $rc, a refusal expected"; }
 	grep -q "$2" "$WORK/$1.log" || { cat "$WORK/$1.log"; fail "$1: no message '$2'"; }
 	grep -q "could not start" "$WORK/$1.log" || fail "$1: the daemon did not stop at start"
 }
 must_run() {
-	timeout 20 "$SLUICE" -c "$WORK/$1.yaml" >"$WORK/$1.log" 2>&1 || { cat "$WORK/$1.log"; fail "$1 failed"; }
+	timeout $((20 * TIME_FACTOR)) "$SLUICE" -c "$WORK/$1.yaml" >"$WORK/$1.log" 2>&1 || { cat "$WORK/$1.log"; fail "$1 failed"; }
 }
 
 # ---- 1. a link at the output name: refused at start ----
