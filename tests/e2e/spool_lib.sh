@@ -8,7 +8,6 @@
 # and the phases outage, kill9 and full, which set OUTAGE, KILL9 and FULL to
 # what they measured.
 READ="$(dirname "$0")/spool_read.py"
-FACTOR=${SLUICE_TEST_TIME_FACTOR:-1}
 
 conf() {	# conf FILE MAX_SIZE
 	cat >"$1" <<YAML

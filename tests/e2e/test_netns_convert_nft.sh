@@ -26,7 +26,6 @@
 . "$(dirname "$0")/lib.sh"
 need_root
 need_cmd ip nft python3 setpriv
-F=${SLUICE_TEST_TIME_FACTOR:-1}	# slower under sanitizers
 [ -r /dev/kmsg ] || skip "cannot read /dev/kmsg"
 SYSCTL=/proc/sys/net/netfilter/nf_log_all_netns
 modprobe nf_log_syslog 2>/dev/null || true

@@ -20,7 +20,6 @@ need_cmd ip nft python3 curl promtool capinfos
 MODULE="${SLUICE_PLUGIN_PATH%%:*}/metrics_http.so"
 [ -f "$MODULE" ] || skip "no $MODULE (built with -DSLUICE_WITH_METRICS=OFF?)"
 . "$(dirname "$0")/fault_lib.sh"
-FACTOR=${SLUICE_TEST_TIME_FACTOR:-1}
 N=3000
 PORT=9560
 

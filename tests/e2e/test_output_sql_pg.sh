@@ -24,7 +24,6 @@
 need_cmd psql python3
 pg_have || skip "needs Debian's postgresql (initdb, pg_ctl) and the postgres user"
 [ -e "$SLUICE_PLUGIN_PATH/sql.so" ] || skip "sql output not built"
-FACTOR=${SLUICE_TEST_TIME_FACTOR:-1}
 E2E=$(dirname "$0")
 CAP="$SRCDIR/tests/data/nflog-mixed.pcap"
 export PGTZ=UTC PGOPTIONS="-c client_min_messages=warning"

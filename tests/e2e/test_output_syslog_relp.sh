@@ -19,7 +19,6 @@ need_cmd rsyslogd python3 ss openssl
 ls /usr/lib/*/rsyslog/imrelp.so >/dev/null 2>&1 || skip "needs rsyslog-relp (imrelp.so)"
 export SLUICE_PLUGIN_PATH="$SLUICE_PLUGIN_PATH:$SLUICE_TEST_PLUGIN_DIR"
 export TZ=UTC
-TF=${SLUICE_TEST_TIME_FACTOR:-1}
 RS="$WORK/rs" C="$WORK/certs"
 mkdir "$RS" "$C"
 read -r PORT TPORT < <(python3 -c '

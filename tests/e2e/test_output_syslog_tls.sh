@@ -21,7 +21,6 @@ export SLUICE_PLUGIN_PATH="$SLUICE_PLUGIN_PATH:$SLUICE_TEST_PLUGIN_DIR"
 export TZ=UTC
 RS="$WORK/rs" C="$WORK/certs"
 mkdir "$RS" "$C"
-TF=${SLUICE_TEST_TIME_FACTOR:-1}
 
 # ---- certificates ----
 . "$(dirname "$0")/certs_lib.sh"

@@ -252,7 +252,6 @@ grep -q '^last message repeated 4 times src_addr=10.0.0.1DROP: $' "$WORK/dedup_k
 # the capture's pace (pace: original) with a 500 ms window.  The summary
 # must be in the file well before Y arrives (the timer ended the run), and
 # Y after it.
-TF=${SLUICE_TEST_TIME_FACTOR:-1}
 printf '%s\n' "1700000000.0 10.0.0.1 22 DROP:_ 1" "1700000000.1 10.0.0.1 22 DROP:_ 1" \
 	"1700000000.2 10.0.0.1 22 DROP:_ 1" "1700000003.0 10.0.0.1 22 DROP:_ 2" |
 	python3 "$GEN" "$WORK/timer.pcap"
