@@ -14,16 +14,16 @@
 #           nothing dropped, no segment left.
 #   timeout message_timeout 1 s and the brokers down until a record has
 #           timed out: records that time out inside librdkafka are
-#           spooled (spooled_failed), not
-#           dropped; every record arrives exactly once (those come after
-#           records spooled before they timed out: not in order).
+#           spooled (spooled_failed), not dropped; every record arrives
+#           exactly once (those come after records spooled before they
+#           timed out: not in order).
 #   kill9   every broker down, sluice killed with SIGKILL once 500 records
 #           are spooled (of a 30 s stream, so that it still runs however
-#           late a busy machine lets the test look); restarted with the brokers up and newer records:
-#           the topic holds exactly the spooled records (as spool_read.py
-#           read them), then the newer ones, per key in order.  What was in
-#           librdkafka's memory at the kill is lost, and the test says how
-#           much.
+#           late a busy machine lets the test look); restarted with the
+#           brokers up and newer records: the topic holds exactly the
+#           spooled records (as spool_read.py read them), then the newer
+#           ones, per key in order.  What was in librdkafka's memory at the
+#           kill is lost, and the test says how much.
 #   full    spool_max_size 64 KiB, brokers down, stop after 500 ms: every
 #           record is spooled or counted in spool_dropped (== dropped);
 #           after a restart delivered + dropped == sent, and the topic
