@@ -3,11 +3,10 @@
 # Source after lib.sh.  ch_start NAME starts one with its data and config in
 # $WORK/ch-NAME on free ports and sets CH_HTTP_NAME / CH_TCP_NAME; the
 # server is stopped by PID at exit.  ch_query NAME SQL runs one query
-# through clickhouse-client.  Sets FACTOR, E2E, SQL (conf/clickhouse) and CAP.
+# through clickhouse-client.  Sets E2E, SQL (conf/clickhouse) and CAP.
 
 need_cmd clickhouse-server clickhouse-client python3 curl
 [ -e "$SLUICE_PLUGIN_PATH/clickhouse.so" ] || skip "clickhouse output not built (SLUICE_WITH_CLICKHOUSE=OFF)"
-FACTOR=${SLUICE_TEST_TIME_FACTOR:-1}
 E2E=$(dirname "$0")
 SQL="$SRCDIR/conf/clickhouse"
 CAP="$SRCDIR/tests/data/nflog-mixed.pcap"	# the replay tests' capture
@@ -24,7 +23,7 @@ ch_run() {
 	"${ns[@]}" clickhouse-server --config-file="$dir/config.xml" >>"$dir/server.log" 2>&1 &
 	eval "CH_PID_$name=$!"
 	at_exit "kill $!"
-	wait_for $((20 * ${SLUICE_TEST_TIME_FACTOR:-1})) "${ns[@]}" curl -sf "http://127.0.0.1:$http/" -o /dev/null ||
+	wait_for 20 "${ns[@]}" curl -sf "http://127.0.0.1:$http/" -o /dev/null ||
 		{ tail -20 "$dir/server.log"; fail "clickhouse-server $name did not start"; }
 }
 

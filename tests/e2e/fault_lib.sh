@@ -60,6 +60,13 @@ counter() {
 	grep "counters: $2 (" "$1" | tail -1 | tr ' ' '\n' | sed -n "s/^$3=\([0-9]*\)$/\1/p"
 }
 
+# live_over LOG INSTANCE KEY N: SIGUSR1 shows KEY of INSTANCE above N
+live_over() {
+	kill -USR1 "$SLUICE_PID"
+	sleep 0.05
+	[ "$(counter "$1" "$2" "$3")" -gt "$4" ] 2>/dev/null
+}
+
 # input_caught_up LOG N: SIGUSR1 shows the nflog instance `fw` with in=N.
 input_caught_up() {
 	kill -USR1 "$SLUICE_PID"

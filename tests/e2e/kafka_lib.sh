@@ -23,7 +23,7 @@ start_mock() {
 	MOCK_PID=$!
 	at_exit "kill $MOCK_PID"
 	exec 7>"$WORK/mock.in"
-	wait_for $((10 * TF)) grep -qx ready "$WORK/mock.out" ||
+	wait_for 10 grep -qx ready "$WORK/mock.out" ||
 		{ cat "$WORK/mock.err"; fail "kafka_mock did not start"; }
 	BOOTSTRAP=$(awk '$1 == "bootstrap" { print $2 }' "$WORK/mock.out")
 	eval "$(awk '$1 == "leader" { gsub(/[^A-Za-z0-9_]/, "_", $2); print "LEADER_" $2 "_" $3 "=" $4 }' \
@@ -36,7 +36,7 @@ mock_cmd() {
 	echo "$1" >&7
 	MOCK_OKS=$((MOCK_OKS + 1))
 	mock_answered() { [ "$(grep -c '^ok$' "$WORK/mock.out")" -ge "$MOCK_OKS" ]; }
-	wait_for $((5 * TF)) mock_answered || { cat "$WORK/mock.out"; fail "mock: '$1' not ok"; }
+	wait_for 5 mock_answered || { cat "$WORK/mock.out"; fail "mock: '$1' not ok"; }
 }
 
 # read_topic TOPIC OUT: every message now on TOPIC, as "partition<TAB>key<TAB>

@@ -60,6 +60,29 @@ make_netns() {
 	ip -n "$ns" link set lo up
 }
 
+# uninstalled CMD...: run CMD as on a machine where sluice is not
+# installed.  The daemon always searches its built-in plugin directory
+# last, and reads its default config without -c: where an installed
+# sluice has put files there, CMD runs in a mount namespace of its own
+# with an empty tmpfs over each of those directories (user namespace too
+# when not root).  Where that cannot be done it fails (unshare's status,
+# or 125): probe with `uninstalled true || skip ...` first.
+uninstalled() {
+	local d dirs=() ns=(--mount)
+	for d in "${SLUICE_BUILTIN_PLUGIN_DIR:?run through ctest}" "$(dirname "${SLUICE_DEFAULT_CONFIG:?}")"; do
+		[ ! -e "$d" ] || dirs+=("$d")
+	done
+	[ "${#dirs[@]}" != 0 ] || { "$@"; return; }
+	[ "$(id -u)" = 0 ] || ns=(--user --map-root-user --mount)
+	unshare "${ns[@]}" --propagation private -- bash -c '
+		while [ "$1" != -- ]; do
+			mount -t tmpfs -o mode=755 sluice-uninstalled "$1" || exit 125
+			shift
+		done
+		shift
+		exec "$@"' uninstalled "${dirs[@]}" -- "$@"
+}
+
 # unique_name PREFIX: a short name unlikely to collide with a parallel run.
 unique_name() { echo "$1$$" | cut -c1-12; }
 
@@ -71,10 +94,18 @@ run_sluice_bg() {
 	at_exit "kill $SLUICE_PID"
 }
 
-# wait_for TIMEOUT_S CMD...: poll until CMD succeeds.
+# Sanitized builds run 2-5 times slower (run-all.sh and sanitizer-check.sh
+# set this to 5): every deadline a test sets is multiplied by it.
+TIME_FACTOR=${SLUICE_TEST_TIME_FACTOR:-1}
+[[ "$TIME_FACTOR" =~ ^[1-9][0-9]*$ ]] ||
+	fail "SLUICE_TEST_TIME_FACTOR must be a whole number >= 1, not '$TIME_FACTOR'"
+
+# wait_for TIMEOUT_S CMD...: poll until CMD succeeds; give up after
+# TIMEOUT_S seconds times TIME_FACTOR.  TIMEOUT_S is a deadline for an
+# event, generous for a busy machine, never a time the test waits out.
 wait_for() {
 	local t="$1"; shift
-	local end=$((SECONDS + t))
+	local end=$((SECONDS + t * TIME_FACTOR))
 	until "$@"; do
 		[ $SECONDS -lt $end ] || return 1
 		sleep 0.1

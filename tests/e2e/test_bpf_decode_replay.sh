@@ -37,7 +37,7 @@ stacks:
     - {plugin: pcap, file: "$WORK/out.pcap", linktype: raw}
 YAML
 	rm -f "$WORK/out.pcap"
-	timeout 20 "$SLUICE" -c "$WORK/c.yaml" >"$WORK/log" 2>&1 || { cat "$WORK/log"; fail "sluice failed for '$expr'"; }
+	timeout $((20 * TIME_FACTOR)) "$SLUICE" -c "$WORK/c.yaml" >"$WORK/log" 2>&1 || { cat "$WORK/log"; fail "sluice failed for '$expr'"; }
 	tcpdump -r "$DATA/raw-mixed.pcap" -w "$WORK/ref.pcap" "$expr" 2>/dev/null || fail "tcpdump refused '$expr'"
 	read -r want got same < <(python3 "$WORK/pcapcmp.py" "$WORK/ref.pcap" "$WORK/out.pcap")
 	[ "$same" = 1 ] || { cat "$WORK/log"; fail "'$expr': $got packets kept, tcpdump keeps $want (or they differ)"; }

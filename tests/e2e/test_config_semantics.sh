@@ -105,9 +105,10 @@ rc=0
 : "${SLUICE_DEFAULT_CONFIG:?run through ctest}"
 "$SLUICE" --help | grep -qF "(default $SLUICE_DEFAULT_CONFIG)" ||
 	fail "--help does not name $SLUICE_DEFAULT_CONFIG"
-if [ ! -e "$SLUICE_DEFAULT_CONFIG" ]; then
+# (With an installed config hidden: lib.sh's uninstalled.)
+if uninstalled true; then
 	rc=0
-	"$SLUICE" -t >/dev/null 2>"$WORK/default.err" || rc=$?
+	uninstalled "$SLUICE" -t >/dev/null 2>"$WORK/default.err" || rc=$?
 	[ "$rc" = 78 ] && grep -qF "$SLUICE_DEFAULT_CONFIG" "$WORK/default.err" ||
 		fail "sluice -t without -c did not read $SLUICE_DEFAULT_CONFIG: exit $rc, $(cat "$WORK/default.err")"
 fi

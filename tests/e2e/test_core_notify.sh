@@ -43,15 +43,15 @@ run() {
 		>"$WORK/$name.log" 2>&1 &
 	local pid=$!
 	at_exit "kill $pid"
-	wait_for $((10 * FACTOR)) grep -qs "READY=1" "$WORK/$name.notify" ||
+	wait_for 10 grep -qs "READY=1" "$WORK/$name.notify" ||
 		{ cat "$WORK/$name.log"; fail "$name: no READY=1"; }
 	sleep 1
 	[ "$(dgram_sockets $pid)" = 1 ] || fail "$name: no notify socket open"
 	kill -HUP $pid
-	wait_for $((10 * FACTOR)) readies "$WORK/$name.notify" 2 ||
+	wait_for 10 readies "$WORK/$name.notify" 2 ||
 		fail "$name: no READY=1 after the reload"
 	# the periodic STATUS= (every 3 s) after the reload
-	wait_for $((10 * FACTOR)) grep -qE '^[0-9.]+ STATUS=' "$WORK/$name.notify" ||
+	wait_for 10 grep -qE '^[0-9.]+ STATUS=' "$WORK/$name.notify" ||
 		fail "$name: no STATUS= refresh"
 	kill -TERM $pid
 	wait $pid || fail "$name: exit status $?"
@@ -116,7 +116,7 @@ wait_for 10 grep -qs BOUND "$WORK/quiet.notify" || fail "quiet: receiver did not
 env -u NOTIFY_SOCKET WATCHDOG_USEC=200000 "$SLUICE" -c "$WORK/s.yaml" >"$WORK/quiet.log" 2>&1 &
 pid=$!
 at_exit "kill $pid"
-wait_for $((10 * FACTOR)) test -s "$WORK/out.log" || fail "quiet: no output"
+wait_for 10 test -s "$WORK/out.log" || fail "quiet: no output"
 sleep 0.5
 [ "$(dgram_sockets $pid)" = 0 ] || fail "a datagram socket open without NOTIFY_SOCKET"
 kill -TERM $pid

@@ -9,8 +9,11 @@
 # exits as it says in the describe modes; every daemon key the daemon
 # accepts is in sluice.yaml(5) and docs/CONFIG.md; sluice-plugin(3)
 # names every host function, descriptor member and option macro.
+# The daemon runs as on a machine where sluice is not installed (lib.sh's
+# uninstalled): an installed plugin directory must change no answer.
 . "$(dirname "$0")/lib.sh"
-need_cmd groff man python3
+need_cmd groff man python3 unshare
+uninstalled true || skip "cannot hide the installed sluice (no mount namespace)"
 [ -f "$BUILDDIR/docs/sluice.yaml.5" ] || skip "built with -DSLUICE_MAN=OFF: no man pages"
 
 inst="$WORK/inst"
@@ -34,7 +37,7 @@ done
 render() { LC_ALL=C.UTF-8 MANWIDTH=1000 man -l "$1" 2>/dev/null | sed 's/‐//g'; }
 render "$mandir/man5/sluice.yaml.5" >"$WORK/yaml5.txt"
 render "$mandir/man8/sluice.8" >"$WORK/sluice8.txt"
-"$SLUICE" --describe-all --format=markdown >"$WORK/all.md"
+uninstalled "$SLUICE" --describe-all --format=markdown >"$WORK/all.md"
 "$SLUICE" --help >"$WORK/help.txt"
 # The daemon keys, as the daemon lists them for an unknown one.
 printf 'daemon:\n  no_such_key: 1\nstacks:\n  a: [nflog, file]\n' >"$WORK/keys.yaml"
@@ -51,11 +54,11 @@ rc=0; "$SLUICE" --describe-all --format=x >/dev/null 2>&1 || rc=$?
 [ "$rc" = 64 ] || fail "--format=x: exit $rc, sluice(8) says 64"
 rc=0; "$SLUICE" --format=man >/dev/null 2>&1 || rc=$?
 [ "$rc" = 64 ] || fail "--format without --describe-all: exit $rc, sluice(8) says 64"
-rc=0; SLUICE_PLUGIN_PATH="$WORK/none" "$SLUICE" --describe-all >/dev/null 2>&1 || rc=$?
+rc=0; SLUICE_PLUGIN_PATH="$WORK/none" uninstalled "$SLUICE" --describe-all >/dev/null 2>&1 || rc=$?
 [ "$rc" = 69 ] || fail "--describe-all without plugins: exit $rc, sluice(8) says 69"
 if [ -d "${SLUICE_TEST_PLUGIN_DIR:-}/abi99" ]; then
 	rc=0; SLUICE_PLUGIN_PATH="$SLUICE_PLUGIN_PATH:$SLUICE_TEST_PLUGIN_DIR/abi99" \
-		"$SLUICE" --describe-all >/dev/null 2>&1 || rc=$?
+		uninstalled "$SLUICE" --describe-all >/dev/null 2>&1 || rc=$?
 	[ "$rc" = 69 ] || fail "--describe-all with a plugin that fails to load: exit $rc, sluice(8) says 69"
 fi
 # The octal rule the pages state, on flowfile's subdirs (0-8): 010 is 8 and

@@ -6,10 +6,13 @@
 # (range included) and default the table declares; rows written "as for
 # `other`" must match that plugin's options; every field the plugin needs
 # or provides is named in its section.  The "meaning" column is free text.
+# Only this build's plugins count: an installed plugin directory is hidden
+# (lib.sh's uninstalled).
 . "$(dirname "$0")/lib.sh"
-need_cmd python3
+need_cmd python3 unshare
+uninstalled true || skip "cannot hide the installed sluice (no mount namespace)"
 
-"$SLUICE" --describe-all --format=markdown >"$WORK/all.md"
+uninstalled "$SLUICE" --describe-all --format=markdown >"$WORK/all.md"
 python3 - "$WORK/all.md" "$SRCDIR/docs/PLUGINS.md" <<'PY' || fail "docs/PLUGINS.md and --describe-all disagree (above)"
 import re, sys
 

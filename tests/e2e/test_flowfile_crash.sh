@@ -72,7 +72,7 @@ counter() { grep "counters: $2 " "$1" | tail -1 | sed -nE "s/.* $3=([0-9]+).*/\1
 # run_until_delivered NAME: start, wait until flowfile has taken every flow.
 run_until_delivered() {
 	run_sluice_bg "$WORK/$1.log" -c "$WORK/$1.yaml"
-	local end=$((SECONDS + 20)) out=
+	local end=$((SECONDS + 20 * TIME_FACTOR)) out=
 	while [ $SECONDS -lt $end ]; do
 		sleep 0.5
 		kill -USR1 "$SLUICE_PID" 2>/dev/null || { cat "$WORK/$1.log"; fail "$1: sluice died"; }
@@ -118,7 +118,7 @@ orphan=$(find "$WORK/a" -name 'nfcapd.current.*')
 pk=$(capinfos -c -M "$WORK/a.pcap" 2>&1) || fail "capinfos after kill -9: $pk"
 [[ $pk =~ "Number of packets:"[[:space:]]*$N ]] || fail "pcap after kill -9: $pk"
 config a2 "$WORK/a" 0 0
-timeout 30 "$SLUICE" -c "$WORK/a2.yaml" >"$WORK/a2.log" 2>&1 || { cat "$WORK/a2.log"; fail "restart failed"; }
+timeout $((30 * TIME_FACTOR)) "$SLUICE" -c "$WORK/a2.yaml" >"$WORK/a2.log" 2>&1 || { cat "$WORK/a2.log"; fail "restart failed"; }
 no_orphans "$WORK/a" "restart"
 want=$((N / PER_BLOCK * PER_BLOCK))
 rec=$(counter "$WORK/a2.log" f.flowfile recovered)
@@ -142,7 +142,7 @@ orphan=$(find "$WORK/b" -name 'nfcapd.current.*')
 # the crash came in the middle of the next block: a header promising 60000 bytes, 3000 of them
 python3 -c 'import struct, sys, os; sys.stdout.buffer.write(struct.pack("<IIHH", 600, 60000, 3, 0) + os.urandom(3000))' >>"$orphan"
 config b2 "$WORK/b" 100ms 0
-timeout 30 "$SLUICE" -c "$WORK/b2.yaml" >"$WORK/b2.log" 2>&1 || { cat "$WORK/b2.log"; fail "restart failed"; }
+timeout $((30 * TIME_FACTOR)) "$SLUICE" -c "$WORK/b2.yaml" >"$WORK/b2.log" 2>&1 || { cat "$WORK/b2.log"; fail "restart failed"; }
 no_orphans "$WORK/b" "restart"
 rec=$(counter "$WORK/b2.log" f.flowfile recovered)
 [ "$rec" = $N ] || { cat "$WORK/b2.log"; fail "recovered ${rec:-?} flows, want $N"; }
@@ -162,7 +162,7 @@ live=$SLUICE_PID
 tmp=$(find "$WORK/c" -name 'nfcapd.current.*')
 sum=$(sha256sum <"$tmp")
 config c2 "$WORK/c" 100ms 0
-timeout 30 "$SLUICE" -c "$WORK/c2.yaml" >"$WORK/c2.log" 2>&1 || { cat "$WORK/c2.log"; fail "second daemon failed"; }
+timeout $((30 * TIME_FACTOR)) "$SLUICE" -c "$WORK/c2.yaml" >"$WORK/c2.log" 2>&1 || { cat "$WORK/c2.log"; fail "second daemon failed"; }
 [ -e "$tmp" ] && [ "$(sha256sum <"$tmp")" = "$sum" ] || fail "the live writer's file was touched"
 rec=$(counter "$WORK/c2.log" f.flowfile recovered)
 [ "$rec" = 0 ] || fail "a live writer's file was recovered ($rec flows)"
@@ -196,7 +196,7 @@ YAML
 	orphan=$(find "$WORK/d" -name 'nfcapd.current.*')
 	[ "$(stat -c %U "$orphan")" = nobody ] || fail "daemon.user: the orphan belongs to $(stat -c %U "$orphan")"
 	config d2 "$WORK/d" 100ms 0
-	timeout 30 "$SLUICE" -c "$WORK/d2.yaml" >"$WORK/d2.log" 2>&1 || { cat "$WORK/d2.log"; fail "restart failed"; }
+	timeout $((30 * TIME_FACTOR)) "$SLUICE" -c "$WORK/d2.yaml" >"$WORK/d2.log" 2>&1 || { cat "$WORK/d2.log"; fail "restart failed"; }
 	no_orphans "$WORK/d" "daemon.user"
 	rec=$(counter "$WORK/d2.log" f.flowfile recovered)
 	[ "${rec:-0}" -gt 0 ] || { cat "$WORK/d2.log"; fail "daemon.user: nothing recovered"; }

@@ -48,7 +48,7 @@ stacks:
     - {plugin: flow, idle_timeout: 100ms}
     - {plugin: flowfile, dir: "$fs", rotate_interval: 1d, compression: none, flush_interval: 0}
 YAML
-	timeout 30 "$SLUICE" -c "$WORK/full$1.yaml" >"$log" 2>&1 || { cat "$log"; fail "$1: sluice failed"; }
+	timeout $((30 * TIME_FACTOR)) "$SLUICE" -c "$WORK/full$1.yaml" >"$log" 2>&1 || { cat "$log"; fail "$1: sluice failed"; }
 	lost=$(counter "$log" f.flowfile lost)
 	dropped=$(counter "$log" f.flowfile dropped)
 	out=$(counter "$log" f.flowfile out)

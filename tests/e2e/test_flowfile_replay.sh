@@ -159,7 +159,7 @@ stacks:
     - {plugin: flow$2}
     - {plugin: flowfile$3}
 YAML
-	timeout 60 "$SLUICE" -c "$WORK/$1.yaml" >"$WORK/$1.log" 2>&1 ||
+	timeout $((60 * TIME_FACTOR)) "$SLUICE" -c "$WORK/$1.yaml" >"$WORK/$1.log" 2>&1 ||
 		{ cat "$WORK/$1.log"; fail "sluice failed ($1)"; }
 }
 

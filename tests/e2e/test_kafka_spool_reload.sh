@@ -40,11 +40,11 @@ mock_cmd "down all"
 conf 5ms
 run_sluice_bg "$WORK/k.log" -c "$WORK/k.yaml"
 some_spooled() { [ "$(stat spooled || echo 0)" -ge 300 ]; }
-wait_for $((10 * TF)) some_spooled || { cat "$WORK/k.log"; fail "nothing spooled"; }
+wait_for 10 some_spooled || { cat "$WORK/k.log"; fail "nothing spooled"; }
 conf 4ms
 kill -HUP "$SLUICE_PID"
 took_over() { grep -q "^sluice: reload: [0-9]* kept, 1 added, 1 removed" "$WORK/k.log"; }
-wait_for $((10 * TF)) took_over || { cat "$WORK/k.log"; fail "no reload logged"; }
+wait_for 10 took_over || { cat "$WORK/k.log"; fail "no reload logged"; }
 sleep 1
 mock_cmd "up all"
 wait "$SLUICE_PID" || { cat "$WORK/k.log"; fail "sluice failed"; }

@@ -72,7 +72,7 @@ echo "stats answered in $ms ms while an idle and a non-reading client were conne
 caught_up() { [ "$(field "$1" "$2")" = "$3" ]; }
 N1=2000
 send -n $N1 -r 20000 >"$WORK/gen1.out"
-wait_for $((10 * TF)) caught_up txt.file out "$(nft_logged)" ||
+wait_for 10 caught_up txt.file out "$(nft_logged)" ||
 	fail "txt.file out=$(field txt.file out), the kernel logged $(nft_logged)"
 logged=$(nft_logged)
 [ "$logged" -gt 0 ] || fail "the kernel logged nothing"
@@ -98,7 +98,7 @@ PY
 # what the outputs hold, by their readers
 pcap_count() { tcpdump --count -r "$1" 2>/dev/null | sed -n 's/ packets\?$//p'; }
 in_outputs() { [ "$(pcap_count "$D/cap.pcap")" = "$1" ] && [ "$(wc -l <"$D/fw.log")" = "$1" ]; }
-wait_for $((5 * TF)) in_outputs "$logged" ||
+wait_for 5 in_outputs "$logged" ||
 	fail "outputs hold $(pcap_count "$D/cap.pcap") packets / $(wc -l <"$D/fw.log") lines, nft $logged"
 
 # the table: a row for every instance; the shared one shows both stacks
@@ -127,21 +127,21 @@ kill -TERM "$GEN_PID" 2>/dev/null || true	# it may have sent everything
 wait "$GEN_PID" || true
 
 # logrotate-style: move both files away, then ask for a reopen
-wait_for $((10 * TF)) caught_up txt.file out "$(nft_logged)" || fail "not caught up before the mv"
+wait_for 10 caught_up txt.file out "$(nft_logged)" || fail "not caught up before the mv"
 mv "$D/cap.pcap" "$D/cap.pcap.1"
 mv "$D/fw.log" "$D/fw.log.1"
 out=$("$SLUICE" reopen -c "$WORK/sluice.yaml") || fail "sluice reopen exited $?"
 [ "$out" = ok ] || fail "sluice reopen printed '$out'"
-wait_for $((5 * TF)) test -e "$D/cap.pcap" -a -e "$D/fw.log" || fail "the files did not reappear"
+wait_for 5 test -e "$D/cap.pcap" -a -e "$D/fw.log" || fail "the files did not reappear"
 send -n 500 -r 20000 -f 10000 >"$WORK/gen3.out"
-wait_for $((10 * TF)) caught_up txt.file out "$(nft_logged)" || fail "not caught up after the reopen"
+wait_for 10 caught_up txt.file out "$(nft_logged)" || fail "not caught up after the reopen"
 logged=$(nft_logged)
 both() {
 	local p=$(($(pcap_count "$D/cap.pcap.1") + $(pcap_count "$D/cap.pcap")))
 	local t=$(cat "$D/fw.log.1" "$D/fw.log" | wc -l)
 	[ "$p" = "$1" ] && [ "$t" = "$1" ] && [ "$(pcap_count "$D/cap.pcap")" -gt 0 ]
 }
-wait_for $((5 * TF)) both "$logged" || fail "after the reopen the outputs hold \
+wait_for 5 both "$logged" || fail "after the reopen the outputs hold \
 $(pcap_count "$D/cap.pcap.1")+$(pcap_count "$D/cap.pcap") packets, \
 $(wc -l <"$D/fw.log.1")+$(wc -l <"$D/fw.log") lines; nft $logged"
 new=$(pcap_count "$D/cap.pcap")

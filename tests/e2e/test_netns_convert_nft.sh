@@ -26,7 +26,6 @@
 . "$(dirname "$0")/lib.sh"
 need_root
 need_cmd ip nft python3 setpriv
-F=${SLUICE_TEST_TIME_FACTOR:-1}	# slower under sanitizers
 [ -r /dev/kmsg ] || skip "cannot read /dev/kmsg"
 SYSCTL=/proc/sys/net/netfilter/nf_log_all_netns
 modprobe nf_log_syslog 2>/dev/null || true
@@ -157,14 +156,14 @@ with open(out, "w") as f:
 PY
 KMSG_PID=$!
 at_exit "kill $KMSG_PID"
-wait_for $((5 * F)) test -e "$WORK/kmsg.txt" || fail "kmsg reader did not start"
+wait_for 5 test -e "$WORK/kmsg.txt" || fail "kmsg reader did not start"
 lines() { grep -ac "$TAG" "$1" 2>/dev/null || true; }
 # has_lines FILE N: FILE holds at least N lines with our tag (for wait_for)
 has_lines() { [ "$(lines "$1")" -ge "$2" ]; }
 
 # --- phase 1: printk ---
 send_traffic
-wait_for $((10 * F)) has_lines "$WORK/kmsg.txt" $EXPECT ||
+wait_for 10 has_lines "$WORK/kmsg.txt" $EXPECT ||
 	{ cat "$WORK/kmsg.txt"; fail "the kernel logged $(lines "$WORK/kmsg.txt") lines, want $EXPECT"; }
 sleep 0.5
 [ "$(lines "$WORK/kmsg.txt")" = $EXPECT ] || { cat "$WORK/kmsg.txt"; fail "more kernel lines than packets"; }
@@ -194,7 +193,7 @@ with open(sys.argv[2], "wb") as f:
         f.flush()
 PY
 at_exit "kill $!"
-wait_for $((5 * F)) test -S "$WORK/syslog.sock" || fail "syslog receiver did not start"
+wait_for 5 test -S "$WORK/syslog.sock" || fail "syslog receiver did not start"
 ip netns exec "$B" "$SLUICE" convert nft --apply --group 40 --yaml "$WORK/conv.yaml" \
 	--log-file "$WORK/fw.log" --syslog "$WORK/syslog.sock" >"$WORK/conv.out" 2>"$WORK/conv.err" ||
 	{ cat "$WORK/conv.err"; fail "convert --apply failed"; }
@@ -236,11 +235,11 @@ at_exit "kill $SLUICE_PID"
 NGROUPS=$(grep -c 'plugin: nflog' "$WORK/conv.yaml")
 NGROUPS=$((NGROUPS / 2))
 bound() { [ "$(grep -c 'bound NFLOG group' "$WORK/sluice.log")" -ge $NGROUPS ]; }
-wait_for $((10 * F)) bound ||
+wait_for 10 bound ||
 	{ cat "$WORK/sluice.log"; fail "sluice did not bind its $NGROUPS groups"; }
 send_traffic
-wait_for $((15 * F)) has_lines "$WORK/fw.log" $EXPECT || true
-wait_for $((5 * F)) has_lines "$WORK/syslog.txt" $EXPECT || true
+wait_for 15 has_lines "$WORK/fw.log" $EXPECT || true
+wait_for 5 has_lines "$WORK/syslog.txt" $EXPECT || true
 kill -TERM "$SLUICE_PID"
 wait "$SLUICE_PID" || { cat "$WORK/sluice.log"; fail "sluice exited with an error"; }
 sleep 0.3

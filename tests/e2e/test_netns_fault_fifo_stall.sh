@@ -1,8 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Fault: a file sink that stops reading for 2.5 s under live traffic
-# (100,000 numbered packets at 20k/s, 5 s), next to a pcap stack on the same
-# nflog input.  The slow sink is a FIFO whose reader pauses, so the file
+# Fault: a file sink that stops reading under live traffic (numbered
+# packets at 20k/s, divided by SLUICE_TEST_TIME_FACTOR, flowing until the
+# sink has read again after the stall), next to a pcap stack on the same
+# nflog input.  The reader stops 1 s after its first data and reads again
+# once the file output counted drops at its queue (the event the stall
+# must cause, however slow the machine).  The slow sink is a FIFO whose reader pauses, so the file
 # output's write() blocks; it runs with `thread: true, queue: 4,
 # when_full: drop`, so its thread blocks, not the input.  The pcap stack
 # must lose nothing (capinfos, tcpdump -r and fault_check.py against the
@@ -16,11 +19,12 @@ need_root
 need_cmd ip nft python3 tcpdump capinfos
 . "$(dirname "$0")/fault_lib.sh"
 
-N=100000 RATE=20000
+RATE=$((20000 / TIME_FACTOR))
 fault_net 94 54
 mkfifo "$WORK/slow.fifo"
 
-# The reader: read 1 s, stop 2.5 s (the sink stalls), then read to the end.
+# The reader: read 1 s, stop until rx.resume exists (the sink stalls), then
+# read to the end.
 python3 - "$WORK" <<'PY' &
 import os, sys, time
 work = sys.argv[1]
@@ -35,7 +39,8 @@ paused = False
 while True:
     if not paused and os.path.exists(work + "/rx.first") and time.time() - t0 > 1:
         open(work + "/rx.paused", "w").close()
-        time.sleep(2.5)
+        while not os.path.exists(work + "/rx.resume"):
+            time.sleep(0.05)
         paused = True
     b = f.read(1 << 16)
     if not b and not os.path.exists(work + "/rx.first"):
@@ -62,7 +67,19 @@ stacks:
                                thread: true, queue: 4, when_full: drop}]
 YAML
 start_sluice "$WORK/sluice.log" "$WORK/sluice.yaml"
-send -n $N -r $RATE -t 30 >"$WORK/gen.out"
+send_bg "$WORK/gen.out" -n 20000000 -r $RATE -t 600
+wait_for 30 test -e "$WORK/rx.paused" || fail "the reader never paused: the fault did not happen"
+wait_for 30 live_over "$WORK/sluice.log" slow.file queue_dropped 0 ||
+	fail "the stalled sink did not fill the queue (queue_dropped=0)"
+out_at=$(counter "$WORK/sluice.log" slow.file out)
+touch "$WORK/rx.resume"
+# Records written after the stall (5,000 more than the queue could hold
+# then: some came after the drops), while the traffic still flows.
+wait_for 30 live_over "$WORK/sluice.log" slow.file out $((out_at + 5000)) ||
+	fail "nothing was written after the stall"
+kill -0 "$GEN_PID" || fail "the traffic ended during the stall"
+kill -TERM "$GEN_PID"
+wait "$GEN_PID" || true
 logged=$(nft_logged)
 wait_for 20 input_caught_up "$WORK/sluice.log" "$logged" ||
 	{ cat "$WORK/sluice.log"; fail "nflog received $(counter "$WORK/sluice.log" fw in) of $logged"; }
@@ -97,4 +114,4 @@ echo "file on its thread: in=$in out=$out dropped=$dropped queue_dropped=$qd que
 [ "$records" = "$out" ] || fail "the reader got $records lines, sluice counted out=$out"
 segs=$(echo "$tf" | tr ' ' '\n' | sed -n 's/^segments=//p')
 [ "$segs" -ge 2 ] || fail "nothing was written after the stall (segments=$segs)"
-pass "$logged packets at ${RATE}/s, sink stalled 2.5 s: pcap $caps/$logged lossless; file on its thread in=$in out=$out dropped=$dropped (=queue_dropped), reader got $records lines in order"
+pass "$logged packets at ${RATE}/s, sink stalled until its queue dropped: pcap $caps/$logged lossless; file on its thread in=$in out=$out dropped=$dropped (=queue_dropped), reader got $records lines in order"

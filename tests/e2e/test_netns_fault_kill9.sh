@@ -66,12 +66,14 @@ check_files() {
 	TORN=$((${a:-0} + ${b:-0}))
 }
 
-send_bg "$WORK/gen.out" -n 2000000 -r 20000 -s 600 -t 40
+# Until the three kills are done (stopped then), however slow the machine.
+send_bg "$WORK/gen.out" -n 4900000 -r 20000 -s 600 -t 600	# numbers below the last run's FIRST
 runs=0
 for how in moment pcap text; do
 	start_sluice "$WORK/run$runs.log" "$WORK/sluice.yaml"
+	# Records in the files and in the buffers: the input has read 10,000.
+	wait_for 10 live_over "$WORK/run$runs.log" fw in 10000 || fail "run $runs: no traffic reaches sluice"
 	runs=$((runs + 1))
-	sleep 0.8	# records in the files and in the buffers
 	case $how in
 	moment) kill -9 "$SLUICE_PID"; echo "run $runs: killed at an arbitrary moment" ;;
 	pcap) echo "run $runs: $(python3 "$KILLER" "$SLUICE_PID" "$D/cap.pcap" 5)" ;;

@@ -3,9 +3,11 @@
 # Fault: 100 logrotate rotations under load.  The real logrotate (own
 # config and state file in WORK, `rotate 200`, numbered names, postrotate
 # SIGHUP to sluice), forced 100 times while numbered traffic flows at 20k/s
-# into a pcap output and decode -> logline -> file.  Each rotation waits
-# for sluice to have reopened both files (the live names exist again),
-# then 20 ms.  Afterwards: every pcap (101 of them) is readable
+# (divided by SLUICE_TEST_TIME_FACTOR: a sanitized daemon is that much
+# slower) into a pcap output and decode -> logline -> file, until the last
+# rotation is done, however long that takes.  Each rotation waits for
+# sluice to have reopened both files (the live names exist again), then
+# for a line in the new text file.  Afterwards: every pcap (101 of them) is readable
 # by capinfos and tcpdump -r, the packets in all of them == the nft
 # counter, the lines in all text files == the nft counter, no partial
 # line or torn record, and across the files (oldest first) every packet
@@ -15,7 +17,7 @@ need_root
 need_cmd ip nft python3 tcpdump capinfos logrotate
 . "$(dirname "$0")/fault_lib.sh"
 
-ROT=100 RATE=20000
+ROT=100 RATE=$((20000 / TIME_FACTOR))
 fault_net 93 53
 D="$WORK/log"
 mkdir "$D"
@@ -40,7 +42,8 @@ $D/cap.pcap $D/fw.log {
 }
 CONF
 
-send_bg "$WORK/gen.out" -n 1000000 -r $RATE -t 40
+# Bounded by ctest's timeout only: stopped after the last rotation.
+send_bg "$WORK/gen.out" -n 20000000 -r $RATE -t 600
 wait_for 10 test -s "$D/fw.log" || fail "no traffic reaches the files"
 hups() { grep -c "unchanged: reopening output files" "$WORK/sluice.log" || true; }
 reopened() { [ "$(hups)" -ge "$1" ] && [ -e "$D/cap.pcap" ] && [ -e "$D/fw.log" ]; }
@@ -48,16 +51,16 @@ t0=$(date +%s.%N)
 for ((i = 1; i <= ROT; i++)); do
 	logrotate -f -s "$WORK/logrotate.state" "$WORK/logrotate.conf" 2>>"$WORK/logrotate.err" ||
 		fail "logrotate failed at rotation $i: $(cat "$WORK/logrotate.err")"
-	end=$((SECONDS + 10))
+	end=$((SECONDS + 10 * TIME_FACTOR))
 	until reopened "$i"; do
 		[ $SECONDS -lt $end ] || fail "sluice did not reopen after rotation $i"
 		sleep 0.005
 	done
-	kill -0 "$GEN_PID" 2>/dev/null || fail "the traffic ended before rotation $i: raise its count"
-	sleep 0.02	# ~30 ms, ~600 packets per file
+	# Traffic flows into the new files: wait for a line in the text one.
+	wait_for 10 test -s "$D/fw.log" || fail "no traffic into the files after rotation $i"
+	kill -0 "$GEN_PID" 2>/dev/null || fail "the traffic ended before rotation $i"
 done
 secs=$(python3 -c "import time; print('%.1f' % (time.time() - $t0))")
-sleep 0.2	# traffic into the last files too
 kill -TERM "$GEN_PID"
 wait "$GEN_PID" || true
 logged=$(nft_logged)

@@ -37,7 +37,7 @@ YAML
 ip netns exec "$B" "$SLUICE" -c "$WORK/live.yaml" >"$WORK/sluice.log" 2>&1 &
 SLUICE_PID=$!
 at_exit "kill $SLUICE_PID"
-wait_for $((10 * TF)) grep -qs "bound NFLOG group $G" "$WORK/sluice.log" ||
+wait_for 10 grep -qs "bound NFLOG group $G" "$WORK/sluice.log" ||
 	{ cat "$WORK/sluice.log"; fail "nflog did not start"; }
 
 ip netns exec "$A" python3 - "$N" <<'PY'
@@ -55,7 +55,7 @@ PY
 logged=$(ip netns exec "$B" nft -j list counter inet sluice_kafka_e2e logged |
 	python3 -c 'import json,sys; print([o["counter"]["packets"] for o in json.load(sys.stdin)["nftables"] if "counter" in o][0])')
 lines_ge() { [ "$(wc -l <"$1")" -ge "$2" ]; }
-wait_for $((10 * TF)) lines_ge "$WORK/ref.json" "$logged" || true
+wait_for 10 lines_ge "$WORK/ref.json" "$logged" || true
 kill -TERM "$SLUICE_PID"
 wait "$SLUICE_PID" || { cat "$WORK/sluice.log"; fail "sluice exited with an error"; }
 L="$WORK/sluice.log"

@@ -77,15 +77,21 @@ YAML
 	wait_for 10 grep -qs "bound NFLOG group $FG" "$WORK/$name.log" ||
 		{ cat "$WORK/$name.log"; fail "$name: nflog did not start"; }
 	first=$(( $(nft_logged) ))
-	send_bg "$WORK/$name.gen" -n 9000 -r 3000 -f "$first"
+	# Traffic until the last rotation is done, however long that takes.
+	send_bg "$WORK/$name.gen" -n 1000000 -r 3000 -t 300 -f "$first"
 	for i in 1 2 3; do
-		sleep 0.6
+		# Packets in the file before each rotation (the event, not a time).
+		wait_for 10 test -s "$D/fw.log" || fail "$name: no traffic into fw.log before rotation $i"
 		PATH="$WORK/bin:$PATH" logrotate -f -s "$WORK/$name.state" "$WORK/$name.logrotate" \
 			>"$WORK/$name.lr" 2>&1 || fail "$name: logrotate: $(cat "$WORK/$name.lr")"
 		wait_for 10 test -e "$D/fw.log" -a -e "$D/cap.pcap" ||
 			fail "$name: no new files after rotation $i: $(tail -3 "$WORK/$name.log")"
 	done
-	wait "$GEN_PID" || fail "$name: seqgen failed"
+	wait_for 10 test -s "$D/fw.log" || fail "$name: no traffic into the new fw.log"
+	kill -0 "$GEN_PID" 2>/dev/null || fail "$name: the traffic ended before the last rotation"
+	kill -TERM "$GEN_PID"
+	wait "$GEN_PID" || true
+	grep -q '^sent [1-9]' "$WORK/$name.gen" || fail "$name: seqgen failed: $(cat "$WORK/$name.gen")"
 	local logged=$(( $(nft_logged) - first ))
 	wait_for 10 input_caught_up "$WORK/$name.log" "$logged" ||
 		fail "$name: nflog in=$(counter "$WORK/$name.log" fw in), nft logged $logged"

@@ -58,7 +58,7 @@ start_sluice() {
 	ip netns exec "$NS" "$SLUICE" -c "$WORK/$1.yaml" >"$WORK/$1.log" 2>&1 &
 	SLUICE_PID=$!
 	at_exit "kill $SLUICE_PID"
-	wait_for $((10 * FACTOR)) grep -qs "nfacct: polling" "$WORK/$1.log" ||
+	wait_for 10 grep -qs "nfacct: polling" "$WORK/$1.log" ||
 		{ cat "$WORK/$1.log"; fail "$1: nfacct did not start"; }
 }
 stop_sluice() {
@@ -102,7 +102,7 @@ INI
 	ip netns exec "$NS" ulogd -c "$WORK/ulogd.conf" -p "$WORK/ulogd.pid" &
 	ULOGD_PID=$!
 	at_exit "kill $ULOGD_PID"
-	wait_for $((10 * FACTOR)) grep -qs "entering main loop" "$WORK/ulogd.log" ||
+	wait_for 10 grep -qs "entering main loop" "$WORK/ulogd.log" ||
 		{ cat "$WORK/ulogd.log"; fail "ulogd did not start"; }
 else
 	echo "NOTE: ulogd2 with NFACCT and JSON (Debian ulogd2, ulogd2-json) not installed: no comparison with ulogd2"
@@ -112,18 +112,18 @@ ping_lo 5 100	# 5 x 128 bytes
 udp_lo 7 200	# 7 x 228 bytes
 WANT1="sl_keep=5/640 sl_ping=5/640 sl_quota=5/640 sl_udp=7/1596"
 r1_done() { [ "$(last_poll "$WORK/r1.json")" = "$WANT1" ]; }
-wait_for $((15 * FACTOR)) r1_done || { cat "$WORK/r1.log"; $CHECK polls "$WORK/r1.json";
+wait_for 15 r1_done || { cat "$WORK/r1.log"; $CHECK polls "$WORK/r1.json";
 	fail "run 1: no poll saw $WANT1"; }
 if $ULOGD; then
 	u_done() { [ "$(last_poll "$WORK/ulogd.json")" = "$WANT1" ]; }
-	wait_for $((15 * FACTOR)) u_done || { $CHECK polls "$WORK/ulogd.json"; fail "ulogd2 never saw $WANT1"; }
+	wait_for 15 u_done || { $CHECK polls "$WORK/ulogd.json"; fail "ulogd2 never saw $WANT1"; }
 	kill -TERM "$ULOGD_PID"
 	wait "$ULOGD_PID" || true	# ulogd2 exits 0 or by the signal
 	echo "ulogd2's last poll: $(last_poll "$WORK/ulogd.json")"
 fi
 n=$(npolls "$WORK/r1.json")
 r1_more() { [ "$(npolls "$WORK/r1.json")" -ge $((n + 2)) ]; }
-wait_for $((10 * FACTOR)) r1_more || fail "run 1: polls stopped"
+wait_for 10 r1_more || fail "run 1: polls stopped"
 stop_sluice r1
 cat "$WORK/r1.log"
 
@@ -154,17 +154,17 @@ stacks:
 YAML
 start_sluice r2
 r2_first() { [ "$(npolls "$WORK/r2.json")" -ge 1 ]; }
-wait_for $((10 * FACTOR)) r2_first || fail "run 2: no poll"
+wait_for 10 r2_first || fail "run 2: no poll"
 FIRST=$($CHECK polls "$WORK/r2.json" | head -1 | cut -d' ' -f2-)
 [ "$FIRST" = "sl_ping=5/640 sl_udp=7/1596" ] || fail "run 2: first poll $FIRST, not what run 1 left"
 ping_lo 3 60	# 3 x 88 bytes
 udp_lo 2 50	# 2 x 78 bytes
 WANT2="sl_ping=3/264 sl_udp=2/156"
 r2_done() { [ "$($CHECK sum "$WORK/r2.json" 1)" = "$WANT2" ]; }
-wait_for $((15 * FACTOR)) r2_done || { $CHECK polls "$WORK/r2.json"; fail "run 2: polls after the first do not add up to $WANT2"; }
+wait_for 15 r2_done || { $CHECK polls "$WORK/r2.json"; fail "run 2: polls after the first do not add up to $WANT2"; }
 n=$(npolls "$WORK/r2.json")
 r2_more() { [ "$(npolls "$WORK/r2.json")" -ge $((n + 1)) ]; }
-wait_for $((10 * FACTOR)) r2_more || fail "run 2: polls stopped"
+wait_for 10 r2_more || fail "run 2: polls stopped"
 stop_sluice r2
 cat "$WORK/r2.log"
 $CHECK polls "$WORK/r2.json"
@@ -190,21 +190,21 @@ YAML
 }
 r3_conf 1s
 start_sluice r3
-wait_for $((10 * FACTOR)) eval '[ "$(npolls "$WORK/r3.json")" -ge 1 ]' || fail "run 3: no poll"
+wait_for 10 eval '[ "$(npolls "$WORK/r3.json")" -ge 1 ]' || fail "run 3: no poll"
 ping_lo 4 20	# 4 x 48 bytes, also counted in sl_keep
 r3_conf 500ms
 T_HUP=$(date +%s.%N)
 kill -HUP "$SLUICE_PID"
-wait_for $((10 * FACTOR)) grep -qs "reload: .* kept" "$WORK/r3.log" ||
+wait_for 10 grep -qs "reload: .* kept" "$WORK/r3.log" ||
 	{ cat "$WORK/r3.log"; fail "run 3: no reload verdict"; }
 udp_lo 3 10	# 3 x 38 bytes
 # sl_keep's and sl_quota's 8/904 left by run 2, plus the new traffic
 WANT3="sl_keep=12/1096 sl_ping=4/192 sl_quota=12/1096 sl_udp=3/114"
 r3_done() { [ "$($CHECK sum "$WORK/r3.json" 0)" = "$WANT3" ]; }
-wait_for $((15 * FACTOR)) r3_done || { cat "$WORK/r3.log"; $CHECK polls "$WORK/r3.json";
+wait_for 15 r3_done || { cat "$WORK/r3.log"; $CHECK polls "$WORK/r3.json";
 	fail "run 3: polls across the reload do not add up to $WANT3"; }
 after_hup() { [ "$($CHECK polls "$WORK/r3.json" | awk -v t="$T_HUP" '$1 > t + 0.2' | wc -l)" -ge 4 ]; }
-wait_for $((10 * FACTOR)) after_hup || fail "run 3: too few polls after the reload"
+wait_for 10 after_hup || fail "run 3: too few polls after the reload"
 stop_sluice r3
 cat "$WORK/r3.log"
 $CHECK polls "$WORK/r3.json"
@@ -234,7 +234,7 @@ YAML
 		"$SLUICE" -c "$WORK/r4.yaml" >"$WORK/r4.log" 2>&1 &
 	SLUICE_PID=$!
 	at_exit "kill $SLUICE_PID"
-	wait_for $((10 * FACTOR)) grep -qs "started:" "$WORK/r4.log" ||
+	wait_for 10 grep -qs "started:" "$WORK/r4.log" ||
 		{ cat "$WORK/r4.log"; fail "run 4: sluice did not start"; }
 	r4_errors() {
 		kill -USR1 "$SLUICE_PID"
@@ -242,7 +242,7 @@ YAML
 		grep -Eq "a\.nfacct \(nfacct\): in=0 .*errors=([3-9]|[1-9][0-9]+) polls=0" "$WORK/r4.log" &&
 			grep -Eq "b\.nfacct \(nfacct\): in=0 .*errors=([3-9]|[1-9][0-9]+) polls=0" "$WORK/r4.log"
 	}
-	wait_for $((10 * FACTOR)) r4_errors || { cat "$WORK/r4.log"; fail "run 4: refused polls not counted"; }
+	wait_for 10 r4_errors || { cat "$WORK/r4.log"; fail "run 4: refused polls not counted"; }
 	stop_sluice r4
 	# once for each instance: the dump, and the gets by name
 	[ "$(grep -c "nfacct request: Operation not permitted (needs CAP_NET_ADMIN)" "$WORK/r4.log")" = 2 ] ||

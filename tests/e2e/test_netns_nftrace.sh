@@ -66,8 +66,17 @@ ip netns exec "$B" "$SLUICE" -c "$WORK/c.yaml" >"$WORK/sluice.log" 2>&1 &
 SLUICE_PID=$!
 at_exit "kill $SLUICE_PID"
 started() { grep -q 'listening to nftables trace events' "$WORK/sluice.log"; }
-wait_for $((10 * ${SLUICE_TEST_TIME_FACTOR:-1})) started || { cat "$WORK/sluice.log"; fail "nftrace did not start"; }
-sleep 0.5	# nft monitor subscribes as it starts: give it the time
+wait_for 10 started || { cat "$WORK/sluice.log"; fail "nftrace did not start"; }
+# nft monitor subscribes as it starts: until its netlink socket (port id:
+# its PID) is in the trace group (NFNLGRP_NFTRACE 9: bit 0x100).
+nft_subscribed() {
+	local sk eth pid groups rest
+	while read -r sk eth pid groups rest; do
+		[ "$pid" = "$NFT_PID" ] && ((0x$groups & 0x100)) && return 0
+	done < <(ip netns exec "$B" cat /proc/net/netlink)
+	return 1
+}
+wait_for 10 nft_subscribed || fail "nft monitor trace did not subscribe"
 
 ip netns exec "$A" ping -c 3 -i 0.2 -W 1 10.41.0.2 >/dev/null 2>&1 || true
 ip netns exec "$A" ping -6 -c 2 -i 0.2 -W 1 fd41::2 >/dev/null 2>&1 || true
@@ -97,10 +106,20 @@ socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b"late", ("10.41.0.2", 9
 # 6 for the datagram the added rule drops (inserted first in uc), 2 IPv6 pings x 6
 want=$((3 * 8 + 2 * 7 + 2 * 7 + 6 + 2 * 6))
 # sluice's files are written at the latest when it stops: wait for nft,
-# then give sluice's socket as long again
+# then for each of sluice's three nftrace inputs to have had as many events
 have_all() { [ "$(grep -c '^trace id' "$WORK/nft.txt")" -ge $want ]; }
-wait_for $((10 * ${SLUICE_TEST_TIME_FACTOR:-1})) have_all || true
-sleep 0.5
+wait_for 10 have_all || true
+sluice_has_all() {
+	local s e
+	kill -USR1 "$SLUICE_PID"
+	sleep 0.1
+	for s in text json pcap; do
+		e=$(grep "counters: $s.nftrace (nftrace):" "$WORK/sluice.log" | tail -1 | sed -n 's/.* events=\([0-9]*\).*/\1/p')
+		[ "${e:-0}" -ge "$want" ] || return 1
+	done
+}
+wait_for 10 sluice_has_all || true	# the comparison below says what is missing
+at_stop=$(wc -l <"$WORK/sluice.log")
 kill "$SLUICE_PID"
 wait "$SLUICE_PID" || { cat "$WORK/sluice.log"; fail "sluice exited with an error"; }
 kill "$NFT_PID"; wait "$NFT_PID" 2>/dev/null || true
@@ -124,7 +143,7 @@ logged=$(grep 'uc rule .* comment "added later" # handle [0-9]* (verdict drop)' 
 	sed -E 's/^.* uc rule //; s/ # handle [0-9]+ \(verdict drop\)$//' | mask)
 [ -n "$listed" ] && [ "$logged" = "$listed" ] ||
 	fail "the rule added after the start: logged '$logged', nft lists '$listed' (the ruleset was not listed again?)"
-grep -q ' ruleset_dumps=2' "$WORK/sluice.log" || { grep counters "$WORK/sluice.log"; fail "not one dump at start and one after the change"; }
+tail -n +$((at_stop + 1)) "$WORK/sluice.log" | grep -q ' ruleset_dumps=2' || { grep counters "$WORK/sluice.log"; fail "not one dump at start and one after the change"; }
 grep -q 'packet: iif "vb" ether saddr 02:00:00:41:00:01 ether daddr 02:00:00:41:00:02 ip saddr 10.41.0.1 ip daddr 10.41.0.2 .* tcp dport 22 tcp flags == syn' "$WORK/out.txt" ||
 	fail "no TCP SYN packet line"
 

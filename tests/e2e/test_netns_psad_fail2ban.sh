@@ -105,12 +105,12 @@ with open(out, "w") as f:
 PY
 KMSG_PID=$!
 at_exit "kill $KMSG_PID"
-wait_for $((5 * TF)) test -e "$WORK/kern.log" || fail "kmsg reader did not start"
+wait_for 5 test -e "$WORK/kern.log" || fail "kmsg reader did not start"
 
 ip netns exec "$B" "$SLUICE" -c "$WORK/psd.yaml" >"$WORK/sluice.log" 2>&1 &
 SLUICE_PID=$!
 at_exit "kill $SLUICE_PID"
-wait_for $((10 * TF)) grep -qs "bound NFLOG group $G" "$WORK/sluice.log" || { cat "$WORK/sluice.log"; fail "nflog did not start"; }
+wait_for 10 grep -qs "bound NFLOG group $G" "$WORK/sluice.log" || { cat "$WORK/sluice.log"; fail "nflog did not start"; }
 
 date +%s.%N >"$WORK/sent.start"
 ip netns exec "$A" python3 - <<'PY'
@@ -144,7 +144,7 @@ settled() {
 	[ "$(lines "$WORK/kern.log")" -ge $N ] && [ "$(lines "$WORK/sluice-syslog.log")" -ge $N ] &&
 		[ "$(lines "$WORK/sluice-rfc3339.log")" -ge $N ]
 }
-wait_for $((15 * TF)) settled || true
+wait_for 15 settled || true
 sleep 0.3
 kill -TERM "$SLUICE_PID"
 wait "$SLUICE_PID" || { cat "$WORK/sluice.log"; fail "sluice exited with an error"; }

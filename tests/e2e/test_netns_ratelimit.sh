@@ -35,7 +35,7 @@ start_sluice "$WORK/sluice.log" "$WORK/rl.yaml"
 send -n $((PPS * SECS)) -r $PPS -t $((SECS * 2 * TF)) >"$WORK/sent.txt"
 cat "$WORK/sent.txt"
 logged=$(nft_logged)
-wait_for $((20 * TF)) input_caught_up "$WORK/sluice.log" "$logged" ||
+wait_for 20 input_caught_up "$WORK/sluice.log" "$logged" ||
 	{ tail -5 "$WORK/sluice.log"; fail "nflog took $(counter "$WORK/sluice.log" fw in) of $logged records"; }
 kill -TERM "$SLUICE_PID"
 wait "$SLUICE_PID" || { cat "$WORK/sluice.log"; fail "sluice exited with status $?"; }

@@ -139,13 +139,13 @@ echo "$RELOADS reloads: $ok applied, $bad refused; $base threads with the fixed 
 # An unchanged file only reopens.
 hup_reopen_before=$(grep -c "unchanged: reopening output files" "$L" || true)
 kill -HUP "$SLUICE_PID"
-wait_for $((5 * FACTOR)) bash -c "[ \$(grep -c 'unchanged: reopening output files' '$L') -gt $hup_reopen_before ]" ||
+wait_for 5 bash -c "[ \$(grep -c 'unchanged: reopening output files' '$L') -gt $hup_reopen_before ]" ||
 	fail "an unchanged file did not just reopen"
 
 # The group of input g changes: it re-binds, traffic to the new group arrives.
 if ((added)); then conf "$(extra last)" $G3; else conf "" $G3; fi
 hup "the group change"
-wait_for $((5 * FACTOR)) grep -qs "bound NFLOG group $G3" "$L" || fail "input g did not bind group $G3"
+wait_for 5 grep -qs "bound NFLOG group $G3" "$L" || fail "input g did not bind group $G3"
 udp_to 30001 100
 
 # The same group with other options: the new input cannot bind while the
@@ -160,7 +160,7 @@ sleep 0.3
 kill -TERM "$GEN_PID"
 wait "$GEN_PID" || true
 logged=$(nft_logged)
-wait_for $((20 * FACTOR)) input_caught_up "$L" "$logged" ||
+wait_for 20 input_caught_up "$L" "$logged" ||
 	fail "nflog received $(counter "$L" fw in) of $logged"
 kill -TERM "$SLUICE_PID"
 wait "$SLUICE_PID" || { tail -20 "$L"; fail "sluice exited with status $?"; }

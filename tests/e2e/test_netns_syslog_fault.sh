@@ -77,9 +77,11 @@ YAML
 		ip netns exec "$NS" nft add table inet sl_fault
 		ip netns exec "$NS" nft add chain inet sl_fault out '{ type filter hook output priority 0; }'
 		ip netns exec "$NS" nft add rule inet sl_fault out tcp dport $PORT drop
-		sleep 0.3	# sluice writes on: unacknowledged
+		# sluice writes on: unacknowledged (the event, not 0.3 s)
+		in_flight() { [ "$(queue 2 "dport = :$PORT")" -gt 0 ]; }
+		wait_for 10 in_flight || fail "$name: nothing in flight to lose"
 		wait_for 5 unread_is_0 || fail "$name: receiver does not read"
-		[ "$(queue 2 "dport = :$PORT")" -gt 0 ] || fail "$name: nothing in flight to lose"
+		in_flight || fail "$name: nothing in flight to lose"
 	fi
 	kill -9 "$RECV_PID"
 	wait "$RECV_PID" 2>/dev/null || true
@@ -87,8 +89,14 @@ YAML
 	[ "$hold" = 1 ] && ip netns exec "$NS" nft delete table inet sl_fault
 	recv_start "${rargs[@]}"
 	wait "$SLUICE_PID" || { cat "$log"; fail "$name: sluice exit status $?"; }
+	# sluice has exited: until the receiver has read every byte (any state:
+	# the connections are closing), then until it has written the rest
+	drained() {
+		[ "$(ip netns exec "$NS" ss -Htn "sport = :$PORT" | awk '{s += $2} END {print s + 0}')" = 0 ]
+	}
+	wait_for 10 drained || fail "$name: the receiver does not read the rest"
 	local n=-1
-	while [ "$n" != "$(lines)" ]; do	# until the receiver has written the rest
+	while [ "$n" != "$(lines)" ]; do
 		n=$(lines)
 		sleep 0.3
 	done

@@ -2,13 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The syslog output's disk spool with transport relp, live, against
 # rsyslogd's imrelp (spool_rsyslog_lib.sh has the set-up):
-#   outage  imrelp is not listening for 10 s under 3,000 packets/s, then
-#           comes up: every packet the kernel logged arrives, in order,
+#   outage  imrelp is not listening under 3,000 packets/s until more
+#           than 10,000 messages are spooled, then comes up: every packet the kernel logged arrives, in order,
 #           none twice, nothing dropped, the spool empty at the end (the
 #           last RELP_WINDOW spooled messages are proven by a session
 #           close, see relp_spool_sync in syslog_spool.c).
-#   rkill   rsyslogd is killed with SIGKILL mid-stream and started again
-#           2 s later: every logged packet arrives (first arrivals in
+#   rkill   rsyslogd is killed with SIGKILL mid-stream (once 1,000
+#           messages arrived) and started again when sluice has spooled
+#           what it could not send: every logged packet arrives (first arrivals in
 #           order); the duplicates RELP allows (acknowledgements lost with
 #           the receiver) are counted and reported.
 #   dkill   sluice is killed with SIGKILL while it sends a spool of 20,000
@@ -45,18 +46,23 @@ phase_rkill() {
 	local base logged L
 	conf "$WORK/rkill.yaml" 64MiB
 	recv_start
-	start_sluice "$WORK/rkill.log" "$WORK/rkill.yaml"
+	# librelp leaks inside itself after a reconnect (tests/lsan-librelp.supp);
+	# only in this phase, and only what librelp allocated, is that forgiven.
+	LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$SRCDIR/tests/lsan-librelp.supp:print_suppressions=0" \
+		start_sluice "$WORK/rkill.log" "$WORK/rkill.yaml"
 	base=$(nft_logged)
-	send_bg "$WORK/gen5.out" -n 18000 -r 3000 -t 30 -f 3000000
-	sleep 2
+	send_bg "$WORK/gen5.out" -n 18000 -r 3000 -t 60 -f 3000000
+	wait_for 20 lines_ge 1000 || fail "rkill: $(lines) messages arrived"
 	local before=$(lines)
 	rs_kill
-	sleep 2
+	# Down until sluice noticed: it spools what the receiver cannot take.
+	wait_for 30 spooled_over "$WORK/rkill.log" 0 ||
+		fail "rkill: nothing spooled with the receiver killed"
 	local down=$(lines)
 	recv_start
 	wait "$GEN_PID"
 	logged=$(( $(nft_logged) - base ))
-	wait_for $((20 * FACTOR)) lines_ge "$logged" || true
+	wait_for 20 lines_ge "$logged" || true
 	settle
 	stop_sluice "$WORK/rkill.log"
 	recv_stop
@@ -78,15 +84,15 @@ phase_dkill() {
 	base=$(nft_logged)
 	send -n 20000 -r 5000 -t 30 -f 4000000 >"$WORK/gen6.out"
 	logged=$(( $(nft_logged) - base ))
-	wait_for $((10 * FACTOR)) input_caught_up "$WORK/dkill1.log" "$logged" ||
+	wait_for 10 input_caught_up "$WORK/dkill1.log" "$logged" ||
 		fail "dkill: nflog got $(counter "$WORK/dkill1.log" fw in) of $logged"
 	recv_start
-	wait_for $((10 * FACTOR)) lines_ge 2000 || fail "dkill: the spool is not being sent"
+	wait_for 10 lines_ge 2000 || fail "dkill: the spool is not being sent"
 	kill -9 "$SLUICE_PID"
 	wait "$SLUICE_PID" 2>/dev/null || true
 	at=$(lines)
 	start_sluice "$WORK/dkill2.log" "$WORK/dkill.yaml"
-	wait_for $((20 * FACTOR)) lines_ge "$logged" || true
+	wait_for 20 lines_ge "$logged" || true
 	settle
 	stop_sluice "$WORK/dkill2.log"
 	recv_stop

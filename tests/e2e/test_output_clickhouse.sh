@@ -106,7 +106,7 @@ YAML
 counters "$WORK/d.log" c.clickhouse | grep -Eq "in=1000 out=1000 dropped=0 errors=0 inserts=[0-9]+ rows=1000 http_errors=0" ||
 	fail "distributed: $(counters "$WORK/d.log" ch)"
 both() { n1=$(ch_query d1 "SELECT count() FROM packets_local"); n2=$(ch_query d2 "SELECT count() FROM packets_local"); [ $((n1 + n2)) -ge 1000 ]; }
-wait_for $((20 * FACTOR)) both || true
+wait_for 20 both || true
 [ $((n1 + n2)) = 1000 ] && [ "$n1" -gt 0 ] && [ "$n2" -gt 0 ] ||
 	fail "Distributed: $n1 + $n2 rows on the shards, expected 1000 split over both"
 echo "distributed: $n1 + $n2 rows"
@@ -123,18 +123,25 @@ stacks:
 YAML
 run_sluice_bg "$WORK/r.log" -c "$WORK/r.yaml"
 rows_a() { [ "$(ch_query a "SELECT count() FROM outage")" -gt 0 ]; }
-wait_for $((10 * FACTOR)) rows_a || fail "no rows before the outage"
+wait_for 10 rows_a || fail "no rows before the outage"
 sleep 1
 before=$(ch_query a "SELECT count() FROM outage")
 ch_stop a KILL
 t0=$SECONDS
-sleep 10
+# Away until sluice counted a failed INSERT and a retry (checked below),
+# not for a fixed time.
+failing() {
+	kill -USR1 "$SLUICE_PID"
+	sleep 0.1
+	grep "counters: c.clickhouse (clickhouse)" "$WORK/r.log" | tail -1 | grep -Eq "connect_errors=[1-9].* retries=[1-9]"
+}
+wait_for 30 failing || fail "outage: no failed INSERT counted"
 ch_run a
 echo "server away for $((SECONDS - t0)) s, $before rows before"
 wait "$SLUICE_PID" || { cat "$WORK/r.log"; fail "sluice failed"; }
 after=$(ch_query a "SELECT count() FROM outage")
 dups=$(ch_query a "SELECT count() FROM (SELECT time, time_us, src_addr, count() AS n FROM outage GROUP BY time, time_us, src_addr HAVING n > 14)")
-c=$(counters "$WORK/r.log" c.clickhouse)
+c=$(counters "$WORK/r.log" c.clickhouse | tail -1)	# at exit
 echo "$c" | grep -q "in=560 out=560 dropped=0 errors=0 .*rows=560 .*dropped_rows=0" || fail "outage: $c"
 echo "$c" | grep -Eq "connect_errors=[1-9].* retries=[1-9]" || fail "no failed INSERT counted: $c"
 [ "$after" = 560 ] && [ "$dups" = 0 ] || fail "outage: $after rows in the table (expected 560), $dups duplicated"

@@ -96,7 +96,7 @@ stacks:
     - {plugin: pcap, file: "$2"$3}
 YAML
 	rm -f "$2"
-	timeout 20 "$SLUICE" -c "$WORK/c.yaml" >"$WORK/log" 2>&1 || { cat "$WORK/log"; fail "sluice failed: $1 -> $2"; }
+	timeout $((20 * TIME_FACTOR)) "$SLUICE" -c "$WORK/c.yaml" >"$WORK/log" 2>&1 || { cat "$WORK/log"; fail "sluice failed: $1 -> $2"; }
 	grep -q "(pcap):.* errors=0 dropped_records=0 dropped_bytes=0 bytes_written=[0-9]* files_rotated=0 skipped=0" "$WORK/log" ||
 		{ cat "$WORK/log"; fail "pcap output counted errors or drops for $1"; }
 	bw=$(sed -n 's/.*(pcap):.* bytes_written=\([0-9]*\).*/\1/p' "$WORK/log")

@@ -24,7 +24,6 @@
 need_cmd psql python3
 pg_have || skip "needs Debian's postgresql (initdb, pg_ctl) and the postgres user"
 [ -e "$SLUICE_PLUGIN_PATH/sql.so" ] || skip "sql output not built"
-FACTOR=${SLUICE_TEST_TIME_FACTOR:-1}
 E2E=$(dirname "$0")
 CAP="$SRCDIR/tests/data/nflog-mixed.pcap"
 export PGTZ=UTC PGOPTIONS="-c client_min_messages=warning"
@@ -152,17 +151,23 @@ stacks:
 YAML
 run_sluice_bg "$WORK/r.log" -c "$WORK/r.yaml"
 some() { [ "$(pg_sql -c "SELECT count(*) FROM outage")" -gt 100 ]; }
-wait_for $((10 * FACTOR)) some || fail "no rows before the restart"
+wait_for 10 some || fail "no rows before the restart"
 before=$(pg_sql -c "SELECT count(*) FROM outage")
 pg_stop fast
-sleep 2
+# Down until sluice counted a failed batch and a retry (checked below).
+pg_failing() {
+	kill -USR1 "$SLUICE_PID"
+	sleep 0.1
+	grep "counters: r.sql (sql)" "$WORK/r.log" | tail -1 | grep -Eq "failed=[1-9][0-9]* retries=[1-9]"
+}
+wait_for 30 pg_failing || fail "restart: no failed batch counted with the server down"
 pg_restart || fail "PostgreSQL did not start again"
 wait "$SLUICE_PID" || { cat "$WORK/r.log"; fail "sluice failed"; }
 total=$(pg_sql -c "SELECT count(*) FROM outage")
 # a replayed record repeats its time, addresses and ports once per loop
 over=$(pg_sql -c "SELECT count(*) FROM (SELECT count(*) AS n FROM outage
 	GROUP BY time, src_addr, dst_addr, sport, dport, ip_proto, icmp_type HAVING count(*) <> $loops) x")
-c=$(counters "$WORK/r.log" r.sql)
+c=$(counters "$WORK/r.log" r.sql | tail -1)	# at exit
 n=$((40 * loops))
 echo "$c" | grep -q "in=$n out=$n dropped=0 errors=0 rows=$n .*failed=[1-9][0-9]* retries=[1-9][0-9]* reconnects=1 dropped_rows=0" ||
 	fail "restart: $c"
@@ -258,13 +263,19 @@ stacks:
 YAML
 run_sluice_bg "$WORK/o.log" -c "$WORK/o.yaml"
 some2() { [ "$(pg_sql -c "SELECT count(*) FROM outage2")" -gt 60 ]; }
-wait_for $((10 * FACTOR)) some2 || fail "spool outage: no rows before the stop"
+wait_for 10 some2 || fail "spool outage: no rows before the stop"
 pg_stop fast
-sleep 3
+# Down until rows went to the spool (checked below).
+pg_spooled() {
+	kill -USR1 "$SLUICE_PID"
+	sleep 0.1
+	grep "counters: o.sql (sql)" "$WORK/o.log" | tail -1 | grep -Eq " spooled=[1-9]"
+}
+wait_for 30 pg_spooled || fail "spool outage: nothing spooled with the server down"
 pg_restart || fail "PostgreSQL did not start again"
 wait "$SLUICE_PID" || { cat "$WORK/o.log"; fail "sluice failed"; }
 n=$((40 * loops))
-c=$(counters "$WORK/o.log" o.sql)
+c=$(counters "$WORK/o.log" o.sql | tail -1)	# at exit
 total=$(pg_sql -c "SELECT count(*) FROM outage2")
 over=$(pg_sql -c "SELECT count(*) FROM (SELECT count(*) AS n FROM outage2
 	GROUP BY time, src_addr, dst_addr, sport, dport, ip_proto, icmp_type HAVING count(*) <> $loops) x")

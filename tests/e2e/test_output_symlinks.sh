@@ -32,6 +32,12 @@ victim_ok() {
 }
 tcount() { tcpdump --count -r "$1" 2>/dev/null | sed -n 's/^\([0-9]*\) packets\?$/\1/p'; }
 counter() { grep "counters: $2 " "$1" | tail -1 | sed -nE "s/.* $3=([0-9]+).*/\1/p"; }
+# live_counter_ge LOG INSTANCE KEY N: SIGUSR1 to the daemon shows KEY >= N
+live_counter_ge() {
+	kill -USR1 "$SLUICE_PID"
+	sleep 0.05
+	[ "$(counter "$1" "$2" "$3")" -ge "$4" ] 2>/dev/null
+}
 
 # yaml NAME OUTPUT [INPUT]: one stack; the input is 100 gen records by default.
 yaml() {
@@ -48,13 +54,13 @@ FLOWIN='{plugin: replay, file: "'$DATA'/raw-mixed.pcap"}
 # must_refuse NAME PATTERN: the run fails at start with a message matching PATTERN.
 must_refuse() {
 	local rc=0
-	timeout 20 "$SLUICE" -c "$WORK/$1.yaml" >"$WORK/$1.log" 2>&1 || rc=$?
+	timeout $((20 * TIME_FACTOR)) "$SLUICE" -c "$WORK/$1.yaml" >"$WORK/$1.log" 2>&1 || rc=$?
 	[ $rc != 0 ] && [ $rc != 124 ] || { cat "$WORK/$1.log"; fail "$1: exit $rc, a refusal expected"; }
 	grep -q "$2" "$WORK/$1.log" || { cat "$WORK/$1.log"; fail "$1: no message '$2'"; }
 	grep -q "could not start" "$WORK/$1.log" || fail "$1: the daemon did not stop at start"
 }
 must_run() {
-	timeout 20 "$SLUICE" -c "$WORK/$1.yaml" >"$WORK/$1.log" 2>&1 || { cat "$WORK/$1.log"; fail "$1 failed"; }
+	timeout $((20 * TIME_FACTOR)) "$SLUICE" -c "$WORK/$1.yaml" >"$WORK/$1.log" 2>&1 || { cat "$WORK/$1.log"; fail "$1 failed"; }
 }
 
 # ---- 1. a link at the output name: refused at start ----
@@ -192,7 +198,8 @@ ln -s "$V" "$D/out.log"
 kill -HUP "$SLUICE_PID"
 wait_for 5 grep -q "refusing to write $D/out.log: it is a symbolic link" "$WORK/live.log" ||
 	{ cat "$WORK/live.log"; fail "reopen onto a link: not reported"; }
-sleep 1.5
+# A second refused reopen (the retry) before the link goes.
+wait_for 10 live_counter_ge "$WORK/live.log" s.file errors 2 || fail "file: no retry refused"
 rm "$D/out.log"
 wait_for 5 grep -q "writing to $D/out.log again" "$WORK/live.log" || { cat "$WORK/live.log"; fail "no recovery after the link went"; }
 # the same with the directory made world-writable (another output: its own rate limit)
@@ -201,16 +208,21 @@ chmod 0777 "$D7"
 kill -HUP "$SLUICE_PID"
 wait_for 5 grep -q "refusing to write $D7/out.log: directory $D7 is writable by everyone" "$WORK/live.log" ||
 	{ cat "$WORK/live.log"; fail "reopen into a world-writable directory: not reported"; }
-sleep 1.5
+wait_for 10 live_counter_ge "$WORK/live.log" s7.file errors 2 || fail "file: no retry refused in $D7"
 chmod 0755 "$D7"
 wait_for 5 grep -q "writing to $D7/out.log again" "$WORK/live.log" || { cat "$WORK/live.log"; fail "no recovery after chmod"; }
 # flowfile: its directory turns world-writable: the next slots are refused
 chmod 0777 "$WORK/d6"
 wait_for 5 grep -q "directory $WORK/d6 is writable by everyone" "$WORK/live.log" ||
 	{ cat "$WORK/live.log"; fail "flowfile rotation into a world-writable directory: not reported"; }
-sleep 1.5
+wait_for 10 live_counter_ge "$WORK/live.log" f.flowfile errors 1 || fail "flowfile: refused slot not counted"
 chmod 0755 "$WORK/d6"
-sleep 2.5
+touch "$WORK/fixed"
+# Writing resumes everywhere: records in both files, a flowfile slot after the fix.
+wait_for 10 grep -q record "$D/out.log" || fail "file: nothing written after the link went"
+wait_for 10 grep -q other "$D7/out.log" || fail "file: nothing written after the directory was fixed"
+new_slot() { [ -n "$(find "$WORK/d6" -name 'nfcapd.2*' -newer "$WORK/fixed" | head -1)" ]; }
+wait_for 10 new_slot || fail "flowfile: no file after the directory was fixed"
 kill -TERM "$SLUICE_PID"
 wait "$SLUICE_PID" || fail "live: exit status $?"
 victim_ok "reopen"

@@ -19,7 +19,6 @@ need_cmd rsyslogd python3 ss openssl
 ls /usr/lib/*/rsyslog/imrelp.so >/dev/null 2>&1 || skip "needs rsyslog-relp (imrelp.so)"
 export SLUICE_PLUGIN_PATH="$SLUICE_PLUGIN_PATH:$SLUICE_TEST_PLUGIN_DIR"
 export TZ=UTC
-TF=${SLUICE_TEST_TIME_FACTOR:-1}
 RS="$WORK/rs" C="$WORK/certs"
 mkdir "$RS" "$C"
 read -r PORT TPORT < <(python3 -c '
@@ -80,7 +79,7 @@ stacks:
       {plugin: syslog, format: rfc5424, transport: relp, address: "127.0.0.1:$PORT"}]
 YAML
 "$SLUICE" -c "$WORK/once.yaml" >"$WORK/once.log" 2>&1 || fail "sluice failed: $(cat "$WORK/once.log")"
-wait_for $((10 * TF)) lines_ge "$RS/relp.txt" "$N" || fail "relp: $(wc -l <"$RS/relp.txt" 2>/dev/null) of $N arrived: $(cat "$WORK/once.log")"
+wait_for 10 lines_ge "$RS/relp.txt" "$N" || fail "relp: $(wc -l <"$RS/relp.txt" 2>/dev/null) of $N arrived: $(cat "$WORK/once.log")"
 sed 's/^ //' "$RS/relp.txt" >"$WORK/got.txt"
 cmp -s "$WORK/ref.txt" "$WORK/got.txt" || fail "relp: messages differ: $(diff "$WORK/ref.txt" "$WORK/got.txt" | head -5)"
 
@@ -96,7 +95,7 @@ YAML
 "$SLUICE" -c "$WORK/kill.yaml" >"$WORK/kill.log" 2>&1 &
 SL=$!
 at_exit "kill $SL"
-wait_for $((10 * TF)) lines_ge "$RS/relp.txt" $((2 * N)) || fail "no steady stream before the kill"
+wait_for 10 lines_ge "$RS/relp.txt" $((2 * N)) || fail "no steady stream before the kill"
 before=$(wc -l <"$RS/relp.txt")
 kill -9 "$RS_PID"; wait "$RS_PID" 2>/dev/null || true
 sleep 1
@@ -104,7 +103,7 @@ down=$(wc -l <"$RS/relp.txt")
 rs_start
 wait "$SL" || fail "sluice failed: $(cat "$WORK/kill.log")"
 want=$((N * LOOPS))
-wait_for $((10 * TF)) lines_ge "$RS/relp.txt" "$want" || true
+wait_for 10 lines_ge "$RS/relp.txt" "$want" || true
 sed 's/^ //' "$RS/relp.txt" >"$WORK/kgot.txt"
 total=$(wc -l <"$WORK/kgot.txt")
 # every distinct message at least LOOPS times, and no message sluice did not send
@@ -132,7 +131,7 @@ YAML
 	"$SLUICE" -c "$WORK/$1.yaml" >"$WORK/$1.log" 2>&1 || fail "$1: sluice failed: $(cat "$WORK/$1.log")"
 }
 relp_tls tls_ok ca
-wait_for $((10 * TF)) lines_ge "$RS/tls.txt" "$N" || fail "relp+tls: $(wc -l <"$RS/tls.txt" 2>/dev/null) of $N arrived: $(cat "$WORK/tls_ok.log")"
+wait_for 10 lines_ge "$RS/tls.txt" "$N" || fail "relp+tls: $(wc -l <"$RS/tls.txt" 2>/dev/null) of $N arrived: $(cat "$WORK/tls_ok.log")"
 sed 's/^ //' "$RS/tls.txt" >"$WORK/tgot.txt"
 cmp -s "$WORK/ref.txt" "$WORK/tgot.txt" || fail "relp+tls: messages differ"
 : >"$RS/tls.txt"

@@ -21,7 +21,6 @@ export SLUICE_PLUGIN_PATH="$SLUICE_PLUGIN_PATH:$SLUICE_TEST_PLUGIN_DIR"
 export TZ=UTC
 RS="$WORK/rs" C="$WORK/certs"
 mkdir "$RS" "$C"
-TF=${SLUICE_TEST_TIME_FACTOR:-1}
 
 # ---- certificates ----
 . "$(dirname "$0")/certs_lib.sh"
@@ -81,7 +80,7 @@ N=$(wc -l <"$WORK/ref.txt")
 
 # ---- 1. every message arrives over TLS, name checked against 127.0.0.1's SAN ----
 run ok "address: \"127.0.0.1:$PORT\", tls_ca_file: \"$C/ca.pem\""
-wait_for $((10 * TF)) lines_ge "$RS/tls.txt" "$N" || { cat "$WORK/ok.log" "$RS/rs.log"; fail "tls: messages missing"; }
+wait_for 10 lines_ge "$RS/tls.txt" "$N" || { cat "$WORK/ok.log" "$RS/rs.log"; fail "tls: messages missing"; }
 sed 's/^ //' "$RS/tls.txt" >"$WORK/got.txt"
 got=$(wc -l <"$WORK/got.txt")
 [ "$got" = "$N" ] || fail "tls: $got of $N messages arrived; log: $(cat "$WORK/ok.log")"
@@ -90,7 +89,7 @@ cmp -s "$WORK/ref.txt" "$WORK/got.txt" || fail "tls: messages differ from the te
 # and the name from tls_server_name (localhost, a DNS SAN)
 : >"$RS/tls.txt"
 run name_ok "address: \"127.0.0.1:$PORT\", tls_ca_file: \"$C/ca.pem\", tls_server_name: localhost"
-wait_for $((10 * TF)) lines_ge "$RS/tls.txt" "$N" || fail "tls_server_name localhost: $(wc -l <"$RS/tls.txt") of $N"
+wait_for 10 lines_ge "$RS/tls.txt" "$N" || fail "tls_server_name localhost: $(wc -l <"$RS/tls.txt") of $N"
 
 # ---- 2. refused: another CA, a wrong name; nothing in clear ----
 MARK=$(head -1 "$WORK/ref.txt" | grep -oE 'SRC=[0-9a-f.:]+ DST=[0-9a-f.:]+' | head -1)
@@ -122,7 +121,7 @@ refused badname "tls_ca_file: \"$C/ca.pem\", tls_server_name: other.example" \
 
 # ---- 3. mutual TLS ----
 run mtls "address: \"127.0.0.1:$MPORT\", tls_ca_file: \"$C/ca.pem\", tls_cert_file: \"$C/client.test.pem\", tls_key_file: \"$C/client.test.key\""
-wait_for $((10 * TF)) lines_ge "$RS/mtls.txt" "$N" || true
+wait_for 10 lines_ge "$RS/mtls.txt" "$N" || true
 mg=$(wc -l <"$RS/mtls.txt" 2>/dev/null || echo 0)
 [ "$mg" = "$N" ] || fail "mtls: $mg of $N messages arrived; log: $(cat "$WORK/mtls.log")"
 cp "$RS/mtls.txt" "$WORK/mtls-ok.txt"; : >"$RS/mtls.txt"

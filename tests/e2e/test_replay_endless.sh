@@ -9,12 +9,13 @@ stacks:
       { plugin: pcap, file: "$WORK/out.pcap" }]
 CONF
 run_sluice_bg "$WORK/err" -c "$WORK/c.yaml"
-sleep 0.5
+# SIGUSR1 once the daemon handles it (before "started:" it would die of it).
+wait_for 10 grep -q "started: " "$WORK/err" || fail "sluice did not start: $(tail -5 "$WORK/err")"
 kill -USR1 "$SLUICE_PID"
 wait_for 10 grep -q "counters: s.replay (replay): in=" "$WORK/err" || fail "SIGUSR1 not served while looping"
 kill -TERM "$SLUICE_PID"
-for _ in $(seq 100); do kill -0 "$SLUICE_PID" 2>/dev/null || break; sleep 0.1; done
-kill -0 "$SLUICE_PID" 2>/dev/null && fail "SIGTERM not served within 10 s while looping"
+gone() { ! kill -0 "$SLUICE_PID" 2>/dev/null; }
+wait_for 10 gone || fail "SIGTERM not served within $((10 * TIME_FACTOR)) s while looping"
 rc=0; wait "$SLUICE_PID" || rc=$?
 [ "$rc" = 0 ] || fail "exit $rc: $(tail -5 "$WORK/err")"
 n=$(grep "counters: s.pcap (pcap)" "$WORK/err" | tail -1 | sed -E 's/.* out=([0-9]+) .*/\1/')

@@ -35,7 +35,7 @@ stacks:
     - {plugin: pcap, file: "$WORK/out.pcap", linktype: raw}
 YAML
 	rm -f "$WORK/out.pcap"
-	timeout 20 "$SLUICE" -c "$WORK/c.yaml" >"$WORK/log" 2>&1 || { cat "$WORK/log"; fail "sluice failed on $1"; }
+	timeout $((20 * TIME_FACTOR)) "$SLUICE" -c "$WORK/c.yaml" >"$WORK/log" 2>&1 || { cat "$WORK/log"; fail "sluice failed on $1"; }
 }
 
 ref_n=$(awk '$1 == "raw-mixed.pcap" {print $2}' "$DATA/counts.txt")

@@ -24,7 +24,7 @@ stacks:
     - logline
     - {plugin: file, file: "$WORK/$f.txt"}
 YAML
-	timeout 20 "$SLUICE" -c "$WORK/c.yaml" >"$WORK/log" 2>&1 || { cat "$WORK/log"; fail "sluice failed on $f"; }
+	timeout $((20 * TIME_FACTOR)) "$SLUICE" -c "$WORK/c.yaml" >"$WORK/log" 2>&1 || { cat "$WORK/log"; fail "sluice failed on $f"; }
 	lines=$(wc -l <"$WORK/$f.txt")
 	[ "$lines" = "$n" ] || { cat "$WORK/log"; fail "$f: $lines lines, expected $n"; }
 	sed 's/.*SRC=/SRC=/' "$WORK/$f.txt" >"$WORK/$f.l3"
@@ -50,7 +50,7 @@ cat >"$WORK/evil.yaml" <<YAML
 stacks:
   s1: [{plugin: replay, file: "$WORK/evil.pcap"}, decode, logline, {plugin: file, file: "$WORK/evil.txt"}]
 YAML
-timeout 20 "$SLUICE" -c "$WORK/evil.yaml" >"$WORK/log" 2>&1 || { cat "$WORK/log"; fail "sluice failed on the hostile prefix"; }
+timeout $((20 * TIME_FACTOR)) "$SLUICE" -c "$WORK/evil.yaml" >"$WORK/log" 2>&1 || { cat "$WORK/log"; fail "sluice failed on the hostile prefix"; }
 n=$(grep -c '' "$WORK/evil.txt")
 [ "$n" = 40 ] || { cat -A "$WORK/evil.txt" | head -4; fail "hostile prefix: $n lines for 40 packets"; }
 want='x\x0aFAKE LINE \x1b[2J\x1b]0;pwned\x07 a\x5cb\x09c\x7f '$'\303\251''\xff\xc2\x9b IN='

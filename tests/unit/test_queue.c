@@ -261,6 +261,25 @@ static void *produce(void *arg)
 	return NULL;
 }
 
+/*
+ * bq_get, polled until it has an item or `secs` seconds (times
+ * $SLUICE_TEST_TIME_FACTOR) passed: a thread on a busy machine may start
+ * late, so a test waits for the event and never a fixed time.
+ */
+static bool get_within(struct bqueue *q, struct bq_item *it, unsigned secs)
+{
+	const char *f = getenv("SLUICE_TEST_TIME_FACTOR");
+	long factor = f ? strtol(f, NULL, 10) : 1;
+	long polls = (long)secs * (factor > 0 ? factor : 1) * 1000;
+
+	while (!bq_get(q, it)) {
+		if (polls-- <= 0)
+			return false;
+		usleep(1000);
+	}
+	return true;
+}
+
 static void block_when_full(void)
 {
 	struct bqueue *q = bq_new(1, true, 256, STRIDE, 4096, types, NF);
@@ -269,10 +288,11 @@ static void block_when_full(void)
 	pthread_t t;
 
 	pthread_create(&t, NULL, produce, &p);
+	/* The first batch is queued (however late the producer runs)... */
+	CHECK(get_within(q, &it, 30) && it.kind == BQ_BATCH && it.b->count == 5);
+	/* ...the second waits for it to come back. */
 	usleep(100 * 1000);
-	/* The first batch is queued; the second waits for it to come back. */
 	CHECK(!__atomic_load_n(&p.done, __ATOMIC_ACQUIRE));
-	CHECK(bq_get(q, &it) && it.kind == BQ_BATCH && it.b->count == 5);
 	CHECK(it.b->rec[0]->v[SL_F_SEQ_LOCAL].u64 == 100);
 	bq_release(q, it.b);
 	pthread_join(t, NULL);
