@@ -302,6 +302,11 @@ void fmt_addr(struct fmt_buf *b, const uint8_t a[16])
 	FMT_VIA(b, FMT_ADDR_MAX, fmt_addr_raw(at_, a));
 }
 
+void fmt_addr_in(struct fmt_buf *b, const uint8_t a[16], bool v6)
+{
+	FMT_VIA(b, FMT_ADDR_MAX, fmt_addr_in_raw(at_, a, v6));
+}
+
 void fmt_mac(struct fmt_buf *b, const uint8_t m[6])
 {
 	FMT_VIA(b, FMT_MAC_MAX, fmt_mac_raw(at_, m));
