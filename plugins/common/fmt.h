@@ -47,6 +47,8 @@
 
 #include <sluice/record.h>
 
+#include "time_clamp.h"
+
 /*
  * Room a raw writer needs at p: the most bytes it produces, or a little
  * more where it stores whole words and may write scratch bytes past the end
@@ -251,8 +253,9 @@ void fmt_hexbytes(struct fmt_buf *b, const uint8_t *p, size_t n, char sep);
  * UTC never calls gmtime (civil-from-days arithmetic); local time calls
  * localtime_r once per new second and writes the offset as +hh:mm
  * (-hh:mm west of UTC; a zero offset is written +00:00 in local mode).
- * Years outside 0000..9999 cannot be written in RFC 3339: such times are
- * clamped to 0000-01-01T00:00:00.000000 / 9999-12-31T23:59:59.999999.
+ * Times outside the calendar (time_clamp.h) are clamped to
+ * 0001-01-01T00:00:00.000000 / 9999-12-31T23:59:59.000000 (in local mode,
+ * the local time is).
  * Nanoseconds are truncated to microseconds.
  */
 struct fmt_time_cache {
@@ -277,7 +280,9 @@ void fmt_rfc3339(struct fmt_buf *b, struct fmt_time_cache *c, struct sl_time t);
 /*
  * The BSD syslog (RFC 3164) date "Mmm dd HH:MM:SS" in local time, the day
  * space-padded ("Dec  1 05:53:27"), as rsyslog's %TIMESTAMP% and the
- * kernel-log files it writes show it.  localtime_r once per new second
+ * kernel-log files it writes show it.  A time outside the calendar
+ * (time_clamp.h) is written as its first or last second in local time,
+ * "Jan  1 00:00:00" or "Dec 31 23:59:59".  localtime_r once per new second
  * (which also follows DST changes and the zone read by tzset at start);
  * the caller owns the cache (one per instance).
  */

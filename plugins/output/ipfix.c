@@ -37,6 +37,7 @@
 #include <sluice/plugin.h>
 
 #include "flow_fields.h"
+#include "time_clamp.h"
 
 #define IPFIX_VERSION 10
 #define IPFIX_HDR_LEN 16
@@ -242,9 +243,10 @@ static void build_template(struct tmpl *t, unsigned idx)
 	t->sent_ms = 0;
 }
 
+/* dateTimeMilliseconds is unsigned: clamped as time_clamp.h says */
 static uint64_t time_ms(const struct sl_time *t)
 {
-	return (uint64_t)t->sec * 1000 + t->nsec / 1000000;
+	return sl_time_ms_clamped(*t);
 }
 
 static bool is_icmp(uint64_t proto)
