@@ -371,7 +371,7 @@ static size_t format_key(const struct kafka_state *st, const struct sl_record *r
 		break;
 	case SL_T_ADDR:
 		fmt_init(&b, buf, cap);
-		fmt_addr(&b, v->addr);
+		fmt_addr_in(&b, v->addr, fmt_rec_v6(r));
 		break;
 	case SL_T_MAC:
 		fmt_init(&b, buf, cap);

@@ -30,6 +30,7 @@
 
 #include <sluice/plugin.h>
 
+#include "fmt.h"
 #include "grow.h"
 #include "plugin_state.h"
 #include "sql.h"
@@ -288,7 +289,8 @@ static void put_cell(struct sql_batch *b, struct sql_cell *cell, const struct sl
 		break;
 	case SL_T_ADDR:
 		cell->kind = SQL_TEXT;
-		if (sl_addr_is_v4(v->addr))
+		/* an IPv6 packet's ::ffff:a.b.c.d stays IPv6 (fmt_rec_v6) */
+		if (sl_addr_is_v4(v->addr) && !fmt_rec_v6(r))
 			cell->len = (uint32_t)snprintf(p, 48, "%u.%u.%u.%u", v->addr[12], v->addr[13],
 						       v->addr[14], v->addr[15]);
 		else
