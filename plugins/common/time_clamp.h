@@ -61,4 +61,17 @@ static inline uint64_t sl_time_ms_clamped(struct sl_time t)
 	return (uint64_t)t.sec * 1000 + t.nsec / 1000000;
 }
 
+/*
+ * Nanoseconds since the epoch in an int64_t, for the filters' clocks (flow,
+ * dedup, ratelimit): seconds clamped to what fits (1677..2262), so a
+ * capture's 2^63-1 s is not a signed overflow.
+ */
+#define SL_TIME_NS_SEC_MAX 9223372035LL	/* 2262-04-11T23:47:15Z */
+
+static inline int64_t sl_time_ns_clamped(struct sl_time t)
+{
+	t = sl_time_clamp(t, -SL_TIME_NS_SEC_MAX, SL_TIME_NS_SEC_MAX);
+	return t.sec * 1000000000 + (int64_t)t.nsec;
+}
+
 #endif /* SLUICE_TIME_CLAMP_H */

@@ -11,7 +11,9 @@
 #   9999-12-31T23:59:59.000000+00:00;
 # - pcap (unsigned 32-bit seconds): 4294967295.000000000 (tshark);
 # - sql on SQLite: 9999-12-31 23:59:59.000000+00:00, which sqlite3's own
-#   date functions read as 9999-12-31 23:59:59 (julianday is a number).
+#   date functions read as 9999-12-31 23:59:59 (julianday is a number);
+# - the flow filter, whose clock is int64 nanoseconds: flows from
+#   2262-04-11T23:47:15Z (before: 1969 and 1816, a signed overflow).
 # PostgreSQL and ClickHouse: test_output_sql_pg_time, test_output_clickhouse_time.
 . "$(dirname "$0")/lib.sh"
 need_cmd python3 tshark sqlite3
@@ -33,6 +35,7 @@ stacks:
   r: [cap, dec, logline, {plugin: file, file: "$WORK/$2-rfc.txt", line_header: rfc3339, header_host: fw}]
   p: [cap, {plugin: pcap, file: "$WORK/$2.pcap"}]
   q: [cap, dec, {plugin: sql, driver: sqlite, path: "$WORK/t.db"}]
+  f: [cap, dec, flow, json, {plugin: file, file: "$WORK/$2-flow.json"}]
 YAML
 	TZ="$1" timeout $((30 * ${SLUICE_TEST_TIME_FACTOR:-1})) "$SLUICE" -c "$WORK/$2.yaml" >"$WORK/$2.log" 2>&1 ||
 		{ cat "$WORK/$2.log"; fail "$2: sluice failed"; }
@@ -57,6 +60,9 @@ want pcap "$(tshark -r "$WORK/utc.pcap" -T fields -e frame.time_epoch | paste -s
 	"1700000000.123456000,4294967295.000000000,4294967295.000000000"
 want sqlite "$(sqlite3 -batch "$WORK/t.db" "SELECT time || '|' || datetime(time) || '|' || typeof(julianday(time)) FROM packets ORDER BY rowid" | paste -sd,)" \
 	"2023-11-14 22:13:20.123456+00:00|2023-11-14 22:13:20|real,9999-12-31 23:59:59.000000+00:00|9999-12-31 23:59:59|real,9999-12-31 23:59:59.000000+00:00|9999-12-31 23:59:59|real"
+want flow "$(python3 -c 'import json, sys
+print(" ".join(sorted(json.loads(l)["flow_start"] + "/" + json.loads(l)["flow_end"] for l in open(sys.argv[1]))))' "$WORK/utc-flow.json")" \
+	"2023-11-14T22:13:20.123456Z/2023-11-14T22:13:20.123456Z 2262-04-11T23:47:15.000000Z/2262-04-11T23:47:15.000000Z 2262-04-11T23:47:15.000000Z/2262-04-11T23:47:15.000000Z"
 for f in utc berlin; do
 	grep -q "counters: q.sql (sql): in=3 out=3 dropped=0 errors=0 rows=3 " "$WORK/$f.log" ||
 		err+=("$f: sql counters: $(grep 'q.sql (sql)' "$WORK/$f.log")")
@@ -64,4 +70,4 @@ for f in utc berlin; do
 	[ "$n" = 9 ] || err+=("$f: $n lines in the text outputs, want 9")
 done
 [ ${#err[@]} = 0 ] || fail "$(printf '%s\n' "${err[@]}")"
-pass "json, syslog and rfc3339 headers, pcap, sqlite: 3 records each, clamped to the calendar's end"
+pass "json, syslog and rfc3339 headers, pcap, sqlite, flow: 3 records each, clamped to the end of their range"
