@@ -36,6 +36,6 @@ want=$'1000\t2023-11-14 22:13:20.123456,1001\t9999-12-31 23:59:59.000000,1002\t9
 got=$(pg_sql -c "SELECT dport, t, us FROM epoch ORDER BY dport" | paste -sd,)
 want=$'1000\t1700000000\t123456,1001\t253402300799\t0,1002\t253402300799\t0'
 [ "$got" = "$want" ] || fail "epoch: got '$got', want '$want'"$'\n'"$(cat "$WORK/t.log")"
-grep -q "counters: p.sql (sql): in=3 out=3 dropped=0 errors=0 rows=3 batches=1 failed=0" "$WORK/t.log" ||
+grep -Eq "counters: p.sql \(sql\): in=3 out=3 dropped=0 errors=0 rows=3 batches=[0-9]+ failed=0 " "$WORK/t.log" ||
 	fail "counters: $(grep 'p.sql (sql)' "$WORK/t.log")"
 pass "3 rows, the two out of the calendar at 9999-12-31 23:59:59"

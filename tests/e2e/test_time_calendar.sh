@@ -7,7 +7,7 @@
 # can write (its last second, fraction zero), read back by the real readers:
 # - json: 9999-12-31T23:59:59.000000Z (python3 json);
 # - logline with line_header: syslog: "Dec 31 23:59:59", in UTC and in
-#   Europe/Berlin (local time of the last second of the calendar); rfc3339:
+#   Europe/Berlin (the calendar's last second, whatever the zone); rfc3339:
 #   9999-12-31T23:59:59.000000+00:00;
 # - pcap (unsigned 32-bit seconds): 4294967295.000000000 (tshark);
 # - sql on SQLite: 9999-12-31 23:59:59.000000+00:00, which sqlite3's own
