@@ -302,6 +302,11 @@ void fmt_addr(struct fmt_buf *b, const uint8_t a[16])
 	FMT_VIA(b, FMT_ADDR_MAX, fmt_addr_raw(at_, a));
 }
 
+void fmt_addr_in(struct fmt_buf *b, const uint8_t a[16], bool v6)
+{
+	FMT_VIA(b, FMT_ADDR_MAX, fmt_addr_in_raw(at_, a, v6));
+}
+
 void fmt_mac(struct fmt_buf *b, const uint8_t m[6])
 {
 	FMT_VIA(b, FMT_MAC_MAX, fmt_mac_raw(at_, m));
@@ -332,8 +337,9 @@ void fmt_hexbytes(struct fmt_buf *b, const uint8_t *s, size_t n, char sep)
 
 /* ---- RFC 3339 ---- */
 
-#define SECS_MIN (-62167219200LL)	/* 0000-01-01T00:00:00Z */
-#define SECS_MAX 253402300799LL		/* 9999-12-31T23:59:59Z */
+/* the calendar of time_clamp.h: 0001-01-01T00:00:00Z .. 9999-12-31T23:59:59Z */
+#define SECS_MIN SL_TIME_SEC_MIN
+#define SECS_MAX SL_TIME_SEC_MAX
 
 /* Days since 1970-01-01 to y/m/d (proleptic Gregorian; H. Hinnant). */
 static void civil_from_days(int64_t z, int64_t *y, unsigned *m, unsigned *d)
@@ -429,10 +435,10 @@ char *fmt_rfc3339_raw(char *p, struct fmt_time_cache *c, struct sl_time t)
 	memcpy(p, c->date, sizeof(c->date));
 	p += sizeof(c->date);
 	us = t.nsec / 1000;
-	if (us > 999999 || c->clamp > 0)
-		us = 999999;
-	else if (c->clamp < 0)
+	if (c->clamp)	/* the calendar's first or last second (time_clamp.h) */
 		us = 0;
+	else if (us > 999999)
+		us = 999999;
 	*p++ = '.';
 #ifdef FMT_U64_INLINE
 	{
@@ -460,15 +466,36 @@ void fmt_rfc3339(struct fmt_buf *b, struct fmt_time_cache *c, struct sl_time t)
 
 static const char month_abbr[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
 
+/*
+ * Local time of sec; a time outside the calendar (time_clamp.h), in UTC or
+ * in local time, is the calendar's first or last second.
+ */
+static void date3164_tm(int64_t sec, struct tm *tm)
+{
+	time_t t = (time_t)sec;
+
+	if (sec >= SECS_MIN && sec <= SECS_MAX && localtime_r(&t, tm) &&
+	    tm->tm_year >= 1 - 1900 && tm->tm_year <= 9999 - 1900)
+		return;
+	memset(tm, 0, sizeof(*tm));
+	if (sec > 0) {	/* 9999-12-31T23:59:59 */
+		tm->tm_mon = 11;
+		tm->tm_mday = 31;
+		tm->tm_hour = 23;
+		tm->tm_min = 59;
+		tm->tm_sec = 59;
+	} else {	/* 0001-01-01T00:00:00 */
+		tm->tm_mday = 1;
+	}
+}
+
 char *fmt_date3164_raw(char *p, struct fmt_date3164_cache *c, int64_t sec)
 {
 	if (!c->valid || c->sec != sec) {
-		time_t t = (time_t)sec;
 		struct tm tm;
 		char *q = c->date;
 
-		if (!localtime_r(&t, &tm))
-			memset(&tm, 0, sizeof(tm));	/* out of time_t's range */
+		date3164_tm(sec, &tm);
 		memcpy(q, month_abbr + 3 * ((unsigned)tm.tm_mon % 12), 3);
 		q[3] = ' ';
 		q[4] = tm.tm_mday >= 10 ? (char)('0' + tm.tm_mday / 10 % 10) : ' ';

@@ -30,6 +30,8 @@
  *                  deprecated ::a.b.c.d forms)
  *   fmt_ip6_full   8 groups of 4 lowercase hex digits (the kernel's %pI6)
  *   fmt_addr       an SL_T_ADDR value: IPv4-mapped -> a.b.c.d, else fmt_ip6
+ *   fmt_addr_in    an address of a record: fmt_ip6 when the record is IPv6
+ *                  (fmt_rec_v6), so ::ffff:a.b.c.d stays as the packet had it
  *   fmt_mac        aa:bb:cc:dd:ee:ff (lowercase)
  *   fmt_hexbytes   any bytes as lowercase hex pairs joined by `sep` (0: none)
  *   fmt_rfc3339    2024-05-01T12:34:56.123456Z or ...+02:00 (see below)
@@ -44,6 +46,8 @@
 #include <string.h>
 
 #include <sluice/record.h>
+
+#include "time_clamp.h"
 
 /*
  * Room a raw writer needs at p: the most bytes it produces, or a little
@@ -198,6 +202,25 @@ char *fmt_ip6_full_raw(char *p, const uint8_t a[16]);
 char *fmt_addr_raw(char *p, const uint8_t a[16]);
 char *fmt_mac_raw(char *p, const uint8_t m[6]);
 
+/*
+ * Whether record r's addresses are IPv6 ones: its packet's IP version, or
+ * without one its family (a conntrack entry's AF_INET6).  An IPv6 packet
+ * from ::ffff:a.b.c.d stores its address exactly as an IPv4 packet from
+ * a.b.c.d does (IPv4-mapped): only these fields tell them apart.
+ */
+static inline bool fmt_rec_v6(const struct sl_record *r)
+{
+	if (sl_has(r, SL_F_IP_VERSION))
+		return r->v[SL_F_IP_VERSION].u64 == 6;
+	return sl_has(r, SL_F_FAMILY) && r->v[SL_F_FAMILY].u64 == 10;	/* NFPROTO_IPV6 */
+}
+
+/* An address of a record whose fmt_rec_v6() is v6. */
+static inline char *fmt_addr_in_raw(char *p, const uint8_t a[16], bool v6)
+{
+	return v6 ? fmt_ip6_raw(p, a) : fmt_addr_raw(p, a);
+}
+
 /* ---- bounded appenders ---- */
 void fmt_u64_slow(struct fmt_buf *b, uint64_t v);
 
@@ -219,6 +242,7 @@ void fmt_ip4(struct fmt_buf *b, const uint8_t a[4]);
 void fmt_ip6(struct fmt_buf *b, const uint8_t a[16]);
 void fmt_ip6_full(struct fmt_buf *b, const uint8_t a[16]);
 void fmt_addr(struct fmt_buf *b, const uint8_t a[16]);
+void fmt_addr_in(struct fmt_buf *b, const uint8_t a[16], bool v6);
 void fmt_mac(struct fmt_buf *b, const uint8_t m[6]);
 void fmt_hexbytes(struct fmt_buf *b, const uint8_t *p, size_t n, char sep);
 
@@ -229,8 +253,9 @@ void fmt_hexbytes(struct fmt_buf *b, const uint8_t *p, size_t n, char sep);
  * UTC never calls gmtime (civil-from-days arithmetic); local time calls
  * localtime_r once per new second and writes the offset as +hh:mm
  * (-hh:mm west of UTC; a zero offset is written +00:00 in local mode).
- * Years outside 0000..9999 cannot be written in RFC 3339: such times are
- * clamped to 0000-01-01T00:00:00.000000 / 9999-12-31T23:59:59.999999.
+ * Times outside the calendar (time_clamp.h) are clamped to
+ * 0001-01-01T00:00:00.000000 / 9999-12-31T23:59:59.000000 (in local mode,
+ * the local time is).
  * Nanoseconds are truncated to microseconds.
  */
 struct fmt_time_cache {
@@ -255,7 +280,9 @@ void fmt_rfc3339(struct fmt_buf *b, struct fmt_time_cache *c, struct sl_time t);
 /*
  * The BSD syslog (RFC 3164) date "Mmm dd HH:MM:SS" in local time, the day
  * space-padded ("Dec  1 05:53:27"), as rsyslog's %TIMESTAMP% and the
- * kernel-log files it writes show it.  localtime_r once per new second
+ * kernel-log files it writes show it.  A time outside the calendar
+ * (time_clamp.h) is written as its first or last second in local time,
+ * "Jan  1 00:00:00" or "Dec 31 23:59:59".  localtime_r once per new second
  * (which also follows DST changes and the zone read by tzset at start);
  * the caller owns the cache (one per instance).
  */

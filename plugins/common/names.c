@@ -11,25 +11,28 @@
 
 /*
  * json never named dccp, nor conntrack -E igmp, esp, ah...: the sets keep
- * every output as it was.
+ * every output as it was.  `iana` is the IANA registry's keyword in lower
+ * case (ECS's network.transport), which differs from the older names for
+ * 4 (ipv4, not ipip: that is 94), 58 (ipv6-icmp) and 89 (ospfigp).
  */
 const struct sl_proto_name sl_proto_names[256] = {
-	[1] = {"icmp", CT | JS | CF},
-	[2] = {"igmp", JS},
-	[4] = {"ipip", JS},
-	[6] = {"tcp", CT | JS | CF},
-	[17] = {"udp", CT | JS | CF},
-	[33] = {"dccp", CT | CF},
-	[41] = {"ipv6", JS},
-	[47] = {"gre", CT | JS | CF},
-	[50] = {"esp", JS | CF},
-	[51] = {"ah", JS | CF},
-	[58] = {"icmpv6", CT | JS | CF},
-	[89] = {"ospf", JS},
-	[103] = {"pim", JS},
-	[112] = {"vrrp", JS},
-	[132] = {"sctp", CT | JS | CF},
-	[136] = {"udplite", CT | JS | CF},
+	[1] = {"icmp", CT | JS | CF, "icmp"},
+	[2] = {"igmp", JS, "igmp"},
+	[4] = {"ipip", JS, "ipv4"},
+	[6] = {"tcp", CT | JS | CF, "tcp"},
+	[17] = {"udp", CT | JS | CF, "udp"},
+	[33] = {"dccp", CT | CF, "dccp"},
+	[41] = {"ipv6", JS, "ipv6"},
+	[47] = {"gre", CT | JS | CF, "gre"},
+	[50] = {"esp", JS | CF, "esp"},
+	[51] = {"ah", JS | CF, "ah"},
+	[58] = {"icmpv6", CT | JS | CF, "ipv6-icmp"},
+	[89] = {"ospf", JS, "ospfigp"},
+	[94] = {NULL, 0, "ipip"},
+	[103] = {"pim", JS, "pim"},
+	[112] = {"vrrp", JS, "vrrp"},
+	[132] = {"sctp", CT | JS | CF, "sctp"},
+	[136] = {"udplite", CT | JS | CF, "udplite"},
 };
 
 int sl_proto_number(const char *s)

@@ -19,8 +19,9 @@ enum {
 };
 
 struct sl_proto_name {
-	const char *name;
+	const char *name;	/* in the vocabularies of `sets` */
 	uint8_t sets;
+	const char *iana;	/* the IANA keyword in lower case, or NULL */
 };
 
 /* Indexed by protocol number; rows without a name are zero. */
@@ -30,6 +31,15 @@ extern const struct sl_proto_name sl_proto_names[256];
 static inline const char *sl_proto_name(uint64_t p, unsigned set)
 {
 	return p < 256 && (sl_proto_names[p].sets & set) ? sl_proto_names[p].name : NULL;
+}
+
+/*
+ * The IANA "Assigned Internet Protocol Numbers" keyword of p in lower case
+ * (ECS's network.transport: "ipv4" for 4, "ipv6-icmp" for 58), or NULL.
+ */
+static inline const char *sl_proto_iana(uint64_t p)
+{
+	return p < 256 ? sl_proto_names[p].iana : NULL;
 }
 
 /*

@@ -57,7 +57,7 @@ static void addr_kv(struct fmt_buf *b, const struct sl_record *r, sl_field f, co
 	fmt_chr(b, ' ');
 	fmt_str(b, name);
 	fmt_chr(b, ' ');
-	fmt_addr(b, r->v[f].addr);
+	fmt_addr_in(b, r->v[f].addr, fmt_rec_v6(r));
 }
 
 static void ifname(struct fmt_buf *b, const struct sl_record *r, sl_field name, sl_field index,

@@ -110,7 +110,7 @@ static int64_t clock_ns(clockid_t id)
 static inline int64_t rec_time(const struct sl_record *r, int64_t wall)
 {
 	if (sl_has(r, SL_F_TIMESTAMP))
-		return r->v[SL_F_TIMESTAMP].time.sec * 1000000000 + r->v[SL_F_TIMESTAMP].time.nsec;
+		return sl_time_ns_clamped(r->v[SL_F_TIMESTAMP].time);	/* no overflow */
 	return wall;
 }
 

@@ -38,6 +38,8 @@
 
 #include <sluice/plugin.h>
 
+#include "time_clamp.h"
+
 #define NIL UINT32_MAX
 
 struct flow_cfg {
@@ -463,8 +465,7 @@ static int flow_process(void *state, struct sl_batch *b)
 				continue;
 			}
 			if (sl_has(r, SL_F_TIMESTAMP))
-				p[n].t = r->v[SL_F_TIMESTAMP].time.sec * 1000000000 +
-					 r->v[SL_F_TIMESTAMP].time.nsec;
+				p[n].t = sl_time_ns_clamped(r->v[SL_F_TIMESTAMP].time);
 			else
 				p[n].t = wall;
 			/* Layer-3 bytes, as NetFlow counts them. */

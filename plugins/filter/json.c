@@ -177,6 +177,7 @@ struct json {
 	uint64_t last_present[2], last_rows[2];	/* the rows of the last presence bits */
 	char keys[N_JFIELDS][KEY_SLOT];
 	bool packet, payload;
+	bool v6;		/* the record being written is IPv6 (fmt_rec_v6) */
 	struct fmt_time_cache tc[N_TIME_CACHES];
 	char *host_frag;	/* "host":"..." pre-escaped, or NULL */
 	size_t host_len;
@@ -420,7 +421,7 @@ static inline __attribute__((always_inline)) char *json_row(struct json *st, cha
 		return fmt_u64_inline(q, v->u64);
 	case J_ADDR:
 		*q++ = '"';
-		q = fmt_addr_raw(q, v->addr);
+		q = fmt_addr_in_raw(q, v->addr, st->v6);
 		*q++ = '"';
 		return q;
 	case J_MAC:
@@ -537,7 +538,7 @@ static __attribute__((noinline)) void put_extra(struct json *st, struct fmt_buf 
 		break;
 	case SL_T_ADDR:
 		fmt_chr(b, '"');
-		fmt_addr(b, v->addr);
+		fmt_addr_in(b, v->addr, st->v6);
 		fmt_chr(b, '"');
 		break;
 	case SL_T_MAC:
@@ -562,6 +563,7 @@ static void json_record(struct json *st, struct fmt_buf *b, const struct sl_reco
 	unsigned w;
 
 	json_rows(st, r, rows);
+	st->v6 = fmt_rec_v6(r);
 	fmt_chr(b, '{');
 	if (st->host_frag) {
 		fmt_mem(b, st->host_frag, st->host_len);

@@ -38,10 +38,10 @@ static void close_obj(struct obj *o)
 	fmt_chr(o->b, '}');
 }
 
-static void put_addr(struct fmt_buf *b, const uint8_t a[16])
+static void put_addr(struct fmt_buf *b, const uint8_t a[16], bool v6)
 {
 	fmt_chr(b, '"');
-	fmt_addr(b, a);
+	fmt_addr_in(b, a, v6);
 	fmt_chr(b, '"');
 }
 
@@ -112,7 +112,7 @@ static void endpoint(struct obj *top, const struct sl_record *r, const char *key
 	open_obj(top, &o, key, n);
 	if (sl_has(r, addr)) {
 		MEMBER(&o, "\"ip\":");
-		put_addr(o.b, r->v[addr].addr);
+		put_addr(o.b, r->v[addr].addr, fmt_rec_v6(r));
 	}
 	if (sl_has(r, port)) {
 		MEMBER(&o, "\"port\":");
@@ -221,8 +221,8 @@ static void network(const struct json_ecs *e, struct obj *top, const struct sl_r
 	}
 	if (sl_has(r, SL_F_IP_PROTO)) {
 		uint64_t p = r->v[SL_F_IP_PROTO].u64;
-		/* ECS wants the IANA keyword, which for 58 is ipv6-icmp */
-		const char *name = p == 58 ? "ipv6-icmp" : sl_proto_name(p, SL_PROTO_JSON);
+		/* ECS wants the IANA keyword: ipv4 for 4, ipv6-icmp for 58 */
+		const char *name = sl_proto_iana(p);
 
 		if (name) {
 			MEMBER(&o, "\"transport\":");

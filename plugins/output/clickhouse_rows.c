@@ -9,8 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fmt.h"
 #include "grow.h"
 #include "clickhouse_rows.h"
+#include "time_clamp.h"
 
 bool ch_rows_ensure(struct ch_rows *b, size_t more)
 {
@@ -60,6 +62,17 @@ static char *put_u64(char *p, uint64_t v)
 	return p;
 }
 
+/*
+ * A time column: DateTime's seconds (UInt32: 1970..2106) or the :usec part,
+ * of the time clamped to that range (time_clamp.h).
+ */
+static uint64_t time_part(const union sl_value *v, const struct ch_column *c)
+{
+	struct sl_time t = sl_time_clamp(v->time, 0, SL_TIME_SEC_U32_MAX);
+
+	return c->conv == CV_USEC ? t.nsec / 1000 : (uint64_t)t.sec;
+}
+
 /* Worst case bytes one column's value takes. */
 static size_t value_max(const struct sl_record *r, const struct ch_column *c)
 {
@@ -80,9 +93,7 @@ static char *put_value(char *p, const struct sl_record *r, const struct ch_colum
 	case SL_T_STRING:
 		return put_json_str(p, v->bytes.ptr, v->bytes.len);
 	case SL_T_TIME:
-		if (c->conv == CV_USEC)
-			return put_u64(p, v->time.nsec / 1000);
-		return put_u64(p, v->time.sec < 0 ? 0 : (uint64_t)v->time.sec);
+		return put_u64(p, time_part(v, c));
 	case SL_T_ADDR:
 		if (c->conv == CV_IPV4 && !sl_addr_is_v4(v->addr))
 			return put_u64(p, 0);
@@ -90,7 +101,7 @@ static char *put_value(char *p, const struct sl_record *r, const struct ch_colum
 			return put_u64(p, (uint32_t)v->addr[12] << 24 | (uint32_t)v->addr[13] << 16 |
 				       (uint32_t)v->addr[14] << 8 | v->addr[15]);
 		if (c->conv == CV_TEXT) {
-			if (sl_addr_is_v4(v->addr))
+			if (sl_addr_is_v4(v->addr) && !fmt_rec_v6(r))	/* as the packet had it */
 				snprintf(tmp, sizeof(tmp), "%u.%u.%u.%u", v->addr[12], v->addr[13],
 					 v->addr[14], v->addr[15]);
 			else
@@ -199,8 +210,7 @@ bool ch_row_binary(struct ch_rows *b, const struct ch_column *col, unsigned ncol
 			p += len;
 			continue;
 		}
-		u = !has ? 0 : c->type != SL_T_TIME ? v->u64 : c->conv == CV_USEC ? v->time.nsec / 1000
-			: v->time.sec < 0 ? 0 : (uint64_t)v->time.sec;
+		u = !has ? 0 : c->type != SL_T_TIME ? v->u64 : time_part(v, c);
 		for (unsigned k = 0; k < c->rb; k++, u >>= 8)
 			*p++ = (uint8_t)u;
 	}

@@ -50,6 +50,7 @@
 #include "nffile.h"
 #include "plugin_state.h"
 #include "safefile.h"
+#include "time_clamp.h"
 
 #define TMP_PREFIX "nfcapd.current."
 
@@ -493,9 +494,8 @@ static void on_timer(void *state)
 
 static uint64_t time_ms(const struct sl_record *r, sl_field f)
 {
-	const struct sl_time *t = &r->v[f].time;
-
-	return t->sec < 0 ? 0 : (uint64_t)t->sec * 1000 + t->nsec / 1000000;
+	/* nfdump's milliseconds are unsigned: clamped as time_clamp.h says */
+	return sl_time_ms_clamped(r->v[f].time);
 }
 
 static uint64_t u64_or(const struct sl_record *r, sl_field f, uint64_t dflt)

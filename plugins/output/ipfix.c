@@ -4,7 +4,7 @@
  *
  * Templates are made on demand, one per address family and per set of
  * optional fields a record carries (counters per direction, TCP flags,
- * interfaces, NAT translation, end reason), so a record never exports a
+ * interfaces, NAT translation, end reason, TOS), so a record never exports a
  * field it does not have as a fake zero.  A template goes out in the same
  * message as its first data record, and again with the next record that
  * uses it once `template_interval` has passed (UDP collectors that restart
@@ -37,6 +37,7 @@
 #include <sluice/plugin.h>
 
 #include "flow_fields.h"
+#include "time_clamp.h"
 
 #define IPFIX_VERSION 10
 #define IPFIX_HDR_LEN 16
@@ -49,6 +50,7 @@ enum {
 	IE_octetDeltaCount = 1,
 	IE_packetDeltaCount = 2,
 	IE_protocolIdentifier = 4,
+	IE_ipClassOfService = 5,
 	IE_tcpControlBits = 6,
 	IE_sourceTransportPort = 7,
 	IE_sourceIPv4Address = 8,
@@ -80,7 +82,8 @@ enum {
 	G_IFOUT = 1u << 4,
 	G_NAT = 1u << 5,
 	G_ENDREASON = 1u << 6,
-	G_ALL = (1u << 7) - 1,
+	G_TOS = 1u << 7,	/* ip_tos: a flow filter's record has it, conntrack's not */
+	G_ALL = (1u << 8) - 1,
 };
 #define NTEMPLATES (2 * (G_ALL + 1))	/* IPv4 and IPv6 */
 #define MAX_TEMPLATE_FIELDS 24
@@ -119,6 +122,7 @@ static const struct sl_field_decl ipfix_needs[] = {
 static const struct sl_field_decl ipfix_reads[] = {
 	SL_FLOW_OPTIONAL_FIELDS,
 	SL_FIELD_DECL(SL_F_TIMESTAMP),
+	SL_FIELD_DECL(SL_F_IP_TOS),
 	SL_FIELD_END
 };
 
@@ -232,6 +236,8 @@ static void build_template(struct tmpl *t, unsigned idx)
 	}
 	if (mask & G_ENDREASON)
 		FIELD(IE_flowEndReason, 1);
+	if (mask & G_TOS)
+		FIELD(IE_ipClassOfService, 1);	/* the whole byte, DSCP and ECN (RFC 7012) */
 #undef FIELD
 	t->id = (uint16_t)(TEMPLATE_ID_BASE + idx);
 	put16(t->spec, t->id);
@@ -242,9 +248,10 @@ static void build_template(struct tmpl *t, unsigned idx)
 	t->sent_ms = 0;
 }
 
+/* dateTimeMilliseconds is unsigned: clamped as time_clamp.h says */
 static uint64_t time_ms(const struct sl_time *t)
 {
-	return (uint64_t)t->sec * 1000 + t->nsec / 1000000;
+	return sl_time_ms_clamped(*t);
 }
 
 static bool is_icmp(uint64_t proto)
@@ -348,6 +355,8 @@ static void encode(uint8_t *p, const struct sl_record *r, unsigned idx, const st
 	}
 	if (mask & G_ENDREASON)
 		*p++ = end_reason(r->v[SL_F_FLOW_END_REASON].u64);
+	if (mask & G_TOS)
+		*p++ = (uint8_t)r->v[SL_F_IP_TOS].u64;
 }
 
 /* Which template a record needs. */
@@ -369,6 +378,8 @@ static unsigned template_index(const struct sl_record *r, bool v6)
 		mask |= G_NAT;
 	if (sl_has(r, SL_F_FLOW_END_REASON) && end_reason(r->v[SL_F_FLOW_END_REASON].u64))
 		mask |= G_ENDREASON;
+	if (sl_has(r, SL_F_IP_TOS))
+		mask |= G_TOS;
 	return (v6 ? G_ALL + 1 : 0) + mask;
 }
 

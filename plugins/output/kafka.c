@@ -371,14 +371,15 @@ static size_t format_key(const struct kafka_state *st, const struct sl_record *r
 		break;
 	case SL_T_ADDR:
 		fmt_init(&b, buf, cap);
-		fmt_addr(&b, v->addr);
+		fmt_addr_in(&b, v->addr, fmt_rec_v6(r));
 		break;
 	case SL_T_MAC:
 		fmt_init(&b, buf, cap);
 		fmt_mac(&b, v->addr);
 		break;
-	case SL_T_TIME: {	/* seconds.microseconds since the epoch */
-		int n = snprintf(buf, cap, "%" PRId64 ".%06u", v->time.sec, v->time.nsec / 1000);
+	case SL_T_TIME: {	/* seconds.microseconds since the epoch, in the calendar */
+		struct sl_time c = sl_time_calendar(v->time);
+		int n = snprintf(buf, cap, "%" PRId64 ".%06u", c.sec, c.nsec / 1000);
 
 		*out = buf;
 		return n > 0 && (size_t)n < cap ? (size_t)n : 0;
@@ -404,8 +405,8 @@ static void produce_one(struct kafka_state *st, const struct sl_record *r)
 		if (!keylen)
 			st->host->counter_add(st->inst, st->c_no_key, 1);
 	}
-	if (sl_has(r, SL_F_TIMESTAMP))
-		ts = r->v[SL_F_TIMESTAMP].time.sec * 1000 + r->v[SL_F_TIMESTAMP].time.nsec / 1000000;
+	if (sl_has(r, SL_F_TIMESTAMP))	/* Kafka's timestamps are >= 0 ms */
+		ts = (int64_t)sl_time_ms_clamped(r->v[SL_F_TIMESTAMP].time);
 	if (kspool_takes(st)) {	/* behind what is spooled */
 		kspool_put(st, key, keylen, ts, t->ptr, t->len);
 		return;

@@ -25,6 +25,7 @@
 
 #include "outfile.h"
 #include "plugin_state.h"
+#include "time_clamp.h"
 
 #ifndef DLT_NFLOG
 #define DLT_NFLOG 239
@@ -292,9 +293,11 @@ static bool tag_in_frame(const struct sl_record *r, const uint8_t *l2, const str
 
 static void put_rec_hdr(uint8_t *dst, const struct sl_time *ts, uint32_t caplen, uint32_t len)
 {
+	/* the file's seconds are unsigned 32-bit: clamped to them (time_clamp.h) */
+	struct sl_time t = sl_time_clamp(*ts, 0, SL_TIME_SEC_U32_MAX);
 	struct sf_pkthdr h = {
-		.ts_sec = (uint32_t)ts->sec,
-		.ts_frac = ts->nsec,
+		.ts_sec = (uint32_t)t.sec,
+		.ts_frac = t.nsec,
 		.caplen = caplen,
 		.len = len,
 	};
@@ -472,9 +475,11 @@ static uint8_t *nflog_meta(uint8_t *p, const struct sl_record *r, const struct s
 		p = tlv(p, NFULA_HWHEADER, r->v[SL_F_HWHDR].bytes.ptr, n);
 	}
 	{
+		/* unsigned seconds: 1970 .. the calendar's end (time_clamp.h) */
+		struct sl_time c = sl_time_clamp(*ts, 0, SL_TIME_SEC_MAX);
 		struct nfulnl_msg_packet_timestamp t = {
-			.sec = htobe64((uint64_t)ts->sec),
-			.usec = htobe64(ts->nsec / 1000),
+			.sec = htobe64((uint64_t)c.sec),
+			.usec = htobe64(c.nsec / 1000),
 		};
 
 		p = tlv(p, NFULA_TIMESTAMP, &t, sizeof(t));

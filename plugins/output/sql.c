@@ -30,10 +30,12 @@
 
 #include <sluice/plugin.h>
 
+#include "fmt.h"
 #include "grow.h"
 #include "plugin_state.h"
 #include "sql.h"
 #include "sql_spool.h"
+#include "time_clamp.h"
 #include "utf8.h"
 
 #define STOP_RETRIES 2		/* at a stop or reload, do not wait the full backoff */
@@ -173,17 +175,18 @@ struct sql_state {
 
 size_t sql_format_time(char *buf, int64_t sec, uint32_t usec)
 {
-	time_t t = (time_t)sec;
+	struct sl_time c = sl_time_calendar((struct sl_time){sec, usec % 1000000 * 1000});
+	time_t t = (time_t)c.sec;
 	struct tm tm;
 	char tmp[64];
 	int n;
 
-	/* 0000..9999 fit the 32 bytes; the compiler cannot know the year's range */
-	if (!gmtime_r(&t, &tm) || tm.tm_year < -1900 || tm.tm_year > 9999 - 1900)
+	/* within the calendar gmtime_r cannot fail: the zeros only quiet the compiler */
+	if (!gmtime_r(&t, &tm))
 		memset(&tm, 0, sizeof(tm));
 	n = snprintf(tmp, sizeof(tmp), "%04d-%02d-%02d %02d:%02d:%02d.%06u+00:00",
-		     tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
-		     tm.tm_sec, usec % 1000000);
+		     (tm.tm_year + 1900) % 10000, (tm.tm_mon + 1) % 100, tm.tm_mday % 100,
+		     tm.tm_hour % 100, tm.tm_min % 100, tm.tm_sec % 100, c.nsec / 1000);
 	memcpy(buf, tmp, (size_t)n + 1);
 	return (size_t)n;
 }
@@ -256,8 +259,10 @@ static void put_cell(struct sql_batch *b, struct sql_cell *cell, const struct sl
 
 	cell->off = b->used;
 	if (c->part) {
+		struct sl_time t = sl_time_calendar(v->time);	/* as the text form */
+
 		cell->kind = SQL_INT;
-		cell->i = c->part == SQL_PART_SEC ? v->time.sec : (int64_t)(v->time.nsec / 1000);
+		cell->i = c->part == SQL_PART_SEC ? t.sec : (int64_t)(t.nsec / 1000);
 		return;
 	}
 	switch (c->type) {
@@ -265,11 +270,14 @@ static void put_cell(struct sql_batch *b, struct sql_cell *cell, const struct sl
 		cell->kind = SQL_INT;
 		cell->i = (int64_t)v->u64;
 		return;
-	case SL_T_TIME:
+	case SL_T_TIME: {
+		struct sl_time t = sl_time_calendar(v->time);	/* time_clamp.h */
+
 		cell->kind = SQL_TIME;
-		cell->i = v->time.sec;
-		cell->len = v->time.nsec / 1000;
+		cell->i = t.sec;
+		cell->len = t.nsec / 1000;
 		return;
+	}
 	case SL_T_STRING:
 		cell->kind = SQL_TEXT;
 		cell->len = (uint32_t)put_text(p, v->bytes.ptr, v->bytes.len);
@@ -282,7 +290,8 @@ static void put_cell(struct sql_batch *b, struct sql_cell *cell, const struct sl
 		break;
 	case SL_T_ADDR:
 		cell->kind = SQL_TEXT;
-		if (sl_addr_is_v4(v->addr))
+		/* an IPv6 packet's ::ffff:a.b.c.d stays IPv6 (fmt_rec_v6) */
+		if (sl_addr_is_v4(v->addr) && !fmt_rec_v6(r))
 			cell->len = (uint32_t)snprintf(p, 48, "%u.%u.%u.%u", v->addr[12], v->addr[13],
 						       v->addr[14], v->addr[15]);
 		else

@@ -105,7 +105,10 @@ struct sql_driver {
 extern const struct sql_driver sql_pg_driver;
 extern const struct sql_driver sql_sqlite_driver;
 
-/* Shared by the drivers: a time cell as text (32 bytes of room), its length. */
+/*
+ * Shared by the drivers: a time cell as text (32 bytes of room), its length;
+ * a time outside the calendar is clamped to it (time_clamp.h).
+ */
 size_t sql_format_time(char *buf, int64_t sec, uint32_t usec);
 /* Whether name is a plain identifier (letters, digits, '_'; not a digit first). */
 bool sql_ident_ok(const char *name);

@@ -989,7 +989,7 @@ static void structured_data(struct syslog_state *st, struct fmt_buf *b, const st
 		if (params[i].str)
 			sd_value(b, (const char *)r->v[f].bytes.ptr, r->v[f].bytes.len);
 		else if (f == SL_F_SRC_ADDR || f == SL_F_DST_ADDR)
-			fmt_addr(b, r->v[f].addr);
+			fmt_addr_in(b, r->v[f].addr, fmt_rec_v6(r));
 		else
 			fmt_u64(b, r->v[f].u64);
 		fmt_chr(b, '"');

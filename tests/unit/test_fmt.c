@@ -295,13 +295,22 @@ static void test_time(void)
 		struct fmt_buf *fb = fresh();
 
 		fmt_rfc3339(fb, &c, (struct sl_time){SECS_MAX + 10, 5000});
-		expect(fb, "9999-12-31T23:59:59.999999Z", "clamp high");
+		expect(fb, "9999-12-31T23:59:59.000000Z", "clamp high");
 		fb = fresh();
 		fmt_rfc3339(fb, &c, (struct sl_time){SECS_MIN - 1, 5000});
-		expect(fb, "0000-01-01T00:00:00.000000Z", "clamp low");
+		expect(fb, "0001-01-01T00:00:00.000000Z", "clamp low");
 		fb = fresh();
 		fmt_rfc3339(fb, &c, (struct sl_time){SECS_MIN, 999999999});
-		expect(fb, "0000-01-01T00:00:00.999999Z", "min");
+		expect(fb, "0001-01-01T00:00:00.999999Z", "min");
+		fb = fresh();
+		fmt_rfc3339(fb, &c, (struct sl_time){INT64_MAX, 0});
+		expect(fb, "9999-12-31T23:59:59.000000Z", "2^63-1");
+		fb = fresh();
+		fmt_rfc3339(fb, &c, (struct sl_time){SECS_MAX, 999999999});
+		expect(fb, "9999-12-31T23:59:59.999999Z", "max");
+		fb = fresh();
+		fmt_rfc3339(fb, &c, (struct sl_time){INT64_MIN, 0});
+		expect(fb, "0001-01-01T00:00:00.000000Z", "-2^63");
 		fb = fresh();
 		fmt_rfc3339(fb, &c, (struct sl_time){1714566896, 123456789});
 		expect(fb, "2024-05-01T12:34:56.123456Z", "example");
@@ -348,6 +357,27 @@ static void test_date3164(void)
 
 		fmt_date3164(fb, &c, 1796104407);	/* 2026-12-01T05:53:27Z */
 		expect(fb, "Dec  1 06:53:27", "rfc3164 example");
+	}
+	/* outside the calendar: its last or first second, in every zone */
+	for (z = 0; z < sizeof(zones) / sizeof(zones[0]); z++) {
+		static const struct {
+			int64_t sec;
+			const char *want;
+		} edge[] = {
+			{INT64_MAX, "Dec 31 23:59:59"},	   {253402300800LL, "Dec 31 23:59:59"},
+			{253402300799LL + 86400, "Dec 31 23:59:59"}, {INT64_MIN, "Jan  1 00:00:00"},
+			{SECS_MIN - 1, "Jan  1 00:00:00"},
+		};
+
+		setenv("TZ", zones[z], 1);
+		tzset();
+		memset(&c, 0, sizeof(c));
+		for (i = 0; i < sizeof(edge) / sizeof(edge[0]); i++) {
+			struct fmt_buf *fb = fresh();
+
+			fmt_date3164(fb, &c, edge[i].sec);
+			expect(fb, edge[i].want, zones[z]);
+		}
 	}
 }
 

@@ -43,6 +43,33 @@ static void protocols(void)
 	CHECK_STREQ(sl_proto_name(256 + 6, SL_PROTO_JSON), NULL);
 }
 
+/*
+ * ECS's network.transport: the keyword of IANA's "Assigned Internet
+ * Protocol Numbers" registry in lower case, for every number named.
+ */
+static void iana_keywords(void)
+{
+	static const struct {
+		int num;
+		const char *kw;
+	} want[] = {
+		{1, "icmp"}, {2, "igmp"},	{4, "ipv4"},	  {6, "tcp"},	{17, "udp"},
+		{33, "dccp"}, {41, "ipv6"},	{47, "gre"},	  {50, "esp"},	{51, "ah"},
+		{58, "ipv6-icmp"}, {89, "ospfigp"}, {94, "ipip"}, {103, "pim"}, {112, "vrrp"},
+		{132, "sctp"}, {136, "udplite"},
+	};
+
+	for (int p = 0; p < 300; p++) {
+		const char *kw = NULL;
+
+		for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+			if (want[i].num == p)
+				kw = want[i].kw;
+		CHECK_STREQ(sl_proto_iana((uint64_t)p), kw);
+	}
+	CHECK_STREQ(sl_proto_iana(UINT64_MAX), NULL);
+}
+
 /* nfct's protocols option: the names it always took, numbers, nothing else. */
 static void proto_numbers(void)
 {
@@ -93,6 +120,7 @@ static void tcp_states(void)
 int main(void)
 {
 	protocols();
+	iana_keywords();
 	proto_numbers();
 	families();
 	tcp_states();
