@@ -54,8 +54,8 @@ wait_for 10 grep -qs BOUND "$NOTE" || fail "the notify receiver did not bind"
 NOTIFY_SOCKET="@sluice-reopen-test-$$" "${AS[@]}" "$SLUICE" -c "$WORK/s.yaml" >"$WORK/err" 2>&1 &
 SLUICE_PID=$!
 at_exit "kill $SLUICE_PID"
-wait_for $((10 * FACTOR)) grep -qs "READY=1" "$NOTE" || fail "no READY=1: $(cat "$WORK/err")"
-wait_for $((10 * FACTOR)) test -s "$D/fw$ESC.log" -a -s "$D/fw.json" || fail "no output: $(cat "$WORK/err")"
+wait_for 10 grep -qs "READY=1" "$NOTE" || fail "no READY=1: $(cat "$WORK/err")"
+wait_for 10 test -s "$D/fw$ESC.log" -a -s "$D/fw.json" || fail "no output: $(cat "$WORK/err")"
 
 # op CMD: run `sluice CMD`, its exit status in RC, output in OUT/ERRS
 op() {
@@ -78,7 +78,7 @@ periodic_seen() { tail -n +"$(($1 + 1))" "$NOTE" | grep -qE '^[0-9.]+ STATUS='; 
 readies() { [ "$(grep -c 'READY=1' "$NOTE")" -ge "$1" ]; }
 # ready_line K: the line of the K-th READY=1 (a reload's answer), once it came
 ready_line() {
-	wait_for $((10 * FACTOR)) readies "$1" || fail "no READY=1 number $1: $(cat "$NOTE")"
+	wait_for 10 readies "$1" || fail "no READY=1 number $1: $(cat "$NOTE")"
 	grep -n 'READY=1' "$NOTE" | sed -n "$1p" | cut -d: -f1
 }
 
@@ -86,7 +86,7 @@ ready_line() {
 rotate 1
 op reopen
 [ "$RC" = 0 ] && [ "$OUT" = ok ] || fail "reopen: exit $RC, '$OUT' '$ERRS'"
-wait_for $((10 * FACTOR)) test -s "$D/fw$ESC.log" -a -s "$D/fw.json" || fail "1: no new files"
+wait_for 10 test -s "$D/fw$ESC.log" -a -s "$D/fw.json" || fail "1: no new files"
 
 # 2. the directory read-only: each failing output named, with its error
 rotate 2
@@ -110,7 +110,7 @@ grep -qx "configuration unchanged" <<<"$ERRS" && grep -q "^jsonout: cannot open"
 N=$(ready_line 2)
 sed -n "${N}p" "$NOTE" | grep -q "READY=1|STATUS=reload: 2 outputs not reopened; see the log; records in" ||
 	fail "no failing STATUS= after the reload: $(tail -n +"$N" "$NOTE")"
-wait_for $((10 * FACTOR)) periodic_seen "$N" || fail "no periodic STATUS= after the reload"
+wait_for 10 periodic_seen "$N" || fail "no periodic STATUS= after the reload"
 periodic_after "$N" "STATUS=reload: 2 outputs not reopened; see the log; records in [0-9]+" ||
 	fail "the periodic STATUS= forgot the failure: $(tail -n +"$((N + 1))" "$NOTE")"
 
@@ -120,21 +120,21 @@ op reload
 [ "$RC" = 0 ] && [ "$OUT" = "ok: configuration unchanged, files reopened" ] ||
 	fail "reload after the fix: exit $RC, '$OUT' '$ERRS'"
 N=$(ready_line 3)
-wait_for $((10 * FACTOR)) test -s "$D/fw$ESC.log" -a -s "$D/fw.json" || fail "3: no new files"
-wait_for $((10 * FACTOR)) periodic_seen "$N" || fail "no periodic STATUS= after the good reload"
+wait_for 10 test -s "$D/fw$ESC.log" -a -s "$D/fw.json" || fail "3: no new files"
+wait_for 10 periodic_seen "$N" || fail "no periodic STATUS= after the good reload"
 periodic_after "$N" "STATUS=records in [0-9]+" || fail "STATUS= still failing: $(tail -2 "$NOTE")"
 
 # 4. a configuration error, by SIGHUP: STATUS= keeps saying so
 write_config "  c: [src, {plugin: no_such_plugin}]"
 kill -HUP "$SLUICE_PID"
 N=$(ready_line 4)
-wait_for $((10 * FACTOR)) periodic_seen "$N" || fail "no periodic STATUS= after the failed reload"
+wait_for 10 periodic_seen "$N" || fail "no periodic STATUS= after the failed reload"
 periodic_after "$N" "STATUS=reload failed, running the previous configuration; see the log; records in" ||
 	fail "the periodic STATUS= forgot the failed reload: $(tail -n +"$((N + 1))" "$NOTE")"
 write_config ""
 kill -HUP "$SLUICE_PID"
 N=$(ready_line 5)
-wait_for $((10 * FACTOR)) periodic_seen "$N" || fail "no periodic STATUS= after the good reload"
+wait_for 10 periodic_seen "$N" || fail "no periodic STATUS= after the good reload"
 periodic_after "$N" "STATUS=records in [0-9]+" || fail "STATUS= still failing after SIGHUP: $(tail -2 "$NOTE")"
 kill -TERM "$SLUICE_PID"
 wait "$SLUICE_PID" || fail "the daemon exited with status $?: $(tail "$WORK/err")"

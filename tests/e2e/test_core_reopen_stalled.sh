@@ -12,7 +12,6 @@
 . "$(dirname "$0")/lib.sh"
 need_cmd python3
 export SLUICE_PLUGIN_PATH="$SLUICE_PLUGIN_PATH:$SLUICE_TEST_PLUGIN_DIR"
-FACTOR=${SLUICE_TEST_TIME_FACTOR:-1}
 SOCK="$WORK/ctl"
 mkfifo "$WORK/slow.fifo"
 
@@ -50,7 +49,7 @@ stacks:
   b: [src, fast]
 YAML
 run_sluice_bg "$WORK/err" -c "$WORK/s.yaml"
-wait_for $((10 * FACTOR)) test -S "$SOCK" || fail "no control socket: $(cat "$WORK/err")"
+wait_for 10 test -S "$SOCK" || fail "no control socket: $(cat "$WORK/err")"
 # stuck: the output's thread sleeps in the kernel's pipe write (the pipe is full)
 stuck() {
 	local t
@@ -60,7 +59,7 @@ stuck() {
 	done
 	return 1
 }
-if ! wait_for $((20 * FACTOR)) stuck; then
+if ! wait_for 20 stuck; then
 	wchan=$(cat /proc/"$SLUICE_PID"/task/*/wchan 2>/dev/null | tr '\n' ' ')
 	[[ "$wchan" =~ [a-z] ]] || skip "/proc/PID/task/*/wchan names no kernel function here ($wchan)"
 	fail "the output never blocked on the full FIFO ($wchan): $(cat "$WORK/err")"
@@ -79,13 +78,13 @@ grep -qx "slow: no answer from its thread within 3 s (see the log)" <<<"$ERRS" |
 # The main loop runs on while the thread is stuck.
 SIZE=$(stat -c %s "$WORK/fast.log")
 bigger() { [ "$(stat -c %s "$WORK/fast.log")" -gt "$SIZE" ]; }
-wait_for $((10 * FACTOR)) bigger || fail "fast.log stopped growing"
+wait_for 10 bigger || fail "fast.log stopped growing"
 "$SLUICE" stats --socket "$SOCK" >/dev/null || fail "stats while the thread is stuck"
 [ ! -e "$WORK/go" ] || fail "the reader was let go too early"
 
 stuck || fail "the output was no longer stuck when the answer came"
 touch "$WORK/go"
-wait_for $((10 * FACTOR)) eval '! stuck' || fail "the output did not go on"
+wait_for 10 eval '! stuck' || fail "the output did not go on"
 kill -TERM "$SLUICE_PID"
 wait "$SLUICE_PID" || fail "the daemon exited with status $?: $(tail "$WORK/err")"
 touch "$WORK/stop"

@@ -24,7 +24,6 @@
 need_cmd python3
 BLOCK="python3 $(dirname "$0")/doc_blocks.py"
 OPS="$SRCDIR/docs/OPERATIONS.md"
-T=${SLUICE_TEST_TIME_FACTOR:-1}
 
 # ---- the daemon of OPERATIONS.md ----
 SOCK="$WORK/control"
@@ -32,9 +31,9 @@ $BLOCK "$OPS" stats-config >"$WORK/doc.yaml" || fail "OPERATIONS.md: no stats-co
 sed -e "s|/run/sluice/control|$SOCK|; s|/var/log/sluice/|$WORK/|g" \
 	-e "s|file: tests/data/|file: $SRCDIR/tests/data/|" "$WORK/doc.yaml" >"$WORK/sluice.yaml"
 run_sluice_bg "$WORK/daemon.log" -c "$WORK/sluice.yaml"
-wait_for $((20 * T)) grep -qs "control socket $SOCK: listening" "$WORK/daemon.log" ||
+wait_for 20 grep -qs "control socket $SOCK: listening" "$WORK/daemon.log" ||
 	fail "the daemon of OPERATIONS.md did not start: $(cat "$WORK/daemon.log")"
-wait_for $((20 * T)) test -s "$WORK/txt.log" || fail "no records: $(cat "$WORK/daemon.log")"
+wait_for 20 test -s "$WORK/txt.log" || fail "no records: $(cat "$WORK/daemon.log")"
 
 # run_block NAME: run the `$ ` commands of OPERATIONS.md's block NAME and
 # compare what they print; NAME's numbers stand for any when NUMBERS=1.

@@ -21,7 +21,7 @@ nfcapd -b 127.0.0.1 -p "$port" -w "$WORK/nfcap" -t 3600 >"$WORK/nfcapd.log" 2>&1
 NFCAPD_PID=$!
 at_exit "kill $NFCAPD_PID"
 listening() { ss -Huln "sport = :$port" | grep -q .; }
-wait_for $((10 * FACTOR)) listening || fail "nfcapd did not start: $(cat "$WORK/nfcapd.log")"
+wait_for 10 listening || fail "nfcapd did not start: $(cat "$WORK/nfcapd.log")"
 
 cat >"$WORK/t.yaml" <<YAML
 instances:
@@ -37,7 +37,7 @@ grep -Eq "counters: s.ipfix \(ipfix\): in=2 out=2 dropped=0 errors=0 messages=[1
 	fail "ipfix counters: $(grep 'ipfix)' "$WORK/t.log")"
 # the message is in nfcapd's socket once sent: wait until nfcapd has read it, then stop it
 drained() { [ "$(ss -Huln "sport = :$port" | awk '{print $2}')" = 0 ]; }
-wait_for $((10 * FACTOR)) drained || fail "nfcapd did not read the message"
+wait_for 10 drained || fail "nfcapd did not read the message"
 kill -TERM "$NFCAPD_PID"
 wait "$NFCAPD_PID" 2>/dev/null || true
 

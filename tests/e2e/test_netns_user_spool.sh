@@ -36,14 +36,14 @@ listening() { ip netns exec "$NS" ss -Hltn "sport = :$PORT" | grep -q .; }
 ip netns exec "$NS" "$SLUICE" -c "$WORK/c.yaml" >"$WORK/err" 2>&1 &
 SLUICE_PID=$!
 at_exit "kill $SLUICE_PID"
-wait_for $((10 * FACTOR)) segments || fail "nothing spooled: $(cat "$WORK/err")"
+wait_for 10 segments || fail "nothing spooled: $(cat "$WORK/err")"
 [ "$(stat -c "%U:%G %a" "$SPOOL")" = "$TUSER:$TGROUP 700" ] ||
 	fail "spool_dir made as $(stat -c "%U:%G %a" "$SPOOL")"
 ip netns exec "$NS" python3 "$SRCDIR/tests/e2e/syslog_recv.py" $PORT "$GOT" &
 RECV=$!
 at_exit "kill -9 $RECV"
-wait_for $((10 * FACTOR)) listening || fail "receiver did not listen"
-wait_for $((30 * FACTOR)) lines_are $N ||
+wait_for 10 listening || fail "receiver did not listen"
+wait_for 30 lines_are $N ||
 	fail "received $(lines) of $N: $(grep -c spool_dropped "$WORK/err") spool_dropped lines: $(tail -5 "$WORK/err")"
 kill -TERM "$SLUICE_PID"
 rc=0; wait "$SLUICE_PID" || rc=$?
@@ -61,7 +61,7 @@ chmod 644 "$WORK/ro.yaml"
 ip netns exec "$NS" "$SLUICE" -c "$WORK/ro.yaml" >"$WORK/ro.err" 2>&1 &
 SLUICE_PID=$!
 at_exit "kill $SLUICE_PID"
-wait_for $((10 * FACTOR)) grep -q "cannot create $RO/seg-" "$WORK/ro.err" || fail "ro: $(cat "$WORK/ro.err")"
+wait_for 10 grep -q "cannot create $RO/seg-" "$WORK/ro.err" || fail "ro: $(cat "$WORK/ro.err")"
 kill -TERM "$SLUICE_PID"
 rc=0; wait "$SLUICE_PID" || rc=$?
 [ "$rc" = 0 ] || fail "ro: exit $rc: $(tail -5 "$WORK/ro.err")"
