@@ -83,6 +83,19 @@ uninstalled() {
 		exec "$@"' uninstalled "${dirs[@]}" -- "$@"
 }
 
+# with_log_dir CMD...: run CMD where /var/log/sluice exists and is empty,
+# as the package (postinst) and the unit (LogsDirectory=) make it: a mount
+# namespace of its own with a tmpfs over /var/log (user namespace too when
+# not root), so `sluice -t` of a packaged configuration finds its output
+# directory on any machine.  Fails (125) where that cannot be done.
+with_log_dir() {
+	local ns=(--mount)
+	[ "$(id -u)" = 0 ] || ns=(--user --map-root-user --mount)
+	unshare "${ns[@]}" --propagation private -- bash -c '
+		mount -t tmpfs -o mode=755 sluice-logs /var/log && mkdir /var/log/sluice || exit 125
+		exec "$@"' with_log_dir "$@"
+}
+
 # unique_name PREFIX: a short name unlikely to collide with a parallel run.
 unique_name() { echo "$1$$" | cut -c1-12; }
 

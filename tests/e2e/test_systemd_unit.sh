@@ -51,7 +51,7 @@ conf=${exec_start##* -c }
 	fail "the unit's config $conf is not the daemon's default: $("$ROOT$bin" --help 2>&1 | grep -- -c)"
 grep -qx "ExecStartPre=$bin -t -c $conf" "$UNIT" || fail "no ExecStartPre=$bin -t -c $conf"
 [ -f "$ROOT$conf" ] || fail "the unit's configuration $conf is not installed"
-"$ROOT$bin" -t -c "$ROOT$conf" >"$WORK/t.out" 2>&1 || fail "sluice -t on the installed $conf: $(cat "$WORK/t.out")"
+with_log_dir "$ROOT$bin" -t -c "$ROOT$conf" >"$WORK/t.out" 2>&1 || fail "sluice -t on the installed $conf: $(cat "$WORK/t.out")"
 
 # 1b. the ordering: bound before interfaces come up, i.e. before
 # network-pre.target, which it pulls in (a target nobody Wants= is not
