@@ -54,6 +54,7 @@
 
 
 static const char *const format_names[] = { "rfc3164", "rfc5424", NULL };
+static const char *const tls_version_names[] = { "1.2", "1.3", NULL };
 static const char *const transport_names[] = { "unix", "udp", "tcp", "tls", "relp", NULL };
 static const char *const framing_names[] = { "octet-counted", "lf", NULL };
 static const char *const facility_names[] = {
@@ -86,6 +87,7 @@ struct syslog_cfg {
 	const char *tls_key_file;
 	const char *tls_server_name;
 	bool tls_verify;
+	int tls_min_version;
 	const char *spool_dir;
 	uint64_t spool_max_size;
 };
@@ -132,6 +134,8 @@ static const struct sl_option syslog_opts[] = {
 		   "tls: name the server certificate must carry (default: the host of address)"),
 	SL_OPT_BOOL("tls_verify", struct syslog_cfg, tls_verify, "true",
 		    "tls: verify the server certificate and name (false: encrypt only)"),
+	SL_OPT_ENUM("tls_min_version", struct syslog_cfg, tls_min_version, "1.2", tls_version_names,
+		    "tls, relp over TLS: oldest TLS version offered, 1.2 or 1.3 (never 1.0 or 1.1)"),
 	SL_OPT_STR("spool_dir", struct syslog_cfg, spool_dir, SL_PATH(NULL, SL_OPT_OUT_MKDIR),
 		   "tcp, tls, relp: directory of a disk spool for what the queue cannot hold (default: none)"),
 	SL_OPT_SIZE("spool_max_size", struct syslog_cfg, spool_max_size, "1GiB", 65536,
@@ -623,7 +627,8 @@ int syslog_relp_open(struct syslog_state *st)
 
 	if (!st->relp) {
 		const struct syslog_cfg *c = st->cfg;
-		struct tls_conf tc = { c->tls_ca_file, c->tls_cert_file, c->tls_key_file, true };
+		struct tls_conf tc = { c->tls_ca_file, c->tls_cert_file, c->tls_key_file, true,
+				       c->tls_min_version == 1 };
 
 		st->relp = relp_conn_new(st->relp_host, st->relp_port, RELP_TIMEOUT_S,
 					 c->tls_ca_file ? &tc : NULL, st->tls_name, err, sizeof(err));
@@ -1224,7 +1229,8 @@ static int configure_tls(const struct sl_host *host, struct sl_instance *inst,
 {
 	const char *bad = NULL;
 	char err[512];
-	struct tls_conf tc = { c->tls_ca_file, c->tls_cert_file, c->tls_key_file, c->tls_verify };
+	struct tls_conf tc = { c->tls_ca_file, c->tls_cert_file, c->tls_key_file, c->tls_verify,
+			       c->tls_min_version == 1 };
 
 	if (c->transport == TR_RELP && !relp_available()) {
 		host->config_error(inst, "transport", "sluice was built without RELP (SLUICE_WITH_RELP=OFF)");
@@ -1245,7 +1251,7 @@ static int configure_tls(const struct sl_host *host, struct sl_instance *inst,
 	if (c->transport != TR_TLS && !(c->transport == TR_RELP && c->tls_ca_file)) {
 		bad = c->tls_ca_file ? "tls_ca_file" : c->tls_cert_file ? "tls_cert_file"
 		    : c->tls_key_file ? "tls_key_file" : c->tls_server_name ? "tls_server_name"
-		    : !c->tls_verify ? "tls_verify" : NULL;
+		    : !c->tls_verify ? "tls_verify" : c->tls_min_version ? "tls_min_version" : NULL;
 		if (bad) {
 			host->config_error(inst, bad, "only applies to transport: tls");
 			return -1;
