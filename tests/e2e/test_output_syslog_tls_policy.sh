@@ -6,7 +6,8 @@
 #    tls_failures counts it (GnuTLS's default priority on Debian 12 still
 #    offers 1.0 and 1.1; sluice asks for 1.2 and 1.3 only);
 #  - tls_min_version: "1.3" (also as tls: {min_version: …}) refuses a
-#    TLS 1.2-only server and still talks to a 1.3 one;
+#    TLS 1.2-only server and still talks to a 1.3 one (RELP: in
+#    test_output_syslog_relp.sh, against rsyslog);
 #  - a server certificate issued for clients only (extendedKeyUsage
 #    clientAuth) is refused as a server's: the key purpose is checked;
 #  - a TLS 1.3 server that refuses sluice's client certificate (signed by a
@@ -97,7 +98,6 @@ server tls11 -cert "$C/server.pem" -key "$C/server.key" -tls1_1 -cipher 'ECDHE-E
 run tls11 ""
 refused tls11 "TLS handshake failed"
 stop_server
-
 # ---- 2. tls_min_version: 1.3 refuses a 1.2-only server, takes a 1.3 one ----
 server tls12 -cert "$C/server.pem" -key "$C/server.key" -tls1_2
 run tls12_ok ""
