@@ -84,7 +84,13 @@ static relpRetVal set_tls(relpClt_t *clt, const struct tls_conf *tls, const char
 {
 	relpRetVal r;
 
+	/*
+	 * The same versions as transport tls.  librelp checks the chain and
+	 * the name, not the key purpose (it has no setting for it).
+	 */
 	if ((r = relpCltEnableTLS(clt)) != RELP_RET_OK ||
+	    (r = relpCltSetGnuTLSPriString(clt, (char *)(uintptr_t)tls_priority(tls->min_tls13))) !=
+		    RELP_RET_OK ||
 	    (r = relpCltSetCACert(clt, (char *)(uintptr_t)tls->ca_file)) != RELP_RET_OK ||
 	    (r = relpCltSetAuthMode(clt, (char *)"name")) != RELP_RET_OK ||
 	    (r = relpCltAddPermittedPeer(clt, (char *)(uintptr_t)peer)) != RELP_RET_OK)

@@ -26,6 +26,7 @@
 
 struct tls_creds {
 	gnutls_certificate_credentials_t x509;
+	gnutls_priority_t prio;
 };
 
 struct tls_conn {
@@ -34,6 +35,7 @@ struct tls_conn {
 	bool verify_failed;
 	bool alerted;		/* the server sent a fatal alert */
 	uint32_t wire;		/* bytes written to the socket, mod 2^32 */
+	gnutls_typed_vdata_st vd[2];	/* what the server's certificate is checked for */
 	size_t plen;		/* bytes in pend, all unsent */
 	char pend[REC_MAX];
 };
@@ -41,6 +43,12 @@ struct tls_conn {
 bool tls_available(void)
 {
 	return true;
+}
+
+const char *tls_priority(bool min_tls13)
+{
+	return min_tls13 ? "NORMAL:-VERS-ALL:+VERS-TLS1.3"
+			 : "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2";
 }
 
 struct tls_creds *tls_creds_new(const struct tls_conf *c, const char **bad_option, char *err,
@@ -54,6 +62,14 @@ struct tls_creds *tls_creds_new(const struct tls_conf *c, const char **bad_optio
 		free(cr);
 		snprintf(err, errlen, "out of memory");
 		return NULL;
+	}
+	rc = gnutls_priority_init(&cr->prio, tls_priority(c->min_tls13), NULL);
+	if (rc < 0) {
+		cr->prio = NULL;
+		*bad_option = "tls_min_version";
+		snprintf(err, errlen, "GnuTLS priority %s: %s", tls_priority(c->min_tls13),
+			 gnutls_strerror(rc));
+		goto fail;
 	}
 	if (c->ca_file) {
 		rc = gnutls_certificate_set_x509_trust_file(cr->x509, c->ca_file, GNUTLS_X509_FMT_PEM);
@@ -97,6 +113,8 @@ void tls_creds_free(struct tls_creds *cr)
 {
 	if (!cr)
 		return;
+	if (cr->prio)
+		gnutls_priority_deinit(cr->prio);
 	gnutls_certificate_free_credentials(cr->x509);
 	free(cr);
 }
@@ -141,7 +159,7 @@ struct tls_conn *tls_conn_new(struct tls_creds *cr, int fd, const char *name, bo
 		snprintf(err, errlen, "gnutls_init: %s", gnutls_strerror(rc));
 		return NULL;
 	}
-	if ((rc = gnutls_set_default_priority(tc->s)) < 0 ||
+	if ((rc = gnutls_priority_set(tc->s, cr->prio)) < 0 ||
 	    (rc = gnutls_credentials_set(tc->s, GNUTLS_CRD_CERTIFICATE, cr->x509)) < 0 ||
 	    /* SNI carries host names only (RFC 6066 3) */
 	    (!is_ip(name) &&
@@ -150,9 +168,20 @@ struct tls_conn *tls_conn_new(struct tls_creds *cr, int fd, const char *name, bo
 		tls_conn_free(tc);
 		return NULL;
 	}
-	/* checks the chain against the CA and the name (DNS or IP SAN) */
-	if (verify)
-		gnutls_session_set_verify_cert(tc->s, name, 0);
+	/*
+	 * Checks the chain against the CA, the name (DNS or IP SAN: GnuTLS
+	 * tells an address from a host name) and the key purpose: without
+	 * it GnuTLS takes a certificate issued for clients only (clientAuth)
+	 * as a server's.  GnuTLS keeps the pointers: vd lives in tc, name
+	 * outlives the session (header).
+	 */
+	if (verify) {
+		tc->vd[0].type = GNUTLS_DT_DNS_HOSTNAME;
+		tc->vd[0].data = (unsigned char *)(uintptr_t)name;
+		tc->vd[1].type = GNUTLS_DT_KEY_PURPOSE_OID;
+		tc->vd[1].data = (unsigned char *)(uintptr_t)GNUTLS_KP_TLS_WWW_SERVER;
+		gnutls_session_set_verify_cert2(tc->s, tc->vd, 2, 0);
+	}
 	/* reads as usual from fd; writes through push(), which counts them */
 	tc->fd = fd;
 	gnutls_transport_set_ptr2(tc->s, (gnutls_transport_ptr_t)(intptr_t)fd, tc);
@@ -307,6 +336,12 @@ int tls_conn_discard_input(struct tls_conn *tc, char *err, size_t errlen)
 bool tls_available(void)
 {
 	return false;
+}
+
+const char *tls_priority(bool min_tls13)
+{
+	(void)min_tls13;
+	return "";
 }
 
 struct tls_creds *tls_creds_new(const struct tls_conf *c, const char **bad_option, char *err,

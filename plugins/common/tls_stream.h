@@ -22,6 +22,7 @@ struct tls_conf {
 	const char *cert_file;	/* client certificate (mutual TLS), with key_file */
 	const char *key_file;
 	bool verify;
+	bool min_tls13;		/* TLS 1.3 only (default: 1.2 and 1.3) */
 };
 
 struct tls_creds;
@@ -29,6 +30,13 @@ struct tls_conn;
 
 /* false when sluice was built with SLUICE_WITH_TLS=OFF */
 bool tls_available(void);
+
+/*
+ * The GnuTLS priority string of every session (ours and librelp's): the
+ * library's NORMAL cipher suites, but only TLS 1.2 and 1.3 (Debian 12's
+ * default priority still offers 1.0 and 1.1), or only 1.3.
+ */
+const char *tls_priority(bool min_tls13);
 
 /*
  * Load the credentials (at configure time, so an unreadable file is a
@@ -39,7 +47,11 @@ struct tls_creds *tls_creds_new(const struct tls_conf *c, const char **bad_optio
 				size_t errlen);
 void tls_creds_free(struct tls_creds *cr);
 
-/* A session on fd; the server is checked against name (a host or an IP). */
+/*
+ * A session on fd; with verify the server's certificate is checked
+ * against the CA, name (a host or an IP) and the serverAuth key purpose.
+ * name must stay valid until tls_conn_free() (GnuTLS keeps the pointer).
+ */
 struct tls_conn *tls_conn_new(struct tls_creds *cr, int fd, const char *name, bool verify,
 			      char *err, size_t errlen);
 void tls_conn_free(struct tls_conn *tc);

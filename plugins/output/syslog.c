@@ -54,6 +54,7 @@
 
 
 static const char *const format_names[] = { "rfc3164", "rfc5424", NULL };
+static const char *const tls_version_names[] = { "1.2", "1.3", NULL };
 static const char *const transport_names[] = { "unix", "udp", "tcp", "tls", "relp", NULL };
 static const char *const framing_names[] = { "octet-counted", "lf", NULL };
 static const char *const facility_names[] = {
@@ -86,6 +87,7 @@ struct syslog_cfg {
 	const char *tls_key_file;
 	const char *tls_server_name;
 	bool tls_verify;
+	int tls_min_version;
 	const char *spool_dir;
 	uint64_t spool_max_size;
 };
@@ -132,6 +134,8 @@ static const struct sl_option syslog_opts[] = {
 		   "tls: name the server certificate must carry (default: the host of address)"),
 	SL_OPT_BOOL("tls_verify", struct syslog_cfg, tls_verify, "true",
 		    "tls: verify the server certificate and name (false: encrypt only)"),
+	SL_OPT_ENUM("tls_min_version", struct syslog_cfg, tls_min_version, "1.2", tls_version_names,
+		    "tls, relp over TLS: oldest TLS version offered, 1.2 or 1.3 (never 1.0 or 1.1)"),
 	SL_OPT_STR("spool_dir", struct syslog_cfg, spool_dir, SL_PATH(NULL, SL_OPT_OUT_MKDIR),
 		   "tcp, tls, relp: directory of a disk spool for what the queue cannot hold (default: none)"),
 	SL_OPT_SIZE("spool_max_size", struct syslog_cfg, spool_max_size, "1GiB", 65536,
@@ -427,12 +431,30 @@ static void close_fd(struct syslog_state *st)
 		st->host->timer_disarm(st->probe_timer);
 }
 
+/*
+ * TLS: a session that ends soon after the handshake, when the server had
+ * asked for a client certificate or sent a fatal alert, was most likely
+ * refused.  With TLS 1.3 the server checks our certificate only after our
+ * side of the handshake is over, and rsyslog checks the peer's name after
+ * the handshake with any version: what we wrote meanwhile was taken by the
+ * kernel (TCP-acknowledged) but never read, whatever the way the server
+ * closed (alert, close, reset), so all of it counts as possibly lost.
+ */
+static bool tls_refused(const struct syslog_state *st)
+{
+	return st->tls && st->conn == ST_UP &&
+	       syslog_mono_ms() - st->connected_at < TLS_REFUSED_MS &&
+	       (tls_conn_cert_requested(st->tls) || tls_conn_alerted(st->tls));
+}
+
 /* The receiver went away: close and try again after the backoff. */
 void syslog_lost(struct syslog_state *st, const char *what, int err)
 {
 	uint64_t now = syslog_mono_ms();
 
 	sock_error(st, what, err);
+	if (!st->tls_refused)
+		st->tls_refused = tls_refused(st);
 	count_inflight(st, "connection to");
 	/* A connection that broke at once does not reset the backoff. */
 	if (st->conn == ST_UP && now - st->connected_at >= 2000)
@@ -505,14 +527,16 @@ static void tls_failed(struct syslog_state *st, const char *why)
  */
 void syslog_tls_lost(struct syslog_state *st, const char *why)
 {
-	bool no_cert = !st->cfg->tls_cert_file && tls_conn_cert_requested(st->tls);
+	bool asked = tls_conn_cert_requested(st->tls) &&
+		     (!st->cfg->tls_cert_file || tls_refused(st));
 
 	st->host->counter_add(st->inst, st->c_tls_failures, 1);
-	st->tls_refused = syslog_mono_ms() - st->connected_at < TLS_REFUSED_MS &&
-			  (no_cert || tls_conn_alerted(st->tls));
 	st->host->log(st->inst, SL_LOG_ERR, "TLS session with %s failed: %s%s", st->where, why,
-		      no_cert ? " (the server asked for a client certificate and tls_cert_file "
-				"is not set: it probably refused us)" : "");
+		      !asked ? ""
+		      : !st->cfg->tls_cert_file ? " (the server asked for a client certificate and "
+						  "tls_cert_file is not set: it probably refused us)"
+						: " (right after the server asked for a client "
+						  "certificate: it probably refused tls_cert_file)");
 	syslog_lost(st, "lost", ECONNRESET);
 }
 
@@ -582,7 +606,10 @@ static void on_fd(void *state, int fd, uint32_t events)
 			return;
 		}
 		if (rc == TLS_CLOSED) {
-			syslog_lost(st, "connection closed by", ECONNRESET);
+			if (tls_refused(st))	/* rsyslog refuses a peer name so */
+				syslog_tls_lost(st, "closed by the server");
+			else
+				syslog_lost(st, "connection closed by", ECONNRESET);
 			return;
 		}
 	}
@@ -623,7 +650,8 @@ int syslog_relp_open(struct syslog_state *st)
 
 	if (!st->relp) {
 		const struct syslog_cfg *c = st->cfg;
-		struct tls_conf tc = { c->tls_ca_file, c->tls_cert_file, c->tls_key_file, true };
+		struct tls_conf tc = { c->tls_ca_file, c->tls_cert_file, c->tls_key_file, true,
+				       c->tls_min_version == 1 };
 
 		st->relp = relp_conn_new(st->relp_host, st->relp_port, RELP_TIMEOUT_S,
 					 c->tls_ca_file ? &tc : NULL, st->tls_name, err, sizeof(err));
@@ -1224,7 +1252,8 @@ static int configure_tls(const struct sl_host *host, struct sl_instance *inst,
 {
 	const char *bad = NULL;
 	char err[512];
-	struct tls_conf tc = { c->tls_ca_file, c->tls_cert_file, c->tls_key_file, c->tls_verify };
+	struct tls_conf tc = { c->tls_ca_file, c->tls_cert_file, c->tls_key_file, c->tls_verify,
+			       c->tls_min_version == 1 };
 
 	if (c->transport == TR_RELP && !relp_available()) {
 		host->config_error(inst, "transport", "sluice was built without RELP (SLUICE_WITH_RELP=OFF)");
@@ -1245,7 +1274,7 @@ static int configure_tls(const struct sl_host *host, struct sl_instance *inst,
 	if (c->transport != TR_TLS && !(c->transport == TR_RELP && c->tls_ca_file)) {
 		bad = c->tls_ca_file ? "tls_ca_file" : c->tls_cert_file ? "tls_cert_file"
 		    : c->tls_key_file ? "tls_key_file" : c->tls_server_name ? "tls_server_name"
-		    : !c->tls_verify ? "tls_verify" : NULL;
+		    : !c->tls_verify ? "tls_verify" : c->tls_min_version ? "tls_min_version" : NULL;
 		if (bad) {
 			host->config_error(inst, bad, "only applies to transport: tls");
 			return -1;
@@ -1550,11 +1579,25 @@ static void syslog_stop(void *state)
 		while (ioctl(st->fd, SIOCOUTQ, &outq) == 0 && outq > 0 && syslog_mono_ms() < end)
 			poll(NULL, 0, 5);
 		count_inflight(st, "at shutdown,");
-		if (st->tls) {	/* a refusal (TLS 1.3 alert) follows what it refused */
-			struct pollfd pfd = { .fd = st->fd, .events = POLLIN };
+		/*
+		 * TLS: a refusal (an alert, or rsyslog's close) follows what it
+		 * refused.  A session the server asked a client certificate of
+		 * is waited on while it is young enough to be refused
+		 * (tls_refused()), so counting it does not depend on speed.
+		 */
+		if (st->tls) {
+			uint64_t until = tls_conn_cert_requested(st->tls)
+						 ? st->connected_at + TLS_REFUSED_MS
+						 : syslog_mono_ms() + TLS_ALERT_WAIT_MS;
+			uint64_t now;
 
-			if (poll(&pfd, 1, TLS_ALERT_WAIT_MS) > 0)
+			while (st->tls && st->conn == ST_UP && (now = syslog_mono_ms()) < until) {
+				struct pollfd pfd = { .fd = st->fd, .events = POLLIN };
+
+				if (poll(&pfd, 1, (int)(until - now)) <= 0)
+					break;
 				on_fd(st, st->fd, (uint32_t)pfd.revents);
+			}
 		}
 	}
 	if (st->spool) {

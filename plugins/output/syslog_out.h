@@ -39,9 +39,11 @@ struct syslog_cfg;
  */
 #define INFLIGHT_MSGS 65536u
 /*
- * TLS: a session that breaks this soon after a handshake in which the
- * server asked for the client certificate we do not have, or with a fatal
- * alert, refused us: nothing written on it was taken.
+ * TLS: a session that breaks, in any way, this soon after a handshake in
+ * which the server asked for a client certificate (TLS 1.3 checks it only
+ * after our side of the handshake; rsyslog checks the name after it), or
+ * with a fatal alert, refused us: nothing written on it was taken.  At
+ * exit such a session is waited on until it is this old.
  */
 #define TLS_REFUSED_MS 2000
 

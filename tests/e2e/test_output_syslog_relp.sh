@@ -10,7 +10,9 @@
 #  - RELP over TLS (librelp's TLS, imrelp tls="on" with authMode name on
 #    both sides, certificates made here with openssl): every message
 #    arrives; a server certificate checked against another CA is refused
-#    and nothing arrives.
+#    and nothing arrives; a listener limited to TLS 1.2 (tls.prioritystring)
+#    takes sluice's default and refuses tls_min_version "1.3" (the version
+#    floor reaches librelp's session).
 # rsyslogd runs with a direct main queue and synchronous omfile writes, so
 # that what it acknowledged is on disk (its own in-memory queue would lose
 # acknowledged messages at SIGKILL, which is not sluice's loss).
@@ -21,9 +23,9 @@ export SLUICE_PLUGIN_PATH="$SLUICE_PLUGIN_PATH:$SLUICE_TEST_PLUGIN_DIR"
 export TZ=UTC
 RS="$WORK/rs" C="$WORK/certs"
 mkdir "$RS" "$C"
-read -r PORT TPORT < <(python3 -c '
+read -r PORT TPORT T12PORT < <(python3 -c '
 import socket
-s = [socket.socket() for _ in range(2)]
+s = [socket.socket() for _ in range(3)]
 for x in s: x.bind(("127.0.0.1", 0))
 print(*[x.getsockname()[1] for x in s])')
 
@@ -48,6 +50,13 @@ ruleset(name="t") {
 input(type="imrelp" address="127.0.0.1" port="$TPORT" ruleset="t" tls="on"
 	tls.caCert="$C/ca.pem" tls.myCert="$C/localhost.pem" tls.myPrivKey="$C/localhost.key"
 	tls.authMode="name" tls.permittedPeer=["client.test"])
+ruleset(name="t12") {
+	action(type="omfile" file="$RS/tls12.txt" template="m" asyncWriting="off" flushOnTXEnd="on")
+}
+input(type="imrelp" address="127.0.0.1" port="$T12PORT" ruleset="t12" tls="on"
+	tls.caCert="$C/ca.pem" tls.myCert="$C/localhost.pem" tls.myPrivKey="$C/localhost.key"
+	tls.authMode="name" tls.permittedPeer=["client.test"]
+	tls.prioritystring="NORMAL:-VERS-ALL:+VERS-TLS1.2")
 CONF
 rsyslogd -N1 -f "$RS/rs.conf" >"$RS/check.log" 2>&1 || { cat "$RS/check.log"; skip "rsyslogd rejects the test config"; }
 listening() { ss -Hltn "sport = :$PORT" | grep -q .; }
@@ -120,11 +129,11 @@ echo "relp kill: $before before the kill, $down when down, total $total of $want
 [ "${rec:-0}" -ge 1 ] || fail "relp: no reconnect counted"
 [ "$down" -lt "$want" ] || fail "relp: the kill came after the stream ended; the test proves nothing"
 # ---- 3. RELP over TLS ----
-relp_tls() {	# relp_tls NAME CA
+relp_tls() {	# relp_tls NAME CA [PORT [OPTIONS]]
 	cat >"$WORK/$1.yaml" <<YAML
 stacks:
   s: [{plugin: replay, file: "$CAP"}, decode, logline,
-      {plugin: syslog, format: rfc5424, transport: relp, address: "127.0.0.1:$TPORT",
+      {plugin: syslog, format: rfc5424, transport: relp, address: "127.0.0.1:${3:-$TPORT}", ${4:-}
        tls_ca_file: "$C/$2.pem", tls_server_name: localhost,
        tls_cert_file: "$C/client.test.pem", tls_key_file: "$C/client.test.key"}]
 YAML
@@ -142,5 +151,15 @@ grep -q "RELP connect failed" "$WORK/tls_bad.log" || fail "relp+tls: the refusal
 grep "RELP connect failed" "$WORK/tls_bad.log" | head -1
 tf=$(counter "$WORK/tls_bad.log" s.syslog tls_failures)
 [ "${tf:-0}" -ge 1 ] || fail "relp+tls: tls_failures=${tf:-none} after a refused certificate"
+# the version floor: a TLS 1.2-only listener
+relp_tls tls12_ok ca "$T12PORT"
+wait_for $((10 * TF)) lines_ge "$RS/tls12.txt" "$N" ||
+	fail "relp+tls 1.2: $(wc -l <"$RS/tls12.txt" 2>/dev/null) of $N arrived: $(cat "$WORK/tls12_ok.log")"
+: >"$RS/tls12.txt"
+relp_tls tls12_refused ca "$T12PORT" 'tls_min_version: "1.3",'
+sleep 0.5
+[ ! -s "$RS/tls12.txt" ] || fail "relp+tls, tls_min_version 1.3: a TLS 1.2-only server got $(wc -l <"$RS/tls12.txt") messages"
+grep -q "RELP connect failed" "$WORK/tls12_refused.log" ||
+	fail "relp+tls, tls_min_version 1.3: the refusal is not logged: $(cat "$WORK/tls12_refused.log")"
 
-pass "$N/$N messages over RELP and $N/$N over RELP+TLS equal to the text output (another CA refused, tls_failures $tf); SIGKILL of rsyslogd mid-stream: $total of $want arrived, none missing, $((total - want)) duplicates, $rec reconnect(s)"
+pass "$N/$N messages over RELP and $N/$N over RELP+TLS equal to the text output (another CA refused, tls_failures $tf; a TLS 1.2-only server refused with tls_min_version 1.3); SIGKILL of rsyslogd mid-stream: $total of $want arrived, none missing, $((total - want)) duplicates, $rec reconnect(s)"

@@ -12,7 +12,11 @@
 #  - mutual TLS: a listener with AuthMode x509/name takes sluice's client
 #    certificate, and refuses a sluice without one (after the TLS 1.3
 #    handshake: nothing arrives, and every message written on the refused
-#    session is counted, in possibly_lost or dropped_messages).
+#    session is counted, in possibly_lost or dropped_messages);
+#  - and a listener whose permittedPeer is not the name in sluice's client
+#    certificate: rsyslog checks the name after the TLS 1.3 handshake and
+#    closes without an alert; every message written on those sessions is
+#    counted too (issue 19: they were counted as delivered).
 . "$(dirname "$0")/lib.sh"
 need_cmd rsyslogd openssl python3 ss tcpdump
 [ -e /usr/lib/x86_64-linux-gnu/rsyslog/lmnsd_gtls.so ] || ls /usr/lib/*/rsyslog/lmnsd_gtls.so >/dev/null 2>&1 ||
@@ -29,9 +33,9 @@ ca otherca
 leaf server ca "DNS:localhost,IP:127.0.0.1" serverAuth
 leaf client.test ca "DNS:client.test" clientAuth
 
-read -r PORT MPORT < <(python3 -c '
+read -r PORT MPORT NPORT < <(python3 -c '
 import socket
-s = [socket.socket() for _ in range(2)]
+s = [socket.socket() for _ in range(3)]
 for x in s: x.bind(("127.0.0.1", 0))
 print(*[x.getsockname()[1] for x in s])')
 
@@ -44,9 +48,12 @@ module(load="imtcp" streamDriver.name="gtls" streamDriver.mode="1" streamDriver.
 template(name="m" type="string" string="%msg%\n")
 ruleset(name="tls") { action(type="omfile" file="$RS/tls.txt" template="m") }
 ruleset(name="mtls") { action(type="omfile" file="$RS/mtls.txt" template="m") }
+ruleset(name="nametls") { action(type="omfile" file="$RS/nametls.txt" template="m") }
 input(type="imtcp" address="127.0.0.1" port="$PORT" ruleset="tls")
 input(type="imtcp" address="127.0.0.1" port="$MPORT" ruleset="mtls"
 	streamDriver.authMode="x509/name" permittedPeer="client.test")
+input(type="imtcp" address="127.0.0.1" port="$NPORT" ruleset="nametls"
+	streamDriver.authMode="x509/name" permittedPeer="other.test")
 CONF
 rsyslogd -N1 -f "$RS/rs.conf" >"$RS/check.log" 2>&1 || { cat "$RS/check.log"; skip "rsyslogd rejects the test config"; }
 listening() { ss -Hltn "sport = :$1" | grep -q .; }
@@ -55,6 +62,7 @@ RS_PID=$!
 at_exit "kill $RS_PID"
 wait_for 10 listening "$PORT" || fail "rsyslogd did not listen: $(cat "$RS/rs.log")"
 wait_for 10 listening "$MPORT" || fail "rsyslogd did not listen on $MPORT: $(cat "$RS/rs.log")"
+wait_for 10 listening "$NPORT" || fail "rsyslogd did not listen on $NPORT: $(cat "$RS/rs.log")"
 
 counter() { grep "counters: $2 " "$1" | tail -1 | sed -nE "s/.* $3=([0-9]+).*/\1/p"; }
 lines_ge() { [ -f "$1" ] && [ "$(wc -l <"$1")" -ge "$2" ]; }
@@ -153,6 +161,27 @@ gf=$(counter "$WORK/mtls_gen.log" s.syslog tls_failures)
 [ ! -s "$RS/mtls.txt" ] || fail "mtls_gen: a client without a certificate got $(wc -l <"$RS/mtls.txt") messages in"
 [ "$gin" = 3000 ] && [ $((gpl + gdm)) = 3000 ] && [ "${gf:-0}" -ge 2 ] ||
 	fail "mtls_gen: of $gin messages possibly_lost $gpl + dropped_messages $gdm, tls_failures $gf: $(tail -5 "$WORK/mtls_gen.log")"
+# a client certificate whose name the listener does not permit
+CLIENT="tls_cert_file: \"$C/client.test.pem\", tls_key_file: \"$C/client.test.key\""
+run name_refused "address: \"127.0.0.1:$NPORT\", tls_ca_file: \"$C/ca.pem\", $CLIENT, reconnect_min: 100ms"
+rin=$(counter "$WORK/name_refused.log" s.syslog in)
+rpl=$(counter "$WORK/name_refused.log" s.syslog possibly_lost)
+rdm=$(counter "$WORK/name_refused.log" s.syslog dropped_messages)
+rf=$(counter "$WORK/name_refused.log" s.syslog tls_failures)
+[ ! -s "$RS/nametls.txt" ] || fail "name_refused: a client with a refused name got $(wc -l <"$RS/nametls.txt") messages in"
+[ "$rin" = "$N" ] && [ $((rpl + rdm)) = "$N" ] && [ "${rf:-0}" -ge 1 ] ||
+	fail "name_refused: of $N messages (in $rin) none arrived but possibly_lost $rpl + dropped_messages $rdm, tls_failures $rf: $(cat "$WORK/name_refused.log")"
+grep -q "probably refused tls_cert_file" "$WORK/name_refused.log" ||
+	fail "name_refused: the log does not say the certificate was probably refused: $(cat "$WORK/name_refused.log")"
+sed -e "s/$MPORT/$NPORT/" -e "s|reconnect_min|$CLIENT, reconnect_min|" "$WORK/mtls_gen.yaml" >"$WORK/name_gen.yaml"
+"$SLUICE" -c "$WORK/name_gen.yaml" >"$WORK/name_gen.log" 2>&1 || fail "name_gen: sluice failed: $(cat "$WORK/name_gen.log")"
+hin=$(counter "$WORK/name_gen.log" s.syslog in)
+hpl=$(counter "$WORK/name_gen.log" s.syslog possibly_lost)
+hdm=$(counter "$WORK/name_gen.log" s.syslog dropped_messages)
+hf=$(counter "$WORK/name_gen.log" s.syslog tls_failures)
+[ ! -s "$RS/nametls.txt" ] || fail "name_gen: a client with a refused name got $(wc -l <"$RS/nametls.txt") messages in"
+[ "$hin" = 3000 ] && [ $((hpl + hdm)) = 3000 ] && [ "${hf:-0}" -ge 2 ] ||
+	fail "name_gen: of $hin messages possibly_lost $hpl + dropped_messages $hdm, tls_failures $hf: $(tail -5 "$WORK/name_gen.log")"
 
 # ---- 4. configuration errors at file:line:col ----
 cat >"$WORK/bad.yaml" <<YAML
@@ -164,4 +193,4 @@ YAML
 col=$(awk 'NR == 3 { print index($0, "\"'"$WORK"'/missing") }' "$WORK/bad.yaml")
 grep -q "bad.yaml:3:$col:.*tls_ca_file" "$WORK/bad.err" || fail "missing tls_ca_file: not reported at 3:$col: $(cat "$WORK/bad.err")"
 
-pass "$N/$N messages over TLS equal to the text output, $mg/$N over mutual TLS; other CA and wrong name refused (tls_failures $otherca_f and $badname_f, no record text on the wire); client without certificate refused (tls_failures $nf, $N/$N counted: possibly_lost $npl, dropped_messages $ndm; under load $gf refused sessions, 3000 = $gpl + $gdm)"
+pass "$N/$N messages over TLS equal to the text output, $mg/$N over mutual TLS; other CA and wrong name refused (tls_failures $otherca_f and $badname_f, no record text on the wire); client without certificate refused (tls_failures $nf, $N/$N counted: possibly_lost $npl, dropped_messages $ndm; under load $gf refused sessions, 3000 = $gpl + $gdm); client name refused after the handshake: $N/$N counted ($rpl + $rdm), under load 3000 = $hpl + $hdm over $hf sessions)"
