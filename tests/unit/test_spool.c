@@ -76,6 +76,17 @@ static void append_num(struct sl_spool *sp, unsigned i, size_t pad)
 	CHECK_EQ_I(sl_spool_append(sp, rec, (size_t)n + pad), 0);
 }
 
+/* The number of a record "record %08u ..." (not NUL-terminated). */
+static int recnum(const struct iovec *iov, unsigned *num)
+{
+	char text[32];
+	size_t n = iov->iov_len < sizeof(text) - 1 ? iov->iov_len : sizeof(text) - 1;
+
+	memcpy(text, iov->iov_base, n);
+	text[n] = 0;
+	return sscanf(text, "record %08u", num) == 1 ? 0 : -1;
+}
+
 /* Peek and ack everything, checking the numbers run from first on. */
 static unsigned drain_expect(struct sl_spool *sp, unsigned first, unsigned per_ack)
 {
@@ -86,7 +97,7 @@ static unsigned drain_expect(struct sl_spool *sp, unsigned first, unsigned per_a
 		for (i = 0; i < n; i++) {
 			unsigned got = 0;
 
-			CHECK(sscanf(iov[i].iov_base, "record %08u", &got) == 1);
+			CHECK(recnum(&iov[i], &got) == 0);
 			CHECK_EQ_U(got, next);
 			next++;
 		}
@@ -103,7 +114,7 @@ static unsigned drain_list(struct sl_spool *sp, unsigned *got, unsigned max)
 
 	while ((n = sl_spool_peekv(sp, iov, 16))) {
 		for (i = 0; i < n && k < max; i++)
-			CHECK(sscanf(iov[i].iov_base, "record %08u", &got[k++]) == 1);
+			CHECK(recnum(&iov[i], &got[k++]) == 0);
 		sl_spool_ack(sp, n);
 	}
 	return k;
