@@ -334,6 +334,19 @@ static void test_crc(void)
 {
 	CHECK_EQ_U(sl_crc32c(0, "123456789", 9), 0xe3069283);	/* RFC 3720 check value */
 	CHECK_EQ_U(sl_crc32c(sl_crc32c(0, "1234", 4), "56789", 5), 0xe3069283);
+	/* eight bytes at a time agrees with one at a time */
+	{
+		uint8_t buf[1000];
+		uint32_t one = 0;
+
+		for (unsigned i = 0; i < sizeof(buf); i++)
+			buf[i] = (uint8_t)(i * 7 + 3);
+		for (unsigned i = 0; i < sizeof(buf); i++)
+			one = sl_crc32c(one, buf + i, 1);
+		CHECK_EQ_U(one, 0xdd2edff7);	/* a bit-at-a-time reference (Python) */
+		CHECK_EQ_U(sl_crc32c(0, buf, sizeof(buf)), one);
+		CHECK_EQ_U(sl_crc32c(sl_crc32c(0, buf, 13), buf + 13, sizeof(buf) - 13), one);
+	}
 }
 
 static void test_order_segments(void)
