@@ -84,6 +84,8 @@
 #include <stdint.h>
 #include <sys/uio.h>
 
+#include "crc32c.h"
+
 #define SL_SPOOL_MAGIC "SLSPOOL1"
 #define SL_SPOOL_HDR 16u		/* magic + acked offset */
 #define SL_SPOOL_REC_HDR 8u		/* len + crc */
@@ -144,8 +146,5 @@ int sl_spool_front_begin(struct sl_spool *sp);
 void sl_spool_front_end(struct sl_spool *sp);
 
 const struct sl_spool_stats *sl_spool_stats(const struct sl_spool *sp);
-
-/* CRC32C (Castagnoli) of buf, continuing from crc (start with 0). */
-uint32_t sl_crc32c(uint32_t crc, const void *buf, size_t len);
 
 #endif /* SLUICE_SPOOL_H */
