@@ -15,14 +15,18 @@
 
 #include <sluice/plugin.h>
 
+#include "crc32c.h"
 #include "safefile.h"
 #include "spool.h"
 
 #define WBUF_SIZE (256u << 10)		/* appends are batched into one write */
 #define SEG_MIN (16u << 10)
-#define SEG_MAX (4u << 20)		/* a segment is read into memory whole */
+#define SEG_MAX (4u << 20)
+#define RWIN (1u << 20)			/* a segment is read in pieces this long */
 #define LOCK_RETRY_MS 20
 #define FIRST_SEQ ((uint64_t)1 << 32)	/* leaves room for front segments */
+/* Numbers past this (a planted seg-ffffffffffffffff.spl) would wrap. */
+#define SEQ_MAX (UINT64_MAX - FIRST_SEQ)
 
 struct seg {
 	uint64_t seq;
@@ -32,7 +36,6 @@ struct seg {
 struct sl_spool {
 	char dir[PATH_MAX - 32];
 	uint64_t max_size, seg_size;
-	bool public_dir;		/* sticky, world-writable: check owners */
 	sl_spool_log_fn log;
 	void *ctx;
 	struct sl_spool_stats st;
@@ -54,31 +57,13 @@ struct sl_spool {
 	bool full_logged;
 	uint64_t create_failed;		/* segments not created since the last one was */
 
+	/* offsets below are in the file segs[0]; rbuf holds a piece of it */
 	int rfd;			/* segs[0] when loaded, or -1 */
-	uint8_t *rbuf;
-	size_t rlen, rcap;
-	size_t roff;			/* first unacknowledged record */
-	size_t rvalid;			/* records before this passed the CRC */
+	uint8_t *rbuf;			/* RWIN bytes */
+	uint64_t rbase, rlen;		/* the piece in rbuf: offset, length */
+	uint64_t roff;			/* first unacknowledged record */
+	uint64_t rvalid;		/* records from rbase up to here passed the CRC */
 };
-
-static const uint32_t crc_nibble[16] = {
-	0x00000000, 0x105ec76f, 0x20bd8ede, 0x30e349b1, 0x417b1dbc, 0x5125dad3,
-	0x61c69362, 0x7198540d, 0x82f63b78, 0x92a8fc17, 0xa24bb5a6, 0xb21572c9,
-	0xc38d26c4, 0xd3d3e1ab, 0xe330a81a, 0xf36e6f75,
-};
-
-uint32_t sl_crc32c(uint32_t crc, const void *buf, size_t len)
-{
-	const uint8_t *p = buf;
-
-	crc = ~crc;
-	while (len--) {
-		crc ^= *p++;
-		crc = (crc >> 4) ^ crc_nibble[crc & 15];
-		crc = (crc >> 4) ^ crc_nibble[crc & 15];
-	}
-	return ~crc;
-}
 
 static void put32(uint8_t *p, uint32_t v)
 {
@@ -157,6 +142,110 @@ static int seg_cmp(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+/*
+ * Move a segment that is not one out of the way (it is not deleted: it may
+ * be worth a look) and count it.  seg-<n>.bad does not match a segment's
+ * name, so it is never read again.
+ */
+static void set_aside(struct sl_spool *sp, uint64_t seq, const char *why)
+{
+	char from[PATH_MAX], to[PATH_MAX];
+
+	seg_path(sp, seq, from, sizeof(from));
+	snprintf(to, sizeof(to), "%s/seg-%016llx.bad", sp->dir, (unsigned long long)seq);
+	sp->st.corrupt++;
+	if (rename(from, to) < 0)
+		logf_(sp, SL_LOG_ERR, "spool %s: seg-%016llx.spl %s; cannot set it aside: %s "
+		      "(counted in spool_corrupt)", sp->dir, (unsigned long long)seq, why,
+		      strerror(errno));
+	else
+		logf_(sp, SL_LOG_ERR, "spool %s: seg-%016llx.spl %s: set aside as seg-%016llx.bad "
+		      "(counted in spool_corrupt)", sp->dir, (unsigned long long)seq, why,
+		      (unsigned long long)seq);
+}
+
+enum { SEG_OK, SEG_FOREIGN, SEG_BAD };
+
+/*
+ * Is the open file fd a segment we may read?  Its kind, its owner and its
+ * header are checked before anything else is read: a junk or sparse file
+ * is found without reading it.  On SEG_FOREIGN/SEG_BAD why says why.
+ */
+static int seg_check(int fd, struct stat *sb, char *why, size_t len)
+{
+	uint8_t hdr[SL_SPOOL_HDR];
+	ssize_t n;
+
+	if (fstat(fd, sb) < 0) {
+		snprintf(why, len, "cannot be looked at: %s", strerror(errno));
+		return SEG_BAD;
+	}
+	if (!sl_owner_ok(sb)) {
+		snprintf(why, len, "belongs to uid %u, not to the daemon's user or root: ignored",
+			 (unsigned)sb->st_uid);
+		return SEG_FOREIGN;
+	}
+	if (!S_ISREG(sb->st_mode)) {
+		snprintf(why, len, "is not a regular file");
+		return SEG_BAD;
+	}
+	do
+		n = pread(fd, hdr, sizeof(hdr), 0);
+	while (n < 0 && errno == EINTR);
+	if (n != (ssize_t)sizeof(hdr) || memcmp(hdr, SL_SPOOL_MAGIC, 8)) {
+		snprintf(why, len, "is not a spool segment (no %s header)", SL_SPOOL_MAGIC);
+		return SEG_BAD;
+	}
+	return SEG_OK;
+}
+
+/* One directory entry: a segment to send, or set aside, or not ours. */
+static int scan_one(struct sl_spool *sp, int dfd, const char *name)
+{
+	unsigned long long seq;
+	char canon[32], why[160];
+	struct stat sb;
+	int fd, kind;
+
+	/* only the names seg_path() makes: "seg-0X1.spl" or upper case is not one */
+	if (strlen(name) != 24 || sscanf(name, "seg-%16llx.spl", &seq) != 1)
+		return 0;
+	snprintf(canon, sizeof(canon), "seg-%016llx.spl", seq);
+	if (strcmp(canon, name))
+		return 0;
+	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0 && errno == ELOOP) {
+		set_aside(sp, seq, "is a symbolic link");
+		return 0;
+	}
+	if (fd < 0) {
+		logf_(sp, SL_LOG_WARNING, "spool %s: cannot open %s: %s: ignored", sp->dir, name,
+		      strerror(errno));
+		return 0;
+	}
+	kind = seg_check(fd, &sb, why, sizeof(why));
+	close(fd);
+	if (kind == SEG_FOREIGN) {
+		logf_(sp, SL_LOG_WARNING, "spool %s: %s %s", sp->dir, name, why);
+		return 0;
+	}
+	if (kind == SEG_OK && seq > SEQ_MAX) {
+		kind = SEG_BAD;
+		snprintf(why, sizeof(why), "is numbered past %016llx (the numbers would wrap)",
+			 (unsigned long long)SEQ_MAX);
+	}
+	if (kind == SEG_BAD) {
+		set_aside(sp, seq, why);
+		return 0;
+	}
+	if (segs_insert(sp, sp->nsegs, seq, (uint64_t)sb.st_size) < 0)
+		return -1;
+	sp->st.bytes += (uint64_t)sb.st_size;
+	if (seq >= sp->next_seq)
+		sp->next_seq = seq + 1;
+	return 0;
+}
+
 /* The segments a previous run left, oldest first. */
 static int scan(struct sl_spool *sp)
 {
@@ -165,30 +254,11 @@ static int scan(struct sl_spool *sp)
 
 	if (!d)
 		return -1;
-	while ((de = readdir(d))) {
-		unsigned long long seq;
-		struct stat sb;
-		char tail[8];
-
-		if (strlen(de->d_name) != 24 || sscanf(de->d_name, "seg-%16llx%7s", &seq, tail) != 2 ||
-		    strcmp(tail, ".spl"))
-			continue;
-		if (fstatat(dirfd(d), de->d_name, &sb, AT_SYMLINK_NOFOLLOW) < 0 ||
-		    !S_ISREG(sb.st_mode))
-			continue;
-		if (sp->public_dir && !sl_owner_ok(&sb)) {
-			logf_(sp, SL_LOG_WARNING, "spool %s: %s belongs to uid %u: ignored", sp->dir,
-			      de->d_name, (unsigned)sb.st_uid);
-			continue;
-		}
-		if (segs_insert(sp, sp->nsegs, seq, (uint64_t)sb.st_size) < 0) {
+	while ((de = readdir(d)))
+		if (scan_one(sp, dirfd(d), de->d_name) < 0) {
 			closedir(d);
 			return -1;
 		}
-		sp->st.bytes += (uint64_t)sb.st_size;
-		if (seq >= sp->next_seq)
-			sp->next_seq = seq + 1;
-	}
 	closedir(d);
 	if (sp->nsegs)
 		qsort(sp->segs, sp->nsegs, sizeof(*sp->segs), seg_cmp);
@@ -225,7 +295,8 @@ struct sl_spool *sl_spool_open(const char *dir, uint64_t max_size, sl_spool_log_
 {
 	struct sl_spool *sp;
 	char why[512], path[PATH_MAX];
-	int kind;
+	struct stat sb;
+	int kind, dfd;
 
 	if (strlen(dir) >= sizeof(sp->dir)) {
 		snprintf(err, errlen, "directory name too long");
@@ -244,8 +315,24 @@ struct sl_spool *sl_spool_open(const char *dir, uint64_t max_size, sl_spool_log_
 		snprintf(err, errlen, "%s", why);
 		return NULL;
 	}
+	/* whoever owns the directory can put segments in it that we would send */
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0 || fstat(dfd, &sb) < 0) {
+		snprintf(err, errlen, "%s: %s", dir, strerror(errno));
+		if (dfd >= 0)
+			close(dfd);
+		return NULL;
+	}
+	close(dfd);
+	if (!sl_owner_ok(&sb)) {
+		snprintf(err, errlen, "%s belongs to uid %u, not to the daemon's user (uid %u) or root: "
+			 "refused", dir, (unsigned)sb.st_uid, (unsigned)geteuid());
+		return NULL;
+	}
 	sp = calloc(1, sizeof(*sp));
-	if (!sp || !(sp->wbuf = malloc(WBUF_SIZE))) {
+	if (!sp || !(sp->wbuf = malloc(WBUF_SIZE)) || !(sp->rbuf = malloc(RWIN))) {
+		if (sp)
+			free(sp->wbuf);
 		free(sp);
 		snprintf(err, errlen, "out of memory");
 		return NULL;
@@ -254,7 +341,6 @@ struct sl_spool *sl_spool_open(const char *dir, uint64_t max_size, sl_spool_log_
 	sp->max_size = max_size;
 	sp->seg_size = max_size / 4 < SEG_MIN ? SEG_MIN : max_size / 4 > SEG_MAX ? SEG_MAX
 										 : max_size / 4;
-	sp->public_dir = kind == SL_DIR_PUBLIC;
 	sp->log = log;
 	sp->ctx = ctx;
 	sp->next_seq = FIRST_SEQ;
@@ -264,6 +350,7 @@ struct sl_spool *sl_spool_open(const char *dir, uint64_t max_size, sl_spool_log_
 	if (sp->lockfd < 0) {
 		snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
 		free(sp->wbuf);
+		free(sp->rbuf);
 		free(sp);
 		return NULL;
 	}
@@ -373,12 +460,14 @@ int sl_spool_append(struct sl_spool *sp, const void *rec, size_t len)
 
 	if (!ready(sp))
 		return refuse(sp, "in use by another instance");
-	if (need > WBUF_SIZE - SL_SPOOL_HDR)
+	if (len > SL_SPOOL_MAX_RECORD)
 		return refuse(sp, "record too long");
 	if (!sp->front && sp->wfd >= 0 && sp->wsize + sp->wlen + need > sp->seg_size)
 		seal(sp);
 	if (sp->st.bytes + need + (sp->wfd < 0 ? SL_SPOOL_HDR : 0) > sp->max_size)
 		return refuse(sp, "full (max_size)");
+	if (sp->wfd < 0 && sp->next_seq > SEQ_MAX)
+		return refuse(sp, "segment numbers used up");
 	if (sp->wfd < 0 && open_writer(sp, sp->next_seq++) < 0)
 		return refuse(sp, "cannot create a segment");
 	if (sp->wlen + need > WBUF_SIZE)
@@ -416,87 +505,162 @@ static void drop_first_segment(struct sl_spool *sp)
 	memmove(sp->segs, sp->segs + 1, sp->nsegs * sizeof(*sp->segs));
 }
 
-/* Read segs[0] whole.  -1: it was unusable and is removed; -2: try later. */
+/* Forget segs[0] without removing it (it is not ours, or set aside). */
+static void forget_first_segment(struct sl_spool *sp)
+{
+	if (sp->rfd >= 0)
+		close(sp->rfd);
+	sp->rfd = -1;
+	sp->st.bytes -= sp->segs[0].size;
+	sp->nsegs--;
+	memmove(sp->segs, sp->segs + 1, sp->nsegs * sizeof(*sp->segs));
+}
+
+/* Read the piece of segs[0] that starts at off (the file's end may come first). */
+static void fill(struct sl_spool *sp, uint64_t off)
+{
+	uint64_t size = sp->segs[0].size;
+	size_t want = size - off < RWIN ? (size_t)(size - off) : RWIN, got = 0;
+
+	while (got < want) {
+		ssize_t n = pread(sp->rfd, sp->rbuf + got, want - got, (off_t)(off + got));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {	/* shorter than it was: the rest is damaged */
+			if (n < 0)
+				logf_(sp, SL_LOG_ERR, "spool %s: segment %016llx: cannot read at %llu: %s",
+				      sp->dir, (unsigned long long)sp->segs[0].seq,
+				      (unsigned long long)(off + got), strerror(errno));
+			break;
+		}
+		got += (size_t)n;
+	}
+	sp->rbase = off;
+	sp->rlen = got;
+	sp->rvalid = off;
+}
+
+/*
+ * Open segs[0] and read its first piece.  A segment that is not one is set
+ * aside (or left alone when it is not ours) and -1 returned.
+ */
 static int load(struct sl_spool *sp)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX], why[160];
 	struct stat sb;
-	size_t got = 0;
+	uint8_t hdr[8];
 	uint64_t acked;
+	int kind;
 
 	seg_path(sp, sp->segs[0].seq, path, sizeof(path));
 	sp->rfd = sl_open_out(path, O_RDWR, 0);
-	if (sp->rfd < 0 || fstat(sp->rfd, &sb) < 0 || !S_ISREG(sb.st_mode) ||
-	    (sp->public_dir && !sl_owner_ok(&sb))) {
-		logf_(sp, SL_LOG_ERR, "spool: cannot use %s: %s", path,
-		      sp->rfd < 0 ? strerror(errno) : "not a regular file of ours");
-		drop_first_segment(sp);
+	if (sp->rfd < 0) {
+		logf_(sp, SL_LOG_ERR, "spool: cannot use %s: %s", path, strerror(errno));
+		forget_first_segment(sp);
+		return -1;
+	}
+	kind = seg_check(sp->rfd, &sb, why, sizeof(why));
+	if (kind != SEG_OK) {
+		if (kind == SEG_BAD)
+			set_aside(sp, sp->segs[0].seq, why);
+		else
+			logf_(sp, SL_LOG_ERR, "spool: %s %s", path, why);
+		forget_first_segment(sp);
 		return -1;
 	}
 	sp->st.bytes += (uint64_t)sb.st_size - sp->segs[0].size;	/* grown since the scan? */
 	sp->segs[0].size = (uint64_t)sb.st_size;
-	if ((size_t)sb.st_size > sp->rcap) {
-		uint8_t *n = realloc(sp->rbuf, (size_t)sb.st_size);
-
-		if (!n) {
-			logf_(sp, SL_LOG_ERR, "spool: out of memory reading %s", path);
-			close(sp->rfd);
-			sp->rfd = -1;
-			return -2;
-		}
-		sp->rbuf = n;
-		sp->rcap = (size_t)sb.st_size;
-	}
-	while (got < (size_t)sb.st_size) {
-		ssize_t n = pread(sp->rfd, sp->rbuf + got, (size_t)sb.st_size - got, (off_t)got);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		got += (size_t)n;
-	}
-	sp->rlen = got;
-	if (got < SL_SPOOL_HDR || memcmp(sp->rbuf, SL_SPOOL_MAGIC, 8)) {
-		logf_(sp, SL_LOG_ERR, "spool: %s is not a spool segment: removed", path);
-		sp->st.torn_bytes += got;
-		drop_first_segment(sp);
-		return -1;
-	}
-	acked = get64(sp->rbuf + 8);
-	sp->roff = acked >= SL_SPOOL_HDR && acked <= got ? (size_t)acked : SL_SPOOL_HDR;
-	sp->rvalid = sp->roff;
+	acked = pread(sp->rfd, hdr, 8, 8) == 8 ? get64(hdr) : 0;
+	sp->roff = acked >= SL_SPOOL_HDR && acked <= sp->segs[0].size ? acked : SL_SPOOL_HDR;
+	fill(sp, sp->roff);
 	return 0;
 }
 
-/* Is a whole record with a good CRC at off?  Else the rest is cut off. */
-static bool valid_at(struct sl_spool *sp, size_t off)
+/*
+ * The length of the whole record with a good CRC at off, reading the piece
+ * that starts at off when the record is not in rbuf and refill allows it;
+ * -1: damaged (or cut short); -2: not in rbuf.
+ */
+static long record_at(struct sl_spool *sp, uint64_t off, bool refill)
 {
-	const uint8_t *p = sp->rbuf + off;
+	uint64_t size = sp->segs[0].size;
+	const uint8_t *p;
 	uint32_t len;
 
-	if (off < sp->rvalid)
-		return true;
-	if (sp->rlen - off >= SL_SPOOL_REC_HDR) {
-		len = get32(p);
-		if (len <= SL_SPOOL_MAX_RECORD && sp->rlen - off - SL_SPOOL_REC_HDR >= len &&
-		    sl_crc32c(sl_crc32c(0, p, 4), p + SL_SPOOL_REC_HDR, len) == get32(p + 4)) {
-			sp->rvalid = off + SL_SPOOL_REC_HDR + len;
-			return true;
-		}
+	if (off + SL_SPOOL_REC_HDR > size)
+		return -1;
+	if (off < sp->rbase || off + SL_SPOOL_REC_HDR > sp->rbase + sp->rlen) {
+		if (!refill)
+			return -2;
+		fill(sp, off);
+		if (SL_SPOOL_REC_HDR > sp->rlen)
+			return -1;
 	}
-	logf_(sp, SL_LOG_WARNING, "spool %s: segment %016llx: damaged record at offset %zu, "
-	      "%zu bytes cut off (a write torn by a crash?)", sp->dir,
-	      (unsigned long long)sp->segs[0].seq, off, sp->rlen - off);
-	sp->st.torn_bytes += sp->rlen - off;
-	sp->rlen = off;
-	return false;
+	p = sp->rbuf + (off - sp->rbase);
+	len = get32(p);
+	if (len > SL_SPOOL_MAX_RECORD || off + SL_SPOOL_REC_HDR + len > size)
+		return -1;
+	if (off + SL_SPOOL_REC_HDR + len > sp->rbase + sp->rlen) {
+		if (!refill)
+			return -2;
+		fill(sp, off);	/* RWIN holds the longest record */
+		if (SL_SPOOL_REC_HDR + len > sp->rlen)
+			return -1;
+		p = sp->rbuf;
+	}
+	if (off < sp->rvalid)
+		return len;
+	if (sl_crc32c(sl_crc32c(0, p, 4), p + SL_SPOOL_REC_HDR, len) != get32(p + 4))
+		return -1;
+	sp->rvalid = off + SL_SPOOL_REC_HDR + len;
+	return len;
+}
+
+/*
+ * The next record after the damaged one at off that has a sound length and
+ * CRC, or the segment's end.  Holes (a sparse file) are skipped unread.
+ */
+static uint64_t resync(struct sl_spool *sp, uint64_t off)
+{
+	uint64_t size = sp->segs[0].size, p;
+
+	for (p = off + 1; p + SL_SPOOL_REC_HDR <= size; p++) {
+		if (p + SL_SPOOL_REC_HDR > sp->rbase + sp->rlen) {
+			off_t d = lseek(sp->rfd, (off_t)p, SEEK_DATA);
+
+			if (d < 0 && errno == ENXIO)
+				break;	/* a hole up to the end */
+			/* a header may start in the zeros just before the data */
+			if (d > 0 && (uint64_t)d > p + SL_SPOOL_REC_HDR - 1)
+				p = (uint64_t)d - (SL_SPOOL_REC_HDR - 1);
+			fill(sp, p);
+		}
+		if (record_at(sp, p, true) >= 0)
+			return p;
+	}
+	return size;
+}
+
+/* roff is at a damaged record: go on at the next sound one, count the loss. */
+static void skip_damage(struct sl_spool *sp)
+{
+	uint64_t next = resync(sp, sp->roff);
+
+	logf_(sp, SL_LOG_WARNING, "spool %s: segment %016llx: damaged record at offset %llu, %llu bytes "
+	      "skipped %s (counted in spool_corrupt)", sp->dir, (unsigned long long)sp->segs[0].seq,
+	      (unsigned long long)sp->roff, (unsigned long long)(next - sp->roff),
+	      next < sp->segs[0].size ? "to the next sound record" : "to the end (a write torn by a crash?)");
+	sp->st.torn_bytes += next - sp->roff;
+	sp->st.corrupt++;
+	sp->roff = next;
 }
 
 unsigned sl_spool_peekv(struct sl_spool *sp, struct iovec *iov, unsigned max)
 {
 	unsigned n = 0;
-	size_t off;
+	uint64_t off;
+	long len;
 
 	if (!ready(sp) || !max)
 		return 0;
@@ -506,26 +670,23 @@ unsigned sl_spool_peekv(struct sl_spool *sp, struct iovec *iov, unsigned max)
 				return 0;
 			seal(sp);	/* read up to the newest record */
 		}
-		if (sp->rfd < 0) {
-			int rc = load(sp);
-
-			if (rc == -2)
-				return 0;
-			if (rc < 0)
-				continue;
+		if (sp->rfd < 0 && load(sp) < 0)
+			continue;
+		if (sp->roff >= sp->segs[0].size) {
+			drop_first_segment(sp);	/* nothing left in it */
+			continue;
 		}
-		if (sp->roff < sp->rlen && valid_at(sp, sp->roff))
+		if (record_at(sp, sp->roff, true) >= 0)
 			break;
-		drop_first_segment(sp);	/* nothing left in it */
+		skip_damage(sp);
 	}
+	/* the records that follow in rbuf; damage is dealt with once it is first */
 	off = sp->roff;
-	while (n < max && off < sp->rlen && valid_at(sp, off)) {
-		uint32_t len = get32(sp->rbuf + off);
-
-		iov[n].iov_base = sp->rbuf + off + SL_SPOOL_REC_HDR;
-		iov[n].iov_len = len;
+	while (n < max && off < sp->segs[0].size && (len = record_at(sp, off, false)) >= 0) {
+		iov[n].iov_base = sp->rbuf + (off - sp->rbase) + SL_SPOOL_REC_HDR;
+		iov[n].iov_len = (size_t)len;
 		n++;
-		off += SL_SPOOL_REC_HDR + len;
+		off += SL_SPOOL_REC_HDR + (uint64_t)len;
 	}
 	return n;
 }
@@ -537,10 +698,10 @@ void sl_spool_ack(struct sl_spool *sp, unsigned n)
 	if (sp->rfd < 0 || !n)
 		return;
 	while (n-- && sp->roff < sp->rvalid) {
-		sp->roff += SL_SPOOL_REC_HDR + get32(sp->rbuf + sp->roff);
+		sp->roff += SL_SPOOL_REC_HDR + get32(sp->rbuf + (sp->roff - sp->rbase));
 		sp->st.sent++;
 	}
-	if (sp->roff >= sp->rlen) {
+	if (sp->roff >= sp->segs[0].size) {
 		drop_first_segment(sp);
 		return;
 	}
@@ -552,7 +713,10 @@ void sl_spool_ack(struct sl_spool *sp, unsigned n)
 
 bool sl_spool_tail_loaded(const struct sl_spool *sp)
 {
-	return sp->nsegs <= 1 && sp->wfd < 0;
+	if (sp->wfd >= 0 || sp->nsegs > 1)
+		return false;
+	/* the last segment's last piece is in rbuf */
+	return !sp->nsegs || sp->rfd < 0 || sp->rbase + sp->rlen >= sp->segs[0].size;
 }
 
 int sl_spool_front_begin(struct sl_spool *sp)
@@ -562,6 +726,10 @@ int sl_spool_front_begin(struct sl_spool *sp)
 	if (!ready(sp))
 		return -1;
 	seal(sp);
+	if (sp->nsegs && !sp->segs[0].seq)
+		return -1;	/* no number before 0 */
+	if (!sp->nsegs && sp->next_seq > SEQ_MAX)
+		return -1;
 	seq = sp->nsegs ? sp->segs[0].seq - 1 : sp->next_seq++;
 	if (open_writer(sp, seq) < 0)
 		return -1;

@@ -9,6 +9,7 @@ void sl_spool_counters_new(struct sl_spool_counters *c, const struct sl_host *ho
 	c->sent = host->counter_new(inst, "spool_sent");
 	c->bytes = host->counter_new(inst, "spool_bytes");
 	c->dropped = host->counter_new(inst, "spool_dropped");
+	c->corrupt = host->counter_new(inst, "spool_corrupt");
 }
 
 void sl_spool_counters_publish(struct sl_spool_counters *c, const struct sl_spool *sp,
@@ -25,6 +26,8 @@ void sl_spool_counters_publish(struct sl_spool_counters *c, const struct sl_spoo
 		host->counter_add(inst, c->dropped, s->dropped - seen->dropped);
 		host->dropped_add(inst, s->dropped - seen->dropped);
 	}
+	if (s->corrupt != seen->corrupt)
+		host->counter_add(inst, c->corrupt, s->corrupt - seen->corrupt);
 	/* a current size: the difference wraps to a decrease (mod 2^64) */
 	if (s->bytes != seen->bytes)
 		host->counter_add(inst, c->bytes, s->bytes - seen->bytes);

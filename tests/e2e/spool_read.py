@@ -3,7 +3,8 @@
 """Read a spool directory (format: plugins/common/spool.h) on its own, for
 the spool tests: every record not yet acknowledged, segments in number
 order, each record checked against its CRC32C; a damaged record ends its
-segment (as the spool does).  Prints each record's bytes as one line
+segment here (the spool skips to the next sound record instead; the tests
+that use this reader read undamaged spools).  Prints each record's bytes as one line
 (the syslog framing's octet count and a trailing LF taken off), then, on
 stderr, "records=N segments=S torn_bytes=T".   spool_read.py [--kafka] DIR
 With --kafka, records are the kafka output's (plugins/output/kafka_spool.c:

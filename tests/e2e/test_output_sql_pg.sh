@@ -279,7 +279,7 @@ c=$(counters "$WORK/o.log" o.sql | tail -1)	# at exit
 total=$(pg_sql -c "SELECT count(*) FROM outage2")
 over=$(pg_sql -c "SELECT count(*) FROM (SELECT count(*) AS n FROM outage2
 	GROUP BY time, src_addr, dst_addr, sport, dport, ip_proto, icmp_type HAVING count(*) <> $loops) x")
-echo "$c" | grep -q "in=$n out=$n dropped=0 errors=0 rows=$n .*dropped_rows=0 spooled=[1-9][0-9]* spool_sent=[1-9][0-9]* spool_bytes=0 spool_dropped=0 queue_dropped=0" ||
+echo "$c" | grep -q "in=$n out=$n dropped=0 errors=0 rows=$n .*dropped_rows=0 spooled=[1-9][0-9]* spool_sent=[1-9][0-9]* spool_bytes=0 spool_dropped=0 spool_corrupt=0 queue_dropped=0" ||
 	fail "spool outage: $c"
 [ "$total" = "$n" ] && [ "$over" = 0 ] || fail "spool outage: $total rows (expected $n), $over keys not $loops times"
 spooled=$(echo "$c" | grep -o 'spooled=[0-9]*')
