@@ -118,6 +118,21 @@ static bool name_char(char ch)
 	return isalnum((unsigned char)ch) || ch == '_' || ch == '-' || ch == '.';
 }
 
+/* A name and, for a split output, its per-protocol names: all free? */
+static bool name_taken(struct conv *c, const struct uinst *u, const char *name)
+{
+	char p[sizeof(u->name) + 8];
+
+	if (strset_get(&c->names, name) || cu_has(c, name, NULL, NULL))
+		return true;
+	for (int k = 0; u->split && k < CU_PG_PROTOS; k++) {
+		snprintf(p, sizeof(p), "%s_%s", name, cu_pg_protos[k]);
+		if (strset_get(&c->names, p) || cu_has(c, p, NULL, NULL))
+			return true;
+	}
+	return false;
+}
+
 /* The ulogd id as a sluice name: not another instance's, not a plugin's. */
 static void sluice_name(struct conv *c, struct uinst *u)
 {
@@ -125,17 +140,26 @@ static void sluice_name(struct conv *c, struct uinst *u)
 	size_t n = 0;
 	bool taken = true;
 
+	/* ulog2 has a port column per protocol: an instance per protocol writes it */
+	u->split = strcmp(u->p->name, "PGSQL") == 0 && u->in_role == R_PKT + 1;
 	for (const char *p = u->id; *p && n < sizeof(base) - 1; p++)
 		base[n++] = name_char(*p) ? *p : '_';
 	base[n] = '\0';
 	snprintf(u->name, sizeof(u->name), "%s", base);
 	for (unsigned k = 1; taken && k < 1000; k++) {
-		taken = strset_get(&c->names, u->name) || cu_has(c, u->name, NULL, NULL);
+		taken = name_taken(c, u, u->name);
 		if (taken)
 			snprintf(u->name, sizeof(u->name), "%s_%u", base, k);
 	}
 	if (strset_add(&c->names, u->name, u, NULL) < 0)
 		cu_error_at(c, u->line, u->col, "out of memory");
+	for (int k = 0; u->split && k < CU_PG_PROTOS; k++)
+		if (asprintf(&u->pname[k], "%s_%s", u->name, cu_pg_protos[k]) < 0) {
+			u->pname[k] = NULL;	/* undefined after a failed asprintf() */
+			cu_error_at(c, u->line, u->col, "out of memory");
+		} else if (strset_add(&c->names, u->pname[k], u, NULL) < 0) {
+			cu_error_at(c, u->line, u->col, "out of memory");
+		}
 }
 
 /* ulogd would refuse these: an unknown or repeated key, a missing section. */
@@ -360,24 +384,51 @@ static const char *stack_problem(struct conv *c, struct ustack *s, char *buf, si
 	return NULL;
 }
 
-static void stack_name(struct conv *c, struct ustack *s, const char *in, const char *out)
+/* A stack name not taken yet, from IN_OUT, into buf (kept: stack_names borrows it). */
+static void stack_name(struct conv *c, struct ustack *s, char *buf, size_t size,
+		       const char *in, const char *out)
 {
 	struct ustack *first;
 
-	snprintf(s->name, sizeof(s->name), "%s_%s", in, out);
-	first = strset_get(&c->stack_names, s->name);
+	snprintf(buf, size, "%s_%s", in, out);
+	first = strset_get(&c->stack_names, buf);
 	/* IN_OUT_2, _3...: counted on in IN_OUT's first stack, not searched from 2 */
-	while (first && strset_get(&c->stack_names, s->name))
-		snprintf(s->name, sizeof(s->name), "%s_%s_%u", in, out, ++first->dups + 1);
-	if (strset_add(&c->stack_names, s->name, s, NULL) < 0)
+	while (first && strset_get(&c->stack_names, buf))
+		snprintf(buf, size, "%s_%s_%u", in, out, ++first->dups + 1);
+	if (strset_add(&c->stack_names, buf, s, NULL) < 0)
 		cu_error_at(c, s->e->line, s->e->vcol, "out of memory");
+}
+
+/* One sluice stack of s, into out_name, behind the where expression `proto` if any. */
+static void write_stack_line(struct conv *c, struct ustack *s, FILE *o, const char *name,
+			     const char *proto, const char *out_name)
+{
+	struct uinst *in = s->el[0]->alias ? s->el[0]->alias : s->el[0];
+	struct uinst *out = s->el[s->n - 1];
+
+	fprintf(o, "  %s: [%s", name, in->name);
+	/* an input read through another's instance keeps its own accept filters */
+	if (*s->el[0]->where)
+		fprintf(o, ", { plugin: where, expr: %s }", cu_yq(c, s->el[0]->where));
+	for (size_t i = 1; i + 1 < s->n; i++)
+		if (*s->el[i]->where)
+			fprintf(o, ", { plugin: where, expr: %s }", cu_yq(c, s->el[i]->where));
+	if (in->p->role == R_PKT && strcmp(out->p->name, "PCAP") != 0)
+		fprintf(o, ", decode");
+	if (proto)
+		fprintf(o, ", { plugin: where, expr: %s }", cu_yq(c, proto));
+	if (out->need == N_LINE) {
+		fprintf(o, ", logline");
+	} else if (out->need == N_JSON) {
+		fprintf(o, ", %s", out->json_el);
+	}
+	fprintf(o, ", %s]\n", out_name);
 }
 
 static bool write_stack(struct conv *c, struct ustack *s, FILE *o)
 {
 	struct uinst *in, *out;
-	enum urole role;
-	char why[200];
+	char why[200], expr[200];
 	const char *bad;
 
 	fprintf(o, "  # stack=%s (line %u)\n", s->e->value, s->e->line);
@@ -388,24 +439,27 @@ static bool write_stack(struct conv *c, struct ustack *s, FILE *o)
 	/* without an unknown plugin, role_ok() saw an input and an output */
 	in = s->el[0]->alias ? s->el[0]->alias : s->el[0];
 	out = s->el[s->n - 1];
-	role = in->p->role;
-	stack_name(c, s, in->name, out->name);
-	fprintf(o, "  %s: [%s", s->name, in->name);
-	/* an input read through another's instance keeps its own accept filters */
-	if (*s->el[0]->where)
-		fprintf(o, ", { plugin: where, expr: %s }", cu_yq(c, s->el[0]->where));
-	for (size_t i = 1; i + 1 < s->n; i++)
-		if (*s->el[i]->where)
-			fprintf(o, ", { plugin: where, expr: %s }", cu_yq(c, s->el[i]->where));
-	if (role == R_PKT && strcmp(out->p->name, "PCAP") != 0)
-		fprintf(o, ", decode");
-	if (out->need == N_LINE) {
-		fprintf(o, ", logline");
-	} else if (out->need == N_JSON) {
-		fprintf(o, ", %s", out->json_el);
-	}
-	fprintf(o, ", %s]\n", out->name);
 	in->used = out->used = true;
+	stack_name(c, s, s->name, sizeof(s->name), in->name, out->name);
+	if (!out->split || in->p->role != R_PKT) {
+		write_stack_line(c, s, o, s->name, NULL, out->name);
+		return true;
+	}
+	/* each packet goes to exactly one: its protocol's instance or the others' */
+	fprintf(o, "  # ulog2's columns per protocol: a stack for each, one for the others\n");
+	for (int k = 0; k < CU_PG_PROTOS; k++) {
+		/* IN_OUT_PROTO (IN_OUT_2_PROTO...): the names of IN_OUT's stacks */
+		if (!(s->pname[k] = malloc(sizeof(s->name) + 8))) {
+			cu_error_at(c, s->e->line, s->e->vcol, "out of memory");
+			return false;
+		}
+		stack_name(c, s, s->pname[k], sizeof(s->name) + 8, s->name, cu_pg_protos[k]);
+		snprintf(expr, sizeof(expr), "ip_proto == %s", cu_pg_protos[k]);
+		write_stack_line(c, s, o, s->pname[k], expr, out->pname[k]);
+	}
+	snprintf(expr, sizeof(expr), "not (ip_proto in {%s, %s, %s, %s})", cu_pg_protos[0],
+		 cu_pg_protos[1], cu_pg_protos[2], cu_pg_protos[3]);
+	write_stack_line(c, s, o, s->name, expr, out->name);
 	return true;
 }
 
@@ -439,8 +493,15 @@ static void write_instances(struct conv *c, FILE *o)
 			fprintf(o, "  # [%s] (%s), %s:%u\n%s", u->id, u->p->name, c->file, line,
 				u->body);
 		} else if (u->p->role != R_FILTER && u->state == 1 && u->used) {
-			fprintf(o, "  # from [%s] (%s), %s:%u\n  %s:\n%s", u->id, u->p->name,
-				c->file, line, u->name, u->body ? u->body : "");
+			/* split: an instance per protocol, then the others' (k == CU_PG_PROTOS) */
+			for (int k = u->split ? 0 : CU_PG_PROTOS; k <= CU_PG_PROTOS; k++) {
+				fprintf(o, "  # from [%s] (%s), %s:%u\n  %s:\n%s", u->id,
+					u->p->name, c->file, line,
+					k < CU_PG_PROTOS ? u->pname[k] : u->name,
+					u->body ? u->body : "");
+				if (u->split)
+					cu_pg_columns(o, k < CU_PG_PROTOS ? k : -1);
+			}
 		} else if (u->p->role != R_FILTER && !u->alias) {
 			fprintf(o, "  # [%s] (%s), %s:%u: %s\n", u->id, u->p->name, c->file, line,
 				u->state == 1 ? "converted, but no converted stack uses it" :
@@ -604,7 +665,12 @@ int convert_ulogd(const struct ulogd_ini *ini, const char *file, const struct co
 		free((char *)c.u[i].id);
 		free(c.u[i].body);
 		free(c.u[i].seen);
+		for (int k = 0; k < CU_PG_PROTOS; k++)
+			free(c.u[i].pname[k]);
 	}
+	for (size_t i = 0; c.s && i < c.ns; i++)
+		for (int k = 0; k < CU_PG_PROTOS; k++)
+			free(c.s[i].pname[k]);
 	free(c.u);
 	free(c.s);
 	free(c.by_group);

@@ -19,6 +19,8 @@ enum urole { R_PKT, R_FLOW, R_ACCT, R_FILTER, R_OUT };
 /* What an output needs in front of it besides the input. */
 enum uneed { N_NONE, N_LINE, N_JSON };
 
+#define CU_PG_PROTOS 4	/* tcp, udp, icmp, icmpv6 */
+
 struct conv;
 struct uinst;
 typedef int (*conv_fn)(struct conv *c, struct uinst *u);
@@ -52,6 +54,8 @@ struct uinst {
 	bool missing;			/* a sluice plugin it needs is not on the search path */
 	const char *wfile;		/* outputs: the file it writes (the ini's string), or NULL */
 	int in_role;			/* outputs: the input kind of the first stack ending here */
+	bool split;			/* PGSQL into ulog2: an sql instance per protocol */
+	char *pname[CU_PG_PROTOS];	/* split: those instances' names (name: the others') */
 };
 
 #define MAX_ELEMS 32
@@ -62,6 +66,7 @@ struct ustack {
 	size_t n;
 	const char *unknown;		/* a plugin ulogd does not have: not converted */
 	char name[200];
+	char *pname[CU_PG_PROTOS];	/* split outputs: the stack of each protocol */
 	unsigned dups;			/* stacks named after this one's name, _2 on */
 };
 
@@ -107,6 +112,10 @@ const char *cu_ignored_why(const struct uinst *u, const char *key);
 bool cu_has(struct conv *c, const char *plugin, const char *option, const char *choice);
 const struct uplug *cu_find_plug(const char *name, size_t len);
 bool cu_word_in(const char *list, const char *w);
+/* The protocols a split output has an instance each for; the others get one more. */
+extern const char *const cu_pg_protos[CU_PG_PROTOS];
+/* The columns map (and a comment) of a split output's instance for proto, -1: the others. */
+void cu_pg_columns(FILE *o, int proto);
 
 /*
  * convert_ulogd_unit.c: the files the used outputs write outside what the

@@ -554,7 +554,7 @@ static const char *const ulogd_cols[2][2] = {
 	  "      ip_saddr_str: src_addr\n      ip_daddr_str: dst_addr\n      ip_protocol: ip_proto\n"
 	  "      ip_tos: ip_tos\n      ip_ttl: ip_ttl\n      ip_totlen: ip_len\n      ip_id: ip_id\n"
 	  "      ip6_flowlabel: ip6_flowlabel\n      mac_saddr_str: mac_src\n"
-	  "      mac_daddr_str: mac_dst",
+	  "      mac_daddr_str: mac_dst",	/* then one of pg_proto_cols */
 	  "oob_family: family\n      orig_ip_saddr_str: orig_src\n      orig_ip_daddr_str: orig_dst\n"
 	  "      orig_ip_protocol: ip_proto\n      orig_l4_sport: orig_sport\n"
 	  "      orig_l4_dport: orig_dport\n      orig_raw_pktlen: orig_bytes\n"
@@ -565,6 +565,37 @@ static const char *const ulogd_cols[2][2] = {
 	  "      flow_start_sec: \"flow_start:sec\"\n      flow_start_usec: \"flow_start:usec\"\n"
 	  "      flow_end_sec: \"flow_end:sec\"\n      flow_end_usec: \"flow_end:usec\"" },
 };
+
+/*
+ * ulog2 keeps ports and ICMP fields in a column per protocol: a PGSQL
+ * packet output becomes one sql instance per protocol here (behind a
+ * where on ip_proto, conf/sql-ulogd2.yaml) and one for the others, each
+ * with ulogd_cols' common map and its protocol's part.
+ */
+static const char *const pg_proto_cols[CU_PG_PROTOS] = {
+	"tcp_sport: sport\n      tcp_dport: dport\n      tcp_seq: tcp_seq\n"
+	"      tcp_ackseq: tcp_ack\n      tcp_window: tcp_window\n      tcp_urgp: tcp_urgp",
+	"udp_sport: sport\n      udp_dport: dport\n      udp_len: udp_len",
+	"icmp_type: icmp_type\n      icmp_code: icmp_code\n      icmp_echoid: icmp_id\n"
+	"      icmp_echoseq: icmp_seq",
+	"icmpv6_type: icmp_type\n      icmpv6_code: icmp_code\n      icmpv6_echoid: icmp_id\n"
+	"      icmpv6_echoseq: icmp_seq",
+};
+
+const char *const cu_pg_protos[CU_PG_PROTOS] = { "tcp", "udp", "icmp", "icmpv6" };
+
+void cu_pg_columns(FILE *o, int proto)
+{
+	if (proto >= 0)
+		fprintf(o, "    # ulog2's %s columns; this stack's where keeps %s packets only\n",
+			cu_pg_protos[proto], cu_pg_protos[proto]);
+	else
+		fprintf(o, "    # the other protocols' packets (GRE, ESP, SCTP...): the common "
+			"columns; sctp_sport, sctp_dport stay NULL\n");
+	fprintf(o, "    columns:\n      %s\n", ulogd_cols[1][0]);
+	if (proto >= 0)
+		fprintf(o, "      %s\n", pg_proto_cols[proto]);
+}
 
 /* The converted stack keeps writing into the table ulogd2 wrote. */
 static void ulogd_columns(struct conv *c, struct uinst *u, bool pg, bool flows)
@@ -577,12 +608,15 @@ static void ulogd_columns(struct conv *c, struct uinst *u, bool pg, bool flows)
 	cu_comment(c, "the columns of ulogd2's %s (%s): edit them to your table's",
 		   pg ? (flows ? "ulog2_ct" : "ulog2") : (flows ? "ulog_ct" : "ulog_pkt"),
 		   pg ? "pgsql-ulogd2-flat.sql" : "sqlite3.table");
+	if (u->split) {
+		/* the maps follow, one per instance (cu_pg_columns) */
+		cu_comment(c, "one sql instance per protocol (%s, %s, %s, %s, others), so five "
+			   "connections to the database", cu_pg_protos[0], cu_pg_protos[1],
+			   cu_pg_protos[2], cu_pg_protos[3]);
+		return;
+	}
 	fprintf(c->o, "    columns:\n      %s\n", ulogd_cols[pg][flows]);
-	if (pg && !flows)
-		cu_note(c, u, u->line, "ports and ICMP fields are not written: ulogd2's ulog2 has "
-			"columns per protocol (tcp_sport, udp_sport...), conf/sql-ulogd2.yaml fills "
-			"them with a stack per protocol");
-	else if (!pg && !flows)
+	if (!pg && !flows)
 		cu_comment(c, "raw_pktcount (always 1) stays NULL");
 	else if (!pg)
 		cu_comment(c, "orig_ip_saddr, orig_ip_daddr (IPv4 as integers), icmp_type, "

@@ -73,8 +73,25 @@ if case == "debian":
                         ("ct1_pgsql3", "pgsql3", False), ("ct1_sqlite3_ct", "sqlite3_ct", False),
                         ("log1_sqlite3_pkt", "sqlite3_pkt", True)):
             exp[s] = [s.split("_")[0]] + (["decode"] if d else []) + [i]
-        want_inst("pgsql1", plugin="sql", driver="postgresql", table="ulog",
-                  dsn="host='localhost' dbname='nulog' user='nupik' password='changeme'")
+        # ulog2's ports and ICMP fields: a stack and an instance per protocol
+        others = "not (ip_proto in {tcp, udp, icmp, icmpv6})"
+        exp["log2_pgsql1"] = ["log2", "decode", "where(expr=%s)" % others, "pgsql1"]
+        ports = {"tcp": ("tcp_sport", "sport"), "udp": ("udp_dport", "dport"),
+                 "icmp": ("icmp_type", "icmp_type"), "icmpv6": ("icmpv6_code", "icmp_code")}
+        for p in ["", "_tcp", "_udp", "_icmp", "_icmpv6"]:
+            want_inst("pgsql1" + p, plugin="sql", driver="postgresql", table="ulog",
+                      dsn="host='localhost' dbname='nulog' user='nupik' password='changeme'")
+            cols = inst.get("pgsql1" + p, {}).get("columns") or {}
+            if p:
+                exp["log2_pgsql1" + p] = ["log2", "decode", "where(expr=ip_proto == %s)" % p[1:],
+                                          "pgsql1" + p]
+                col, field = ports[p[1:]]
+                if cols.get(col) != field or cols.get("oob_prefix") != "prefix":
+                    errors.append("pgsql1%s: columns has no %s: %s" % (p, col, field))
+            # each column of the others' map is in every protocol's map
+            if any(c.startswith(("tcp_", "udp_", "icmp")) for c in cols) != bool(p) or \
+                    not set(inst.get("pgsql1", {}).get("columns") or {"-": 0}) <= set(cols):
+                errors.append("pgsql1%s: columns %s" % (p, sorted(cols)))
         # the columns of ulogd2's own tables, so the stacks write into them
         want_inst("sqlite3_ct", plugin="sql", driver="sqlite", table="ulog_ct",
                   path="/var/log/ulog/ulogd.sqlite3db", schema=None)

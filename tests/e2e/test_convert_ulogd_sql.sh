@@ -10,7 +10,9 @@
 # in ulogd2's columns.  The key ulogd takes and sluice does not (buffer=200)
 # is a warning.  With Debian's postgresql and pgsql-ulogd2-flat.sql (and
 # root, for the private server of pg_lib.sh), a PGSQL stack likewise into
-# ulogd2's flat ulog2 table.
+# ulogd2's flat ulog2 table: a stack per protocol writes its ports and ICMP
+# fields into their per-protocol columns, one more the other protocols,
+# and every record is one row.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/pg_lib.sh"
 need_cmd sqlite3 python3
@@ -92,11 +94,51 @@ printf '%s\n' '[global]' 'stack=log2:NFLOG,base1:BASE,ifi1:IFINDEX,ip2str1:IP2ST
 	'[log2]' 'group=5' '[pgsql1]' 'db="ulogd"' 'host="127.0.0.1"' "port=$PG_PORT" 'user="postgres"' \
 	'table="ulog2"' 'reconnect=5' >"$WORK/pg.conf"
 "$SLUICE" convert ulogd "$WORK/pg.conf" >"$WORK/pg.yaml" 2>"$WORK/pg.err" || { cat "$WORK/pg.err"; fail "PGSQL: convert failed"; }
-grep -q "pg.conf:2: warning: \[pgsql1\] (PGSQL): ports and ICMP fields are not written" "$WORK/pg.err" ||
-	{ cat "$WORK/pg.err"; fail "PGSQL: no warning for the ports"; }
 grep -q "pg.conf:11: warning: \[pgsql1\] (PGSQL): reconnect=5 is not carried over" "$WORK/pg.err" ||
 	{ cat "$WORK/pg.err"; fail "PGSQL: no warning for reconnect=5"; }
-python3 - "$WORK/pg.yaml" "$WORK/pgrun.yaml" "$CAP" "$WORK/pgref.json" <<'PY'
+! grep -q "not written" "$WORK/pg.err" || { cat "$WORK/pg.err"; fail "PGSQL: a warning about unwritten fields"; }
+"$SLUICE" -t -c "$WORK/pg.yaml" >/dev/null || fail "PGSQL: sluice -t refused the converted file"
+
+# The capture has TCP, UDP, ICMP and ICMPv6 packets: one more of another
+# protocol (a copy of a UDP packet as GRE) must land in ulog2 once too.
+python3 - "$CAP" "$WORK/pg.pcap" <<'PY' || fail "PGSQL: cannot add a GRE packet to the capture"
+import struct, sys
+# Appends to an NFLOG capture (linktype 239) a copy of its first IPv4 UDP
+# record with another protocol (GRE, 47) and a later time: a packet of none
+# of ulog2's per-protocol columns.
+src, dst = sys.argv[1], sys.argv[2]
+data = open(src, "rb").read()
+hdr, off, recs = data[:24], 24, []
+bo = "<" if data[:4] == b"\xd4\xc3\xb2\xa1" else ">"
+assert struct.unpack(bo + "I", hdr[20:24])[0] == 239, "not an NFLOG capture"
+while off < len(data):
+    sec, usec, incl, orig = struct.unpack(bo + "IIII", data[off:off + 16])
+    recs.append((sec, usec, data[off + 16:off + 16 + incl]))
+    off += 16 + incl
+def gre(rec):
+    r, o = bytearray(rec), 4
+    while o + 4 <= len(r):
+        tl, tt = struct.unpack("<HH", r[o:o + 4])
+        if tl < 4:
+            return None
+        if tt & 0x7fff == 9 and r[o + 4] >> 4 == 4 and r[o + 4 + 9] == 17:
+            ip = o + 4
+            r[ip + 9] = 47
+            r[ip + 10:ip + 12] = b"\0\0"
+            ihl = (r[ip] & 15) * 4
+            s = sum(struct.unpack("!%dH" % (ihl // 2), bytes(r[ip:ip + ihl])))
+            while s >> 16:
+                s = (s & 0xffff) + (s >> 16)
+            r[ip + 10:ip + 12] = struct.pack("!H", ~s & 0xffff)
+            return bytes(r)
+        o += (tl + 3) & ~3
+    return None
+new = next(g for g in (gre(r[2]) for r in recs) if g)
+sec, usec = max((r[0], r[1]) for r in recs)
+out = bytearray(data) + struct.pack(bo + "IIII", sec + 1, usec, len(new), len(new)) + new
+open(dst, "wb").write(out)
+PY
+python3 - "$WORK/pg.yaml" "$WORK/pgrun.yaml" "$WORK/pg.pcap" "$WORK/pgref.json" <<'PY'
 import sys, yaml
 doc = yaml.safe_load(open(sys.argv[1]))
 assert doc["instances"]["log2"]["plugin"] == "nflog", doc["instances"]["log2"]
@@ -106,22 +148,42 @@ doc["stacks"]["ref"] = ["log2", {"plugin": "decode", "ifnames": False}, "json",
 yaml.safe_dump(doc, open(sys.argv[2], "w"))
 PY
 "$SLUICE" -c "$WORK/pgrun.yaml" >"$WORK/pgrun.log" 2>&1 || { cat "$WORK/pgrun.log"; fail "PGSQL: the converted configuration did not run"; }
-grep -q 'counters: pgsql1 (sql): in=\([0-9]*\) out=\1 .* failed=0 .*dropped_rows=0' "$WORK/pgrun.log" ||
-	{ cat "$WORK/pgrun.log"; fail "PGSQL: sql counters"; }
+for sql in pgsql1 pgsql1_tcp pgsql1_udp pgsql1_icmp pgsql1_icmpv6; do
+	grep -q "counters: $sql (sql): in=\([0-9]*\) out=\1 .* failed=0 .*dropped_rows=0" "$WORK/pgrun.log" ||
+		{ cat "$WORK/pgrun.log"; fail "PGSQL: $sql's counters"; }
+done
+# Five instances write concurrently: rows and records are compared as
+# sorted lists, so a row missing or written twice is a difference too.
 psql "$PG_DSN dbname=ulogd" -X -q -At -F $'\t' -P null='\N' -c "SELECT oob_prefix, oob_time_sec,
-	oob_time_usec, oob_mark, ip_saddr_str, ip_daddr_str, ip_totlen, ip_ttl FROM ulog2 ORDER BY _id" >"$WORK/ulog2.tsv"
+	oob_time_usec, oob_mark, ip_saddr_str, ip_daddr_str, ip_totlen, ip_ttl, ip_protocol,
+	tcp_sport, tcp_dport, tcp_seq, tcp_window, udp_sport, udp_dport, udp_len,
+	icmp_type, icmp_code, icmp_echoid, icmp_echoseq,
+	icmpv6_type, icmpv6_code, icmpv6_echoid, icmpv6_echoseq FROM ulog2" >"$WORK/ulog2.tsv"
 python3 - "$WORK/pgref.json" "$WORK/ulog2.tsv" <<'PY' || fail "PGSQL: ulog2 rows differ from the json output"
 import json, sys
 from datetime import datetime, timezone
 ref = [json.loads(l) for l in open(sys.argv[1])]
 rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[2])]
-assert len(ref) > 10 and len(rows) == len(ref), (len(ref), len(rows))
+protos = {"tcp": 6, "udp": 17, "icmp": 1, "icmpv6": 58, "gre": 47}
+assert {j.get("proto") for j in ref} == set(protos), {j.get("proto") for j in ref}
+assert len(ref) > 10 and len(rows) == len(ref), "%d rows for %d records" % (len(rows), len(ref))
 s = lambda v: "\\N" if v is None else str(v)
-for i, (j, r) in enumerate(zip(ref, rows)):
+def want(j):
     t = datetime.strptime(j["timestamp"], "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=timezone.utc)
-    want = [s(j.get("prefix")), s(int(t.timestamp())), s(t.microsecond), s(j.get("mark")),
-            s(j.get("src_ip")), s(j.get("dest_ip")), s(j.get("len")), s(j.get("ttl"))]
-    assert r == want, "row %d: %r, the record gives %r" % (i, r, want)
+    p = j.get("proto")
+    on = lambda proto, k: j.get(k) if p == proto else None
+    return [s(v) for v in [j.get("prefix"), int(t.timestamp()), t.microsecond, j.get("mark"),
+            j.get("src_ip"), j.get("dest_ip"), j.get("len"), j.get("ttl"), protos[p],
+            on("tcp", "src_port"), on("tcp", "dest_port"), on("tcp", "tcp_seq"),
+            on("tcp", "tcp_window"), on("udp", "src_port"), on("udp", "dest_port"),
+            on("udp", "udp_len"), on("icmp", "icmp_type"), on("icmp", "icmp_code"),
+            on("icmp", "icmp_id"), on("icmp", "icmp_seq"), on("icmpv6", "icmp_type"),
+            on("icmpv6", "icmp_code"), on("icmpv6", "icmp_id"), on("icmpv6", "icmp_seq")]]
+wanted = sorted(want(j) for j in ref)
+rows.sort()
+for i, (r, w) in enumerate(zip(rows, wanted)):
+    assert r == w, "row %d (sorted): %r, the records give %r" % (i, r, w)
+assert any(r[9] != "\\N" for r in rows) and any(r[16] != "\\N" for r in rows)
 print("%d rows in ulog2 match the records" % len(rows))
 PY
-pass "$sqlite; the converted PGSQL stack wrote $(wc -l <"$WORK/ulog2.tsv") rows into ulogd2's ulog2"
+pass "$sqlite; the converted PGSQL stacks wrote $(wc -l <"$WORK/ulog2.tsv") rows (ports and ICMP fields in their protocol's columns) into ulogd2's ulog2"
