@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "convert.h"
+#include "infile.h"
 #include "nft_genid.h"
 #include "nft_ruleset.h"
 #include "plugin_loader.h"
@@ -155,11 +156,11 @@ static char *load_json(const char *file, const char **name)
 	int rc;
 
 	if (file) {
-		FILE *f = strcmp(file, "-") ? fopen(file, "r") : stdin;
+		FILE *f = strcmp(file, "-") ? infile_fopen(file, err, sizeof(err)) : stdin;
 
 		*name = strcmp(file, "-") ? file : "<stdin>";
 		if (!f) {
-			fprintf(stderr, ME ": %s: %s\n", file, strerror(errno));
+			fprintf(stderr, ME ": %s: %s\n", file, err);
 			*name = NULL;	/* cannot be opened: EX_NOINPUT, as convert ulogd */
 			return NULL;
 		}
