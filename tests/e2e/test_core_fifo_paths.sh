@@ -123,7 +123,7 @@ stats "after the FIFO database"
 
 mkfifo "$WORK/live.yaml.new" && mv "$WORK/live.yaml.new" "$WORK/live.yaml"
 kill -HUP "$SLUICE_PID"
-wait_for "$T" grep -q "not a regular file (a FIFO)" <(grep reload "$L") ||
+wait_for "$T" grep -qF "reload: $WORK/live.yaml: error: cannot open: not a regular file (a FIFO)" "$L" ||
 	fail "no refused reload for the FIFO configuration: $(tail -5 "$L")"
 stats "after the FIFO configuration"
 grows || fail "no records after the refused reload: $(tail -3 "$L")"
