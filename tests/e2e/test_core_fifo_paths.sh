@@ -7,7 +7,8 @@
 #   - the configuration file (sluice -t -c FIFO);
 #   - syslog's tls_ca_file, tls_cert_file, tls_key_file (sluice -t);
 #   - replay's capture file, geoip's database (at start);
-#   - the file of `sluice convert ulogd` and `sluice convert nft --file`;
+#   - the file of `sluice convert ulogd` and `sluice convert nft --file`,
+#     and convert nft's --yaml and --batch outputs (a FIFO nobody reads);
 #   - geoip's database replaced by a FIFO, then SIGHUP, with geoip on the
 #     input's own thread: the old database is kept, records keep flowing,
 #     `sluice stats` answers, and then the configuration replaced by a
@@ -69,6 +70,11 @@ refused replay "$F: cannot open: not a regular file (a FIFO)" "$SLUICE" -c "$WOR
 # ---- the converters' input ----
 refused convert_ulogd "$F: not a regular file (a FIFO)" "$SLUICE" convert ulogd "$F"
 refused convert_nft "$F: not a regular file (a FIFO)" "$SLUICE" convert nft --file "$F"
+# and its outputs: a FIFO nobody reads is refused, not waited on
+for o in --yaml --batch; do
+	refused "convert_nft$o" "$F: a FIFO nobody reads" "$SLUICE" convert nft \
+		--file "$SRCDIR/tests/data/nft/mixed.json" $o "$F" --log-file "$WORK/x.log"
+done
 
 # ---- geoip ----
 if [ ! -e "$BUILDDIR/plugins/geoip.so" ]; then
