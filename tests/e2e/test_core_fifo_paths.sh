@@ -6,6 +6,7 @@
 # test (status 137) instead of hanging it.  Checked:
 #   - the configuration file (sluice -t -c FIFO);
 #   - syslog's tls_ca_file, tls_cert_file, tls_key_file (sluice -t);
+#   - kafka's properties ssl.ca.location (at start, when kafka.so is built);
 #   - replay's capture file, geoip's database (at start);
 #   - the file of `sluice convert ulogd` and `sluice convert nft --file`,
 #     and convert nft's --yaml and --batch outputs (a FIFO nobody reads);
@@ -59,6 +60,18 @@ refused tls_key "$F: not a regular file (a FIFO)" "$SLUICE" -t -c "$WORK/key.yam
 tls good "tls_ca_file: \"$C/ca.pem\", tls_cert_file: \"$C/cl.pem\", tls_key_file: \"$C/cl.key\""
 timeout -s KILL "$T" "$SLUICE" -t -c "$WORK/good.yaml" >"$WORK/good.out" 2>&1 ||
 	fail "regular TLS files refused: $(cat "$WORK/good.out")"
+
+# ---- kafka: librdkafka's *.location files (it opens them at start) ----
+if [ -e "$BUILDDIR/plugins/kafka.so" ]; then
+	cat >"$WORK/kafka.yaml" <<YAML
+stacks:
+  s: [{plugin: replay, file: "$CAP"}, decode, json,
+      {plugin: kafka, brokers: ["127.0.0.1:1"], topic: t,
+       properties: {security.protocol: ssl, ssl.ca.location: "$F"}}]
+YAML
+	refused kafka "ssl.ca.location: $F is not a regular file or a directory" \
+		"$SLUICE" -c "$WORK/kafka.yaml"
+fi
 
 # ---- replay's capture ----
 cat >"$WORK/replay.yaml" <<YAML
