@@ -134,6 +134,13 @@ static int hold_tls_files(struct relp_conn *rc, const struct tls_conf *tls,
 	return 0;
 }
 
+static void release_tls_files(struct relp_conn *rc)
+{
+	for (int i = 0; i < 3; i++)
+		if (rc->tls_files[i].fd >= 0)
+			close(rc->tls_files[i].fd);
+}
+
 struct relp_conn *relp_conn_new(const char *host, const char *port, unsigned timeout_s,
 				const struct tls_conf *tls, const char *peer, char *err, size_t errlen)
 {
@@ -246,9 +253,7 @@ bool relp_conn_close(struct relp_conn *rc)
 		relpEngineCltDestruct(rc->eng, &rc->clt);
 	ok = ok && rc->errs == errs;
 	relpEngineDestruct(&rc->eng);
-	for (int i = 0; i < 3; i++)
-		if (rc->tls_files[i].fd >= 0)
-			close(rc->tls_files[i].fd);
+	release_tls_files(rc);
 	free(rc);
 	return ok;
 }
@@ -260,6 +265,7 @@ void relp_conn_free(struct relp_conn *rc)
 	if (rc->clt)
 		relpEngineCltDestruct(rc->eng, &rc->clt);
 	relpEngineDestruct(&rc->eng);
+	release_tls_files(rc);
 	free(rc);
 }
 
