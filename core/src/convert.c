@@ -13,6 +13,7 @@
 
 #include "convert.h"
 #include "convert_ulogd.h"
+#include "infile.h"
 #include "plugin_loader.h"
 #include "ulogd_ini.h"
 
@@ -95,6 +96,7 @@ static int convert_ulogd_main(int argc, char **argv)
 	const char *file = NULL;
 	struct plugin_loader l;
 	bool check = false;
+	char why[128];
 	FILE *in;
 	int ret;
 
@@ -116,9 +118,9 @@ static int convert_ulogd_main(int argc, char **argv)
 		fprintf(stderr, "sluice convert ulogd: which file? (- for stdin)\n");
 		return EX_USAGE;
 	}
-	in = strcmp(file, "-") == 0 ? stdin : fopen(file, "r");
+	in = strcmp(file, "-") == 0 ? stdin : infile_fopen(file, why, sizeof(why));
 	if (!in) {
-		fprintf(stderr, "sluice convert: %s: %m\n", file);
+		fprintf(stderr, "sluice convert: %s: %s\n", file, why);
 		return EX_NOINPUT;
 	}
 	if (loader_init(&l, NULL, 0)) {

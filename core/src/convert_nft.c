@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "convert.h"
+#include "infile.h"
 #include "nft_genid.h"
 #include "nft_ruleset.h"
 #include "plugin_loader.h"
@@ -155,11 +156,11 @@ static char *load_json(const char *file, const char **name)
 	int rc;
 
 	if (file) {
-		FILE *f = strcmp(file, "-") ? fopen(file, "r") : stdin;
+		FILE *f = strcmp(file, "-") ? infile_fopen(file, err, sizeof(err)) : stdin;
 
 		*name = strcmp(file, "-") ? file : "<stdin>";
 		if (!f) {
-			fprintf(stderr, ME ": %s: %s\n", file, strerror(errno));
+			fprintf(stderr, ME ": %s: %s\n", file, err);
 			*name = NULL;	/* cannot be opened: EX_NOINPUT, as convert ulogd */
 			return NULL;
 		}
@@ -456,11 +457,17 @@ static int write_file(const char *path, int fd, const struct nft_ruleset *rs,
 		      const struct nft_group *groups, int ngroups, const struct nft_opts *o,
 		      bool yaml)
 {
-	FILE *f = fd >= 0 ? fdopen(fd, "w") : fopen(path, "w");
+	FILE *f;
 	int bad;
 
+	/* As the outputs' files: a FIFO nobody reads fails (ENXIO), never blocks. */
+	if (fd < 0 && (fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NONBLOCK | O_CLOEXEC |
+				 O_NOCTTY, 0666)) >= 0)
+		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	f = fd >= 0 ? fdopen(fd, "w") : NULL;
 	if (!f) {
-		fprintf(stderr, ME ": %s: %s\n", path, strerror(errno));
+		fprintf(stderr, ME ": %s: %s\n", path,
+			errno == ENXIO ? "a FIFO nobody reads (not waited on)" : strerror(errno));
 		if (fd >= 0)
 			close(fd);
 		return -1;

@@ -130,6 +130,9 @@ static void check_one(void *ctx, const struct sl_instance *inst, const struct sl
 	if (o->flags & SL_OPT_IN_FILE) {
 		if (c->exist_only ? stat(path, &st) < 0 : access(path, R_OK) < 0)
 			report(c, inst, o, "%s is not readable: %s", path, strerror(errno));
+		/* stat() never blocks; opening a FIFO to read would (docs/SECURITY.md) */
+		else if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+			report(c, inst, o, "%s is not a regular file", path);
 		return;
 	}
 	if (o->flags & SL_OPT_OUT_DIR) {

@@ -14,6 +14,7 @@
 #include "daemon.h"
 #include "fields.h"
 #include "host.h"
+#include "infile.h"
 #include "log.h"
 #include "privileges.h"
 #include "queue.h"
@@ -73,7 +74,8 @@ static void on_diag(void *ctx, const char *line)
 static int file_hash(const char *file, uint64_t *h)
 {
 	unsigned char buf[8192];
-	FILE *f = fopen(file, "rb");
+	char why[128];
+	FILE *f = infile_fopen(file, why, sizeof(why));
 	size_t n;
 
 	if (!f)

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <yaml.h>
 
+#include "infile.h"
 #include "strset.h"
 #include "yaml_tree.h"
 
@@ -278,10 +279,11 @@ struct ynode *ytree_load_file(const char *path, char *err, size_t errlen)
 	struct builder b = {.name = path, .err = err, .errlen = errlen};
 	struct ynode *root;
 	struct stat st;
-	FILE *f = fopen(path, "rb");
+	char why[128];
+	FILE *f = infile_fopen(path, why, sizeof(why));
 
 	if (!f) {
-		snprintf(err, errlen, "%s: error: cannot open: %s", path, strerror(errno));
+		snprintf(err, errlen, "%s: error: cannot open: %s", path, why);
 		return NULL;
 	}
 	/* A regular file is refused before it is read; a pipe, once it passes the limit. */

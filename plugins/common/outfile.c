@@ -412,7 +412,7 @@ static void cut_torn_tail(struct sl_outfile *of, int fd, const char *name, struc
 	map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
 	if (map == MAP_FAILED) {
 		/* O_WRONLY descriptor: map through a read-only one */
-		int rfd = open(name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
+		int rfd = open(name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK);
 
 		map = rfd < 0 ? MAP_FAILED : mmap(NULL, size, PROT_READ, MAP_PRIVATE, rfd, 0);
 		if (rfd >= 0)

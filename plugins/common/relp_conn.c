@@ -12,13 +12,20 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include "relp_conn.h"
+#include "safefile.h"
 #include "tls_stream.h"
 
 #ifdef SLUICE_RELP
 
 #include <librelp.h>
+
+struct held_file {
+	int fd;
+	char name[32];	/* /proc/self/fd/N */
+};
 
 struct relp_conn {
 	relpEngine_t *eng;
@@ -32,6 +39,7 @@ struct relp_conn {
 	bool auth_failed;	/* the TLS peer was refused (librelp's auth callback) */
 	char host[256], port[16];
 	char last_err[256];	/* from librelp's error callback */
+	struct held_file tls_files[3];	/* see hold_tls_files() */
 };
 
 bool relp_available(void)
@@ -102,16 +110,56 @@ static relpRetVal set_tls(relpClt_t *clt, const struct tls_conf *tls, const char
 	return RELP_RET_OK;
 }
 
+/*
+ * librelp opens the TLS files by name at every connect, blocking: a FIFO
+ * put there later would hang the output's thread.  Hold each open (a
+ * regular file, opened without blocking: sl_open_in) for the life of the
+ * connection and give librelp its /proc/self/fd name, which reopens that
+ * very file.  held gets tls with the names replaced.
+ */
+static int hold_tls_files(struct relp_conn *rc, const struct tls_conf *tls,
+			  struct tls_conf *held, char *err, size_t errlen)
+{
+	const char **names[3] = { &held->ca_file, &held->cert_file, &held->key_file };
+	char why[128];
+
+	*held = *tls;
+	for (int i = 0; i < 3; i++) {
+		struct held_file *h = &rc->tls_files[i];
+
+		if (!*names[i])
+			continue;
+		h->fd = sl_open_in(*names[i], NULL, why, sizeof(why));
+		if (h->fd < 0) {
+			snprintf(err, errlen, "%s: %s", *names[i], why);
+			return -1;
+		}
+		snprintf(h->name, sizeof(h->name), "/proc/self/fd/%d", h->fd);
+		*names[i] = h->name;
+	}
+	return 0;
+}
+
+static void release_tls_files(struct relp_conn *rc)
+{
+	for (int i = 0; i < 3; i++)
+		if (rc->tls_files[i].fd >= 0)
+			close(rc->tls_files[i].fd);
+}
+
 struct relp_conn *relp_conn_new(const char *host, const char *port, unsigned timeout_s,
 				const struct tls_conf *tls, const char *peer, char *err, size_t errlen)
 {
 	struct relp_conn *rc = calloc(1, sizeof(*rc));
+	struct tls_conf held;
 	relpRetVal r;
 
 	if (!rc) {
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
+	for (int i = 0; i < 3; i++)
+		rc->tls_files[i].fd = -1;
 	snprintf(rc->host, sizeof(rc->host), "%s", host);
 	snprintf(rc->port, sizeof(rc->port), "%s", port);
 	if ((r = relpEngineConstruct(&rc->eng)) != RELP_RET_OK) {
@@ -123,6 +171,10 @@ struct relp_conn *relp_conn_new(const char *host, const char *port, unsigned tim
 	relpEngineSetDnsLookupMode(rc->eng, 0);
 	relpEngineSetOnErr(rc->eng, on_err);
 	relpEngineSetOnAuthErr(rc->eng, on_auth_err);
+	if (tls && hold_tls_files(rc, tls, &held, err, errlen)) {
+		relp_conn_free(rc);
+		return NULL;
+	}
 	if ((r = relpEngineSetEnableCmd(rc->eng, (unsigned char *)"syslog",
 					eRelpCmdState_Required)) != RELP_RET_OK ||
 	    (r = relpEngineCltConstruct(rc->eng, &rc->clt)) != RELP_RET_OK ||
@@ -130,7 +182,7 @@ struct relp_conn *relp_conn_new(const char *host, const char *port, unsigned tim
 	    (r = relpCltSetTimeout(rc->clt, timeout_s)) != RELP_RET_OK ||
 	    (r = relpCltSetWindowSize(rc->clt, RELP_WINDOW)) != RELP_RET_OK ||
 	    (r = relpCltSetConnTimeout(rc->clt, (int)timeout_s)) != RELP_RET_OK ||
-	    (tls && (r = set_tls(rc->clt, tls, peer)) != RELP_RET_OK)) {
+	    (tls && (r = set_tls(rc->clt, &held, peer)) != RELP_RET_OK)) {
 		say(rc, err, errlen, "RELP client setup", r);
 		relp_conn_free(rc);
 		return NULL;
@@ -207,6 +259,7 @@ bool relp_conn_close(struct relp_conn *rc)
 		relpEngineCltDestruct(rc->eng, &rc->clt);
 	ok = ok && rc->errs == errs;
 	relpEngineDestruct(&rc->eng);
+	release_tls_files(rc);
 	free(rc);
 	return ok;
 }
@@ -218,6 +271,7 @@ void relp_conn_free(struct relp_conn *rc)
 	if (rc->clt)
 		relpEngineCltDestruct(rc->eng, &rc->clt);
 	relpEngineDestruct(&rc->eng);
+	release_tls_files(rc);
 	free(rc);
 }
 

@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 #include <unistd.h>
@@ -65,6 +66,88 @@ int sl_open_out(const char *path, int flags, mode_t mode)
 	if (fl >= 0 && !(flags & O_NONBLOCK))
 		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
 	return fd;
+}
+
+static const char *kind_of(mode_t m)
+{
+	return S_ISDIR(m) ? "a directory" : S_ISFIFO(m) ? "a FIFO" : S_ISCHR(m) ? "a character device"
+	       : S_ISBLK(m) ? "a block device" : S_ISSOCK(m) ? "a socket" : "not a plain file";
+}
+
+int sl_open_in(const char *path, struct stat *st, char *why, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	struct stat sb;
+	int fl;
+
+	if (fd < 0 || fstat(fd, &sb) < 0) {
+		int e = errno;
+
+		snprintf(why, len, "%s", strerror(e));
+		if (fd >= 0)
+			close(fd);
+		errno = e;
+		return -1;
+	}
+	if (!S_ISREG(sb.st_mode)) {
+		snprintf(why, len, "not a regular file (%s)", kind_of(sb.st_mode));
+		close(fd);
+		errno = S_ISDIR(sb.st_mode) ? EISDIR : EINVAL;
+		return -1;
+	}
+	fl = fcntl(fd, F_GETFL);
+	if (fl >= 0)
+		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+	if (st)
+		*st = sb;
+	return fd;
+}
+
+char *sl_read_file(const char *path, size_t max, size_t *size, char *why, size_t len)
+{
+	struct stat st;
+	int fd = sl_open_in(path, &st, why, len);
+	size_t got = 0;
+	char *buf;
+
+	if (fd < 0)
+		return NULL;
+	if ((uint64_t)st.st_size > max) {
+		snprintf(why, len, "larger than %zu bytes", max);
+		close(fd);
+		errno = EFBIG;
+		return NULL;
+	}
+	buf = malloc((size_t)st.st_size + 1);
+	if (!buf) {
+		snprintf(why, len, "out of memory");
+		close(fd);
+		errno = ENOMEM;
+		return NULL;
+	}
+	/* Up to the size fstat() saw: a file growing meanwhile is cut there. */
+	while (got < (size_t)st.st_size) {
+		ssize_t n = read(fd, buf + got, (size_t)st.st_size - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int e = errno;
+
+			snprintf(why, len, "%s", strerror(e));
+			free(buf);
+			close(fd);
+			errno = e;
+			return NULL;
+		}
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	close(fd);
+	buf[got] = '\0';
+	*size = got;
+	return buf;
 }
 
 bool sl_owner_ok(const struct stat *st)

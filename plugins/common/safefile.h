@@ -42,6 +42,25 @@ int sl_dir_kind_of(const char *path, char *why, size_t len);
 /* open(2) with the rules above added to flags.  -1 with errno. */
 int sl_open_out(const char *path, int flags, mode_t mode);
 
+/*
+ * Files read by name (databases, certificates, keys, captures) are opened
+ * without blocking too: O_NONBLOCK for the open, then fstat() must show a
+ * regular file, so a FIFO or device planted at the name is refused instead
+ * of stopping the thread that opens it.  Symbolic links are followed (the
+ * admin names these files; packaged ones are often links).
+ *
+ * sl_open_in: a descriptor (O_CLOEXEC, blocking again) on the regular file
+ * path, its stat in st if not NULL; -1 with errno and the reason in why
+ * (strerror, or "not a regular file (a FIFO)").
+ */
+int sl_open_in(const char *path, struct stat *st, char *why, size_t len);
+
+/*
+ * sl_read_file: the whole regular file path (at most max bytes) in a
+ * malloc'd buffer with a NUL after its *size bytes; NULL with errno and why.
+ */
+char *sl_read_file(const char *path, size_t max, size_t *size, char *why, size_t len);
+
 /* Is this existing file one we may use in an SL_DIR_PUBLIC directory? */
 bool sl_owner_ok(const struct stat *st);
 

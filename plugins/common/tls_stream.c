@@ -15,6 +15,7 @@
 #include <arpa/inet.h>
 #include <sys/socket.h>
 
+#include "safefile.h"
 #include "tls_stream.h"
 
 #ifdef SLUICE_TLS
@@ -51,10 +52,59 @@ const char *tls_priority(bool min_tls13)
 			 : "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2";
 }
 
+/*
+ * gnutls's *_file() functions open by name, blocking: a FIFO there would
+ * hang the daemon (and sluice -t).  Read them with sl_read_file() (regular
+ * files only, never blocking) and load the memory instead.  A file that
+ * cannot be read is GNUTLS_E_FILE_ERROR with the reason in why.
+ */
+#define TLS_FILE_MAX (16u << 20)
+
+static int trust_file(gnutls_certificate_credentials_t x509, const char *file, char *why,
+		      size_t wlen)
+{
+	size_t n = 0;
+	char *pem = sl_read_file(file, TLS_FILE_MAX, &n, why, wlen);
+	gnutls_datum_t d = { (unsigned char *)pem, (unsigned)n };
+	int rc;
+
+	if (!pem)
+		return GNUTLS_E_FILE_ERROR;
+	rc = gnutls_certificate_set_x509_trust_mem(x509, &d, GNUTLS_X509_FMT_PEM);
+	free(pem);
+	return rc;
+}
+
+static int key_file(gnutls_certificate_credentials_t x509, const char *cert, const char *key,
+		    char *why, size_t wlen)
+{
+	char r[128];
+	size_t cn = 0, kn = 0;
+	char *cp = sl_read_file(cert, TLS_FILE_MAX, &cn, r, sizeof(r));
+	char *kp = NULL;
+	gnutls_datum_t cd, kd;
+	int rc = GNUTLS_E_FILE_ERROR;
+
+	if (!cp)
+		snprintf(why, wlen, "%s: %s", cert, r);
+	else if (!(kp = sl_read_file(key, TLS_FILE_MAX, &kn, r, sizeof(r))))
+		snprintf(why, wlen, "%s: %s", key, r);
+	if (kp) {
+		cd = (gnutls_datum_t){ (unsigned char *)cp, (unsigned)cn };
+		kd = (gnutls_datum_t){ (unsigned char *)kp, (unsigned)kn };
+		rc = gnutls_certificate_set_x509_key_mem(x509, &cd, &kd, GNUTLS_X509_FMT_PEM);
+		explicit_bzero(kp, kn);	/* a private key: no copy left behind */
+		free(kp);
+	}
+	free(cp);
+	return rc;
+}
+
 struct tls_creds *tls_creds_new(const struct tls_conf *c, const char **bad_option, char *err,
 				size_t errlen)
 {
 	struct tls_creds *cr = calloc(1, sizeof(*cr));
+	char why[256];
 	int rc;
 
 	*bad_option = NULL;
@@ -72,11 +122,12 @@ struct tls_creds *tls_creds_new(const struct tls_conf *c, const char **bad_optio
 		goto fail;
 	}
 	if (c->ca_file) {
-		rc = gnutls_certificate_set_x509_trust_file(cr->x509, c->ca_file, GNUTLS_X509_FMT_PEM);
+		why[0] = '\0';
+		rc = trust_file(cr->x509, c->ca_file, why, sizeof(why));
 		if (rc <= 0) {
 			*bad_option = "tls_ca_file";
 			snprintf(err, errlen, "cannot load CA certificates from %s: %s", c->ca_file,
-				 rc < 0 ? gnutls_strerror(rc) : "no certificate in it");
+				 why[0] ? why : rc < 0 ? gnutls_strerror(rc) : "no certificate in it");
 			goto fail;
 		}
 	} else if (c->verify) {
@@ -94,12 +145,12 @@ struct tls_creds *tls_creds_new(const struct tls_conf *c, const char **bad_optio
 		goto fail;
 	}
 	if (c->cert_file) {
-		rc = gnutls_certificate_set_x509_key_file(cr->x509, c->cert_file, c->key_file,
-							  GNUTLS_X509_FMT_PEM);
+		why[0] = '\0';
+		rc = key_file(cr->x509, c->cert_file, c->key_file, why, sizeof(why));
 		if (rc < 0) {
 			*bad_option = "tls_cert_file";
 			snprintf(err, errlen, "cannot load the client certificate %s with key %s: %s",
-				 c->cert_file, c->key_file, gnutls_strerror(rc));
+				 c->cert_file, c->key_file, why[0] ? why : gnutls_strerror(rc));
 			goto fail;
 		}
 	}

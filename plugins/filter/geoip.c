@@ -32,12 +32,14 @@
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <maxminddb.h>
 
 #include <sluice/plugin.h>
 
 #include "plugin_state.h"
+#include "safefile.h"
 
 #define GEOIP_MAX_DEPTH 8	/* components of one lookup path */
 #define GEOIP_WAYS 4		/* entries per cache bucket */
@@ -322,22 +324,36 @@ static MMDB_s *db_open(struct geoip_state *st, const char *file, struct stat *sb
 		       enum sl_log_level level)
 {
 	MMDB_s *m = calloc(1, sizeof(*m));
-	int rc;
+	char why[128], fdpath[32];
+	int rc, fd;
 
 	if (!m) {
 		st->host->log(st->inst, level, "%s: out of memory", file);
 		return NULL;
 	}
-	rc = MMDB_open(file, MMDB_MODE_MMAP, m);
+	/*
+	 * MMDB_open() takes a name and opens it blocking: a FIFO there would
+	 * stop this thread (and SIGTERM with it).  Open it ourselves without
+	 * blocking, refuse what is not a regular file, and hand libmaxminddb
+	 * this very file by its /proc name (no race with a rename).
+	 */
+	fd = sl_open_in(file, sb, why, sizeof(why));
+	if (fd < 0) {
+		st->host->log(st->inst, level, "%s: cannot open: %s", file, why);
+		free(m);
+		return NULL;
+	}
+	snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", fd);
+	rc = MMDB_open(fdpath, MMDB_MODE_MMAP, m);
 	if (rc != MMDB_SUCCESS) {
 		st->host->log(st->inst, level, "%s: %s%s%s", file, MMDB_strerror(rc),
 			      rc == MMDB_IO_ERROR ? ": " : "",
 			      rc == MMDB_IO_ERROR ? strerror(errno) : "");
+		close(fd);
 		free(m);
 		return NULL;
 	}
-	if (stat(file, sb) < 0)
-		memset(sb, 0, sizeof(*sb));
+	close(fd);	/* the database is mapped */
 	return m;
 }
 

@@ -39,6 +39,7 @@
 #include "capture.h"
 #include "nflog_attrs.h"
 #include "plugin_state.h"
+#include "safefile.h"
 
 /* Batches per timer run: bounds the time between two turns of the loop. */
 #define BATCHES_PER_RUN 16
@@ -185,29 +186,21 @@ static int64_t mono_ns(void)
 /*
  * Map the file when it is a classic pcap in our byte order with a link
  * type we read.  1: mapped; 0: not such a file, use libpcap (which also
- * reports any error); -1: could not be opened.
+ * reports any error).
  */
-static int map_file(struct replay *st)
+static int map_file(struct replay *st, int fd, const struct stat *sb)
 {
 	uint8_t fh[SL_CAP_FILE_HDR];
-	struct stat sb;
 	void *m;
-	int fd;
 
-	fd = open(st->cfg->file, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;	/* libpcap says why */
-	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode) || sb.st_size < SL_CAP_FILE_HDR ||
-	    pread(fd, fh, sizeof(fh), 0) != sizeof(fh) || !sl_cap_map_ok(fh)) {
-		close(fd);
+	if (sb->st_size < SL_CAP_FILE_HDR || pread(fd, fh, sizeof(fh), 0) != sizeof(fh) ||
+	    !sl_cap_map_ok(fh))
 		return 0;
-	}
-	m = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
+	m = mmap(NULL, (size_t)sb->st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	if (m == MAP_FAILED)
 		return 0;
-	madvise(m, (size_t)sb.st_size, MADV_SEQUENTIAL);
-	sl_cap_map_open(&st->map, m, (size_t)sb.st_size);	/* cannot fail: checked above */
+	madvise(m, (size_t)sb->st_size, MADV_SEQUENTIAL);
+	sl_cap_map_open(&st->map, m, (size_t)sb->st_size);	/* cannot fail: checked above */
 	st->dlt = st->map.dlt;
 	st->pass_packets = 0;
 	st->t0_set = false;
@@ -229,14 +222,24 @@ static void close_file(struct replay *st)
 static int open_file(struct replay *st)
 {
 	char err[PCAP_ERRBUF_SIZE];
+	struct stat sb;
 	FILE *fp;
-	int dlt;
+	int dlt, fd;
 
-	if (map_file(st) == 1)
+	/* Never blocking on a FIFO at the name: a regular file or an error. */
+	fd = sl_open_in(st->cfg->file, &sb, err, sizeof(err));
+	if (fd < 0) {
+		st->host->log(st->inst, SL_LOG_ERR, "%s: cannot open: %s", st->cfg->file, err);
+		return -1;
+	}
+	if (map_file(st, fd, &sb) == 1) {
+		close(fd);
 		return 0;
-	fp = fopen(st->cfg->file, "rb");
+	}
+	fp = fdopen(fd, "rb");
 	if (!fp) {
 		st->host->log(st->inst, SL_LOG_ERR, "%s: %s", st->cfg->file, strerror(errno));
+		close(fd);
 		return -1;
 	}
 	setvbuf(fp, st->iobuf, _IOFBF, READ_BUFFER);

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -124,6 +125,35 @@ static int conf_set(const struct sl_host *host, struct sl_instance *inst, rd_kaf
 	}
 }
 
+/*
+ * librdkafka opens its *.location files (CA, certificate, key, CRL,
+ * keystore) and the keytab by name, blocking, when the handle is made: a
+ * FIFO there would hang the start.  Refuse what is not a regular file or a
+ * folder (ssl.ca.location may be one) first.  This checks the name before
+ * librdkafka opens it, so it catches a FIFO already there, not one swapped
+ * in between; a name that does not open is left to librdkafka ("probe").
+ */
+static int check_location(const struct sl_host *host, struct sl_instance *inst,
+			  const char *option, const char *name, const char *value)
+{
+	size_t n = strlen(name);
+	struct stat sb;
+	int fd, bad;
+
+	if ((n < 9 || strcmp(name + n - 9, ".location") != 0) &&
+	    strcmp(name, "sasl.kerberos.keytab") != 0)
+		return 0;
+	fd = open(value, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return 0;
+	bad = fstat(fd, &sb) == 0 && !S_ISREG(sb.st_mode) && !S_ISDIR(sb.st_mode);
+	close(fd);
+	if (bad)
+		host->config_error(inst, option, "%s: %s is not a regular file or a directory",
+				   name, value);
+	return bad ? -1 : 0;
+}
+
 static int conf_build(const struct sl_host *host, struct sl_instance *inst,
 		      const struct kafka_cfg *c, rd_kafka_conf_t *conf)
 {
@@ -179,7 +209,8 @@ static int conf_build(const struct sl_host *host, struct sl_instance *inst,
 	/* properties last: they may override what the options set */
 	for (unsigned i = 0; i + 1 < c->properties.n; i += 2) {
 		snprintf(where, sizeof(where), "properties/%s", c->properties.v[i]);
-		if (conf_set(host, inst, conf, where, c->properties.v[i], c->properties.v[i + 1]))
+		if (check_location(host, inst, where, c->properties.v[i], c->properties.v[i + 1]) ||
+		    conf_set(host, inst, conf, where, c->properties.v[i], c->properties.v[i + 1]))
 			return -1;
 	}
 	return 0;

@@ -17,6 +17,10 @@
 
 #include "metrics_module.h"
 
+/* Connections in all, and from one client address (see srv_start). */
+#define SL_METRICS_CONNECTIONS 64
+#define SL_METRICS_PER_CLIENT 4
+
 #define CONTENT_TYPE "text/plain; version=0.0.4; charset=utf-8"
 
 struct sl_metrics_server {
@@ -95,12 +99,16 @@ static struct sl_metrics_server *srv_start(int fd, sl_metrics_render_fn render,
 	srv->ctx = ctx;
 	/*
 	 * A scraper needs one connection; a few more for a curl next to it.
-	 * Idle connections are closed after 10 s so none can be held open.
+	 * One client (address) gets PER_CLIENT of them, so one host holding
+	 * idle connections cannot take the CONNECTIONS every other one needs;
+	 * idle connections are closed after 10 s so none is held for long.
 	 */
 	srv->mhd = MHD_start_daemon(MHD_USE_EPOLL | MHD_USE_ERROR_LOG, 0, NULL, NULL, on_request,
 				    srv, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, srv,
 				    MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd,
-				    MHD_OPTION_CONNECTION_LIMIT, 16u,
+				    MHD_OPTION_CONNECTION_LIMIT, (unsigned)SL_METRICS_CONNECTIONS,
+				    MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+				    (unsigned)SL_METRICS_PER_CLIENT,
 				    MHD_OPTION_CONNECTION_TIMEOUT, 10u, MHD_OPTION_END);
 	if (!srv->mhd) {
 		close(fd);
@@ -119,9 +127,34 @@ static int srv_epoll_fd(struct sl_metrics_server *srv)
 	return info ? info->epoll_fd : -1;
 }
 
+static unsigned srv_connections(struct sl_metrics_server *srv)
+{
+	const union MHD_DaemonInfo *info =
+		MHD_get_daemon_info(srv->mhd, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
+
+	return info ? info->num_connections : 0;
+}
+
+/*
+ * At the connection limit libmicrohttpd takes the listening socket out of
+ * its epoll set, and puts it back only at the start of a later MHD_run():
+ * connections closed during a run are freed at its end.  If that run
+ * closed the last of them, nothing would ever make the epoll descriptor
+ * ready again and /metrics would stay dead.  So run again as long as a
+ * run closed connections: the next one re-arms the listener (it ends,
+ * as every run frees fewer connections than there were).
+ */
 static int srv_run(struct sl_metrics_server *srv)
 {
-	return MHD_run(srv->mhd) == MHD_YES ? 0 : -1;
+	unsigned before, after;
+
+	do {
+		before = srv_connections(srv);
+		if (MHD_run(srv->mhd) != MHD_YES)
+			return -1;
+		after = srv_connections(srv);
+	} while (after < before);
+	return 0;
 }
 
 static int64_t srv_timeout_ms(struct sl_metrics_server *srv)
