@@ -24,7 +24,7 @@ stacks:
                  columns: ["t=timestamp", "us=timestamp:usec", "dport=dport"]}]
   r: [cap, dec, {plugin: clickhouse, url: "http://127.0.0.1:$CH_HTTP_a", table: rb, format: RowBinary}]
 YAML
-timeout $((60 * FACTOR)) "$SLUICE" -c "$WORK/t.yaml" >"$WORK/t.log" 2>&1 || { cat "$WORK/t.log"; fail "sluice failed"; }
+timeout $((60 * TIME_FACTOR)) "$SLUICE" -c "$WORK/t.yaml" >"$WORK/t.log" 2>&1 || { cat "$WORK/t.log"; fail "sluice failed"; }
 want=$'1000\t1700000000\t123456,1001\t4294967295\t0,1002\t4294967295\t0'
 for q in "dport, toUnixTimestamp(t), us FROM js" "dport, toUnixTimestamp(time), time_us FROM rb"; do
 	got=$(ch_query a "SELECT $q ORDER BY dport FORMAT TSV" | paste -sd,)
