@@ -120,6 +120,21 @@ static void parse_daemon_uint(struct diag *d, const struct ynode *v, const char 
 		*out = (unsigned)n;
 }
 
+/* daemon.stop_timeout: a duration from 1 s to 1 h. */
+static void parse_stop_timeout(struct config *c, const struct ynode *v, struct diag *d)
+{
+	uint64_t ms;
+
+	if (!expect_kind(d, v, YN_SCALAR, "'stop_timeout'"))
+		return;
+	if (opt_parse_duration(v->scalar, &ms) || ms < CONFIG_MIN_STOP_TIMEOUT_MS ||
+	    ms > CONFIG_MAX_STOP_TIMEOUT_MS)
+		diag_error(d, &v->mark, "stop_timeout: expected a duration from 1s to 1h, got '%s'",
+			   v->scalar);
+	else
+		c->stop_timeout_ms = ms;
+}
+
 static void parse_daemon(struct config *c, const struct ynode *map, struct diag *d)
 {
 	if (!optional_map(d, map, "'daemon'"))
@@ -152,11 +167,12 @@ static void parse_daemon(struct config *c, const struct ynode *map, struct diag 
 		} else if (strcmp(k->scalar, "control_socket") == 0) {
 			if (expect_kind(d, v, YN_SCALAR, "'control_socket'"))
 				parse_control_socket(c, v, d);
-
+		} else if (strcmp(k->scalar, "stop_timeout") == 0) {
+			parse_stop_timeout(c, v, d);
 		} else {
 			diag_error(d, &k->mark,
 				   "unknown key 'daemon.%s' (expected plugin_path, log_level, "
-				   "batch_size, threads, user, metrics or control_socket)",
+				   "batch_size, threads, user, metrics, control_socket or stop_timeout)",
 				   k->scalar);
 		}
 	}
@@ -315,6 +331,7 @@ static int parse_root(struct config *c, struct diag *d)
 
 	c->log_level = -1;
 	c->batch_size = CONFIG_DEFAULT_BATCH_SIZE;
+	c->stop_timeout_ms = CONFIG_DEFAULT_STOP_TIMEOUT_MS;
 	if (!expect_kind(d, root, YN_MAP, "the configuration"))
 		return -1;
 	for (size_t i = 0; i < root->n; i += 2) {

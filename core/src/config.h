@@ -65,6 +65,7 @@ struct config {
 	struct ymark user_mark;
 	struct metrics_config metrics;	/* daemon.metrics */
 	const char *control_socket;	/* daemon.control_socket; NULL: none */
+	uint64_t stop_timeout_ms;	/* daemon.stop_timeout: from SIGTERM to the exit, at most */
 	struct instance_spec *instances;
 	size_t ninstances;
 	struct strset instance_index;	/* name -> struct instance_spec * */
@@ -74,6 +75,10 @@ struct config {
 };
 
 #define CONFIG_DEFAULT_BATCH_SIZE 256
+/* daemon.stop_timeout: default and range, in ms */
+#define CONFIG_DEFAULT_STOP_TIMEOUT_MS 10000
+#define CONFIG_MIN_STOP_TIMEOUT_MS 1000
+#define CONFIG_MAX_STOP_TIMEOUT_MS 3600000
 /* sizeof(sockaddr_un.sun_path) on Linux */
 #define CONFIG_MAX_SOCKET_PATH 108
 

@@ -213,8 +213,11 @@ static void on_accept(void *ctx, int fd, uint32_t events)
 		refuse(cfd);
 		return;
 	}
+	/* A service: answered also while the inputs wait for room (daemon.c). */
 	cl->deadline = loop_timer_new(ctl->d->loop, on_deadline, cl);
-	if (!cl->deadline || loop_watch(ctl->d->loop, cfd, EPOLLIN, on_client, cl)) {
+	if (cl->deadline)
+		loop_timer_service(cl->deadline);
+	if (!cl->deadline || loop_watch_service(ctl->d->loop, cfd, EPOLLIN, on_client, cl)) {
 		loop_timer_free(cl->deadline);
 		cl->deadline = NULL;
 		close(cfd);
@@ -433,7 +436,7 @@ struct control *control_open(struct daemon *d, const char *path, const struct dr
 	close(dirfd);
 	dirfd = -1;
 	if (listen(ctl->fd, CONTROL_MAX_CLIENTS) < 0 ||
-	    loop_watch(d->loop, ctl->fd, EPOLLIN, on_accept, ctl) < 0) {
+	    loop_watch_service(d->loop, ctl->fd, EPOLLIN, on_accept, ctl) < 0) {
 		snprintf(err, errlen, "control socket %s: %s", path, strerror(errno));
 		goto fail;
 	}

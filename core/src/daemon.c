@@ -3,6 +3,7 @@
  * The running daemon: signals, start, the privilege drop, the main loop,
  * shutdown; and the operations a running daemon can be asked for.
  */
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -17,7 +18,10 @@
 #include "metrics.h"
 #include "notify.h"
 #include "pathcheck.h"
+#include "queue.h"
 #include "reload.h"
+#include "stop.h"
+#include "worker.h"
 
 /*
  * How long a reopen waits for the outputs on threads of their own: each
@@ -34,11 +38,28 @@ static void say_not_reopened(char *msg, size_t len, const char *head, size_t n,
 		 n == 1 ? "" : "s", fails);
 }
 
+/* A reload or reopen cannot run while the main thread waits for room. */
+static bool busy_waiting(struct daemon *d, const char *what, char *msg, size_t len)
+{
+	if (!d->waiting_for)
+		return false;
+	snprintf(msg, len, "cannot %s now: the inputs on the main thread wait for room in the "
+		 "queue of '%s' (when_full: block), whose output does not keep up; try again once "
+		 "it drains", what, d->waiting_for->name);
+	log_msg(SL_LOG_WARNING, "%s", msg);
+	return true;
+}
+
 int daemon_reopen(struct daemon *d, char *msg, size_t len)
 {
 	char fails[3072];
-	size_t n = runtime_reopen(d->rt, REOPEN_WAIT_MS, fails, sizeof(fails));
+	size_t n;
 
+	if (busy_waiting(d, "reopen", msg, len))
+		return -1;
+	d->in_op = true;
+	n = runtime_reopen(d->rt, REOPEN_WAIT_MS, fails, sizeof(fails));
+	d->in_op = false;
 	if (!n) {
 		snprintf(msg, len, "ok");
 		return 0;
@@ -55,10 +76,14 @@ int daemon_reload(struct daemon *d, char *msg, size_t len)
 	size_t n;
 	int ret;
 
+	if (busy_waiting(d, "reload", msg, len))
+		return -1;
 	notify_reloading(d->notify);
+	d->in_op = true;
 	ret = reload_config(d, text, sizeof(text));
 	/* Even after a failed reload: logrotate's postrotate may send HUP. */
 	n = runtime_reopen(d->rt, REOPEN_WAIT_MS, fails, sizeof(fails));
+	d->in_op = false;
 	if (ret >= 0 && !n) {
 		snprintf(msg, len, "ok: %s", ret ? "configuration unchanged, files reopened" : text);
 		notify_reloaded(d->notify, NULL);
@@ -95,6 +120,31 @@ static void daemon_services_stop(struct daemon *d)
 	d->notify = NULL;
 }
 
+/* SIGHUP, or one that came while the main thread waited for room. */
+static void hup(struct daemon *d)
+{
+	char msg[4096];
+
+	if (d->waiting_for) {
+		if (!d->hup_pending)
+			log_msg(SL_LOG_NOTICE, "SIGHUP: the reload waits until the queue of '%s' has "
+				"room (when_full: block)", d->waiting_for->name);
+		d->hup_pending = true;
+		return;
+	}
+	d->hup_pending = false;
+	/* reload.c logs what it did and every error */
+	daemon_reload(d, msg, sizeof(msg));
+}
+
+static void on_hup_timer(void *ctx)
+{
+	struct daemon *d = ctx;
+
+	if (d->hup_pending)
+		hup(d);
+}
+
 static void on_signal(void *ctx, int signo)
 {
 	struct daemon *d = ctx;
@@ -102,23 +152,49 @@ static void on_signal(void *ctx, int signo)
 	switch (signo) {
 	case SIGTERM:
 	case SIGINT:
-		log_msg(SL_LOG_NOTICE, "%s: flushing and exiting", strsignal(signo));
+		if (d->exit_signal)
+			break;	/* the deadline runs already */
+		log_msg(SL_LOG_NOTICE, "%s: flushing and exiting (at most %llu ms: daemon.stop_timeout)",
+			strsignal(signo), (unsigned long long)d->stop_timeout_ms);
 		d->exit_signal = signo;
+		d->stop = stop_guard_start(d->rt, d->stop_timeout_ms);
 		notify_stopping(d->notify);
 		loop_stop(d->loop);
 		break;
 	case SIGHUP:
-	{
-		char msg[4096];
-
-		/* reload.c logs what it did and every error */
-		daemon_reload(d, msg, sizeof(msg));
+		hup(d);
 		break;
-	}
 	case SIGUSR1:
 		runtime_log_counters(d->rt, SL_LOG_NOTICE);
 		break;
 	}
+}
+
+/*
+ * The main thread's inputs hand a batch to an output whose queue is full
+ * (when_full: block): wait for room, serving signals, the control socket
+ * and the metrics meanwhile, so the daemon stays answerable and TERM ends
+ * it.  Back-pressure stalls the inputs here, nothing else.  Inside a
+ * reload or reopen nothing is served (they are in the middle of the
+ * graph): only the wait.
+ */
+static int wait_room(void *ctx, struct bqueue *q)
+{
+	struct daemon *d = ctx;
+
+	if (d->in_op || d->waiting_for) {
+		struct pollfd pfd = {.fd = q->room_fd, .events = POLLIN};
+
+		poll(&pfd, 1, -1);
+		return 0;
+	}
+	d->waiting_for = q->owner;
+	loop_serve(d->loop, q->room_fd, -1);
+	d->waiting_for = NULL;
+	/* A SIGHUP that came meanwhile: on the next turn of the loop. */
+	if (d->hup_pending && d->hup_timer)
+		loop_timer_arm(d->hup_timer, 0, 0);
+	return 0;
 }
 
 /* The sockets that need root are bound: the instances start as the user. */
@@ -157,7 +233,9 @@ int daemon_run(struct graph *g, const struct config *cfg, const char *config_fil
 	       const struct drop_target *drop)
 {
 	static const int signals[] = {SIGTERM, SIGINT, SIGHUP, SIGUSR1, 0};
-	struct daemon d = {.config_file = config_file, .start_time = time(NULL)};
+	struct daemon d = {.config_file = config_file, .start_time = time(NULL),
+			   .stop_timeout_ms = cfg->stop_timeout_ms};
+	struct bq_waiter waiter = {wait_room, &d};
 	struct control *ctl = NULL;
 	struct pathcheck_marks marks = {0};
 	struct runtime rt;
@@ -184,7 +262,8 @@ int daemon_run(struct graph *g, const struct config *cfg, const char *config_fil
 		goto out_loop;
 	}
 	d.rt = &rt;
-	if (loop_signals(d.loop, signals, on_signal, &d)) {
+	d.hup_timer = loop_timer_new(d.loop, on_hup_timer, &d);
+	if (!d.hup_timer || loop_signals(d.loop, signals, on_signal, &d)) {
 		log_msg(SL_LOG_ERR, "cannot set up signal handling");
 		goto out_runtime;
 	}
@@ -219,6 +298,7 @@ int daemon_run(struct graph *g, const struct config *cfg, const char *config_fil
 	/* Every input bound, every output open, the threads running. */
 	if (!status)
 		notify_ready(d.notify);
+	bq_set_waiter(&waiter);
 	if (!status && loop_run(d.loop))
 		status = 1;
 	if (!d.exit_signal && runtime_inputs_finished(&rt))
@@ -226,8 +306,16 @@ int daemon_run(struct graph *g, const struct config *cfg, const char *config_fil
 	notify_stopping(d.notify);
 	daemon_services_stop(&d);
 	control_close(ctl);
-	/* stop() closes the last files: count them before reporting. */
+	/*
+	 * stop() closes the last files: count them before reporting.  Within
+	 * daemon.stop_timeout after SIGTERM, or stop.c ends the process.
+	 */
 	runtime_shutdown(&rt);
+	bq_set_waiter(NULL);
+	if (stop_guard_end(d.stop)) {
+		workers_stop_report(&rt, false);
+		status = STOP_EXIT_STATUS;
+	}
 	runtime_log_counters(&rt, SL_LOG_INFO);
 	runtime_free(&rt);
 	reload_free(&d);

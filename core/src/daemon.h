@@ -18,8 +18,11 @@
 struct event_loop;
 struct metrics;
 struct notify;
+struct loop_timer;
 struct reload_state;
 struct runtime;
+struct sl_instance;
+struct stop_guard;
 
 struct daemon {
 	struct event_loop *loop;
@@ -32,6 +35,17 @@ struct daemon {
 	struct metrics *metrics;	/* daemon.metrics; NULL: not configured */
 	struct notify *notify;		/* $NOTIFY_SOCKET; NULL: not asked */
 	struct reload_state *reload;	/* reload.c: the running graph and configurations */
+	uint64_t stop_timeout_ms;	/* daemon.stop_timeout, of the running configuration */
+	struct stop_guard *stop;	/* from SIGTERM on: the stop deadline (stop.c) */
+	/*
+	 * The output whose full queue (when_full: block) the main thread
+	 * waits on, serving only signals and the control socket meanwhile;
+	 * NULL when it does not wait.  A reload or reopen waits for it.
+	 */
+	struct sl_instance *waiting_for;
+	bool in_op;			/* inside a reload or reopen: waits serve nothing */
+	bool hup_pending;		/* SIGHUP while waiting: reload once it is over */
+	struct loop_timer *hup_timer;
 };
 
 /* Start everything, run until TERM/INT or every input has finished. */
@@ -45,7 +59,11 @@ int daemon_run(struct graph *g, const struct config *cfg, const char *config_fil
  * counts the result in reloads_ok/failed.
  */
 int daemon_reload(struct daemon *d, char *msg, size_t len);
-/* Reopen every output's files (logrotate); same contract as reload. */
+/*
+ * Reopen every output's files (logrotate); same contract as reload.  Both
+ * refuse while the main thread waits for room in a queue (waiting_for):
+ * the instances they would call are in the middle of a batch.
+ */
 int daemon_reopen(struct daemon *d, char *msg, size_t len);
 
 #endif

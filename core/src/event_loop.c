@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,7 @@ struct link {
 struct watch {
 	struct link link;	/* first */
 	int fd;
+	bool service;		/* in the service set: also served by loop_serve() */
 	loop_fd_cb cb;
 	void *ctx;
 };
@@ -38,6 +40,7 @@ struct loop_timer {
 	uint64_t deadline;
 	uint64_t period;
 	bool armed;
+	bool service;		/* also run by loop_serve() */
 };
 
 struct event_loop {
@@ -48,9 +51,16 @@ struct event_loop {
 	struct link *watches;	/* of struct watch */
 	struct link *timers;	/* of struct loop_timer */
 	int wakefd;		/* eventfd: loop_stop() from another thread */
+	/*
+	 * The service set (signals, the control socket, metrics): an epoll
+	 * descriptor of its own, itself watched by epfd, so loop_serve() can
+	 * wait on it alone while the inputs' descriptors stay unread.
+	 */
+	int svc_epfd;
 	bool stop;		/* atomic: set by any thread, read by the loop's */
 	bool dispatching;
 	bool in_timers;
+	bool serving;		/* inside loop_serve() */
 };
 
 static bool stopping(const struct event_loop *loop)
@@ -81,6 +91,7 @@ struct event_loop *loop_new(void)
 	if (!loop)
 		return NULL;
 	loop->sigfd = -1;
+	loop->svc_epfd = -1;
 	loop->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (loop->epfd < 0) {
 		free(loop);
@@ -130,6 +141,8 @@ void loop_free(struct event_loop *loop)
 	reap(&loop->timers);
 	if (loop->sigfd >= 0)
 		close(loop->sigfd);
+	if (loop->svc_epfd >= 0)
+		close(loop->svc_epfd);
 	close(loop->wakefd);
 	close(loop->epfd);
 	free(loop);
@@ -143,7 +156,8 @@ static struct watch *find_watch(struct event_loop *loop, int fd)
 	return NULL;
 }
 
-int loop_watch(struct event_loop *loop, int fd, uint32_t events, loop_fd_cb cb, void *ctx)
+static int add_watch(struct event_loop *loop, int fd, uint32_t events, loop_fd_cb cb, void *ctx,
+		     bool service)
 {
 	struct epoll_event ev = {.events = events};
 	struct watch *w;
@@ -158,13 +172,47 @@ int loop_watch(struct event_loop *loop, int fd, uint32_t events, loop_fd_cb cb, 
 	w->fd = fd;
 	w->cb = cb;
 	w->ctx = ctx;
+	w->service = service;
 	ev.data.ptr = w;
-	if (epoll_ctl(loop->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
+	if (epoll_ctl(service ? loop->svc_epfd : loop->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
 		free(w);
 		return -1;
 	}
 	push(&loop->watches, &w->link);
 	return 0;
+}
+
+int loop_watch(struct event_loop *loop, int fd, uint32_t events, loop_fd_cb cb, void *ctx)
+{
+	return add_watch(loop, fd, events, cb, ctx, false);
+}
+
+static void dispatch(struct event_loop *loop, const struct epoll_event *events, int n);
+
+/* The service set is ready: serve it without waiting. */
+static void on_service(void *ctx, int fd, uint32_t events)
+{
+	struct event_loop *loop = ctx;
+	struct epoll_event ev[16];
+	int n = epoll_wait(fd, ev, 16, 0);
+
+	if (n > 0)
+		dispatch(loop, ev, n);
+}
+
+int loop_watch_service(struct event_loop *loop, int fd, uint32_t events, loop_fd_cb cb, void *ctx)
+{
+	if (loop->svc_epfd < 0) {
+		loop->svc_epfd = epoll_create1(EPOLL_CLOEXEC);
+		if (loop->svc_epfd < 0)
+			return -1;
+		if (add_watch(loop, loop->svc_epfd, EPOLLIN, on_service, loop, false)) {
+			close(loop->svc_epfd);
+			loop->svc_epfd = -1;
+			return -1;
+		}
+	}
+	return add_watch(loop, fd, events, cb, ctx, true);
 }
 
 int loop_modify(struct event_loop *loop, int fd, uint32_t events)
@@ -177,7 +225,7 @@ int loop_modify(struct event_loop *loop, int fd, uint32_t events)
 		return -1;
 	}
 	ev.data.ptr = w;
-	return epoll_ctl(loop->epfd, EPOLL_CTL_MOD, fd, &ev);
+	return epoll_ctl(w->service ? loop->svc_epfd : loop->epfd, EPOLL_CTL_MOD, fd, &ev);
 }
 
 void loop_unwatch(struct event_loop *loop, int fd)
@@ -186,7 +234,7 @@ void loop_unwatch(struct event_loop *loop, int fd)
 
 	if (!w)
 		return;
-	epoll_ctl(loop->epfd, EPOLL_CTL_DEL, fd, NULL);
+	epoll_ctl(w->service ? loop->svc_epfd : loop->epfd, EPOLL_CTL_DEL, fd, NULL);
 	w->link.dead = true;
 	if (!loop->dispatching)
 		reap(&loop->watches);
@@ -210,6 +258,11 @@ void loop_timer_arm(struct loop_timer *t, uint64_t delay_ms, uint64_t period_ms)
 	t->deadline = loop_now_ms() + delay_ms;
 	t->period = period_ms;
 	t->armed = true;
+}
+
+void loop_timer_service(struct loop_timer *t)
+{
+	t->service = true;
 }
 
 void loop_timer_disarm(struct loop_timer *t)
@@ -251,7 +304,7 @@ int loop_signals(struct event_loop *loop, const int *signals, loop_signal_cb cb,
 		return -1;
 	loop->sig_cb = cb;
 	loop->sig_ctx = ctx;
-	return loop_watch(loop, loop->sigfd, EPOLLIN, on_signal_fd, loop);
+	return loop_watch_service(loop, loop->sigfd, EPOLLIN, on_signal_fd, loop);
 }
 
 void loop_stop(struct event_loop *loop)
@@ -264,15 +317,15 @@ void loop_stop(struct event_loop *loop)
 	}
 }
 
-/* Milliseconds until the next timer is due; -1 when none is armed. */
-static int next_timeout(const struct event_loop *loop)
+/* Milliseconds until the next timer (a service one) is due; -1 when none is armed. */
+static int next_timeout(const struct event_loop *loop, bool service_only)
 {
 	uint64_t now = loop_now_ms(), first = UINT64_MAX;
 
 	for (const struct link *l = loop->timers; l; l = l->next) {
 		const struct loop_timer *t = (const struct loop_timer *)l;
 
-		if (t->armed && t->deadline < first)
+		if (t->armed && (t->service || !service_only) && t->deadline < first)
 			first = t->deadline;
 	}
 	if (first == UINT64_MAX)
@@ -282,15 +335,17 @@ static int next_timeout(const struct event_loop *loop)
 	return first - now > 60000 ? 60000 : (int)(first - now);
 }
 
-static void run_timers(struct event_loop *loop)
+/* The due timers (service ones only inside loop_serve(), which ignores the stop). */
+static void run_timers(struct event_loop *loop, bool service_only)
 {
 	uint64_t now = loop_now_ms();
+	bool outer = loop->in_timers;
 
 	loop->in_timers = true;
-	for (struct link *l = loop->timers; l && !stopping(loop); l = l->next) {
+	for (struct link *l = loop->timers; l && (service_only || !stopping(loop)); l = l->next) {
 		struct loop_timer *t = (struct loop_timer *)l;
 
-		if (!t->armed || t->deadline > now)
+		if (!t->armed || t->deadline > now || (service_only && !t->service))
 			continue;
 		if (t->period)
 			/* Keep the rhythm, but never fire twice to catch up. */
@@ -300,8 +355,62 @@ static void run_timers(struct event_loop *loop)
 			t->armed = false;
 		t->cb(t->ctx);
 	}
-	loop->in_timers = false;
-	reap(&loop->timers);
+	/* Nested in a walk of the list: that walk unlinks the dead after it. */
+	loop->in_timers = outer;
+	if (!outer)
+		reap(&loop->timers);
+}
+
+/* Run the callbacks of ready watches; the dead are unlinked after the outermost walk. */
+static void dispatch(struct event_loop *loop, const struct epoll_event *events, int n)
+{
+	bool outer = loop->dispatching;
+
+	loop->dispatching = true;
+	for (int i = 0; i < n && (loop->serving || !stopping(loop)); i++) {
+		struct watch *w = events[i].data.ptr;
+
+		if (w && !w->link.dead)
+			w->cb(w->ctx, w->fd, events[i].events);
+	}
+	loop->dispatching = outer;
+	if (!outer)
+		reap(&loop->watches);
+}
+
+int loop_serve(struct event_loop *loop, int fd, int timeout_ms)
+{
+	struct epoll_event ev = {.events = EPOLLIN, .data.ptr = NULL}, events[16];
+	uint64_t end = timeout_ms >= 0 ? loop_now_ms() + (uint64_t)timeout_ms : UINT64_MAX;
+	struct pollfd pfd = {.fd = fd, .events = POLLIN};
+	int ready = 0;
+
+	/* Nested twice, or nothing to serve: only the descriptor. */
+	if (loop->serving || loop->svc_epfd < 0 ||
+	    epoll_ctl(loop->svc_epfd, EPOLL_CTL_ADD, fd, &ev) < 0)
+		return poll(&pfd, 1, timeout_ms) > 0;
+	loop->serving = true;
+	while (!ready) {
+		uint64_t now = loop_now_ms();
+		int wait = next_timeout(loop, true), n;
+
+		if (now >= end)
+			break;
+		if (end != UINT64_MAX && (wait < 0 || (uint64_t)wait > end - now))
+			wait = end - now > 60000 ? 60000 : (int)(end - now);
+		n = epoll_wait(loop->svc_epfd, events, 16, wait);
+		if (n < 0 && errno != EINTR)
+			break;
+		for (int i = 0; i < n; i++)
+			if (!events[i].data.ptr)
+				ready = 1;	/* NULL: fd, which dispatch() skips */
+		if (n > 0)
+			dispatch(loop, events, n);
+		run_timers(loop, true);
+	}
+	loop->serving = false;
+	epoll_ctl(loop->svc_epfd, EPOLL_CTL_DEL, fd, NULL);
+	return ready;
 }
 
 int loop_run(struct event_loop *loop)
@@ -309,7 +418,7 @@ int loop_run(struct event_loop *loop)
 	struct epoll_event events[64];
 
 	while (!stopping(loop)) {
-		int n = epoll_wait(loop->epfd, events, 64, next_timeout(loop));
+		int n = epoll_wait(loop->epfd, events, 64, next_timeout(loop, false));
 
 		if (n < 0) {
 			if (errno == EINTR)
@@ -317,17 +426,9 @@ int loop_run(struct event_loop *loop)
 			log_msg(SL_LOG_ERR, "epoll_wait: %s", strerror(errno));
 			return -1;
 		}
-		loop->dispatching = true;
-		for (int i = 0; i < n && !stopping(loop); i++) {
-			struct watch *w = events[i].data.ptr;
-
-			if (!w->link.dead)
-				w->cb(w->ctx, w->fd, events[i].events);
-		}
-		loop->dispatching = false;
-		reap(&loop->watches);
+		dispatch(loop, events, n);
 		if (!stopping(loop))
-			run_timers(loop);
+			run_timers(loop, false);
 	}
 	return 0;
 }

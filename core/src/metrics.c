@@ -162,7 +162,9 @@ struct metrics *metrics_start(const struct metrics_config *mc, const struct plug
 	}
 	m->epfd = m->mod->epoll_fd(m->srv);
 	m->timer = loop_timer_new(d->loop, on_timeout, m);
-	if (m->epfd < 0 || !m->timer || loop_watch(d->loop, m->epfd, EPOLLIN, on_ready, m)) {
+	if (m->timer)
+		loop_timer_service(m->timer);	/* scraped also while the inputs wait */
+	if (m->epfd < 0 || !m->timer || loop_watch_service(d->loop, m->epfd, EPOLLIN, on_ready, m)) {
 		log_msg(SL_LOG_ERR, "daemon.metrics: cannot watch the HTTP server's descriptor");
 		m->epfd = -1;
 		goto fail;

@@ -125,6 +125,11 @@ struct notify *notify_open(struct daemon *d)
 	n->status_timer = loop_timer_new(d->loop, on_status, n);
 	if (n->watchdog_ms)
 		n->watchdog_timer = loop_timer_new(d->loop, on_watchdog, n);
+	/* Services: the loop is alive while the inputs wait for room (daemon.c). */
+	if (n->status_timer)
+		loop_timer_service(n->status_timer);
+	if (n->watchdog_timer)
+		loop_timer_service(n->watchdog_timer);
 	if (n->fd < 0 || !n->status_timer || (n->watchdog_ms && !n->watchdog_timer)) {
 		log_msg(SL_LOG_WARNING, "notify: cannot set up: %s", strerror(errno));
 		notify_close(n);

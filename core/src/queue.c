@@ -141,6 +141,7 @@ struct bqueue *bq_new(unsigned max, bool block, unsigned batch_size, size_t stri
 	if (!q)
 		return NULL;
 	q->efd = -1;
+	q->room_fd = -1;
 	q->max = max;
 	q->block = block;
 	q->batch_size = batch_size;
@@ -152,9 +153,13 @@ struct bqueue *bq_new(unsigned max, bool block, unsigned batch_size, size_t stri
 	q->ring = calloc(q->ring_cap, sizeof(*q->ring));
 	q->free = calloc(max ? max : 1, sizeof(*q->free));
 	q->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (!q->ring || !q->free || q->efd < 0 || pthread_mutex_init(&q->lock, NULL)) {
+	q->room_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (!q->ring || !q->free || q->efd < 0 || q->room_fd < 0 ||
+	    pthread_mutex_init(&q->lock, NULL)) {
 		if (q->efd >= 0)
 			close(q->efd);
+		if (q->room_fd >= 0)
+			close(q->room_fd);
 		free(q->ring);
 		free(q->free);
 		free(q);
@@ -179,6 +184,7 @@ void bq_free(struct bqueue *q)
 	pthread_cond_destroy(&q->not_full);
 	pthread_mutex_destroy(&q->lock);
 	close(q->efd);
+	close(q->room_fd);
 	free(q->ring);
 	free(q->free);
 	free(q);
@@ -200,7 +206,43 @@ static bool push_locked(struct bqueue *q, enum bq_kind kind, struct sl_batch *b)
 	return ++q->n == 1;
 }
 
-/* A free batch, NULL when full under `drop` (or out of memory). */
+static __thread const struct bq_waiter *thread_waiter;
+
+void bq_set_waiter(const struct bq_waiter *w)
+{
+	thread_waiter = w;
+}
+
+static void poke(int fd)
+{
+	uint64_t one = 1;
+
+	if (write(fd, &one, sizeof(one)) < 0) {
+	}
+}
+
+/* Under the lock: wait for room, the thread's way.  false: give up. */
+static bool wait_room(struct bqueue *q)
+{
+	uint64_t v;
+	int rc;
+
+	if (!thread_waiter) {
+		pthread_cond_wait(&q->not_full, &q->lock);
+		return true;
+	}
+	/* Cleared under the lock: a batch given back after this pokes it again. */
+	if (read(q->room_fd, &v, sizeof(v)) < 0) {
+	}
+	q->room_waiters++;
+	pthread_mutex_unlock(&q->lock);
+	rc = thread_waiter->wait(thread_waiter->ctx, q);
+	pthread_mutex_lock(&q->lock);
+	q->room_waiters--;
+	return rc >= 0;
+}
+
+/* A free batch, NULL when full under `drop`, at the stop deadline (or out of memory). */
 static struct sl_batch *take_batch(struct bqueue *q)
 {
 	struct sl_batch *b = NULL;
@@ -222,9 +264,8 @@ static struct sl_batch *take_batch(struct bqueue *q)
 			q->nalloc--;
 			break;
 		}
-		if (!q->block)
+		if (!q->block || q->abandon || !wait_room(q))
 			break;
-		pthread_cond_wait(&q->not_full, &q->lock);
 	}
 	pthread_mutex_unlock(&q->lock);
 	return b;
@@ -239,8 +280,13 @@ uint64_t bq_put(struct bqueue *q, const struct sl_batch *src)
 		struct sl_batch *b = take_batch(q);
 		bool woke;
 
-		if (!b)
-			return dropped + (src->count - next);
+		if (!b) {
+			uint64_t rest = src->count - next;
+
+			if (__atomic_load_n(&q->abandon, __ATOMIC_RELAXED))
+				__atomic_fetch_add(&q->stop_dropped, rest, __ATOMIC_RELAXED);
+			return dropped + rest;
+		}
 		b->count = 0;
 		b->filled = 0;
 		b->arena.used = 0;
@@ -304,7 +350,51 @@ void bq_release(struct bqueue *q, struct sl_batch *b)
 	pthread_mutex_lock(&q->lock);
 	q->free[q->nfree++] = b;
 	pthread_cond_signal(&q->not_full);
+	if (q->room_waiters)
+		poke(q->room_fd);
 	pthread_mutex_unlock(&q->lock);
+}
+
+void bq_abandon(struct bqueue *q)
+{
+	pthread_mutex_lock(&q->lock);
+	__atomic_store_n(&q->abandon, true, __ATOMIC_RELAXED);
+	pthread_cond_broadcast(&q->not_full);
+	poke(q->room_fd);
+	pthread_mutex_unlock(&q->lock);
+	bq_wake(q);
+}
+
+bool bq_abandoned(struct bqueue *q)
+{
+	bool a;
+
+	pthread_mutex_lock(&q->lock);
+	a = q->abandon;
+	pthread_mutex_unlock(&q->lock);
+	return a;
+}
+
+uint64_t bq_take_queued(struct bqueue *q)
+{
+	uint64_t records = 0;
+	unsigned k = 0;
+
+	pthread_mutex_lock(&q->lock);
+	/* Control items stay, in order; batches go back to the free list. */
+	for (unsigned i = 0; i < q->n; i++) {
+		struct bq_item it = q->ring[(q->head + i) % q->ring_cap];
+
+		if (it.kind == BQ_BATCH) {
+			records += it.b->count;
+			q->free[q->nfree++] = it.b;
+		} else {
+			q->ring[(q->head + k++) % q->ring_cap] = it;
+		}
+	}
+	q->n = k;
+	pthread_mutex_unlock(&q->lock);
+	return records;
 }
 
 void bq_clear_wakeup(struct bqueue *q)

@@ -13,7 +13,12 @@
  * The bound is in batches (`queue:`); batches are allocated when first
  * needed, up to the bound, and then reused: no malloc per record.  When
  * every batch is queued, `when_full: drop` drops the records (counted by
- * the caller), `block` makes the producer wait.  Control items (reopen,
+ * the caller), `block` makes the producer wait: on the condition
+ * variable, or through the waiter its thread set (bq_set_waiter(): the
+ * main thread serves the control socket and signals meanwhile).  At the
+ * stop deadline bq_abandon() ends every wait: producers drop what they
+ * hand over, the consumer drops what is queued (counted in stop_dropped),
+ * control items still pass.  Control items (reopen,
  * stop, a reload's pause) keep their place in the order and are never dropped.
  */
 #ifndef SLUICE_QUEUE_H
@@ -41,7 +46,11 @@ struct bqueue {
 	pthread_mutex_t lock;
 	pthread_cond_t not_full;	/* block policy: a batch came back */
 	int efd;			/* eventfd: the consumer's wake-up */
+	int room_fd;			/* eventfd: a batch came back while a waiter waits */
+	unsigned room_waiters;
 	bool block;
+	bool abandon;			/* the stop deadline passed: nothing waits */
+	void *owner;			/* the output it feeds, for the waiter's messages */
 	struct bq_item *ring;		/* 2 * max + 2: batches and control items */
 	unsigned ring_cap, head, n;
 	struct sl_batch **free;		/* batches back from the consumer */
@@ -51,7 +60,21 @@ struct bqueue {
 	struct bq_fields fields;
 	uint64_t high_water;		/* most batches queued at once */
 	uint64_t dropped;		/* atomic: records refused (worker_feed) */
+	uint64_t stop_dropped;		/* atomic: records not written at the stop deadline */
 };
+
+/*
+ * How a producer on this thread waits for room under `block`; none (the
+ * default): the condition variable.  wait() is called without the lock,
+ * after q->room_fd was cleared under it: it returns once room_fd is
+ * readable (a batch came back, or bq_abandon()) or earlier; 0: look
+ * again, -1: give up (the rest is dropped, as at the stop deadline).
+ */
+struct bq_waiter {
+	int (*wait)(void *ctx, struct bqueue *q);
+	void *ctx;
+};
+void bq_set_waiter(const struct bq_waiter *w);
 
 /* One pool-style batch: records, pointer list and arena in one allocation. */
 struct sl_batch *batch_new(unsigned batch_size, size_t stride, size_t arena_size);
@@ -72,6 +95,14 @@ void bq_free(struct bqueue *q);
  * arena.
  */
 uint64_t bq_put(struct bqueue *q, const struct sl_batch *src);
+/*
+ * The stop deadline: no producer waits any more (those waiting drop), and
+ * bq_abandoned() tells the consumer to drop what it takes.
+ */
+void bq_abandon(struct bqueue *q);
+bool bq_abandoned(struct bqueue *q);
+/* Take every queued batch out (the consumer is stuck); how many records they held. */
+uint64_t bq_take_queued(struct bqueue *q);
 /* Queue a control item after everything already queued.  0, or -1 (no memory). */
 int bq_put_ctl(struct bqueue *q, enum bq_kind kind);
 /* Consumer: take the next item; false when empty. */

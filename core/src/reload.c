@@ -650,6 +650,7 @@ int reload_config(struct daemon *d, char *msg, size_t len)
 	if (apply(d->rt, st->graph, g, &r))
 		goto failed;
 	apply_log_level(st->cfg, cfg);
+	d->stop_timeout_ms = cfg->stop_timeout_ms;	/* read at the next SIGTERM */
 	graph_free(st->graph);
 	if (st->owned)
 		free(st->graph);

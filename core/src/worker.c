@@ -162,6 +162,7 @@ int workers_plan(struct runtime *rt, unsigned nthreads)
 			if (w) {
 				w->output = inst;
 				inst->queue = w->inbox;
+				inst->queue->owner = inst;
 				inst_copy_mask(inst, inst->queue->fields.copy);
 			}
 		}
@@ -268,7 +269,16 @@ static void on_inbox(void *ctx, int fd, uint32_t events)
 			return;
 		switch (it.kind) {
 		case BQ_BATCH:
-			runtime_process(w->output, it.b);
+			if (bq_abandoned(w->inbox)) {
+				/* The stop deadline passed: never seen by process(). */
+				counter_add64(&w->output->in, it.b->count);
+				counter_add64(&w->output->dropped, it.b->count);
+				counter_add64(&w->inbox->stop_dropped, it.b->count);
+			} else {
+				__atomic_store_n(&w->inflight, it.b->count, __ATOMIC_RELAXED);
+				runtime_process(w->output, it.b);
+				__atomic_store_n(&w->inflight, 0, __ATOMIC_RELAXED);
+			}
 			bq_release(w->inbox, it.b);
 			break;
 		case BQ_REOPEN: {
@@ -311,6 +321,7 @@ static void *worker_main(void *arg)
 
 	if (loop_run(w->loop))
 		log_msg(SL_LOG_ERR, "thread %u: event loop failed", w->id);
+	__atomic_store_n(&w->finished, true, __ATOMIC_RELEASE);
 	return NULL;
 }
 
@@ -401,6 +412,7 @@ static void finish(struct worker *w)
 	if (!w->running) {
 		/* Its thread never ran: nothing was queued, stop here. */
 		stop_here(w);
+		__atomic_store_n(&w->finished, true, __ATOMIC_RELEASE);
 		return;
 	}
 	while (bq_put_ctl(w->inbox, BQ_STOP))
@@ -420,10 +432,63 @@ void workers_shutdown(struct runtime *rt)
 		if (!rt->workers[i]->output)
 			finish(rt->workers[i]);
 	stop_here(rt->workers[0]);
-	/* Then each output's queue drains fully, and the output flushes and stops. */
+	/*
+	 * Then each output's queue drains fully, and the output flushes and
+	 * stops: all at once, so one that is stuck holds up no other.
+	 */
+	for (size_t i = 1; i < rt->nworkers; i++)
+		if (rt->workers[i]->output && rt->workers[i]->running)
+			bq_put_ctl(rt->workers[i]->inbox, BQ_STOP);
 	for (size_t i = 1; i < rt->nworkers; i++)
 		if (rt->workers[i]->output)
 			finish(rt->workers[i]);
+}
+
+void workers_abandon(struct runtime *rt)
+{
+	/* Read-only here: a reload never runs once the stop began. */
+	for (size_t i = 1; i < rt->nworkers; i++)
+		if (rt->workers[i]->output)
+			bq_abandon(rt->workers[i]->inbox);
+}
+
+size_t workers_stop_report(struct runtime *rt, bool stuck)
+{
+	size_t named = 0;
+
+	for (size_t i = 1; i < rt->nworkers; i++) {
+		struct worker *w = rt->workers[i];
+		struct sl_instance *out = w->output;
+		uint64_t queued = 0, inflight = 0, lost;
+		/* Not w->running: the main thread writes it meanwhile. */
+		bool busy = stuck && !__atomic_load_n(&w->finished, __ATOMIC_ACQUIRE);
+
+		if (!out)
+			continue;
+		if (busy) {
+			/* Its thread is stuck in the output's code: what it holds stays there. */
+			queued = bq_take_queued(w->inbox);
+			inflight = __atomic_exchange_n(&w->inflight, 0, __ATOMIC_RELAXED);
+			counter_add64(&out->in, queued);
+			counter_add64(&out->dropped, queued + inflight);
+			counter_take64(&out->out, inflight);
+			counter_add64(&w->inbox->stop_dropped, queued + inflight);
+		}
+		lost = counter_get64(&w->inbox->stop_dropped);
+		if (busy)
+			log_msg(SL_LOG_ERR,
+				"%s: still busy at the stop deadline (daemon.stop_timeout): %llu records "
+				"not flushed (%llu in process(), the rest queued), and what it buffered "
+				"itself is lost",
+				out->name, (unsigned long long)lost, (unsigned long long)inflight);
+		else if (lost)
+			log_msg(SL_LOG_ERR,
+				"%s: %llu records not flushed: dropped at the stop deadline "
+				"(daemon.stop_timeout)",
+				out->name, (unsigned long long)lost);
+		named += busy || lost;
+	}
+	return named;
 }
 
 void workers_free(struct runtime *rt)
@@ -501,6 +566,7 @@ struct worker *worker_add(struct runtime *rt, struct sl_instance *output)
 	if (output) {
 		w->output = output;
 		output->queue = w->inbox;
+		output->queue->owner = output;
 		inst_copy_mask(output, output->queue->fields.copy);
 	}
 	if (loop_watch(w->loop, w->inbox->efd, EPOLLIN, on_inbox, w)) {

@@ -35,6 +35,8 @@ struct worker {
 	size_t nfree, free_cap, nbatches;
 	pthread_t tid;
 	bool running;
+	bool finished;			/* atomic: the thread left its loop (stop deadline) */
+	unsigned inflight;		/* atomic: records of the batch in process(), output threads */
 	bool spread;			/* one of daemon.threads' (kept while empty) */
 	/* reload: the thread waits here while the main thread rewires the graph */
 	pthread_mutex_t pause_lock;
@@ -66,6 +68,19 @@ void workers_reopen(struct runtime *rt, unsigned wait_ms);
  * them; then each output queue drains, and its output flushes and stops.
  */
 void workers_shutdown(struct runtime *rt);
+/*
+ * The stop deadline (stop.c), from any thread: no producer waits for
+ * room any more, and each output thread drops what is still queued
+ * (counted), then flushes and stops its output.
+ */
+void workers_abandon(struct runtime *rt);
+/*
+ * Log, for each output, the records not written because of the stop
+ * deadline; with stuck, also take what is queued for the outputs whose
+ * thread has not finished (and the batch in their process()), count it
+ * and name them.  The number of outputs named.
+ */
+size_t workers_stop_report(struct runtime *rt, bool stuck);
 void workers_free(struct runtime *rt);
 
 /*
