@@ -312,10 +312,9 @@ int daemon_run(struct graph *g, const struct config *cfg, const char *config_fil
 	 */
 	runtime_shutdown(&rt);
 	bq_set_waiter(NULL);
-	if (stop_guard_end(d.stop)) {
-		workers_stop_report(&rt, false);
+	/* Given up at the deadline, but finished: named, and a failure all the same. */
+	if (stop_guard_end(d.stop) && workers_stop_report(&rt, false))
 		status = STOP_EXIT_STATUS;
-	}
 	runtime_log_counters(&rt, SL_LOG_INFO);
 	runtime_free(&rt);
 	reload_free(&d);

@@ -29,7 +29,8 @@ struct stop_guard *stop_guard_start(struct runtime *rt, uint64_t timeout_ms);
 /*
  * The shutdown finished in time: end the guard (waits for it).  true when
  * it abandoned the queues, so records may have been dropped: the caller
- * logs them (workers_stop_report()) and exits with STOP_EXIT_STATUS.
+ * logs them (workers_stop_report()) and, if there were any, exits with
+ * STOP_EXIT_STATUS.
  */
 bool stop_guard_end(struct stop_guard *g);
 

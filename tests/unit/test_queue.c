@@ -10,8 +10,13 @@
  * one arena continues in the next, and a record larger than a whole arena
  * is dropped and counted; two producer threads into one queue (MPSC)
  * keep each producer's order and lose nothing under `block`; only the
- * fields of the queue's copy mask are copied.
+ * fields of the queue's copy mask are copied; a producer with a waiter
+ * (the main thread's way) is called to wait and woken through room_fd by
+ * a batch given back, and bq_abandon() (the stop deadline) ends a wait
+ * and every later one, the records dropped and counted in stop_dropped,
+ * and bq_take_queued() takes the queued batches and keeps control items.
  */
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdbool.h>
@@ -302,6 +307,71 @@ static void block_when_full(void)
 	bq_free(q);
 }
 
+static unsigned waits;	/* atomic: calls of the waiter */
+
+static int poll_room(void *ctx, struct bqueue *q)
+{
+	struct pollfd pfd = {.fd = q->room_fd, .events = POLLIN};
+
+	__atomic_fetch_add(&waits, 1, __ATOMIC_RELEASE);
+	poll(&pfd, 1, -1);
+	return 0;
+}
+
+static void *produce_waiter(void *arg)
+{
+	static const struct bq_waiter w = {poll_room, NULL};
+
+	bq_set_waiter(&w);
+	return produce(arg);
+}
+
+/* Until the waiter was called n times in all, or `secs` (times the factor). */
+static bool waits_reach(unsigned n, unsigned secs)
+{
+	const char *f = getenv("SLUICE_TEST_TIME_FACTOR");
+	long factor = f ? strtol(f, NULL, 10) : 1;
+	long polls = (long)secs * (factor > 0 ? factor : 1) * 1000;
+
+	while (__atomic_load_n(&waits, __ATOMIC_ACQUIRE) < n) {
+		if (polls-- <= 0)
+			return false;
+		usleep(1000);
+	}
+	return true;
+}
+
+static void waiter_and_abandon(void)
+{
+	struct bqueue *q = bq_new(1, true, 256, STRIDE, 4096, types, NF);
+	struct producer p = {q, 2, 5, 0, 0, false}, p2 = {q, 2, 5, 10, 0, false};
+	struct bq_item it;
+	pthread_t t;
+
+	/* The second batch waits through the waiter; a batch given back wakes it. */
+	pthread_create(&t, NULL, produce_waiter, &p);
+	CHECK(waits_reach(1, 30));
+	CHECK(!__atomic_load_n(&p.done, __ATOMIC_ACQUIRE));
+	CHECK(bq_get(q, &it) && it.kind == BQ_BATCH);
+	bq_release(q, it.b);
+	pthread_join(t, NULL);
+	CHECK(p.dropped == 0 && !bq_abandoned(q));
+	/* Full again (the second batch): the stop deadline ends the wait, and the next. */
+	pthread_create(&t, NULL, produce_waiter, &p2);
+	CHECK(waits_reach(2, 30));
+	bq_abandon(q);
+	pthread_join(t, NULL);
+	CHECK(p2.dropped == 10 && __atomic_load_n(&q->stop_dropped, __ATOMIC_RELAXED) == 10);
+	CHECK(__atomic_load_n(&waits, __ATOMIC_RELAXED) == 2);	/* abandoned: no wait at all */
+	CHECK(bq_abandoned(q));
+	/* A stuck consumer: its batches taken (and counted), control items kept in order. */
+	CHECK(bq_put_ctl(q, BQ_STOP) == 0);
+	CHECK(bq_take_queued(q) == 5);
+	CHECK(bq_get(q, &it) && it.kind == BQ_STOP);
+	CHECK(!bq_get(q, &it));
+	bq_free(q);
+}
+
 static void wraparound(void)
 {
 	struct bqueue *q = bq_new(3, false, 256, STRIDE, 4096, types, NF);
@@ -428,6 +498,7 @@ int main(void)
 	wraparound();
 	split_and_oversize();
 	two_producers();
+	waiter_and_abandon();
 	printf("test_queue: %d checks, %d failures\n", checks, failures);
 	return failures ? 1 : 0;
 }
