@@ -6,7 +6,8 @@
 # and never reads, so the output's thread blocks in write(), its queue
 # fills and the input waits for room.  Meanwhile:
 #  - `sluice stats` answers, again and again, showing the full queue and
-#    an input that no longer moves (it waits, it is not dropping);
+#    an input that no longer moves (it waits, it is not dropping), and so
+#    does /metrics when the metrics module is built;
 #  - `sluice reload` answers at once with an error naming the output
 #    (a reload cannot run in the middle of a batch), and SIGHUP is put off
 #    (logged), not lost or run under the waiting input;
@@ -34,8 +35,13 @@ RX_PID=$!
 at_exit "touch $WORK/stop; kill $RX_PID"
 wait_for 10 test -e "$WORK/rx.ready" || fail "the reader did not start"
 
+METRICS=
+if [ -e "${SLUICE_PLUGIN_PATH%%:*}/metrics_http.so" ]; then
+	PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	METRICS=", metrics: {listen: \"127.0.0.1:$PORT\"}"
+fi
 cat >"$WORK/s.yaml" <<YAML
-daemon: {control_socket: $SOCK}
+daemon: {control_socket: $SOCK$METRICS}
 instances:
   src: {plugin: gen, count: -1, per_tick: 100, interval: 5ms}
   slow: {plugin: file, file: "$WORK/slow.fifo", thread: true, queue: 2, when_full: block,
@@ -76,6 +82,14 @@ client stats --json >"$WORK/st.json" || fail "stats failed"
 after=$(field src 'i["out"]')
 [ "$after" = "$before" ] || fail "the input went on ($before -> $after records): it did not wait for room"
 [ "$(field slow 'i["queue"]["dropped"]')" = 0 ] || fail "when_full: block dropped records"
+if [ -n "$METRICS" ]; then
+	python3 - "$PORT" <<'PY' || fail "/metrics did not answer while the input waited for room"
+import sys, urllib.request
+body = urllib.request.urlopen("http://127.0.0.1:%s/metrics" % sys.argv[1], timeout=15).read().decode()
+sys.exit(0 if 'instance="slow"' in body else 1)
+PY
+	echo "/metrics answered"
+fi
 echo "input waits at $after records; stats answered 5 times"
 
 RC=0
