@@ -55,6 +55,12 @@ if ! wait_for 20 stuck; then
 fi
 grown() { [ -s "$WORK/fast.log" ]; }
 wait_for 10 grown || fail "fast.log stays empty"
+# Its queue full (it drops under when_full: drop), as it stays: the thread is stuck.
+full() {
+	kill -USR1 "$SLUICE_PID"
+	grep "counters: slow (" "$WORK/err" | tail -1 | grep -q " queue_dropped=[1-9]"
+}
+wait_for 20 full || fail "the stuck output's queue never filled: $(tail -3 "$WORK/err")"
 
 kill -TERM "$SLUICE_PID"
 gone() { ! kill -0 "$SLUICE_PID" 2>/dev/null; }
