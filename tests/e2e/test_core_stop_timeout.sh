@@ -4,7 +4,8 @@
 # outputs on threads of their own: `slow` writes into a FIFO whose reader
 # holds it open and never reads (its thread blocks in write(), its queue
 # fills), `fast` into a regular file.  On SIGTERM the daemon must exit by
-# itself within stop_timeout (2 s here; the test only checks that it
+# itself within stop_timeout (2 s here, times the time factor: the grace
+# before it must let `fast` close; the test only checks that it
 # exits, within a generous deadline), with status 1 (records were given
 # up), the log naming `slow` and how many records it did not flush, the
 # counters still balanced (in = out + dropped), and fast.log whole: every
@@ -28,7 +29,7 @@ at_exit "touch $WORK/stop; kill $RX_PID"
 wait_for 10 test -e "$WORK/rx.ready" || fail "the reader did not start"
 
 cat >"$WORK/s.yaml" <<YAML
-daemon: {stop_timeout: 2s}
+daemon: {stop_timeout: $((2 * TIME_FACTOR))s}
 instances:
   src: {plugin: gen, count: -1, per_tick: 100, interval: 5ms}
   slow: {plugin: file, file: "$WORK/slow.fifo", thread: true, queue: 4, flush_interval: 20ms}
