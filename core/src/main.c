@@ -63,8 +63,8 @@ static void usage(FILE *out)
 		"Signals: TERM/INT flush and exit, HUP reloads the configuration and reopens files,\n"
 		"USR1 logs counters.\n"
 		"stats, reload and reopen talk to daemon.control_socket (or --socket PATH).\n"
-		"Exit status: 0 ok, 1 runtime failure (or the reload failed), 64 usage,\n"
-		"69 no daemon answers, or no plugin found or loadable, 78 configuration error.\n"
+		"Exit status: 0 ok, 1 runtime failure (a failed reload, --check-plugin refused),\n"
+		"64 usage, 69 no daemon answers or no plugin loadable, 78 configuration error.\n"
 		"sluice convert: 0 converted, 1 --check found something not converted (nft: or\n"
 		"--apply failed, nothing changed), 2 invalid file, 66 file not readable.\n");
 }
