@@ -86,11 +86,11 @@ static void check_flags(struct checker *c, const struct sl_option *o)
 			o->name, names, minor, minor, minor);
 	}
 	if ((o->flags & SL_OPT_MAP_ENTRIES) && o->type != SL_OPT_LIST)
-		problem(c, "option '%s': SL_OPT_MAP_ENTRIES on a %s option (only a list can hold "
-			"a mapping)", o->name, opt_type_name(o->type));
+		problem(c, "option '%s': SL_OPT_MAP_ENTRIES on an option of type %s (only a list "
+			"can hold a mapping)", o->name, opt_type_name(o->type));
 	if ((o->flags & SL_OPT_PATHS) && o->type != SL_OPT_STRING)
-		problem(c, "option '%s': a path flag on a %s option (only a string names a path)",
-			o->name, opt_type_name(o->type));
+		problem(c, "option '%s': a path flag on an option of type %s (only a string names "
+			"a path)", o->name, opt_type_name(o->type));
 	if ((o->flags & SL_OPT_REQUIRED) && o->def)
 		problem(c, "option '%s' is required and has a default ('%s'): one or the other",
 			o->name, (o->flags & SL_OPT_SECRET) ? "********" : o->def);
@@ -121,9 +121,11 @@ static void check_option(struct checker *c, const struct sl_option *o)
 			"config_size %zu)", o->name, o->offset, member_size(o), c->d->config_size);
 	if ((o->type == SL_OPT_INT || o->type == SL_OPT_SIZE || o->type == SL_OPT_DURATION) &&
 	    (o->min || o->max) &&
-	    (o->type == SL_OPT_INT ? o->min > o->max : (uint64_t)o->min > (uint64_t)o->max))
+	    (o->type == SL_OPT_INT ? o->min > o->max : (uint64_t)o->min > (uint64_t)o->max)) {
 		problem(c, "option '%s' has an empty range (min %lld > max %lld)", o->name,
 			(long long)o->min, (long long)o->max);
+		return;	/* no default can be in it: one problem is enough */
+	}
 	if (o->def && opt_check_default(o, err, sizeof(err))) {
 		/* err begins "option 'x': "; a secret's value is never in it */
 		problem(c, "bad default: %s", err);
