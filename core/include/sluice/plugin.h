@@ -370,9 +370,10 @@ struct sl_host {
 
 /*
  * Whether the daemon's host table has `member` (a function added in a
- * later minor version than the plugin may meet).  A plugin built for 1.N
- * is only loaded by a daemon of 1.N or newer, so it has every member of
- * 1.N; test only members newer than the minor you declare as required.
+ * later minor version than the plugin may meet).  A plugin that needs 1.N
+ * (SL_PLUGIN_HEADER_MIN) is only loaded by a daemon of 1.N or newer, so it
+ * has every member of 1.N; test only members newer than the minor you
+ * declare as required.
  */
 #define SL_HOST_HAS(host, member) \
 	((host)->size >= offsetof(struct sl_host, member) + sizeof((host)->member))
