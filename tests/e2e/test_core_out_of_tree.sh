@@ -7,7 +7,7 @@
 # them).  The generic output csv replays a capture; its rows are checked
 # with python's csv module against what tshark reads in the same capture.
 . "$(dirname "$0")/lib.sh"
-need_cmd cmake make pkg-config cc tshark python3
+need_cmd cmake make pkg-config cc g++ tshark python3
 PREFIX="$WORK/prefix"
 
 cmake -S "$SRCDIR" -B "$WORK/build" -DCMAKE_INSTALL_PREFIX="$PREFIX" -DCMAKE_BUILD_TYPE=Release \
