@@ -229,6 +229,15 @@ static int run_threads(struct runtime *rt, const struct graph *g)
 	return 0;
 }
 
+/* A plugin on the path that cannot be used: the file and why, never silence. */
+static void log_load_error(const char *msg, bool error)
+{
+	if (error)
+		log_msg(SL_LOG_WARNING, "%s; the plugin is skipped", msg);
+	else	/* shadowed by design (an override earlier on the path): -v shows it */
+		log_msg(SL_LOG_DEBUG, "%s", msg);
+}
+
 int daemon_run(struct graph *g, const struct config *cfg, const char *config_file,
 	       const struct drop_target *drop)
 {
@@ -249,7 +258,7 @@ int daemon_run(struct graph *g, const struct config *cfg, const char *config_fil
 	 * records are laid out for every graph a reload may build (reload.c).
 	 */
 	if (!g->loaded_all) {
-		loader_load_all(&g->loader, NULL);
+		loader_load_all(&g->loader, log_load_error);
 		g->loaded_all = true;
 	}
 	if (reload_init(&d, g, cfg)) {

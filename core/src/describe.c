@@ -248,10 +248,10 @@ static void md_plugin(const struct loaded_plugin *p)
 /* loader_load_all() reports through a callback without a context. */
 static int load_errors;
 
-static void count_load_error(const char *msg)
+static void count_load_error(const char *msg, bool error)
 {
-	fprintf(stderr, "sluice: %s\n", msg);
-	load_errors++;
+	fprintf(stderr, "sluice: %s%s\n", error ? "" : "warning: ", msg);
+	load_errors += error;
 }
 
 static int cmp_plugin(const void *a, const void *b)

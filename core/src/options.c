@@ -328,6 +328,56 @@ int opt_store_scalar(const struct sl_option *o, const char *text, void *config, 
 	return -1;
 }
 
+/* The shape of a parsed list default: 0, or -1 and why. */
+static int check_list_shape(const struct sl_option *o, const struct ynode *t, char *err,
+			    size_t errlen)
+{
+	bool map = o->flags & SL_OPT_MAP_ENTRIES;
+
+	if (t->kind == YN_SCALAR)
+		return 0;
+	if (t->kind != (map ? YN_MAP : YN_SEQ)) {
+		snprintf(err, errlen, "expected %s, not %s", map ? "a mapping" : "a list",
+			 ytree_kind_name(t->kind));
+		return -1;
+	}
+	for (size_t j = 0; j < t->n; j++)
+		if (t->items[j]->kind != YN_SCALAR) {
+			snprintf(err, errlen, "%s must be values", map ? "entries" : "list items");
+			return -1;
+		}
+	return 0;
+}
+
+int opt_check_default(const struct sl_option *o, char *err, size_t errlen)
+{
+	union { int64_t i; uint64_t u; bool b; int e; const char *s; } scratch;
+	struct sl_option at0 = *o;
+	char why[512];
+	struct ynode *t;
+	int rc;
+
+	if (!o->def)
+		return 0;
+	if (o->type != SL_OPT_LIST) {
+		at0.offset = 0;	/* into the scratch value, not a config struct */
+		if (o->type == SL_OPT_ENUM && !o->choices)
+			return 0;	/* reported on its own */
+		return opt_store_scalar(&at0, o->def, &scratch, err, errlen);
+	}
+	t = ytree_load_string("default", o->def, why, sizeof(why));
+	if (!t) {
+		snprintf(err, errlen, "option '%s': its default is not YAML: %s", o->name, why);
+		return -1;
+	}
+	rc = check_list_shape(o, t, why, sizeof(why));
+	ytree_free(t);
+	if (rc)
+		snprintf(err, errlen, "option '%s': default '%s': %s", o->name,
+			 (o->flags & SL_OPT_SECRET) ? "********" : o->def, why);
+	return rc;
+}
+
 void opt_store_list(const struct sl_option *o, const char *const *items, unsigned n, void *config)
 {
 	struct sl_strlist *l = (struct sl_strlist *)((char *)config + o->offset);

@@ -41,6 +41,14 @@ const char *opt_shown_type(const struct sl_option *o);
 int opt_store_scalar(const struct sl_option *o, const char *text, void *config, char *err,
 		     size_t errlen);
 
+/*
+ * Whether o->def parses as a value of o's type and range (a list default
+ * as YAML: a scalar or a sequence of scalars; a map's as a mapping of
+ * scalars).  0, or -1 with the reason in err (for the loader's check of a
+ * plugin's table, so a bad default is the plugin's error, not the user's).
+ */
+int opt_check_default(const struct sl_option *o, char *err, size_t errlen);
+
 /* Store a list value (the strings are kept by reference). */
 void opt_store_list(const struct sl_option *o, const char *const *items, unsigned n, void *config);
 

@@ -9,6 +9,7 @@
 
 #include "fields.h"
 #include "metrics_module.h"
+#include "plugin_check.h"
 #include "plugin_loader.h"
 
 #ifndef SLUICE_PLUGIN_DIR
@@ -95,6 +96,21 @@ void loader_free(struct plugin_loader *l)
 	memset(l, 0, sizeof(*l));
 }
 
+/* The problems plugin_check() finds, one a line, in the caller's buffer. */
+struct problems {
+	char *buf;
+	size_t len, used;
+};
+
+static void collect_problem(void *ctx, const char *msg)
+{
+	struct problems *p = ctx;
+
+	if (p->used < p->len)
+		p->used += (size_t)snprintf(p->buf + p->used, p->len - p->used, "%s%s",
+					    p->used ? "\n" : "", msg);
+}
+
 static int check_descriptor(const char *path, const struct sl_plugin *d, char *err, size_t errlen)
 {
 	if (d->abi_major == 0) {
@@ -105,11 +121,20 @@ static int check_descriptor(const char *path, const struct sl_plugin *d, char *e
 			 path);
 		return -1;
 	}
-	if (d->abi_major != SL_ABI_MAJOR || d->abi_minor > SL_ABI_MINOR) {
+	if (d->abi_major != SL_ABI_MAJOR) {
 		snprintf(err, errlen,
 			 "%s: plugin built for sluice plugin ABI %u.%u, this daemon has ABI %d.%d; "
 			 "rebuild the plugin against this sluice's headers",
 			 path, d->abi_major, d->abi_minor, SL_ABI_MAJOR, SL_ABI_MINOR);
+		return -1;
+	}
+	/* abi_minor is the minor the plugin needs (SL_PLUGIN_HEADER_MIN). */
+	if (d->abi_minor > SL_ABI_MINOR) {
+		snprintf(err, errlen,
+			 "%s: plugin needs sluice plugin ABI %u.%u, this daemon has ABI %d.%d; "
+			 "upgrade sluice, or build the plugin with SL_PLUGIN_HEADER_MIN(%d) if it "
+			 "uses nothing newer",
+			 path, d->abi_major, d->abi_minor, SL_ABI_MAJOR, SL_ABI_MINOR, SL_ABI_MINOR);
 		return -1;
 	}
 	if (d->size < SL_PLUGIN_MIN_SIZE) {
@@ -128,18 +153,7 @@ static int check_descriptor(const char *path, const struct sl_plugin *d, char *e
 			 d->kind != SL_KIND_INPUT ? "/process" : "");
 		return -1;
 	}
-	for (const struct sl_option *o = d->options; o && o->name; o++) {
-		if (o->type == SL_OPT_ENUM && !o->choices) {
-			snprintf(err, errlen, "%s: option '%s' is an enum without choices", path, o->name);
-			return -1;
-		}
-		if (o->offset >= d->config_size) {
-			snprintf(err, errlen, "%s: option '%s' lies outside the config struct", path,
-				 o->name);
-			return -1;
-		}
-	}
-	return 0;
+	return plugin_check(path, d, collect_problem, &(struct problems){err, errlen, 0}) ? -1 : 0;
 }
 
 /*
@@ -191,8 +205,13 @@ static int declare_fields(struct plugin_loader *l, const char *path, const struc
 	return 0;
 }
 
-const struct loaded_plugin *loader_load_path(struct plugin_loader *l, const char *path,
-					     char *err, size_t errlen)
+/*
+ * Load PATH; with `expect`, the plugin must call itself that (the file
+ * NAME.so found for NAME).  Nothing is registered unless every check
+ * passed, so a misnamed file cannot take another plugin's name.
+ */
+static const struct loaded_plugin *load_path(struct plugin_loader *l, const char *path,
+					     const char *expect, char *err, size_t errlen)
 {
 	const struct sl_plugin *(*entry)(void);
 	const struct sl_plugin *desc;
@@ -221,7 +240,24 @@ const struct loaded_plugin *loader_load_path(struct plugin_loader *l, const char
 		dlclose(h);
 		return NULL;
 	}
-	if (check_descriptor(path, desc, err, errlen) || declare_fields(l, path, desc, err, errlen)) {
+	if (check_descriptor(path, desc, err, errlen)) {
+		dlclose(h);
+		return NULL;
+	}
+	if (expect && strcmp(desc->name, expect) != 0) {
+		snprintf(err, errlen, "%s: file is named '%s' but the plugin calls itself '%s'",
+			 path, expect, desc->name);
+		dlclose(h);
+		return NULL;
+	}
+	for (p = l->loaded; p; p = p->next)
+		if (strcmp(p->desc->name, desc->name) == 0) {
+			snprintf(err, errlen, "%s: plugin name '%s' clashes with %s, loaded first "
+				 "under that name", path, desc->name, p->path);
+			dlclose(h);
+			return NULL;
+		}
+	if (declare_fields(l, path, desc, err, errlen)) {
 		dlclose(h);
 		return NULL;
 	}
@@ -237,6 +273,12 @@ const struct loaded_plugin *loader_load_path(struct plugin_loader *l, const char
 	p->next = l->loaded;
 	l->loaded = p;
 	return p;
+}
+
+const struct loaded_plugin *loader_load_path(struct plugin_loader *l, const char *path,
+					     char *err, size_t errlen)
+{
+	return load_path(l, path, NULL, err, errlen);
 }
 
 static bool valid_plugin_name(const char *name)
@@ -282,7 +324,6 @@ static const struct loaded_plugin *search(struct plugin_loader *l, const char *n
 					  size_t errlen)
 {
 	char path[4096];
-	const struct loaded_plugin *p;
 
 	if (!valid_plugin_name(name)) {
 		snprintf(err, errlen, "'%s' is not a valid plugin name", name);
@@ -292,13 +333,7 @@ static const struct loaded_plugin *search(struct plugin_loader *l, const char *n
 		snprintf(path, sizeof(path), "%s/%s.so", l->dirs[i], name);
 		if (access(path, F_OK) != 0)
 			continue;
-		p = loader_load_path(l, path, err, errlen);
-		if (p && strcmp(p->desc->name, name) != 0) {
-			snprintf(err, errlen, "%s: file is named '%s' but the plugin calls itself '%s'",
-				 path, name, p->desc->name);
-			return NULL;
-		}
-		return p;
+		return load_path(l, path, name, err, errlen);
 	}
 	{
 		size_t used = (size_t)snprintf(err, errlen, "unknown plugin '%s' (searched:", name);
@@ -366,9 +401,9 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-void loader_load_all(struct plugin_loader *l, void (*on_error)(const char *msg))
+void loader_load_all(struct plugin_loader *l, void (*on_error)(const char *msg, bool error))
 {
-	char err[1024];
+	char err[8192];
 
 	for (size_t i = 0; i < l->ndirs; i++) {
 		DIR *d = opendir(l->dirs[i]);
@@ -399,13 +434,25 @@ void loader_load_all(struct plugin_loader *l, void (*on_error)(const char *msg))
 		closedir(d);
 		qsort(names, n, sizeof(*names), cmp_str);
 		for (size_t k = 0; k < n; k++) {
-			bool have = false;
+			const struct loaded_plugin *have = NULL;
 
 			for (struct loaded_plugin *p = l->loaded; p; p = p->next)
 				if (strcmp(p->desc->name, names[k]) == 0)
-					have = true;
-			if (!have && !loader_find(l, names[k], err, sizeof(err)) && on_error)
-				on_error(err);
+					have = p;
+			if (have) {
+				/* The first NAME.so on the path wins: say which this one lost to. */
+				snprintf(err, sizeof(err), "%s/%s.so", l->dirs[i], names[k]);
+				if (on_error && strcmp(have->path, err) != 0) {
+					char msg[8192 + 128];
+
+					snprintf(msg, sizeof(msg), "%s: not used: plugin name '%s' is "
+						 "taken by %s, earlier on the plugin path", err,
+						 names[k], have->path);
+					on_error(msg, false);
+				}
+			} else if (!loader_find(l, names[k], err, sizeof(err)) && on_error) {
+				on_error(err, true);
+			}
 			free(names[k]);
 		}
 		free(names);

@@ -8,6 +8,7 @@
 #ifndef SLUICE_PLUGIN_LOADER_H
 #define SLUICE_PLUGIN_LOADER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sluice/plugin.h>
 
@@ -46,9 +47,11 @@ const struct loaded_plugin *loader_load_path(struct plugin_loader *l, const char
 					     char *err, size_t errlen);
 /*
  * Load every *.so on the search path (first one of a name wins).  Files
- * that fail to load are reported through the callback (may be NULL).
+ * that fail to load are reported through the callback (may be NULL), each
+ * message naming the file and why (error true); a file a same-named one
+ * earlier on the path shadows is reported with error false.
  */
-void loader_load_all(struct plugin_loader *l, void (*on_error)(const char *msg));
+void loader_load_all(struct plugin_loader *l, void (*on_error)(const char *msg, bool error));
 
 const char *loader_kind_name(enum sl_kind kind);
 

@@ -7,7 +7,7 @@
 # them).  The generic output csv replays a capture; its rows are checked
 # with python's csv module against what tshark reads in the same capture.
 . "$(dirname "$0")/lib.sh"
-need_cmd cmake make pkg-config cc tshark python3
+need_cmd cmake make pkg-config cc g++ tshark python3
 PREFIX="$WORK/prefix"
 
 cmake -S "$SRCDIR" -B "$WORK/build" -DCMAKE_INSTALL_PREFIX="$PREFIX" -DCMAKE_BUILD_TYPE=Release \
@@ -21,13 +21,16 @@ case "$plugindir" in "$PREFIX"/*) ;; *) fail "plugindir $plugindir is outside th
 [ -f "$PREFIX/include/sluice/plugin.h" ] || fail "headers not installed"
 cp -r "$SRCDIR/tests/oot" "$WORK/oot"
 make -C "$WORK/oot" install >"$WORK/make.log" 2>&1 || fail "out-of-tree build failed: $(cat "$WORK/make.log")"
-for p in rot13 csv; do
+for p in rot13 csv cxxtag; do
 	[ -f "$plugindir/$p.so" ] || fail "plugin $p not installed in $plugindir"
 done
 
 unset SLUICE_PLUGIN_PATH
 SBIN="$PREFIX/sbin/sluice"
 "$SBIN" --describe rot13 | grep -q "example out-of-tree filter" || fail "installed daemon cannot describe rot13"
+# The C++ example, built by the same Makefile against the installed header.
+"$SBIN" --check-plugin "$plugindir/cxxtag.so" >/dev/null || fail "installed daemon refuses cxxtag"
+"$SBIN" --describe cxxtag | grep -q "example out-of-tree filter in C++" || fail "cannot describe cxxtag"
 # The installed daemon and its installed plugins, plus the test input.
 cp "$SLUICE_TEST_PLUGIN_DIR/gen.so" "$plugindir/"
 cat >"$WORK/c.yaml" <<CONF

@@ -6,7 +6,11 @@
  * Built with -DGEN_ABI_MAJOR=99 it becomes a plugin of a future ABI,
  * with -DGEN_NO_ENTRY a shared object that is no plugin at all, with
  * -DGEN_NO_HEADER a descriptor without SL_PLUGIN_HEADER, and with
- * -DGEN_TYPO one that misspells a field in its provides.
+ * -DGEN_TYPO one that misspells a field in its provides.  ABI 1.3 loader
+ * tests: -DGEN_ABI_MINOR=N declares it needs ABI 1.N (GEN_ABI_MINOR_NEXT:
+ * one newer than the headers), -DGEN_SECRET adds an SL_OPT_SECRET option
+ * (1.3), -DGEN_DUP_OPTION declares `count` twice, -DGEN_BAD_DEFAULT gives
+ * an option a default that is no integer.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +20,12 @@
 
 #ifndef GEN_ABI_MAJOR
 #define GEN_ABI_MAJOR SL_ABI_MAJOR
+#endif
+#ifdef GEN_ABI_MINOR_NEXT
+#define GEN_ABI_MINOR (SL_ABI_MINOR + 1)
+#endif
+#ifndef GEN_ABI_MINOR
+#define GEN_ABI_MINOR SL_ABI_MINOR
 #endif
 #ifndef GEN_NAME
 #define GEN_NAME "gen"
@@ -28,6 +38,8 @@ struct gen_config {
 	int64_t per_tick;
 	bool multiline;
 	bool fail_start;
+	const char *token;
+	int64_t ratio;
 };
 
 struct gen {
@@ -50,6 +62,15 @@ static const struct sl_option gen_options[] = {
 		    "allow newlines in text (to test that outputs escape them)"),
 	SL_OPT_BOOL("fail_start", struct gen_config, fail_start, "false",
 		    "fail in start() after creating the timer (stop() must free it)"),
+#ifdef GEN_SECRET
+	SL_OPT_STR("token", struct gen_config, token, SL_SECRET(NULL), "a secret (ABI 1.3)"),
+#endif
+#ifdef GEN_DUP_OPTION
+	SL_OPT_INT("count", struct gen_config, ratio, "5", 0, 10, "the same name again"),
+#endif
+#ifdef GEN_BAD_DEFAULT
+	SL_OPT_INT("ratio", struct gen_config, ratio, "lots", 0, 10, "a default that is no integer"),
+#endif
 	SL_OPT_END,
 };
 
@@ -146,7 +167,7 @@ static void gen_destroy(void *state)
 static const struct sl_plugin gen_plugin = {
 #ifndef GEN_NO_HEADER
 	.abi_major = GEN_ABI_MAJOR,
-	.abi_minor = SL_ABI_MINOR,
+	.abi_minor = GEN_ABI_MINOR,
 	.size = sizeof(struct sl_plugin),
 #endif
 	.kind = SL_KIND_INPUT,

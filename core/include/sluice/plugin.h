@@ -10,8 +10,18 @@
  *     const struct sl_plugin *sluice_plugin_entry(void);
  *
  * (SLUICE_PLUGIN(descriptor) defines it).  The descriptor starts with the
- * ABI version the plugin was built for and its own size; the loader refuses
- * a different major version, or a minor version newer than the daemon's.
+ * ABI version the plugin needs and its own size; the loader refuses a
+ * different major version, or a required minor version newer than the
+ * daemon's (SL_PLUGIN_HEADER requires the minor of these headers;
+ * SL_PLUGIN_HEADER_MIN(2) lets a plugin that uses nothing newer than 1.2
+ * load on a 1.2 daemon).  Each addition below is marked with the minor
+ * that brought it.
+ *
+ * The header compiles as C (gnu11 or later) and as C++ (C++17 or later):
+ * the option and field macros use no designated initialisers there, and
+ * SL_PLUGIN_HEADER is designated, so a C++ descriptor is written with
+ * designators in member order (C++20, or g++ >= 8 / clang >= 10 in
+ * C++17 mode, where they are an extension) or positionally.
  *
  * Minimal filter (see also tests/oot/ for complete out-of-tree plugins, a
  * filter and a generic output, and docs/PLUGINS.md, "Writing a plugin"):
@@ -46,7 +56,7 @@ extern "C" {
 #endif
 
 #define SL_ABI_MAJOR 1
-#define SL_ABI_MINOR 2
+#define SL_ABI_MINOR 3
 
 /* Name of the entry symbol every plugin exports. */
 #define SL_PLUGIN_ENTRY_SYMBOL "sluice_plugin_entry"
@@ -75,7 +85,7 @@ struct sl_strlist {
 	const char *const *v;
 };
 
-#define SL_OPT_REQUIRED (1u << 0) /* no default: the user must set it */
+#define SL_OPT_REQUIRED (1u << 0) /* (ABI 1.0) no default: the user must set it */
 /*
  * (ABI 1.2) The option names a resource only one instance can hold: two
  * instances of the plugin whose SL_OPT_EXCLUSIVE options all have equal
@@ -85,14 +95,14 @@ struct sl_strlist {
  */
 #define SL_OPT_EXCLUSIVE (1u << 1)
 /*
- * A list option whose YAML value is a mapping of names to scalar values
+ * (ABI 1.3) A list option whose YAML value is a mapping of names to scalar values
  * (SL_OPT_MAP): stored as a list of 2n strings, name, value, name, value...
  * config_error(inst, "option/name", ...) blames that entry's position.
  * Used for free-form maps handed to a library (kafka's `properties`).
  */
 #define SL_OPT_MAP_ENTRIES (1u << 2)
 /*
- * The option's value is a secret (a password, a key): the core never
+ * (ABI 1.3) The option's value is a secret (a password, a key): the core never
  * prints it.  `sluice -t`, --describe's default, the core's messages and
  * every log line and config_error() of the instance show "********"
  * instead (the core replaces the value wherever a plugin's or a
@@ -106,7 +116,7 @@ struct sl_strlist {
  */
 #define SL_OPT_SECRET (1u << 3)
 /*
- * A string option that names a path the instance will use as the daemon's
+ * (ABI 1.3) A string option that names a path the instance will use as the daemon's
  * user (daemon.user).  `sluice -t` checks each one as that user (error at
  * the option's position), and a start that fails removes the files and
  * directories of SL_OPT_OUT_FILE/SL_OPT_OUT_MKDIR options that it created.
@@ -125,6 +135,14 @@ struct sl_strlist {
 #define SL_OPT_OUT_MKDIR (1u << 6)
 #define SL_OPT_IN_FILE (1u << 7)
 #define SL_OPT_PATHS (SL_OPT_OUT_FILE | SL_OPT_OUT_DIR | SL_OPT_OUT_MKDIR | SL_OPT_IN_FILE)
+/*
+ * The option flags each minor version defines.  The loader refuses a
+ * plugin using a flag newer than the minor it requires (a plugin that
+ * declares SL_PLUGIN_HEADER_MIN(2) and marks an option SL_OPT_SECRET would
+ * have its secret printed by a 1.2 daemon), and any other bit.
+ */
+#define SL_OPT_FLAGS_1_2 (SL_OPT_REQUIRED | SL_OPT_EXCLUSIVE)
+#define SL_OPT_FLAGS_1_3 (SL_OPT_FLAGS_1_2 | SL_OPT_MAP_ENTRIES | SL_OPT_SECRET | SL_OPT_PATHS)
 
 struct sl_option {
 	const char *name;
@@ -156,26 +174,39 @@ struct sl_option {
  * configuration error at the element, naming the option.  List defaults
  * are YAML too: "[a, b]", or "a" for a list of one.
  */
-#define SL_REQUIRED NULL, .flags = SL_OPT_REQUIRED
+#define SL_REQUIRED NULL, SL_OPT_REQUIRED
 /* In the default's place: SL_EXCLUSIVE("[destroy]"), or required and exclusive. */
-#define SL_EXCLUSIVE(d) d, .flags = SL_OPT_EXCLUSIVE
-#define SL_REQUIRED_EXCLUSIVE NULL, .flags = SL_OPT_REQUIRED | SL_OPT_EXCLUSIVE
+#define SL_EXCLUSIVE(d) d, SL_OPT_EXCLUSIVE
+#define SL_REQUIRED_EXCLUSIVE NULL, SL_OPT_REQUIRED | SL_OPT_EXCLUSIVE
 /* In the default's place: SL_SECRET(NULL) (a secret), SL_REQUIRED_SECRET. */
-#define SL_SECRET(d) d, .flags = SL_OPT_SECRET
-#define SL_REQUIRED_SECRET NULL, .flags = SL_OPT_REQUIRED | SL_OPT_SECRET
-#define SL_PATH(d, kind) d, .flags = (kind)
-#define SL_PATH_REQUIRED(kind) NULL, .flags = SL_OPT_REQUIRED | (kind)
+#define SL_SECRET(d) d, SL_OPT_SECRET
+#define SL_REQUIRED_SECRET NULL, SL_OPT_REQUIRED | SL_OPT_SECRET
+#define SL_PATH(d, kind) d, (kind)
+#define SL_PATH_REQUIRED(kind) NULL, SL_OPT_REQUIRED | (kind)
 
 /* 0, or a compile error when st.mem is not of type T. */
+#ifdef __cplusplus
+#define SL_OPT_CHECK_(st, mem, T) \
+	(::sl_opt_check_<decltype(((st *)0)->mem), T>::ok ? (size_t)0 : (size_t)0)
+#else
 #define SL_OPT_CHECK_(st, mem, T)                                                     \
 	(0 * sizeof(struct {                                                          \
 		_Static_assert(__builtin_types_compatible_p(__typeof__(((st *)0)->mem), T), \
 			       "option member " #mem " must be of type " #T);        \
 		int ok_;                                                              \
 	}))
+#endif
+/*
+ * Positional, in member order, so the row is valid C and C++: the default
+ * argument is "value" or "value, flags" (SL_REQUIRED and friends); the
+ * trailing 0 is the flags when it has none.
+ */
+#define SL_OPT_ROW_(n, t, off, desc, lo, hi, ch, d, fl, ...) \
+	{ (n), (t), (off), (d), (desc), (lo), (hi), (ch), (fl) }
+#define SL_OPT_ROWX_(...) SL_OPT_ROW_(__VA_ARGS__)
 #define SL_OPT_TYPED_(n, t, st, mem, T, lo, hi, ch, desc, ...)                        \
-	{ .name = (n), .type = (t), .offset = offsetof(st, mem) + SL_OPT_CHECK_(st, mem, T), \
-	  .description = (desc), .min = (lo), .max = (hi), .choices = (ch), .def = __VA_ARGS__ }
+	SL_OPT_ROWX_(n, t, offsetof(st, mem) + SL_OPT_CHECK_(st, mem, T), desc, lo, hi, ch, \
+		     __VA_ARGS__, 0u, 0u)
 
 #define SL_OPT_STR(n, st, mem, d, desc) \
 	SL_OPT_TYPED_(n, SL_OPT_STRING, st, mem, const char *, 0, 0, NULL, desc, d)
@@ -193,19 +224,19 @@ struct sl_option {
 	SL_OPT_TYPED_(n, SL_OPT_LIST, st, mem, struct sl_strlist, 0, 0, NULL, desc, d)
 #define SL_OPT_MAP(n, st, mem, desc) \
 	SL_OPT_TYPED_(n, SL_OPT_LIST, st, mem, struct sl_strlist, 0, 0, NULL, desc, NULL, \
-		      .flags = SL_OPT_MAP_ENTRIES)
+		      SL_OPT_MAP_ENTRIES)
 /* A mapping whose secret-looking entries are masked (SL_OPT_SECRET). */
 #define SL_OPT_SECRET_MAP(n, st, mem, desc) \
 	SL_OPT_TYPED_(n, SL_OPT_LIST, st, mem, struct sl_strlist, 0, 0, NULL, desc, NULL, \
-		      .flags = SL_OPT_MAP_ENTRIES | SL_OPT_SECRET)
-#define SL_OPT_END { NULL, 0, 0, NULL, NULL, 0, 0, NULL, 0 }
+		      SL_OPT_MAP_ENTRIES | SL_OPT_SECRET)
+#define SL_OPT_END { NULL, (enum sl_opt_type)0, 0, NULL, NULL, 0, 0, NULL, 0 }
 
 /*
- * The untyped row of ABI 1.0 (its own argument order, no type check).
- * Kept so that older plugin sources still build; use the macros above.
+ * The untyped row of ABI 1.0 is gone in 1.3: it took any member, so an
+ * SL_OPT_INT row on an int member made the core write 8 bytes into 4.
+ * A source still using it fails to compile, naming the replacement.
  */
-#define SL_OPT_ROW(n, t, st, mem, d, desc, lo, hi, ch, fl) \
-	{ (n), (t), offsetof(st, mem), (d), (desc), (lo), (hi), (ch), (fl) }
+#define SL_OPT_ROW(...) SL_OPT_ROW_was_removed_in_ABI_1_3_use_SL_OPT_INT_STR_and_the_typed_macros
 
 /* ---- fields a plugin needs and provides ---- */
 
@@ -227,7 +258,7 @@ struct sl_field_decl {
 	enum sl_type type;
 };
 #define SL_FIELD_DECL(id) { sl_well_known_names[id], (enum sl_type)id##_TYPE }
-#define SL_FIELD_END { NULL, 0 }
+#define SL_FIELD_END { NULL, (enum sl_type)0 }
 
 /* ---- the host: what the core does for a plugin ---- */
 
@@ -339,9 +370,10 @@ struct sl_host {
 
 /*
  * Whether the daemon's host table has `member` (a function added in a
- * later minor version than the plugin may meet).  A plugin built for 1.N
- * is only loaded by a daemon of 1.N or newer, so it has every member of
- * 1.N; test only members newer than the minor you declare as required.
+ * later minor version than the plugin may meet).  A plugin that needs 1.N
+ * (SL_PLUGIN_HEADER_MIN) is only loaded by a daemon of 1.N or newer, so it
+ * has every member of 1.N; test only members newer than the minor you
+ * declare as required.
  */
 #define SL_HOST_HAS(host, member) \
 	((host)->size >= offsetof(struct sl_host, member) + sizeof((host)->member))
@@ -415,6 +447,8 @@ struct sl_plugin {
 	 */
 	uint32_t flags;
 
+	/* ---- ABI 1.3 ---- */
+
 	/*
 	 * Fields the plugin reads when a record has them, beyond `needs` and
 	 * `needs_one_of` (and the fields its configure() asked for with
@@ -432,17 +466,44 @@ struct sl_plugin {
 #define SL_PLUGIN_NETWORK (1u << 0)
 #define SL_PLUGIN_FINITE (1u << 1)
 
-#define SL_PLUGIN_HEADER .abi_major = SL_ABI_MAJOR, .abi_minor = SL_ABI_MINOR, \
-			 .size = sizeof(struct sl_plugin)
+/*
+ * The descriptor's first members.  abi_minor is the minor version the
+ * plugin needs (ABI 1.3; before, the one it was built with, which the
+ * loader checked the same way): SL_PLUGIN_HEADER needs these headers'
+ * minor, SL_PLUGIN_HEADER_MIN(m) only 1.m, for a plugin that uses nothing
+ * added after 1.m (descriptor members, option flags, host functions it
+ * does not test with SL_HOST_HAS) and should load on older daemons.  The
+ * loader refuses what it can see of a plugin using more than it declares
+ * (option flags, `reads`); sluice --check-plugin FILE.so reports it.
+ */
+#define SL_PLUGIN_HEADER_MIN(minor) .abi_major = SL_ABI_MAJOR, .abi_minor = (minor), \
+				    .size = sizeof(struct sl_plugin)
+#define SL_PLUGIN_HEADER SL_PLUGIN_HEADER_MIN(SL_ABI_MINOR)
 
+#ifdef __cplusplus
+#define SL_EXTERN_C_ extern "C"
+#else
+#define SL_EXTERN_C_
+#endif
 #define SLUICE_PLUGIN(desc)                                                       \
-	__attribute__((visibility("default"))) const struct sl_plugin *sluice_plugin_entry(void); \
-	__attribute__((visibility("default"))) const struct sl_plugin *sluice_plugin_entry(void) \
+	SL_EXTERN_C_ __attribute__((visibility("default")))                         \
+	const struct sl_plugin *sluice_plugin_entry(void);                          \
+	SL_EXTERN_C_ __attribute__((visibility("default")))                         \
+	const struct sl_plugin *sluice_plugin_entry(void)                           \
 	{                                                                         \
 		return &(desc);                                                   \
 	}
 
 #ifdef __cplusplus
 }
+
+/* SL_OPT_CHECK_ in C++: a compile error when an option member has another type. */
+template <class M, class T> struct sl_opt_same_ { static const bool value = false; };
+template <class T> struct sl_opt_same_<T, T> { static const bool value = true; };
+template <class M, class T> struct sl_opt_check_ {
+	static_assert(sl_opt_same_<M, T>::value,
+		      "option member must have the option's type (SL_OPT_INT: int64_t ...)");
+	static const bool ok = true;
+};
 #endif
 #endif /* SLUICE_PLUGIN_H */
