@@ -62,9 +62,12 @@ struct nflog {
 	uint32_t portid;
 	uint32_t cfg_seq;
 
-	int c_seq_lost;
+	int c_seq_lost, c_lost;
 	bool empty;		/* the last read ended on an empty socket */
 	uint32_t seq_next;	/* next expected NFULA_SEQ (the kernel starts at 0) */
+	uint64_t seq_lost;	/* events in NFULA_SEQ gaps (c_seq_lost) */
+	uint64_t cut;		/* see count_lost() */
+	uint64_t lost;		/* what c_lost says */
 };
 
 static const struct sl_option nflog_options[] = {
@@ -121,6 +124,8 @@ static int wait_ack(struct nflog *st, uint32_t seq)
 			return -errno;
 		got = recv(st->rd.fd, st->rd.buf, st->rd.bufsize, MSG_DONTWAIT);
 		if (got < 0) {
+			if (errno == ENOBUFS)
+				st->rd.drops_pending = true;	/* lost: counted later */
 			if (errno == EAGAIN || errno == EINTR || errno == ENOBUFS)
 				continue;
 			return -errno;
@@ -241,6 +246,45 @@ fail_copy_range:
 
 /* ---- receiving ---- */
 
+/*
+ * `lost`: events the kernel logged for the group that never reached us.
+ * Two exact facts bound it: S (seq_lost), the events in NFULA_SEQ gaps
+ * between received events, and D (rd.drops), the datagrams the kernel
+ * dropped, each holding 1 to qthreshold events.  Only S says how many
+ * events, but only D sees a loss no later event reveals (an overrun at
+ * the end of the traffic).  Take a cut C in the kernel's order, with S_C
+ * the gaps before it and D_C the drops before it: the events lost after
+ * C are at least S - S_C and at least D - D_C, so
+ *     lost >= S_C + max(S - S_C, D - D_C).
+ * The start (0, 0) is a cut; so is each moment the socket is found empty
+ * after an overrun, with D read just after it (an upper bound of D_C).
+ * `cut` keeps the best of them, max(S_C - D_C), and lost is
+ * max(S, D + cut): never more than what was lost, never counted twice
+ * (a gap found later replaces the drops that bounded it), and exact when
+ * each dropped datagram held one event (qthreshold 1) or when a later
+ * event's sequence number reveals the gap.
+ */
+static void count_lost(struct nflog *st)
+{
+	uint64_t bound = st->rd.drops + st->cut;
+
+	if (bound < st->seq_lost)
+		bound = st->seq_lost;
+	if (bound > st->lost) {
+		st->host->counter_add(st->inst, st->c_lost, bound - st->lost);
+		st->lost = bound;
+	}
+}
+
+/* The socket was found empty and the drop count read since: a cut. */
+static void drops_cut(struct nflog *st)
+{
+	st->rd.drops_fresh = false;
+	if (st->seq_lost > st->rd.drops && st->seq_lost - st->rd.drops > st->cut)
+		st->cut = st->seq_lost - st->rd.drops;
+	count_lost(st);
+}
+
 static void check_seq(struct nflog *st, const struct sl_record *r)
 {
 	uint32_t seq, gap;
@@ -250,8 +294,11 @@ static void check_seq(struct nflog *st, const struct sl_record *r)
 	seq = (uint32_t)r->v[SL_F_SEQ_LOCAL].u64;
 	gap = seq - st->seq_next;
 	/* a huge gap is a sequence going backwards: not a loss */
-	if (gap && gap < 0x80000000u)
+	if (gap && gap < 0x80000000u) {
 		st->host->counter_add(st->inst, st->c_seq_lost, gap);
+		st->seq_lost += gap;
+		count_lost(st);
+	}
 	st->seq_next = seq + 1;
 }
 
@@ -316,6 +363,8 @@ static void nflog_readable(void *state, int fd, uint32_t events)
 	switch (sl_nl_receive(&st->rd, MAX_DGRAMS_PER_WAKEUP, parse_msg, hand_on, NULL, &x)) {
 	case SL_NL_EMPTY:
 		st->empty = true;
+		if (st->rd.drops_fresh)
+			drops_cut(st);
 		break;
 	case SL_NL_BOUND:
 		st->empty = false;
@@ -362,6 +411,11 @@ static int nflog_flush(void *state)
 		if (st->empty)
 			break;
 	}
+	/* every drop, even one whose ENOBUFS was not read (nothing comes after: no cut) */
+	if (sl_nl_drops_read(&st->rd) == 0) {
+		st->rd.drops_fresh = false;
+		count_lost(st);
+	}
 	return 0;
 }
 
@@ -375,11 +429,11 @@ static int nflog_configure(const struct sl_host *host, struct sl_instance *inst,
 	if (!st)
 		return -1;
 	sl_nl_reader_init(&st->rd, host, inst);
-	st->rd.enobufs_hint = st->cfg->seq ? " (seq_lost counts the events)"
-					   : " or set seq to count the events";
+	st->rd.enobufs_hint = " (lost counts the events)";
 	st->rd.c_enobufs = host->counter_new(inst, "enobufs");
 	st->c_seq_lost = host->counter_new(inst, "seq_lost");
 	st->rd.c_malformed = host->counter_new(inst, "malformed");
+	st->c_lost = host->counter_new(inst, "lost");
 	*state = st;
 	return 0;
 }
