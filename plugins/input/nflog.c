@@ -257,7 +257,8 @@ fail_copy_range:
  * C are at least S - S_C and at least D - D_C, so
  *     lost >= S_C + max(S - S_C, D - D_C).
  * The start (0, 0) is a cut; so is each moment the socket is found empty
- * after an overrun, with D read just after it (an upper bound of D_C).
+ * (after an overrun or a gap), with D read just after it (an upper bound
+ * of D_C).
  * `cut` keeps the best of them, max(S_C - D_C), and lost is
  * max(S, D + cut): never more than what was lost, never counted twice
  * (a gap found later replaces the drops that bounded it), and exact when
@@ -298,6 +299,8 @@ static void check_seq(struct nflog *st, const struct sl_record *r)
 		st->host->counter_add(st->inst, st->c_seq_lost, gap);
 		st->seq_lost += gap;
 		count_lost(st);
+		/* a cut at the next empty read: a later overrun then counts on top */
+		st->rd.drops_pending = true;
 	}
 	st->seq_next = seq + 1;
 }
