@@ -263,7 +263,8 @@ fail_copy_range:
  * max(S, D + cut): never more than what was lost, never counted twice
  * (a gap found later replaces the drops that bounded it), and exact when
  * each dropped datagram held one event (qthreshold 1) or when a later
- * event's sequence number reveals the gap.
+ * event's sequence number reveals the gap.  (A rule's queue-threshold
+ * only lowers the instance's qthreshold: nfulnl_log_packet().)
  */
 static void count_lost(struct nflog *st)
 {
