@@ -32,6 +32,7 @@
 
 #include <sluice/plugin.h>
 
+#include "lost_count.h"
 #include "nflog_attrs.h"
 #include "nlsock.h"
 #include "plugin_state.h"
@@ -65,9 +66,7 @@ struct nflog {
 	int c_seq_lost, c_lost;
 	bool empty;		/* the last read ended on an empty socket */
 	uint32_t seq_next;	/* next expected NFULA_SEQ (the kernel starts at 0) */
-	uint64_t seq_lost;	/* events in NFULA_SEQ gaps (c_seq_lost) */
-	uint64_t cut;		/* see count_lost() */
-	uint64_t lost;		/* what c_lost says */
+	struct sl_lost_count lc;	/* what c_lost says, and how */
 };
 
 static const struct sl_option nflog_options[] = {
@@ -247,44 +246,14 @@ fail_copy_range:
 /* ---- receiving ---- */
 
 /*
- * `lost`: events the kernel logged for the group that never reached us.
- * Two exact facts bound it: S (seq_lost), the events in NFULA_SEQ gaps
- * between received events, and D (rd.drops), the datagrams the kernel
- * dropped, each holding 1 to qthreshold events.  Only S says how many
- * events, but only D sees a loss no later event reveals (an overrun at
- * the end of the traffic).  Take a cut C in the kernel's order, with S_C
- * the gaps before it and D_C the drops before it: the events lost after
- * C are at least S - S_C and at least D - D_C, so
- *     lost >= S_C + max(S - S_C, D - D_C).
- * The start (0, 0) is a cut; so is each moment the socket is found empty
- * (after an overrun or a gap), with D read just after it (an upper bound
- * of D_C).
- * `cut` keeps the best of them, max(S_C - D_C), and lost is
- * max(S, D + cut): never more than what was lost, never counted twice
- * (a gap found later replaces the drops that bounded it), and exact when
- * each dropped datagram held one event (qthreshold 1) or when a later
- * event's sequence number reveals the gap.  (A rule's queue-threshold
- * only lowers the instance's qthreshold: nfulnl_log_packet().)
+ * lost_count.h says how `lost` is counted from seq_lost and the drops:
+ * exact with qthreshold 1 (one event per datagram; a rule's
+ * queue-threshold only lowers the instance's, see nfulnl_log_packet()).
  */
-static void count_lost(struct nflog *st)
+static void count_lost(struct nflog *st, uint64_t grew)
 {
-	uint64_t bound = st->rd.drops + st->cut;
-
-	if (bound < st->seq_lost)
-		bound = st->seq_lost;
-	if (bound > st->lost) {
-		st->host->counter_add(st->inst, st->c_lost, bound - st->lost);
-		st->lost = bound;
-	}
-}
-
-/* The socket was found empty and the drop count read since: a cut. */
-static void drops_cut(struct nflog *st)
-{
-	st->rd.drops_fresh = false;
-	if (st->seq_lost > st->rd.drops && st->seq_lost - st->rd.drops > st->cut)
-		st->cut = st->seq_lost - st->rd.drops;
-	count_lost(st);
+	if (grew)
+		st->host->counter_add(st->inst, st->c_lost, grew);
 }
 
 static void check_seq(struct nflog *st, const struct sl_record *r)
@@ -298,8 +267,7 @@ static void check_seq(struct nflog *st, const struct sl_record *r)
 	/* a huge gap is a sequence going backwards: not a loss */
 	if (gap && gap < 0x80000000u) {
 		st->host->counter_add(st->inst, st->c_seq_lost, gap);
-		st->seq_lost += gap;
-		count_lost(st);
+		count_lost(st, sl_lost_gap(&st->lc, gap));
 		/* a cut at the next empty read: a later overrun then counts on top */
 		st->rd.drops_pending = true;
 	}
@@ -367,8 +335,11 @@ static void nflog_readable(void *state, int fd, uint32_t events)
 	switch (sl_nl_receive(&st->rd, MAX_DGRAMS_PER_WAKEUP, parse_msg, hand_on, NULL, &x)) {
 	case SL_NL_EMPTY:
 		st->empty = true;
-		if (st->rd.drops_fresh)
-			drops_cut(st);
+		if (st->rd.drops_fresh) {
+			/* read just after this empty read: a cut */
+			st->rd.drops_fresh = false;
+			count_lost(st, sl_lost_drops(&st->lc, st->rd.drops, true));
+		}
 		break;
 	case SL_NL_BOUND:
 		st->empty = false;
@@ -418,7 +389,7 @@ static int nflog_flush(void *state)
 	/* every drop, even one whose ENOBUFS was not read (nothing comes after: no cut) */
 	if (sl_nl_drops_read(&st->rd) == 0) {
 		st->rd.drops_fresh = false;
-		count_lost(st);
+		count_lost(st, sl_lost_drops(&st->lc, st->rd.drops, false));
 	}
 	return 0;
 }
