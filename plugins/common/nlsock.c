@@ -7,6 +7,8 @@
 #include <sys/socket.h>
 #include <time.h>
 
+#include <linux/sock_diag.h>
+
 #include "nlsock.h"
 
 void sl_nl_set_rcvbuf(const struct sl_host *host, struct sl_instance *inst, int fd,
@@ -35,7 +37,7 @@ void sl_nl_reader_init(struct sl_nl_reader *rd, const struct sl_host *host,
 	rd->inst = inst;
 	rd->fd = -1;
 	rd->enobufs_hint = "";
-	rd->c_enobufs = rd->c_malformed = -1;
+	rd->c_enobufs = rd->c_malformed = rd->c_lost = -1;
 }
 
 void sl_nl_enobufs(struct sl_nl_reader *rd)
@@ -44,6 +46,7 @@ void sl_nl_enobufs(struct sl_nl_reader *rd)
 	int64_t now;
 
 	rd->enobufs_total++;
+	rd->drops_pending = true;
 	rd->host->counter_add(rd->inst, rd->c_enobufs, 1);
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	now = (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
@@ -55,6 +58,33 @@ void sl_nl_enobufs(struct sl_nl_reader *rd)
 		      "raise netlink_buffer%s",
 		      (unsigned long long)rd->enobufs_total, rd->enobufs_total == 1 ? "" : "s",
 		      rd->enobufs_hint);
+}
+
+int sl_nl_drops_read(struct sl_nl_reader *rd)
+{
+	uint32_t mem[SK_MEMINFO_VARS], delta;
+	socklen_t len = sizeof(mem);
+	int r;
+
+	rd->drops_pending = false;
+	memset(mem, 0, sizeof(mem));
+	r = getsockopt(rd->fd, SOL_SOCKET, SO_MEMINFO, mem, &len);
+	if (r < 0 || len <= SK_MEMINFO_DROPS * sizeof(mem[0])) {
+		if (!rd->drops_warned)
+			rd->host->log(rd->inst, SL_LOG_WARNING,
+				      "the kernel does not tell how many events an overrun lost "
+				      "(SO_MEMINFO: %s)", r < 0 ? strerror(errno) : "answer too short");
+		rd->drops_warned = true;
+		return -1;
+	}
+	/* the kernel's count is 32 bits and may wrap */
+	delta = mem[SK_MEMINFO_DROPS] - rd->drops_raw;
+	rd->drops_raw = mem[SK_MEMINFO_DROPS];
+	rd->drops += delta;
+	rd->drops_fresh = true;
+	if (delta && rd->c_lost >= 0)
+		rd->host->counter_add(rd->inst, rd->c_lost, delta);
+	return 0;
 }
 
 int sl_nl_open(struct sl_nl_reader *rd, uint64_t rcvbuf)

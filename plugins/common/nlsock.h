@@ -55,6 +55,19 @@ struct sl_nl_reader {
 	uint64_t enobufs_total;
 	int64_t enobufs_warned_ns;	/* monotonic; 0: never */
 	bool warned_trunc;
+	/*
+	 * Datagrams the kernel dropped on this socket (SK_MEMINFO_DROPS:
+	 * netlink_overrun() counts each one), read at the first empty read
+	 * after an ENOBUFS: the kernel reports ENOBUFS at the first drop of
+	 * an overrun and drops everything until the queue is empty, so that
+	 * read sees every drop the ENOBUFS announced.
+	 */
+	int c_lost;		/* adds each new drop to this counter; -1: the input does */
+	bool drops_pending;	/* an ENOBUFS since the last read of the count */
+	bool drops_fresh;	/* read just after an empty read; the input clears it */
+	bool drops_warned;
+	uint32_t drops_raw;	/* the kernel's 32-bit count at the last read */
+	uint64_t drops;		/* dropped since the socket was opened */
 };
 
 /* Why sl_nl_receive() returned. */
@@ -83,6 +96,13 @@ void sl_nl_close(struct sl_nl_reader *rd);
 /* One ENOBUFS: counted, and warned about at most every 10 s. */
 void sl_nl_enobufs(struct sl_nl_reader *rd);
 
+/*
+ * Read the kernel's drop count of the socket into rd->drops (and c_lost):
+ * 0, or -1 when the kernel cannot say (before Linux 4.12; warned once).
+ * Sets drops_fresh and clears drops_pending.
+ */
+int sl_nl_drops_read(struct sl_nl_reader *rd);
+
 static inline void sl_nl_malformed(struct sl_nl_reader *rd)
 {
 	rd->host->counter_add(rd->inst, rd->c_malformed, 1);
@@ -97,7 +117,8 @@ static inline void sl_nl_malformed(struct sl_nl_reader *rd)
  * in rd->buf (8-byte aligned), so messages of earlier datagrams stay valid
  * until reuse() is called, just before the buffer is written over from its
  * start.  After an ENOBUFS (counted by sl_nl_enobufs()) enobufs() is called
- * and reading goes on.  reuse and enobufs may be NULL.
+ * and reading goes on; the first read that finds the socket empty after it
+ * reads the drop count (sl_nl_drops_read()).  reuse and enobufs may be NULL.
  *
  * Static inline so that the callbacks, known at each call site, are
  * inlined: nflog's receive path has no indirect call per message.
@@ -133,6 +154,8 @@ sl_nl_receive(struct sl_nl_reader *rd, unsigned max,
 			}
 			if (errno != EAGAIN)
 				rd->host->log(rd->inst, SL_LOG_ERR, "recv: %s", strerror(errno));
+			else if (rd->drops_pending)
+				sl_nl_drops_read(rd);	/* empty: the overrun is over */
 			return SL_NL_EMPTY;
 		}
 		if ((size_t)got > rd->bufsize - off) {

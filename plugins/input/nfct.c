@@ -673,6 +673,8 @@ static int nfct_configure(const struct sl_host *host, struct sl_instance *inst, 
 	st->c_resyncs = host->counter_new(inst, "resyncs");
 	st->c_recovered = host->counter_new(inst, "recovered");
 	st->c_track_full = host->counter_new(inst, "track_full");
+	/* one event per datagram: the kernel's drop count is the events lost */
+	st->ev.c_lost = host->counter_new(inst, "lost");
 	*state = st;
 	return 0;
 fail:

@@ -32,6 +32,7 @@
 
 #include <sluice/plugin.h>
 
+#include "lost_count.h"
 #include "nflog_attrs.h"
 #include "nlsock.h"
 #include "plugin_state.h"
@@ -62,9 +63,10 @@ struct nflog {
 	uint32_t portid;
 	uint32_t cfg_seq;
 
-	int c_seq_lost;
+	int c_seq_lost, c_lost;
 	bool empty;		/* the last read ended on an empty socket */
 	uint32_t seq_next;	/* next expected NFULA_SEQ (the kernel starts at 0) */
+	struct sl_lost_count lc;	/* what c_lost says, and how */
 };
 
 static const struct sl_option nflog_options[] = {
@@ -121,6 +123,8 @@ static int wait_ack(struct nflog *st, uint32_t seq)
 			return -errno;
 		got = recv(st->rd.fd, st->rd.buf, st->rd.bufsize, MSG_DONTWAIT);
 		if (got < 0) {
+			if (errno == ENOBUFS)
+				st->rd.drops_pending = true;	/* lost: counted later */
 			if (errno == EAGAIN || errno == EINTR || errno == ENOBUFS)
 				continue;
 			return -errno;
@@ -241,6 +245,17 @@ fail_copy_range:
 
 /* ---- receiving ---- */
 
+/*
+ * lost_count.h says how `lost` is counted from seq_lost and the drops:
+ * exact with qthreshold 1 (one event per datagram; a rule's
+ * queue-threshold only lowers the instance's, see nfulnl_log_packet()).
+ */
+static void count_lost(struct nflog *st, uint64_t grew)
+{
+	if (grew)
+		st->host->counter_add(st->inst, st->c_lost, grew);
+}
+
 static void check_seq(struct nflog *st, const struct sl_record *r)
 {
 	uint32_t seq, gap;
@@ -250,8 +265,12 @@ static void check_seq(struct nflog *st, const struct sl_record *r)
 	seq = (uint32_t)r->v[SL_F_SEQ_LOCAL].u64;
 	gap = seq - st->seq_next;
 	/* a huge gap is a sequence going backwards: not a loss */
-	if (gap && gap < 0x80000000u)
+	if (gap && gap < 0x80000000u) {
 		st->host->counter_add(st->inst, st->c_seq_lost, gap);
+		count_lost(st, sl_lost_gap(&st->lc, gap));
+		/* a cut at the next empty read: a later overrun then counts on top */
+		st->rd.drops_pending = true;
+	}
 	st->seq_next = seq + 1;
 }
 
@@ -316,6 +335,11 @@ static void nflog_readable(void *state, int fd, uint32_t events)
 	switch (sl_nl_receive(&st->rd, MAX_DGRAMS_PER_WAKEUP, parse_msg, hand_on, NULL, &x)) {
 	case SL_NL_EMPTY:
 		st->empty = true;
+		if (st->rd.drops_fresh) {
+			/* read just after this empty read: a cut */
+			st->rd.drops_fresh = false;
+			count_lost(st, sl_lost_drops(&st->lc, st->rd.drops, true));
+		}
 		break;
 	case SL_NL_BOUND:
 		st->empty = false;
@@ -362,6 +386,11 @@ static int nflog_flush(void *state)
 		if (st->empty)
 			break;
 	}
+	/* every drop, even one whose ENOBUFS was not read (nothing comes after: no cut) */
+	if (sl_nl_drops_read(&st->rd) == 0) {
+		st->rd.drops_fresh = false;
+		count_lost(st, sl_lost_drops(&st->lc, st->rd.drops, false));
+	}
 	return 0;
 }
 
@@ -375,11 +404,11 @@ static int nflog_configure(const struct sl_host *host, struct sl_instance *inst,
 	if (!st)
 		return -1;
 	sl_nl_reader_init(&st->rd, host, inst);
-	st->rd.enobufs_hint = st->cfg->seq ? " (seq_lost counts the events)"
-					   : " or set seq to count the events";
+	st->rd.enobufs_hint = " (lost counts the events)";
 	st->rd.c_enobufs = host->counter_new(inst, "enobufs");
 	st->c_seq_lost = host->counter_new(inst, "seq_lost");
 	st->rd.c_malformed = host->counter_new(inst, "malformed");
+	st->c_lost = host->counter_new(inst, "lost");
 	*state = st;
 	return 0;
 }

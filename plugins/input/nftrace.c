@@ -363,13 +363,15 @@ static int nftrace_configure(const struct sl_host *host, struct sl_instance *ins
 	if (!st)
 		return -1;
 	sl_nl_reader_init(&st->rd, host, inst);
-	st->rd.enobufs_hint = " (enobufs counts the overruns, not the events lost)";
+	st->rd.enobufs_hint = " (lost counts the messages)";
 	st->c_events = host->counter_new(inst, "events");
 	st->rd.c_enobufs = host->counter_new(inst, "enobufs");
 	st->rd.c_malformed = host->counter_new(inst, "malformed");
 	st->c_chain_end = host->counter_new(inst, "chain_end");
 	st->c_rule_unknown = host->counter_new(inst, "rule_unknown");
 	st->c_ruleset_dumps = host->counter_new(inst, "ruleset_dumps");
+	/* a trace event is one datagram: the kernel's drop count (ruleset notifications too) */
+	st->rd.c_lost = host->counter_new(inst, "lost");
 	st->f = sl_traceline_fields_lookup(host, inst);
 	st->f_nfproto = host->field_id(inst, "nfproto");
 	*state = st;

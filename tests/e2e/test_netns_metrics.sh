@@ -95,6 +95,7 @@ for s in 'instance="cap.pcap",plugin="pcap",reason="output"' \
 done
 check_eq "errors of fw" "$(metric "$WORK/m.txt" sluice_errors_total 'instance="fw",plugin="nflog"')" 0
 check_eq "fw seq_lost" "$(metric "$WORK/m.txt" sluice_nflog_seq_lost_total 'instance="fw"')" 0
+check_eq "fw lost" "$(metric "$WORK/m.txt" sluice_nflog_lost_total 'instance="fw"')" 0
 check_eq "queue depth" "$(metric "$WORK/m.txt" sluice_queue_batches 'instance="txt.file",plugin="file"')" 0
 check_eq "reloads" "$(metric "$WORK/m.txt" sluice_reloads_total 'result="ok"')" 0
 grep -Eq '^sluice_build_info\{version="[^"]+",abi="[0-9]+\.[0-9]+"\} 1$' "$WORK/m.txt" ||

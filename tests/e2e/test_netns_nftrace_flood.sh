@@ -5,8 +5,9 @@
 # a 64 KiB socket buffer.  The kernel must overrun it (ENOBUFS counted,
 # warned about), the daemon must survive and keep tracing (a last traced
 # ping after the flood is recorded; pinged until one is), and the counts must add up: every
-# record nftrace emitted is in the json file, the events received are no
-# more than the kernel's 3 per traced packet (nft counter), and records =
+# record nftrace emitted is in the json file, the events received plus
+# those counted lost (the kernel's drop count of the socket) are the
+# kernel's 3 per traced packet (nft counter), and records =
 # 2 per event with headers + 1 per other event - the rule-less ends
 # (chain_end) as the input counts them.  The unchanged ruleset is dumped
 # only once: after an overrun its generation is compared instead.
@@ -63,7 +64,7 @@ wait "$SLUICE_PID" || { cat "$WORK/sluice.log"; fail "sluice exited with an erro
 traced=$(ip netns exec "$B" nft list chain inet sl_flood raw | sed -n 's/.*counter packets \([0-9]*\).*/\1/p')
 line=$(grep 'counters: flood.nftrace (nftrace):' "$WORK/sluice.log") || { cat "$WORK/sluice.log"; fail "no counters line"; }
 get() { echo "$line" | sed -n "s/.* $1=\([0-9]*\).*/\1/p"; }
-in=$(get in) events=$(get events) enobufs=$(get enobufs) chain_end=$(get chain_end) malformed=$(get malformed)
+in=$(get in) events=$(get events) enobufs=$(get enobufs) chain_end=$(get chain_end) malformed=$(get malformed) lost=$(get lost)
 records=$(wc -l <"$WORK/out.json")
 read -r packets others pings < <(python3 - "$WORK/out.json" <<'PY'
 import json, sys
@@ -78,7 +79,7 @@ for l in open(sys.argv[1]):
 print(p, o, pings)
 PY
 )
-echo "traced=$traced in=$in events=$events enobufs=$enobufs chain_end=$chain_end records=$records packets=$packets others=$others"
+echo "traced=$traced in=$in events=$events enobufs=$enobufs lost=$lost chain_end=$chain_end records=$records packets=$packets others=$others"
 [ "$traced" -ge $((N + 1)) ] || fail "nft counted $traced traced packets, sent $((N + 1))"
 [ "$enobufs" -ge 1 ] || fail "no ENOBUFS counted: the flood did not overrun 64 KiB"
 grep -q 'losing events: socket receive buffer overrun (ENOBUFS)' "$WORK/sluice.log" || fail "no ENOBUFS warning"
@@ -86,10 +87,12 @@ grep -q 'losing events: socket receive buffer overrun (ENOBUFS)' "$WORK/sluice.l
 [ "$records" = "$in" ] || fail "json has $records records, nftrace emitted $in"
 [ "$events" -lt $((3 * traced)) ] || fail "$events events received of $((3 * traced)): nothing lost despite ENOBUFS?"
 [ "$events" -gt 0 ] || fail "no events"
+# one event per datagram: the kernel's drop count is the events lost, exactly
+[ $((events + lost)) = $((3 * traced)) ] || fail "events $events + lost ${lost:-?} != $((3 * traced)) the kernel traced"
 # each event is one record, one with headers two, a rule-less end none
 [ "$in" = $((events + packets - chain_end)) ] ||
 	fail "records $in != events $events + packet records $packets - chain ends $chain_end"
 [ "$pings" -ge 1 ] || fail "the ping after the flood was not traced"
 # lost events might have held a ruleset change: a generation check, not a dump, per overrun
 [ "$(get ruleset_dumps)" = 1 ] || fail "$(get ruleset_dumps) ruleset dumps: the unchanged ruleset was dumped again"
-pass "$traced packets traced, $events of $((3 * traced)) events received, $enobufs overruns, $in records"
+pass "$traced packets traced, $events of $((3 * traced)) events received, $lost counted lost, $enobufs overruns, $in records"
