@@ -49,14 +49,26 @@ int daemon_reopen(struct daemon *d, char *msg, size_t len)
 	return -1;
 }
 
-int daemon_reload(struct daemon *d, char *msg, size_t len)
+int daemon_reload(struct daemon *d, daemon_reload_cb cb, void *ctx)
 {
-	char text[2048], head[2080], fails[2048], status[128];
-	size_t n;
-	int ret;
+	return reload_ask(d, cb, ctx);
+}
 
+void daemon_reload_forget(struct daemon *d, void *ctx)
+{
+	reload_forget(d, ctx);
+}
+
+void daemon_reload_begins(struct daemon *d)
+{
 	notify_reloading(d->notify);
-	ret = reload_config(d, text, sizeof(text));
+}
+
+int daemon_reload_ends(struct daemon *d, int ret, const char *text, char *msg, size_t len)
+{
+	char head[2080], fails[2048], status[128];
+	size_t n;
+
 	/* Even after a failed reload: logrotate's postrotate may send HUP. */
 	n = runtime_reopen(d->rt, REOPEN_WAIT_MS, fails, sizeof(fails));
 	if (ret >= 0 && !n) {
@@ -108,13 +120,10 @@ static void on_signal(void *ctx, int signo)
 		loop_stop(d->loop);
 		break;
 	case SIGHUP:
-	{
-		char msg[4096];
-
 		/* reload.c logs what it did and every error */
-		daemon_reload(d, msg, sizeof(msg));
+		if (daemon_reload(d, NULL, NULL))
+			log_msg(SL_LOG_ERR, "reload: out of memory");
 		break;
-	}
 	case SIGUSR1:
 		runtime_log_counters(d->rt, SL_LOG_NOTICE);
 		break;
@@ -221,6 +230,7 @@ int daemon_run(struct graph *g, const struct config *cfg, const char *config_fil
 		notify_ready(d.notify);
 	if (!status && loop_run(d.loop))
 		status = 1;
+	reload_cancel(&d);
 	if (!d.exit_signal && runtime_inputs_finished(&rt))
 		log_msg(SL_LOG_INFO, "every input has finished");
 	notify_stopping(d.notify);
