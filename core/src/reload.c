@@ -15,6 +15,7 @@
 #include "daemon.h"
 #include "fields.h"
 #include "host.h"
+#include "identity.h"
 #include "infile.h"
 #include "log.h"
 #include "privileges.h"
@@ -312,37 +313,64 @@ static void roll_back(struct runtime *rt, struct graph *ng, struct news *nw)
 
 /*
  * New instances start while the ones they replace still run: one that
- * wants what a replaced one holds (its NFLOG group, its port) fails.  Say so.
+ * wants what a replaced one holds (its NFLOG group) fails.  That one, or NULL.
  */
-static const struct sl_instance *holder(const struct graph *og, const struct sl_instance *inst)
+static const struct sl_instance *holder(const struct graph *og, const struct sl_instance *inst,
+					char *what, size_t len)
 {
 	for (size_t i = 0; i < og->nall; i++)
-		if (!og->all[i]->twin && og->all[i]->desc == inst->desc)
+		if (!og->all[i]->twin && identity_same_resource(og->all[i], inst, what, len))
 			return og->all[i];
 	return NULL;
 }
 
-/* Outputs first, as at start: nothing flows before its sinks are open. */
+/* "NAME could not start: WHY", WHY the first error start() logged (escaped). */
+static void say_not_started(struct graph *og, const struct sl_instance *inst, struct reload *r)
+{
+	const struct sl_instance *old;
+	char why[768], what[256];
+	size_t used = 0;
+
+	host_put_escaped(why, sizeof(why), &used, inst->name);
+	host_put_escaped(why, sizeof(why), &used, " could not start: ");
+	host_put_escaped(why, sizeof(why), &used, inst->reopen_err[0] ? inst->reopen_err :
+			 "its start failed (see the log)");
+	say(r, "%s", why);
+	if ((old = holder(og, inst, what, sizeof(what)))) {
+		used = 0;
+		host_put_escaped(why, sizeof(why), &used, old->name);
+		say(r, "(%s, which it would replace, holds the same %s until the new one has "
+		    "started: restart sluice to make this change)", why, what);
+	}
+}
+
+/*
+ * Outputs first, as at start: nothing flows before its sinks are open.
+ * What start() logs first at warning or above is kept (as a reopen's is):
+ * the answer says why, not only that.
+ */
 static int start_new(struct graph *og, struct graph *ng, struct reload *r)
 {
 	for (size_t i = ng->nall; i-- > 0;) {
 		struct sl_instance *inst = ng->all[i];
-		const struct sl_instance *old;
+		int rc;
 
 		if (inst->twin)
 			continue;
 		inst->started = true;
-		if (inst->desc->start && inst->desc->start(inst->state) < 0) {
-			old = holder(og, inst);
+		if (!inst->desc->start)
+			continue;
+		inst->in_reopen = true;
+		inst->reopen_said = false;
+		inst->reopen_err[0] = 0;
+		rc = inst->desc->start(inst->state);
+		inst->in_reopen = false;
+		if (rc < 0) {
 			log_msg(SL_LOG_ERR, "reload: %s could not start", inst->name);
-			if (old)
-				say(r, "%s could not start (if it needs what '%s', which it would replace, "
-				    "holds: the old one still runs while the new starts; restart sluice)",
-				    inst->name, old->name);
-			else
-				say(r, "%s could not start", inst->name);
+			say_not_started(og, inst, r);
 			return -1;
 		}
+		inst->reopen_err[0] = 0;
 	}
 	return 0;
 }
