@@ -156,21 +156,22 @@ static void reader_join(struct daemon *d)
 	st->donefd = -1;
 }
 
-/* Everyone waiting for reload `run` or an earlier one. */
+/* Everyone waiting for reload `run` or an earlier one (askers later wait for later ones). */
 static void answer(struct reload_state *st, unsigned run, int rc, const char *msg)
 {
-	struct reload_asker now[st->naskers + 1];
-	size_t n = 0, k = 0;
+	for (size_t i = 0; i < st->naskers;) {
+		struct reload_asker a = st->askers[i];
 
-	/* Taken out first: a callback may ask again or forget another. */
-	for (size_t i = 0; i < st->naskers; i++)
-		if (st->askers[i].run <= run)
-			now[n++] = st->askers[i];
-		else
-			st->askers[k++] = st->askers[i];
-	st->naskers = k;
-	for (size_t i = 0; i < n; i++)
-		now[i].cb(now[i].ctx, rc, msg);
+		if (a.run > run) {
+			i++;
+			continue;
+		}
+		/* Taken out first: the callback may ask again or close another asker. */
+		memmove(&st->askers[i], &st->askers[i + 1], (st->naskers - i - 1) * sizeof(a));
+		st->naskers--;
+		a.cb(a.ctx, rc, msg);
+		i = 0;
+	}
 }
 
 /* ---- freeing what a reload replaced, off the main thread ---- */
