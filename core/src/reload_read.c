@@ -234,6 +234,7 @@ static void reap(struct reload_state *st)
 		st->reaping = pthread_create(&st->reaper, NULL, reaper_main, r) == 0;
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
 		if (st->reaping) {
+			pthread_setname_np(st->reaper, "sl:reload-free");
 			st->garbage = NULL;
 			st->ngarbage = 0;
 			return;
@@ -308,6 +309,7 @@ static void begin(struct daemon *d)
 		err = pthread_create(&st->reader, NULL, reader_main, j);
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
 		if (!err) {
+			pthread_setname_np(st->reader, "sl:reload");
 			st->threaded = true;
 			return;
 		}
