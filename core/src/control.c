@@ -28,6 +28,7 @@ struct client {
 	char *reply;			/* NULL while reading the request */
 	size_t replylen, sent;
 	struct ucred peer;		/* who asked: logged with reload/reopen */
+	bool reloading;			/* waiting for a reload's answer */
 };
 
 struct control {
@@ -43,6 +44,9 @@ static void client_close(struct client *cl)
 {
 	if (cl->fd < 0)
 		return;
+	if (cl->reloading)
+		daemon_reload_forget(cl->ctl->d, cl);
+	cl->reloading = false;
 	loop_unwatch(cl->ctl->d->loop, cl->fd);
 	close(cl->fd);
 	cl->fd = -1;
@@ -85,10 +89,6 @@ static void run_command(struct control *ctl, const struct ucred *peer, const cha
 		else
 			stats_write_table(&s, NULL, 0, out);
 		stats_free(&s);
-	} else if (strcmp(cmd, "reload") == 0) {
-		log_msg(SL_LOG_NOTICE, "control socket: reload (asked by uid %u, pid %d)",
-			(unsigned)peer->uid, (int)peer->pid);
-		reply_op(out, daemon_reload(ctl->d, msg, sizeof(msg)), msg);
 	} else if (strcmp(cmd, "reopen") == 0) {
 		log_msg(SL_LOG_NOTICE,
 			"control socket: reopening output files (asked by uid %u, pid %d)",
@@ -120,6 +120,46 @@ static void send_reply(struct client *cl)
 	client_close(cl);
 }
 
+/* The reload's answer has come: send it within the deadline. */
+static void on_reloaded(void *ctx, int rc, const char *msg)
+{
+	struct client *cl = ctx;
+	FILE *out = open_memstream(&cl->reply, &cl->replylen);
+
+	cl->reloading = false;
+	if (!out) {
+		client_close(cl);
+		return;
+	}
+	reply_op(out, rc, msg);
+	if (fclose(out) || !cl->reply) {
+		client_close(cl);
+		return;
+	}
+	loop_timer_arm(cl->deadline, CONTROL_TIMEOUT_MS, 0);
+	send_reply(cl);
+}
+
+/*
+ * A reload is read on a thread of its own and may take longer than the
+ * deadline (a large file): the client waits for the answer without one,
+ * and the main loop serves everything else meanwhile.
+ */
+static void ask_reload(struct client *cl)
+{
+	static const char e[] = "error\nout of memory\n";
+
+	log_msg(SL_LOG_NOTICE, "control socket: reload (asked by uid %u, pid %d)",
+		(unsigned)cl->peer.uid, (int)cl->peer.pid);
+	loop_timer_disarm(cl->deadline);
+	cl->reloading = true;
+	if (daemon_reload(cl->ctl->d, on_reloaded, cl) == 0)
+		return;
+	cl->reloading = false;
+	send(cl->fd, e, sizeof(e) - 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+	client_close(cl);
+}
+
 /* The request is complete: run it and start sending the reply. */
 static void answer(struct client *cl)
 {
@@ -129,6 +169,10 @@ static void answer(struct client *cl)
 	while (len && (cl->req[len - 1] == '\r' || cl->req[len - 1] == ' '))
 		len--;
 	cl->req[len] = 0;
+	if (strcmp(cl->req, "reload") == 0) {
+		ask_reload(cl);
+		return;
+	}
 	out = open_memstream(&cl->reply, &cl->replylen);
 	if (!out) {
 		client_close(cl);
@@ -148,6 +192,12 @@ static void on_client(void *ctx, int fd, uint32_t events)
 	char *nl;
 	ssize_t n;
 
+	if (cl->reloading) {
+		/* Nothing to read; a client gone (HUP) no longer waits. */
+		if (events & (EPOLLHUP | EPOLLERR))
+			client_close(cl);
+		return;
+	}
 	if (cl->reply) {
 		send_reply(cl);
 		return;

@@ -23,7 +23,7 @@ struct control;
 #define CONTROL_MAX_CLIENTS 16
 /* A request line, with its newline. */
 #define CONTROL_MAX_REQUEST 256
-/* From accept to the last byte of the reply. */
+/* From accept to the last byte of the reply, less the wait for a reload being read. */
 #define CONTROL_TIMEOUT_MS 5000
 
 /*

@@ -70,20 +70,35 @@ int daemon_reopen(struct daemon *d, char *msg, size_t len)
 	return -1;
 }
 
-int daemon_reload(struct daemon *d, char *msg, size_t len)
+int daemon_reload(struct daemon *d, daemon_reload_cb cb, void *ctx)
 {
-	char text[2048], head[2080], fails[2048], status[128];
-	size_t n;
-	int ret;
+	char msg[512];
 
-	if (busy_waiting(d, "reload", msg, len))
-		return -1;
+	if (busy_waiting(d, "reload", msg, sizeof(msg))) {
+		if (cb)
+			cb(ctx, -1, msg);
+		return 0;
+	}
+	return reload_ask(d, cb, ctx);
+}
+
+void daemon_reload_forget(struct daemon *d, void *ctx)
+{
+	reload_forget(d, ctx);
+}
+
+void daemon_reload_begins(struct daemon *d)
+{
 	notify_reloading(d->notify);
-	d->in_op = true;
-	ret = reload_config(d, text, sizeof(text));
+}
+
+int daemon_reload_ends(struct daemon *d, int ret, const char *text, char *msg, size_t len)
+{
+	char head[2080], fails[2048], status[128];
+	size_t n;
+
 	/* Even after a failed reload: logrotate's postrotate may send HUP. */
 	n = runtime_reopen(d->rt, REOPEN_WAIT_MS, fails, sizeof(fails));
-	d->in_op = false;
 	if (ret >= 0 && !n) {
 		snprintf(msg, len, "ok: %s", ret ? "configuration unchanged, files reopened" : text);
 		notify_reloaded(d->notify, NULL);
@@ -123,8 +138,6 @@ static void daemon_services_stop(struct daemon *d)
 /* SIGHUP, or one that came while the main thread waited for room. */
 static void hup(struct daemon *d)
 {
-	char msg[4096];
-
 	if (d->waiting_for) {
 		if (!d->hup_pending)
 			log_msg(SL_LOG_NOTICE, "SIGHUP: the reload waits until the queue of '%s' has "
@@ -134,7 +147,8 @@ static void hup(struct daemon *d)
 	}
 	d->hup_pending = false;
 	/* reload.c logs what it did and every error */
-	daemon_reload(d, msg, sizeof(msg));
+	if (daemon_reload(d, NULL, NULL))
+		log_msg(SL_LOG_ERR, "reload: out of memory");
 }
 
 static void on_hup_timer(void *ctx)
@@ -310,6 +324,7 @@ int daemon_run(struct graph *g, const struct config *cfg, const char *config_fil
 	bq_set_waiter(&waiter);
 	if (!status && loop_run(d.loop))
 		status = 1;
+	reload_cancel(&d);
 	if (!d.exit_signal && runtime_inputs_finished(&rt))
 		log_msg(SL_LOG_INFO, "every input has finished");
 	notify_stopping(d.notify);

@@ -52,13 +52,25 @@ struct daemon {
 int daemon_run(struct graph *g, const struct config *cfg, const char *config_file,
 	       const struct drop_target *drop);
 
+/* A reload's answer: rc 0 or -1, "ok: ..." or the reasons, one a line. */
+typedef void (*daemon_reload_cb)(void *ctx, int rc, const char *msg);
 /*
- * What SIGHUP does: reload the configuration (reload.c), then reopen
- * every output's files, even when the reload failed.  Writes "ok: ..." or
- * the reasons it failed into msg (one per line) and returns 0 or -1;
- * counts the result in reloads_ok/failed.
+ * What SIGHUP does: reload the configuration, then reopen every output's
+ * files, even when the reload failed.  The file is read and checked off
+ * the main thread (reload.h, reload_ask()); cb (may be NULL) gets the
+ * answer; counted in reloads_ok/failed.  0, or -1: out of memory.
  */
-int daemon_reload(struct daemon *d, char *msg, size_t len);
+int daemon_reload(struct daemon *d, daemon_reload_cb cb, void *ctx);
+/* The asker ctx went away before its answer. */
+void daemon_reload_forget(struct daemon *d, void *ctx);
+/* For reload_read.c: a reload begins (systemd's RELOADING=1). */
+void daemon_reload_begins(struct daemon *d);
+/*
+ * For reload_read.c: a reload has been applied (ret: reload_apply()'s;
+ * text its answer): reopen every output's files, tell systemd, and write
+ * the whole answer into msg.  0 or -1.
+ */
+int daemon_reload_ends(struct daemon *d, int ret, const char *text, char *msg, size_t len);
 /*
  * Reopen every output's files (logrotate); same contract as reload.  Both
  * refuse while the main thread waits for room in a queue (waiting_for):

@@ -621,6 +621,61 @@ const struct ymark *graph_option_mark(const struct sl_instance *inst, const char
 	return v ? &v->mark : &inst->mark;
 }
 
+/* The unused instances of one plugin: how many, the first few by name. */
+struct unused {
+	const struct instance_spec *first[3];
+	size_t n;
+};
+
+/*
+ * Instances no stack uses: one warning per plugin, at its first such
+ * instance, with a count (a generated file may hold a million of them;
+ * a reload must not log a line for each).
+ */
+static void warn_unused(struct graph *g, const struct config *cfg)
+{
+	struct unused *u = calloc(cfg->ninstances + 1, sizeof(*u));
+	struct strset by_plugin = {0};
+	size_t nu = 0;
+
+	for (size_t i = 0; u && i < cfg->ninstances; i++) {
+		const struct instance_spec *spec = &cfg->instances[i];
+		const char *plugin = spec->plugin && spec->plugin->kind == YN_SCALAR ?
+				     spec->plugin->scalar : "?";
+		void *had = NULL;
+		struct unused *e;
+
+		if (strset_find(&g->named, spec->name))
+			continue;
+		if (strset_add(&by_plugin, plugin, &u[nu], &had) < 0)
+			break;
+		e = had ? had : &u[nu++];
+		if (e->n < 3)
+			e->first[e->n] = spec;
+		e->n++;
+	}
+	for (size_t k = 0; k < nu; k++) {
+		const struct unused *e = &u[k];
+		const char *plugin = e->first[0]->plugin && e->first[0]->plugin->kind == YN_SCALAR ?
+				     e->first[0]->plugin->scalar : "?";
+
+		if (e->n == 1) {
+			diag_warning(g->diag, &e->first[0]->mark,
+				     "instance '%s' is not used by any stack", e->first[0]->name);
+			continue;
+		}
+		diag_warning(g->diag, &e->first[0]->mark,
+			     "%zu instances of plugin '%s' are not used by any stack ('%s', '%s'%s%s%s)",
+			     e->n, plugin, e->first[0]->name, e->first[1]->name,
+			     e->n > 2 ? ", '" : "", e->n > 2 ? e->first[2]->name : "",
+			     e->n > 3 ? "', ..." : e->n > 2 ? "'" : "");
+	}
+	if (!u)
+		diag_warning(g->diag, NULL, "out of memory listing the instances no stack uses");
+	strset_free(&by_plugin);
+	free(u);
+}
+
 int graph_build(struct graph *g, const struct config *cfg, struct diag *d)
 {
 	return graph_build_seeded(g, cfg, d, NULL);
@@ -647,12 +702,8 @@ int graph_build_seeded(struct graph *g, const struct config *cfg, struct diag *d
 		add_stack(g, &cfg->stacks[i]);
 	check_orphans(g);
 	identity_check_exclusive(g);
-	for (size_t i = 0; i < cfg->ninstances && !d->errors; i++) {
-		if (!strset_find(&g->named, cfg->instances[i].name))
-			fprintf(stderr, "%s:%u:%u: warning: instance '%s' is not used by any stack\n",
-				cfg->file, cfg->instances[i].mark.line, cfg->instances[i].mark.col,
-				cfg->instances[i].name);
-	}
+	if (!d->errors)
+		warn_unused(g, cfg);
 	inst_keys_place(g, cfg->threads);
 	/*
 	 * Every plugin checks its own options; nothing is opened yet.  Also

@@ -80,7 +80,7 @@ struct sl_instance {
 	unsigned gen;			/* reload.c: the configuration its option strings point into */
 
 	/* reopen (worker.c), written on the instance's thread, read after its answer */
-	bool in_reopen;			/* host_log() keeps the first error in reopen_err */
+	bool in_reopen;			/* host_log() keeps its first error (also a reload's start()) */
 	bool reopen_said;		/* this reopen logged an error */
 	bool reopen_failed;
 	char reopen_err[256];		/* the last failed reopen's first error */

@@ -469,8 +469,7 @@ int runtime_start(struct runtime *rt)
 	return 0;
 }
 
-/* Append text to buf[*used..len) with control and non-ASCII bytes as \xNN. */
-static void put_escaped(char *buf, size_t len, size_t *used, const char *text)
+void host_put_escaped(char *buf, size_t len, size_t *used, const char *text)
 {
 	for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
 		char one[5];
@@ -492,9 +491,9 @@ static void reopen_line(char *msg, size_t len, size_t *used, const struct sl_ins
 		msg[(*used)++] = '\n';
 		msg[*used] = 0;
 	}
-	put_escaped(msg, len, used, inst->name);
-	put_escaped(msg, len, used, ": ");
-	put_escaped(msg, len, used, why);
+	host_put_escaped(msg, len, used, inst->name);
+	host_put_escaped(msg, len, used, ": ");
+	host_put_escaped(msg, len, used, why);
 }
 
 size_t runtime_reopen(struct runtime *rt, unsigned wait_ms, char *msg, size_t len)

@@ -85,5 +85,11 @@ void runtime_stop(struct runtime *rt);
 void runtime_free(struct runtime *rt);
 /* True when every input is finite and has finished. */
 bool runtime_inputs_finished(const struct runtime *rt);
+/*
+ * Append text to buf[*used..len) (kept NUL-terminated) with control and
+ * non-ASCII bytes and backslashes as \xNN: what a reply repeats of a
+ * file name or a plugin's message.
+ */
+void host_put_escaped(char *buf, size_t len, size_t *used, const char *text);
 
 #endif

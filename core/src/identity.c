@@ -237,6 +237,24 @@ static const struct sl_option *first_exclusive(const struct sl_plugin *d)
 	return NULL;
 }
 
+bool identity_same_resource(const struct sl_instance *a, const struct sl_instance *b, char *what,
+			    size_t len)
+{
+	char *ka, *kb;
+	bool same;
+
+	if (a->desc != b->desc || !has_exclusive(a->desc))
+		return false;
+	ka = resource_key(a);
+	kb = resource_key(b);
+	same = ka && kb && strcmp(ka, kb) == 0;
+	free(ka);
+	free(kb);
+	if (same)
+		describe_resource(a, what, len);
+	return same;
+}
+
 static int cmp_mark(const void *a, const void *b)
 {
 	const struct sl_instance *x = *(const struct sl_instance *const *)a;

@@ -8,6 +8,9 @@
 #ifndef SLUICE_IDENTITY_H
 #define SLUICE_IDENTITY_H
 
+#include <stdbool.h>
+#include <stddef.h>
+
 struct graph;
 struct sl_instance;
 
@@ -29,5 +32,11 @@ char *identity_key(const struct sl_instance *inst);
  * whose options had errors are left out.  0, or -1 after errors.
  */
 int identity_check_exclusive(struct graph *g);
+/*
+ * Do a and b (configured instances) hold the same such resource?  If so,
+ * what it is ("group 5") in what[len].
+ */
+bool identity_same_resource(const struct sl_instance *a, const struct sl_instance *b, char *what,
+			    size_t len);
 
 #endif

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Reload: parse and check, build beside the running graph, diff, then
- * start what is new (rolled back if it fails) and stop what is gone.
- * Everything here runs on the main thread; the other threads wait in
- * workers_pause() while instances are started, stopped and rewired.
- * docs/ARCHITECTURE.md ("Reload") says why no record is lost or doubled.
+ * Reload, the main thread's part: diff the new graph (read and checked by
+ * reload_read.c on a thread of its own) against the running one, then
+ * start what is new (rolled back if it fails) and stop what is gone.  The
+ * other threads wait in workers_pause() while instances are started,
+ * stopped and rewired.  docs/ARCHITECTURE.md ("Reload") says why no
+ * record is lost or doubled.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -14,41 +15,19 @@
 #include "daemon.h"
 #include "fields.h"
 #include "host.h"
+#include "identity.h"
 #include "infile.h"
 #include "log.h"
 #include "privileges.h"
 #include "queue.h"
 #include "reload.h"
+#include "reload_int.h"
 #include "worker.h"
 
-/* A configuration replaced while some kept instance's options still point into it. */
-struct retired {
-	struct config *cfg;
-	unsigned gen;
-	bool owned;		/* calloc'ed here (not main()'s) */
-};
-
-struct reload_state {
-	struct graph *graph;
-	struct config *cfg;
-	bool owned;		/* both made by a reload (else main()'s) */
-	unsigned gen;		/* of cfg */
-	struct retired *retired;
-	size_t nretired;
-	uint64_t hash;		/* the file as last loaded */
-	bool hashed;
-};
-
-struct reload {
-	char *msg;
-	size_t len, used;
-	size_t kept, added, removed;
-};
-
-static void say(struct reload *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+#define say reload_say
 
 /* One more line of the answer (the control socket returns it). */
-static void say(struct reload *r, const char *fmt, ...)
+void reload_say(struct reload *r, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -63,15 +42,7 @@ static void say(struct reload *r, const char *fmt, ...)
 		r->used = r->len - 1;
 }
 
-/* Every configuration error: logged, and part of the answer. */
-static void on_diag(void *ctx, const char *line)
-{
-	log_msg(SL_LOG_ERR, "reload: %s", line);
-	say(ctx, "%s", line);
-}
-
-/* FNV-1a of the file: an unchanged file means reopen only.  0 or -1. */
-static int file_hash(const char *file, uint64_t *h)
+int reload_file_hash(const char *file, uint64_t *h)
 {
 	unsigned char buf[8192];
 	char why[128];
@@ -97,59 +68,10 @@ int reload_init(struct daemon *d, struct graph *g, const struct config *cfg)
 		return -1;
 	st->graph = g;
 	st->cfg = (struct config *)cfg;
-	st->hashed = file_hash(d->config_file, &st->hash) == 0;
+	st->hashed = reload_file_hash(d->config_file, &st->hash) == 0;
+	st->donefd = -1;
 	d->reload = st;
 	return 0;
-}
-
-/* ---- what cannot change at runtime ---- */
-
-static const struct ymark *daemon_key_mark(const struct config *c, const char *key)
-{
-	const struct ynode *v = ytree_map_get(ytree_map_get(c->root, "daemon"), key);
-
-	return v ? &v->mark : NULL;
-}
-
-static bool same_str(const char *a, const char *b)
-{
-	return (!a && !b) || (a && b && strcmp(a, b) == 0);
-}
-
-static bool same_path(const struct config *a, const struct config *b)
-{
-	if (a->nplugin_path != b->nplugin_path)
-		return false;
-	for (size_t i = 0; i < a->nplugin_path; i++)
-		if (strcmp(a->plugin_path[i], b->plugin_path[i]))
-			return false;
-	return true;
-}
-
-/*
- * user: root is gone once started; plugin_path: the plugins mapped are
- * the running ones; batch_size: every pool and queue is sized by it;
- * threads: the spread threads run; control_socket and metrics: bound
- * as root before the drop.  Each is refused, with its position.
- */
-static void check_fixed(const struct config *old, const struct config *c, struct diag *d)
-{
-	static const char why[] = "cannot change while sluice runs; restart sluice to change it";
-
-	if (!same_str(old->user, c->user))
-		diag_error(d, daemon_key_mark(c, "user"), "daemon.user %s", why);
-	if (!same_path(old, c))
-		diag_error(d, daemon_key_mark(c, "plugin_path"), "daemon.plugin_path %s", why);
-	if (old->batch_size != c->batch_size)
-		diag_error(d, daemon_key_mark(c, "batch_size"), "daemon.batch_size %s", why);
-	if (old->threads != c->threads)
-		diag_error(d, daemon_key_mark(c, "threads"), "daemon.threads %s", why);
-	if (!same_str(old->control_socket, c->control_socket))
-		diag_error(d, daemon_key_mark(c, "control_socket"), "daemon.control_socket %s", why);
-	if (old->metrics.enabled != c->metrics.enabled ||
-	    old->metrics.allow_remote != c->metrics.allow_remote ||
-	    strcmp(old->metrics.listen, c->metrics.listen))
-		diag_error(d, daemon_key_mark(c, "metrics"), "daemon.metrics %s", why);
 }
 
 /* ---- the diff ---- */
@@ -391,37 +313,64 @@ static void roll_back(struct runtime *rt, struct graph *ng, struct news *nw)
 
 /*
  * New instances start while the ones they replace still run: one that
- * wants what a replaced one holds (its NFLOG group, its port) fails.  Say so.
+ * wants what a replaced one holds (its NFLOG group) fails.  That one, or NULL.
  */
-static const struct sl_instance *holder(const struct graph *og, const struct sl_instance *inst)
+static const struct sl_instance *holder(const struct graph *og, const struct sl_instance *inst,
+					char *what, size_t len)
 {
 	for (size_t i = 0; i < og->nall; i++)
-		if (!og->all[i]->twin && og->all[i]->desc == inst->desc)
+		if (!og->all[i]->twin && identity_same_resource(og->all[i], inst, what, len))
 			return og->all[i];
 	return NULL;
 }
 
-/* Outputs first, as at start: nothing flows before its sinks are open. */
+/* "NAME could not start: WHY", WHY the first error start() logged (escaped). */
+static void say_not_started(struct graph *og, const struct sl_instance *inst, struct reload *r)
+{
+	const struct sl_instance *old;
+	char why[768], what[256];
+	size_t used = 0;
+
+	host_put_escaped(why, sizeof(why), &used, inst->name);
+	host_put_escaped(why, sizeof(why), &used, " could not start: ");
+	host_put_escaped(why, sizeof(why), &used, inst->reopen_err[0] ? inst->reopen_err :
+			 "its start failed (see the log)");
+	say(r, "%s", why);
+	if ((old = holder(og, inst, what, sizeof(what)))) {
+		used = 0;
+		host_put_escaped(why, sizeof(why), &used, old->name);
+		say(r, "(%s, which it would replace, holds the same %s until the new one has "
+		    "started: restart sluice to make this change)", why, what);
+	}
+}
+
+/*
+ * Outputs first, as at start: nothing flows before its sinks are open.
+ * What start() logs first at warning or above is kept (as a reopen's is):
+ * the answer says why, not only that.
+ */
 static int start_new(struct graph *og, struct graph *ng, struct reload *r)
 {
 	for (size_t i = ng->nall; i-- > 0;) {
 		struct sl_instance *inst = ng->all[i];
-		const struct sl_instance *old;
+		int rc;
 
 		if (inst->twin)
 			continue;
 		inst->started = true;
-		if (inst->desc->start && inst->desc->start(inst->state) < 0) {
-			old = holder(og, inst);
+		if (!inst->desc->start)
+			continue;
+		inst->in_reopen = true;
+		inst->reopen_said = false;
+		inst->reopen_err[0] = 0;
+		rc = inst->desc->start(inst->state);
+		inst->in_reopen = false;
+		if (rc < 0) {
 			log_msg(SL_LOG_ERR, "reload: %s could not start", inst->name);
-			if (old)
-				say(r, "%s could not start (if it needs what '%s', which it would replace, "
-				    "holds: the old one still runs while the new starts; restart sluice)",
-				    inst->name, old->name);
-			else
-				say(r, "%s could not start", inst->name);
+			say_not_started(og, inst, r);
 			return -1;
 		}
+		inst->reopen_err[0] = 0;
 	}
 	return 0;
 }
@@ -543,7 +492,7 @@ fail:
 
 /* ---- the whole reload ---- */
 
-static void free_config(struct config *c, bool owned)
+void reload_free_config(struct config *c, bool owned)
 {
 	config_free(c);
 	if (owned)
@@ -574,7 +523,7 @@ static void retire(struct reload_state *st, struct config *old, unsigned gen, bo
 		if (used)
 			st->retired[k++] = st->retired[i];
 		else
-			free_config(st->retired[i].cfg, st->retired[i].owned);
+			reload_discard(st, st->retired[i].cfg, st->retired[i].owned);
 	}
 	st->nretired = k;
 }
@@ -594,87 +543,65 @@ static int unchanged(struct daemon *d)
 	return 1;
 }
 
-/* Parse, check and build what `sluice -t` would, beside the running graph.  0 or -1. */
-static int load_new(struct daemon *d, struct config *cfg, struct graph *g, struct diag *diag)
+void reload_job_free(struct reload_job *j)
 {
-	struct reload_state *st = d->reload;
-
-	if (config_load(cfg, d->config_file, diag))
-		return -1;
-	check_fixed(st->cfg, cfg, diag);
-	if (diag->errors)
-		return -1;
-	if (graph_build_seeded(g, cfg, diag, &st->graph->loader.fields) || diag->errors)
-		return -1;
-	g->diag = NULL;		/* it lives on the caller's stack; configure() is over */
-	for (size_t i = 0; i < g->nall; i++)
-		g->all[i]->gen = st->gen + 1;
-	return 0;
+	if (!j)
+		return;
+	if (j->g)
+		graph_free(j->g);
+	free(j->g);
+	if (j->cfg)
+		reload_discard(j->d->reload, j->cfg, true);
+	free(j);
 }
 
-int reload_config(struct daemon *d, char *msg, size_t len)
+int reload_apply(struct daemon *d, struct reload_job *j)
 {
 	struct reload_state *st = d->reload;
-	struct reload r = {.msg = msg, .len = len};
-	struct diag diag = {.file = d->config_file, .sink = on_diag, .sink_ctx = &r};
-	struct config *cfg = NULL;
-	struct graph *g = NULL;
-	uint64_t hash = 0;
-	bool hashed;
+	struct reload *r = &j->r;
 
-	if (len)
-		msg[0] = 0;
-	hashed = file_hash(d->config_file, &hash) == 0;
-	if (hashed && st->hashed && hash == st->hash)
+	if (j->rc == 1)
 		return unchanged(d);
-	log_msg(SL_LOG_NOTICE, "reload: reading %s", d->config_file);
-	cfg = calloc(1, sizeof(*cfg));
-	g = calloc(1, sizeof(*g));
-	if (!cfg || !g) {
-		say(&r, "out of memory");
-		goto failed;
-	}
-	if (load_new(d, cfg, g, &diag)) {
+	if (j->rc < 0 && !j->oom) {
 		log_msg(SL_LOG_ERR, "reload failed: %u error%s in %s; the running configuration stays",
-			diag.errors, diag.errors == 1 ? "" : "s", d->config_file);
-		say(&r, "reload failed: %u error%s in %s", diag.errors, diag.errors == 1 ? "" : "s",
-		    d->config_file);
-		goto out;
+			j->diag.errors, j->diag.errors == 1 ? "" : "s", d->config_file);
+		say(r, "reload failed: %u error%s in %s", j->diag.errors,
+		    j->diag.errors == 1 ? "" : "s", d->config_file);
+		d->reloads_failed++;
+		return -1;
 	}
-	if (fields_count(&g->loader.fields) > d->rt->nfields) {
+	if (j->rc < 0)
+		goto failed;
+	if (fields_count(&j->g->loader.fields) > d->rt->nfields) {
 		/* Records and queues are laid out for the fields known at start. */
-		say(&r, "a plugin registers fields sluice did not know when it started "
+		say(r, "a plugin registers fields sluice did not know when it started "
 		    "(installed since?): restart sluice to use it");
 		goto failed;
 	}
-	if (apply(d->rt, st->graph, g, &r))
+	if (apply(d->rt, st->graph, j->g, r))
 		goto failed;
-	apply_log_level(st->cfg, cfg);
-	d->stop_timeout_ms = cfg->stop_timeout_ms;	/* read at the next SIGTERM */
+	apply_log_level(st->cfg, j->cfg);
+	d->stop_timeout_ms = j->cfg->stop_timeout_ms;	/* read at the next SIGTERM */
 	graph_free(st->graph);
 	if (st->owned)
 		free(st->graph);
-	st->graph = g;
+	st->graph = j->g;
 	retire(st, st->cfg, st->gen, st->owned);
-	st->cfg = cfg;
+	st->cfg = j->cfg;
 	st->owned = true;
 	st->gen++;
-	st->hash = hash;
-	st->hashed = hashed;
-	log_msg(SL_LOG_NOTICE, "reload: %zu kept, %zu added, %zu removed", r.kept, r.added,
-		r.removed);
-	say(&r, "%zu kept, %zu added, %zu removed", r.kept, r.added, r.removed);
+	st->hash = j->hash;
+	st->hashed = j->hashed;
+	j->g = NULL;
+	j->cfg = NULL;
+	log_msg(SL_LOG_NOTICE, "reload: %zu kept, %zu added, %zu removed", r->kept, r->added,
+		r->removed);
+	say(r, "%zu kept, %zu added, %zu removed", r->kept, r->added, r->removed);
 	d->reloads_ok++;
 	return 0;
 failed:
 	log_msg(SL_LOG_ERR, "reload failed: %s; the running configuration stays",
-		r.used ? r.msg : "?");
-out:
-	if (g)
-		graph_free(g);
-	free(g);
-	if (cfg)
-		free_config(cfg, true);
+		r->used ? r->msg : "?");
 	d->reloads_failed++;
 	return -1;
 }
@@ -685,15 +612,21 @@ void reload_free(struct daemon *d)
 
 	if (!st)
 		return;
+	reload_cancel(d);
+	reload_reap_wait(st);
+	for (size_t i = 0; i < st->ngarbage; i++)
+		reload_free_config(st->garbage[i].cfg, st->garbage[i].owned);
+	free(st->garbage);
 	/* The graph first: destroy() may still read its options. */
 	if (st->owned) {
 		graph_free(st->graph);
 		free(st->graph);
-		free_config(st->cfg, true);
+		reload_free_config(st->cfg, true);
 	}
 	for (size_t i = 0; i < st->nretired; i++)
-		free_config(st->retired[i].cfg, st->retired[i].owned);
+		reload_free_config(st->retired[i].cfg, st->retired[i].owned);
 	free(st->retired);
+	free(st->askers);
 	free(st);
 	d->reload = NULL;
 }

@@ -12,6 +12,8 @@
 
 #include <stddef.h>
 
+#include "daemon.h"
+
 struct daemon;
 
 struct config;
@@ -24,12 +26,21 @@ struct graph;
  */
 int reload_init(struct daemon *d, struct graph *g, const struct config *cfg);
 /*
- * daemon_reload()'s first half (it reopens every output's files after it,
- * whatever this returned).  0: reloaded, msg says "N kept, N added, N
- * removed"; 1: the file is unchanged, nothing done; -1: failed, the
- * reasons in msg, one per line.
+ * daemon_reload(): ask for a reload.  The file is read, parsed, checked
+ * and configured on a thread of its own (reload_read.c) while the main
+ * loop runs on; then the main loop applies it (reload.c), reopens every
+ * output's files (daemon_reload_ends()) and calls cb(ctx, rc, answer)
+ * when cb is not NULL.  Asked while a reload is being read, another
+ * follows it (the file may have changed since it was read) and this
+ * asker gets that one's answer.  cb may run before this returns (no
+ * thread to be had: read on the main thread).  0, or -1 (out of memory;
+ * nothing asked, cb never called).
  */
-int reload_config(struct daemon *d, char *msg, size_t len);
+int reload_ask(struct daemon *d, daemon_reload_cb cb, void *ctx);
+/* The asker with ctx went away: no answer for it. */
+void reload_forget(struct daemon *d, void *ctx);
+/* At shutdown: a reload being read is abandoned (waits for the reader to stop). */
+void reload_cancel(struct daemon *d);
 /* At exit (after runtime_free()): free what reloads made and retired. */
 void reload_free(struct daemon *d);
 

@@ -237,8 +237,9 @@ struct jname {
 
 /*
  * Protocol and family names come from the one table in common/names.c,
- * copied once into padded slots (json_configure) so writing one is a
- * fixed-size copy.  Written before any thread starts, read-only after.
+ * copied once into padded slots so writing one is a fixed-size copy.
+ * Written when the plugin is loaded (fill_all() below), before any thread
+ * can read them: a reload's configure() runs beside running instances.
  */
 static struct jname proto_slots[256], family_slots[16];
 
@@ -257,6 +258,12 @@ static void fill_slots(struct jname *slots, size_t n, const char *(*name)(uint64
 static const char *json_proto(uint64_t p)
 {
 	return sl_proto_name(p, SL_PROTO_JSON);
+}
+
+__attribute__((constructor)) static void fill_all(void)
+{
+	fill_slots(proto_slots, 256, json_proto);
+	fill_slots(family_slots, 16, sl_family_name);
 }
 
 static const struct jname *proto_name(uint64_t p)
@@ -720,8 +727,6 @@ static int json_configure(const struct sl_host *host, struct sl_instance *inst, 
 	}
 	st->host = host;
 	st->inst = inst;
-	fill_slots(proto_slots, 256, json_proto);
-	fill_slots(family_slots, 16, sl_family_name);
 	for (i = 0; i < N_JFIELDS; i++) {
 		const struct jfield *f = &jfields[i];
 		uint64_t bit = (uint64_t)1 << (i % 64);

@@ -152,7 +152,8 @@ udp_to 30001 100
 # old one holds the group, so the reload is rolled back and g keeps logging.
 sed -i "s/group: $G3, qtimeout: 20ms/group: $G3, qtimeout: 30ms/" "$CONF"
 hup "an option change of g"
-grep -q "reload failed: g could not start (if it needs what 'g'" "$L" ||
+grep -q "reload failed: g could not start: cannot bind NFLOG group $G3" "$L" &&
+	grep -q "^(g, which it would replace, holds the same group $G3 until" "$L" ||
 	fail "replacing g in place was not refused: $(tail -3 "$L")"
 udp_to 30001 50
 
