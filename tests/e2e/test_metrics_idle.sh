@@ -38,7 +38,7 @@ stacks:
 YAML
 L="$WORK/sluice.log"
 run_sluice_bg "$L" -c "$WORK/m.yaml"
-wait_for $((10 * TF)) grep -q "metrics: serving" "$L" || fail "did not start: $(cat "$L")"
+wait_for 10 grep -qs "metrics: serving" "$L" || fail "did not start: $(cat "$L")"
 curl -sS --max-time $((10 * TF)) -o "$WORK/m.txt" "http://127.0.0.1:$PORT/metrics" ||
 	fail "the first scrape failed"
 grep -q '^sluice_build_info' "$WORK/m.txt" || fail "the first scrape has no sluice_build_info"
