@@ -18,6 +18,7 @@
 #include "notify.h"
 #include "pathcheck.h"
 #include "reload.h"
+#include "strict.h"
 
 /*
  * How long a reopen waits for the outputs on threads of their own: each
@@ -178,6 +179,7 @@ int daemon_run(struct graph *g, const struct config *cfg, const char *config_fil
 		log_msg(SL_LOG_ERR, "out of memory");
 		return 1;
 	}
+	strict_init(cfg->strict_plugins);
 	d.loop = loop_new();
 	if (!d.loop || runtime_init(&rt, g, d.loop, cfg->batch_size, cfg->threads)) {
 		log_msg(SL_LOG_ERR, "out of memory");

@@ -257,6 +257,10 @@ static void take_runtime(struct sl_instance *dst, const struct sl_instance *src)
 	dst->configuring = src->configuring;
 	dst->twin = src->twin;
 	dst->gen = src->gen;		/* its strings are in that configuration */
+	/* indexes into `counters`: one newly guarded keeps refusing, uncounted */
+	dst->undeclared_ctr = src->undeclared_ctr;
+	dst->undeclared_logged = src->undeclared_logged;
+	dst->strict = src->strict;
 }
 
 static struct sl_instance *mapped(struct sl_instance *p)
