@@ -34,8 +34,13 @@ CONF
 		fail "refusals not counted: $(grep counters "$WORK/err")"
 	[ "$(grep -c "a.retag: plugin 'retag' changed field 'prefix', which it does not declare in provides: refused" "$WORK/err")" = 1 ] ||
 		fail "refusal not logged once: $(cat "$WORK/err")"
-	# A plugin that writes only what it provides is not counted.
-	grep -q "counters: b.csv (csv): in=40 out=40 dropped=0 errors=0 write_failed=0 undeclared_writes=0" "$WORK/err" ||
-		[ "$thread" = true ] || fail "csv counters: $(grep counters "$WORK/err")"
+	# A plugin that writes only what it provides is not counted; a
+	# threaded output writes into its queue's copy and is not checked.
+	line=$(grep "counters: b.csv (csv): in=40 out=40 dropped=0 errors=0 write_failed=0" "$WORK/err") ||
+		fail "csv counters (thread: $thread): $(grep counters "$WORK/err")"
+	case "$thread $line" in
+	"false "*" undeclared_writes=0" | "true "*" queue_high="[0-9]*) ;;
+	*) fail "csv counters (thread: $thread): $line" ;;
+	esac
 done
 pass "40 of 40 records keep their prefix in both stacks; 40 refusals counted"
