@@ -46,22 +46,28 @@ static bool in_set(const uint64_t *set, unsigned id)
 
 /*
  * A fan-out saves every field set before it (the guard below compares
- * with them) and restores for each next branch those a branch below may
- * overwrite by right, because it provides them (a filter rewriting the
- * text line): usually none.
+ * with them; unless its children are all threaded outputs, which write
+ * into their queues' copies) and restores for each next branch those a
+ * branch below may overwrite by right, because it provides them (a
+ * filter rewriting the text line): usually none.
  */
 static int plan_fanout(struct sl_instance *inst, unsigned batch_size)
 {
 	unsigned n = fields_count(&inst->graph->loader.fields);
 	uint64_t below[SL_PRESENCE_WORDS] = {0};
+	bool guarded = false;
 
 	provided_below(inst, below);
+	/* only threaded outputs below: nothing to compare with, restore only */
+	for (size_t c = 0; c < inst->nchildren; c++)
+		guarded |= inst->children[c]->desc->kind != SL_KIND_OUTPUT ||
+			   !inst->children[c]->thread;
 	inst->save_col = malloc(SL_MAX_FIELDS * sizeof(*inst->save_col));
 	if (!inst->save_col)
 		return -1;
 	memset(inst->save_col, 0xff, SL_MAX_FIELDS * sizeof(*inst->save_col));
 	for (unsigned id = 0; id < n && id < SL_MAX_FIELDS; id++) {
-		if (!in_set(inst->avail, id))
+		if (!in_set(inst->avail, id) || (!guarded && !in_set(below, id)))
 			continue;
 		inst->save_col[id] = (uint16_t)inst->nsave;
 		if (push_field(&inst->save_ids, &inst->nsave, id) ||

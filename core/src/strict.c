@@ -13,6 +13,9 @@ bool strict_on;
 __thread bool strict_counting;
 __thread uint64_t strict_mallocs;
 
+/* The last presence bit, when no field has it. */
+#define STRICT_MARK (SL_MAX_FIELDS - 1)
+
 struct strict_inst {
 	uint8_t *snap;			/* the batch's records before process() */
 	size_t snap_size;
@@ -22,6 +25,7 @@ struct strict_inst {
 	uint64_t provided[SL_PRESENCE_WORDS];
 	uint64_t mask[SL_PRESENCE_WORDS];	/* a filter: what it reads */
 	bool masked;
+	bool marked;			/* STRICT_MARK is free (fewer fields than bits) */
 	int mallocs_ctr;
 	bool mallocs_logged;
 };
@@ -57,7 +61,10 @@ int strict_prepare(struct sl_instance *inst, const struct runtime *rt)
 		if (id >= 0)
 			s->provided[id >> 6] |= (uint64_t)1 << (id & 63);
 	}
-	if (inst->desc->kind == SL_KIND_FILTER) {
+	memset(s->mask, 0xff, sizeof(s->mask));
+	s->marked = fields_count(&inst->graph->loader.fields) <= STRICT_MARK;
+	/* without the mark a filter's hidden fields could not be given back safely */
+	if (inst->desc->kind == SL_KIND_FILTER && s->marked) {
 		inst_copy_mask(inst, s->mask);
 		for (unsigned w = 0; w < SL_PRESENCE_WORDS; w++)
 			s->masked |= s->mask[w] != ~(uint64_t)0;
@@ -95,6 +102,14 @@ void strict_before(struct sl_instance *inst, struct sl_batch *b)
 	}
 	if (s->masked)
 		guard_mask_reads_with(s->mask, b);
+	/*
+	 * The records it was handed carry a mark in the presence bit no field
+	 * uses: a record in a dropped one's storage (splice.h) starts with no
+	 * bit set, so it is told from the one it replaced.
+	 */
+	if (s->marked)
+		for (unsigned i = 0; i < b->count; i++)
+			sl_mark(b->rec[i], STRICT_MARK);
 	strict_mallocs = 0;
 	strict_counting = true;
 }
@@ -144,6 +159,11 @@ void strict_after(struct sl_instance *inst, struct sl_batch *b)
 
 		if (slot >= s->snap_filled || !s->listed[slot])
 			continue;
+		if (s->marked) {
+			if (!sl_has(b->rec[i], STRICT_MARK))
+				continue;
+			sl_unset(b->rec[i], STRICT_MARK);
+		}
 		refused += undo_record(s, b->rec[i],
 				       (const struct sl_record *)(s->snap + (size_t)slot * b->stride),
 				       nfields, &first);
