@@ -130,6 +130,13 @@ int guard_prepare(struct sl_instance *inst, unsigned batch_size)
 	return 0;
 }
 
+void guard_adopt(struct graph *g)
+{
+	for (size_t i = 0; i < g->nall; i++)
+		if (g->all[i]->guard_from && g->all[i]->undeclared_ctr < 0)
+			g->all[i]->undeclared_ctr = sluice_host.counter_new(g->all[i], "undeclared_writes");
+}
+
 void guard_save(struct sl_instance *from, struct sl_batch *b)
 {
 	unsigned count = b->count;

@@ -21,6 +21,11 @@
 
 /* Plan inst's guard, read mask and (for a fan-out) its scratch.  0 or -1. */
 int guard_prepare(struct sl_instance *inst, unsigned batch_size);
+/*
+ * A reload, after the swap, with every thread paused: a kept instance
+ * keeps its counters, and gets undeclared_writes if it is guarded now.
+ */
+void guard_adopt(struct graph *g);
 /* A fan-out: save the batch before its first branch. */
 void guard_save(struct sl_instance *from, struct sl_batch *b);
 /* A fan-out: the batch as saved, before its next branch. */

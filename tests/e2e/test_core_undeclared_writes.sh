@@ -43,4 +43,32 @@ CONF
 	*) fail "csv counters (thread: $thread): $line" ;;
 	esac
 done
-pass "40 of 40 records keep their prefix in both stacks; 40 refusals counted"
+
+# A reload that puts a kept retag behind a new fan-out: from then on its
+# writes are refused and counted (alone in its stack they stood, as no
+# other stack could see them).
+cat >"$WORK/r.yaml" <<CONF
+daemon: { control_socket: $WORK/ctl }
+instances:
+  in: { plugin: replay, file: $CAP, pace: original, loop: 0 }
+stacks:
+  a: [in, retag, { plugin: csv, file: $WORK/ra.csv, fields: [prefix], header: false }]
+CONF
+run_sluice_bg "$WORK/r.log" -c "$WORK/r.yaml"
+rewritten() { [ "$(grep -c REWRITTEN "$WORK/$1" 2>/dev/null)" -ge "$2" ]; }
+wait_for 30 rewritten ra.csv 1 || fail "retag alone in its stack: nothing written: $(cat "$WORK/r.log")"
+echo "  b: [in, { plugin: csv, file: $WORK/rb.csv, fields: [prefix], header: false }]" >>"$WORK/r.yaml"
+"$SLUICE" reload --socket "$WORK/ctl" >"$WORK/reload.out" 2>&1 || fail "reload failed: $(cat "$WORK/reload.out")"
+grep -q "3 kept, 1 added, 0 removed" "$WORK/reload.out" || fail "reload: $(cat "$WORK/reload.out")"
+lines() { [ "$(wc -l <"$WORK/$1" 2>/dev/null || echo 0)" -ge "$2" ]; }
+wait_for 60 lines rb.csv 40 || fail "the added stack got $(wc -l <"$WORK/rb.csv") records"
+"$SLUICE" stats --json --socket "$WORK/ctl" >"$WORK/stats.json" || fail "stats failed"
+kill "$SLUICE_PID"
+[ "$(grep -c REWRITTEN "$WORK/rb.csv")" = 0 ] || fail "after the reload the added stack saw retag's prefix"
+python3 - "$WORK/stats.json" "$(wc -l <"$WORK/rb.csv")" <<'PY' || fail "retag's refusals after the reload not counted"
+import json, sys
+inst = {i["name"]: i for i in json.load(open(sys.argv[1]))["instances"]}
+n = inst["a.retag"]["counters"].get("undeclared_writes", 0)
+assert n >= int(sys.argv[2]) - 40 and n > 0, (n, sys.argv[2])
+PY
+pass "40 of 40 records keep their prefix in both stacks; 40 refusals counted; and after a reload"
