@@ -39,6 +39,22 @@ static int push_field(sl_field **list, size_t *n, unsigned id)
 	return 0;
 }
 
+/* Add field id, saved in column col, to a list of runs. */
+static int push_run(struct guard_run **runs, size_t *n, unsigned id, unsigned col)
+{
+	struct guard_run *last = *n ? &(*runs)[*n - 1] : NULL, *grown;
+
+	if (last && last->id + last->len == id && last->col + last->len == col) {
+		last->len++;
+		return 0;
+	}
+	if (!(grown = realloc(*runs, (*n + 1) * sizeof(*grown))))
+		return -1;
+	*runs = grown;
+	grown[(*n)++] = (struct guard_run){(uint16_t)id, (uint16_t)col, 1};
+	return 0;
+}
+
 static bool in_set(const uint64_t *set, unsigned id)
 {
 	return (set[id >> 6] >> (id & 63)) & 1;
@@ -71,7 +87,8 @@ static int plan_fanout(struct sl_instance *inst, unsigned batch_size)
 			continue;
 		inst->save_col[id] = (uint16_t)inst->nsave;
 		if (push_field(&inst->save_ids, &inst->nsave, id) ||
-		    (in_set(below, id) && push_field(&inst->restore, &inst->nrestore, id)))
+		    (in_set(below, id) && push_field(&inst->restore, &inst->nrestore, id)) ||
+		    push_run(&inst->save_runs, &inst->nsave_runs, id, inst->save_col[id]))
 			return -1;
 	}
 	inst->save_rec = calloc(batch_size, sizeof(*inst->save_rec));
@@ -102,10 +119,13 @@ static int plan_guard(struct sl_instance *inst)
 	if (!p->parent)
 		return 0;
 	inst->guard_from = p->parent;
-	for (unsigned id = 0; id < SL_MAX_FIELDS; id++)
-		if (in_set(p->parent->avail, id) && !in_set(provided, id) &&
-		    push_field(&inst->guard, &inst->nguard, id))
+	for (unsigned id = 0; id < SL_MAX_FIELDS; id++) {
+		unsigned col = p->parent->save_col ? p->parent->save_col[id] : 0xffff;
+
+		if (in_set(p->parent->avail, id) && !in_set(provided, id) && col != 0xffff &&
+		    push_run(&inst->guard, &inst->nguard, id, col))
 			return -1;
+	}
 	if (!inst->nguard)
 		inst->guard_from = NULL;
 	return 0;
@@ -151,8 +171,11 @@ void guard_save(struct sl_instance *from, struct sl_batch *b)
 		if ((const uint8_t *)r >= b->storage && off < (size_t)b->capacity * b->stride)
 			from->save_pos[off / b->stride] = i;
 		memcpy(from->save_presence[i], r->present, sizeof(r->present));
-		for (size_t f = 0; f < from->nsave; f++)
-			saved[f] = r->v[from->save_ids[f]];
+		for (size_t k = 0; k < from->nsave_runs; k++) {
+			const struct guard_run *g = &from->save_runs[k];
+
+			memcpy(&saved[g->col], &r->v[g->id], g->len * sizeof(*saved));
+		}
 	}
 }
 
@@ -184,6 +207,25 @@ void guard_refused(struct sl_instance *inst, uint64_t n, unsigned first)
 		inst->name, inst->desc->name, name);
 }
 
+/* A run that differs: put back what the record had at the fan-out. */
+static uint64_t undo_run(struct sl_record *r, const struct guard_run *g, const uint64_t *had,
+			 const union sl_value *saved, unsigned *first)
+{
+	uint64_t n = 0;
+
+	for (unsigned k = 0; k < g->len; k++) {
+		unsigned id = g->id + k;
+
+		/* a field it lacked there: a splice's new record (splice.h) may set it */
+		if (!in_set(had, id) || !memcmp(&r->v[id], &saved[g->col + k], sizeof(saved[0])))
+			continue;
+		r->v[id] = saved[g->col + k];
+		if (!n++)
+			*first = id;
+	}
+	return n;
+}
+
 void guard_check(struct sl_instance *inst, struct sl_batch *b)
 {
 	const struct sl_instance *from = inst->guard_from;
@@ -200,18 +242,20 @@ void guard_check(struct sl_instance *inst, struct sl_batch *b)
 		if ((uint8_t *)r < b->storage || off >= span ||
 		    (pos = from->save_pos[off / b->stride]) == UINT_MAX)
 			continue;
-		const uint64_t *had = from->save_presence[pos];
 		const union sl_value *saved = from->save_values + (size_t)pos * from->nsave;
 
+		/* a run of fields compared at once: the slow walk only where one differs */
 		for (size_t k = 0; k < inst->nguard; k++) {
-			unsigned id = inst->guard[k];
-			const union sl_value *was = &saved[from->save_col[id]];
+			const struct guard_run *g = &inst->guard[k];
 
-			if (!in_set(had, id) || !memcmp(&r->v[id], was, sizeof(*was)))
-				continue;
-			r->v[id] = *was;
-			if (!refused++)
-				first = id;
+			if (memcmp(&r->v[g->id], &saved[g->col], g->len * sizeof(saved[0]))) {
+				unsigned f = 0;
+				uint64_t n = undo_run(r, g, from->save_presence[pos], saved, &f);
+
+				if (n && !refused)
+					first = f;
+				refused += n;
+			}
 		}
 	}
 	if (refused)
@@ -226,6 +270,7 @@ void guard_free(struct sl_instance *inst)
 	free(inst->save_values);
 	free(inst->save_ids);
 	free(inst->save_col);
+	free(inst->save_runs);
 	free(inst->restore);
 	free(inst->guard);
 }

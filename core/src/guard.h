@@ -19,6 +19,11 @@
 
 #include "graph.h"
 
+/* Fields [id, id + len) of a record, saved in columns [col, col + len) of its fan-out's row. */
+struct guard_run {
+	uint16_t id, col, len;
+};
+
 /* Plan inst's guard, read mask and (for a fan-out) its scratch.  0 or -1. */
 int guard_prepare(struct sl_instance *inst, unsigned batch_size);
 /*
