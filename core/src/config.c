@@ -157,6 +157,11 @@ static void parse_daemon(struct config *c, const struct ynode *map, struct diag 
 			parse_daemon_uint(d, v, "batch_size", 1, 65536, &c->batch_size);
 		} else if (strcmp(k->scalar, "threads") == 0) {
 			parse_daemon_uint(d, v, "threads", 0, 256, &c->threads);
+		} else if (strcmp(k->scalar, "strict_plugins") == 0) {
+			if (expect_kind(d, v, YN_SCALAR, "'strict_plugins'") &&
+			    opt_parse_bool(v->scalar, &c->strict_plugins))
+				diag_error(d, &v->mark, "strict_plugins: expected true or false, got '%s'",
+					   v->scalar);
 		} else if (strcmp(k->scalar, "user") == 0) {
 			if (expect_kind(d, v, YN_SCALAR, "'user'")) {
 				c->user = v->scalar;
@@ -172,7 +177,8 @@ static void parse_daemon(struct config *c, const struct ynode *map, struct diag 
 		} else {
 			diag_error(d, &k->mark,
 				   "unknown key 'daemon.%s' (expected plugin_path, log_level, "
-				   "batch_size, threads, user, metrics, control_socket or stop_timeout)",
+				   "batch_size, threads, user, metrics, control_socket, stop_timeout or "
+				   "strict_plugins)",
 				   k->scalar);
 		}
 	}

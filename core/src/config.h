@@ -61,6 +61,7 @@ struct config {
 	int log_level;			/* -1: not set */
 	unsigned batch_size;
 	unsigned threads;		/* daemon.threads: inputs spread over N threads; 0: main */
+	bool strict_plugins;		/* daemon.strict_plugins: strict.c's checks (at start) */
 	const char *user;		/* drop root privileges to this user after start */
 	struct ymark user_mark;
 	struct metrics_config metrics;	/* daemon.metrics */

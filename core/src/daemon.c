@@ -21,6 +21,7 @@
 #include "queue.h"
 #include "reload.h"
 #include "stop.h"
+#include "strict.h"
 #include "worker.h"
 
 /*
@@ -279,6 +280,7 @@ int daemon_run(struct graph *g, const struct config *cfg, const char *config_fil
 		log_msg(SL_LOG_ERR, "out of memory");
 		return 1;
 	}
+	strict_init(cfg->strict_plugins);
 	d.loop = loop_new();
 	if (!d.loop || runtime_init(&rt, g, d.loop, cfg->batch_size, cfg->threads)) {
 		log_msg(SL_LOG_ERR, "out of memory");

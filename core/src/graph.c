@@ -5,11 +5,13 @@
 
 #include "fields.h"
 #include "graph.h"
+#include "guard.h"
 #include "host.h"
 #include "identity.h"
 #include "inst_keys.h"
 #include "options.h"
 #include "secret.h"
+#include "strict.h"
 
 /* Everything a plugin element resolves to, before it becomes an instance. */
 struct resolved {
@@ -883,10 +885,8 @@ void graph_free(struct graph *g)
 		free(inst->children);
 		strset_free(&inst->kids);
 		free(inst->stacks);
-		free(inst->save_rec);
-		free(inst->save_presence);
-		free(inst->restore);
-		free(inst->save_values);
+		guard_free(inst);
+		strict_free(inst);
 		opt_values_free(&inst->opt, inst->desc);
 		free(inst->key);
 		free(inst->bare_key);

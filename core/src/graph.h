@@ -20,6 +20,7 @@
 #include "strset.h"
 
 struct runtime;
+struct guard_run;
 
 struct named_counter {
 	char *name;
@@ -61,7 +62,24 @@ struct sl_instance {
 	uint64_t (*save_presence)[SL_PRESENCE_WORDS];
 	sl_field *restore;		/* fields set here that a branch below may overwrite */
 	size_t nrestore;
-	union sl_value *save_values;	/* [record][restore] */
+	union sl_value *save_values;	/* [record][save]: the fields of save_ids */
+	sl_field *save_ids;		/* avail here when something below is guarded, else restore */
+	size_t nsave;
+	uint16_t *save_col;		/* field id -> its column in save_values (guard.c) */
+	struct guard_run *save_runs;	/* save_ids as runs of contiguous ids */
+	size_t nsave_runs;
+	unsigned *save_pos;		/* record slot in the batch's storage -> index in save_rec */
+	const struct sl_batch *guard_batch; /* the batch being delivered to the children now */
+
+	/* undeclared writes (guard.c): checked against the nearest fan-out above */
+	struct sl_instance *guard_from;	/* that fan-out; NULL: nothing to guard */
+	struct guard_run *guard;	/* fields set there that this instance does not provide */
+	size_t nguard;			/* runs of them: contiguous ids and saved columns */
+	int undeclared_ctr;		/* named counter "undeclared_writes", -1: none */
+	bool undeclared_logged;
+	uint64_t read_mask[SL_PRESENCE_WORDS]; /* an output sees only these (inst_copy_mask) */
+	bool read_masked;		/* read_mask is not every field */
+	struct strict_inst *strict;	/* strict mode (strict.c); NULL when off */
 
 	struct graph *graph;
 	struct runtime *rt;

@@ -6,10 +6,12 @@
 
 #include "event_loop.h"
 #include "fields.h"
+#include "guard.h"
 #include "host.h"
 #include "log.h"
 #include "queue.h"
 #include "secret.h"
+#include "strict.h"
 #include "worker.h"
 
 /* ---- batches: each thread has its own pool (worker.c) ---- */
@@ -44,6 +46,7 @@ static void batch_failed(struct sl_instance *inst, unsigned lost)
 void runtime_process(struct sl_instance *inst, struct sl_batch *b)
 {
 	unsigned before = b->count;
+	int rc;
 
 	counter_add64(&inst->in, before);
 	/*
@@ -52,7 +55,17 @@ void runtime_process(struct sl_instance *inst, struct sl_batch *b)
 	 * from an `out` that holds them (host_dropped_add).
 	 */
 	counter_add64(&inst->out, before);
-	if (inst->desc->process(inst->state, b) < 0) {
+	if (inst->read_masked)
+		guard_mask_reads(inst, b);
+	if (inst->strict)
+		strict_before(inst, b);
+	rc = inst->desc->process(inst->state, b);
+	if (inst->strict)
+		strict_after(inst, b);
+	/* the queue's copy of a threaded output cannot reach another stack */
+	if (inst->guard_from && !inst->queue && inst->guard_from->guard_batch == b)
+		guard_check(inst, b);
+	if (rc < 0) {
 		/* The whole batch is lost: count it, and say so now and then. */
 		counter_take64(&inst->out, before);
 		counter_add64(&inst->errors, before);
@@ -77,44 +90,33 @@ static void run_instance(struct sl_instance *inst, struct sl_batch *b)
 
 /*
  * Hand a batch to every child of `from`.  With several children, each
- * must see the batch as `from` left it: the record list and presence bits
- * are saved before the first child and restored before each next one, so
- * one branch's filters never leak fields or drops into another branch.
+ * must see the batch as `from` left it: the record list, presence bits and
+ * values are saved before the first child and restored before each next
+ * one (guard.c), so one branch's filters never leak fields or drops into
+ * another branch.
  */
 static void deliver(struct sl_instance *from, struct sl_batch *b)
 {
 	unsigned count = b->count;
 	size_t arena = sl_batch_mark(b);
+	const struct sl_batch *outer;
 
 	if (from->nchildren == 1) {
 		run_instance(from->children[0], b);
 		return;
 	}
-	memcpy(from->save_rec, b->rec, count * sizeof(*b->rec));
-	for (unsigned i = 0; i < count; i++) {
-		union sl_value *saved = from->save_values + i * from->nrestore;
-
-		memcpy(from->save_presence[i], b->rec[i]->present, sizeof(b->rec[i]->present));
-		for (size_t f = 0; f < from->nrestore; f++)
-			saved[f] = b->rec[i]->v[from->restore[f]];
-	}
+	guard_save(from, b);
+	outer = from->guard_batch;
+	from->guard_batch = b;
 	for (size_t c = 0; c < from->nchildren; c++) {
 		if (c) {
 			/* What a branch wrote in the arena is dead once it returned. */
 			sl_batch_rewind(b, arena);
-			b->count = count;
-			memcpy(b->rec, from->save_rec, count * sizeof(*b->rec));
-			for (unsigned i = 0; i < count; i++) {
-				const union sl_value *saved = from->save_values + i * from->nrestore;
-
-				memcpy(b->rec[i]->present, from->save_presence[i],
-				       sizeof(b->rec[i]->present));
-				for (size_t f = 0; f < from->nrestore; f++)
-					b->rec[i]->v[from->restore[f]] = saved[f];
-			}
+			guard_restore(from, b, count);
 		}
 		run_instance(from->children[c], b);
 	}
+	from->guard_batch = outer;
 }
 
 static void host_emit(struct sl_instance *inst, struct sl_batch *b)
@@ -342,61 +344,12 @@ const struct sl_host sluice_host = {
 
 /* ---- lifecycle ---- */
 
-/* Collect the fields any instance below `node` provides. */
-static void provided_below(const struct sl_instance *node, uint64_t *set)
-{
-	for (size_t c = 0; c < node->nchildren; c++) {
-		const struct sl_instance *child = node->children[c];
-
-		for (const struct sl_field_decl *f = child->desc->provides; f && f->name; f++) {
-			int id = fields_lookup(&child->graph->loader.fields, f->name);
-
-			if (id >= 0)
-				set[id >> 6] |= (uint64_t)1 << (id & 63);
-		}
-		provided_below(child, set);
-	}
-}
-
-/*
- * A branch may overwrite a field that was already set when the batch
- * reached the fan-out (a filter rewriting the text line).  Those values
- * are saved and restored for the next branch; usually there are none.
- */
-static int plan_restore(struct sl_instance *inst)
-{
-	uint64_t below[SL_PRESENCE_WORDS] = {0};
-
-	provided_below(inst, below);
-	for (unsigned id = 0; id < fields_count(&inst->graph->loader.fields); id++) {
-		uint64_t bit = (uint64_t)1 << (id & 63);
-
-		if (!(below[id >> 6] & bit) || !(inst->avail[id >> 6] & bit))
-			continue;
-		sl_field *grown = realloc(inst->restore, (inst->nrestore + 1) * sizeof(*grown));
-
-		if (!grown)
-			return -1;
-		inst->restore = grown;
-		inst->restore[inst->nrestore++] = (sl_field)id;
-	}
-	return 0;
-}
-
 int runtime_prepare(struct runtime *rt, struct sl_instance *inst)
 {
-	unsigned batch_size = rt->batch_size;
-
 	inst->rt = rt;
-	if (inst->nchildren < 2)
-		return 0;
-	inst->save_rec = calloc(batch_size, sizeof(*inst->save_rec));
-	inst->save_presence = calloc(batch_size, sizeof(*inst->save_presence));
-	if (!inst->save_rec || !inst->save_presence || plan_restore(inst))
+	if (guard_prepare(inst, rt->batch_size))
 		return -1;
-	inst->save_values = calloc((size_t)batch_size * (inst->nrestore ? inst->nrestore : 1),
-				   sizeof(*inst->save_values));
-	return inst->save_values ? 0 : -1;
+	return strict_prepare(inst, rt);
 }
 
 int runtime_init(struct runtime *rt, struct graph *g, struct event_loop *loop,

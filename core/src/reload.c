@@ -14,6 +14,7 @@
 
 #include "daemon.h"
 #include "fields.h"
+#include "guard.h"
 #include "host.h"
 #include "identity.h"
 #include "infile.h"
@@ -179,6 +180,10 @@ static void take_runtime(struct sl_instance *dst, const struct sl_instance *src)
 	dst->configuring = src->configuring;
 	dst->twin = src->twin;
 	dst->gen = src->gen;		/* its strings are in that configuration */
+	/* indexes into `counters`: guard_adopt() adds one a kept instance now needs */
+	dst->undeclared_ctr = src->undeclared_ctr;
+	dst->undeclared_logged = src->undeclared_logged;
+	dst->strict = src->strict;
 }
 
 static struct sl_instance *mapped(struct sl_instance *p)
@@ -226,6 +231,7 @@ static void swap_kept(struct graph *og, struct graph *ng)
 			struct sl_instance *inst = gs[k]->all[i];
 
 			inst->parent = mapped(inst->parent);
+			inst->guard_from = mapped(inst->guard_from);
 			for (size_t c = 0; c < inst->nchildren; c++)
 				inst->children[c] = mapped(inst->children[c]);
 		}
@@ -471,6 +477,7 @@ static int apply(struct runtime *rt, struct graph *og, struct graph *ng, struct 
 	}
 	stop_gone(og);
 	swap_kept(og, ng);
+	guard_adopt(ng);
 	rt->graph = ng;
 	adopt_fields(rt, ng);
 	if (workers_replan(rt))

@@ -73,6 +73,9 @@ static void check_fixed(const struct config *old, const struct config *c, struct
 	    old->metrics.allow_remote != c->metrics.allow_remote ||
 	    strcmp(old->metrics.listen, c->metrics.listen))
 		diag_error(d, daemon_key_mark(c, "metrics"), "daemon.metrics %s", why);
+	/* a plugin author's switch: not worth refusing a reload over */
+	if (old->strict_plugins != c->strict_plugins)
+		log_msg(SL_LOG_WARNING, "reload: daemon.strict_plugins takes effect at the next start");
 }
 
 static bool cancelled(const struct reload_state *st)

@@ -14,6 +14,7 @@
 #include "inst_keys.h"
 #include "log.h"
 #include "queue.h"
+#include "strict.h"
 #include "worker.h"
 
 /* Items a worker takes from its queue before it serves its own fds and timers. */
@@ -46,6 +47,8 @@ void worker_batch_put(struct worker *w, struct sl_batch *b)
 {
 	if (!b)
 		return;
+	if (strict_on)
+		strict_poison(b);
 	if (w->nfree == w->free_cap) {
 		size_t cap = w->free_cap ? w->free_cap * 2 : 16;
 		struct sl_batch **grown = realloc(w->free_batches, cap * sizeof(*grown));

@@ -148,6 +148,7 @@ for key in $keys; do
 	control_socket) value="$WORK/other.sock" ;;
 	metrics) value='{listen: "127.0.0.1:9561"}' ;;
 	stop_timeout) value=3s ;;
+	strict_plugins) value=true ;;
 	*) fail "daemon.$key is new: give it a changed value in $TEST_NAME.sh" ;;
 	esac
 	# The running file with this one key added (or changed).

@@ -70,7 +70,7 @@ j = open(sys.argv[1], "rb").read().split(b"\n")[:-1]
 t = open(sys.argv[3], "rb").read().split(b"\n")[:-1]
 assert [a + b"\\x1b" for a in j] == t, "taint's ESC not escaped"
 PY
-for s in "j.file (file): .* escaped=0" "l.file (file): .* escaped=0" "t.file (file): .* escaped=40$"; do
+for s in "j.file (file): .* escaped=0" "l.file (file): .* escaped=0" "t.file (file): .* escaped=40\\b"; do
 	grep -q "counters: $s" "$WORK/mark.log" || { grep counters "$WORK/mark.log"; fail "counter: $s"; }
 done
 pass "one line per record: gen's text escaped, json's and logline's passed as they are, taint's escaped"

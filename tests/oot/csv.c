@@ -54,8 +54,6 @@ struct csv {
 	unsigned ncol;
 	int fd;
 	char *out;		/* the rows of the batch being written */
-	size_t *ends;		/* where each row of it ends */
-	unsigned ends_cap;
 	int c_failed;
 };
 
@@ -130,7 +128,7 @@ static void put_cell(struct row *w, const struct column *c, const union sl_value
 }
 
 /* Write out[0..len); records whose row was not written are dropped. */
-static void write_rows(struct csv *st, size_t len, unsigned rows)
+static void write_rows(struct csv *st, size_t len, unsigned rows, const size_t *ends)
 {
 	size_t done = 0;
 	unsigned lost = 0;
@@ -148,7 +146,7 @@ static void write_rows(struct csv *st, size_t len, unsigned rows)
 		done += (size_t)n;
 	}
 	for (unsigned i = 0; i < rows; i++)
-		lost += st->ends[i] > done;
+		lost += ends ? ends[i] > done : done < len;
 	if (lost) {
 		st->host->counter_add(st->inst, st->c_failed, lost);
 		st->host->dropped_add(st->inst, lost);
@@ -161,15 +159,13 @@ static int csv_process(void *state, struct sl_batch *b)
 	struct row w = {st->out, 0, OUT_SIZE};
 	unsigned rows = 0, too_long = 0;
 
-	if (b->count > st->ends_cap) {
-		/* Once per larger batch size, not per record. */
-		size_t *grown = realloc(st->ends, b->count * sizeof(*grown));
+	/*
+	 * Where each row ends, in the batch's arena: no malloc() in process()
+	 * (strict mode counts it).  Without room there, a short write loses
+	 * the whole batch's rows in the count.
+	 */
+	size_t *ends = sl_batch_alloc(b, b->count * sizeof(*ends));
 
-		if (!grown)
-			return -1;
-		st->ends = grown;
-		st->ends_cap = b->count;
-	}
 	for (unsigned i = 0; i < b->count; i++) {
 		const struct sl_record *r = b->rec[i];
 		size_t start = w.len;
@@ -186,14 +182,16 @@ static int csv_process(void *state, struct sl_batch *b)
 			too_long++;
 			continue;
 		}
-		st->ends[rows++] = w.len;
+		if (ends)
+			ends[rows] = w.len;
+		rows++;
 	}
 	if (too_long) {
 		st->host->counter_add(st->inst, st->c_failed, too_long);
 		st->host->dropped_add(st->inst, too_long);
 	}
 	if (w.len)
-		write_rows(st, w.len, rows);
+		write_rows(st, w.len, rows, ends);
 	return 0;
 }
 
@@ -285,7 +283,6 @@ static void csv_destroy(void *state)
 {
 	struct csv *st = state;
 
-	free(st->ends);
 	free(st);
 }
 

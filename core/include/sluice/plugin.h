@@ -408,6 +408,10 @@ struct sl_plugin {
 	/*
 	 * Filters and outputs: handle a batch.  A filter may set fields it
 	 * provides and drop records (compact batch->rec, lower count).
+	 * Since ABI 1.3 a field a filter or output changes without providing
+	 * it is put back after process() where another stack would see it
+	 * (below a fan-out; in strict mode everywhere) and counted in its
+	 * `undeclared_writes`: sluice-plugin(3), "What a plugin may write".
 	 * Returns 0, or -1 if the whole batch failed: then no record of it goes
 	 * further down the stack, all of them are counted in the instance's
 	 * `errors` (so in == out + dropped + errors still holds), and the core
@@ -453,9 +457,10 @@ struct sl_plugin {
 	 * Fields the plugin reads when a record has them, beyond `needs` and
 	 * `needs_one_of` (and the fields its configure() asked for with
 	 * need_field()): with those, every field it ever reads.  Not checked
-	 * by the graph (a record may lack any of them).  An output on its own
-	 * thread is fed copies of the records holding only the fields it
-	 * reads, so a field missing here is absent for it there.  NULL (a
+	 * by the graph (a record may lack any of them).  An output is shown
+	 * only the fields it reads, so a field missing here is absent for it:
+	 * on its own thread its queue copies only those, and since ABI 1.3
+	 * without a thread the others' presence bits are cleared.  NULL (a
 	 * plugin that does not say, or one built before this member): every
 	 * field is copied.  A plugin that reads nothing more gives an empty
 	 * list ({SL_FIELD_END}).

@@ -1,0 +1,55 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Strict mode for plugin development (SLUICE_STRICT=1, or
+# daemon.strict_plugins: true): the tests/oot plugins run under it.  The
+# deliberately wrong retag (writes `prefix` without providing it,
+# allocates in process()) is reported, in the log and in its counters;
+# the correct rot13, csv and peek are not (no warning, both counters 0).
+# In strict mode a write to an undeclared field is refused in a stack
+# without a fan-out too (outside it, only what another stack would see).
+. "$(dirname "$0")/lib.sh"
+export SLUICE_PLUGIN_PATH="$SLUICE_PLUGIN_PATH:$SLUICE_TEST_PLUGIN_DIR:$SLUICE_TEST_PLUGIN_DIR/oot"
+CAP="$SRCDIR/tests/data/nflog-mixed.pcap"
+
+cat >"$WORK/c.yaml" <<CONF
+instances:
+  in: { plugin: replay, file: $CAP }
+stacks:
+  a: [in, retag, { plugin: csv, file: $WORK/a.csv, fields: [prefix], header: false }]
+  b: [in, decode, { plugin: csv, file: $WORK/b.csv, fields: [src_addr, dport, prefix] }]
+  c: [in, decode, logline, rot13, { plugin: file, file: $WORK/c.txt }]
+  d: [in, decode, { plugin: peek, file: $WORK/d.txt }]
+  e: [in, decode, { plugin: peek, file: $WORK/e.txt, thread: true }]
+CONF
+SLUICE_STRICT=1 "$SLUICE" -c "$WORK/c.yaml" 2>"$WORK/err" || fail "sluice failed: $(cat "$WORK/err")"
+grep -q "strict plugin checks on (SLUICE_STRICT=1)" "$WORK/err" || fail "strict mode not announced: $(cat "$WORK/err")"
+grep -q "a.retag: strict: plugin 'retag' allocates memory in process()" "$WORK/err" ||
+	fail "retag's malloc() not reported: $(cat "$WORK/err")"
+grep -q "a.retag: plugin 'retag' changed field 'prefix', which it does not declare in provides: refused" "$WORK/err" ||
+	fail "retag's write not reported: $(cat "$WORK/err")"
+grep -Eq "counters: a.retag \(retag\): in=40 .* undeclared_writes=40 strict_mallocs=[1-9]" "$WORK/err" ||
+	fail "retag's counters: $(grep retag "$WORK/err")"
+others=$(grep -E "warning:|error:" "$WORK/err" | grep -v "a.retag: " || true)
+[ -z "$others" ] || fail "a correct plugin was reported: $others"
+for i in a.csv b.csv c.rot13 d.peek e.peek; do
+	grep -Eq "counters: $i \([a-z0-9]+\): in=40 out=40 dropped=0 errors=0 .*undeclared_writes=0 strict_mallocs=0" "$WORK/err" ||
+		fail "$i: $(grep "counters: $i " "$WORK/err")"
+done
+# The poisoned pools did not change what the correct plugins wrote.
+[ "$(grep -c . "$WORK/c.txt")" = 40 ] && [ "$(grep -cx prefix "$WORK/d.txt")" = 40 ] &&
+	cmp -s "$WORK/d.txt" "$WORK/e.txt" || fail "outputs under strict mode: $(wc -l "$WORK"/*.txt)"
+
+# A stack of its own (no fan-out), strict mode from the configuration:
+# retag's write is refused there too.  Without strict mode it stands.
+for strict in true false; do
+	cat >"$WORK/one.yaml" <<CONF
+daemon: { strict_plugins: $strict }
+stacks:
+  a: [{ plugin: replay, file: $CAP }, retag, { plugin: csv, file: $WORK/one-$strict.csv, fields: [prefix], header: false }]
+CONF
+	"$SLUICE" -c "$WORK/one.yaml" 2>"$WORK/err" || fail "sluice failed: $(cat "$WORK/err")"
+done
+[ "$(grep -c REWRITTEN "$WORK/one-true.csv")" = 0 ] || fail "strict mode let retag's write through"
+[ "$(grep -c REWRITTEN "$WORK/one-false.csv")" = 40 ] || fail "retag's own stack without strict mode: $(head -3 "$WORK/one-false.csv")"
+cmp -s "$WORK/one-true.csv" "$WORK/a.csv" || fail "strict single stack differs from the fan-out's"
+pass "retag reported (40 refused writes, malloc in process()); rot13, csv, peek not"
