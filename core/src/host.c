@@ -41,6 +41,36 @@ static void batch_failed(struct sl_instance *inst, unsigned lost)
 		inst->name, lost, (unsigned long long)inst->errors);
 }
 
+/*
+ * Records of b on which inst wrote a field id it never registered: the
+ * setters refused the write and set SL_FIELD_REFUSED (record.h).  Clear the
+ * mark before anything below sees it, count the records, say it once.  One
+ * word per record, read right after the plugin touched it.
+ */
+static void check_refused(struct sl_instance *inst, struct sl_batch *b)
+{
+	const uint64_t bit = (uint64_t)1 << (SL_FIELD_REFUSED & 63);
+	uint64_t n = 0;
+
+	for (unsigned i = 0; i < b->filled; i++) {
+		struct sl_record *r = (struct sl_record *)(b->storage + (size_t)i * b->stride);
+
+		if (r->present[SL_FIELD_REFUSED >> 6] & bit) {
+			r->present[SL_FIELD_REFUSED >> 6] &= ~bit;
+			n++;
+		}
+	}
+	if (!n)
+		return;
+	counter_add64(&inst->bad_field_writes, n);
+	if (!__atomic_exchange_n(&inst->bad_field_logged, true, __ATOMIC_RELAXED))
+		log_msg(SL_LOG_WARNING,
+			"%s: plugin '%s' wrote a field id it never registered (field_id() answered -1?); "
+			"the write was refused, counted as bad_field_writes (%llu records so far), "
+			"and is not logged again",
+			inst->name, inst->desc->name, (unsigned long long)n);
+}
+
 void runtime_process(struct sl_instance *inst, struct sl_batch *b)
 {
 	unsigned before = b->count;
@@ -53,12 +83,14 @@ void runtime_process(struct sl_instance *inst, struct sl_batch *b)
 	 */
 	counter_add64(&inst->out, before);
 	if (inst->desc->process(inst->state, b) < 0) {
+		check_refused(inst, b);
 		/* The whole batch is lost: count it, and say so now and then. */
 		counter_take64(&inst->out, before);
 		counter_add64(&inst->errors, before);
 		batch_failed(inst, before);
 		return;
 	}
+	check_refused(inst, b);
 	counter_take64(&inst->out, before - b->count);
 	counter_add64(&inst->dropped, before - b->count);
 	/* an output has no children: nothing more to do for it */
@@ -119,6 +151,7 @@ static void deliver(struct sl_instance *from, struct sl_batch *b)
 
 static void host_emit(struct sl_instance *inst, struct sl_batch *b)
 {
+	check_refused(inst, b);
 	if (inst->desc->kind == SL_KIND_INPUT)
 		counter_add64(&inst->in, b->count);
 	counter_add64(&inst->out, b->count);
@@ -549,6 +582,10 @@ void runtime_log_counters(const struct runtime *rt, int level)
 			used += (size_t)snprintf(extra + used, sizeof(extra) - used, " %s=%llu",
 						 inst->counters[k].name,
 						 (unsigned long long)counter_get64(&inst->counters[k].value));
+		if (counter_get64(&inst->bad_field_writes) && used < sizeof(extra))
+			used += (size_t)snprintf(extra + used, sizeof(extra) - used,
+						 " bad_field_writes=%llu",
+						 (unsigned long long)counter_get64(&inst->bad_field_writes));
 		if (inst->queue && used < sizeof(extra)) {
 			unsigned depth;
 			uint64_t high;
