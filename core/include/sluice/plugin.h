@@ -331,8 +331,12 @@ struct sl_host {
 
 	/*
 	 * Free a timer from timer_new() (disarming it).  Timers not freed live
-	 * until the daemon exits; a timer must not be used after timer_free(),
-	 * nor freed from its own callback.
+	 * until the daemon exits; a timer must not be used after timer_free().
+	 * It may be freed from any callback of its thread's loop, its own
+	 * included (since ABI 1.3 this is the documented contract; the loop
+	 * of 1.2 already allowed it): the loop only marks it and releases it
+	 * once its walk over the timers is done, and a freed timer never runs
+	 * again, even when it was due in the same turn.
 	 */
 	void (*timer_free)(struct sl_timer *t);
 };
