@@ -6,6 +6,7 @@
  * schema is documented in docs/JSON.md.  Every string is escaped (a prefix
  * may hold any byte) and the output is always valid UTF-8 JSON.
  */
+#include <pthread.h>
 #include <stdlib.h>
 
 #include <sluice/plugin.h>
@@ -237,10 +238,13 @@ struct jname {
 
 /*
  * Protocol and family names come from the one table in common/names.c,
- * copied once into padded slots (json_configure) so writing one is a
- * fixed-size copy.  Written before any thread starts, read-only after.
+ * copied into padded slots so writing one is a fixed-size copy.  Filled
+ * exactly once (pthread_once, from the first configure()) and read-only
+ * after: a reload configures new instances while the running ones print
+ * on input threads, so refilling them there was a data race.
  */
 static struct jname proto_slots[256], family_slots[16];
+static pthread_once_t slots_once = PTHREAD_ONCE_INIT;
 
 static void fill_slots(struct jname *slots, size_t n, const char *(*name)(uint64_t))
 {
@@ -257,6 +261,12 @@ static void fill_slots(struct jname *slots, size_t n, const char *(*name)(uint64
 static const char *json_proto(uint64_t p)
 {
 	return sl_proto_name(p, SL_PROTO_JSON);
+}
+
+static void fill_all_slots(void)
+{
+	fill_slots(proto_slots, 256, json_proto);
+	fill_slots(family_slots, 16, sl_family_name);
 }
 
 static const struct jname *proto_name(uint64_t p)
@@ -720,8 +730,7 @@ static int json_configure(const struct sl_host *host, struct sl_instance *inst, 
 	}
 	st->host = host;
 	st->inst = inst;
-	fill_slots(proto_slots, 256, json_proto);
-	fill_slots(family_slots, 16, sl_family_name);
+	pthread_once(&slots_once, fill_all_slots);
 	for (i = 0; i < N_JFIELDS; i++) {
 		const struct jfield *f = &jfields[i];
 		uint64_t bit = (uint64_t)1 << (i % 64);
