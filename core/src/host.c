@@ -42,21 +42,28 @@ static void batch_failed(struct sl_instance *inst, unsigned lost)
 }
 
 /*
- * Records of b on which inst wrote a field id it never registered: the
- * setters refused the write and set SL_FIELD_REFUSED (record.h).  Clear the
- * mark before anything below sees it, count the records, say it once.  One
- * word per record, read right after the plugin touched it.
+ * Records of b on which inst wrote a field id it never registered.  An id
+ * from SL_FIELD_REFUSED up was refused by the setter, which set that bit
+ * (record.h); an id between the graph's last field and it was written (the
+ * setters cannot know the graph), past the record's values, and left its
+ * presence bit.  Clear those bits before anything below sees them, count
+ * the records, say it once.  A few words per record, read right after the
+ * plugin touched them.
  */
 static void check_refused(struct sl_instance *inst, struct sl_batch *b)
 {
-	const uint64_t bit = (uint64_t)1 << (SL_FIELD_REFUSED & 63);
+	const uint64_t *beyond = inst->rt->beyond;
 	uint64_t n = 0;
 
 	for (unsigned i = 0; i < b->filled; i++) {
 		struct sl_record *r = (struct sl_record *)(b->storage + (size_t)i * b->stride);
+		uint64_t hit = 0;
 
-		if (r->present[SL_FIELD_REFUSED >> 6] & bit) {
-			r->present[SL_FIELD_REFUSED >> 6] &= ~bit;
+		for (unsigned w = 0; w < SL_PRESENCE_WORDS; w++)
+			hit |= r->present[w] & beyond[w];
+		if (hit) {
+			for (unsigned w = 0; w < SL_PRESENCE_WORDS; w++)
+				r->present[w] &= ~beyond[w];
 			n++;
 		}
 	}
@@ -65,9 +72,8 @@ static void check_refused(struct sl_instance *inst, struct sl_batch *b)
 	counter_add64(&inst->bad_field_writes, n);
 	if (!__atomic_exchange_n(&inst->bad_field_logged, true, __ATOMIC_RELAXED))
 		log_msg(SL_LOG_WARNING,
-			"%s: plugin '%s' wrote a field id it never registered (field_id() answered -1?); "
-			"the write was refused, counted as bad_field_writes (%llu records so far), "
-			"and is not logged again",
+			"%s: plugin '%s' wrote a field id it never registered (field_id() answered -1?): "
+			"counted as bad_field_writes (%llu records so far), not logged again",
 			inst->name, inst->desc->name, (unsigned long long)n);
 }
 
@@ -447,6 +453,9 @@ int runtime_init(struct runtime *rt, struct graph *g, struct event_loop *loop,
 	/* A queued batch holds copies; one that overflows continues in the next. */
 	rt->queue_arena_size = (size_t)batch_size * 2048;
 	rt->nfields = fields_count(&g->loader.fields);
+	/* A reload never changes the count (reload.c refuses more fields). */
+	for (unsigned id = rt->nfields; id < SL_MAX_FIELDS; id++)
+		rt->beyond[id >> 6] |= (uint64_t)1 << (id & 63);
 	for (unsigned id = 0; id < rt->nfields && id < SL_MAX_FIELDS; id++)
 		rt->types[id] = (uint8_t)fields_get(&g->loader.fields, id)->type;
 	for (size_t i = 0; i < g->nall; i++)

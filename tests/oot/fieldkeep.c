@@ -7,7 +7,10 @@
  *    name must live as long as the process: ABI 1.3);
  *  - with `write_unknown: NAME` it also writes the id field_id() answered
  *    for a name nobody registered (-1): the record refuses the write, the
- *    core counts it (ABI 1.3), no other record changes.
+ *    core counts it (ABI 1.3), no other record changes;
+ *  - with `mark_id: N` it marks id N present without writing a value:
+ *    an id past the configuration's fields, which the core finds after
+ *    process() and counts the same way.
  * Each record's text becomes "NAME=TEXT", NAME being its own registered
  * field's name as field_name() gave it.
  */
@@ -18,6 +21,7 @@
 
 struct fieldkeep_config {
 	const char *write_unknown;
+	int64_t mark_id;
 };
 
 struct fieldkeep {
@@ -25,11 +29,14 @@ struct fieldkeep {
 	int tag;		/* our own registered field */
 	int unknown;		/* field_id() of write_unknown: -1 */
 	bool write_unknown;
+	int64_t mark_id;
 };
 
 static const struct sl_option fieldkeep_options[] = {
 	SL_OPT_STR("write_unknown", struct fieldkeep_config, write_unknown, NULL,
 		   "also write this field, which nobody registers (an id of -1)"),
+	SL_OPT_INT("mark_id", struct fieldkeep_config, mark_id, "-1", -1, SL_MAX_FIELDS - 1,
+		   "also mark this field id present, without a value (-1: none)"),
 	SL_OPT_END,
 };
 
@@ -65,6 +72,8 @@ static int fieldkeep_process(void *state, struct sl_batch *b)
 		sl_set_bytes(rec, (sl_field)k->tag, k->name, (uint32_t)n);
 		if (k->write_unknown)
 			sl_set_u64(rec, (sl_field)k->unknown, 0xdeadbeefdeadbeefull);
+		if (k->mark_id >= 0)
+			sl_mark(rec, (sl_field)k->mark_id);
 	}
 	return 0;
 }
@@ -94,6 +103,7 @@ static int fieldkeep_configure(const struct sl_host *host, struct sl_instance *i
 			return -1;
 		}
 	}
+	k->mark_id = cfg->mark_id;
 	*state = k;
 	return 0;
 }
