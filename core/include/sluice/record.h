@@ -195,8 +195,11 @@ typedef uint16_t sl_field;
  * `bad_field_writes` and logs the first one, so a plugin writing an id it
  * never resolved corrupts no other record.  One compare with a constant,
  * folded away for the well-known ids.  Ids between the configuration's
- * last field and SL_FIELD_REFUSED are not checked here: only field_id(),
- * need_field() and the SL_F_* constants give ids.
+ * last field and SL_FIELD_REFUSED the setters cannot tell (they do not
+ * know the configuration): such a write lands past the record's values;
+ * the core finds its presence bit afterwards and counts it the same way,
+ * but cannot undo it.  Use only ids from field_id(), need_field() and the
+ * SL_F_* constants.
  */
 #define SL_FIELD_INVALID ((sl_field)0xffff)
 #define SL_FIELD_REFUSED ((sl_field)(SL_MAX_FIELDS - 1))
