@@ -254,7 +254,11 @@ struct sl_host {
 	void (*config_error)(struct sl_instance *inst, const char *option, const char *fmt, ...)
 		__attribute__((format(printf, 3, 4)));
 
-	/* Resolve a field name to its id (in configure()); -1 if unknown. */
+	/*
+	 * Resolve a field name to its id (in configure()); -1 if unknown.
+	 * Since ABI 1.3, -1 used as an id (SL_FIELD_INVALID) is refused by
+	 * every setter and counted (<sluice/record.h>, SL_FIELD_REFUSED).
+	 */
 	int (*field_id)(struct sl_instance *inst, const char *name);
 
 	/*
@@ -316,7 +320,11 @@ struct sl_host {
 	 */
 	void (*dropped_add)(struct sl_instance *inst, uint64_t n);
 
-	/* Type and name of field `id` as registered; 0 and NULL if there is none. */
+	/*
+	 * Type and name of field `id` as registered; 0 and NULL if there is
+	 * none.  Since ABI 1.3 the name lives as long as the process: a
+	 * plugin may keep it, also across a reload that keeps its instance.
+	 */
 	enum sl_type (*field_type)(struct sl_instance *inst, int id);
 	const char *(*field_name)(struct sl_instance *inst, int id);
 
