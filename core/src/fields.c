@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,13 +14,42 @@ static const struct field_info well_known[] = {
 #undef SL_X_INFO
 };
 
+/*
+ * Names of registered fields (and their owners), interned for the life of
+ * the process: a plugin may keep what field_name() returned, and an
+ * instance kept by a reload outlives the registry it was configured with.
+ * Bounded by the distinct names ever configured.  Reachable from here, so
+ * not a leak for LeakSanitizer.
+ */
+struct interned {
+	struct interned *next;
+	char s[];
+};
+static struct interned *interned;
+static pthread_mutex_t intern_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static const char *field_intern(const char *s)
+{
+	struct interned *i;
+	size_t len = strlen(s);
+
+	pthread_mutex_lock(&intern_lock);
+	for (i = interned; i; i = i->next)
+		if (strcmp(i->s, s) == 0)
+			break;
+	if (!i && (i = malloc(sizeof(*i) + len + 1))) {
+		memcpy(i->s, s, len + 1);
+		i->next = interned;
+		interned = i;
+	}
+	pthread_mutex_unlock(&intern_lock);
+	return i ? i->s : NULL;
+}
+
 void fields_free(struct field_registry *r)
 {
+	/* The names are interned, never freed. */
 	strset_free(&r->by_name);
-	for (unsigned i = 0; i < r->nregistered; i++) {
-		free((char *)r->registered[i].name);
-		free((char *)r->registered[i].owner);
-	}
 	r->nregistered = 0;
 }
 
@@ -104,18 +134,17 @@ int fields_declare(struct field_registry *r, const char *name, enum sl_type type
 		}
 		return id;
 	}
-	if (fields_count(r) >= SL_MAX_FIELDS) {
-		snprintf(err, errlen, "too many fields (at most %d)", SL_MAX_FIELDS);
+	/* The last id is SL_FIELD_REFUSED, the mark of a refused write. */
+	if (fields_count(r) >= SL_FIELD_REFUSED) {
+		snprintf(err, errlen, "too many fields (at most %d)", SL_FIELD_REFUSED);
 		return -1;
 	}
 	f = &r->registered[r->nregistered];
-	f->name = strdup(name);
-	f->owner = strdup(owner ? owner : "?");
+	f->name = field_intern(name);
+	f->owner = field_intern(owner ? owner : "?");
 	f->type = type;
 	f->doc = "registered by a plugin";
 	if (!f->name || !f->owner) {
-		free((char *)f->name);
-		free((char *)f->owner);
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}

@@ -54,6 +54,8 @@ struct sl_instance {
 	uint64_t in, out, dropped, errors;
 	uint64_t batch_fail_ms;		/* last warning about a failed process() */
 	bool batch_fail_logged;
+	uint64_t bad_field_writes;	/* records it wrote an unregistered id on (host.c) */
+	bool bad_field_logged;
 	struct named_counter *counters;
 	size_t ncounters;
 

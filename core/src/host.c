@@ -43,6 +43,42 @@ static void batch_failed(struct sl_instance *inst, unsigned lost)
 		inst->name, lost, (unsigned long long)inst->errors);
 }
 
+/*
+ * Records of b on which inst wrote a field id it never registered.  An id
+ * from SL_FIELD_REFUSED up was refused by the setter, which set that bit
+ * (record.h); an id between the graph's last field and it was written (the
+ * setters cannot know the graph), past the record's values, and left its
+ * presence bit.  Clear those bits before anything below sees them, count
+ * the records, say it once.  A few words per record, read right after the
+ * plugin touched them.
+ */
+static void check_refused(struct sl_instance *inst, struct sl_batch *b)
+{
+	const uint64_t *beyond = inst->rt->beyond;
+	uint64_t n = 0;
+
+	for (unsigned i = 0; i < b->filled; i++) {
+		struct sl_record *r = (struct sl_record *)(b->storage + (size_t)i * b->stride);
+		uint64_t hit = 0;
+
+		for (unsigned w = 0; w < SL_PRESENCE_WORDS; w++)
+			hit |= r->present[w] & beyond[w];
+		if (hit) {
+			for (unsigned w = 0; w < SL_PRESENCE_WORDS; w++)
+				r->present[w] &= ~beyond[w];
+			n++;
+		}
+	}
+	if (!n)
+		return;
+	counter_add64(&inst->bad_field_writes, n);
+	if (!__atomic_exchange_n(&inst->bad_field_logged, true, __ATOMIC_RELAXED))
+		log_msg(SL_LOG_WARNING,
+			"%s: plugin '%s' wrote a field id it never registered (field_id() answered -1?): "
+			"counted as bad_field_writes (%llu records so far), not logged again",
+			inst->name, inst->desc->name, (unsigned long long)n);
+}
+
 void runtime_process(struct sl_instance *inst, struct sl_batch *b)
 {
 	unsigned before = b->count;
@@ -65,6 +101,7 @@ void runtime_process(struct sl_instance *inst, struct sl_batch *b)
 	/* the queue's copy of a threaded output cannot reach another stack */
 	if (inst->guard_from && !inst->queue && inst->guard_from->guard_batch == b)
 		guard_check(inst, b);
+	check_refused(inst, b);
 	if (rc < 0) {
 		/* The whole batch is lost: count it, and say so now and then. */
 		counter_take64(&inst->out, before);
@@ -121,6 +158,7 @@ static void deliver(struct sl_instance *from, struct sl_batch *b)
 
 static void host_emit(struct sl_instance *inst, struct sl_batch *b)
 {
+	check_refused(inst, b);
 	if (inst->desc->kind == SL_KIND_INPUT)
 		counter_add64(&inst->in, b->count);
 	counter_add64(&inst->out, b->count);
@@ -367,6 +405,9 @@ int runtime_init(struct runtime *rt, struct graph *g, struct event_loop *loop,
 	/* A queued batch holds copies; one that overflows continues in the next. */
 	rt->queue_arena_size = (size_t)batch_size * 2048;
 	rt->nfields = fields_count(&g->loader.fields);
+	/* A reload never changes the count (reload.c refuses more fields). */
+	for (unsigned id = rt->nfields; id < SL_MAX_FIELDS; id++)
+		rt->beyond[id >> 6] |= (uint64_t)1 << (id & 63);
 	for (unsigned id = 0; id < rt->nfields && id < SL_MAX_FIELDS; id++)
 		rt->types[id] = (uint8_t)fields_get(&g->loader.fields, id)->type;
 	for (size_t i = 0; i < g->nall; i++)
@@ -501,6 +542,10 @@ void runtime_log_counters(const struct runtime *rt, int level)
 			used += (size_t)snprintf(extra + used, sizeof(extra) - used, " %s=%llu",
 						 inst->counters[k].name,
 						 (unsigned long long)counter_get64(&inst->counters[k].value));
+		if (counter_get64(&inst->bad_field_writes) && used < sizeof(extra))
+			used += (size_t)snprintf(extra + used, sizeof(extra) - used,
+						 " bad_field_writes=%llu",
+						 (unsigned long long)counter_get64(&inst->bad_field_writes));
 		if (inst->queue && used < sizeof(extra)) {
 			unsigned depth;
 			uint64_t high;

@@ -28,6 +28,8 @@ struct runtime {
 	size_t nworkers;
 	uint8_t types[SL_MAX_FIELDS];	/* enum sl_type of each field, for queue copies */
 	unsigned nfields;
+	/* presence bits of ids no field of this graph has, SL_FIELD_REFUSED's too */
+	uint64_t beyond[SL_PRESENCE_WORDS];
 	size_t inputs_done;		/* atomic: inputs finish on their own threads */
 };
 

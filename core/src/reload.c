@@ -171,6 +171,8 @@ static void take_runtime(struct sl_instance *dst, const struct sl_instance *src)
 	dst->errors = src->errors;
 	dst->batch_fail_ms = src->batch_fail_ms;
 	dst->batch_fail_logged = src->batch_fail_logged;
+	dst->bad_field_writes = src->bad_field_writes;
+	dst->bad_field_logged = src->bad_field_logged;
 	dst->counters = src->counters;
 	dst->ncounters = src->ncounters;
 	dst->opt = src->opt;		/* the plugin's state may point into opt.config */

@@ -285,7 +285,11 @@ struct sl_host {
 	void (*config_error)(struct sl_instance *inst, const char *option, const char *fmt, ...)
 		__attribute__((format(printf, 3, 4)));
 
-	/* Resolve a field name to its id (in configure()); -1 if unknown. */
+	/*
+	 * Resolve a field name to its id (in configure()); -1 if unknown.
+	 * Since ABI 1.3, -1 used as an id (SL_FIELD_INVALID) is refused by
+	 * every setter and counted (<sluice/record.h>, SL_FIELD_REFUSED).
+	 */
 	int (*field_id)(struct sl_instance *inst, const char *name);
 
 	/*
@@ -347,7 +351,11 @@ struct sl_host {
 	 */
 	void (*dropped_add)(struct sl_instance *inst, uint64_t n);
 
-	/* Type and name of field `id` as registered; 0 and NULL if there is none. */
+	/*
+	 * Type and name of field `id` as registered; 0 and NULL if there is
+	 * none.  Since ABI 1.3 the name lives as long as the process: a
+	 * plugin may keep it, also across a reload that keeps its instance.
+	 */
 	enum sl_type (*field_type)(struct sl_instance *inst, int id);
 	const char *(*field_name)(struct sl_instance *inst, int id);
 
@@ -362,8 +370,12 @@ struct sl_host {
 
 	/*
 	 * Free a timer from timer_new() (disarming it).  Timers not freed live
-	 * until the daemon exits; a timer must not be used after timer_free(),
-	 * nor freed from its own callback.
+	 * until the daemon exits; a timer must not be used after timer_free().
+	 * It may be freed from any callback of its thread's loop, its own
+	 * included (since ABI 1.3 this is the documented contract; the loop
+	 * of 1.2 already allowed it): the loop only marks it and releases it
+	 * once its walk over the timers is done, and a freed timer never runs
+	 * again, even when it was due in the same turn.
 	 */
 	void (*timer_free)(struct sl_timer *t);
 };

@@ -184,6 +184,27 @@ typedef uint16_t sl_field;
 #define SL_MAX_FIELDS 256
 #define SL_PRESENCE_WORDS (SL_MAX_FIELDS / 64)
 
+/*
+ * (since ABI 1.3) Ids a record refuses.  field_id() answers -1 for a name
+ * nobody registered: as an sl_field that is SL_FIELD_INVALID.  The last
+ * presence bit, SL_FIELD_REFUSED, is never a field (the registry stops one
+ * short of SL_MAX_FIELDS): sl_mark(), sl_unset() and every sl_set_*()
+ * given an id at or above it write nothing and set that bit instead, and
+ * sl_has() answers false.  After each process() (and each emit()) the core
+ * clears the bit, counts the records that carried it in the instance's
+ * `bad_field_writes` and logs the first one, so a plugin writing an id it
+ * never resolved corrupts no other record.  One compare with a constant,
+ * folded away for the well-known ids.  Ids between the configuration's
+ * last field and SL_FIELD_REFUSED the setters cannot tell (they do not
+ * know the configuration): such a write lands past the record's values;
+ * the core finds its presence bit afterwards and counts it the same way,
+ * but cannot undo it.  Use only ids from field_id(), need_field() and the
+ * SL_F_* constants.
+ */
+#define SL_FIELD_INVALID ((sl_field)0xffff)
+#define SL_FIELD_REFUSED ((sl_field)(SL_MAX_FIELDS - 1))
+#define SL_FIELD_OK_(f) ((sl_field)(f) < SL_FIELD_REFUSED)
+
 /* Bits of SL_F_IP_FRAG (the low 16 bits hold the offset in bytes). */
 #define SL_FRAG_DF (1u << 16)
 #define SL_FRAG_MF (1u << 17)
@@ -232,29 +253,51 @@ struct sl_batch {
 	struct sl_arena arena;
 };
 
+/* The write of id f was refused (see SL_FIELD_REFUSED). */
+static inline void sl_refuse_(struct sl_record *r)
+{
+	r->present[SL_FIELD_REFUSED >> 6] |= (uint64_t)1 << (SL_FIELD_REFUSED & 63);
+}
+
 static inline bool sl_has(const struct sl_record *r, sl_field f)
 {
-	return (r->present[f >> 6] >> (f & 63)) & 1;
+	return SL_FIELD_OK_(f) && ((r->present[f >> 6] >> (f & 63)) & 1);
 }
 
 static inline void sl_mark(struct sl_record *r, sl_field f)
 {
+	if (!SL_FIELD_OK_(f)) {
+		sl_refuse_(r);
+		return;
+	}
 	r->present[f >> 6] |= (uint64_t)1 << (f & 63);
 }
 
 static inline void sl_unset(struct sl_record *r, sl_field f)
 {
+	if (!SL_FIELD_OK_(f)) {
+		sl_refuse_(r);
+		return;
+	}
 	r->present[f >> 6] &= ~((uint64_t)1 << (f & 63));
 }
 
 static inline void sl_set_u64(struct sl_record *r, sl_field f, uint64_t v)
 {
+	if (!SL_FIELD_OK_(f)) {
+		sl_refuse_(r);
+		return;
+	}
 	r->v[f].u64 = v;
 	sl_mark(r, f);
 }
 
 static inline void sl_set_bytes(struct sl_record *r, sl_field f, const void *p, uint32_t len)
 {
+	if (!SL_FIELD_OK_(f)) {
+		sl_refuse_(r);
+		return;
+	}
 	r->v[f].bytes.ptr = (const uint8_t *)p;
 	r->v[f].bytes.len = len;
 	sl_mark(r, f);
@@ -289,7 +332,13 @@ static inline bool sl_text_is_safe(const struct sl_record *r)
 /* IPv4 address in network byte order, stored IPv4-mapped. */
 static inline void sl_set_ip4(struct sl_record *r, sl_field f, const void *addr4)
 {
-	uint8_t *a = r->v[f].addr;
+	uint8_t *a;
+
+	if (!SL_FIELD_OK_(f)) {
+		sl_refuse_(r);
+		return;
+	}
+	a = r->v[f].addr;
 	memset(a, 0, 10);
 	a[10] = 0xff;
 	a[11] = 0xff;
@@ -299,6 +348,10 @@ static inline void sl_set_ip4(struct sl_record *r, sl_field f, const void *addr4
 
 static inline void sl_set_ip6(struct sl_record *r, sl_field f, const void *addr16)
 {
+	if (!SL_FIELD_OK_(f)) {
+		sl_refuse_(r);
+		return;
+	}
 	memcpy(r->v[f].addr, addr16, 16);
 	sl_mark(r, f);
 }
@@ -311,12 +364,20 @@ static inline bool sl_addr_is_v4(const uint8_t addr[16])
 
 static inline void sl_set_mac(struct sl_record *r, sl_field f, const void *mac6)
 {
+	if (!SL_FIELD_OK_(f)) {
+		sl_refuse_(r);
+		return;
+	}
 	memcpy(r->v[f].addr, mac6, 6);
 	sl_mark(r, f);
 }
 
 static inline void sl_set_time(struct sl_record *r, sl_field f, int64_t sec, uint32_t nsec)
 {
+	if (!SL_FIELD_OK_(f)) {
+		sl_refuse_(r);
+		return;
+	}
 	r->v[f].time.sec = sec;
 	r->v[f].time.nsec = nsec;
 	sl_mark(r, f);
