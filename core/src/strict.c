@@ -13,8 +13,14 @@ bool strict_on;
 __thread bool strict_counting;
 __thread uint64_t strict_mallocs;
 
-/* The last presence bit, when no field has it. */
-#define STRICT_MARK (SL_MAX_FIELDS - 1)
+/*
+ * The presence bit below SL_FIELD_REFUSED, when no field has it; set and
+ * read directly, since the setters refuse ids the graph lacks.  Cleared
+ * from every record the batch handed out before host.c's check for
+ * unregistered ids runs.
+ */
+#define STRICT_MARK (SL_FIELD_REFUSED - 1)
+#define STRICT_MARK_BIT ((uint64_t)1 << (STRICT_MARK & 63))
 
 struct strict_inst {
 	uint8_t *snap;			/* the batch's records before process() */
@@ -109,7 +115,7 @@ void strict_before(struct sl_instance *inst, struct sl_batch *b)
 	 */
 	if (s->marked)
 		for (unsigned i = 0; i < b->count; i++)
-			sl_mark(b->rec[i], STRICT_MARK);
+			b->rec[i]->present[STRICT_MARK >> 6] |= STRICT_MARK_BIT;
 	strict_mallocs = 0;
 	strict_counting = true;
 }
@@ -159,15 +165,16 @@ void strict_after(struct sl_instance *inst, struct sl_batch *b)
 
 		if (slot >= s->snap_filled || !s->listed[slot])
 			continue;
-		if (s->marked) {
-			if (!sl_has(b->rec[i], STRICT_MARK))
-				continue;
-			sl_unset(b->rec[i], STRICT_MARK);
-		}
+		if (s->marked && !(b->rec[i]->present[STRICT_MARK >> 6] & STRICT_MARK_BIT))
+			continue;
 		refused += undo_record(s, b->rec[i],
 				       (const struct sl_record *)(s->snap + (size_t)slot * b->stride),
 				       nfields, &first);
 	}
+	if (s->marked)
+		for (unsigned i = 0; i < b->filled; i++)
+			((struct sl_record *)(b->storage + (size_t)i * b->stride))
+				->present[STRICT_MARK >> 6] &= ~STRICT_MARK_BIT;
 	if (refused)
 		guard_refused(inst, refused, first);
 }
