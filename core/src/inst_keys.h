@@ -35,6 +35,12 @@ bool inst_default_thread(const struct sl_plugin *d);
  */
 void inst_copy_mask(const struct sl_instance *inst, uint64_t mask[SL_PRESENCE_WORDS]);
 /*
+ * After every configure(): set each input's subtree_reads to the union of
+ * inst_copy_mask() over the filters and outputs below it (host
+ * subtree_reads(), ABI 1.3).
+ */
+void inst_subtree_reads(struct graph *g);
+/*
  * Read and check the core keys of inst->opts; set the defaults: network
  * outputs (SL_PLUGIN_NETWORK) on their own thread with `when_full: drop`.
  * Errors go to d with the key's position.

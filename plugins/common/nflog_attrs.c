@@ -49,8 +49,52 @@ _Static_assert(SL_F_MARK < 64 && SL_F_IFINDEX_IN < 64 && SL_F_IFINDEX_OUT < 64 &
 		       SL_F_SEQ_GLOBAL < 64 && SL_F_CT_STATE < 64,
 	       "nflog_attrs: the 32-bit attributes' fields are in the first presence word");
 
-int sl_nflog_parse(struct sl_record *r, const uint8_t *msg, size_t len,
-		   const struct sl_time *rx_time, unsigned flags)
+#define A(t) ((uint32_t)1 << (t))
+_Static_assert(NFULA_MAX < 32, "nflog_attrs: attribute types in one word");
+
+uint32_t sl_nflog_attrs_for(const uint64_t *fields)
+{
+	static const struct {
+		uint8_t field;
+		uint32_t attrs;
+	} made_by[] = {
+		{ SL_F_PACKET, A(NFULA_PAYLOAD) | A(NFULA_PACKET_HDR) | A(NFULA_L2HDR) },
+		{ SL_F_CAPLEN, A(NFULA_PAYLOAD) | A(NFULA_PACKET_HDR) | A(NFULA_L2HDR) },
+		{ SL_F_ORIG_LEN, A(NFULA_PAYLOAD) | A(NFULA_PACKET_HDR) | A(NFULA_L2HDR) },
+		{ SL_F_HW_PROTOCOL, A(NFULA_PACKET_HDR) },
+		{ SL_F_HOOK, A(NFULA_PACKET_HDR) },
+		{ SL_F_MARK, A(NFULA_MARK) },
+		{ SL_F_TIMESTAMP, A(NFULA_TIMESTAMP) },
+		{ SL_F_IFINDEX_IN, A(NFULA_IFINDEX_INDEV) },
+		{ SL_F_IFINDEX_OUT, A(NFULA_IFINDEX_OUTDEV) },
+		{ SL_F_PHYSINDEX_IN, A(NFULA_IFINDEX_PHYSINDEV) },
+		{ SL_F_PHYSINDEX_OUT, A(NFULA_IFINDEX_PHYSOUTDEV) },
+		{ SL_F_HWADDR, A(NFULA_HWADDR) },
+		{ SL_F_PREFIX, A(NFULA_PREFIX) },
+		{ SL_F_UID, A(NFULA_UID) },
+		{ SL_F_GID, A(NFULA_GID) },
+		{ SL_F_SEQ_LOCAL, A(NFULA_SEQ) },
+		{ SL_F_SEQ_GLOBAL, A(NFULA_SEQ_GLOBAL) },
+		{ SL_F_HWTYPE, A(NFULA_HWTYPE) },
+		{ SL_F_HWHDR, A(NFULA_HWHEADER) | A(NFULA_L2HDR) },
+		{ SL_F_CT_ID, A(NFULA_CT) },
+		{ SL_F_CT_STATE, A(NFULA_CT_INFO) },
+		{ SL_F_VLAN_ID, A(NFULA_VLAN) },
+	};
+	uint32_t attrs = 0;
+
+	if (!fields)
+		return SL_NFLOG_ATTRS_ALL;
+	for (size_t i = 0; i < sizeof(made_by) / sizeof(made_by[0]); i++)
+		if (fields[made_by[i].field >> 6] >> (made_by[i].field & 63) & 1)
+			attrs |= made_by[i].attrs;
+	return attrs;
+}
+
+/* The parser, inlined into both entry points (a constant `attrs` folds away). */
+static inline __attribute__((always_inline)) int
+parse(struct sl_record *r, const uint8_t *msg, size_t len, const struct sl_time *rx_time,
+      unsigned flags, uint32_t attrs)
 {
 	const uint8_t *p, *hwhdr = NULL, *l2hdr = NULL, *payload = NULL;
 	size_t hwhdr_len = 0, l2hdr_len = 0, payload_len = 0;
@@ -87,6 +131,9 @@ int sl_nflog_parse(struct sl_record *r, const uint8_t *msg, size_t len,
 			break;
 		}
 		plen = alen - SL_TLV_HDRLEN;
+		/* nobody below reads what it would make (types from 32 on are unknown) */
+		if (type >= 32 || !(attrs & A(type)))
+			goto next;
 
 		switch (type) {
 		case NFULA_PACKET_HDR:
@@ -186,7 +233,7 @@ int sl_nflog_parse(struct sl_record *r, const uint8_t *msg, size_t len,
 			/* NFULA_HWLEN (implied by NFULA_HWHEADER), newer ones */
 			break;
 		}
-
+next:
 		if (!sl_tlv_next(&p, &len, alen))
 			break;
 	}
@@ -228,4 +275,16 @@ out:
 	r->present[0] |= p0;
 	r->present[1] |= p1;
 	return ret;
+}
+
+int sl_nflog_parse(struct sl_record *r, const uint8_t *msg, size_t len,
+		   const struct sl_time *rx_time, unsigned flags)
+{
+	return parse(r, msg, len, rx_time, flags, SL_NFLOG_ATTRS_ALL);
+}
+
+int sl_nflog_parse_some(struct sl_record *r, const uint8_t *msg, size_t len,
+			const struct sl_time *rx_time, unsigned flags, uint32_t attrs)
+{
+	return parse(r, msg, len, rx_time, flags, attrs);
 }
