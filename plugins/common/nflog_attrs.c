@@ -101,6 +101,7 @@ parse(struct sl_record *r, const uint8_t *msg, size_t len, const struct sl_time 
 	uint64_t p0 = 0, p1 = 0;
 	unsigned hook = ~0u;
 	int ret = -1;
+	const uint64_t want = attrs;	/* bits 32 to 63 clear */
 
 	if (len < SL_NFLOG_HDRLEN)
 		return -1;
@@ -131,8 +132,12 @@ parse(struct sl_record *r, const uint8_t *msg, size_t len, const struct sl_time 
 			break;
 		}
 		plen = alen - SL_TLV_HDRLEN;
-		/* nobody below reads what it would make (types from 32 on are unknown) */
-		if (type >= 32 || !(attrs & A(type)))
+		/*
+		 * Nobody below reads what it would make.  Types from 32 on are
+		 * unknown (the switch ignores them): 32 to 63 test a clear bit,
+		 * higher ones alias a low bit and reach the switch's default.
+		 */
+		if (!((want >> (type & 63)) & 1))
 			goto next;
 
 		switch (type) {
