@@ -6,6 +6,7 @@
  */
 #include "nflog_attrs.h"
 
+#include <stdbool.h>
 #include <string.h>
 
 #include <linux/netfilter/nfnetlink_conntrack.h>
@@ -82,13 +83,17 @@ uint32_t sl_nflog_attrs_for(const uint64_t *fields)
 		{ SL_F_VLAN_ID, A(NFULA_VLAN) },
 	};
 	uint32_t attrs = 0;
+	bool every = true;
 
 	if (!fields)
 		return SL_NFLOG_ATTRS_ALL;
 	for (size_t i = 0; i < sizeof(made_by) / sizeof(made_by[0]); i++)
 		if (fields[made_by[i].field >> 6] >> (made_by[i].field & 63) & 1)
 			attrs |= made_by[i].attrs;
-	return attrs;
+		else
+			every = false;
+	/* every field: the full parse, which has no test per attribute */
+	return every ? SL_NFLOG_ATTRS_ALL : attrs;
 }
 
 /* The parser, inlined into both entry points (a constant `attrs` folds away). */
@@ -137,7 +142,7 @@ parse(struct sl_record *r, const uint8_t *msg, size_t len, const struct sl_time 
 		 * unknown (the switch ignores them): 32 to 63 test a clear bit,
 		 * higher ones alias a low bit and reach the switch's default.
 		 */
-		if (!((want >> (type & 63)) & 1))
+		if (attrs != SL_NFLOG_ATTRS_ALL && !((want >> (type & 63)) & 1))
 			goto next;
 
 		switch (type) {
@@ -291,5 +296,8 @@ int sl_nflog_parse(struct sl_record *r, const uint8_t *msg, size_t len,
 int sl_nflog_parse_some(struct sl_record *r, const uint8_t *msg, size_t len,
 			const struct sl_time *rx_time, unsigned flags, uint32_t attrs)
 {
+	/* two copies: the full parse without the test per attribute */
+	if (attrs == SL_NFLOG_ATTRS_ALL)
+		return parse(r, msg, len, rx_time, flags, SL_NFLOG_ATTRS_ALL);
 	return parse(r, msg, len, rx_time, flags, attrs);
 }

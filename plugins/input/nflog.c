@@ -280,9 +280,10 @@ static uint32_t wanted_attrs(struct nflog *st)
 	reads = st->host->subtree_reads(st->inst);
 	if (memcmp(reads, st->reads, sizeof(st->reads)) != 0 || !st->attrs) {
 		memcpy(st->reads, reads, sizeof(st->reads));
-		st->attrs = sl_nflog_attrs_for(reads) |
-			    (st->cfg->seq ? (uint32_t)1 << NFULA_SEQ : 0) |
-			    1u;	/* NFULA_UNSPEC, nothing: marks the set as made */
+		st->attrs = sl_nflog_attrs_for(reads);
+		if (st->attrs != SL_NFLOG_ATTRS_ALL)
+			st->attrs |= (st->cfg->seq ? (uint32_t)1 << NFULA_SEQ : 0) |
+				     1u;	/* NFULA_UNSPEC, nothing: marks the set as made */
 	}
 	return st->attrs;
 }
