@@ -29,7 +29,7 @@ unsigned inst_plugin_flags(const struct sl_plugin *d);
 bool inst_default_thread(const struct sl_plugin *d);
 /*
  * The fields a queue in front of output `inst` copies: every field it
- * reads (its needs, needs_one_of, need_field() fields and `reads`), or all
+ * reads (its needs, needs_one_of, need_field() and read_field() fields and `reads`), or all
  * of them when the plugin does not declare `reads`.  An output is a leaf,
  * so this is the whole subtree the queue feeds.
  */

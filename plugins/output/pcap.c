@@ -232,7 +232,9 @@ static int pcap_configure(const struct sl_host *host, struct sl_instance *inst, 
 				   (long long)cfg->snaplen);
 		return -1;
 	}
-	for (const struct sl_field_decl *f = linktype_reads[cfg->linktype]; f && f->name; f++)
+	/* read_field() is ABI 1.3: once SL_ABI_MINOR says so, every daemon loading this has it */
+	for (const struct sl_field_decl *f = linktype_reads[cfg->linktype];
+	     f && f->name && SL_HOST_HAS(host, read_field); f++)
 		host->read_field(inst, f->name);
 	st = sl_state_new(struct pcap_state, host, inst, config);
 	if (!st)
