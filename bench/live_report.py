@@ -252,7 +252,7 @@ def targets(rows, sizes):
         out.append(f"| {text} | {s} B | {spread(rs, lambda x: f'{x:.3f}×')} | {verdict} |")
 
     for s in sizes:
-        ratio_row("CPU per packet: `nflog → pcap` ≤ 1.3× the drain", s, "sluice-pcap", "drain", 1.3)
+        ratio_row("CPU per packet: `nflog → pcap` ≤ 1.3× the drain", s, "sluice-pcap", "drain", PCAP_TARGET)
         ratio_row("CPU per packet: text stack ≤ 1/5 of ulogd2 LOGEMU's", s, "sluice-text", "ulogd-text", 0.2)
         ratio_row("CPU per packet: JSON stack ≤ 1/8 of ulogd2 JSON's", s, "sluice-json", "ulogd-json", 0.125)
         ratio_row("CPU per packet: four-stack fan-out < 2× a single stack (the JSON stack, the dearest)", s,
@@ -275,7 +275,29 @@ def targets(rows, sizes):
     return out
 
 
+PCAP_TARGET = 1.3
+
+
+def pcap_target(rows):
+    """The issue 9/19 pcap target as lines for the terminal: `nflog → pcap`
+    CPU per packet against the drain's, per payload size (median of the
+    rounds' ratios), and whether it is met."""
+    out = []
+    for s in sorted({r["size"] for r in rows}):
+        rs = per_round_ratio(rows, s, "sluice-pcap", "drain")
+        if not rs:
+            out.append(f"pcap target ({s} B): not measured (no sluice-pcap or drain row)")
+            continue
+        m = med(rs)
+        out.append(f"pcap target ({s} B): nflog → pcap CPU per packet {spread(rs, lambda x: f'{x:.3f}×')} "
+                   f"the drain's, limit {PCAP_TARGET}×: {'met' if m <= PCAP_TARGET else 'MISSED'}")
+    return out
+
+
 def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--pcap-target":
+        print("\n".join(pcap_target(load(sys.argv[2]))))
+        return
     ap = argparse.ArgumentParser()
     ap.add_argument("results")
     ap.add_argument("doc")

@@ -566,6 +566,8 @@ if [ "${CONNTRACK:-1}" = 1 ]; then
 	fi
 fi
 
+# issue 19: say whether nflog -> pcap is within 1.3x the drain's CPU per packet
+python3 "$TOP/bench/live_report.py" --pcap-target "$RESULTS" || echo "run.sh: no pcap target computed" >&2
 [ "${NODOC:-0}" = 1 ] && { cp "$RESULTS" /tmp/sluice-bench-results.tsv; echo "results: /tmp/sluice-bench-results.tsv"; exit 0; }
 cp "$RESULTS" /tmp/sluice-bench-results.tsv
 python3 "$TOP/bench/live_report.py" "$RESULTS" "$TOP/docs/BENCHMARKS.md" \

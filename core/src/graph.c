@@ -727,6 +727,7 @@ int graph_build_seeded(struct graph *g, const struct config *cfg, struct diag *d
 				   inst->desc->name);
 		inst->configuring = false;
 	}
+	inst_subtree_reads(g);
 	return d->errors ? -1 : 0;
 }
 

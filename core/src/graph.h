@@ -44,7 +44,8 @@ struct sl_instance {
 	const char **stacks;		/* stacks running through it */
 	size_t nstacks;
 	uint64_t avail[SL_PRESENCE_WORDS]; /* fields set once this element ran */
-	uint64_t asked[SL_PRESENCE_WORDS]; /* fields configure() needs by need_field() */
+	uint64_t asked[SL_PRESENCE_WORDS]; /* fields configure() asked for: need_field(), read_field() */
+	uint64_t subtree_reads[SL_PRESENCE_WORDS]; /* inputs: what their subtree reads (inst_keys.c) */
 
 	struct opt_values opt;		/* opt.config: filled from the option table */
 	void *state;			/* from configure() */

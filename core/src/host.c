@@ -255,6 +255,25 @@ static int host_need_field(struct sl_instance *inst, const char *option, const c
 	return graph_need_field(inst, option, name);
 }
 
+static int host_read_field(struct sl_instance *inst, const char *name)
+{
+	int id;
+
+	if (!inst->configuring) {
+		log_msg(SL_LOG_ERR, "%s: read_field() outside configure()", inst->name);
+		return -1;
+	}
+	id = fields_lookup(&inst->graph->loader.fields, name);
+	if (id >= 0)
+		inst->asked[id >> 6] |= 1ull << (id & 63);
+	return id;
+}
+
+static const uint64_t *host_subtree_reads(struct sl_instance *inst)
+{
+	return inst->subtree_reads;
+}
+
 /* ---- descriptors and timers ---- */
 
 static int host_watch_fd(struct sl_instance *inst, int fd, uint32_t events, sl_fd_cb cb,
@@ -378,6 +397,8 @@ const struct sl_host sluice_host = {
 	.field_name = host_field_name,
 	.need_field = host_need_field,
 	.timer_free = host_timer_free,
+	.subtree_reads = host_subtree_reads,
+	.read_field = host_read_field,
 };
 
 /* ---- lifecycle ---- */

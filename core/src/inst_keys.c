@@ -63,6 +63,31 @@ void inst_copy_mask(const struct sl_instance *inst, uint64_t mask[SL_PRESENCE_WO
 	add_decls(mask, reg, reads);
 }
 
+static void or_subtree(const struct sl_instance *inst, uint64_t mask[SL_PRESENCE_WORDS])
+{
+	for (size_t c = 0; c < inst->nchildren; c++) {
+		const struct sl_instance *k = inst->children[c];
+		uint64_t m[SL_PRESENCE_WORDS];
+
+		inst_copy_mask(k, m);
+		for (int w = 0; w < SL_PRESENCE_WORDS; w++)
+			mask[w] |= m[w];
+		or_subtree(k, mask);
+	}
+}
+
+void inst_subtree_reads(struct graph *g)
+{
+	for (size_t i = 0; i < g->nall; i++) {
+		struct sl_instance *inst = g->all[i];
+
+		if (inst->desc->kind != SL_KIND_INPUT)
+			continue;
+		memset(inst->subtree_reads, 0, sizeof(inst->subtree_reads));
+		or_subtree(inst, inst->subtree_reads);
+	}
+}
+
 /* The scalar value of a core key, or NULL (absent, or an error reported). */
 static const struct ynode *scalar_key(const struct sl_instance *inst, const char *key,
 				      struct diag *d)

@@ -180,17 +180,21 @@ static inline void sl_cap_set_packet(struct sl_record *r, const uint8_t *p, uint
  * One captured packet p[0..caplen) of link type dlt (originally len bytes)
  * -> the fresh record r, as the live inputs would have made it.  Byte
  * fields point into p.  0, or -1 when the packet is malformed (the record
- * is then partly filled; the caller drops it and counts it).
+ * is then partly filled; the caller drops it and counts it).  nflog_attrs:
+ * the NFLOG attributes to look at (sl_nflog_parse_some()); sl_cap_fill():
+ * all of them.
  */
-static inline int sl_cap_fill(int dlt, struct sl_record *r, const uint8_t *p, uint32_t caplen,
-			      uint32_t len, const struct sl_time *ts)
+static inline int sl_cap_fill_some(int dlt, struct sl_record *r, const uint8_t *p,
+				   uint32_t caplen, uint32_t len, const struct sl_time *ts,
+				   uint32_t nflog_attrs)
 {
 	uint32_t type;
 	long off;
 
 	switch (dlt) {
 	case DLT_NFLOG:
-		return sl_nflog_parse(r, p, caplen, ts, caplen < len ? SL_NFLOG_TRUNCATED_OK : 0);
+		return sl_nflog_parse_some(r, p, caplen, ts, caplen < len ? SL_NFLOG_TRUNCATED_OK : 0,
+					   nflog_attrs);
 
 	case DLT_RAW:
 	case SL_LT_RAW:
@@ -257,6 +261,12 @@ static inline int sl_cap_fill(int dlt, struct sl_record *r, const uint8_t *p, ui
 		return 0;
 	}
 	return -1;
+}
+
+static inline int sl_cap_fill(int dlt, struct sl_record *r, const uint8_t *p, uint32_t caplen,
+			      uint32_t len, const struct sl_time *ts)
+{
+	return sl_cap_fill_some(dlt, r, p, caplen, len, ts, SL_NFLOG_ATTRS_ALL);
 }
 
 #endif /* SLUICE_CAPTURE_H */

@@ -6,6 +6,7 @@
  */
 #include "nflog_attrs.h"
 
+#include <stdbool.h>
 #include <string.h>
 
 #include <linux/netfilter/nfnetlink_conntrack.h>
@@ -49,14 +50,63 @@ _Static_assert(SL_F_MARK < 64 && SL_F_IFINDEX_IN < 64 && SL_F_IFINDEX_OUT < 64 &
 		       SL_F_SEQ_GLOBAL < 64 && SL_F_CT_STATE < 64,
 	       "nflog_attrs: the 32-bit attributes' fields are in the first presence word");
 
-int sl_nflog_parse(struct sl_record *r, const uint8_t *msg, size_t len,
-		   const struct sl_time *rx_time, unsigned flags)
+#define A(t) ((uint32_t)1 << (t))
+_Static_assert(NFULA_MAX < 32, "nflog_attrs: attribute types in one word");
+
+uint32_t sl_nflog_attrs_for(const uint64_t *fields)
+{
+	static const struct {
+		uint8_t field;
+		uint32_t attrs;
+	} made_by[] = {
+		{ SL_F_PACKET, A(NFULA_PAYLOAD) | A(NFULA_PACKET_HDR) | A(NFULA_L2HDR) },
+		{ SL_F_CAPLEN, A(NFULA_PAYLOAD) | A(NFULA_PACKET_HDR) | A(NFULA_L2HDR) },
+		{ SL_F_ORIG_LEN, A(NFULA_PAYLOAD) | A(NFULA_PACKET_HDR) | A(NFULA_L2HDR) },
+		{ SL_F_HW_PROTOCOL, A(NFULA_PACKET_HDR) },
+		{ SL_F_HOOK, A(NFULA_PACKET_HDR) },
+		{ SL_F_MARK, A(NFULA_MARK) },
+		{ SL_F_TIMESTAMP, A(NFULA_TIMESTAMP) },
+		{ SL_F_IFINDEX_IN, A(NFULA_IFINDEX_INDEV) },
+		{ SL_F_IFINDEX_OUT, A(NFULA_IFINDEX_OUTDEV) },
+		{ SL_F_PHYSINDEX_IN, A(NFULA_IFINDEX_PHYSINDEV) },
+		{ SL_F_PHYSINDEX_OUT, A(NFULA_IFINDEX_PHYSOUTDEV) },
+		{ SL_F_HWADDR, A(NFULA_HWADDR) },
+		{ SL_F_PREFIX, A(NFULA_PREFIX) },
+		{ SL_F_UID, A(NFULA_UID) },
+		{ SL_F_GID, A(NFULA_GID) },
+		{ SL_F_SEQ_LOCAL, A(NFULA_SEQ) },
+		{ SL_F_SEQ_GLOBAL, A(NFULA_SEQ_GLOBAL) },
+		{ SL_F_HWTYPE, A(NFULA_HWTYPE) },
+		{ SL_F_HWHDR, A(NFULA_HWHEADER) | A(NFULA_L2HDR) },
+		{ SL_F_CT_ID, A(NFULA_CT) },
+		{ SL_F_CT_STATE, A(NFULA_CT_INFO) },
+		{ SL_F_VLAN_ID, A(NFULA_VLAN) },
+	};
+	uint32_t attrs = 0;
+	bool every = true;
+
+	if (!fields)
+		return SL_NFLOG_ATTRS_ALL;
+	for (size_t i = 0; i < sizeof(made_by) / sizeof(made_by[0]); i++)
+		if (fields[made_by[i].field >> 6] >> (made_by[i].field & 63) & 1)
+			attrs |= made_by[i].attrs;
+		else
+			every = false;
+	/* every field: the full parse, which has no test per attribute */
+	return every ? SL_NFLOG_ATTRS_ALL : attrs;
+}
+
+/* The parser, inlined into both entry points (a constant `attrs` folds away). */
+static inline __attribute__((always_inline)) int
+parse(struct sl_record *r, const uint8_t *msg, size_t len, const struct sl_time *rx_time,
+      unsigned flags, uint32_t attrs)
 {
 	const uint8_t *p, *hwhdr = NULL, *l2hdr = NULL, *payload = NULL;
 	size_t hwhdr_len = 0, l2hdr_len = 0, payload_len = 0;
 	uint64_t p0 = 0, p1 = 0;
 	unsigned hook = ~0u;
 	int ret = -1;
+	const uint64_t want = attrs;	/* bits 32 to 63 clear */
 
 	if (len < SL_NFLOG_HDRLEN)
 		return -1;
@@ -87,6 +137,13 @@ int sl_nflog_parse(struct sl_record *r, const uint8_t *msg, size_t len,
 			break;
 		}
 		plen = alen - SL_TLV_HDRLEN;
+		/*
+		 * Nobody below reads what it would make.  Types from 32 on are
+		 * unknown (the switch ignores them): 32 to 63 test a clear bit,
+		 * higher ones alias a low bit and reach the switch's default.
+		 */
+		if (attrs != SL_NFLOG_ATTRS_ALL && !((want >> (type & 63)) & 1))
+			goto next;
 
 		switch (type) {
 		case NFULA_PACKET_HDR:
@@ -186,7 +243,7 @@ int sl_nflog_parse(struct sl_record *r, const uint8_t *msg, size_t len,
 			/* NFULA_HWLEN (implied by NFULA_HWHEADER), newer ones */
 			break;
 		}
-
+next:
 		if (!sl_tlv_next(&p, &len, alen))
 			break;
 	}
@@ -228,4 +285,19 @@ out:
 	r->present[0] |= p0;
 	r->present[1] |= p1;
 	return ret;
+}
+
+int sl_nflog_parse(struct sl_record *r, const uint8_t *msg, size_t len,
+		   const struct sl_time *rx_time, unsigned flags)
+{
+	return parse(r, msg, len, rx_time, flags, SL_NFLOG_ATTRS_ALL);
+}
+
+int sl_nflog_parse_some(struct sl_record *r, const uint8_t *msg, size_t len,
+			const struct sl_time *rx_time, unsigned flags, uint32_t attrs)
+{
+	/* two copies: the full parse without the test per attribute */
+	if (attrs == SL_NFLOG_ATTRS_ALL)
+		return parse(r, msg, len, rx_time, flags, SL_NFLOG_ATTRS_ALL);
+	return parse(r, msg, len, rx_time, flags, attrs);
 }

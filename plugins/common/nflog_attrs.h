@@ -55,4 +55,25 @@ enum {
 int sl_nflog_parse(struct sl_record *r, const uint8_t *msg, size_t len,
 		   const struct sl_time *rx_time, unsigned flags);
 
+/* Every attribute: what sl_nflog_parse() looks at. */
+#define SL_NFLOG_ATTRS_ALL UINT32_MAX
+
+/*
+ * The NFULA attribute types (bit t for type t) that make the fields whose
+ * bits are set in `fields` (SL_PRESENCE_WORDS words, as host
+ * subtree_reads() gives them); NULL: all.  An attribute is in it when one
+ * of the fields it sets is; the payload also brings the packet header and
+ * the L2 header (the netdev egress hook's payload is cut by them).
+ */
+uint32_t sl_nflog_attrs_for(const uint64_t *fields);
+
+/*
+ * sl_nflog_parse() looking only at the attributes in `attrs`: the others
+ * are stepped over by their length, their fields left unset, and their
+ * contents not checked (one malformed inside does not make the event
+ * malformed).  The family and group of the header are always set.
+ */
+int sl_nflog_parse_some(struct sl_record *r, const uint8_t *msg, size_t len,
+			const struct sl_time *rx_time, unsigned flags, uint32_t attrs);
+
 #endif /* SLUICE_NFLOG_ATTRS_H */

@@ -67,6 +67,10 @@ struct nflog {
 	bool empty;		/* the last read ended on an empty socket */
 	uint32_t seq_next;	/* next expected NFULA_SEQ (the kernel starts at 0) */
 	struct sl_lost_count lc;	/* what c_lost says, and how */
+
+	/* what the stacks below read (host subtree_reads()), as attributes to parse */
+	uint64_t reads[SL_PRESENCE_WORDS];
+	uint32_t attrs;
 };
 
 static const struct sl_option nflog_options[] = {
@@ -278,7 +282,30 @@ static void check_seq(struct nflog *st, const struct sl_record *r)
 struct nflog_rx {
 	struct nflog *st;
 	struct sl_batch *b;
+	uint32_t attrs;		/* sl_nflog_parse_some() */
 };
+
+/*
+ * The attributes the stacks below read, with NFULA_SEQ when seq_lost is
+ * counted.  The core rewrites the set at a reload (between wake-ups):
+ * compared with the copy, not recomputed, on each wake-up.
+ */
+static uint32_t wanted_attrs(struct nflog *st)
+{
+	const uint64_t *reads;
+
+	if (!SL_HOST_HAS(st->host, subtree_reads))
+		return SL_NFLOG_ATTRS_ALL;
+	reads = st->host->subtree_reads(st->inst);
+	if (memcmp(reads, st->reads, sizeof(st->reads)) != 0 || !st->attrs) {
+		memcpy(st->reads, reads, sizeof(st->reads));
+		st->attrs = sl_nflog_attrs_for(reads);
+		if (st->attrs != SL_NFLOG_ATTRS_ALL)
+			st->attrs |= (st->cfg->seq ? (uint32_t)1 << NFULA_SEQ : 0) |
+				     1u;	/* NFULA_UNSPEC, nothing: marks the set as made */
+	}
+	return st->attrs;
+}
 
 /*
  * Turn one event into a record of the batch (emitting full batches).
@@ -304,7 +331,8 @@ parse_msg(void *arg, const struct nlmsghdr *nlh, const struct sl_time *rx)
 			return false;
 		r = sl_batch_add(*bp);
 	}
-	if (sl_nflog_parse(r, mnl_nlmsg_get_payload(nlh), nlh->nlmsg_len - NLMSG_HDRLEN, rx, 0) < 0) {
+	if (sl_nflog_parse_some(r, mnl_nlmsg_get_payload(nlh), nlh->nlmsg_len - NLMSG_HDRLEN, rx, 0,
+				x->attrs) < 0) {
 		sl_batch_unadd(*bp);
 		sl_nl_malformed(&st->rd);
 		return true;
@@ -328,7 +356,7 @@ static void hand_on(void *arg)
 static void nflog_readable(void *state, int fd, uint32_t events)
 {
 	struct nflog *st = state;
-	struct nflog_rx x = {.st = st};
+	struct nflog_rx x = {.st = st, .attrs = wanted_attrs(st)};
 
 	(void)fd;
 	(void)events;

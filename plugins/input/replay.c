@@ -70,6 +70,7 @@ struct replay {
 	struct sl_cap_map map;
 	struct sl_timer *timer;
 	int c_malformed;
+	uint32_t attrs;		/* NFLOG attributes the stacks below read (per replay_run) */
 	int64_t passes;		/* passes finished */
 	uint64_t pass_packets;	/* packets read in this pass */
 	bool done;
@@ -138,7 +139,7 @@ static void add_packet(struct replay *st, struct sl_batch **bp, const struct pca
 	if (st->map.p) {
 		/* the mapping outlives the batch: no copy */
 		r = sl_batch_add(b);
-		if (sl_cap_fill(st->dlt, r, data, h->caplen, h->len, &ts) < 0) {
+		if (sl_cap_fill_some(st->dlt, r, data, h->caplen, h->len, &ts, st->attrs) < 0) {
 			sl_batch_unadd(b);
 			count_malformed(st);
 		}
@@ -164,7 +165,7 @@ static void add_packet(struct replay *st, struct sl_batch **bp, const struct pca
 	}
 	memcpy(copy, data, h->caplen);
 	r = sl_batch_add(b);	/* not full: flushed above when it was */
-	if (sl_cap_fill(st->dlt, r, copy, h->caplen, h->len, &ts) < 0) {
+	if (sl_cap_fill_some(st->dlt, r, copy, h->caplen, h->len, &ts, st->attrs) < 0) {
 		sl_batch_unadd(b);
 		sl_batch_rewind(b, saved_used);
 		count_malformed(st);
@@ -321,6 +322,10 @@ static void replay_run(void *state)
 
 	if (st->done || (!st->pc && !st->map.p))
 		return;
+	/* rewritten by a reload, which runs between two calls */
+	st->attrs = SL_HOST_HAS(st->host, subtree_reads)
+			    ? sl_nflog_attrs_for(st->host->subtree_reads(st->inst))
+			    : SL_NFLOG_ATTRS_ALL;
 	b = st->host->batch_get(st->inst);
 	for (;;) {
 		struct pcap_pkthdr *h;

@@ -109,8 +109,29 @@ static const struct sl_field_decl pcap_needs[] = {
 	SL_FIELD_END
 };
 
-/* Read when present (a queue in front of it copies needs + these). */
+/*
+ * Read when present (a queue in front of it copies needs + these, and the
+ * input above may leave out what no one reads): the raw link type's; the
+ * other link types ask for theirs in configure() (read_field()).
+ */
 static const struct sl_field_decl pcap_reads[] = {
+	SL_FIELD_DECL(SL_F_ORIG_LEN),
+	SL_FIELD_DECL(SL_F_TIMESTAMP),
+	SL_FIELD_END
+};
+
+static const struct sl_field_decl pcap_reads_ethernet[] = {
+	SL_FIELD_DECL(SL_F_HWADDR),
+	SL_FIELD_DECL(SL_F_HWHDR),
+	SL_FIELD_DECL(SL_F_HWTYPE),
+	SL_FIELD_DECL(SL_F_HW_PROTOCOL),
+	SL_FIELD_DECL(SL_F_MAC_DST),
+	SL_FIELD_DECL(SL_F_MAC_SRC),
+	SL_FIELD_DECL(SL_F_VLAN_ID),
+	SL_FIELD_END
+};
+
+static const struct sl_field_decl pcap_reads_nflog[] = {
 	SL_FIELD_DECL(SL_F_FAMILY),
 	SL_FIELD_DECL(SL_F_GID),
 	SL_FIELD_DECL(SL_F_HOOK),
@@ -120,20 +141,21 @@ static const struct sl_field_decl pcap_reads[] = {
 	SL_FIELD_DECL(SL_F_HW_PROTOCOL),
 	SL_FIELD_DECL(SL_F_IFINDEX_IN),
 	SL_FIELD_DECL(SL_F_IFINDEX_OUT),
-	SL_FIELD_DECL(SL_F_MAC_DST),
-	SL_FIELD_DECL(SL_F_MAC_SRC),
 	SL_FIELD_DECL(SL_F_MARK),
 	SL_FIELD_DECL(SL_F_NFLOG_GROUP),
-	SL_FIELD_DECL(SL_F_ORIG_LEN),
 	SL_FIELD_DECL(SL_F_PHYSINDEX_IN),
 	SL_FIELD_DECL(SL_F_PHYSINDEX_OUT),
 	SL_FIELD_DECL(SL_F_PREFIX),
 	SL_FIELD_DECL(SL_F_SEQ_GLOBAL),
 	SL_FIELD_DECL(SL_F_SEQ_LOCAL),
-	SL_FIELD_DECL(SL_F_TIMESTAMP),
 	SL_FIELD_DECL(SL_F_UID),
-	SL_FIELD_DECL(SL_F_VLAN_ID),
 	SL_FIELD_END
+};
+
+static const struct sl_field_decl *const linktype_reads[] = {
+	[LT_RAW] = NULL,
+	[LT_ETHERNET] = pcap_reads_ethernet,
+	[LT_NFLOG] = pcap_reads_nflog,
 };
 
 static int dlt_of(int linktype)
@@ -210,6 +232,10 @@ static int pcap_configure(const struct sl_host *host, struct sl_instance *inst, 
 				   (long long)cfg->snaplen);
 		return -1;
 	}
+	/* read_field() is ABI 1.3: once SL_ABI_MINOR says so, every daemon loading this has it */
+	for (const struct sl_field_decl *f = linktype_reads[cfg->linktype];
+	     f && f->name && SL_HOST_HAS(host, read_field); f++)
+		host->read_field(inst, f->name);
 	st = sl_state_new(struct pcap_state, host, inst, config);
 	if (!st)
 		return -1;

@@ -378,6 +378,29 @@ struct sl_host {
 	 * again, even when it was due in the same turn.
 	 */
 	void (*timer_free)(struct sl_timer *t);
+
+	/* ---- ABI 1.3 ---- */
+
+	/*
+	 * Inputs: the fields some element below this input may read, as bits
+	 * (bit id of word id / 64, SL_PRESENCE_WORDS words): the union of what
+	 * every filter and output of its subtree needs, reads or asked for
+	 * (`needs`, `needs_one_of`, `reads`, need_field(), read_field()); all
+	 * bits when one of them declares no `reads`.  An input may leave
+	 * unset a field whose bit is clear, and skip the work of making it.
+	 * The array lives as long as the instance; a reload rewrites it while
+	 * the input's thread is paused, so read it afresh for each batch (from
+	 * start() on; in configure() it is not computed yet).
+	 */
+	const uint64_t *(*subtree_reads)(struct sl_instance *inst);
+
+	/*
+	 * In configure() only: this instance reads field `name` when a record
+	 * has it, as one of its options says (an addition to `reads` for this
+	 * instance; not checked by the graph).  Returns the field's id, or -1
+	 * if no field has that name.
+	 */
+	int (*read_field)(struct sl_instance *inst, const char *name);
 };
 
 /*
@@ -468,14 +491,15 @@ struct sl_plugin {
 	/*
 	 * Fields the plugin reads when a record has them, beyond `needs` and
 	 * `needs_one_of` (and the fields its configure() asked for with
-	 * need_field()): with those, every field it ever reads.  Not checked
+	 * need_field() or read_field()): with those, every field it ever reads.  Not checked
 	 * by the graph (a record may lack any of them).  An output is shown
 	 * only the fields it reads, so a field missing here is absent for it:
 	 * on its own thread its queue copies only those, and since ABI 1.3
 	 * without a thread the others' presence bits are cleared.  NULL (a
 	 * plugin that does not say, or one built before this member): every
 	 * field is copied.  A plugin that reads nothing more gives an empty
-	 * list ({SL_FIELD_END}).
+	 * list ({SL_FIELD_END}).  The same set tells the input above what to
+	 * make (host subtree_reads(), ABI 1.3).
 	 */
 	const struct sl_field_decl *reads;
 };
