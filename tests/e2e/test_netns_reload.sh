@@ -93,7 +93,7 @@ udp_to 30000 100
 
 threads() { ls "/proc/$SLUICE_PID/task" | wc -l; }
 base=$(threads)
-added=0 invalid_at=7 fixed_at=11 broken_at=15
+added=0 added_at=0 invalid_at=7 fixed_at=11 broken_at=15
 for ((i = 1; i <= RELOADS; i++)); do
 	if [ $i = $invalid_at ]; then
 		# line 2 of the file (batch_size's value), column 15
@@ -119,7 +119,7 @@ $(extra $i)"
 		grep -q "reload failed: .*could not start" "$L" || fail "no rollback message: $(tail -5 "$L")"
 		continue
 	fi
-	if ((added)); then conf ""; added=0; else conf "$(extra $i)"; added=1; fi
+	if ((added)); then conf ""; added=0; else conf "$(extra $i)"; added=1 added_at=$i; fi
 	hup "reload $i"
 	t=$(threads)
 	if ((added)); then
@@ -143,7 +143,8 @@ wait_for 5 bash -c "[ \$(grep -c 'unchanged: reopening output files' '$L') -gt $
 	fail "an unchanged file did not just reopen"
 
 # The group of input g changes: it re-binds, traffic to the new group arrives.
-if ((added)); then conf "$(extra last)" $G3; else conf "" $G3; fi
+# The stack added last stays as it is: only g changes.
+if ((added)); then conf "$(extra $added_at)" $G3; else conf "" $G3; fi
 hup "the group change"
 wait_for 5 grep -qs "bound NFLOG group $G3" "$L" || fail "input g did not bind group $G3"
 udp_to 30001 100
