@@ -20,7 +20,8 @@ struct metrics_family_row {
 	char family[160];
 	size_t order;			/* instance index: keeps graph order in a family */
 	const struct sl_instance *inst;
-	size_t k;
+	const char *counter;		/* its name */
+	const uint64_t *value;
 };
 
 static void put(struct metrics_text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -217,17 +218,33 @@ static int row_cmp(const void *a, const void *b)
 	return c ? c : (x->order > y->order) - (x->order < y->order);
 }
 
+static void add_row(struct metrics_text *t, size_t i, const struct sl_instance *inst,
+		    const char *name, const uint64_t *value)
+{
+	struct metrics_family_row *r = &t->rows[t->nrows++];
+	char plugin[64], counter[80];
+
+	name_part(plugin, sizeof(plugin), inst->desc->name);
+	name_part(counter, sizeof(counter), name);
+	snprintf(r->family, sizeof(r->family), "sluice_%s_%s_total", plugin, counter);
+	r->order = i;
+	r->inst = inst;
+	r->counter = name;
+	r->value = value;
+}
+
 /*
  * sluice_<plugin>_<counter>_total{instance=}: the instances of one plugin
  * share a family, so the rows are sorted by family name first (n log n,
- * not a scan of every instance per counter).
+ * not a scan of every instance per counter).  The core's bad_field_writes
+ * (host.c) joins them once an instance has one, as in the counters line.
  */
 static void put_plugin_counters(struct metrics_text *t, const struct graph *g)
 {
 	size_t n = 0;
 
 	for (size_t i = 0; i < g->nall; i++)
-		n += g->all[i]->ncounters;
+		n += g->all[i]->ncounters + 1;
 	if (n > t->caprows) {
 		struct metrics_family_row *grown = realloc(t->rows, n * sizeof(*grown));
 
@@ -242,17 +259,10 @@ static void put_plugin_counters(struct metrics_text *t, const struct graph *g)
 	for (size_t i = 0; i < g->nall; i++) {
 		const struct sl_instance *inst = g->all[i];
 
-		for (size_t k = 0; k < inst->ncounters; k++) {
-			struct metrics_family_row *r = &t->rows[t->nrows++];
-			char plugin[64], counter[80];
-
-			name_part(plugin, sizeof(plugin), inst->desc->name);
-			name_part(counter, sizeof(counter), inst->counters[k].name);
-			snprintf(r->family, sizeof(r->family), "sluice_%s_%s_total", plugin, counter);
-			r->order = i;
-			r->inst = inst;
-			r->k = k;
-		}
+		for (size_t k = 0; k < inst->ncounters; k++)
+			add_row(t, i, inst, inst->counters[k].name, &inst->counters[k].value);
+		if (counter_get64(&inst->bad_field_writes))
+			add_row(t, i, inst, "bad_field_writes", &inst->bad_field_writes);
 	}
 	qsort(t->rows, t->nrows, sizeof(*t->rows), row_cmp);
 	for (size_t r = 0; r < t->nrows; r++) {
@@ -262,13 +272,13 @@ static void put_plugin_counters(struct metrics_text *t, const struct graph *g)
 			char help[160];
 
 			snprintf(help, sizeof(help), "The %s plugin's counter %s.",
-				 row->inst->desc->name, row->inst->counters[row->k].name);
+				 row->inst->desc->name, row->counter);
 			family(t, row->family, "counter", help);
 		}
 		put(t, "%s{instance=\"", row->family);
 		put_value(t, row->inst->name);
 		put(t, "\"");
-		close_sample(t, counter_get64(&row->inst->counters[row->k].value));
+		close_sample(t, counter_get64(row->value));
 	}
 }
 

@@ -23,11 +23,14 @@ static uint64_t queue_batch_bytes(const struct runtime *rt)
 static int take_inst(struct stats_inst *si, const struct sl_instance *inst,
 		     const struct runtime *rt)
 {
+	uint64_t bad;
+
 	si->name = strdup(inst->name);
 	si->plugin = strdup(inst->desc->name);
 	si->kind = strdup(loader_kind_name(inst->desc->kind));
 	si->stacks = calloc(inst->nstacks ? inst->nstacks : 1, sizeof(char *));
-	si->counters = calloc(inst->ncounters ? inst->ncounters : 1, sizeof(*si->counters));
+	/* one more for the core's bad_field_writes (host.c), shown once there is one */
+	si->counters = calloc(inst->ncounters + 1, sizeof(*si->counters));
 	if (!si->name || !si->plugin || !si->kind || !si->stacks || !si->counters)
 		return -1;
 	for (; si->nstacks < inst->nstacks; si->nstacks++)
@@ -39,6 +42,14 @@ static int take_inst(struct stats_inst *si, const struct sl_instance *inst,
 		if (!(c->name = strdup(inst->counters[si->ncounters].name)))
 			return -1;
 		c->value = counter_get64(&inst->counters[si->ncounters].value);
+	}
+	if ((bad = counter_get64(&inst->bad_field_writes))) {
+		struct stats_counter *c = &si->counters[si->ncounters];
+
+		if (!(c->name = strdup("bad_field_writes")))
+			return -1;
+		c->value = bad;
+		si->ncounters++;
 	}
 	si->in = counter_get64(&inst->in);
 	si->out = counter_get64(&inst->out);

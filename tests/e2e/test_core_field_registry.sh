@@ -70,4 +70,55 @@ cmp "$WORK/good.json" "$WORK/mark.json" || fail "the marked id reached json: $(d
 grep -q "counters: s.fieldkeep (fieldkeep): in=1000 out=1000 dropped=0 errors=0 bad_field_writes=1000$" "$WORK/mark.err" ||
 	fail "marked id not counted: $(grep counters "$WORK/mark.err")"
 grep -q "bad_field_writes" "$WORK/good.err" && fail "counted without a bad write: $(grep counters "$WORK/good.err")"
-pass "kept field names outlive a reload; a write to an unknown id is refused and counted"
+
+# ---- the count is shown to an operator: sluice stats (--json), /metrics ----
+# Stack s writes the unknown id, stack t does not: only s.fieldkeep shows it.
+MODULE="${SLUICE_PLUGIN_PATH%%:*}/metrics_http.so"
+metrics=
+if [ -f "$MODULE" ] && command -v curl >/dev/null; then
+	PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	metrics=", metrics: { listen: \"127.0.0.1:$PORT\" }"
+fi
+cat >"$WORK/live.yaml" <<YAML
+daemon: { batch_size: 4, control_socket: "$WORK/ctl"$metrics }
+stacks:
+  s: [{ plugin: gen, count: -1, interval: 20ms, per_tick: 5 },
+      { plugin: fieldkeep, write_unknown: dport_typo }, { plugin: file, file: "$WORK/s.log" }]
+  t: [{ plugin: gen, count: -1, interval: 20ms, per_tick: 5 }, fieldkeep,
+      { plugin: file, file: "$WORK/t.log" }]
+YAML
+run_sluice_bg "$WORK/live.log" -c "$WORK/live.yaml"
+counted() {
+	"$SLUICE" stats --json --socket "$WORK/ctl" >"$WORK/stats.json" 2>/dev/null &&
+		grep -q '"bad_field_writes":[1-9]' "$WORK/stats.json" &&
+		grep -q '"t.fieldkeep".*"in":[1-9]' "$WORK/stats.json"
+}
+wait_for "$T" counted || fail "sluice stats --json shows no bad_field_writes: $(cat "$WORK/stats.json" "$WORK/live.log")"
+python3 - "$WORK/stats.json" <<'PY' || fail "stats --json: $(cat "$WORK/stats.json")"
+import json, sys
+inst = {i["name"]: i for i in json.load(open(sys.argv[1]))["instances"]}
+s, t = inst["s.fieldkeep"], inst["t.fieldkeep"]
+assert 0 < s["counters"]["bad_field_writes"] <= s["in"], s
+assert "bad_field_writes" not in t["counters"], t
+assert all("bad_field_writes" not in i["counters"] for n, i in inst.items() if n != "s.fieldkeep"), inst
+PY
+"$SLUICE" stats --socket "$WORK/ctl" >"$WORK/stats.txt" || fail "sluice stats failed"
+grep -Eq '^s +s.fieldkeep +fieldkeep .* bad_field_writes=[1-9][0-9]*$' "$WORK/stats.txt" ||
+	fail "sluice stats shows no bad_field_writes: $(cat "$WORK/stats.txt")"
+grep -q '^t .*bad_field_writes' "$WORK/stats.txt" && fail "sluice stats shows it for t: $(cat "$WORK/stats.txt")"
+if [ -n "$metrics" ]; then
+	wait_for "$T" grep -qs "metrics: serving" "$WORK/live.log" || fail "no metrics: $(cat "$WORK/live.log")"
+	curl -sS --max-time $((10 * TIME_FACTOR)) -o "$WORK/m.txt" "http://127.0.0.1:$PORT/metrics" ||
+		fail "the scrape failed"
+	grep -Eq '^sluice_fieldkeep_bad_field_writes_total\{instance="s.fieldkeep"\} [1-9][0-9]*$' "$WORK/m.txt" ||
+		fail "/metrics has no bad_field_writes: $(grep fieldkeep "$WORK/m.txt")"
+	grep -q '^# TYPE sluice_fieldkeep_bad_field_writes_total counter$' "$WORK/m.txt" ||
+		fail "/metrics: no TYPE line: $(grep bad_field "$WORK/m.txt")"
+	grep -q 'bad_field_writes_total{instance="t.fieldkeep"}' "$WORK/m.txt" &&
+		fail "/metrics shows it for t: $(grep bad_field "$WORK/m.txt")"
+else
+	echo "note: /metrics not checked (no $MODULE or no curl)"
+fi
+kill -TERM "$SLUICE_PID"
+wait "$SLUICE_PID" || fail "sluice exited with $?: $(tail -5 "$WORK/live.log")"
+pass "kept field names outlive a reload; a write to an unknown id is refused, counted and shown"
