@@ -7,6 +7,7 @@
 # the correct rot13, csv and peek are not (no warning, both counters 0).
 # In strict mode a write to an undeclared field is refused in a stack
 # without a fan-out too (outside it, only what another stack would see).
+# And the poisoned pools and the filters' masks, with tests/oot/hold.c.
 . "$(dirname "$0")/lib.sh"
 export SLUICE_PLUGIN_PATH="$SLUICE_PLUGIN_PATH:$SLUICE_TEST_PLUGIN_DIR:$SLUICE_TEST_PLUGIN_DIR/oot"
 CAP="$SRCDIR/tests/data/nflog-mixed.pcap"
@@ -52,4 +53,31 @@ done
 [ "$(grep -c REWRITTEN "$WORK/one-true.csv")" = 0 ] || fail "strict mode let retag's write through"
 [ "$(grep -c REWRITTEN "$WORK/one-false.csv")" = 40 ] || fail "retag's own stack without strict mode: $(head -3 "$WORK/one-false.csv")"
 cmp -s "$WORK/one-true.csv" "$WORK/a.csv" || fail "strict single stack differs from the fan-out's"
-pass "retag reported (40 refused writes, malloc in process()); rot13, csv, peek not"
+
+# The deliberately wrong hold keeps its last record after process(): in
+# strict mode the batch went back to its pool overwritten, so at stop() the
+# record reads 0xa5 bytes; without strict mode it looks like a record.  And
+# a filter is shown only what it needs and reads (hold: prefix), in strict
+# mode only; the fields hidden from it are there again for the csv after it.
+for strict in true false; do
+	cat >"$WORK/hold.yaml" <<CONF
+daemon: { strict_plugins: $strict }
+stacks:
+  h: [{ plugin: replay, file: $CAP }, decode, { plugin: hold, file: $WORK/hold-$strict.txt },
+      { plugin: csv, file: $WORK/hold-$strict.csv, fields: [src_addr, dport, prefix] }]
+CONF
+	"$SLUICE" -c "$WORK/hold.yaml" 2>"$WORK/hold-$strict.err" || fail "sluice failed: $(cat "$WORK/hold-$strict.err")"
+	[ "$(grep -vc '^kept record: ' "$WORK/hold-$strict.txt")" = 40 ] || fail "hold saw $(wc -l <"$WORK/hold-$strict.txt") records"
+done
+a5=$(printf "a5%.0s" $(seq 16))
+[ "$(tail -1 "$WORK/hold-true.txt")" = "kept record: $a5" ] ||
+	fail "strict mode: a record kept after process() is not poisoned: $(tail -1 "$WORK/hold-true.txt")"
+kept=$(tail -1 "$WORK/hold-false.txt")
+case "$kept" in "kept record: $a5") fail "poisoned without strict mode" ;;
+"kept record: "*) ;; *) fail "hold kept no record: $kept" ;; esac
+n=$(grep -cx prefix "$WORK/hold-true.txt" || true)
+[ "$n" = 40 ] || fail "strict mode: the filter was shown more than it reads in $((40 - n)) of 40 records: $(grep -vx prefix "$WORK/hold-true.txt" | head -2)"
+grep -q ' src_addr ' "$WORK/hold-false.txt" || fail "without strict mode the filter is shown every field: $(head -2 "$WORK/hold-false.txt")"
+grep -q '^[0-9]' "$WORK/hold-true.csv" && cmp -s "$WORK/hold-true.csv" "$WORK/hold-false.csv" ||
+	fail "the fields hidden from hold did not come back after it: $(diff "$WORK/hold-false.csv" "$WORK/hold-true.csv" | head -4)"
+pass "retag reported (40 refused writes, malloc in process()); rot13, csv, peek not; a kept record reads 0xa5; a filter is shown what it reads"
