@@ -6,7 +6,10 @@
  * drop() consume the next record; insert() returns a fresh record placed
  * before it.  The fresh record's storage is the storage of a record
  * dropped earlier in this walk, or a free slot of the batch (filled <
- * capacity).
+ * capacity).  The dropped records wait in the gap the walk leaves in
+ * rec[] (between the records written and those not read yet): a keep
+ * swaps the next record with the gap's first, so a walk needs no memory of
+ * its own and allocates nothing (a plugin's process() under strict mode).
  *
  * A dropped record's storage is still the record of the next branch of a
  * fan-out above: the core restores every presence bit for that branch,
@@ -26,13 +29,20 @@
 
 struct sl_splice {
 	struct sl_batch *b;
-	unsigned r, w, n;		/* next record to read, next place to write, records */
-	struct sl_record **spare;	/* storage of dropped records, reusable */
-	unsigned nspare, cap;
+	/*
+	 * next record to read, next place to write, records; rec[w..r) holds
+	 * the dropped records not reused yet
+	 */
+	unsigned r, w, n;
 };
 
-/* Start a walk over b.  0, or -1 when out of memory (the spare array grows to b->capacity once). */
-int sl_splice_begin(struct sl_splice *s, struct sl_batch *b);
+/* Start a walk over b. */
+static inline void sl_splice_begin(struct sl_splice *s, struct sl_batch *b)
+{
+	s->b = b;
+	s->r = s->w = 0;
+	s->n = b->count;
+}
 
 static inline struct sl_record *sl_splice_peek(const struct sl_splice *s)
 {
@@ -41,12 +51,17 @@ static inline struct sl_record *sl_splice_peek(const struct sl_splice *s)
 
 static inline void sl_splice_keep(struct sl_splice *s)
 {
-	s->b->rec[s->w++] = s->b->rec[s->r++];
+	struct sl_record *kept = s->b->rec[s->r];
+
+	/* the gap's first dropped record moves to the gap's end */
+	s->b->rec[s->r++] = s->b->rec[s->w];
+	s->b->rec[s->w++] = kept;
 }
 
+/* The record stays where it is, in the gap, for a later insert(). */
 static inline void sl_splice_drop(struct sl_splice *s)
 {
-	s->spare[s->nspare++] = s->b->rec[s->r++];
+	s->r++;
 }
 
 /*
@@ -56,12 +71,16 @@ static inline void sl_splice_drop(struct sl_splice *s)
  */
 struct sl_record *sl_splice_insert(struct sl_splice *s, const uint64_t *avoid);
 
+/* Take back the record insert() just returned (unfilled): its storage is reusable again. */
+static inline void sl_splice_uninsert(struct sl_splice *s)
+{
+	s->w--;
+}
+
 /* End the walk: the batch holds what was kept and inserted. */
 static inline void sl_splice_end(struct sl_splice *s)
 {
 	s->b->count = s->w;
 }
-
-void sl_splice_free(struct sl_splice *s);
 
 #endif /* SLUICE_SPLICE_H */

@@ -238,8 +238,7 @@ static void summary_here(struct dd_state *st)
 		return;
 	}
 	if (r) {
-		st->sp.w--;
-		st->sp.spare[st->sp.nspare++] = r;
+		sl_splice_uninsert(&st->sp);
 		sl_batch_rewind(b, mark);
 	}
 	summary_out(st);
@@ -285,8 +284,7 @@ static int dd_process(void *state, struct sl_batch *b)
 	int64_t wall = clock_ns(CLOCK_REALTIME);
 	uint64_t repeated = 0, no_text = 0;
 
-	if (sl_splice_begin(&st->sp, b) < 0)
-		return -1;
+	sl_splice_begin(&st->sp, b);
 	while (st->sp.r < st->sp.n)
 		one(st, wall, &repeated, &no_text);
 	sl_splice_end(&st->sp);
@@ -415,7 +413,6 @@ static void dd_destroy(void *state)
 {
 	struct dd_state *st = state;
 
-	sl_splice_free(&st->sp);
 	free(st);
 }
 

@@ -273,8 +273,7 @@ static void summary_here(struct rl_state *st, const struct bucket *bk, const str
 	}
 	if (r) {
 		/* the arena is full: the inserted record becomes a gap again */
-		st->sp.w--;
-		st->sp.spare[st->sp.nspare++] = r;
+		sl_splice_uninsert(&st->sp);
 		sl_batch_rewind(b, mark);
 	}
 	summary_out(st, bk, px, key, t);
@@ -376,8 +375,7 @@ static int rl_process(void *state, struct sl_batch *b)
 	int64_t wall = wall_ns();
 	uint64_t dropped = 0;
 
-	if (sl_splice_begin(&st->sp, b) < 0)
-		return -1;
+	sl_splice_begin(&st->sp, b);
 	if (st->keyed) {
 		process_keyed(st, wall, &dropped);
 	} else {
@@ -519,7 +517,6 @@ static void rl_destroy(void *state)
 
 	sl_kt_free(&st->tab);
 	free(st->pfx);
-	sl_splice_free(&st->sp);
 	free(st);
 }
 

@@ -4,7 +4,8 @@
 # daemon.strict_plugins: true): the tests/oot plugins run under it.  The
 # deliberately wrong retag (writes `prefix` without providing it,
 # allocates in process()) is reported, in the log and in its counters;
-# the correct rot13, csv and peek are not (no warning, both counters 0).
+# the correct rot13, csv and peek are not (no warning, both counters 0),
+# nor are the in-tree ratelimit and dedup, which insert records in place.
 # In strict mode a write to an undeclared field is refused in a stack
 # without a fan-out too (outside it, only what another stack would see).
 # And the poisoned pools and the filters' masks, with tests/oot/hold.c.
@@ -21,6 +22,10 @@ stacks:
   c: [in, decode, logline, rot13, { plugin: file, file: $WORK/c.txt }]
   d: [in, decode, { plugin: peek, file: $WORK/d.txt }]
   e: [in, decode, { plugin: peek, file: $WORK/e.txt, thread: true }]
+  f: [in, decode, { plugin: ratelimit, rate: 1, burst: 2, key: [src_addr] },
+      { plugin: csv, file: $WORK/f.csv, fields: [src_addr, prefix, suppressed] }]
+  g: [in, decode, { plugin: dedup, key: [src_addr] },
+      { plugin: csv, file: $WORK/g.csv, fields: [src_addr, prefix, suppressed] }]
 CONF
 SLUICE_STRICT=1 "$SLUICE" -c "$WORK/c.yaml" 2>"$WORK/err" || fail "sluice failed: $(cat "$WORK/err")"
 grep -q "strict plugin checks on (SLUICE_STRICT=1)" "$WORK/err" || fail "strict mode not announced: $(cat "$WORK/err")"
@@ -36,6 +41,14 @@ for i in a.csv b.csv c.rot13 d.peek e.peek; do
 	grep -Eq "counters: $i \([a-z0-9]+\): in=40 out=40 dropped=0 errors=0 .*undeclared_writes=0 strict_mallocs=0" "$WORK/err" ||
 		fail "$i: $(grep "counters: $i " "$WORK/err")"
 done
+# The in-tree filters that drop records and insert summaries in place
+# (plugins/common/splice.c) allocate nothing in process() either.
+for i in f.ratelimit g.dedup; do
+	grep -Eq "counters: $i \([a-z]+\): in=40 out=[0-9]+ dropped=[0-9]+ errors=0 .* summaries=[1-9][0-9]* .*undeclared_writes=0 strict_mallocs=0$" "$WORK/err" ||
+		fail "$i: $(grep "counters: $i " "$WORK/err")"
+done
+grep -q "counters: f.ratelimit (ratelimit): in=40 out=[0-9]* dropped=[1-9]" "$WORK/err" ||
+	fail "ratelimit dropped nothing: $(grep "counters: f.ratelimit " "$WORK/err")"
 # The poisoned pools did not change what the correct plugins wrote.
 [ "$(grep -c . "$WORK/c.txt")" = 40 ] && [ "$(grep -cx prefix "$WORK/d.txt")" = 40 ] &&
 	cmp -s "$WORK/d.txt" "$WORK/e.txt" || fail "outputs under strict mode: $(wc -l "$WORK"/*.txt)"
