@@ -90,7 +90,7 @@ static void test_text(void)
 				 .in = 3, .out = 1, .dropped = 1, .errors = 1, .counters = c3,
 				 .ncounters = 1};
 	struct sl_instance i3 = {.name = "f3", .desc = &plain, .stacks = stacks2, .nstacks = 1,
-				 .counters = c2, .ncounters = 1};
+				 .counters = c2, .ncounters = 1, .bad_field_writes = 4};
 	struct sl_instance *all[] = {&i1, &i2, &i3};
 	struct graph g = {.all = all, .nall = 3};
 	struct runtime rt = {.graph = &g};
@@ -116,6 +116,10 @@ static void test_text(void)
 	want = "sluice_p_a_total{instance=\"f1\"} 1\nsluice_p_a_total{instance=\"f3\"} 2\n";
 	CHECK(p && strncmp(p, want, strlen(want)) == 0, "%s", p ? p : "(none)");
 	CHECK(strstr(t.buf, "sluice_p_b_total{instance=\"f1\"} 7\n"));
+	/* the core's bad_field_writes joins the plugin's counters once non-zero (f3, not f1) */
+	CHECK(strstr(t.buf, "# TYPE sluice_p_bad_field_writes_total counter\n"
+			    "sluice_p_bad_field_writes_total{instance=\"f3\"} 4\n"), "%s", t.buf);
+	CHECK_EQ_U(count(t.buf, "bad_field_writes_total{"), 1);
 	/* a name is [a-zA-Z0-9_]: the rest becomes '_' */
 	CHECK(strstr(t.buf, "# TYPE sluice_we_ird_x__c_1_total counter\n"
 			    "sluice_we_ird_x__c_1_total{instance=\"f2\"} 5\n"));
