@@ -10,6 +10,8 @@
 #include "strict.h"
 
 bool strict_on;
+/* Defined by strict_malloc.c, which sanitizer builds leave out. */
+extern const bool strict_malloc_linked __attribute__((weak));
 __thread bool strict_counting;
 __thread uint64_t strict_mallocs;
 
@@ -42,8 +44,10 @@ void strict_init(bool configured)
 
 	strict_on = configured || (env && strcmp(env, "1") == 0);
 	if (strict_on)
-		log_msg(SL_LOG_NOTICE, "strict plugin checks on (%s)",
-			configured ? "daemon.strict_plugins" : "SLUICE_STRICT=1");
+		log_msg(SL_LOG_NOTICE, "strict plugin checks on (%s)%s",
+			configured ? "daemon.strict_plugins" : "SLUICE_STRICT=1",
+			&strict_malloc_linked ? "" :
+			"; allocations are not counted in this build (a sanitizer owns malloc)");
 }
 
 int strict_prepare(struct sl_instance *inst, const struct runtime *rt)

@@ -12,6 +12,10 @@
 
 #include "strict.h"
 
+/* strict.c tells whether allocations are counted in this build. */
+extern const bool strict_malloc_linked;
+const bool strict_malloc_linked = true;
+
 void *__libc_malloc(size_t n);
 void *__libc_calloc(size_t k, size_t n);
 void *__libc_realloc(void *p, size_t n);

@@ -29,11 +29,19 @@ stacks:
 CONF
 SLUICE_STRICT=1 "$SLUICE" -c "$WORK/c.yaml" 2>"$WORK/err" || fail "sluice failed: $(cat "$WORK/err")"
 grep -q "strict plugin checks on (SLUICE_STRICT=1)" "$WORK/err" || fail "strict mode not announced: $(cat "$WORK/err")"
-grep -q "a.retag: strict: plugin 'retag' allocates memory in process()" "$WORK/err" ||
-	fail "retag's malloc() not reported: $(cat "$WORK/err")"
+# A sanitizer build cannot count allocations (its runtime owns malloc)
+# and says so; the malloc checks then expect nothing.
+if grep -q "allocations are not counted in this build" "$WORK/err"; then
+	echo "note: allocations are not counted in this (sanitizer) build: malloc checks skipped"
+	mallocs='[0-9]+'
+else
+	grep -q "a.retag: strict: plugin 'retag' allocates memory in process()" "$WORK/err" ||
+		fail "retag's malloc() not reported: $(cat "$WORK/err")"
+	mallocs='[1-9][0-9]*'
+fi
 grep -q "a.retag: plugin 'retag' changed field 'prefix', which it does not declare in provides: refused" "$WORK/err" ||
 	fail "retag's write not reported: $(cat "$WORK/err")"
-grep -Eq "counters: a.retag \(retag\): in=40 .* undeclared_writes=40 strict_mallocs=[1-9]" "$WORK/err" ||
+grep -Eq "counters: a.retag \(retag\): in=40 .* undeclared_writes=40 strict_mallocs=$mallocs" "$WORK/err" ||
 	fail "retag's counters: $(grep retag "$WORK/err")"
 others=$(grep -E "warning:|error:" "$WORK/err" | grep -v "a.retag: " || true)
 [ -z "$others" ] || fail "a correct plugin was reported: $others"
