@@ -6,7 +6,8 @@
 #     184 rows) that drops when full, more than that during the outage; the
 #     server stopped (SIGTERM, by PID) mid-stream until more than 40 rows
 #     are spooled (the event, not a time) and started again:
-#     every row arrives, none twice, nothing dropped, rows went through the
+#     every row arrives, none twice (unless an INSERT failed after its body
+#     was sent: PLUGINS.md, Duplicates), nothing dropped, rows went through the
 #     spool (spooled = spool_sent > 0) and the spool is empty at the end;
 #  2. kill -9 of sluice while the server is down and rows are spooled; the
 #     server back and sluice started again on the same spool: the table holds
@@ -35,7 +36,7 @@ cat >"$WORK/o.yaml" <<YAML
 stacks:
   c: [{plugin: replay, file: "$CAP", loop: 25, pace: original}, decode, {plugin: clickhouse,
       url: "http://127.0.0.1:$CH_HTTP_a", table: outage, batch_size: 20, flush_interval: 200ms,
-      timeout: 2s, retry_min: 200ms, retry_max: 1s, spool_dir: "$WORK/spool-o", format: RowBinary,
+      timeout: 10s, retry_min: 200ms, retry_max: 1s, spool_dir: "$WORK/spool-o", format: RowBinary,
       queue: 8, when_full: drop}]
 YAML
 run_sluice_bg "$WORK/o.log" -c "$WORK/o.yaml"
@@ -59,17 +60,26 @@ wait "$SLUICE_PID" || { cat "$WORK/o.log"; fail "sluice failed"; }
 c=$(counters "$WORK/o.log")
 after=$(count outage)
 # every (time, time_us, src_addr) of the capture 25 times, no more
-groups=$(ch_query a "SELECT count() FROM (SELECT time, time_us, src_addr, count() AS n FROM outage GROUP BY time, time_us, src_addr HAVING n = 25)")
+# every (time, time_us, src_addr) of the capture at least 25 times
+groups=$(ch_query a "SELECT count() FROM (SELECT time, time_us, src_addr, count() AS n FROM outage GROUP BY time, time_us, src_addr HAVING n >= 25)")
 dups=$(ch_query a "SELECT count() FROM (SELECT time, time_us, src_addr, count() AS n FROM outage GROUP BY time, time_us, src_addr HAVING n > 25)")
+# Rows stored twice are allowed only as PLUGINS.md's "Duplicates" says: an
+# INSERT that failed after its body went out (a timeout or a reply cut
+# short by the stopping server, on a loaded machine) may have been stored
+# and is sent again. A refused connection sent nothing.
+maybe_twice=$(sed -n 's/.*INSERT of \([0-9]*\) rows failed: \(.*\)/\1 \2/p' "$WORK/o.log" |
+	{ grep -v -E "Couldn.t connect|Failed to connect|Connection refused|Connection timed out" || true; } | awk '{n += $1} END {print n + 0}')
 c=$(echo "$c" | tail -1)	# the line at exit (SIGUSR1 printed others)
 echo "$c" | grep -q "in=1000 out=1000 dropped=0 errors=0 .*rows=1000 .*dropped_rows=0" || { grep -v "counters:" "$WORK/o.log" | tail -30; fail "outage: $c"; }
 sp=$(cval "$c" spooled)
 [ "$sp" -gt 40 ] && [ "$(cval "$c" spool_sent)" = "$sp" ] && [ "$(cval "$c" spool_dropped)" = 0 ] ||
 	fail "outage: the spool did not take the rows: $c"
 [ "$(cval "$c" spool_bytes)" = 0 ] && [ "$(spooled_recs "$WORK/spool-o")" = 0 ] || fail "outage: rows left in the spool: $c"
-[ "$after" = 1000 ] && [ "$groups" = 40 ] && [ "$dups" = 0 ] ||
-	fail "outage: $after rows (expected 1000), $groups of 40 rows 25 times, $dups more often"
-echo "outage: away ${away} s, $before rows before, $after after, spooled $sp, $dups duplicated"
+[ "$groups" = 40 ] && [ "$after" -ge 1000 ] && [ $((after - 1000)) -le "$maybe_twice" ] || {
+	grep "INSERT of" "$WORK/o.log" | tail -20
+	fail "outage: $after rows (expected 1000, or up to $maybe_twice more from failed INSERTs), $groups of 40 rows at least 25 times, $dups more often"
+}
+echo "outage: away ${away} s, $before rows before, $after after, spooled $sp, $dups rows stored twice (failed INSERTs that may have been stored: $maybe_twice rows)"
 
 # ---- 2. kill -9 while rows are spooled, then a restart ----
 ch_stop a
@@ -128,4 +138,4 @@ echo "$c" | grep -q "in=2000 out=$sp dropped=$sd " || fail "full: $c"
 [ $((sp + sd)) = 2000 ] && [ "$sd" -gt 0 ] && [ "$on_disk" = "$sp" ] && [ "$(cval "$c" dropped_rows)" = 0 ] ||
 	fail "full: spooled $sp + dropped $sd != 2000 or $on_disk rows on disk: $c"
 grep -q "spool $WORK/spool-f: full (max_size): dropping records" "$WORK/f.log" || fail "full: not logged"
-pass "outage ${away} s: 1000 of 1000 rows, $dups twice; kill -9: $kept spooled rows delivered after restart; full 64 KiB spool: $sp spooled, $sd dropped, $on_disk on disk"
+pass "outage ${away} s: $after rows for 1000, $dups twice; kill -9: $kept spooled rows delivered after restart; full 64 KiB spool: $sp spooled, $sd dropped, $on_disk on disk"
