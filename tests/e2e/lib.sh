@@ -34,26 +34,34 @@ need_cmd() {
 	done
 }
 
-# make_netns NAME: a namespace with loopback up, deleted at exit.  The
-# first call takes a machine-wide lock: ctest's RESOURCE_LOCK serialises
-# the netns tests of one run, this also serialises two checkouts' runs,
-# which share the global netfilter sysctls.  A helper process holds the
-# lock for as long as this shell lives: daemons and tools the test starts
-# in the background never inherit it, so one left behind by a test that
-# was killed (a ctest timeout) cannot hold it for every later test.
+# lock_netfilter: take the machine-wide netfilter lock, once per test.
+# ctest's RESOURCE_LOCK serialises the netns tests of one run; this also
+# serialises two checkouts' runs, which share the kernel's global
+# netfilter sysctls (nf_log_all_netns, ...): a test that changes one must
+# call this before it reads or writes it, or another run's test restores
+# its own old value under it.  A helper process holds the lock for as
+# long as this shell lives: daemons and tools the test starts in the
+# background never inherit it, so one left behind by a test that was
+# killed (a ctest timeout) cannot hold it for every later test.
+lock_netfilter() {
+	local shell=$$
+	[ -z "${SLUICE_NETNS_LOCKED:-}" ] || return 0
+	(
+		exec 9>/tmp/sluice-netfilter.lock
+		flock 9
+		: >"$WORK/.locked"
+		while kill -0 "$shell" 2>/dev/null; do sleep 0.2; done
+	) </dev/null >/dev/null 2>&1 &
+	at_exit "kill $!"
+	until [ -e "$WORK/.locked" ]; do sleep 0.05; done
+	SLUICE_NETNS_LOCKED=1
+}
+
+# make_netns NAME: a namespace with loopback up, deleted at exit; the
+# first call takes the netfilter lock (lock_netfilter).
 make_netns() {
-	local ns="$1" shell=$$
-	if [ -z "${SLUICE_NETNS_LOCKED:-}" ]; then
-		(
-			exec 9>/tmp/sluice-netfilter.lock
-			flock 9
-			: >"$WORK/.locked"
-			while kill -0 "$shell" 2>/dev/null; do sleep 0.2; done
-		) </dev/null >/dev/null 2>&1 &
-		at_exit "kill $!"
-		until [ -e "$WORK/.locked" ]; do sleep 0.05; done
-		SLUICE_NETNS_LOCKED=1
-	fi
+	local ns="$1"
+	lock_netfilter
 	ip netns del "$ns" 2>/dev/null || true
 	ip netns add "$ns" || skip "cannot create network namespaces"
 	at_exit "ip netns del $ns"

@@ -53,6 +53,7 @@ rc=0
 grep -q 'no printk log statements to convert in 3 rules (1 already log to a group): nothing to do' \
 	"$WORK/nolog.out" || { cat "$WORK/nolog.out"; fail "nothing-to-do message"; }
 
+lock_netfilter	# before the global sysctl: another run's test restores its own value
 OLD_ALL_NETNS=$(cat "$SYSCTL")
 at_exit "echo $OLD_ALL_NETNS > $SYSCTL"
 echo 1 >"$SYSCTL"

@@ -19,6 +19,7 @@ SYSCTL=/proc/sys/net/netfilter/nf_log_all_netns
 modprobe nf_log_syslog 2>/dev/null || true
 [ -w "$SYSCTL" ] || skip "no $SYSCTL (nf_log_syslog not available)"
 
+lock_netfilter	# before the global sysctl: another run's test restores its own value
 OLD_ALL_NETNS=$(cat "$SYSCTL")
 at_exit "echo $OLD_ALL_NETNS > $SYSCTL"
 echo 1 >"$SYSCTL"

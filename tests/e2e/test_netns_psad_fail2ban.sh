@@ -41,6 +41,7 @@ fi
 
 TF=${SLUICE_TEST_TIME_FACTOR:-1}
 
+lock_netfilter	# before the global sysctl: another run's test restores its own value
 OLD_ALL_NETNS=$(cat "$SYSCTL")
 at_exit "echo $OLD_ALL_NETNS > $SYSCTL"
 echo 1 >"$SYSCTL"
