@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "nffile.h"
+#include "nffile_recover.h"
 #include "check.h"
 
 /* nfcapd-samples/minimal.nf: created 0x65a50220, TCP 10.1.1.1:40000 ->
