@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Expressions over record fields: lexer, recursive-descent parser, packed
- * compiled form and evaluator.  See expr.h for the contract.
+ * Expressions over record fields: lexer, recursive-descent parser and the
+ * packed compiled form (expr_int.h); the evaluator is in expr_eval.c.  See
+ * expr.h for the contract.
  *
  * The parser builds a tree of nodes, set elements and string bytes in
  * growing arrays of a compile context; pack() then writes one block: the
@@ -23,56 +24,8 @@
 #include <strings.h>
 
 #include "expr.h"
+#include "expr_int.h"
 #include "names.h"
-
-typedef unsigned __int128 u128;
-
-/* ---- compiled form ---- */
-
-enum xkind {
-	X_AND = 1, X_OR, X_NOT, X_HAS,
-	X_U_EQ, X_U_LT, X_U_LE, X_U_GT, X_U_GE, X_U_BIT, X_U_RANGE, X_U_SET,
-	X_A_RANGE, X_A_SET,
-	X_S_EQ, X_S_PFX, X_S_RE, X_S_SET,
-};
-
-/* xnode.flags */
-#define XF_NEG 1	/* leaf: result inverted when the field is present */
-#define XF_MAC 2	/* U64 kinds: the field is a MAC, read as a 48-bit number */
-
-/* Jump targets past the program: the result. */
-#define PC_TRUE 0xffff
-#define PC_FALSE 0xfffe
-
-struct xnode {
-	uint8_t kind;
-	uint8_t flags;
-	sl_field field;
-	uint16_t jt, jf;	/* program: next leaf when true, when false */
-	uint32_t l, r;		/* AND/OR/NOT: children; SET: first, count; S_EQ/PFX: off, len */
-	union {
-		struct { uint64_t a, b; } u;	/* value or lo, hi; BIT: mask */
-		struct { u128 lo, hi; } w;	/* A_RANGE */
-	};
-};
-
-struct urange { uint64_t lo, hi; };
-struct arange { u128 lo, hi; };
-struct sref { uint32_t off, len; };
-
-#define SMALL_SET 8	/* up to this many elements: linear scan */
-
-struct sl_expr {
-	unsigned entry, nfields, nregex;
-	const struct xnode *prog;
-	const struct urange *us;
-	const struct arange *as;
-	const struct sref *ss;
-	const uint8_t *bytes;
-	regex_t *re;
-	sl_field fields[SL_MAX_FIELDS];
-	unsigned fcol[SL_MAX_FIELDS];
-};
 
 /* ---- aliases: the JSON keys of docs/JSON.md that differ from field names ---- */
 
@@ -492,15 +445,6 @@ static bool lit_mac(struct cc *c, uint64_t *v)
 	}
 	fail(c, c->t.at, "expected a MAC address (aa:bb:cc:dd:ee:ff), found %s", FOUND(c));
 	return false;
-}
-
-static u128 load128(const uint8_t a[16])
-{
-	uint64_t hi, lo;
-
-	memcpy(&hi, a, 8);
-	memcpy(&lo, a + 8, 8);
-	return (u128)be64toh(hi) << 64 | be64toh(lo);
 }
 
 /* An address or CIDR prefix as the range of its addresses; *prefix if it had a '/'. */
@@ -1193,133 +1137,4 @@ sl_field sl_expr_field(const struct sl_expr *e, unsigned i)
 unsigned sl_expr_field_column(const struct sl_expr *e, unsigned i)
 {
 	return e->fcol[i];
-}
-
-/* ---- evaluation ---- */
-
-/*
- * Whether x is in the sorted, merged ranges v[0..n), n >= 1: the last
- * range starting at or below x holds it or none does.  One body for the
- * u64 and the u128 (address) ranges.
- */
-#define DEFINE_RANGE_SEARCH(name, type, vtype)					\
-	static bool name(const type *v, unsigned n, vtype x)			\
-	{									\
-		unsigned lo = 0, hi = n;					\
-										\
-		while (hi - lo > 1) {						\
-			unsigned mid = (lo + hi) / 2;				\
-										\
-			if (v[mid].lo <= x)					\
-				lo = mid;					\
-			else							\
-				hi = mid;					\
-		}								\
-		return x >= v[lo].lo && x <= v[lo].hi;				\
-	}
-DEFINE_RANGE_SEARCH(u_search, struct urange, uint64_t)
-DEFINE_RANGE_SEARCH(a_in, struct arange, u128)
-
-static bool u_in(const struct urange *v, unsigned n, uint64_t x)
-{
-	if (n <= SMALL_SET) {
-		for (unsigned i = 0; i < n; i++)
-			if (x >= v[i].lo && x <= v[i].hi)
-				return true;
-		return false;
-	}
-	return u_search(v, n, x);
-}
-
-static bool s_in(const struct sl_expr *e, const struct sref *v, unsigned n, const struct sl_bytes *b)
-{
-	unsigned lo = 0, hi = n;
-
-	while (lo < hi) {
-		unsigned mid = (lo + hi) / 2;
-		int d = v[mid].len != b->len ? (v[mid].len < b->len ? -1 : 1) :
-			b->len ? memcmp(e->bytes + v[mid].off, b->ptr, b->len) : 0;
-
-		if (d == 0)
-			return true;
-		if (d < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return false;
-}
-
-static uint64_t load_mac(const uint8_t *a)
-{
-	return (uint64_t)a[0] << 40 | (uint64_t)a[1] << 32 | (uint64_t)a[2] << 24 |
-	       (uint64_t)a[3] << 16 | (uint64_t)a[4] << 8 | a[5];
-}
-
-/*
- * The record's string is not NUL-terminated: REG_STARTEND gives glibc its
- * length (and lets it hold NUL bytes).  It is still copied to a terminated
- * buffer first when short, as every record string but `text` is: a
- * sanitizer's regexec() interceptor runs strlen() on it regardless.
- */
-static bool regex_match(const regex_t *re, const struct sl_bytes *b)
-{
-	regmatch_t m = {.rm_so = 0, .rm_eo = (regoff_t)b->len};
-	char buf[1024];
-	const char *s = b->ptr ? (const char *)b->ptr : "";
-
-	if (b->len < sizeof(buf)) {
-		if (b->len)
-			memcpy(buf, b->ptr, b->len);
-		buf[b->len] = 0;
-		s = buf;
-	}
-	return regexec(re, s, 1, &m, REG_STARTEND) == 0;
-}
-
-/* A comparison on a present field, before `neg`. */
-static bool leaf(const struct sl_expr *e, const struct xnode *n, const union sl_value *v)
-{
-	uint64_t x = (n->flags & XF_MAC) ? load_mac(v->addr) : v->u64;
-
-	switch (n->kind) {
-	case X_HAS: return true;
-	case X_U_EQ: return x == n->u.a;
-	case X_U_LT: return x < n->u.a;
-	case X_U_LE: return x <= n->u.a;
-	case X_U_GT: return x > n->u.a;
-	case X_U_GE: return x >= n->u.a;
-	case X_U_BIT: return (x & n->u.a) != 0;
-	case X_U_RANGE: return x >= n->u.a && x <= n->u.b;
-	case X_U_SET: return u_in(e->us + n->l, n->r, x);
-	case X_A_RANGE: {
-		u128 a = load128(v->addr);
-
-		return a >= n->w.lo && a <= n->w.hi;
-	}
-	case X_A_SET: return a_in(e->as + n->l, n->r, load128(v->addr));
-	case X_S_EQ:
-		return v->bytes.len == n->r && (!n->r || memcmp(v->bytes.ptr, e->bytes + n->l, n->r) == 0);
-	case X_S_PFX:
-		return v->bytes.len >= n->r && (!n->r || memcmp(v->bytes.ptr, e->bytes + n->l, n->r) == 0);
-	case X_S_RE: return regex_match(&e->re[n->l], &v->bytes);
-	case X_S_SET: return s_in(e, e->ss + n->l, n->r, &v->bytes);
-	}
-	return false;
-}
-
-bool sl_expr_match(const struct sl_expr *e, const struct sl_record *r)
-{
-	unsigned pc = e->entry;
-
-	while (pc < PC_FALSE) {
-		const struct xnode *n = &e->prog[pc];
-
-		/* an absent field makes the comparison false, `!=` included */
-		if (sl_has(r, n->field) && leaf(e, n, &r->v[n->field]) != (n->flags & XF_NEG))
-			pc = n->jt;
-		else
-			pc = n->jf;
-	}
-	return pc == PC_TRUE;
 }
