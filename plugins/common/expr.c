@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Expressions over record fields: lexer, recursive-descent parser, packed
- * compiled form and evaluator.  See expr.h for the contract.
+ * Expressions over record fields: the recursive-descent parser, type
+ * checks and the packed compiled form (expr_int.h).  The tokens and
+ * literal values come from expr_lex.c, the evaluator is expr_eval.c.  See
+ * expr.h for the contract.
  *
  * The parser builds a tree of nodes, set elements and string bytes in
  * growing arrays of a compile context; pack() then writes one block: the
@@ -12,67 +14,14 @@
  * sorted and merged ranges: a CIDR prefix is the range of its addresses, a
  * MAC the 48-bit number of its bytes.
  */
-#include <arpa/inet.h>
-#include <endian.h>
-#include <errno.h>
 #include <regex.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "expr.h"
+#include "expr_int.h"
+#include "expr_lex.h"
 #include "names.h"
-
-typedef unsigned __int128 u128;
-
-/* ---- compiled form ---- */
-
-enum xkind {
-	X_AND = 1, X_OR, X_NOT, X_HAS,
-	X_U_EQ, X_U_LT, X_U_LE, X_U_GT, X_U_GE, X_U_BIT, X_U_RANGE, X_U_SET,
-	X_A_RANGE, X_A_SET,
-	X_S_EQ, X_S_PFX, X_S_RE, X_S_SET,
-};
-
-/* xnode.flags */
-#define XF_NEG 1	/* leaf: result inverted when the field is present */
-#define XF_MAC 2	/* U64 kinds: the field is a MAC, read as a 48-bit number */
-
-/* Jump targets past the program: the result. */
-#define PC_TRUE 0xffff
-#define PC_FALSE 0xfffe
-
-struct xnode {
-	uint8_t kind;
-	uint8_t flags;
-	sl_field field;
-	uint16_t jt, jf;	/* program: next leaf when true, when false */
-	uint32_t l, r;		/* AND/OR/NOT: children; SET: first, count; S_EQ/PFX: off, len */
-	union {
-		struct { uint64_t a, b; } u;	/* value or lo, hi; BIT: mask */
-		struct { u128 lo, hi; } w;	/* A_RANGE */
-	};
-};
-
-struct urange { uint64_t lo, hi; };
-struct arange { u128 lo, hi; };
-struct sref { uint32_t off, len; };
-
-#define SMALL_SET 8	/* up to this many elements: linear scan */
-
-struct sl_expr {
-	unsigned entry, nfields, nregex;
-	const struct xnode *prog;
-	const struct urange *us;
-	const struct arange *as;
-	const struct sref *ss;
-	const uint8_t *bytes;
-	regex_t *re;
-	sl_field fields[SL_MAX_FIELDS];
-	unsigned fcol[SL_MAX_FIELDS];
-};
 
 /* ---- aliases: the JSON keys of docs/JSON.md that differ from field names ---- */
 
@@ -101,186 +50,6 @@ const char *sl_expr_alias(const char *name)
 	return NULL;
 }
 
-/* ---- compile context ---- */
-
-enum tkind {
-	T_END, T_LP, T_RP, T_LB, T_RB, T_COMMA, T_DASH,
-	T_EQ, T_NE, T_LT, T_LE, T_GT, T_GE, T_PFX, T_RE, T_BIT,
-	T_STR, T_WORD, T_BAD,
-};
-
-struct tok {
-	enum tkind k;
-	unsigned at, len;	/* byte offset and length in the text */
-};
-
-struct vec {
-	void *p;
-	unsigned n, cap;
-};
-
-struct cc {
-	const char *s;
-	unsigned len, pos, depth;
-	struct tok t;
-	sl_expr_lookup_fn lookup;
-	void *lctx;
-	struct sl_expr_error *err;
-	bool failed;
-	struct vec nodes, us, as, ss, bytes, res;	/* res: byte offsets of regex patterns */
-	unsigned nfields;
-	sl_field fields[SL_MAX_FIELDS];
-	unsigned fcol[SL_MAX_FIELDS];
-};
-
-/* Room for one more element of `size` bytes; its index, or -1. */
-static int vec_push(struct cc *c, struct vec *v, size_t size)
-{
-	if (v->n == v->cap) {
-		unsigned cap = v->cap ? v->cap * 2 : 16;
-		void *p = realloc(v->p, (size_t)cap * size);
-
-		if (!p) {
-			c->failed = true;
-			return -1;
-		}
-		v->p = p;
-		v->cap = cap;
-	}
-	return (int)v->n++;
-}
-
-__attribute__((format(printf, 3, 4))) static void fail(struct cc *c, unsigned at, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (c->failed)
-		return;
-	c->failed = true;
-	c->err->column = at + 1;
-	va_start(ap, fmt);
-	vsnprintf(c->err->msg, sizeof(c->err->msg), fmt, ap);
-	va_end(ap);
-}
-
-/* What the current token is, for "found ..." (quoted, cut at 40 bytes). */
-static const char *found(struct cc *c, char *buf, size_t size)
-{
-	if (c->t.k == T_END)
-		return "the end of the expression";
-	snprintf(buf, size, "'%.*s'", (int)(c->t.len > 40 ? 40 : c->t.len), c->s + c->t.at);
-	return buf;
-}
-
-#define FOUND(c) found((c), (char[64]){0}, 64)
-
-/* ---- lexer ---- */
-
-static bool word_char(char ch)
-{
-	return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
-	       ch == '_' || ch == '.' || ch == ':' || ch == '/';
-}
-
-/*
- * A '-' belongs to a word (a protocol name: ipv6-icmp) only after letters
- * and digits, not all digits, and before a letter; otherwise it is the
- * range operator: 1024-65535, 10.0.0.1-10.0.0.9, ::1-::9.
- */
-static bool dash_in_word(const char *w, unsigned n, char next)
-{
-	bool letter = false;
-
-	if (!((next >= 'a' && next <= 'z') || (next >= 'A' && next <= 'Z')))
-		return false;
-	for (unsigned i = 0; i < n; i++) {
-		if (w[i] == '.' || w[i] == ':' || w[i] == '/')
-			return false;
-		if (!(w[i] >= '0' && w[i] <= '9'))
-			letter = true;
-	}
-	return letter;
-}
-
-static void lex_word(struct cc *c)
-{
-	unsigned p = c->pos;
-
-	while (p < c->len && (word_char(c->s[p]) ||
-			      (c->s[p] == '-' && p + 1 < c->len &&
-			       dash_in_word(c->s + c->pos, p - c->pos, c->s[p + 1]))))
-		p++;
-	c->t.k = T_WORD;
-	c->t.len = p - c->pos;
-}
-
-static void lex_string(struct cc *c)
-{
-	char q = c->s[c->pos];
-	unsigned p = c->pos + 1;
-
-	while (p < c->len && c->s[p] != q)
-		p += (c->s[p] == '\\' && p + 1 < c->len) ? 2 : 1;
-	if (p >= c->len) {
-		fail(c, c->pos, "unterminated string: expected %c", q);
-		c->t.k = T_BAD;
-		return;
-	}
-	c->t.k = T_STR;
-	c->t.len = p + 1 - c->pos;
-}
-
-static const struct { char s[3]; enum tkind k; } puncts[] = {
-	{"==", T_EQ}, {"!=", T_NE}, {"<=", T_LE}, {">=", T_GE}, {"^=", T_PFX},
-	{"<", T_LT}, {">", T_GT}, {"~", T_RE}, {"&", T_BIT}, {"(", T_LP}, {")", T_RP},
-	{"{", T_LB}, {"}", T_RB}, {",", T_COMMA}, {"-", T_DASH},
-};
-
-static void next(struct cc *c)
-{
-	c->pos += c->t.len;
-	while (c->pos < c->len && (c->s[c->pos] == ' ' || c->s[c->pos] == '\t' ||
-				   c->s[c->pos] == '\n' || c->s[c->pos] == '\r'))
-		c->pos++;
-	c->t.at = c->pos;
-	c->t.len = 0;
-	c->t.k = T_END;
-	if (c->pos >= c->len)
-		return;
-	for (size_t i = 0; i < sizeof(puncts) / sizeof(puncts[0]); i++) {
-		size_t n = strlen(puncts[i].s);
-
-		if (c->len - c->pos >= n && memcmp(c->s + c->pos, puncts[i].s, n) == 0) {
-			c->t.k = puncts[i].k;
-			c->t.len = (unsigned)n;
-			return;
-		}
-	}
-	if (c->s[c->pos] == '"' || c->s[c->pos] == '\'')
-		lex_string(c);
-	else if (word_char(c->s[c->pos]))
-		lex_word(c);
-	else {
-		fail(c, c->pos, "unexpected character '%c'", c->s[c->pos]);
-		c->t.k = T_BAD;
-	}
-}
-
-static bool is_word(const struct cc *c, const char *w)
-{
-	return c->t.k == T_WORD && c->t.len == strlen(w) && memcmp(c->s + c->t.at, w, c->t.len) == 0;
-}
-
-/* The current word as a C string (words longer than the buffer are cut). */
-static const char *word(const struct cc *c, char *buf, size_t size)
-{
-	unsigned n = c->t.len < size - 1 ? c->t.len : (unsigned)size - 1;
-
-	memcpy(buf, c->s + c->t.at, n);
-	buf[n] = 0;
-	return buf;
-}
-
 /* ---- nodes ---- */
 
 static int new_node(struct cc *c, enum xkind kind, sl_field field)
@@ -290,10 +59,10 @@ static int new_node(struct cc *c, enum xkind kind, sl_field field)
 
 	/* jumps are 16 bits, and emit() recurses along `and` / `or` chains */
 	if (c->nodes.n >= SL_EXPR_MAX_NODES) {
-		fail(c, c->t.at, "expression has more than %d terms", SL_EXPR_MAX_NODES / 2);
+		expr_fail(c, c->t.at, "expression has more than %d terms", SL_EXPR_MAX_NODES / 2);
 		return -1;
 	}
-	if ((i = vec_push(c, &c->nodes, sizeof(struct xnode))) < 0)
+	if ((i = expr_push(c, &c->nodes, sizeof(struct xnode))) < 0)
 		return -1;
 	n = (struct xnode *)c->nodes.p + i;
 	memset(n, 0, sizeof(*n));
@@ -399,223 +168,22 @@ static int field(struct cc *c, enum sl_type *type, char *name, size_t size)
 
 	if (c->t.k != T_WORD || !((c->s[c->t.at] >= 'a' && c->s[c->t.at] <= 'z') ||
 				  (c->s[c->t.at] >= 'A' && c->s[c->t.at] <= 'Z') || c->s[c->t.at] == '_')) {
-		fail(c, c->t.at, "expected a field name, 'has', 'not' or '(', found %s", FOUND(c));
+		expr_fail(c, c->t.at, "expected a field name, 'has', 'not' or '(', found %s", FOUND(c));
 		return -1;
 	}
-	word(c, name, size);
+	expr_word(c, name, size);
 	alias = sl_expr_alias(name);
 	id = c->lookup(c->lctx, alias ? alias : name, type);
 	if (id < 0 || id >= SL_MAX_FIELDS) {
 		const char *near = suggest(name);
 
-		fail(c, c->t.at, "unknown field '%s'%s%s%s (sluice --describe lists the fields)", name,
+		expr_fail(c, c->t.at, "unknown field '%s'%s%s%s (sluice --describe lists the fields)", name,
 		     near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
 		return -1;
 	}
 	note_field(c, (sl_field)id, c->t.at);
-	next(c);
+	expr_next(c);
 	return id;
-}
-
-/* ---- literals ---- */
-
-static bool parse_number(const char *w, uint64_t *v)
-{
-	char *end;
-
-	if (!(w[0] >= '0' && w[0] <= '9'))
-		return false;
-	errno = 0;
-	*v = strtoull(w, &end, (w[0] == '0' && (w[1] == 'x' || w[1] == 'X')) ? 16 : 10);
-	return !*end && errno == 0;
-}
-
-/* A protocol by any name sluice prints or reads; -1 if none. */
-static int proto_by_name(const char *w)
-{
-	if (strcasecmp(w, "ipv6-icmp") == 0)
-		return 58;
-	for (int i = 0; i < 256; i++)
-		if (sl_proto_names[i].name && strcasecmp(w, sl_proto_names[i].name) == 0)
-			return i;
-	return -1;
-}
-
-static int family_by_name(const char *w)
-{
-	for (size_t i = 0; i < sizeof(sl_family_names) / sizeof(sl_family_names[0]); i++)
-		if (sl_family_names[i] && strcasecmp(w, sl_family_names[i]) == 0)
-			return (int)i;
-	return -1;
-}
-
-/* One integer literal (a number, or a name the field knows); false after an error. */
-static bool lit_u64(struct cc *c, sl_field f, uint64_t *v)
-{
-	char w[64];
-	int n = -1;
-
-	if (c->t.k == T_WORD) {
-		word(c, w, sizeof(w));
-		if (parse_number(w, v))
-			goto ok;
-		if (f == SL_F_IP_PROTO && (n = proto_by_name(w)) >= 0)
-			goto named;
-		if (f == SL_F_FAMILY && (n = family_by_name(w)) >= 0)
-			goto named;
-	}
-	fail(c, c->t.at, "expected %s, found %s",
-	     f == SL_F_IP_PROTO ? "a protocol number or name (tcp, udp, icmp...)" :
-	     f == SL_F_FAMILY ? "a family number or name (ipv4, ipv6...)" :
-				"a number (decimal or 0x hex)", FOUND(c));
-	return false;
-named:
-	*v = (uint64_t)n;
-ok:
-	next(c);
-	return true;
-}
-
-static bool lit_mac(struct cc *c, uint64_t *v)
-{
-	unsigned b[6];
-	char w[64], end;
-
-	if (c->t.k == T_WORD && c->t.len == 17 &&
-	    sscanf(word(c, w, sizeof(w)), "%2x:%2x:%2x:%2x:%2x:%2x%c", &b[0], &b[1], &b[2], &b[3],
-		   &b[4], &b[5], &end) == 6) {
-		*v = 0;
-		for (int i = 0; i < 6; i++)
-			*v = *v << 8 | b[i];
-		next(c);
-		return true;
-	}
-	fail(c, c->t.at, "expected a MAC address (aa:bb:cc:dd:ee:ff), found %s", FOUND(c));
-	return false;
-}
-
-static u128 load128(const uint8_t a[16])
-{
-	uint64_t hi, lo;
-
-	memcpy(&hi, a, 8);
-	memcpy(&lo, a + 8, 8);
-	return (u128)be64toh(hi) << 64 | be64toh(lo);
-}
-
-/* An address or CIDR prefix as the range of its addresses; *prefix if it had a '/'. */
-static bool lit_addr(struct cc *c, struct arange *r, bool *prefix)
-{
-	char w[64], *slash;
-	uint8_t a[16] = {0};
-	unsigned long plen = 128;
-	bool v4;
-
-	if (c->t.k != T_WORD || c->t.len >= sizeof(w))
-		goto bad;
-	word(c, w, sizeof(w));
-	slash = strchr(w, '/');
-	if (slash)
-		*slash++ = 0;
-	v4 = inet_pton(AF_INET, w, a + 12) == 1;
-	if (v4)
-		a[10] = a[11] = 0xff;
-	else if (inet_pton(AF_INET6, w, a) != 1)
-		goto bad;
-	if (slash) {
-		char *end;
-
-		plen = strtoul(slash, &end, 10);
-		if (!*slash || *end || !(*slash >= '0' && *slash <= '9') || plen > (v4 ? 32u : 128u)) {
-			fail(c, c->t.at, "expected a prefix length 0-%u after '/', found '%s'",
-			     v4 ? 32 : 128, slash);
-			return false;
-		}
-		if (v4)
-			plen += 96;
-	}
-	*prefix = slash != NULL;
-	{
-		u128 host = plen >= 128 ? 0 : (~(u128)0) >> plen;
-
-		r->lo = load128(a) & ~host;
-		r->hi = r->lo | host;
-	}
-	next(c);
-	return true;
-bad:
-	fail(c, c->t.at, "expected an IPv4 or IPv6 address or CIDR prefix, found %s", FOUND(c));
-	return false;
-}
-
-static bool hexval(char ch, unsigned *v)
-{
-	if (ch >= '0' && ch <= '9')
-		*v = (unsigned)(ch - '0');
-	else if (ch >= 'a' && ch <= 'f')
-		*v = (unsigned)(ch - 'a' + 10);
-	else if (ch >= 'A' && ch <= 'F')
-		*v = (unsigned)(ch - 'A' + 10);
-	else
-		return false;
-	return true;
-}
-
-/* Decode one escape at s[*i] (after the backslash) into *out. */
-static bool unescape(struct cc *c, unsigned *i, uint8_t *out)
-{
-	unsigned h, l;
-	char e = c->s[*i];
-
-	switch (e) {
-	case '\\': case '"': case '\'': *out = (uint8_t)e; break;
-	case 'n': *out = '\n'; break;
-	case 't': *out = '\t'; break;
-	case 'r': *out = '\r'; break;
-	case 'x':
-		if (*i + 2 < c->len && hexval(c->s[*i + 1], &h) && hexval(c->s[*i + 2], &l)) {
-			*out = (uint8_t)(h << 4 | l);
-			*i += 2;
-			break;
-		}
-		/* fall through */
-	default:
-		fail(c, *i - 1, "unknown escape '\\%c' in a string: expected \\\\ \\\" \\' \\n \\t \\r or \\xHH", e);
-		return false;
-	}
-	return true;
-}
-
-/* A quoted string, decoded into the byte array (NUL-terminated there). */
-static bool lit_str(struct cc *c, struct sref *out)
-{
-	unsigned end, i;
-
-	if (c->t.k != T_STR) {
-		fail(c, c->t.at, "expected a string in quotes, found %s", FOUND(c));
-		return false;
-	}
-	out->off = c->bytes.n;
-	end = c->t.at + c->t.len - 1;
-	for (i = c->t.at + 1; i < end; i++) {
-		uint8_t b = (uint8_t)c->s[i];
-		int at;
-
-		if (b == '\\') {
-			i++;
-			if (!unescape(c, &i, &b))
-				return false;
-		}
-		if ((at = vec_push(c, &c->bytes, 1)) < 0)
-			return false;
-		((uint8_t *)c->bytes.p)[at] = b;
-	}
-	out->len = c->bytes.n - out->off;
-	if (vec_push(c, &c->bytes, 1) < 0)
-		return false;
-	((uint8_t *)c->bytes.p)[c->bytes.n - 1] = 0;
-	next(c);
-	return true;
 }
 
 /* ---- sets: elements sorted and merged ---- */
@@ -680,11 +248,11 @@ static bool elem(struct cc *c, sl_field f, enum sl_type type)
 	if (type == SL_T_STRING || type == SL_T_BYTES) {
 		struct sref s;
 
-		if (!lit_str(c, &s) || (i = vec_push(c, &c->ss, sizeof(s))) < 0)
+		if (!expr_lit_str(c, &s) || (i = expr_push(c, &c->ss, sizeof(s))) < 0)
 			return false;
 		((struct sref *)c->ss.p)[i] = s;
 		if (c->t.k == T_DASH) {
-			fail(c, c->t.at, "strings have no ranges: expected ',', '}' or 'and', found '-'");
+			expr_fail(c, c->t.at, "strings have no ranges: expected ',', '}' or 'and', found '-'");
 			return false;
 		}
 		return true;
@@ -693,23 +261,23 @@ static bool elem(struct cc *c, sl_field f, enum sl_type type)
 		struct arange r, hi;
 		bool pfx, pfx2;
 
-		if (!lit_addr(c, &r, &pfx))
+		if (!expr_lit_addr(c, &r, &pfx))
 			return false;
 		if (c->t.k == T_DASH) {
 			if (pfx) {
-				fail(c, c->t.at, "a CIDR prefix cannot start a range: expected ',', '}' or 'and', found '-'");
+				expr_fail(c, c->t.at, "a CIDR prefix cannot start a range: expected ',', '}' or 'and', found '-'");
 				return false;
 			}
-			next(c);
-			if (!lit_addr(c, &hi, &pfx2))
+			expr_next(c);
+			if (!expr_lit_addr(c, &hi, &pfx2))
 				return false;
 			if (pfx2 || hi.hi < r.lo) {
-				fail(c, at, "expected a range of addresses low-high, low <= high");
+				expr_fail(c, at, "expected a range of addresses low-high, low <= high");
 				return false;
 			}
 			r.hi = hi.hi;
 		}
-		if ((i = vec_push(c, &c->as, sizeof(r))) < 0)
+		if ((i = expr_push(c, &c->as, sizeof(r))) < 0)
 			return false;
 		((struct arange *)c->as.p)[i] = r;
 		return true;
@@ -717,19 +285,19 @@ static bool elem(struct cc *c, sl_field f, enum sl_type type)
 	{
 		struct urange r;
 
-		if (!(type == SL_T_MAC ? lit_mac(c, &r.lo) : lit_u64(c, f, &r.lo)))
+		if (!(type == SL_T_MAC ? expr_lit_mac(c, &r.lo) : expr_lit_u64(c, f, &r.lo)))
 			return false;
 		r.hi = r.lo;
 		if (c->t.k == T_DASH) {
-			next(c);
-			if (!(type == SL_T_MAC ? lit_mac(c, &r.hi) : lit_u64(c, f, &r.hi)))
+			expr_next(c);
+			if (!(type == SL_T_MAC ? expr_lit_mac(c, &r.hi) : expr_lit_u64(c, f, &r.hi)))
 				return false;
 			if (r.hi < r.lo) {
-				fail(c, at, "empty range: expected low-high with low <= high");
+				expr_fail(c, at, "empty range: expected low-high with low <= high");
 				return false;
 			}
 		}
-		if ((i = vec_push(c, &c->us, sizeof(r))) < 0)
+		if ((i = expr_push(c, &c->us, sizeof(r))) < 0)
 			return false;
 		((struct urange *)c->us.p)[i] = r;
 		return true;
@@ -741,18 +309,18 @@ static bool elems(struct cc *c, sl_field f, enum sl_type type)
 {
 	if (c->t.k != T_LB)
 		return elem(c, f, type);
-	next(c);
+	expr_next(c);
 	for (;;) {
 		if (!elem(c, f, type))
 			return false;
 		if (c->t.k == T_COMMA)
-			next(c);
+			expr_next(c);
 		else if (c->t.k != T_RB) {
-			fail(c, c->t.at, "expected ',' or '}', found %s", FOUND(c));
+			expr_fail(c, c->t.at, "expected ',' or '}', found %s", FOUND(c));
 			return false;
 		}
 		if (c->t.k == T_RB) {	/* also after a trailing comma */
-			next(c);
+			expr_next(c);
 			return true;
 		}
 	}
@@ -899,14 +467,14 @@ static int regex_node(struct cc *c, sl_field f)
 	regex_t re;
 	int rc, i, k;
 
-	if (!lit_str(c, &s))
+	if (!expr_lit_str(c, &s))
 		return -1;
 	if (memchr((uint8_t *)c->bytes.p + s.off, 0, s.len)) {
-		fail(c, at, "a regular expression cannot hold a NUL byte");
+		expr_fail(c, at, "a regular expression cannot hold a NUL byte");
 		return -1;
 	}
 	if ((why = regex_refused((char *)c->bytes.p + s.off))) {
-		fail(c, at, "regular expression refused: %s", why);
+		expr_fail(c, at, "regular expression refused: %s", why);
 		return -1;
 	}
 	rc = regcomp(&re, (char *)c->bytes.p + s.off, REG_EXTENDED | REG_NOSUB);
@@ -914,11 +482,11 @@ static int regex_node(struct cc *c, sl_field f)
 		char msg[128];
 
 		regerror(rc, &re, msg, sizeof(msg));
-		fail(c, at, "bad regular expression (POSIX extended): %s", msg);
+		expr_fail(c, at, "bad regular expression (POSIX extended): %s", msg);
 		return -1;
 	}
 	regfree(&re);	/* compiled again, for good, by pack() */
-	if ((k = vec_push(c, &c->res, sizeof(unsigned))) < 0 || (i = new_node(c, X_S_RE, f)) < 0)
+	if ((k = expr_push(c, &c->res, sizeof(unsigned))) < 0 || (i = new_node(c, X_S_RE, f)) < 0)
 		return -1;
 	((unsigned *)c->res.p)[k] = s.off;
 	node(c, i)->l = (uint32_t)k;
@@ -937,7 +505,7 @@ static int compare(struct cc *c, sl_field f, enum sl_type type, enum tkind op)
 	case T_EQ: case T_NE: case T_WORD:
 		return membership(c, f, type, op == T_NE);
 	case T_PFX:
-		if (!lit_str(c, &s) || (i = new_node(c, X_S_PFX, f)) < 0)
+		if (!expr_lit_str(c, &s) || (i = new_node(c, X_S_PFX, f)) < 0)
 			return -1;
 		node(c, i)->l = s.off;
 		node(c, i)->r = s.len;
@@ -945,7 +513,7 @@ static int compare(struct cc *c, sl_field f, enum sl_type type, enum tkind op)
 	case T_RE:
 		return regex_node(c, f);
 	default:
-		if (!lit_u64(c, f, &v) || (i = new_node(c, ukind[op], f)) < 0)
+		if (!expr_lit_u64(c, f, &v) || (i = new_node(c, ukind[op], f)) < 0)
 			return -1;
 		node(c, i)->u.a = v;
 		return i;
@@ -965,19 +533,19 @@ static int comparison(struct cc *c)
 		return -1;
 	op = c->t.k;
 	op_at = c->t.at;
-	if (op == T_WORD && !is_word(c, "in"))
+	if (op == T_WORD && !expr_is_word(c, "in"))
 		op = T_BAD;
 	if (op < T_EQ || (op > T_BIT && op != T_WORD)) {
-		fail(c, c->t.at, "expected an operator (== != < <= > >= in ^= ~ &) after '%s', found %s",
+		expr_fail(c, c->t.at, "expected an operator (== != < <= > >= in ^= ~ &) after '%s', found %s",
 		     name, FOUND(c));
 		return -1;
 	}
 	if (!op_fits(op, type)) {
-		fail(c, op_at, "operator '%s' does not apply to '%s', which is %s", op_name(op), name,
+		expr_fail(c, op_at, "operator '%s' does not apply to '%s', which is %s", op_name(op), name,
 		     type_name(type));
 		return -1;
 	}
-	next(c);
+	expr_next(c);
 	return compare(c, (sl_field)f, type, op);
 }
 
@@ -994,18 +562,18 @@ static int primary(struct cc *c)
 	if (c->t.k == T_LP) {
 		unsigned at = c->t.at;
 
-		next(c);
+		expr_next(c);
 		i = parse_or(c);
 		if (i >= 0 && c->t.k != T_RP) {
-			fail(c, c->t.at, "expected ')' to close the '(' at column %u, found %s", at + 1,
+			expr_fail(c, c->t.at, "expected ')' to close the '(' at column %u, found %s", at + 1,
 			     FOUND(c));
 			return -1;
 		}
-		next(c);
+		expr_next(c);
 		return i;
 	}
-	if (is_word(c, "has")) {
-		next(c);
+	if (expr_is_word(c, "has")) {
+		expr_next(c);
 		if ((f = field(c, &type, name, sizeof(name))) < 0 || (i = new_node(c, X_HAS, (sl_field)f)) < 0)
 			return -1;
 		return i;
@@ -1018,11 +586,11 @@ static int unary(struct cc *c)
 	int i, n;
 
 	if (++c->depth > SL_EXPR_MAX_DEPTH) {
-		fail(c, c->t.at, "expression nested too deeply (more than %d levels)", SL_EXPR_MAX_DEPTH);
+		expr_fail(c, c->t.at, "expression nested too deeply (more than %d levels)", SL_EXPR_MAX_DEPTH);
 		return -1;
 	}
-	if (is_word(c, "not")) {
-		next(c);
+	if (expr_is_word(c, "not")) {
+		expr_next(c);
 		if ((i = unary(c)) < 0 || (n = new_node(c, X_NOT, 0)) < 0)
 			return -1;
 		node(c, n)->l = (uint32_t)i;
@@ -1037,8 +605,8 @@ static int binary(struct cc *c, const char *kw, enum xkind kind, int (*sub)(stru
 {
 	int l = sub(c), r, n;
 
-	while (l >= 0 && is_word(c, kw)) {
-		next(c);
+	while (l >= 0 && expr_is_word(c, kw)) {
+		expr_next(c);
 		if ((r = sub(c)) < 0 || (n = new_node(c, kind, 0)) < 0)
 			return -1;
 		node(c, n)->l = (uint32_t)l;
@@ -1148,20 +716,20 @@ struct sl_expr *sl_expr_compile(const char *text, sl_expr_lookup_fn lookup, void
 	err->column = 0;
 	err->msg[0] = 0;
 	if (len > SL_EXPR_MAX_LEN) {
-		fail(&c, SL_EXPR_MAX_LEN, "expression longer than %d bytes", SL_EXPR_MAX_LEN);
+		expr_fail(&c, SL_EXPR_MAX_LEN, "expression longer than %d bytes", SL_EXPR_MAX_LEN);
 		return NULL;
 	}
 	c.len = (unsigned)len;
-	next(&c);
+	expr_next(&c);
 	if (c.t.k == T_END)
-		fail(&c, c.t.at, "expected an expression, found nothing");
+		expr_fail(&c, c.t.at, "expected an expression, found nothing");
 	root = c.failed ? -1 : parse_or(&c);
 	if (root >= 0 && c.t.k != T_END)
-		fail(&c, c.t.at, "expected 'and', 'or' or the end of the expression, found %s", FOUND(&c));
+		expr_fail(&c, c.t.at, "expected 'and', 'or' or the end of the expression, found %s", FOUND(&c));
 	if (!c.failed && !(e = pack(&c, root)))
-		fail(&c, 0, "out of memory");
+		expr_fail(&c, 0, "out of memory");
 	if (c.failed && !err->msg[0])
-		fail(&c, 0, "out of memory");
+		expr_fail(&c, 0, "out of memory");
 	free(c.nodes.p);
 	free(c.us.p);
 	free(c.as.p);
@@ -1193,133 +761,4 @@ sl_field sl_expr_field(const struct sl_expr *e, unsigned i)
 unsigned sl_expr_field_column(const struct sl_expr *e, unsigned i)
 {
 	return e->fcol[i];
-}
-
-/* ---- evaluation ---- */
-
-/*
- * Whether x is in the sorted, merged ranges v[0..n), n >= 1: the last
- * range starting at or below x holds it or none does.  One body for the
- * u64 and the u128 (address) ranges.
- */
-#define DEFINE_RANGE_SEARCH(name, type, vtype)					\
-	static bool name(const type *v, unsigned n, vtype x)			\
-	{									\
-		unsigned lo = 0, hi = n;					\
-										\
-		while (hi - lo > 1) {						\
-			unsigned mid = (lo + hi) / 2;				\
-										\
-			if (v[mid].lo <= x)					\
-				lo = mid;					\
-			else							\
-				hi = mid;					\
-		}								\
-		return x >= v[lo].lo && x <= v[lo].hi;				\
-	}
-DEFINE_RANGE_SEARCH(u_search, struct urange, uint64_t)
-DEFINE_RANGE_SEARCH(a_in, struct arange, u128)
-
-static bool u_in(const struct urange *v, unsigned n, uint64_t x)
-{
-	if (n <= SMALL_SET) {
-		for (unsigned i = 0; i < n; i++)
-			if (x >= v[i].lo && x <= v[i].hi)
-				return true;
-		return false;
-	}
-	return u_search(v, n, x);
-}
-
-static bool s_in(const struct sl_expr *e, const struct sref *v, unsigned n, const struct sl_bytes *b)
-{
-	unsigned lo = 0, hi = n;
-
-	while (lo < hi) {
-		unsigned mid = (lo + hi) / 2;
-		int d = v[mid].len != b->len ? (v[mid].len < b->len ? -1 : 1) :
-			b->len ? memcmp(e->bytes + v[mid].off, b->ptr, b->len) : 0;
-
-		if (d == 0)
-			return true;
-		if (d < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return false;
-}
-
-static uint64_t load_mac(const uint8_t *a)
-{
-	return (uint64_t)a[0] << 40 | (uint64_t)a[1] << 32 | (uint64_t)a[2] << 24 |
-	       (uint64_t)a[3] << 16 | (uint64_t)a[4] << 8 | a[5];
-}
-
-/*
- * The record's string is not NUL-terminated: REG_STARTEND gives glibc its
- * length (and lets it hold NUL bytes).  It is still copied to a terminated
- * buffer first when short, as every record string but `text` is: a
- * sanitizer's regexec() interceptor runs strlen() on it regardless.
- */
-static bool regex_match(const regex_t *re, const struct sl_bytes *b)
-{
-	regmatch_t m = {.rm_so = 0, .rm_eo = (regoff_t)b->len};
-	char buf[1024];
-	const char *s = b->ptr ? (const char *)b->ptr : "";
-
-	if (b->len < sizeof(buf)) {
-		if (b->len)
-			memcpy(buf, b->ptr, b->len);
-		buf[b->len] = 0;
-		s = buf;
-	}
-	return regexec(re, s, 1, &m, REG_STARTEND) == 0;
-}
-
-/* A comparison on a present field, before `neg`. */
-static bool leaf(const struct sl_expr *e, const struct xnode *n, const union sl_value *v)
-{
-	uint64_t x = (n->flags & XF_MAC) ? load_mac(v->addr) : v->u64;
-
-	switch (n->kind) {
-	case X_HAS: return true;
-	case X_U_EQ: return x == n->u.a;
-	case X_U_LT: return x < n->u.a;
-	case X_U_LE: return x <= n->u.a;
-	case X_U_GT: return x > n->u.a;
-	case X_U_GE: return x >= n->u.a;
-	case X_U_BIT: return (x & n->u.a) != 0;
-	case X_U_RANGE: return x >= n->u.a && x <= n->u.b;
-	case X_U_SET: return u_in(e->us + n->l, n->r, x);
-	case X_A_RANGE: {
-		u128 a = load128(v->addr);
-
-		return a >= n->w.lo && a <= n->w.hi;
-	}
-	case X_A_SET: return a_in(e->as + n->l, n->r, load128(v->addr));
-	case X_S_EQ:
-		return v->bytes.len == n->r && (!n->r || memcmp(v->bytes.ptr, e->bytes + n->l, n->r) == 0);
-	case X_S_PFX:
-		return v->bytes.len >= n->r && (!n->r || memcmp(v->bytes.ptr, e->bytes + n->l, n->r) == 0);
-	case X_S_RE: return regex_match(&e->re[n->l], &v->bytes);
-	case X_S_SET: return s_in(e, e->ss + n->l, n->r, &v->bytes);
-	}
-	return false;
-}
-
-bool sl_expr_match(const struct sl_expr *e, const struct sl_record *r)
-{
-	unsigned pc = e->entry;
-
-	while (pc < PC_FALSE) {
-		const struct xnode *n = &e->prog[pc];
-
-		/* an absent field makes the comparison false, `!=` included */
-		if (sl_has(r, n->field) && leaf(e, n, &r->v[n->field]) != (n->flags & XF_NEG))
-			pc = n->jt;
-		else
-			pc = n->jf;
-	}
-	return pc == PC_TRUE;
 }

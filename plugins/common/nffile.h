@@ -2,7 +2,9 @@
 /*
  * nfdump flow files: file layout 2 with V3 records, as nfdump 1.7 reads
  * them (nfdump -r / -I / -s).  The format is described in
- * /work/shared/docs/nfcapd-format.md; section numbers below refer to it.
+ * docs/NFCAPD-FORMAT.md; section numbers below refer to it.  Reading a
+ * file, appending one (absorb) and recovering one a crash left unfinished
+ * (adopt) are declared in nffile_recover.h.
  *
  * A writer buffers records into one block (1 MiB of uncompressed payload,
  * the limit nfdump's own writer uses) and writes it, compressed with LZ4 or
@@ -106,15 +108,6 @@ int nf_writer_add(struct nf_writer *w, const struct nf_flow *f);
 int nf_writer_flush(struct nf_writer *w);
 
 /*
- * Append the data blocks of an existing flow file (layout 2, plain or LZ4,
- * converted to this file's compression when it differs) and add its stat
- * record; nfcapd does this when a file for the slot already exists.  On
- * failure (not a flow file we can read, I/O error) the file is left as it
- * was and -1 is returned with a reason in *why.
- */
-int nf_writer_absorb(struct nf_writer *w, const char *path, const char **why);
-
-/*
  * Finish the file: last block, appendix, header; close.  When the file
  * holds no flow, the stat record's first/last are empty_first_ms /
  * empty_last_ms (nfcapd writes the time slot).  On a full disk a last
@@ -126,26 +119,6 @@ int nf_writer_absorb(struct nf_writer *w, const char *path, const char **why);
  */
 int nf_writer_close(struct nf_writer *w, uint64_t empty_first_ms, uint64_t empty_last_ms);
 
-/*
- * Recovery of a file a writer left unfinished (crash, kill -9): keep the
- * data blocks up to the last whole, well-formed one, cut the rest off (a
- * torn block, a partial appendix), and continue the file in w (its
- * compression becomes the file's) so that absorb/close finish it.  Blocks
- * that nf_writer_absorb() copied in before the crash are left out: they
- * are still in the file they came from.
- *   1: adopted (w owns fd now), or o->complete: the file was finished but
- *      not renamed (w does not own fd);
- *   0: nothing to recover: no block, or only a torn one (reason in *why);
- *  -1: error, or a whole first block this build cannot read (*why).
- */
-struct nf_orphan {
-	bool complete;
-	uint32_t blocks;
-	uint64_t flows;
-	uint64_t cut_bytes;	/* torn tail removed */
-};
-int nf_writer_adopt(struct nf_writer *w, int fd, struct nf_orphan *o, const char **why);
-
 /* Close without finishing (the file is left unreadable: unlink it). */
 void nf_writer_abandon(struct nf_writer *w);
 
@@ -154,35 +127,5 @@ const struct nf_stat *nf_writer_stat(const struct nf_writer *w);
 uint64_t nf_writer_blocks(const struct nf_writer *w);
 /* Records lost to write errors since nf_writer_new(). */
 uint64_t nf_writer_lost(const struct nf_writer *w);
-
-/* ---- reading (for absorb and tests) ---- */
-
-/* The parts of a file header (§3) a reader needs. */
-struct nf_file_info {
-	uint16_t version;
-	uint8_t compression;
-	uint16_t appendix_blocks;
-	uint64_t off_appendix;
-	uint32_t num_blocks;
-	int64_t created;
-	bool has_stat;
-	struct nf_stat stat;
-	char ident[NF_IDENT_MAX + 2];
-};
-
-/*
- * Read the header and appendix of an open file.  0, or -1 with a reason
- * in *why.
- */
-int nf_read_info(int fd, struct nf_file_info *info, const char **why);
-
-/*
- * Read the data block at *off (the first is at NF_HEADER_SIZE) and move
- * *off past it.  scratch and out hold NF_BLOCK_READ_MAX bytes each; the
- * payload is decompressed into out.  Returns its length and sets *nrec and
- * *type, or -1 with a reason in *why.
- */
-long nf_read_block(int fd, const struct nf_file_info *info, uint64_t *off, uint8_t *scratch,
-		   uint8_t *out, uint32_t *nrec, uint16_t *type, const char **why);
 
 #endif /* SLUICE_NFFILE_H */

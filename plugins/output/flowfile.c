@@ -48,6 +48,7 @@
 
 #include "flow_fields.h"
 #include "nffile.h"
+#include "nffile_recover.h"
 #include "plugin_state.h"
 #include "safefile.h"
 #include "time_clamp.h"

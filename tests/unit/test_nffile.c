@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * plugins/common/nffile.c: V3 encoding against the annotated bytes of the
- * format description, a whole file byte for byte against the minimal
- * sample (one IPv4 flow, uncompressed), multi-block LZ4 files read back,
+ * plugins/common/nffile.c and nffile_recover.c: V3 encoding against the
+ * annotated bytes of the format description (docs/NFCAPD-FORMAT.md), a
+ * whole file byte for byte against the minimal sample (one IPv4 flow,
+ * uncompressed), multi-block LZ4 files read back,
  * appending an existing file (both compressions), and a write error in the
  * middle of a file and no room for the appendix (the file stays well
  * formed, the loss is counted);
@@ -23,10 +24,11 @@
 #include <unistd.h>
 
 #include "nffile.h"
+#include "nffile_recover.h"
 #include "check.h"
 
-/* nfcapd-samples/minimal.nf: created 0x65a50220, TCP 10.1.1.1:40000 ->
- * 192.0.2.10:443, 20 packets, 15000 bytes, flags 0x1b (§11 of the doc). */
+/* minimal.nf: created 0x65a50220, TCP 10.1.1.1:40000 -> 192.0.2.10:443,
+ * 20 packets, 15000 bytes, flags 0x1b (docs/NFCAPD-FORMAT.md §11). */
 static const uint8_t minimal_nf[297] = {
 	0x0c, 0xa5, 0x02, 0x00, 0x00, 0x01, 0x07, 0x01, 0x20, 0x02, 0xa5, 0x65,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00,
