@@ -9,7 +9,9 @@
  *
  *     const struct sl_plugin *sluice_plugin_entry(void);
  *
- * (SLUICE_PLUGIN(descriptor) defines it).  The descriptor starts with the
+ * (SLUICE_PLUGIN(descriptor) defines it, with default visibility: build
+ * with -fvisibility=hidden and it is the only symbol the plugin exports,
+ * the only one the loader needs).  The descriptor starts with the
  * ABI version the plugin needs and its own size; the loader refuses a
  * different major version, or a required minor version newer than the
  * daemon's (SL_PLUGIN_HEADER requires the minor of these headers;
