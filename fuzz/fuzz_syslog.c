@@ -34,12 +34,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define HEAD 56
 #define BIG (1u << 18)
 
-static _Alignas(16) uint8_t store[sizeof(struct sl_record) + SL_F_WELL_KNOWN_COUNT * sizeof(union sl_value)];
+static _Alignas(16) uint8_t
+	store[sizeof(struct sl_record) + SL_F_WELL_KNOWN_COUNT * sizeof(union sl_value)];
 static char whole[BIG], cut[BIG];
 static struct sdp_element el[2];
 
 static const sl_field sd_fields[] = {
-	SL_F_SRC_ADDR, SL_F_DST_ADDR, SL_F_IP_PROTO, SL_F_SPORT, SL_F_DPORT, SL_F_IFNAME_IN, SL_F_IFNAME_OUT,
+	SL_F_SRC_ADDR, SL_F_DST_ADDR, SL_F_IP_PROTO, SL_F_SPORT,
+	SL_F_DPORT,    SL_F_IFNAME_IN, SL_F_IFNAME_OUT,
 };
 static const char *const sd_names[] = { "src", "dst", "proto", "spt", "dpt", "in", "out" };
 

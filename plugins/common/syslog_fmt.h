@@ -42,6 +42,15 @@
  * A configured value should be checked first with sl_syslog_fmt_name_ok()
  * (refused rather than rewritten); a machine's own name (gethostname)
  * goes through init as it is.
+ *
+ * Usage (one struct sl_syslog_fmt per instance, used by one thread):
+ *
+ *   configure:  sl_syslog_fmt_name_ok(app_name, SL_SYSLOG_APP_NAME_MAX, "") ...
+ *   start:      sl_syslog_fmt_init(&f, &conf);
+ *   per record: n = sl_syslog_fmt_message(&f, buf, message_size, r, ts, &escaped);
+ *               0: the header alone is longer than message_size (drop, count)
+ *               dlen = sl_syslog_fmt_frame(framing, n, pre, &lf);
+ *               on the wire: pre[0..dlen) buf[0..n) and '\n' if lf
  */
 #ifndef SLUICE_SYSLOG_FMT_H
 #define SLUICE_SYSLOG_FMT_H
@@ -85,7 +94,7 @@ struct sl_syslog_fmt_conf {
 	const char *sd_id;	/* RFC 5424 structured data; NULL: none ("-") */
 };
 
-/* Owned by the caller (one per instance); filled by init, read-only after but for the date caches. */
+/* The caller's (one per instance); init fills it, then only the date caches change. */
 struct sl_syslog_fmt {
 	enum sl_syslog_format format;
 	bool local;
