@@ -26,6 +26,8 @@
  * spool, and so does everything after it while the spool holds anything
  * (order); the queue, always older, is sent first.  The glue, and when a
  * spooled message counts as delivered per transport, is in syslog_spool.c.
+ * The bytes of each message and its framing come from the formatter in
+ * plugins/common/syslog_fmt.h; this file queues and sends them.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -47,7 +49,7 @@
 
 #include "fmt.h"
 #include "spool.h"
-#include "text_escape.h"
+#include "syslog_fmt.h"
 #include "relp_conn.h"
 #include "tls_stream.h"
 #include "syslog_out.h"
@@ -962,141 +964,16 @@ static void drain(struct syslog_state *st)
 		drain_dgram(st);
 }
 
-/* ---- formatting ---- */
-
-/*
- * An SD-PARAM value: control bytes and invalid UTF-8 as \xNN first, then
- * '"', '\' and ']' escaped (RFC 5424 6.3.3).  Interface names are short;
- * a longer value is cut.
- */
-static void sd_value(struct fmt_buf *b, const char *raw, size_t rn)
-{
-	char s[256];
-	size_t i, n = sl_esc_write(s, sizeof(s), raw, rn, 0, NULL);
-
-	for (i = 0; i < n; i++) {
-		if (s[i] == '"' || s[i] == '\\' || s[i] == ']')
-			fmt_chr(b, '\\');
-		fmt_chr(b, s[i]);
-	}
-}
-
-static void sd_param(struct fmt_buf *b, bool *open, const char *sd_id, const char *name)
-{
-	if (!*open) {
-		fmt_chr(b, '[');
-		fmt_str(b, sd_id);
-		*open = true;
-	}
-	fmt_chr(b, ' ');
-	fmt_str(b, name);
-	fmt_lit(b, "=\"");
-}
-
-static void structured_data(struct syslog_state *st, struct fmt_buf *b, const struct sl_record *r)
-{
-	static const struct {
-		sl_field f;
-		const char *name;
-		bool str;
-	} params[] = {
-		{ SL_F_SRC_ADDR, "src", false },	{ SL_F_DST_ADDR, "dst", false },
-		{ SL_F_IP_PROTO, "proto", false },	{ SL_F_SPORT, "spt", false },
-		{ SL_F_DPORT, "dpt", false },		{ SL_F_IFNAME_IN, "in", true },
-		{ SL_F_IFNAME_OUT, "out", true },
-	};
-	bool open = false;
-	unsigned i;
-
-	for (i = 0; i < sizeof(params) / sizeof(params[0]); i++) {
-		sl_field f = params[i].f;
-
-		if (!sl_has(r, f))
-			continue;
-		sd_param(b, &open, st->cfg->sd_id, params[i].name);
-		if (params[i].str)
-			sd_value(b, (const char *)r->v[f].bytes.ptr, r->v[f].bytes.len);
-		else if (f == SL_F_SRC_ADDR || f == SL_F_DST_ADDR)
-			fmt_addr_in(b, r->v[f].addr, fmt_rec_v6(r));
-		else
-			fmt_u64(b, r->v[f].u64);
-		fmt_chr(b, '"');
-	}
-	if (open)
-		fmt_chr(b, ']');
-	else
-		fmt_chr(b, '-');
-}
-
-/* Format one message into st->msg; returns its length. */
-static size_t format(struct syslog_state *st, const struct sl_record *r, struct sl_time ts)
-{
-	const struct syslog_cfg *c = st->cfg;
-	const struct sl_bytes *text = &r->v[SL_F_TEXT].bytes;
-	struct fmt_buf b;
-	size_t room, n;
-	bool clean;
-
-	fmt_init(&b, st->msg, st->msg_cap);
-	fmt_mem(&b, st->pri, st->pri_len);
-	if (c->format == FMT_5424) {
-		fmt_lit(&b, "1 ");
-		fmt_rfc3339(&b, &st->tc5424, ts);
-		fmt_chr(&b, ' ');
-		fmt_str(&b, st->hostname);
-		fmt_chr(&b, ' ');
-		fmt_str(&b, c->app_name);
-		fmt_chr(&b, ' ');
-		fmt_str(&b, st->procid);
-		fmt_chr(&b, ' ');
-		fmt_str(&b, c->msgid);
-		fmt_chr(&b, ' ');
-		if (c->structured_data)
-			structured_data(st, &b, r);
-		else
-			fmt_chr(&b, '-');
-		fmt_chr(&b, ' ');
-	} else {
-		fmt_date3164(&b, &st->tc3164, ts.sec);
-		fmt_chr(&b, ' ');
-		if (c->transport != TR_UNIX) {	/* local syslogd adds its own */
-			fmt_str(&b, st->hostname);
-			fmt_chr(&b, ' ');
-		}
-		fmt_str(&b, c->app_name);
-		fmt_chr(&b, '[');
-		fmt_str(&b, st->procid);
-		fmt_lit(&b, "]: ");
-	}
-	if (b.overflow)
-		return 0;
-	/*
-	 * The text gets what is left (msg_cap is message_size), escaped:
-	 * whatever plugin made it, a newline must not start a forged message
-	 * (LF framing, receivers writing lines) nor ESC reach a terminal.
-	 * Text logline or json vouched for (sl_set_text_safe) is copied
-	 * without the scan.
-	 */
-	room = b.cap - b.len;
-	clean = sl_text_is_safe(r) || sl_esc_scan(text->ptr, text->len, SL_ESC_KEEP_TAB) == text->len;
-	if (clean && text->len <= room) {
-		n = text->len;
-		memcpy(b.p + b.len, text->ptr, n);
-	} else {	/* escaped, or cut but not inside a UTF-8 sequence */
-		n = sl_esc_write(b.p + b.len, room, text->ptr, text->len, SL_ESC_KEEP_TAB, NULL);
-		if (!clean)
-			st->host->counter_add(st->inst, st->c_escaped, 1);
-	}
-	return b.len + n;
-}
-
 static void enqueue(struct syslog_state *st, const struct sl_record *r, struct sl_time ts)
 {
-	size_t n = format(st, r, ts), total = n;
-	char digits[24];
-	size_t dlen = 0;
+	bool escaped, lf;
+	size_t n = sl_syslog_fmt_message(&st->fmt, st->msg, st->msg_cap, r, ts, &escaped), total;
+	char digits[SL_SYSLOG_FRAME_MAX];
+	size_t dlen;
 	uint8_t *dst;
 
+	if (escaped)
+		st->host->counter_add(st->inst, st->c_escaped, 1);
 	if (!n) {	/* the header alone is longer than message_size */
 		if (!st->warned_header)
 			st->host->log(st->inst, SL_LOG_WARNING,
@@ -1107,23 +984,18 @@ static void enqueue(struct syslog_state *st, const struct sl_record *r, struct s
 		st->host->dropped_add(st->inst, 1);
 		return;
 	}
-	if (stream(st->cfg)) {
-		if (st->cfg->framing == FR_OCTET) {
-			dlen = (size_t)(fmt_u64_raw(digits, n) - digits);
-			digits[dlen++] = ' ';
-		}
-		total += dlen + (st->cfg->framing == FR_LF);
-	}
+	dlen = sl_syslog_fmt_frame(st->framing, n, digits, &lf);
+	total = dlen + n + lf;
 	if (st->spool && !st->spool_adopted)
 		syslog_spool_adopt(st);
 	/* once something is spooled, everything newer follows it there */
 	if (st->spool && sl_spool_pending(st->spool)) {
-		syslog_spool_put(st, digits, dlen, n, st->cfg->framing == FR_LF);
+		syslog_spool_put(st, digits, dlen, n, lf);
 		return;
 	}
 	dst = q_reserve(st, (uint32_t)total);
 	if (!dst && st->spool) {
-		syslog_spool_put(st, digits, dlen, n, st->cfg->framing == FR_LF);
+		syslog_spool_put(st, digits, dlen, n, lf);
 		return;
 	}
 	if (!dst) {
@@ -1132,7 +1004,7 @@ static void enqueue(struct syslog_state *st, const struct sl_record *r, struct s
 	}
 	memcpy(dst + 4, digits, dlen);
 	memcpy(dst + 4 + dlen, st->msg, n);
-	if (stream(st->cfg) && st->cfg->framing == FR_LF)
+	if (lf)
 		dst[4 + dlen + n] = '\n';
 	q_commit(st, (uint32_t)total);
 }
@@ -1177,19 +1049,6 @@ static int syslog_process(void *state, struct sl_batch *batch)
 }
 
 /* ---- configuration and lifecycle ---- */
-
-/* RFC 5424 PRINTUSASCII (33..126), 1..max characters. */
-static bool printusascii(const char *s, size_t max, const char *also_forbidden)
-{
-	size_t n = strlen(s);
-
-	if (n == 0 || n > max)
-		return false;
-	for (; *s; s++)
-		if ((unsigned char)*s < 33 || (unsigned char)*s > 126 || strchr(also_forbidden, *s))
-			return false;
-	return true;
-}
 
 /* "host:port", "[v6]:port", "host" (port defport); no lookup here. */
 static int split_address(const char *a, const char *defport, char *host, size_t hostlen, char *port,
@@ -1308,25 +1167,26 @@ static int syslog_configure(const struct sl_host *host, struct sl_instance *inst
 	struct syslog_state *st;
 	char h[256], p[16];
 
-	if (!printusascii(c->app_name, 48, "")) {
+	if (!sl_syslog_fmt_name_ok(c->app_name, SL_SYSLOG_APP_NAME_MAX, "")) {
 		host->config_error(inst, "app_name", "must be 1 to 48 printable ASCII characters, no spaces");
 		return -1;
 	}
-	if (c->hostname && !printusascii(c->hostname, 255, "")) {
+	if (c->hostname && !sl_syslog_fmt_name_ok(c->hostname, SL_SYSLOG_HOSTNAME_MAX, "")) {
 		host->config_error(inst, "hostname",
 				   "must be 1 to 255 printable ASCII characters, no spaces");
 		return -1;
 	}
-	if (!printusascii(c->msgid, 32, "")) {
+	if (!sl_syslog_fmt_name_ok(c->msgid, SL_SYSLOG_MSGID_MAX, "")) {
 		host->config_error(inst, "msgid", "must be 1 to 32 printable ASCII characters, no spaces");
 		return -1;
 	}
-	if (!printusascii(c->sd_id, 32, "=]\"")) {
+	if (!sl_syslog_fmt_name_ok(c->sd_id, SL_SYSLOG_SD_NAME_MAX,
+				   SL_SYSLOG_SD_NAME_FORBIDDEN)) {
 		host->config_error(inst, "sd_id", "must be 1 to 32 printable ASCII characters, "
 				   "without space, '=', ']' or '\"'");
 		return -1;
 	}
-	if (c->structured_data && c->format != FMT_5424) {
+	if (c->structured_data && c->format != SL_SYSLOG_RFC5424) {
 		host->config_error(inst, "structured_data", "needs format: rfc5424");
 		return -1;
 	}
@@ -1438,25 +1298,32 @@ static int syslog_start(void *state)
 {
 	struct syslog_state *st = state;
 	const struct syslog_cfg *c = st->cfg;
-	int pri = c->facility * 8 + c->severity;
+	char host[SL_SYSLOG_HOSTNAME_MAX + 1], pid[24];
+	struct sl_syslog_fmt_conf fc = {
+		.format = (enum sl_syslog_format)c->format,
+		.local = c->transport == TR_UNIX,
+		.facility = c->facility,
+		.severity = c->severity,
+		.hostname = c->hostname,
+		.app_name = c->app_name,
+		.procid = pid,
+		.msgid = c->msgid,
+		.sd_id = c->structured_data ? c->sd_id : NULL,
+	};
 
 	if (resolve(st) < 0)
 		return -1;
-	if (c->hostname) {
-		snprintf(st->hostname, sizeof(st->hostname), "%s", c->hostname);
-	} else {
-		char *s;
-
-		if (gethostname(st->hostname, sizeof(st->hostname) - 1) < 0 || !st->hostname[0])
-			snprintf(st->hostname, sizeof(st->hostname), "-");
-		st->hostname[sizeof(st->hostname) - 1] = 0;
-		for (s = st->hostname; *s; s++)	/* keep it one token */
-			if ((unsigned char)*s <= 32 || (unsigned char)*s > 126)
-				*s = '_';
+	if (!c->hostname) {	/* this machine's; an unknown one is "-" */
+		host[0] = 0;
+		if (gethostname(host, sizeof(host) - 1) < 0)
+			host[0] = 0;
+		host[sizeof(host) - 1] = 0;
+		fc.hostname = host;
 	}
-	snprintf(st->procid, sizeof(st->procid), "%d", (int)getpid());
-	st->pri_len = (uint8_t)snprintf(st->pri, sizeof(st->pri), "<%d>", pri);
-	fmt_time_cache_init(&st->tc5424, true);
+	snprintf(pid, sizeof(pid), "%d", (int)getpid());
+	sl_syslog_fmt_init(&st->fmt, &fc);	/* facility and severity are the enums' */
+	st->framing = !stream(c) ? SL_SYSLOG_FRAME_NONE
+		      : c->framing == FR_LF ? SL_SYSLOG_FRAME_LF : SL_SYSLOG_FRAME_OCTET;
 
 	st->msg_cap = (size_t)c->message_size;
 	st->msg = malloc(st->msg_cap);

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The syslog output's state, shared by syslog.c (formatting, queue,
- * connections, sending) and syslog_spool.c (the disk spool glue).  Not an
- * API: internal to syslog.so.
+ * The syslog output's state, shared by syslog.c (queue, connections,
+ * sending; the messages' bytes come from plugins/common/syslog_fmt.h) and
+ * syslog_spool.c (the disk spool glue).  Not an API: internal to syslog.so.
  */
 #ifndef SLUICE_SYSLOG_OUT_H
 #define SLUICE_SYSLOG_OUT_H
@@ -18,6 +18,7 @@
 #include "relp_conn.h"
 #include "spool.h"
 #include "spool_counters.h"
+#include "syslog_fmt.h"
 
 struct syslog_cfg;
 
@@ -47,7 +48,6 @@ struct syslog_cfg;
  */
 #define TLS_REFUSED_MS 2000
 
-enum { FMT_3164, FMT_5424 };
 enum { TR_UNIX, TR_UDP, TR_TCP, TR_TLS, TR_RELP };
 enum { FR_OCTET, FR_LF };
 enum { ST_DOWN, ST_CONNECTING, ST_UP };
@@ -88,12 +88,8 @@ struct syslog_state {
 
 	char *msg;			/* one message being formatted */
 	size_t msg_cap;
-	char hostname[256];
-	char procid[24];
-	uint8_t pri_len;
-	char pri[8];			/* "<165>" */
-	struct fmt_time_cache tc5424;
-	struct fmt_date3164_cache tc3164;	/* "Nov 29 22:15:00" */
+	struct sl_syslog_fmt fmt;	/* header fields, date caches */
+	enum sl_syslog_framing framing;	/* none (datagrams, relp), octets or LF */
 
 	/* TLS: credentials loaded at configure time, a session per connection */
 	struct tls_creds *tls_creds;
