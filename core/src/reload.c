@@ -79,7 +79,7 @@ int reload_init(struct daemon *d, struct graph *g, const struct config *cfg)
 
 /*
  * An instance's identity is the chain of element keys from its input
- * (graph.c's element_key(): plugin, options, core keys) with the names of
+ * (identity.c's identity_key(): plugin, options, core keys) with the names of
  * named instances; the i-th instance of a chain that occurs twice gets
  * "#i".  chains[] is indexed like g->all; the set borrows its strings.
  */
