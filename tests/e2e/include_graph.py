@@ -54,14 +54,11 @@ ALLOWED = [
     # host.c <-> worker.c.
     ("core/src/host", "core/src/worker"),
     # The daemon's parts read struct daemon (daemon.h) while daemon.c
-    # drives them: notify, metrics, reload, and control.c <-> daemon.c
-    # (control.c also through stats.c).
+    # drives them: notify, metrics, reload.
     ("core/src/notify", "core/src/daemon"),
     ("core/src/metrics", "core/src/daemon"),
     ("core/src/reload", "core/src/daemon"),
     ("core/src/reload_int", "core/src/daemon"),
-    ("core/src/control", "core/src/daemon"),
-    ("core/src/stats", "core/src/daemon"),
     # The ulogd converter: convert_ulogd_int.h, shared by its files,
     # includes convert_ulogd.h, and convert_ulogd.c includes it.
     ("core/src/convert_ulogd_int", "core/src/convert_ulogd"),
