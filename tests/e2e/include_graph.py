@@ -42,8 +42,6 @@ ALLOWED = [
     ("core/src/inst_keys", "core/src/graph"),
     ("core/src/metrics_config", "core/src/options"),
     ("core/src/metrics_config", "core/src/metrics"),
-    # identity.c <-> graph.c.
-    ("core/src/identity", "core/src/graph"),
     # graph.c builds the runtime's guard, strict and host parts, which take
     # struct sl_instance from graph.h; guard.c and strict.c call host.c.
     ("core/src/graph", "core/src/guard"),
