@@ -57,9 +57,6 @@ ALLOWED = [
     ("core/src/metrics", "core/src/daemon"),
     ("core/src/reload", "core/src/daemon"),
     ("core/src/reload_int", "core/src/daemon"),
-    # The ulogd converter: convert_ulogd_int.h, shared by its files,
-    # includes convert_ulogd.h, and convert_ulogd.c includes it.
-    ("core/src/convert_ulogd_int", "core/src/convert_ulogd"),
     # sql.c <-> sql_spool.c: plugin glue and its spool glue; issue 20 §1's
     # sink framework (plugins/common/sink.c) replaces the spool glue.
     ("plugins/output/sql", "plugins/output/sql_spool"),
