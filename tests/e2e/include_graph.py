@@ -49,8 +49,6 @@ ALLOWED = [
     ("core/src/graph", "core/src/host"),
     ("core/src/guard", "core/src/host"),
     ("core/src/strict", "core/src/host"),
-    # host.c <-> worker.c.
-    ("core/src/host", "core/src/worker"),
     # The daemon's parts read struct daemon (daemon.h) while daemon.c
     # drives them: notify, metrics, reload.
     ("core/src/notify", "core/src/daemon"),
