@@ -326,7 +326,7 @@ int daemon_run(struct graph *g, const struct config *cfg, const char *config_fil
 	/* Bound as root before anything starts: a port in use starts nothing. */
 	if (cfg->metrics.enabled && !(d.metrics = metrics_start(&cfg->metrics, &g->loader, &d)))
 		goto out_runtime;
-	d.notify = notify_open(&d);
+	d.notify = notify_open(d.loop, d.rt);
 	/*
 	 * A start check (another daemon answers there, a folder to create):
 	 * before any instance makes a file or binds a group.  Made as root,

@@ -50,8 +50,7 @@ ALLOWED = [
     ("core/src/guard", "core/src/host"),
     ("core/src/strict", "core/src/host"),
     # The daemon's parts read struct daemon (daemon.h) while daemon.c
-    # drives them: notify, metrics, reload.
-    ("core/src/notify", "core/src/daemon"),
+    # drives them: metrics, reload.
     ("core/src/metrics", "core/src/daemon"),
     ("core/src/reload", "core/src/daemon"),
     ("core/src/reload_int", "core/src/daemon"),
