@@ -151,6 +151,14 @@ static int ctl_reopen(void *ctx, char *msg, size_t len)
 	return daemon_reopen(ctx, msg, len);
 }
 
+/* What a scrape of daemon.metrics serves (metrics.h). */
+static int metrics_render(void *ctx, struct metrics_text *t)
+{
+	const struct daemon *d = ctx;
+
+	return metrics_text_render(d->rt, d->start_time, d->reloads_ok, d->reloads_failed, t);
+}
+
 static const struct control_ops ctl_ops = {
 	.stats = ctl_stats,
 	.reload = ctl_reload,
@@ -324,7 +332,8 @@ int daemon_run(struct graph *g, const struct config *cfg, const char *config_fil
 		goto out_runtime;
 	}
 	/* Bound as root before anything starts: a port in use starts nothing. */
-	if (cfg->metrics.enabled && !(d.metrics = metrics_start(&cfg->metrics, &g->loader, &d)))
+	if (cfg->metrics.enabled && !(d.metrics = metrics_start(&cfg->metrics, &g->loader, d.loop,
+						     metrics_render, &d)))
 		goto out_runtime;
 	d.notify = notify_open(d.loop, d.rt);
 	/*
