@@ -13,7 +13,6 @@
 #include <unistd.h>
 
 #include "control.h"
-#include "daemon.h"
 #include "event_loop.h"
 #include "log.h"
 #include "privileges.h"
@@ -32,7 +31,9 @@ struct client {
 };
 
 struct control {
-	struct daemon *d;
+	struct event_loop *loop;
+	const struct control_ops *ops;
+	void *ctx;			/* the ops' */
 	int fd;
 	char *path;
 	dev_t dev;			/* the socket file we made, so that we */
@@ -45,9 +46,9 @@ static void client_close(struct client *cl)
 	if (cl->fd < 0)
 		return;
 	if (cl->reloading)
-		daemon_reload_forget(cl->ctl->d, cl);
+		cl->ctl->ops->reload_forget(cl->ctl->ctx, cl);
 	cl->reloading = false;
-	loop_unwatch(cl->ctl->d->loop, cl->fd);
+	loop_unwatch(cl->ctl->loop, cl->fd);
 	close(cl->fd);
 	cl->fd = -1;
 	loop_timer_free(cl->deadline);
@@ -79,7 +80,7 @@ static void run_command(struct control *ctl, const struct ucred *peer, const cha
 	struct stats_snap s;
 
 	if (strcmp(cmd, "stats") == 0 || strcmp(cmd, "stats json") == 0) {
-		if (stats_take(&s, ctl->d)) {
+		if (ctl->ops->stats(ctl->ctx, &s)) {
 			fprintf(out, "error\nout of memory\n");
 			return;
 		}
@@ -93,7 +94,7 @@ static void run_command(struct control *ctl, const struct ucred *peer, const cha
 		log_msg(SL_LOG_NOTICE,
 			"control socket: reopening output files (asked by uid %u, pid %d)",
 			(unsigned)peer->uid, (int)peer->pid);
-		reply_op(out, daemon_reopen(ctl->d, msg, sizeof(msg)), msg);
+		reply_op(out, ctl->ops->reopen(ctl->ctx, msg, sizeof(msg)), msg);
 	} else {
 		fprintf(out, "error\nunknown command '%.64s' (expected stats, stats json, reload or "
 			"reopen)\n", cmd);
@@ -110,7 +111,7 @@ static void send_reply(struct client *cl)
 			continue;
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
 			/* The rest when the client reads; the deadline still holds. */
-			loop_modify(cl->ctl->d->loop, cl->fd, EPOLLOUT);
+			loop_modify(cl->ctl->loop, cl->fd, EPOLLOUT);
 			return;
 		}
 		if (n <= 0)
@@ -153,7 +154,7 @@ static void ask_reload(struct client *cl)
 		(unsigned)cl->peer.uid, (int)cl->peer.pid);
 	loop_timer_disarm(cl->deadline);
 	cl->reloading = true;
-	if (daemon_reload(cl->ctl->d, on_reloaded, cl) == 0)
+	if (cl->ctl->ops->reload(cl->ctl->ctx, on_reloaded, cl) == 0)
 		return;
 	cl->reloading = false;
 	send(cl->fd, e, sizeof(e) - 1, MSG_NOSIGNAL | MSG_DONTWAIT);
@@ -222,7 +223,7 @@ static void on_client(void *ctx, int fd, uint32_t events)
 	} else if (n) {
 		return;	/* more to come; an end of file ends the line too */
 	}
-	loop_modify(cl->ctl->d->loop, fd, 0);
+	loop_modify(cl->ctl->loop, fd, 0);
 	answer(cl);
 }
 
@@ -264,10 +265,10 @@ static void on_accept(void *ctx, int fd, uint32_t events)
 		return;
 	}
 	/* A service: answered also while the inputs wait for room (daemon.c). */
-	cl->deadline = loop_timer_new(ctl->d->loop, on_deadline, cl);
+	cl->deadline = loop_timer_new(ctl->loop, on_deadline, cl);
 	if (cl->deadline)
 		loop_timer_service(cl->deadline);
-	if (!cl->deadline || loop_watch_service(ctl->d->loop, cfd, EPOLLIN, on_client, cl)) {
+	if (!cl->deadline || loop_watch_service(ctl->loop, cfd, EPOLLIN, on_client, cl)) {
 		loop_timer_free(cl->deadline);
 		cl->deadline = NULL;
 		close(cfd);
@@ -442,8 +443,9 @@ static int split_path(const char *path, char *dir, size_t len, const char **base
 	return 0;
 }
 
-struct control *control_open(struct daemon *d, const char *path, const struct drop_target *drop,
-			     char *err, size_t errlen)
+struct control *control_open(struct event_loop *loop, const struct control_ops *ops, void *ctx,
+			     const char *path, const struct drop_target *drop, char *err,
+			     size_t errlen)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	char dir[sizeof(sa.sun_path)];
@@ -462,7 +464,9 @@ struct control *control_open(struct daemon *d, const char *path, const struct dr
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
-	ctl->d = d;
+	ctl->loop = loop;
+	ctl->ops = ops;
+	ctl->ctx = ctx;
 	for (size_t i = 0; i < CONTROL_MAX_CLIENTS; i++) {
 		ctl->clients[i].ctl = ctl;
 		ctl->clients[i].fd = -1;
@@ -486,7 +490,7 @@ struct control *control_open(struct daemon *d, const char *path, const struct dr
 	close(dirfd);
 	dirfd = -1;
 	if (listen(ctl->fd, CONTROL_MAX_CLIENTS) < 0 ||
-	    loop_watch_service(d->loop, ctl->fd, EPOLLIN, on_accept, ctl) < 0) {
+	    loop_watch_service(loop, ctl->fd, EPOLLIN, on_accept, ctl) < 0) {
 		snprintf(err, errlen, "control socket %s: %s", path, strerror(errno));
 		goto fail;
 	}
@@ -510,7 +514,7 @@ void control_close(struct control *ctl)
 		return;
 	for (size_t i = 0; i < CONTROL_MAX_CLIENTS; i++)
 		client_close(&ctl->clients[i]);
-	loop_unwatch(ctl->d->loop, ctl->fd);
+	loop_unwatch(ctl->loop, ctl->fd);
 	close(ctl->fd);
 	/* After the drop this needs write access to the folder; if not, the next start clears it. */
 	if (ctl->ino && lstat(ctl->path, &st) == 0 && st.st_dev == ctl->dev &&

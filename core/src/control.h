@@ -15,9 +15,10 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
-struct daemon;
-struct drop_target;
 struct control;
+struct drop_target;
+struct event_loop;
+struct stats_snap;
 
 /* Whole connections at once; more are refused with "error: busy". */
 #define CONTROL_MAX_CLIENTS 16
@@ -27,12 +28,32 @@ struct control;
 #define CONTROL_TIMEOUT_MS 5000
 
 /*
+ * What the commands do, given by the daemon (daemon.c) so this file needs
+ * nothing of it; called on the main thread with ctx.
+ */
+struct control_ops {
+	/* `stats`: every counter now (stats_take()).  0, or -1: out of memory. */
+	int (*stats)(void *ctx, struct stats_snap *s);
+	/*
+	 * `reload`: daemon_reload()'s contract; answer(asker, rc, msg) comes
+	 * later, or never once reload_forget(ctx, asker) was called.
+	 */
+	int (*reload)(void *ctx, void (*answer)(void *asker, int rc, const char *msg),
+		      void *asker);
+	void (*reload_forget)(void *ctx, void *asker);
+	/* `reopen`: daemon_reopen()'s contract. */
+	int (*reopen)(void *ctx, char *msg, size_t len);
+};
+
+/*
  * Bind path (replacing a stale socket of a dead daemon; a live one is an
  * error), mode 0660, owned by drop's user and group when given and we are
- * root, and serve it on d->loop.  NULL with a message in err.
+ * root, and serve it on loop, running ops with ctx.  NULL with a message
+ * in err.
  */
-struct control *control_open(struct daemon *d, const char *path, const struct drop_target *drop,
-			     char *err, size_t errlen);
+struct control *control_open(struct event_loop *loop, const struct control_ops *ops, void *ctx,
+			     const char *path, const struct drop_target *drop, char *err,
+			     size_t errlen);
 /*
  * A folder the socket may be in: one only root and the daemon's user
  * (uid, gid: who it runs as) can write to.  0, or -1 with a message.

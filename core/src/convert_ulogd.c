@@ -13,103 +13,13 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "convert_ulogd.h"
 #include "convert_ulogd_int.h"
-
-/* ---- diagnostics and the YAML body of one instance ---- */
-
-void cu_error_at(struct conv *c, unsigned line, unsigned col, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(c->diag, "%s:%u:%u: error: ", c->file, line, col);
-	va_start(ap, fmt);
-	vfprintf(c->diag, fmt, ap);
-	va_end(ap);
-	fputc('\n', c->diag);
-	c->res->errors++;
-}
-
-static void vwarn(struct conv *c, struct uinst *u, unsigned line, const char *what,
-		  const char *fmt, va_list ap)
-{
-	va_list ap2;
-
-	fprintf(c->diag, "%s:%u: warning: ", c->file, line);
-	if (u)
-		fprintf(c->diag, "[%s] (%s): ", u->id, u->p->name);
-	if (what)
-		fprintf(c->diag, "%s", what);
-	va_copy(ap2, ap);
-	vfprintf(c->diag, fmt, ap2);
-	va_end(ap2);
-	fputc('\n', c->diag);
-	if (c->o) {
-		fprintf(c->o, "    # %s", what ? what : "note: ");
-		vfprintf(c->o, fmt, ap);
-		fputc('\n', c->o);
-	}
-}
-
-/* Something the user relied on that sluice will not do: comment, warning, --check fails. */
-void cu_notconv(struct conv *c, struct uinst *u, unsigned line, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vwarn(c, u, line, "not converted: ", fmt, ap);
-	va_end(ap);
-	c->res->not_converted++;
-}
-
-/* Converted, but it behaves differently: comment and warning. */
-void cu_note(struct conv *c, struct uinst *u, unsigned line, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vwarn(c, u, line, NULL, fmt, ap);
-	va_end(ap);
-	c->res->notes++;
-}
-
-/* A comment in the instance's YAML only. */
-void cu_comment(struct conv *c, const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("    # ", c->o);
-	va_start(ap, fmt);
-	vfprintf(c->o, fmt, ap);
-	va_end(ap);
-	fputc('\n', c->o);
-}
-
-/* A YAML double-quoted scalar (the reader let through UTF-8 text and tabs only). */
-const char *cu_yq(struct conv *c, const char *s)
-{
-	char *d = c->q;
-
-	*d++ = '"';
-	for (; *s && d < c->q + sizeof(c->q) - 3; s++) {
-		if (*s == '"' || *s == '\\')
-			*d++ = '\\';
-		if (*s == '\t') {
-			*d++ = '\\';
-			*d++ = 't';
-			continue;
-		}
-		*d++ = *s;
-	}
-	*d++ = '"';
-	*d = '\0';
-	return c->q;
-}
 
 /* ---- stacks and instances ---- */
 

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Inside `sluice convert ulogd`: the state convert_ulogd.c (stacks, the
- * YAML, diagnostics) and convert_ulogd_plugins.c (what each ulogd plugin
- * becomes) share.
+ * YAML), convert_ulogd_diag.c (diagnostics), convert_ulogd_plugins.c (what
+ * each ulogd plugin becomes) and convert_ulogd_unit.c share.  It needs
+ * nothing of convert_ulogd.h, the interface above them.
  */
 #ifndef SLUICE_CONVERT_ULOGD_INT_H
 #define SLUICE_CONVERT_ULOGD_INT_H
@@ -12,8 +13,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "convert_ulogd.h"
 #include "strset.h"
+#include "ulogd_ini.h"
 
 enum urole { R_PKT, R_FLOW, R_ACCT, R_FILTER, R_OUT };
 /* What an output needs in front of it besides the input. */
@@ -22,6 +23,8 @@ enum uneed { N_NONE, N_LINE, N_JSON };
 #define CU_PG_PROTOS 4	/* tcp, udp, icmp, icmpv6 */
 
 struct conv;
+struct convert_caps;
+struct convert_result;
 struct uinst;
 typedef int (*conv_fn)(struct conv *c, struct uinst *u);
 
@@ -91,7 +94,7 @@ struct conv {
 	char q[ULOGD_INI_MAX_LINE * 2 + 3];
 };
 
-/* convert_ulogd.c: diagnostics, and the YAML body of the instance being converted */
+/* convert_ulogd_diag.c: diagnostics, and the YAML body of the instance being converted */
 void cu_error_at(struct conv *c, unsigned line, unsigned col, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 /* Something the user relied on that sluice will not do: comment, warning, --check fails. */

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "convert_ulogd.h"
 #include "convert_ulogd_int.h"
 
 bool cu_has(struct conv *c, const char *plugin, const char *option, const char *choice)

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "convert_ulogd.h"
 #include "convert_ulogd_int.h"
 
 /* What sluice.service lets the daemon write (LogsDirectory=, RuntimeDirectory=). */

@@ -20,6 +20,7 @@
 #include "pathcheck.h"
 #include "queue.h"
 #include "reload.h"
+#include "stats.h"
 #include "stop.h"
 #include "strict.h"
 #include "worker.h"
@@ -126,6 +127,44 @@ int daemon_reload_ends(struct daemon *d, int ret, const char *text, char *msg, s
 	notify_reloaded(d->notify, status);
 	return -1;
 }
+
+/* The control socket's commands (control.h): the daemon's operations above. */
+static int ctl_stats(void *ctx, struct stats_snap *s)
+{
+	const struct daemon *d = ctx;
+
+	return stats_take(s, d->rt, d->start_time, d->reloads_ok, d->reloads_failed);
+}
+
+static int ctl_reload(void *ctx, daemon_reload_cb answer, void *asker)
+{
+	return daemon_reload(ctx, answer, asker);
+}
+
+static void ctl_reload_forget(void *ctx, void *asker)
+{
+	daemon_reload_forget(ctx, asker);
+}
+
+static int ctl_reopen(void *ctx, char *msg, size_t len)
+{
+	return daemon_reopen(ctx, msg, len);
+}
+
+/* What a scrape of daemon.metrics serves (metrics.h). */
+static int metrics_render(void *ctx, struct metrics_text *t)
+{
+	const struct daemon *d = ctx;
+
+	return metrics_text_render(d->rt, d->start_time, d->reloads_ok, d->reloads_failed, t);
+}
+
+static const struct control_ops ctl_ops = {
+	.stats = ctl_stats,
+	.reload = ctl_reload,
+	.reload_forget = ctl_reload_forget,
+	.reopen = ctl_reopen,
+};
 
 /* The HTTP server and the notify socket, which only the main loop serves. */
 static void daemon_services_stop(struct daemon *d)
@@ -293,16 +332,18 @@ int daemon_run(struct graph *g, const struct config *cfg, const char *config_fil
 		goto out_runtime;
 	}
 	/* Bound as root before anything starts: a port in use starts nothing. */
-	if (cfg->metrics.enabled && !(d.metrics = metrics_start(&cfg->metrics, &g->loader, &d)))
+	if (cfg->metrics.enabled && !(d.metrics = metrics_start(&cfg->metrics, &g->loader, d.loop,
+						     metrics_render, &d)))
 		goto out_runtime;
-	d.notify = notify_open(&d);
+	d.notify = notify_open(d.loop, d.rt);
 	/*
 	 * A start check (another daemon answers there, a folder to create):
 	 * before any instance makes a file or binds a group.  Made as root,
 	 * owned by the user.
 	 */
 	if (cfg->control_socket &&
-	    !(ctl = control_open(&d, cfg->control_socket, drop, err, sizeof(err)))) {
+	    !(ctl = control_open(d.loop, &ctl_ops, &d, cfg->control_socket, drop, err,
+				  sizeof(err)))) {
 		log_msg(SL_LOG_ERR, "%s", err);
 		goto out_services;
 	}

@@ -327,7 +327,9 @@ static struct sl_instance *prepare_instance(struct graph *g, const struct resolv
 	inst_keys_parse(inst, g->diag);
 	inst->opts_valid = g->diag->errors == before;
 	/* Without valid values there is no identity: never shared. */
-	if (inst->opts_valid && !(inst->key = identity_key(inst))) {
+	if (inst->opts_valid &&
+	    !(inst->key = identity_key(inst->desc, inst->opt.config, inst->thread,
+					inst->queue_batches, inst->block_when_full))) {
 		opt_values_free(&inst->opt, inst->desc);
 		free(inst);
 		return NULL;
@@ -416,6 +418,31 @@ static int cmp_spec_mark(const void *a, const void *b)
 	const struct instance_spec *y = *(const struct instance_spec *const *)b;
 
 	return ymark_cmp(&x->mark, &y->mark);
+}
+
+/* No two instances hold one SL_OPT_EXCLUSIVE resource (identity.h). */
+static void check_exclusive(struct graph *g)
+{
+	struct identity_holder *h = calloc(g->nall + 1, sizeof(*h));
+	size_t n = 0;
+
+	if (!h) {
+		diag_error(g->diag, NULL, "out of memory");
+		return;
+	}
+	for (size_t i = 0; i < g->nall; i++) {
+		const struct sl_instance *inst = g->all[i];
+		const struct sl_option *o;
+
+		/* Instances whose options had errors are left out. */
+		if (!inst->opts_valid || !(o = identity_first_exclusive(inst->desc)))
+			continue;
+		h[n++] = (struct identity_holder){.name = inst->name, .desc = inst->desc,
+						  .config = inst->opt.config, .mark = &inst->mark,
+						  .at = graph_option_mark(inst, o->name)};
+	}
+	identity_check_exclusive(h, n, g->diag);
+	free(h);
 }
 
 /* Named instances only met after errors: their options, in file order. */
@@ -703,7 +730,7 @@ int graph_build_seeded(struct graph *g, const struct config *cfg, struct diag *d
 	for (size_t i = 0; i < cfg->nstacks; i++)
 		add_stack(g, &cfg->stacks[i]);
 	check_orphans(g);
-	identity_check_exclusive(g);
+	check_exclusive(g);
 	if (!d->errors)
 		warn_unused(g, cfg);
 	inst_keys_place(g, cfg->threads);

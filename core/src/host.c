@@ -417,6 +417,7 @@ int runtime_init(struct runtime *rt, struct graph *g, struct event_loop *loop,
 	memset(rt, 0, sizeof(*rt));
 	rt->graph = g;
 	rt->loop = loop;
+	rt->process = runtime_process;
 	rt->batch_size = batch_size;
 	/* The stride comes from this graph's registry: another graph may differ. */
 	rt->stride = (sizeof(struct sl_record) +

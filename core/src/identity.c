@@ -4,7 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "graph.h"
+#include <sluice/plugin.h>
+
+#include "config.h"
 #include "identity.h"
 #include "secret.h"
 #include "strset.h"
@@ -122,9 +124,9 @@ static void kb_option(struct kbuf *b, const struct sl_option *o, const void *con
 	kb_str(b, num);
 }
 
-char *identity_key(const struct sl_instance *inst)
+char *identity_key(const struct sl_plugin *d, const void *config, bool thread,
+		   unsigned queue_batches, bool block_when_full)
 {
-	const struct sl_plugin *d = inst->desc;
 	struct kbuf b = {0};
 	char core[64];
 
@@ -133,11 +135,11 @@ char *identity_key(const struct sl_instance *inst)
 		kb_str(&b, "\x1f");
 		kb_str(&b, o->name);
 		kb_str(&b, "=");
-		kb_option(&b, o, inst->opt.config, false);
+		kb_option(&b, o, config, false);
 	}
 	/* The core's own keys, as parsed (their defaults included). */
-	snprintf(core, sizeof(core), "\x1ethread=%d,queue=%u,when_full=%s", inst->thread,
-		 inst->queue_batches, inst->block_when_full ? "block" : "drop");
+	snprintf(core, sizeof(core), "\x1ethread=%d,queue=%u,when_full=%s", thread,
+		 queue_batches, block_when_full ? "block" : "drop");
 	kb_str(&b, core);
 	if (b.failed) {
 		free(b.p);
@@ -155,18 +157,18 @@ static bool has_exclusive(const struct sl_plugin *d)
 }
 
 /* The resource: plugin and every exclusive option's value.  NULL: OOM. */
-static char *resource_key(const struct sl_instance *inst)
+static char *resource_key(const struct sl_plugin *desc, const void *config)
 {
 	struct kbuf b = {0};
 
-	kb_str(&b, inst->desc->name);
-	for (const struct sl_option *o = inst->desc->options; o && o->name; o++) {
+	kb_str(&b, desc->name);
+	for (const struct sl_option *o = desc->options; o && o->name; o++) {
 		if (!(o->flags & SL_OPT_EXCLUSIVE))
 			continue;
 		kb_str(&b, "\x1f");
 		kb_str(&b, o->name);
 		kb_str(&b, "=");
-		kb_option(&b, o, inst->opt.config, true);
+		kb_option(&b, o, config, true);
 	}
 	if (b.failed) {
 		free(b.p);
@@ -176,13 +178,14 @@ static char *resource_key(const struct sl_instance *inst)
 }
 
 /* "group 5", "events [destroy, new]": the resource as a user reads it. */
-static void describe_resource(const struct sl_instance *inst, char *buf, size_t len)
+static void describe_resource(const struct sl_plugin *desc, const void *config, char *buf,
+			      size_t len)
 {
 	size_t used = 0;
 
 	buf[0] = 0;
-	for (const struct sl_option *o = inst->desc->options; o && o->name && used < len; o++) {
-		const char *m = (const char *)inst->opt.config + o->offset;
+	for (const struct sl_option *o = desc->options; o && o->name && used < len; o++) {
+		const char *m = (const char *)config + o->offset;
 
 		if (!(o->flags & SL_OPT_EXCLUSIVE))
 			continue;
@@ -222,14 +225,14 @@ static void describe_resource(const struct sl_instance *inst, char *buf, size_t 
 		} else {
 			struct kbuf b = {0};
 
-			kb_option(&b, o, inst->opt.config, false);
+			kb_option(&b, o, config, false);
 			used += (size_t)snprintf(buf + used, len - used, "%s", b.p ? b.p : "?");
 			free(b.p);
 		}
 	}
 }
 
-static const struct sl_option *first_exclusive(const struct sl_plugin *d)
+const struct sl_option *identity_first_exclusive(const struct sl_plugin *d)
 {
 	for (const struct sl_option *o = d->options; o && o->name; o++)
 		if (o->flags & SL_OPT_EXCLUSIVE)
@@ -237,74 +240,72 @@ static const struct sl_option *first_exclusive(const struct sl_plugin *d)
 	return NULL;
 }
 
-bool identity_same_resource(const struct sl_instance *a, const struct sl_instance *b, char *what,
-			    size_t len)
+bool identity_same_resource(const struct sl_plugin *da, const void *ca, const struct sl_plugin *db,
+			    const void *cb, char *what, size_t len)
 {
 	char *ka, *kb;
 	bool same;
 
-	if (a->desc != b->desc || !has_exclusive(a->desc))
+	if (da != db || !has_exclusive(da))
 		return false;
-	ka = resource_key(a);
-	kb = resource_key(b);
+	ka = resource_key(da, ca);
+	kb = resource_key(db, cb);
 	same = ka && kb && strcmp(ka, kb) == 0;
 	free(ka);
 	free(kb);
 	if (same)
-		describe_resource(a, what, len);
+		describe_resource(da, ca, what, len);
 	return same;
 }
 
 static int cmp_mark(const void *a, const void *b)
 {
-	const struct sl_instance *x = *(const struct sl_instance *const *)a;
-	const struct sl_instance *y = *(const struct sl_instance *const *)b;
+	const struct identity_holder *x = *(const struct identity_holder *const *)a;
+	const struct identity_holder *y = *(const struct identity_holder *const *)b;
 
-	return ymark_cmp(&x->mark, &y->mark);
+	return ymark_cmp(x->mark, y->mark);
 }
 
-int identity_check_exclusive(struct graph *g)
+int identity_check_exclusive(const struct identity_holder *h, size_t nh, struct diag *diag)
 {
-	struct sl_instance **v;
+	const struct identity_holder **v;
 	struct strset held = {0};
 	char **keys;
 	size_t n = 0;
-	unsigned before = g->diag->errors;
+	unsigned before = diag->errors;
 
-	v = calloc(g->nall + 1, sizeof(*v));
-	keys = calloc(g->nall + 1, sizeof(*keys));
+	v = calloc(nh + 1, sizeof(*v));
+	keys = calloc(nh + 1, sizeof(*keys));
 	if (!v || !keys) {
 		free(v);
 		free(keys);
-		diag_error(g->diag, NULL, "out of memory");
+		diag_error(diag, NULL, "out of memory");
 		return -1;
 	}
-	for (size_t i = 0; i < g->nall; i++)
-		if (g->all[i]->opts_valid && has_exclusive(g->all[i]->desc))
-			v[n++] = g->all[i];
+	for (size_t i = 0; i < nh; i++)
+		if (has_exclusive(h[i].desc))
+			v[n++] = &h[i];
 	/* In file order, so the error is at the later one of each pair. */
 	qsort(v, n, sizeof(*v), cmp_mark);
 	for (size_t i = 0; i < n; i++) {
-		struct sl_instance *first = NULL;
+		const struct identity_holder *first = NULL;
 		int r;
 
-		keys[i] = resource_key(v[i]);
-		r = keys[i] ? strset_add(&held, keys[i], v[i], (void **)&first) : -1;
+		keys[i] = resource_key(v[i]->desc, v[i]->config);
+		r = keys[i] ? strset_add(&held, keys[i], (void *)v[i], (void **)&first) : -1;
 		if (r < 0) {
-			diag_error(g->diag, &v[i]->mark, "out of memory");
+			diag_error(diag, v[i]->mark, "out of memory");
 			break;
 		}
 		if (r == 0) {
-			const struct sl_option *o = first_exclusive(v[i]->desc);
-			const struct ymark *at = graph_option_mark(v[i], o->name);
-			const struct ymark *was = graph_option_mark(first, o->name);
+			const struct sl_option *o = identity_first_exclusive(v[i]->desc);
 			char what[512];
 
-			describe_resource(v[i], what, sizeof(what));
-			diag_error(g->diag, at,
+			describe_resource(v[i]->desc, v[i]->config, what, sizeof(what));
+			diag_error(diag, v[i]->at,
 				   "instance '%s' has the same %s as instance '%s' (line %u, "
 				   "column %u); plugin '%s' allows one instance per value of '%s'",
-				   v[i]->name, what, first->name, was->line, was->col,
+				   v[i]->name, what, first->name, first->at->line, first->at->col,
 				   v[i]->desc->name, o->name);
 		}
 	}
@@ -313,5 +314,5 @@ int identity_check_exclusive(struct graph *g)
 		free(keys[i]);
 	free(keys);
 	free(v);
-	return g->diag->errors == before ? 0 : -1;
+	return diag->errors == before ? 0 : -1;
 }

@@ -18,7 +18,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "daemon.h"
 #include "event_loop.h"
 #include "log.h"
 #include "metrics.h"
@@ -26,7 +25,9 @@
 #include "plugin_loader.h"
 
 struct metrics {
-	struct daemon *d;
+	struct event_loop *loop;
+	metrics_render_fn render;
+	void *ctx;			/* render's */
 	void *handle;
 	const struct sl_metrics_module *mod;
 	struct sl_metrics_server *srv;
@@ -39,7 +40,7 @@ static int render(void *ctx, const char **text, size_t *len)
 {
 	struct metrics *m = ctx;
 
-	if (metrics_text_render(m->d, &m->text) < 0)
+	if (m->render(m->ctx, &m->text) < 0)
 		return -1;
 	*text = m->text.buf;
 	*len = m->text.len;
@@ -141,7 +142,7 @@ static int load_module(struct metrics *m, const struct plugin_loader *l)
 }
 
 struct metrics *metrics_start(const struct metrics_config *mc, const struct plugin_loader *l,
-			      struct daemon *d)
+			      struct event_loop *loop, metrics_render_fn fill, void *ctx)
 {
 	struct metrics *m = calloc(1, sizeof(*m));
 	char err[256];
@@ -151,7 +152,9 @@ struct metrics *metrics_start(const struct metrics_config *mc, const struct plug
 		log_msg(SL_LOG_ERR, "out of memory");
 		return NULL;
 	}
-	m->d = d;
+	m->loop = loop;
+	m->render = fill;
+	m->ctx = ctx;
 	m->epfd = -1;
 	if (load_module(m, l) || (fd = listen_socket(mc)) < 0)
 		goto fail;
@@ -161,10 +164,10 @@ struct metrics *metrics_start(const struct metrics_config *mc, const struct plug
 		goto fail;
 	}
 	m->epfd = m->mod->epoll_fd(m->srv);
-	m->timer = loop_timer_new(d->loop, on_timeout, m);
+	m->timer = loop_timer_new(loop, on_timeout, m);
 	if (m->timer)
 		loop_timer_service(m->timer);	/* scraped also while the inputs wait */
-	if (m->epfd < 0 || !m->timer || loop_watch_service(d->loop, m->epfd, EPOLLIN, on_ready, m)) {
+	if (m->epfd < 0 || !m->timer || loop_watch_service(loop, m->epfd, EPOLLIN, on_ready, m)) {
 		log_msg(SL_LOG_ERR, "daemon.metrics: cannot watch the HTTP server's descriptor");
 		m->epfd = -1;
 		goto fail;
@@ -182,7 +185,7 @@ void metrics_stop(struct metrics *m)
 	if (!m)
 		return;
 	if (m->epfd >= 0)
-		loop_unwatch(m->d->loop, m->epfd);
+		loop_unwatch(m->loop, m->epfd);
 	if (m->timer)
 		loop_timer_free(m->timer);
 	if (m->srv)

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "config.h"
 #include "metrics_config.h"
@@ -22,20 +23,31 @@ struct metrics_text {
 	size_t nrows, caprows;
 };
 
-struct daemon;
-/* Render every metric of the daemon into t->buf.  0, or -1 (out of memory). */
-int metrics_text_render(const struct daemon *d, struct metrics_text *t);
+struct runtime;
+/*
+ * Render every metric into t->buf: rt's instances, and the daemon's own
+ * numbers (when it started, in unix seconds; its reloads so far).  0, or
+ * -1 (out of memory).
+ */
+int metrics_text_render(const struct runtime *rt, int64_t start_time, uint64_t reloads_ok,
+			uint64_t reloads_failed, struct metrics_text *t);
 void metrics_text_free(struct metrics_text *t);
 
+struct event_loop;
 struct plugin_loader;
 struct metrics;
 /*
+ * What a scrape serves: fill(ctx, t) fills t (metrics_text_render()
+ * with the daemon's numbers, daemon.c), on the main loop.  0 or -1.
+ */
+typedef int (*metrics_render_fn)(void *ctx, struct metrics_text *t);
+/*
  * Bind the listening socket, load the module from the plugin search
- * path, and serve on the main loop.  NULL after logging why (the port is
- * in use, the module is missing): a start failure.
+ * path, and serve on loop.  NULL after logging why (the port is in use,
+ * the module is missing): a start failure.
  */
 struct metrics *metrics_start(const struct metrics_config *mc, const struct plugin_loader *l,
-			      struct daemon *d);
+			      struct event_loop *loop, metrics_render_fn fill, void *ctx);
 void metrics_stop(struct metrics *m);
 
 #endif

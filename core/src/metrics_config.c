@@ -11,7 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "metrics.h"
+#include "config.h"
+#include "metrics_config.h"
 #include "options.h"
 
 static const char *const metrics_keys[] = {"listen", "allow_remote", NULL};

@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon.h"
 #include "host.h"
 #include "metrics.h"
 #include "queue.h"
@@ -282,9 +281,10 @@ static void put_plugin_counters(struct metrics_text *t, const struct graph *g)
 	}
 }
 
-int metrics_text_render(const struct daemon *d, struct metrics_text *t)
+int metrics_text_render(const struct runtime *rt, int64_t start_time, uint64_t reloads_ok,
+			uint64_t reloads_failed, struct metrics_text *t)
 {
-	const struct graph *g = d->rt->graph;
+	const struct graph *g = rt->graph;
 
 	t->len = 0;
 	t->failed = !reserve(t, 1);
@@ -293,11 +293,11 @@ int metrics_text_render(const struct daemon *d, struct metrics_text *t)
 	    SL_ABI_MINOR);
 	family(t, "sluice_start_time_seconds", "gauge",
 	       "When the daemon started, in seconds since the Unix epoch.");
-	put(t, "sluice_start_time_seconds %lld\n", (long long)d->start_time);
+	put(t, "sluice_start_time_seconds %lld\n", (long long)start_time);
 	family(t, "sluice_reloads_total", "counter", "Configuration reloads by their result.");
-	put(t, "sluice_reloads_total{result=\"ok\"} %llu\n", (unsigned long long)d->reloads_ok);
+	put(t, "sluice_reloads_total{result=\"ok\"} %llu\n", (unsigned long long)reloads_ok);
 	put(t, "sluice_reloads_total{result=\"failed\"} %llu\n",
-	    (unsigned long long)d->reloads_failed);
+	    (unsigned long long)reloads_failed);
 	put_records(t, g);
 	put_drops(t, g);
 	put_queues(t, g);

@@ -17,18 +17,18 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "daemon.h"
 #include "event_loop.h"
-#include "host.h"
+#include "graph.h"
 #include "log.h"
 #include "notify.h"
 #include "options.h"
+#include "runtime.h"
 
 /* STATUS= is refreshed this often (ms): `systemctl status` reads it. */
 #define NOTIFY_STATUS_MS 3000
 
 struct notify {
-	struct daemon *d;
+	const struct runtime *rt;	/* its graph changes at a reload */
 	int fd;
 	struct sockaddr_un addr;
 	socklen_t addrlen;
@@ -51,7 +51,7 @@ static void send_text(struct notify *n, const char *text)
  */
 static void status_line(const struct notify *n, char *buf, size_t len)
 {
-	const struct graph *g = n->d->rt->graph;
+	const struct graph *g = n->rt->graph;
 	uint64_t in = 0, out = 0, dropped = 0, errors = 0;
 
 	for (size_t i = 0; i < g->nall; i++) {
@@ -96,7 +96,7 @@ static uint64_t watchdog_period_ms(void)
 	return (uint64_t)v / 2000 ? (uint64_t)v / 2000 : 1;
 }
 
-struct notify *notify_open(struct daemon *d)
+struct notify *notify_open(struct event_loop *loop, const struct runtime *rt)
 {
 	const char *name = getenv("NOTIFY_SOCKET");
 	struct notify *n;
@@ -113,7 +113,7 @@ struct notify *notify_open(struct daemon *d)
 	n = calloc(1, sizeof(*n));
 	if (!n)
 		return NULL;
-	n->d = d;
+	n->rt = rt;
 	n->addr.sun_family = AF_UNIX;
 	memcpy(n->addr.sun_path, name, len);
 	if (name[0] == '@')
@@ -122,9 +122,9 @@ struct notify *notify_open(struct daemon *d)
 				 (name[0] == '/'));
 	n->fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	n->watchdog_ms = watchdog_period_ms();
-	n->status_timer = loop_timer_new(d->loop, on_status, n);
+	n->status_timer = loop_timer_new(loop, on_status, n);
 	if (n->watchdog_ms)
-		n->watchdog_timer = loop_timer_new(d->loop, on_watchdog, n);
+		n->watchdog_timer = loop_timer_new(loop, on_watchdog, n);
 	/* Services: the loop is alive while the inputs wait for room (daemon.c). */
 	if (n->status_timer)
 		loop_timer_service(n->status_timer);

@@ -10,11 +10,15 @@
 
 #include <stdbool.h>
 
-struct daemon;
+struct event_loop;
 struct notify;
+struct runtime;
 
-/* Read $NOTIFY_SOCKET (and $WATCHDOG_USEC/$WATCHDOG_PID); NULL: not asked to notify. */
-struct notify *notify_open(struct daemon *d);
+/*
+ * Read $NOTIFY_SOCKET (and $WATCHDOG_USEC/$WATCHDOG_PID); NULL: not asked
+ * to notify.  The timers run on loop; STATUS= counts rt's current graph.
+ */
+struct notify *notify_open(struct event_loop *loop, const struct runtime *rt);
 /* Everything is started: READY=1 with a first STATUS; start the status and watchdog timers. */
 void notify_ready(struct notify *n);
 /*

@@ -79,7 +79,7 @@ int reload_init(struct daemon *d, struct graph *g, const struct config *cfg)
 
 /*
  * An instance's identity is the chain of element keys from its input
- * (graph.c's element_key(): plugin, options, core keys) with the names of
+ * (identity.c's identity_key(): plugin, options, core keys) with the names of
  * named instances; the i-th instance of a chain that occurs twice gets
  * "#i".  chains[] is indexed like g->all; the set borrows its strings.
  */
@@ -326,9 +326,13 @@ static void roll_back(struct runtime *rt, struct graph *ng, struct news *nw)
 static const struct sl_instance *holder(const struct graph *og, const struct sl_instance *inst,
 					char *what, size_t len)
 {
-	for (size_t i = 0; i < og->nall; i++)
-		if (!og->all[i]->twin && identity_same_resource(og->all[i], inst, what, len))
-			return og->all[i];
+	for (size_t i = 0; i < og->nall; i++) {
+		const struct sl_instance *o = og->all[i];
+
+		if (!o->twin && identity_same_resource(o->desc, o->opt.config, inst->desc,
+						       inst->opt.config, what, len))
+			return o;
+	}
 	return NULL;
 }
 

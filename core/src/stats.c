@@ -3,7 +3,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "daemon.h"
 #include "graph.h"
 #include "host.h"
 #include "queue.h"
@@ -68,21 +67,22 @@ static int take_inst(struct stats_inst *si, const struct sl_instance *inst,
 	return 0;
 }
 
-int stats_take(struct stats_snap *s, const struct daemon *d)
+int stats_take(struct stats_snap *s, const struct runtime *rt, int64_t start_time,
+	       uint64_t reloads_ok, uint64_t reloads_failed)
 {
-	const struct graph *g = d->rt->graph;
+	const struct graph *g = rt->graph;
 
 	memset(s, 0, sizeof(*s));
 	s->version = strdup(SLUICE_VERSION);
-	s->start_time = d->start_time;
+	s->start_time = start_time;
 	s->now = time(NULL);
-	s->reloads_ok = d->reloads_ok;
-	s->reloads_failed = d->reloads_failed;
+	s->reloads_ok = reloads_ok;
+	s->reloads_failed = reloads_failed;
 	s->inst = calloc(g->nall ? g->nall : 1, sizeof(*s->inst));
 	if (!s->version || !s->inst)
 		goto fail;
 	for (; s->n < g->nall; s->n++)
-		if (take_inst(&s->inst[s->n], g->all[s->n], d->rt)) {
+		if (take_inst(&s->inst[s->n], g->all[s->n], rt)) {
 			s->n++;	/* free what it took */
 			goto fail;
 		}

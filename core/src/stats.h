@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-struct daemon;
+struct runtime;
 
 struct stats_counter {
 	char *name;
@@ -47,8 +47,12 @@ struct stats_snap {
 	size_t n;
 };
 
-/* Every instance's counters now.  0, or -1 (out of memory). */
-int stats_take(struct stats_snap *s, const struct daemon *d);
+/*
+ * Every instance's counters of rt now, with the daemon's own: when it
+ * started (unix seconds) and its reloads so far.  0, or -1 (out of memory).
+ */
+int stats_take(struct stats_snap *s, const struct runtime *rt, int64_t start_time,
+	       uint64_t reloads_ok, uint64_t reloads_failed);
 void stats_free(struct stats_snap *s);
 
 void stats_write_json(const struct stats_snap *s, FILE *out);

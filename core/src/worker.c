@@ -10,10 +10,11 @@
 #include <time.h>
 
 #include "event_loop.h"
-#include "host.h"
+#include "graph.h"
 #include "inst_keys.h"
 #include "log.h"
 #include "queue.h"
+#include "runtime.h"
 #include "strict.h"
 #include "worker.h"
 
@@ -279,7 +280,7 @@ static void on_inbox(void *ctx, int fd, uint32_t events)
 				counter_add64(&w->inbox->stop_dropped, it.b->count);
 			} else {
 				__atomic_store_n(&w->inflight, it.b->count, __ATOMIC_RELAXED);
-				runtime_process(w->output, it.b);
+				w->rt->process(w->output, it.b);
 				__atomic_store_n(&w->inflight, 0, __ATOMIC_RELAXED);
 			}
 			bq_release(w->inbox, it.b);

@@ -9,7 +9,6 @@
 
 #include "check.h"
 #include "config.h"
-#include "daemon.h"
 #include "host.h"
 #include "metrics.h"
 
@@ -94,11 +93,10 @@ static void test_text(void)
 	struct sl_instance *all[] = {&i1, &i2, &i3};
 	struct graph g = {.all = all, .nall = 3};
 	struct runtime rt = {.graph = &g};
-	struct daemon d = {.rt = &rt, .start_time = 1700000000, .reloads_ok = 2, .reloads_failed = 1};
 	struct metrics_text t = {0};
 	const char *p, *want;
 
-	CHECK_EQ_I(metrics_text_render(&d, &t), 0);
+	CHECK_EQ_I(metrics_text_render(&rt, 1700000000, 2, 1, &t), 0);
 	CHECK_EQ_U(strlen(t.buf), t.len);
 	CHECK(strstr(t.buf, "sluice_records_total{instance=\"f1\",plugin=\"p\",stack=\"s1,s2\","
 			    "direction=\"in\"} 10\n"), "%s", t.buf);
@@ -129,7 +127,7 @@ static void test_text(void)
 	{
 		size_t len = t.len;
 
-		CHECK_EQ_I(metrics_text_render(&d, &t), 0);
+		CHECK_EQ_I(metrics_text_render(&rt, 1700000000, 2, 1, &t), 0);
 		CHECK_EQ_U(t.len, len);
 	}
 	metrics_text_free(&t);

@@ -1,0 +1,202 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""The include graph of core/ and plugins/, and its loops.
+
+Usage: include_graph.py SRCDIR [--loops | --dot]
+
+Every `#include "..."` line of a .c or .h file under core/ and plugins/
+is an arrow from its file to the file it names, looked up as the compiler
+does: beside the including file, then in the include directories
+(core/include and core/src for the core and metrics_http, core/include and
+plugins/common for plugins).  A .c and the .h of the same name in the same
+folder are one module (foo.c includes foo.h without making a loop); any
+other header is a module of its own.
+
+A loop is allowed only when it goes through an arrow of ALLOWED below:
+each entry is one arrow that goes up a floor, and the loops it closes
+are what its comment names.  It fails (exit 1) when
+  - the graph without the ALLOWED arrows still has a loop (a new one: its
+    arrows are printed; cut one, do not add it here),
+  - an ALLOWED arrow is no longer in the graph, or every loop through it
+    goes through another ALLOWED arrow as well (delete the entry: the list
+    only ever shrinks),
+  - a quoted include names no file of the tree.
+--loops prints every set of modules that reach each other (strongly
+connected, the ALLOWED arrows included) and --dot the module graph for
+graphviz, instead of checking.
+"""
+import os
+import re
+import sys
+
+# Arrows that close a loop, (from, to) as modules (paths without .c/.h).
+# Issue 20 cuts them; delete an entry with the loop it closes.
+ALLOWED = [
+    # The configuration floor (issue 20 §2): config.c, options.c,
+    # opt_groups.c, inst_keys.c, metrics_config.c reach each other; the
+    # option parser reads the core's keys and the groups, and the core's
+    # keys look at the graph.
+    ("core/src/config", "core/src/options"),
+    ("core/src/options", "core/src/opt_groups"),
+    ("core/src/options", "core/src/inst_keys"),
+    ("core/src/inst_keys", "core/src/graph"),
+    ("core/src/metrics_config", "core/src/options"),
+    # daemon.metrics' parser reports through config.c's diag_error(), and
+    # config.h holds its struct (issue 20 §2 gives diag a file of its own).
+    ("core/src/metrics_config", "core/src/config"),
+    # graph.c hands configure() the host table (host.c's sluice_host) and
+    # frees the guard's and strict mode's parts of an instance, which take
+    # struct sl_instance from graph.h; guard.c and strict.c call host.c.
+    ("core/src/graph", "core/src/guard"),
+    ("core/src/graph", "core/src/strict"),
+    ("core/src/graph", "core/src/host"),
+    ("core/src/guard", "core/src/host"),
+    ("core/src/strict", "core/src/host"),
+    # The reload (reload.c, reload_read.c) is daemon_reload()'s other half:
+    # it reads struct daemon while daemon.c calls it.
+    ("core/src/reload", "core/src/daemon"),
+    ("core/src/reload_int", "core/src/daemon"),
+    # sql.c <-> sql_spool.c: plugin glue and its spool glue; issue 20 §1's
+    # sink framework (plugins/common/sink.c) replaces the spool glue.
+    ("plugins/output/sql", "plugins/output/sql_spool"),
+]
+
+SCANNED = ("core", "plugins")
+INCLUDE_RE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
+
+
+def include_dirs(rel):
+    """The -I directories of the target that compiles file `rel`."""
+    if rel.startswith("core/") or rel == "plugins/service/metrics_http.c":
+        return ["core/include", "core/src"]
+    return ["core/include", "plugins/common"]
+
+
+def module(rel):
+    return re.sub(r"\.[ch]$", "", rel)
+
+
+def read_graph(src):
+    files = []
+    for top in SCANNED:
+        for dirpath, _, names in os.walk(os.path.join(src, top)):
+            for n in names:
+                if n.endswith((".c", ".h")):
+                    files.append(os.path.relpath(os.path.join(dirpath, n), src))
+    files.sort()
+    known = set(files)
+    edges = {module(f): set() for f in files}
+    errors = []
+    for f in files:
+        with open(os.path.join(src, f), encoding="utf-8") as fh:
+            text = fh.read()
+        for m in INCLUDE_RE.finditer(text):
+            name = m.group(1)
+            line = text.count("\n", 0, m.start()) + 1
+            found = None
+            for d in [os.path.dirname(f)] + include_dirs(f):
+                cand = os.path.normpath(os.path.join(d, name))
+                if cand in known:
+                    found = cand
+                    break
+            if found is None:
+                errors.append(f'{f}:{line}: #include "{name}" names no file under core/ or plugins/')
+                continue
+            a, b = module(f), module(found)
+            if a != b:
+                edges[a].add(b)
+    return edges, errors
+
+
+def loops(edges):
+    """Tarjan's strongly connected components of two or more modules."""
+    index, low, on, stack, out = {}, {}, set(), [], []
+    counter = [0]
+
+    def visit(v):
+        # Iterative, so a long chain of headers cannot hit the recursion limit.
+        work = [(v, iter(sorted(edges[v])))]
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        while work:
+            node, it = work[-1]
+            for w in it:
+                if w not in index:
+                    index[w] = low[w] = counter[0]
+                    counter[0] += 1
+                    stack.append(w)
+                    on.add(w)
+                    work.append((w, iter(sorted(edges[w]))))
+                    break
+                if w in on:
+                    low[node] = min(low[node], index[w])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    comp = set()
+                    while True:
+                        w = stack.pop()
+                        on.discard(w)
+                        comp.add(w)
+                        if w == node:
+                            break
+                    if len(comp) > 1:
+                        out.append(comp)
+
+    for v in sorted(edges):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def describe(comp, edges):
+    """The arrows inside a loop, so its message says what to cut."""
+    arrows = [f"{a} -> {b}" for a in sorted(comp) for b in sorted(edges[a]) if b in comp]
+    return "\n    ".join(arrows)
+
+
+def main():
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    src = sys.argv[1]
+    edges, errors = read_graph(src)
+    if "--dot" in sys.argv[2:]:
+        print("digraph includes {")
+        for a in sorted(edges):
+            for b in sorted(edges[a]):
+                print(f'  "{a}" -> "{b}";')
+        print("}")
+        return 0
+    found = loops(edges)
+    if "--loops" in sys.argv[2:]:
+        for comp in found:
+            print(" ".join(sorted(comp)))
+        return 0
+    def without(arrows):
+        return {a: {b for b in bs if (a, b) not in arrows} for a, bs in edges.items()}
+
+    for a, b in ALLOWED:
+        if b not in edges.get(a, ()):
+            errors.append(f"ALLOWED arrow {a} -> {b} is not in the tree: delete its entry")
+        elif not loops(without([x for x in ALLOWED if x != (a, b)])):
+            # Every loop through it goes through another ALLOWED arrow too.
+            errors.append(f"ALLOWED arrow {a} -> {b} closes no loop of its own any more: "
+                          "delete its entry")
+    rest = without(ALLOWED)
+    for comp in loops(rest):
+        errors.append("include loop through no ALLOWED arrow (cut one of these):\n    "
+                      + describe(comp, rest))
+    nedges = sum(len(v) for v in edges.values())
+    print(f"{len(edges)} modules, {nedges} arrows, {len(found)} sets of modules on loops, "
+          f"{len(ALLOWED)} allowed arrows, {len(errors)} errors")
+    for e in errors:
+        print(e)
+    return 1 if errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
