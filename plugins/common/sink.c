@@ -194,8 +194,6 @@ static uint64_t drain_some(struct sl_sink *sk, uint64_t budget_ms)
 			return wait;
 		}
 		sl_spool_ack(sk->sp, used < 1 ? 1 : used > n ? n : used);
-		if (r == SL_SINK_SKIPPED)
-			continue;
 		sk->delay = sk->cfg->retry_min;
 		sk->next_try = 0;
 		if (now_ms(sk) - start >= budget_ms) {

@@ -31,12 +31,11 @@
  * Sending from the spool (the retry timer, the end of each process()
  * while units wait there, at stop for STOP_DRAIN_MS): the oldest records,
  * up to spool_peek at a time, go to send_spooled() for at most
- * DRAIN_BUDGET_MS per turn.  SL_SINK_SENT (also: delivered-or-dropped, as
- * the output counted them) acknowledges what it used and resets the delay;
- * SL_SINK_SKIPPED acknowledges without touching the delay (a record the
- * output cannot read, counted with sl_sink_spool_dropped); SL_SINK_RETRY
- * acknowledges nothing and waits the delay, doubled each time up to
- * retry_max.  At most a budget per turn, so the core's queue is read
+ * DRAIN_BUDGET_MS per turn.  SL_SINK_SENT or SL_SINK_REJECTED acknowledges
+ * what the send used (delivered, or dropped and counted by the output:
+ * refused, or a record it cannot read, sl_sink_spool_dropped) and resets
+ * the delay; SL_SINK_RETRY acknowledges nothing and waits the delay,
+ * doubled each time up to retry_max.  At most a budget per turn, so the core's queue is read
  * between; max_retries does not apply (units wait until spool_max_size,
  * then are dropped and counted by the spool).  A reload's new instance
  * cannot have the spool until the old one stopped: meanwhile its batches
@@ -113,7 +112,6 @@ enum sl_sink_result {
 	SL_SINK_SENT,		/* delivered (from the spool: or dropped, counted by the output) */
 	SL_SINK_RETRY,		/* the destination is away or failed: try again later */
 	SL_SINK_REJECTED,	/* the destination refused these units: retry a little, then drop */
-	SL_SINK_SKIPPED,	/* from the spool: records the output cannot read, counted */
 };
 
 struct sl_sink_ops {

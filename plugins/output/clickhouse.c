@@ -323,7 +323,7 @@ static enum sl_sink_result ch_send_spooled(void *ctx, const struct iovec *rec, u
 			      "skipped (counted in spool_dropped)");
 		sl_sink_spool_dropped(&st->sink, 1);
 		*used = 1;
-		return SL_SINK_SKIPPED;
+		return SL_SINK_SENT;
 	}
 	*used = n;
 	if (!n || !post_rows(st, fmt, st->sbuf, len, n)) {
