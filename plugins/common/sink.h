@@ -29,17 +29,17 @@
  *     dropped_add.
  *
  * Sending from the spool (the retry timer, the end of each process()
- * while units wait there, at stop for STOP_DRAIN_MS): the oldest records,
- * up to spool_peek at a time, go to send_spooled() for at most
- * DRAIN_BUDGET_MS per turn.  SL_SINK_SENT or SL_SINK_REJECTED acknowledges
- * what the send used (delivered, or dropped and counted by the output:
- * refused, or a record it cannot read, sl_sink_spool_dropped) and resets
- * the delay; SL_SINK_RETRY acknowledges nothing and waits the delay,
- * doubled each time up to retry_max.  At most a budget per turn, so the core's queue is read
- * between; max_retries does not apply (units wait until spool_max_size,
- * then are dropped and counted by the spool).  A reload's new instance
- * cannot have the spool until the old one stopped: meanwhile its batches
- * are retried in place as without a spool.
+ * while units wait there, at stop for SL_SINK_STOP_DRAIN_MS): the oldest
+ * records, up to spool_peek at a time, go to send_spooled(), for at most
+ * SL_SINK_DRAIN_BUDGET_MS per turn so the core's queue is read between.
+ * SL_SINK_SENT or SL_SINK_REJECTED acknowledges what the send used
+ * (delivered, or dropped and counted by the output: refused, or a record
+ * it cannot read, sl_sink_spool_dropped) and resets the delay;
+ * SL_SINK_RETRY acknowledges nothing and waits the delay, doubled each
+ * time up to retry_max.  max_retries does not apply (units wait until
+ * spool_max_size, then are dropped and counted by the spool).  A reload's
+ * new instance cannot have the spool until the old one stopped: meanwhile
+ * its batches are retried in place as without a spool.
  *
  * The spool's counters (spooled, spool_sent, spool_bytes, spool_dropped,
  * spool_corrupt) are created by sl_sink_init after the output's own, and
