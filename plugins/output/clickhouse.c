@@ -18,32 +18,40 @@
  * max_retries times; then the batch's rows are dropped and counted.
  *
  * With spool_dir, a failed INSERT is not retried in place: its rows go to
- * the disk spool at once (clickhouse_spool.h), so the thread keeps reading
- * its queue while the server is away, and so does every newer batch while
- * the spool holds rows (order).  The spool is inserted from, oldest first,
- * with the retry_min..retry_max backoff and for a bounded time per turn;
+ * the disk spool at once, so the thread keeps reading its queue while the
+ * server is away, and so does every newer batch while the spool holds rows
+ * (order).  The spool is inserted from, oldest first, with the
+ * retry_min..retry_max backoff and for a bounded time per turn;
  * max_retries does not apply (rows wait until max_size, then are dropped
  * and counted).  A reload's new instance cannot have the spool until the
  * old one stopped: meanwhile it retries in place as without a spool.
+ *
+ * Batching, retries, the flush timer and the spool are the sink engine's
+ * (sink.h); this file encodes rows, posts them and says what a spool
+ * record is: a format byte ('F' + format) and the encoded row, one record
+ * per row, so rows spooled before a change of `format` go out in the
+ * format they were encoded in, and max_size drops exact rows.  A backlog
+ * goes out a segment's rows (up to SPOOL_PEEK) of one format per INSERT,
+ * so it drains in few INSERTs that make few parts for the server to merge.
+ * A row counts as sent (acknowledged to the spool) once its INSERT got
+ * HTTP 200.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <curl/curl.h>
 
 #include <sluice/plugin.h>
 
 #include "clickhouse_rows.h"
-#include "clickhouse_spool.h"
+#include "sink.h"
 
 #define ANSWER_MAX 1024		/* bytes of the server's answer kept for the log */
-#define STOP_RETRIES 2		/* at a stop or reload, do not wait the full backoff */
 #define MAX_COLUMNS 64
-#define DRAIN_BUDGET_MS 500	/* spool INSERTs per turn, before the queue is read again */
-#define STOP_DRAIN_MS 2000	/* at a stop, spool INSERTs for this long at most */
+#define SPOOL_PEEK 65536u	/* rows per INSERT from the spool, at most */
+#define REC_MAX (256u << 10)	/* more than the spool takes as one record */
+#define FMT_TAG 'F'		/* a spool record's format byte: FMT_TAG + format */
 
 enum { SCH_PACKETS, SCH_FLOWS };
 enum { FMT_JSONEACHROW, FMT_ROWBINARY };
@@ -61,14 +69,8 @@ struct ch_cfg {
 	int schema;
 	struct sl_strlist columns;
 	int format;
-	int64_t batch_size;
-	uint64_t flush_interval;
+	struct sl_sink_cfg sink;	/* batch_size, flush_interval, max_retries, retry_*, spool_* */
 	uint64_t timeout;
-	int64_t max_retries;
-	uint64_t retry_min;
-	uint64_t retry_max;
-	const char *spool_dir;
-	uint64_t spool_max_size;
 };
 
 static const struct sl_option ch_opts[] = {
@@ -84,22 +86,12 @@ static const struct sl_option ch_opts[] = {
 		    "column=field[:fixed16|ipv4|text|sec|usec] entries, instead of the schema's"),
 	SL_OPT_ENUM("format", struct ch_cfg, format, "JSONEachRow", format_names,
 		    "insert format; RowBinary only with the built-in schema"),
-	SL_OPT_INT("batch_size", struct ch_cfg, batch_size, "10000", 1, 1000000,
-		   "rows per INSERT"),
-	SL_OPT_DURATION("flush_interval", struct ch_cfg, flush_interval, "1s", 10, 3600000,
-			"longest time a row waits for its batch to fill"),
+	SL_SINK_OPT_BATCH(struct ch_cfg, sink, "10000", 1000000, "rows per INSERT"),
 	SL_OPT_DURATION("timeout", struct ch_cfg, timeout, "10s", 100, 3600000,
 			"longest time one INSERT may take"),
-	SL_OPT_INT("max_retries", struct ch_cfg, max_retries, "8", 0, 1000,
-		   "retries of a failed INSERT before its rows are dropped"),
-	SL_OPT_DURATION("retry_min", struct ch_cfg, retry_min, "200ms", 10, 3600000,
-			"first retry delay; doubled up to retry_max"),
-	SL_OPT_DURATION("retry_max", struct ch_cfg, retry_max, "5s", 10, 3600000,
-			"longest retry delay"),
-	SL_OPT_STR("spool_dir", struct ch_cfg, spool_dir, SL_PATH(NULL, SL_OPT_OUT_MKDIR),
-		   "directory of a disk spool for rows that cannot be inserted (default: none)"),
-	SL_OPT_SIZE("spool_max_size", struct ch_cfg, spool_max_size, "1GiB", 65536,
-		    (int64_t)1 << 40, "largest size of the spool; past it rows are dropped"),
+	SL_SINK_OPT_RETRY(struct ch_cfg, sink, "8", 1000,
+			  "retries of a failed INSERT before its rows are dropped"),
+	SL_SINK_OPT_SPOOL(struct ch_cfg, sink, "rows that cannot be inserted"),
 	SL_OPT_END
 };
 
@@ -171,11 +163,10 @@ struct ch_state {
 	size_t answer_len;
 
 	struct ch_rows b;	/* the batch being built, reused */
-	struct sl_timer *flush_timer;
-	bool stopping, oom_logged;
-
-	struct ch_spool spool;		/* used with spool_dir */
-	struct sl_timer *retry_timer;	/* the spool's next INSERT */
+	struct sl_sink sink;
+	char *rec;		/* with spool_dir: one spool record, a format byte and a row */
+	char *sbuf;		/* one INSERT from the spool, reused */
+	size_t scap;
 
 	int c_inserts, c_rows, c_http_errors, c_conn_errors, c_retries, c_dropped;
 };
@@ -192,14 +183,6 @@ static size_t on_answer(char *data, size_t size, size_t n, void *ctx)
 	memcpy(st->answer + st->answer_len, data, room);
 	st->answer_len += room;
 	return len;
-}
-
-static void sleep_ms(uint64_t ms)
-{
-	struct timespec ts = { .tv_sec = (time_t)(ms / 1000), .tv_nsec = (long)(ms % 1000) * 1000000 };
-
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
 }
 
 /* One INSERT of len bytes (rows rows in format fmt): true on HTTP 200. */
@@ -240,130 +223,138 @@ static bool post_rows(struct ch_state *st, int fmt, const char *buf, size_t len,
 	return false;
 }
 
-static bool post_once(struct ch_state *st)
-{
-	if (!post_rows(st, st->cfg->format, st->b.buf, st->b.len, st->b.rows))
-		return false;
-	st->host->counter_add(st->inst, st->c_inserts, 1);
-	st->host->counter_add(st->inst, st->c_rows, st->b.rows);
-	return true;
-}
+/* ---- the sink's callbacks (sink.h) ---- */
 
-/* Rows inserted from the spool count as inserted rows too. */
-static bool post_spooled(void *ctx, int fmt, const char *buf, size_t len, unsigned rows)
+static bool ch_encode(void *ctx, const struct sl_record *r)
 {
 	struct ch_state *st = ctx;
 
-	if (!post_rows(st, fmt, buf, len, rows))
-		return false;
+	return st->cfg->format == FMT_ROWBINARY ? ch_row_binary(&st->b, st->col, st->ncol, r)
+						 : ch_row_json(&st->b, st->col, st->ncol, r);
+}
+
+/* An INSERT and its rows, counted once the server said 200. */
+static enum sl_sink_result inserted(struct ch_state *st, bool ok, unsigned rows)
+{
+	if (!ok)
+		return SL_SINK_RETRY;
 	st->host->counter_add(st->inst, st->c_inserts, 1);
 	st->host->counter_add(st->inst, st->c_rows, rows);
-	return true;
+	return SL_SINK_SENT;
 }
 
-/* Insert from the spool for a while; the retry timer brings the rest. */
-static void drain(struct ch_state *st)
+static enum sl_sink_result ch_send(void *ctx, unsigned n)
 {
-	uint64_t wait;
+	struct ch_state *st = ctx;
 
-	if (!st->cfg->spool_dir || !st->curl)
-		return;
-	wait = ch_spool_drain(&st->spool, post_spooled, st, DRAIN_BUDGET_MS);
-	if (wait)
-		st->host->timer_arm(st->retry_timer, wait, 0);
+	(void)n;	/* st->b.rows */
+	return inserted(st, post_rows(st, st->cfg->format, st->b.buf, st->b.len, st->b.rows),
+			st->b.rows);
 }
 
-/* The rows could not be delivered (no spool, or it is not ours yet). */
-static void give_up(struct ch_state *st)
+static const void *ch_spool_rec(void *ctx, unsigned i, size_t *len)
 {
-	st->host->log(st->inst, SL_LOG_ERR, "%u rows dropped after %lld retries", st->b.rows,
-		      (long long)st->cfg->max_retries);
-	st->host->counter_add(st->inst, st->c_dropped, st->b.rows);
-	st->host->dropped_add(st->inst, st->b.rows);
+	struct ch_state *st = ctx;
+	size_t n = st->b.ends[i + 1] - st->b.ends[i];
+
+	if (n >= REC_MAX)
+		return NULL;
+	st->rec[0] = (char)(FMT_TAG + st->cfg->format);
+	memcpy(st->rec + 1, st->b.buf + st->b.ends[i], n);
+	*len = n + 1;
+	return st->rec;
 }
 
-/* The batch into the spool, behind what it holds; the buffer is empty afterwards. */
-static void spool_batch(struct ch_state *st)
+static void ch_reset(void *ctx)
 {
-	ch_spool_rows(&st->spool, st->cfg->format, st->b.buf, st->b.ends, st->b.rows);
+	struct ch_state *st = ctx;
+
 	st->b.len = 0;
 	st->b.rows = 0;
 }
 
-/* Post the batch, retrying with backoff; the buffer is empty afterwards. */
-static void send_batch(struct ch_state *st)
+static int rec_fmt(const struct iovec *v)
 {
-	uint64_t delay = st->cfg->retry_min;
-	int64_t tries = st->stopping && st->cfg->max_retries > STOP_RETRIES ? STOP_RETRIES
-									     : st->cfg->max_retries;
-	bool spool = st->cfg->spool_dir && ch_spool_ready(&st->spool);
+	return v->iov_len ? *(const char *)v->iov_base - FMT_TAG : -1;
+}
 
-	if (!st->b.rows)
-		return;
-	/* once rows are spooled, everything newer follows them there */
-	if (spool && ch_spool_pending(&st->spool)) {
-		spool_batch(st);
-		return;
+/*
+ * The leading records of rec[0..n) that share one format, as one INSERT
+ * body in st->sbuf: how many (*fmt their format), 0 when out of memory.
+ */
+static unsigned gather(struct ch_state *st, const struct iovec *rec, unsigned n, int *fmt,
+		       size_t *len)
+{
+	size_t need = 0;
+
+	*fmt = rec_fmt(&rec[0]);
+	for (unsigned i = 1; i < n; i++)
+		if (rec_fmt(&rec[i]) != *fmt)
+			n = i;
+	for (unsigned i = 0; i < n; i++)
+		need += rec[i].iov_len - 1;
+	if (need > st->scap) {
+		char *nb = realloc(st->sbuf, need);
+
+		if (!nb)
+			return 0;
+		st->sbuf = nb;
+		st->scap = need;
 	}
-	for (int64_t i = 0;; i++) {
-		if (post_once(st)) {
-			if (i)
-				st->host->log(st->inst, SL_LOG_NOTICE, "INSERT of %u rows done after %lld retries",
-					      st->b.rows, (long long)i);
-			break;
-		}
-		if (spool || (st->cfg->spool_dir && ch_spool_ready(&st->spool))) {
-			st->host->log(st->inst, SL_LOG_NOTICE, "%u rows go to the spool, inserted from "
-				      "there when the server answers", st->b.rows);
-			ch_spool_backoff(&st->spool);
-			spool_batch(st);
-			if (!st->stopping)
-				st->host->timer_arm(st->retry_timer, st->cfg->retry_min, 0);
-			return;
-		}
-		if (i >= tries) {
-			give_up(st);
-			break;
-		}
+	*len = 0;
+	for (unsigned i = 0; i < n; i++) {
+		memcpy(st->sbuf + *len, (const char *)rec[i].iov_base + 1, rec[i].iov_len - 1);
+		*len += rec[i].iov_len - 1;
+	}
+	return n;
+}
+
+/* Rows inserted from the spool count as inserted rows too. */
+static enum sl_sink_result ch_send_spooled(void *ctx, const struct iovec *rec, unsigned n,
+					   unsigned *used)
+{
+	struct ch_state *st = ctx;
+	size_t len;
+	int fmt;
+
+	n = gather(st, rec, n, &fmt, &len);
+	if (fmt < 0 || fmt > 1) {	/* not ours: an empty or foreign record */
+		st->host->log(st->inst, SL_LOG_ERR, "spool: a record of unknown format "
+			      "skipped (counted in spool_dropped)");
+		sl_sink_spool_dropped(&st->sink, 1);
+		*used = 1;
+		return SL_SINK_SENT;
+	}
+	*used = n;
+	if (!n || !post_rows(st, fmt, st->sbuf, len, n)) {
+		/* tried again from the sink's timer, with backoff */
 		st->host->counter_add(st->inst, st->c_retries, 1);
-		sleep_ms(delay);
-		delay = delay * 2 > st->cfg->retry_max ? st->cfg->retry_max : delay * 2;
+		return SL_SINK_RETRY;
 	}
-	st->b.len = 0;
-	st->b.rows = 0;
+	return inserted(st, true, n);
 }
+
+static const struct sl_sink_ops ch_sink_ops = {
+	.encode = ch_encode,
+	.send = ch_send,
+	.spool_rec = ch_spool_rec,
+	.reset = ch_reset,
+	.send_spooled = ch_send_spooled,
+};
+
+static const struct sl_sink_def ch_sink_def = {
+	.ops = &ch_sink_ops,
+	.batch = "INSERT",
+	.done = "done",
+	.from_spool = "inserted from there when the server answers",
+	.spool_peek = SPOOL_PEEK,
+};
 
 static int ch_process(void *state, struct sl_batch *b)
 {
 	struct ch_state *st = state;
 
-	for (unsigned i = 0; i < b->count; i++) {
-		if (!(st->cfg->format == FMT_ROWBINARY ? ch_row_binary(&st->b, st->col, st->ncol, b->rec[i])
-								   : ch_row_json(&st->b, st->col, st->ncol, b->rec[i]))) {
-			if (!st->oom_logged)
-				st->host->log(st->inst, SL_LOG_ERR, "out of memory for the batch");
-			st->oom_logged = true;
-			st->host->counter_add(st->inst, st->c_dropped, 1);
-			st->host->dropped_add(st->inst, 1);
-			continue;
-		}
-		if (st->b.rows >= (uint64_t)st->cfg->batch_size)
-			send_batch(st);
-	}
-	if (st->cfg->spool_dir && ch_spool_pending(&st->spool))
-		drain(st);
-	return 0;
-}
-
-static void on_flush_timer(void *ctx)
-{
-	send_batch(ctx);
-	drain(ctx);
-}
-
-static void on_retry_timer(void *ctx)
-{
-	drain(ctx);
+	return sl_sink_process(&st->sink, b);
 }
 
 /* ---- configuration ---- */
@@ -453,19 +444,13 @@ static int ch_configure(const struct sl_host *host, struct sl_instance *inst, co
 		host->config_error(inst, "table", "expected a table name without spaces or backquotes");
 		return -1;
 	}
-	if (c->spool_dir && c->spool_dir[0] != '/') {
-		host->config_error(inst, "spool_dir", "expected an absolute directory path");
-		return -1;
-	}
 	if (c->format == FMT_ROWBINARY && user) {
 		host->config_error(inst, "format", "RowBinary needs the built-in schema's columns "
 				   "(their types are known), not columns");
 		return -1;
 	}
-	if (c->retry_min > c->retry_max) {
-		host->config_error(inst, "retry_min", "is larger than retry_max");
+	if (sl_sink_check(&c->sink, host, inst) < 0)
 		return -1;
-	}
 	if (!user)
 		while (defs[n])
 			n++;
@@ -495,8 +480,7 @@ static int ch_configure(const struct sl_host *host, struct sl_instance *inst, co
 	st->c_conn_errors = host->counter_new(inst, "connect_errors");
 	st->c_retries = host->counter_new(inst, "retries");
 	st->c_dropped = host->counter_new(inst, "dropped_rows");
-	if (c->spool_dir)
-		ch_spool_counters(&st->spool, host, inst, st->c_retries);
+	sl_sink_init(&st->sink, host, inst, &c->sink, &ch_sink_def, st, st->c_retries, st->c_dropped);
 	*state = st;
 	return 0;
 }
@@ -574,26 +558,15 @@ static int ch_start(void *state)
 		st->host->log(st->inst, SL_LOG_ERR, "out of memory");
 		return -1;
 	}
-	st->flush_timer = st->host->timer_new(st->inst, on_flush_timer, st);
-	if (!st->flush_timer)
-		return -1;
-	st->host->timer_arm(st->flush_timer, c->flush_interval, c->flush_interval);
-	if (c->spool_dir) {
-		st->b.ends = calloc((size_t)c->batch_size + 1, sizeof(*st->b.ends));
-		if (!st->b.ends) {
+	if (c->sink.spool_dir) {
+		st->b.ends = calloc((size_t)c->sink.batch_size + 1, sizeof(*st->b.ends));
+		st->rec = malloc(REC_MAX);
+		if (!st->b.ends || !st->rec) {
 			st->host->log(st->inst, SL_LOG_ERR, "out of memory");
 			return -1;
 		}
-		if (ch_spool_open(&st->spool, c->spool_dir, c->spool_max_size, c->retry_min,
-				  c->retry_max) < 0)
-			return -1;
-		st->retry_timer = st->host->timer_new(st->inst, on_retry_timer, st);
-		if (!st->retry_timer)
-			return -1;
-		/* rows left by an earlier run go first */
-		st->host->timer_arm(st->retry_timer, 0, 0);
 	}
-	return 0;
+	return sl_sink_start(&st->sink);
 }
 
 /* The core flushes only before a stop or a reload: do not wait long then. */
@@ -601,10 +574,7 @@ static int ch_flush(void *state)
 {
 	struct ch_state *st = state;
 
-	st->stopping = true;
-	if (st->curl)
-		send_batch(st);
-	st->stopping = false;
+	sl_sink_flush(&st->sink);
 	return 0;
 }
 
@@ -612,21 +582,7 @@ static void ch_stop(void *state)
 {
 	struct ch_state *st = state;
 
-	if (st->flush_timer)
-		st->host->timer_disarm(st->flush_timer);
-	if (st->retry_timer)
-		st->host->timer_disarm(st->retry_timer);
-	st->stopping = true;
-	if (st->curl)
-		send_batch(st);
-	st->stopping = false;
-	if (st->cfg->spool_dir && st->curl) {
-		/* the last rows, if the server answers; the rest waits on disk */
-		st->spool.next_try = 0;
-		ch_spool_drain(&st->spool, post_spooled, st, STOP_DRAIN_MS);
-	}
-	if (st->cfg->spool_dir)
-		ch_spool_close(&st->spool);
+	sl_sink_stop(&st->sink);
 	if (st->curl)
 		curl_easy_cleanup(st->curl);
 	st->curl = NULL;
@@ -644,7 +600,7 @@ static void ch_destroy(void *state)
 
 	if (!st)
 		return;
-	ch_spool_close(&st->spool);	/* nothing to do unless it was opened */
+	sl_sink_destroy(&st->sink);
 	if (st->curl)
 		curl_easy_cleanup(st->curl);
 	for (int f = 0; f < 2; f++) {
@@ -653,6 +609,8 @@ static void ch_destroy(void *state)
 	}
 	free(st->b.ends);
 	free(st->b.buf);
+	free(st->rec);
+	free(st->sbuf);
 	free(st);
 }
 

@@ -20,9 +20,18 @@
  * core's queue, so the drivers may block (for at most timeout per call)
  * and while a batch is retried the queue fills, then the core blocks the
  * input (replay) or drops and counts (live).
+ *
+ * Batching, retries, the flush timer and spool_dir are the sink engine's
+ * (sink.h): a batch the database cannot take now (SQL_RETRY) goes to the
+ * disk spool as rows, one spool record per row holding its cells
+ * (sql_cells.c), and is written from there, oldest first, in batches of
+ * up to batch_size rows decoded into a batch of the spool's own.  A row
+ * counts as sent (acknowledged to the spool) once the database committed
+ * the batch holding it.  Rows rather than whole batches: max_size then
+ * drops exact rows, and the spool's batches need not match the ones first
+ * tried.
  */
 #include <arpa/inet.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,15 +42,12 @@
 #include "fmt.h"
 #include "grow.h"
 #include "plugin_state.h"
+#include "sink.h"
 #include "sql.h"
-#include "sql_spool.h"
 #include "time_clamp.h"
 #include "utf8.h"
 
-#define STOP_RETRIES 2		/* at a stop or reload, do not wait the full backoff */
 #define REJECT_RETRIES 2	/* a refused batch is refused again: do not insist */
-#define DRAIN_BUDGET_MS 500	/* spool writes per turn, before the queue is read again */
-#define STOP_DRAIN_MS 2000	/* at a stop, spool writes for this long at most */
 
 enum { DRV_POSTGRESQL, DRV_SQLITE };
 enum { SCH_PACKETS, SCH_FLOWS };
@@ -59,17 +65,11 @@ struct sql_cfg {
 	const char *table;
 	int schema;
 	struct sl_strlist columns;
-	int64_t batch_size;
-	uint64_t flush_interval;
+	struct sl_sink_cfg sink;	/* batch_size, flush_interval, max_retries, retry_*, spool_* */
 	uint64_t timeout;
-	int64_t max_retries;
-	uint64_t retry_min;
-	uint64_t retry_max;
 	const char *journal_mode;
 	const char *synchronous;
 	uint64_t busy_timeout;
-	const char *spool_dir;
-	uint64_t spool_max_size;
 };
 
 static const struct sl_option sql_opts[] = {
@@ -85,28 +85,18 @@ static const struct sl_option sql_opts[] = {
 		    "default columns when columns is not set: packets or flows (conf/sql/)"),
 	SL_OPT_MAP("columns", struct sql_cfg, columns,
 		   "column: field entries (sluice --describe's names; a time's field:sec, field:usec), instead of the schema's"),
-	SL_OPT_INT("batch_size", struct sql_cfg, batch_size, "1000", 1, 100000,
-		   "rows per COPY or transaction"),
-	SL_OPT_DURATION("flush_interval", struct sql_cfg, flush_interval, "1s", 10, 3600000,
-			"longest time a row waits for its batch to fill"),
+	SL_SINK_OPT_BATCH(struct sql_cfg, sink, "1000", 100000, "rows per COPY or transaction"),
 	SL_OPT_DURATION("timeout", struct sql_cfg, timeout, "10s", 100, 3600000,
 			"longest time one connect or batch may take"),
-	SL_OPT_INT("max_retries", struct sql_cfg, max_retries, "30", 0, 100000,
-		   "retries of a failed batch before its rows are dropped"),
-	SL_OPT_DURATION("retry_min", struct sql_cfg, retry_min, "200ms", 10, 3600000,
-			"first retry delay; doubled up to retry_max"),
-	SL_OPT_DURATION("retry_max", struct sql_cfg, retry_max, "5s", 10, 3600000,
-			"longest retry delay"),
+	SL_SINK_OPT_RETRY(struct sql_cfg, sink, "30", 100000,
+			  "retries of a failed batch before its rows are dropped"),
 	SL_OPT_STR("journal_mode", struct sql_cfg, journal_mode, NULL,
 		   "sqlite: wal (default), delete, truncate, persist, memory or off"),
 	SL_OPT_STR("synchronous", struct sql_cfg, synchronous, NULL,
 		   "sqlite: off, normal (default), full or extra"),
 	SL_OPT_DURATION("busy_timeout", struct sql_cfg, busy_timeout, NULL, 10, 3600000,
 			"sqlite: wait this long for another writer's lock, then retry the batch (default 1s)"),
-	SL_OPT_STR("spool_dir", struct sql_cfg, spool_dir, SL_PATH(NULL, SL_OPT_OUT_MKDIR),
-		   "directory of a disk spool for rows that cannot be written (default: none)"),
-	SL_OPT_SIZE("spool_max_size", struct sql_cfg, spool_max_size, "1GiB", 65536,
-		    (int64_t)1 << 40, "largest size of the spool; past it rows are dropped"),
+	SL_SINK_OPT_SPOOL(struct sql_cfg, sink, "rows that cannot be written"),
 	SL_OPT_END
 };
 
@@ -162,10 +152,10 @@ struct sql_state {
 	unsigned ncol;
 
 	struct sql_batch b;
-	struct sl_timer *flush_timer;
-	struct sql_spool spool;		/* used with spool_dir */
-	struct sl_timer *retry_timer;	/* the spool's next write */
-	bool stopping, oom_logged;
+	struct sl_sink sink;
+	struct sql_batch sb;		/* with spool_dir: rows read back from the spool, reused */
+	char *rec;			/* with spool_dir: one row as a spool record */
+	size_t rec_cap;
 	uint64_t reconnects_seen;
 
 	int c_rows, c_batches, c_failed, c_retries, c_reconnects, c_dropped;
@@ -337,14 +327,6 @@ static bool add_row(struct sql_state *st, const struct sl_record *r)
 
 /* ---- delivering a batch ---- */
 
-static void sleep_ms(uint64_t ms)
-{
-	struct timespec ts = { .tv_sec = (time_t)(ms / 1000), .tv_nsec = (long)(ms % 1000) * 1000000 };
-
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
-}
-
 static void count_reconnects(struct sql_state *st)
 {
 	uint64_t n = st->drv->reconnects(st->d);
@@ -354,138 +336,103 @@ static void count_reconnects(struct sql_state *st)
 	st->reconnects_seen = n;
 }
 
-/* Rows lost: the plugin's counter and the core's dropped. */
-static void lost(struct sql_state *st, uint64_t n)
+/* One batch to the driver: what the database said, as the sink knows it. */
+static enum sl_sink_result write_batch(struct sql_state *st, const struct sql_batch *b)
 {
-	st->host->counter_add(st->inst, st->c_dropped, n);
-	st->host->dropped_add(st->inst, n);
+	enum sql_result r = st->drv->write(st->d, b);
+
+	count_reconnects(st);
+	if (r == SQL_OK) {
+		st->host->counter_add(st->inst, st->c_rows, b->rows);
+		st->host->counter_add(st->inst, st->c_batches, b->rows > 0);
+	}
+	return r == SQL_OK ? SL_SINK_SENT : r == SQL_RETRY ? SL_SINK_RETRY : SL_SINK_REJECTED;
 }
 
-/* The spool's counts since the last call into the counters. */
-static void publish_spool(struct sql_state *st)
+/* ---- the sink's callbacks (sink.h) ---- */
+
+static bool sql_encode(void *ctx, const struct sl_record *r)
 {
-	if (st->cfg->spool_dir)
-		sql_spool_publish(&st->spool);
+	return add_row(ctx, r);
 }
 
-static bool spool_usable(struct sql_state *st)
+static enum sl_sink_result sql_send(void *ctx, unsigned n)
 {
-	return st->cfg->spool_dir && sql_spool_ready(&st->spool);
+	struct sql_state *st = ctx;
+	enum sl_sink_result r;
+
+	(void)n;	/* st->b.rows */
+	r = write_batch(st, &st->b);
+	if (r != SL_SINK_SENT)
+		st->host->counter_add(st->inst, st->c_failed, 1);
+	return r;
 }
 
-static enum sql_result write_spooled(void *ctx, const struct sql_batch *b)
+static const void *sql_spool_rec(void *ctx, unsigned i, size_t *len)
 {
 	struct sql_state *st = ctx;
 
-	return st->drv->write(st->d, b);
+	*len = sql_row_encode(&st->b, i, &st->rec, &st->rec_cap);
+	return *len ? st->rec : NULL;
 }
 
-/* Write from the spool for a while; the retry timer brings the rest. */
-static void drain(struct sql_state *st, uint64_t budget_ms)
+static void sql_reset(void *ctx)
 {
-	uint64_t wait, rows, batches;
+	struct sql_state *st = ctx;
 
-	if (!st->cfg->spool_dir || !st->d)
-		return;
-	wait = sql_spool_drain(&st->spool, write_spooled, st, budget_ms, &rows, &batches);
-	count_reconnects(st);
-	st->host->counter_add(st->inst, st->c_rows, rows);
-	st->host->counter_add(st->inst, st->c_batches, batches);
-	if (wait && !st->stopping)
-		st->host->timer_arm(st->retry_timer, wait, 0);
-}
-
-/* The batch into the spool, behind what it holds; the batch is empty afterwards. */
-static void spool_batch(struct sql_state *st)
-{
-	sql_spool_batch(&st->spool, &st->b);
 	st->b.rows = 0;
 	st->b.used = 0;
 }
 
-/* Write the batch, retrying with backoff; the batch is empty afterwards. */
-static void send_batch(struct sql_state *st)
+/* The n spooled rows as one batch; a row that does not parse is skipped and counted. */
+static enum sl_sink_result sql_send_spooled(void *ctx, const struct iovec *rec, unsigned n,
+					    unsigned *used)
 {
-	const struct sql_cfg *c = st->cfg;
-	uint64_t delay = c->retry_min;
-	int64_t tries = st->stopping && c->max_retries > STOP_RETRIES ? STOP_RETRIES : c->max_retries;
-	unsigned rows = st->b.rows;
+	struct sql_state *st = ctx;
+	enum sl_sink_result r;
 
-	if (!rows)
-		return;
-	/* once rows are spooled, everything newer follows them there */
-	if (spool_usable(st) && sql_spool_pending(&st->spool)) {
-		spool_batch(st);
-		return;
+	st->sb.rows = 0;
+	st->sb.used = 0;
+	for (unsigned i = 0; i < n; i++)
+		if (!sql_row_decode(&st->sb, rec[i].iov_base, rec[i].iov_len)) {
+			st->host->log(st->inst, SL_LOG_ERR, "spool: a row that does not fit the columns "
+				      "skipped (counted in spool_dropped)");
+			sl_sink_spool_dropped(&st->sink, 1);
+		}
+	*used = n;
+	if (!st->sb.rows)
+		return SL_SINK_SENT;
+	r = write_batch(st, &st->sb);
+	if (r == SL_SINK_REJECTED) {
+		/* refused for good: dropped, so the rows behind them can go */
+		st->host->log(st->inst, SL_LOG_ERR, "spool: %u rows refused by the database dropped",
+			      st->sb.rows);
+		sl_sink_spool_dropped(&st->sink, st->sb.rows);
 	}
-	for (int64_t i = 0;; i++) {
-		enum sql_result r = st->drv->write(st->d, &st->b);
-
-		count_reconnects(st);
-		if (r == SQL_OK) {
-			st->host->counter_add(st->inst, st->c_rows, rows);
-			st->host->counter_add(st->inst, st->c_batches, 1);
-			if (i)
-				st->host->log(st->inst, SL_LOG_NOTICE, "batch of %u rows written after %lld retries",
-					      rows, (long long)i);
-			break;
-		}
-		st->host->counter_add(st->inst, st->c_failed, 1);
-		if (r == SQL_RETRY && spool_usable(st)) {
-			st->host->log(st->inst, SL_LOG_NOTICE, "%u rows go to the spool, written from "
-				      "there when the database is back", rows);
-			sql_spool_backoff(&st->spool);
-			spool_batch(st);
-			if (!st->stopping)
-				st->host->timer_arm(st->retry_timer, c->retry_min, 0);
-			return;
-		}
-		if (i >= tries || (r == SQL_REJECTED && i >= REJECT_RETRIES)) {
-			st->host->log(st->inst, SL_LOG_ERR, "%u rows dropped after %lld retries", rows,
-				      (long long)i);
-			lost(st, rows);
-			break;
-		}
-		st->host->counter_add(st->inst, st->c_retries, 1);
-		sleep_ms(delay);
-		delay = delay * 2 > c->retry_max ? c->retry_max : delay * 2;
-	}
-	st->b.rows = 0;
-	st->b.used = 0;
+	return r;
 }
+
+static const struct sl_sink_ops sql_sink_ops = {
+	.encode = sql_encode,
+	.send = sql_send,
+	.spool_rec = sql_spool_rec,
+	.reset = sql_reset,
+	.send_spooled = sql_send_spooled,
+};
+
+static const struct sl_sink_def sql_sink_def = {
+	.ops = &sql_sink_ops,
+	.batch = "batch",
+	.done = "written",
+	.from_spool = "written from there when the database is back",
+	.reject_retries = REJECT_RETRIES,
+};
 
 static int sql_process(void *state, struct sl_batch *b)
 {
 	struct sql_state *st = state;
 
-	publish_spool(st);
-	for (unsigned i = 0; i < b->count; i++) {
-		if (!add_row(st, b->rec[i])) {
-			if (!st->oom_logged)
-				st->host->log(st->inst, SL_LOG_ERR, "out of memory for the batch");
-			st->oom_logged = true;
-			lost(st, 1);
-			continue;
-		}
-		if (st->b.rows >= (unsigned)st->cfg->batch_size)
-			send_batch(st);
-	}
-	if (st->cfg->spool_dir && sql_spool_pending(&st->spool))
-		drain(st, DRAIN_BUDGET_MS);
-	return 0;
-}
-
-static void on_flush_timer(void *ctx)
-{
-	publish_spool(ctx);
-	send_batch(ctx);
-	drain(ctx, DRAIN_BUDGET_MS);
-}
-
-static void on_retry_timer(void *ctx)
-{
-	publish_spool(ctx);
-	drain(ctx, DRAIN_BUDGET_MS);
+	return sl_sink_process(&st->sink, b);
 }
 
 /* ---- configuration ---- */
@@ -542,15 +489,7 @@ static int check_driver_options(const struct sl_host *host, struct sl_instance *
 		return -1;
 	}
 #endif
-	if (c->retry_min > c->retry_max) {
-		host->config_error(inst, "retry_min", "is larger than retry_max");
-		return -1;
-	}
-	if (c->spool_dir && c->spool_dir[0] != '/') {
-		host->config_error(inst, "spool_dir", "expected an absolute directory path");
-		return -1;
-	}
-	return 0;
+	return sl_sink_check(&c->sink, host, inst);
 }
 
 /* The ":sec" or ":usec" after a time field: that part, as an integer. */
@@ -665,8 +604,7 @@ static int sql_configure(const struct sl_host *host, struct sl_instance *inst, c
 	st->c_retries = host->counter_new(inst, "retries");
 	st->c_reconnects = host->counter_new(inst, "reconnects");
 	st->c_dropped = host->counter_new(inst, "dropped_rows");
-	if (c->spool_dir)
-		sql_spool_counters(&st->spool, host, inst);
+	sl_sink_init(&st->sink, host, inst, &c->sink, &sql_sink_def, st, st->c_retries, st->c_dropped);
 	*state = st;
 	return 0;
 }
@@ -676,10 +614,11 @@ static int sql_configure(const struct sl_host *host, struct sl_instance *inst, c
 static int sql_start(void *state)
 {
 	struct sql_state *st = state;
+	size_t cells = (size_t)st->cfg->sink.batch_size * st->ncol;
 	int rc;
 
 	st->b.ncol = st->ncol;
-	st->b.cells = calloc((size_t)st->cfg->batch_size * st->ncol, sizeof(*st->b.cells));
+	st->b.cells = calloc(cells, sizeof(*st->b.cells));
 	if (!st->b.cells || !arena_ensure(&st->b, 1 << 16)) {
 		st->host->log(st->inst, SL_LOG_ERR, "out of memory");
 		return -1;
@@ -693,21 +632,15 @@ static int sql_start(void *state)
 	rc = st->drv->check(st->d);
 	if (rc == -1)
 		return -1;
-	st->flush_timer = st->host->timer_new(st->inst, on_flush_timer, st);
-	if (!st->flush_timer)
-		return -1;
-	st->host->timer_arm(st->flush_timer, st->cfg->flush_interval, st->cfg->flush_interval);
-	if (st->cfg->spool_dir) {
-		if (sql_spool_open(&st->spool, st->cfg->spool_dir, st->cfg->spool_max_size, st->ncol,
-				   (unsigned)st->cfg->batch_size, st->cfg->retry_min, st->cfg->retry_max) < 0)
+	if (st->cfg->sink.spool_dir) {
+		st->sb.ncol = st->ncol;
+		st->sb.cells = calloc(cells, sizeof(*st->sb.cells));
+		if (!st->sb.cells) {
+			st->host->log(st->inst, SL_LOG_ERR, "spool_dir: out of memory");
 			return -1;
-		st->retry_timer = st->host->timer_new(st->inst, on_retry_timer, st);
-		if (!st->retry_timer)
-			return -1;
-		/* rows left by an earlier run go first */
-		st->host->timer_arm(st->retry_timer, 0, 0);
+		}
 	}
-	return 0;
+	return sl_sink_start(&st->sink);
 }
 
 /* The core flushes only before a stop or a reload: do not wait long then. */
@@ -715,11 +648,7 @@ static int sql_flush(void *state)
 {
 	struct sql_state *st = state;
 
-	publish_spool(st);
-	st->stopping = true;
-	if (st->d)
-		send_batch(st);
-	st->stopping = false;
+	sl_sink_flush(&st->sink);
 	return 0;
 }
 
@@ -727,20 +656,7 @@ static void sql_stop(void *state)
 {
 	struct sql_state *st = state;
 
-	if (st->flush_timer)
-		st->host->timer_disarm(st->flush_timer);
-	if (st->retry_timer)
-		st->host->timer_disarm(st->retry_timer);
-	sql_flush(st);
-	if (st->cfg->spool_dir && st->d) {
-		/* the last rows, if the database answers; the rest waits on disk */
-		st->stopping = true;
-		st->spool.next_try = 0;
-		drain(st, STOP_DRAIN_MS);
-		st->stopping = false;
-	}
-	if (st->cfg->spool_dir)
-		sql_spool_close(&st->spool);
+	sl_sink_stop(&st->sink);
 	if (st->d)
 		st->drv->destroy(st->d);
 	st->d = NULL;
@@ -754,9 +670,12 @@ static void sql_destroy(void *state)
 		return;
 	if (st->d)
 		st->drv->destroy(st->d);
-	sql_spool_close(&st->spool);	/* nothing to do unless it was opened */
+	sl_sink_destroy(&st->sink);	/* nothing to do unless it was opened */
 	free(st->b.cells);
 	free(st->b.arena);
+	free(st->sb.cells);
+	free(st->sb.arena);
+	free(st->rec);
 	free(st);
 }
 

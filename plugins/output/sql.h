@@ -113,4 +113,17 @@ size_t sql_format_time(char *buf, int64_t sec, uint32_t usec);
 /* Whether name is a plain identifier (letters, digits, '_'; not a digit first). */
 bool sql_ident_ok(const char *name);
 
+/*
+ * Row r of b as one spool record in *buf (grown, *cap its size): its
+ * length, 0 when it cannot be one (longer than the spool takes, or no
+ * memory).  sql_cells.c.
+ */
+size_t sql_row_encode(const struct sql_batch *b, unsigned r, char **buf, size_t *cap);
+/*
+ * A spool record as the next row of b (cells for one more row, the arena
+ * grown for its bytes); false when it does not parse or has another
+ * number of cells than b->ncol.
+ */
+bool sql_row_decode(struct sql_batch *b, const unsigned char *p, size_t n);
+
 #endif /* SLUICE_SQL_H */

@@ -1,0 +1,197 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The engine of a batching network output (a sink): the batch in memory,
+ * flush by size and by time, retry with backoff, the disk spool
+ * (spool.h) and its counters (spool_counters.h), the shared option rows.
+ * The output supplies what only it knows, as callbacks (struct
+ * sl_sink_ops): encode a record into its batch, send that batch, turn one
+ * unit of it into a spool record, and send spooled records back.
+ *
+ * A unit is one record encoded (a row: JSONEachRow text, RowBinary bytes,
+ * cells).  The output owns its batch of units and its encoding; the engine
+ * counts the units and decides when the batch goes, where, and how often
+ * it is tried.
+ *
+ * Sending the batch (sl_sink_process when batch_size units are in it, the
+ * flush timer every flush_interval, flush and stop):
+ *   - while the spool holds units, the batch goes behind them, unsent;
+ *   - else send(); SL_SINK_SENT: delivered ("<batch> of N rows <done> after
+ *     K retries" when K > 0, notice);
+ *   - SL_SINK_RETRY with the spool usable (its lock is ours): the units go
+ *     to the spool at once ("N rows go to the spool, <from_spool>",
+ *     notice), the next try from it after retry_min;
+ *   - otherwise tried again in place after retry_min, doubled up to
+ *     retry_max (the thread sleeps: the core's queue in front fills), each
+ *     retry counted in the output's retries counter, at most max_retries
+ *     times (2 during a flush or stop), SL_SINK_REJECTED at most
+ *     reject_retries times; then "N rows dropped after K retries" (error),
+ *     the units counted in the output's dropped counter and the core's
+ *     dropped_add.
+ *
+ * Sending from the spool (the retry timer, the end of each process()
+ * while units wait there, at stop for SL_SINK_STOP_DRAIN_MS): the oldest
+ * records, up to spool_peek at a time, go to send_spooled(), for at most
+ * SL_SINK_DRAIN_BUDGET_MS per turn so the core's queue is read between.
+ * SL_SINK_SENT or SL_SINK_REJECTED acknowledges what the send used
+ * (delivered, or dropped and counted by the output: refused, or a record
+ * it cannot read, sl_sink_spool_dropped) and resets the delay;
+ * SL_SINK_RETRY acknowledges nothing and waits the delay, doubled each
+ * time up to retry_max.  max_retries does not apply (units wait until
+ * spool_max_size, then are dropped and counted by the spool).  A reload's
+ * new instance cannot have the spool until the old one stopped: meanwhile
+ * its batches are retried in place as without a spool.
+ *
+ * The spool's counters (spooled, spool_sent, spool_bytes, spool_dropped,
+ * spool_corrupt) are created by sl_sink_init after the output's own, and
+ * published after each batch appended, each turn of sending from it, at
+ * open and at close.
+ *
+ * Clock: CLOCK_MONOTONIC in milliseconds and nanosleep, unless a test
+ * sets its own (sl_sink_clock).  Every call from the output's thread.
+ *
+ * Usage:
+ *   configure:  check with sl_sink_check(); create the output's counters
+ *               (retries and dropped among them); sl_sink_init().
+ *   start:      the output's connection, then sl_sink_start().
+ *   process:    return sl_sink_process(&sink, batch);
+ *   flush:      sl_sink_flush();   stop: sl_sink_stop(), then the
+ *               output's connection;   destroy: sl_sink_destroy().
+ */
+#ifndef SLUICE_SINK_H
+#define SLUICE_SINK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+#include <sluice/plugin.h>
+
+#include "spool.h"
+#include "spool_counters.h"
+
+#define SL_SINK_STOP_RETRIES 2		/* at a flush or stop, do not wait the full backoff */
+#define SL_SINK_DRAIN_BUDGET_MS 500	/* spool sends per turn, before the queue is read again */
+#define SL_SINK_STOP_DRAIN_MS 2000	/* at a stop, spool sends for this long at most */
+
+/* The shared options, a member of the output's config (SL_SINK_OPT_* rows). */
+struct sl_sink_cfg {
+	int64_t batch_size;
+	uint64_t flush_interval;
+	int64_t max_retries;
+	uint64_t retry_min;
+	uint64_t retry_max;
+	const char *spool_dir;
+	uint64_t spool_max_size;
+};
+
+/*
+ * The option rows, in the output's table where they belong (`member`
+ * names its struct sl_sink_cfg).  What differs between outputs is given:
+ * batch_size's default, largest value and text; max_retries' the same;
+ * what spool_dir holds ("rows that cannot be inserted").
+ */
+#define SL_SINK_OPT_BATCH(st, member, def, max, desc)                                      \
+	SL_OPT_INT("batch_size", st, member.batch_size, def, 1, max, desc),                 \
+	SL_OPT_DURATION("flush_interval", st, member.flush_interval, "1s", 10, 3600000,     \
+			"longest time a row waits for its batch to fill")
+#define SL_SINK_OPT_RETRY(st, member, def, max, desc)                                      \
+	SL_OPT_INT("max_retries", st, member.max_retries, def, 0, max, desc),               \
+	SL_OPT_DURATION("retry_min", st, member.retry_min, "200ms", 10, 3600000,            \
+			"first retry delay; doubled up to retry_max"),                      \
+	SL_OPT_DURATION("retry_max", st, member.retry_max, "5s", 10, 3600000,               \
+			"longest retry delay")
+#define SL_SINK_OPT_SPOOL(st, member, what)                                                \
+	SL_OPT_STR("spool_dir", st, member.spool_dir, SL_PATH(NULL, SL_OPT_OUT_MKDIR),      \
+		   "directory of a disk spool for " what " (default: none)"),                \
+	SL_OPT_SIZE("spool_max_size", st, member.spool_max_size, "1GiB", 65536,             \
+		    (int64_t)1 << 40, "largest size of the spool; past it rows are dropped")
+
+/* What a send did. */
+enum sl_sink_result {
+	SL_SINK_SENT,		/* delivered (from the spool: or dropped, counted by the output) */
+	SL_SINK_RETRY,		/* the destination is away or failed: try again later */
+	SL_SINK_REJECTED,	/* the destination refused these units: retry a little, then drop */
+};
+
+struct sl_sink_ops {
+	/* Record r into the batch as one unit; false when out of memory (nothing added). */
+	bool (*encode)(void *ctx, const struct sl_record *r);
+	/* Send the batch of n units.  Count what the output counts (inserts, errors). */
+	enum sl_sink_result (*send)(void *ctx, unsigned n);
+	/* Unit i of the batch as one spool record; NULL when it cannot be one (dropped, counted). */
+	const void *(*spool_rec)(void *ctx, unsigned i, size_t *len);
+	/* Empty the batch. */
+	void (*reset)(void *ctx);
+	/*
+	 * Send the oldest spooled records rec[0..n): *used gets how many this
+	 * send covered, 1..n (a leading part; SL_SINK_RETRY: ignored).
+	 */
+	enum sl_sink_result (*send_spooled)(void *ctx, const struct iovec *rec, unsigned n,
+					    unsigned *used);
+};
+
+/* What an output is: its callbacks and the words of its log lines. */
+struct sl_sink_def {
+	const struct sl_sink_ops *ops;
+	const char *batch;	/* "INSERT": "INSERT of 5 rows done after 2 retries" */
+	const char *done;	/* "done" */
+	const char *from_spool;	/* "inserted from there when the server answers" */
+	unsigned spool_peek;	/* records per send_spooled at most; 0: batch_size */
+	int reject_retries;	/* tries of a SL_SINK_REJECTED batch */
+};
+
+/* A clock of a test's own: now in ms, and a sleep that moves it. */
+struct sl_sink_clock {
+	uint64_t (*now_ms)(void *ctx);
+	void (*sleep_ms)(void *ctx, uint64_t ms);
+	void *ctx;
+};
+
+struct sl_sink {
+	const struct sl_host *host;
+	struct sl_instance *inst;
+	const struct sl_sink_cfg *cfg;
+	const struct sl_sink_def *def;
+	void *ctx;			/* the output's, for its callbacks */
+	struct sl_sink_clock clock;
+	unsigned units;			/* in the batch */
+	bool started, stopping, oom_logged;
+	int c_retries, c_dropped;	/* the output's counters */
+
+	struct sl_timer *flush_timer;
+	struct sl_timer *retry_timer;	/* the spool's next send */
+	struct sl_spool *sp;		/* with spool_dir, from start to stop */
+	struct sl_spool_counters ctr;
+	struct iovec *iov;
+	unsigned peek;
+	uint64_t delay, next_try;	/* the spool's backoff; next_try: clock ms */
+};
+
+/* In configure(), where the output checks them: -1 after a config error. */
+int sl_sink_check(const struct sl_sink_cfg *cfg, const struct sl_host *host,
+		  struct sl_instance *inst);
+/*
+ * In configure(), after the output's counters (c_retries, c_dropped are
+ * two of them): the spool's counters when spool_dir is set.  cfg, def and
+ * ctx must outlive the sink.
+ */
+void sl_sink_init(struct sl_sink *sk, const struct sl_host *host, struct sl_instance *inst,
+		  const struct sl_sink_cfg *cfg, const struct sl_sink_def *def, void *ctx,
+		  int c_retries, int c_dropped);
+/* A test's clock, before start (the default: CLOCK_MONOTONIC, nanosleep). */
+void sl_sink_clock(struct sl_sink *sk, const struct sl_sink_clock *clock);
+/* The flush timer; with spool_dir the spool and its first send.  -1 logged. */
+int sl_sink_start(struct sl_sink *sk);
+/* Each record encoded; a full batch sent; then from the spool a while.  0. */
+int sl_sink_process(struct sl_sink *sk, struct sl_batch *b);
+/* The core's flush (before a stop or reload): the batch, with short retries. */
+void sl_sink_flush(struct sl_sink *sk);
+/* Timers off, the batch sent, the spool for a while, then closed. */
+void sl_sink_stop(struct sl_sink *sk);
+/* What stop did not (a failed start): spool closed, memory freed. */
+void sl_sink_destroy(struct sl_sink *sk);
+/* n spooled records could not be read: spool_dropped and the core's dropped. */
+void sl_sink_spool_dropped(struct sl_sink *sk, uint64_t n);
+
+#endif /* SLUICE_SINK_H */

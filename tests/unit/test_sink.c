@@ -1,0 +1,548 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The sink engine (plugins/common/sink.c) with a fake destination and a
+ * fake host whose timers the test fires itself, on a clock of the test's
+ * own: a batch sent when batch_size units are in it and by the flush
+ * timer; a failed send retried in place with the delay doubled up to
+ * retry_max and each retry counted; given up after max_retries (2 during
+ * a flush), a refused batch after reject_retries, the units counted as
+ * dropped; with a spool, a batch the destination does not take goes to
+ * disk, newer batches behind it, tried again no sooner than the backoff
+ * (doubled after each failure), then sent back oldest first in order and
+ * acknowledged; what is left at stop stays on disk for the next run; a
+ * spooled record the output cannot read skipped and counted.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "sink.h"
+
+/* ---- a host: counters, dropped, log lines, timers fired by the test ---- */
+
+#define MAX_COUNTERS 16
+
+struct sl_timer {
+	sl_timer_cb cb;
+	void *ctx;
+	bool armed;
+	uint64_t delay, period;
+};
+
+static struct {
+	const char *names[MAX_COUNTERS];
+	uint64_t val[MAX_COUNTERS];
+	int n;
+	uint64_t dropped;
+	char last_log[512];
+	struct sl_timer timers[4];
+	int ntimers;
+} H;
+
+static void h_log(struct sl_instance *inst, enum sl_log_level level, const char *fmt, ...)
+{
+	va_list ap;
+
+	(void)inst;
+	(void)level;
+	va_start(ap, fmt);
+	vsnprintf(H.last_log, sizeof(H.last_log), fmt, ap);
+	va_end(ap);
+}
+
+static void h_config_error(struct sl_instance *inst, const char *opt, const char *fmt, ...)
+{
+	(void)inst;
+	snprintf(H.last_log, sizeof(H.last_log), "config %s: %s", opt ? opt : "", fmt);
+}
+
+static int h_counter_new(struct sl_instance *inst, const char *name)
+{
+	(void)inst;
+	H.names[H.n] = name;
+	return H.n++;
+}
+
+static void h_counter_add(struct sl_instance *inst, int c, uint64_t n)
+{
+	(void)inst;
+	H.val[c] += n;
+}
+
+static void h_dropped_add(struct sl_instance *inst, uint64_t n)
+{
+	(void)inst;
+	H.dropped += n;
+}
+
+static struct sl_timer *h_timer_new(struct sl_instance *inst, sl_timer_cb cb, void *ctx)
+{
+	struct sl_timer *t = &H.timers[H.ntimers++];
+
+	(void)inst;
+	*t = (struct sl_timer){ .cb = cb, .ctx = ctx };
+	return t;
+}
+
+static void h_timer_arm(struct sl_timer *t, uint64_t delay, uint64_t period)
+{
+	t->armed = true;
+	t->delay = delay;
+	t->period = period;
+}
+
+static void h_timer_disarm(struct sl_timer *t)
+{
+	t->armed = false;
+}
+
+static const struct sl_host host = {
+	.size = sizeof(struct sl_host),
+	.log = h_log,
+	.config_error = h_config_error,
+	.timer_new = h_timer_new,
+	.timer_arm = h_timer_arm,
+	.timer_disarm = h_timer_disarm,
+	.counter_new = h_counter_new,
+	.counter_add = h_counter_add,
+	.dropped_add = h_dropped_add,
+};
+
+static uint64_t counter(const char *name)
+{
+	for (int i = 0; i < H.n; i++)
+		if (!strcmp(H.names[i], name))
+			return H.val[i];
+	CHECK(0, "no counter %s", name);
+	return 0;
+}
+
+/* Fire a timer the way the loop would: a one-shot one is disarmed first. */
+static void fire(struct sl_timer *t)
+{
+	if (!t->period)
+		t->armed = false;
+	t->cb(t->ctx);
+}
+
+/* ---- the clock ---- */
+
+static uint64_t now;
+static uint64_t slept[64];
+static unsigned nslept;
+
+static uint64_t t_now(void *ctx)
+{
+	(void)ctx;
+	return now;
+}
+
+static void t_sleep(void *ctx, uint64_t ms)
+{
+	(void)ctx;
+	if (nslept < 64)
+		slept[nslept] = ms;
+	nslept++;
+	now += ms;
+}
+
+/* ---- a destination: units are numbers; it fails `fails` more sends ---- */
+
+#define MAXU 4096
+
+static struct {
+	uint32_t batch[MAXU];	/* the output's batch */
+	unsigned rows;
+	uint32_t next;		/* the number the next encoded record gets */
+	uint32_t got[MAXU];	/* what the destination took, in order */
+	unsigned ngot, sends, spooled_sends;
+	int fails;		/* sends to fail (-1: all) */
+	enum sl_sink_result fail_as;
+	bool oom;
+	uint32_t rec;
+} D;
+
+static bool d_encode(void *ctx, const struct sl_record *r)
+{
+	(void)ctx;
+	(void)r;
+	if (D.oom)
+		return false;
+	D.batch[D.rows++] = D.next++;
+	return true;
+}
+
+static bool d_fails(void)
+{
+	if (!D.fails)
+		return false;
+	if (D.fails > 0)
+		D.fails--;
+	return true;
+}
+
+static enum sl_sink_result d_send(void *ctx, unsigned n)
+{
+	(void)ctx;
+	CHECK_EQ_U(n, D.rows);
+	D.sends++;
+	if (d_fails())
+		return D.fail_as;
+	memcpy(D.got + D.ngot, D.batch, n * sizeof(D.got[0]));
+	D.ngot += n;
+	return SL_SINK_SENT;
+}
+
+static const void *d_spool_rec(void *ctx, unsigned i, size_t *len)
+{
+	(void)ctx;
+	D.rec = D.batch[i];
+	*len = sizeof(D.rec);
+	return &D.rec;
+}
+
+static void d_reset(void *ctx)
+{
+	(void)ctx;
+	D.rows = 0;
+}
+
+/* Takes at most 5 records per send; a record of another length is skipped. */
+static enum sl_sink_result d_send_spooled(void *ctx, const struct iovec *rec, unsigned n,
+					  unsigned *used)
+{
+	struct sl_sink *sk = ctx;
+
+	D.spooled_sends++;
+	if (rec[0].iov_len != sizeof(uint32_t)) {
+		sl_sink_spool_dropped(sk, 1);
+		*used = 1;
+		return SL_SINK_SENT;
+	}
+	if (d_fails())
+		return SL_SINK_RETRY;
+	if (n > 5)
+		n = 5;
+	for (unsigned i = 0; i < n; i++) {
+		if (rec[i].iov_len != sizeof(uint32_t)) {
+			n = i;
+			break;
+		}
+		memcpy(&D.got[D.ngot++], rec[i].iov_base, sizeof(uint32_t));
+	}
+	*used = n;
+	return SL_SINK_SENT;
+}
+
+static const struct sl_sink_ops ops = {
+	.encode = d_encode,
+	.send = d_send,
+	.spool_rec = d_spool_rec,
+	.reset = d_reset,
+	.send_spooled = d_send_spooled,
+};
+
+static const struct sl_sink_def def = {
+	.ops = &ops,
+	.batch = "batch",
+	.done = "sent",
+	.from_spool = "sent from there later",
+	.reject_retries = 2,
+};
+
+/* ---- the sink under test ---- */
+
+static struct sl_sink sink;
+static struct sl_sink_cfg cfg;
+static struct sl_record rec_dummy;
+static struct sl_record *recs[MAXU];
+static char base[64];
+
+static void fresh(const char *spool_dir)
+{
+	static const struct sl_sink_clock clock = { t_now, t_sleep, NULL };
+	int c_retries, c_dropped;
+
+	memset(&H, 0, sizeof(H));
+	memset(&D, 0, sizeof(D));
+	nslept = 0;
+	now = 1000000;
+	cfg = (struct sl_sink_cfg){
+		.batch_size = 4, .flush_interval = 1000, .max_retries = 8,
+		.retry_min = 200, .retry_max = 1000, .spool_dir = spool_dir,
+		.spool_max_size = 1 << 20,
+	};
+	c_retries = h_counter_new(NULL, "retries");
+	c_dropped = h_counter_new(NULL, "dropped_rows");
+	sl_sink_init(&sink, &host, NULL, &cfg, &def, &sink, c_retries, c_dropped);
+	sl_sink_clock(&sink, &clock);
+	CHECK(sl_sink_start(&sink) == 0);
+}
+
+/* n records through process(). */
+static void feed(unsigned n)
+{
+	struct sl_batch b = { .count = n, .rec = recs };
+
+	for (unsigned i = 0; i < n; i++)
+		recs[i] = &rec_dummy;
+	CHECK(sl_sink_process(&sink, &b) == 0);
+}
+
+static bool got_in_order(unsigned n)
+{
+	if (D.ngot != n)
+		return false;
+	for (unsigned i = 0; i < n; i++)
+		if (D.got[i] != i)
+			return false;
+	return true;
+}
+
+/* Flush by size: a batch of batch_size units goes at once; the rest waits for the timer. */
+static void test_flush_by_size_and_time(void)
+{
+	struct sl_timer *flush;
+
+	fresh(NULL);
+	flush = &H.timers[0];
+	CHECK(flush->armed && flush->delay == 1000 && flush->period == 1000,
+	      "flush timer %d %" PRIu64 " %" PRIu64, flush->armed, flush->delay, flush->period);
+	feed(3);
+	CHECK_EQ_U(D.sends, 0);
+	feed(6);			/* 9: two batches of 4, one unit left */
+	CHECK_EQ_U(D.sends, 2);
+	CHECK_EQ_U(D.rows, 1);
+	fire(flush);
+	CHECK_EQ_U(D.sends, 3);
+	CHECK(got_in_order(9));
+	fire(flush);			/* nothing in the batch: nothing sent */
+	CHECK_EQ_U(D.sends, 3);
+	sl_sink_stop(&sink);
+	CHECK(!flush->armed);
+	sl_sink_destroy(&sink);
+}
+
+/* Fails three times, then takes it: three retries after 200, 400, 800 ms. */
+static void test_retry_backoff(void)
+{
+	fresh(NULL);
+	D.fails = 3;
+	D.fail_as = SL_SINK_RETRY;
+	feed(4);
+	CHECK_EQ_U(D.sends, 4);
+	CHECK_EQ_U(nslept, 3);
+	CHECK_EQ_U(slept[0], 200);
+	CHECK_EQ_U(slept[1], 400);
+	CHECK_EQ_U(slept[2], 800);
+	CHECK_EQ_U(counter("retries"), 3);
+	CHECK(got_in_order(4));
+	CHECK_STREQ(H.last_log, "batch of 4 rows sent after 3 retries");
+	/* capped at retry_max */
+	D.fails = 5;
+	nslept = 0;
+	feed(4);
+	CHECK_EQ_U(nslept, 5);
+	CHECK_EQ_U(slept[3], 1000);
+	CHECK_EQ_U(slept[4], 1000);
+	CHECK_EQ_U(counter("dropped_rows"), 0);
+	sl_sink_stop(&sink);
+	sl_sink_destroy(&sink);
+}
+
+/* A destination that never answers: dropped after max_retries, counted twice over. */
+static void test_give_up(void)
+{
+	fresh(NULL);
+	cfg.max_retries = 3;
+	D.fails = -1;
+	D.fail_as = SL_SINK_RETRY;
+	feed(4);
+	CHECK_EQ_U(D.sends, 4);
+	CHECK_EQ_U(counter("retries"), 3);
+	CHECK_EQ_U(counter("dropped_rows"), 4);
+	CHECK_EQ_U(H.dropped, 4);
+	CHECK_STREQ(H.last_log, "4 rows dropped after 3 retries");
+	CHECK_EQ_U(D.rows, 0);
+	/* refused: reject_retries (2), not max_retries */
+	cfg.max_retries = 30;
+	D.sends = 0;
+	D.fail_as = SL_SINK_REJECTED;
+	feed(4);
+	CHECK_EQ_U(D.sends, 3);
+	CHECK_EQ_U(counter("dropped_rows"), 8);
+	/* a flush (stop, reload) does not wait the full backoff: 2 retries */
+	D.sends = 0;
+	D.fail_as = SL_SINK_RETRY;
+	feed(1);
+	sl_sink_flush(&sink);
+	CHECK_EQ_U(D.sends, 3);
+	CHECK_EQ_U(counter("dropped_rows"), 9);
+	/* out of memory for a record: dropped and counted, the rest goes on */
+	D.oom = true;
+	feed(2);
+	CHECK_EQ_U(counter("dropped_rows"), 11);
+	CHECK_EQ_U(H.dropped, 11);
+	sl_sink_stop(&sink);
+	sl_sink_destroy(&sink);
+}
+
+/*
+ * Down: the batch goes to the spool, newer ones behind it without a send;
+ * no send from the spool before the backoff; each failure doubles it;
+ * back: every unit in order, acknowledged, counted.
+ */
+static void test_spool_down_then_back(void)
+{
+	char dir[128];
+	struct sl_timer *retry;
+
+	snprintf(dir, sizeof(dir), "%s/down", base);
+	fresh(dir);
+	retry = &H.timers[1];
+	CHECK(retry->armed && retry->delay == 0, "first spool turn at start");
+	fire(retry);			/* nothing spooled yet */
+	CHECK_EQ_U(D.spooled_sends, 0);
+	D.fails = -1;
+	D.fail_as = SL_SINK_RETRY;
+	feed(4);
+	CHECK_EQ_U(D.sends, 1);		/* not retried in place */
+	CHECK_EQ_U(nslept, 0);
+	CHECK_EQ_U(counter("spooled"), 4);
+	CHECK_STREQ(H.last_log, "4 rows go to the spool, sent from there later");
+	CHECK(retry->armed && retry->delay == 200);
+	/* the end of process() tried the spool: too early, nothing sent */
+	CHECK_EQ_U(D.spooled_sends, 0);
+	feed(8);			/* behind the spooled ones, unsent */
+	CHECK_EQ_U(D.sends, 1);
+	CHECK_EQ_U(counter("spooled"), 12);
+	CHECK(retry->armed && retry->delay == 200);
+	now += 100;
+	fire(retry);
+	CHECK_EQ_U(D.spooled_sends, 0);
+	CHECK(retry->armed && retry->delay == 100, "the rest of the delay: %" PRIu64, retry->delay);
+	now += 100;
+	fire(retry);			/* due, still down: 200, then 400 */
+	CHECK_EQ_U(D.spooled_sends, 1);
+	CHECK(retry->armed && retry->delay == 200, "delay %" PRIu64, retry->delay);
+	now += 200;
+	fire(retry);
+	CHECK_EQ_U(D.spooled_sends, 2);
+	CHECK(retry->armed && retry->delay == 400, "delay %" PRIu64, retry->delay);
+	D.fails = 0;			/* back */
+	now += 400;
+	fire(retry);
+	CHECK(got_in_order(12), "got %u", D.ngot);
+	CHECK_EQ_U(counter("spool_sent"), 12);
+	CHECK_EQ_U(counter("spool_bytes"), 0);
+	CHECK_EQ_U(counter("retries"), 0);
+	/* the spool is empty: the next batch goes straight out */
+	feed(4);
+	CHECK_EQ_U(D.sends, 2);
+	CHECK(got_in_order(16));
+	CHECK_EQ_U(counter("spooled"), 12);
+	sl_sink_stop(&sink);
+	sl_sink_destroy(&sink);
+}
+
+/* Still down at stop: the spool keeps the units; the next run sends them first. */
+static void test_spool_across_runs(void)
+{
+	char dir[128];
+	struct sl_timer *retry;
+
+	snprintf(dir, sizeof(dir), "%s/runs", base);
+	fresh(dir);
+	D.fails = -1;
+	D.fail_as = SL_SINK_RETRY;
+	feed(6);			/* 4 spooled, 2 in the batch */
+	sl_sink_stop(&sink);		/* the 2 behind them; the stop's turn fails */
+	sl_sink_destroy(&sink);
+	CHECK_EQ_U(D.ngot, 0);
+	CHECK_EQ_U(counter("spooled"), 6);
+
+	fresh(dir);
+	D.next = 6;
+	retry = &H.timers[1];
+	feed(2);			/* units 6, 7 wait in the batch */
+	CHECK_EQ_U(D.sends, 0);
+	CHECK(got_in_order(6), "the end of process() sent the spool: got %u", D.ngot);
+	fire(retry);
+	feed(2);			/* 6..9: a full batch, the spool is empty */
+	CHECK_EQ_U(D.sends, 1);
+	CHECK(got_in_order(10), "got %u", D.ngot);
+	CHECK_EQ_U(counter("spool_sent"), 6);
+	sl_sink_stop(&sink);
+	sl_sink_destroy(&sink);
+}
+
+static void quiet(void *ctx, int level, const char *msg)
+{
+	(void)ctx;
+	(void)level;
+	(void)msg;
+}
+
+/* A spooled record the output cannot read: skipped, counted, the rest sent. */
+static void test_spool_skip(void)
+{
+	char dir[128], err[256];
+	struct sl_spool *sp;
+	uint32_t v = 0;
+	static const char junk[3] = "xyz";
+
+	snprintf(dir, sizeof(dir), "%s/skip", base);
+	sp = sl_spool_open(dir, 1 << 20, quiet, NULL, err, sizeof(err));
+	CHECK(sp != NULL, "%s", err);
+	if (!sp)
+		return;
+	sl_spool_append(sp, junk, sizeof(junk));
+	sl_spool_append(sp, &v, sizeof(v));
+	sl_spool_close(sp);
+	fresh(dir);
+	D.next = 1;
+	fire(&H.timers[1]);
+	CHECK(got_in_order(1), "got %u", D.ngot);
+	CHECK_EQ_U(counter("spool_dropped"), 1);
+	CHECK_EQ_U(H.dropped, 1);
+	CHECK_EQ_U(counter("spool_sent"), 2);
+	sl_sink_stop(&sink);
+	sl_sink_destroy(&sink);
+}
+
+static void test_check(void)
+{
+	struct sl_sink_cfg c = { .retry_min = 300, .retry_max = 200 };
+
+	CHECK(sl_sink_check(&c, &host, NULL) < 0);
+	CHECK(strstr(H.last_log, "retry_min") != NULL, "%s", H.last_log);
+	c.retry_max = 300;
+	c.spool_dir = "rel/dir";
+	CHECK(sl_sink_check(&c, &host, NULL) < 0);
+	CHECK(strstr(H.last_log, "spool_dir") != NULL, "%s", H.last_log);
+	c.spool_dir = "/abs";
+	CHECK(sl_sink_check(&c, &host, NULL) == 0);
+}
+
+int main(void)
+{
+	char cmd[256];
+
+	snprintf(base, sizeof(base), "/tmp/test_sink.%d", (int)getpid());
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s' && mkdir -m 0700 '%s'", base, base);
+	CHECK(system(cmd) == 0);
+	test_flush_by_size_and_time();
+	test_retry_backoff();
+	test_give_up();
+	test_spool_down_then_back();
+	test_spool_across_runs();
+	test_spool_skip();
+	test_check();
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", base);
+	if (system(cmd) != 0)
+		fprintf(stderr, "cannot remove %s\n", base);
+	return check_summary("test_sink");
+}
