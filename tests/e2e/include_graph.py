@@ -59,9 +59,6 @@ ALLOWED = [
     # A natural pair: the expression parser (expr.c) drives its lexer
     # (expr_lex.c), which reads literals into the compiled form's types.
     ("plugins/common/expr_lex", "plugins/common/expr"),
-    # sql.c <-> sql_spool.c: plugin glue and its spool glue; issue 20 §1's
-    # sink framework (plugins/common/sink.c) replaces the spool glue.
-    ("plugins/output/sql", "plugins/output/sql_spool"),
 ]
 
 SCANNED = ("core", "plugins")
