@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "graph.h"
@@ -63,17 +64,46 @@ void inst_copy_mask(const struct sl_instance *inst, uint64_t mask[SL_PRESENCE_WO
 	add_decls(mask, reg, reads);
 }
 
-static void or_subtree(const struct sl_instance *inst, uint64_t mask[SL_PRESENCE_WORDS])
+/*
+ * OR into mask what every instance below root reads. A loop with a stack
+ * of its own, not recursion: a stack may be tens of thousands of elements
+ * long (test_config_scale's chains), deeper than the thread's stack.
+ * -1 when out of memory.
+ */
+static int or_subtree(const struct sl_instance *root, uint64_t mask[SL_PRESENCE_WORDS])
 {
-	for (size_t c = 0; c < inst->nchildren; c++) {
-		const struct sl_instance *k = inst->children[c];
-		uint64_t m[SL_PRESENCE_WORDS];
+	size_t cap = 64, n = 0;
+	const struct sl_instance **todo = malloc(cap * sizeof(*todo));
 
-		inst_copy_mask(k, m);
-		for (int w = 0; w < SL_PRESENCE_WORDS; w++)
-			mask[w] |= m[w];
-		or_subtree(k, mask);
+	if (!todo)
+		return -1;
+	todo[n++] = root;
+	while (n) {
+		const struct sl_instance *inst = todo[--n];
+
+		for (size_t c = 0; c < inst->nchildren; c++) {
+			const struct sl_instance *k = inst->children[c];
+			uint64_t m[SL_PRESENCE_WORDS];
+
+			inst_copy_mask(k, m);
+			for (int w = 0; w < SL_PRESENCE_WORDS; w++)
+				mask[w] |= m[w];
+			if (n == cap) {
+				const struct sl_instance **grown =
+					realloc(todo, 2 * cap * sizeof(*todo));
+
+				if (!grown) {
+					free(todo);
+					return -1;
+				}
+				todo = grown;
+				cap *= 2;
+			}
+			todo[n++] = k;
+		}
 	}
+	free(todo);
+	return 0;
 }
 
 void inst_subtree_reads(struct graph *g)
@@ -84,7 +114,9 @@ void inst_subtree_reads(struct graph *g)
 		if (inst->desc->kind != SL_KIND_INPUT)
 			continue;
 		memset(inst->subtree_reads, 0, sizeof(inst->subtree_reads));
-		or_subtree(inst, inst->subtree_reads);
+		/* out of memory: the input parses everything, as without .reads */
+		if (or_subtree(inst, inst->subtree_reads))
+			memset(inst->subtree_reads, 0xff, sizeof(inst->subtree_reads));
 	}
 }
 
