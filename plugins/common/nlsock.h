@@ -17,6 +17,8 @@
 
 #include <sluice/plugin.h>
 
+#include "clock.h"
+
 /*
  * mnl_nlmsg_ok() for walking a received datagram.  libmnl 1.0.4 compares
  * (int)nlmsg_len <= len, so a length of 2^31 or more passes as negative
@@ -132,7 +134,6 @@ sl_nl_receive(struct sl_nl_reader *rd, unsigned max,
 
 	for (unsigned dgrams = 0; dgrams < max; dgrams++) {
 		const struct nlmsghdr *nlh;
-		struct timespec now;
 		struct sl_time rx;
 		ssize_t got;
 		int n;
@@ -169,9 +170,7 @@ sl_nl_receive(struct sl_nl_reader *rd, unsigned max,
 			continue;
 		}
 		/* one receive time for all events without a kernel timestamp */
-		clock_gettime(CLOCK_REALTIME, &now);
-		rx.sec = now.tv_sec;
-		rx.nsec = (uint32_t)now.tv_nsec;
+		rx = sl_clock_time(CLOCK_REALTIME);
 		n = (int)got;
 		for (nlh = (const struct nlmsghdr *)(rd->buf + off); sl_nlmsg_ok(nlh, n);
 		     nlh = mnl_nlmsg_next(nlh, &n))

@@ -27,6 +27,7 @@
 
 #include <sluice/plugin.h>
 
+#include "clock.h"
 #include "fmt.h"
 #include "reckey.h"
 #include "splice.h"
@@ -98,14 +99,6 @@ static const struct sl_field_decl dd_reads[] = {
 	SL_FIELD_DECL(SL_F_TIMESTAMP),
 	SL_FIELD_END
 };
-
-static int64_t clock_ns(clockid_t id)
-{
-	struct timespec t;
-
-	clock_gettime(id, &t);
-	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
-}
 
 static inline int64_t rec_time(const struct sl_record *r, int64_t wall)
 {
@@ -254,7 +247,7 @@ static void one(struct dd_state *st, int64_t wall, uint64_t *repeated, uint64_t 
 
 	if (!st->clk_set || t > st->clk_max) {
 		st->clk_max = t;
-		st->clk_mono = clock_ns(CLOCK_MONOTONIC);
+		st->clk_mono = sl_clock_ns(CLOCK_MONOTONIC);
 		st->clk_set = true;
 	}
 	if (st->keyed) {
@@ -281,7 +274,7 @@ static void one(struct dd_state *st, int64_t wall, uint64_t *repeated, uint64_t 
 static int dd_process(void *state, struct sl_batch *b)
 {
 	struct dd_state *st = state;
-	int64_t wall = clock_ns(CLOCK_REALTIME);
+	int64_t wall = sl_clock_ns(CLOCK_REALTIME);
 	uint64_t repeated = 0, no_text = 0;
 
 	sl_splice_begin(&st->sp, b);
@@ -304,7 +297,7 @@ static void on_timer(void *state)
 
 	if (!st->active || !st->clk_set)
 		return;
-	now = st->clk_max + (clock_ns(CLOCK_MONOTONIC) - st->clk_mono);
+	now = st->clk_max + (sl_clock_ns(CLOCK_MONOTONIC) - st->clk_mono);
 	if (now - st->first <= st->window_ns)
 		return;
 	if (st->count)

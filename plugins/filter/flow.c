@@ -38,6 +38,7 @@
 
 #include <sluice/plugin.h>
 
+#include "clock.h"
 #include "time_clamp.h"
 
 #define NIL UINT32_MAX
@@ -140,14 +141,6 @@ static const struct sl_field_decl flow_provides[] = {
 };
 
 /* ---- clocks ---- */
-
-static int64_t clock_ns(clockid_t id)
-{
-	struct timespec t;
-
-	clock_gettime(id, &t);
-	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
-}
 
 /* Now, on the packets' clock. */
 static int64_t flow_now(const struct flow_state *st, int64_t mono)
@@ -448,7 +441,7 @@ static void prefetch_entry(const struct flow_state *st, uint32_t i)
 static int flow_process(void *state, struct sl_batch *b)
 {
 	struct flow_state *st = state;
-	int64_t mono = clock_ns(CLOCK_MONOTONIC), wall = clock_ns(CLOCK_REALTIME);
+	int64_t mono = sl_clock_ns(CLOCK_MONOTONIC), wall = sl_clock_ns(CLOCK_REALTIME);
 	uint64_t not_ip = 0;
 
 	for (unsigned g = 0; g < b->count; g += GROUP) {
@@ -517,7 +510,7 @@ static void on_timer(void *state)
 
 	if (!st->clk_set || !st->used)
 		return;
-	expire_due(st, flow_now(st, clock_ns(CLOCK_MONOTONIC)));
+	expire_due(st, flow_now(st, sl_clock_ns(CLOCK_MONOTONIC)));
 	out_flush(st);
 }
 
@@ -587,7 +580,7 @@ static int flow_start(void *state)
 	st->lru.head = st->lru.tail = st->cre.head = st->cre.tail = NIL;
 	/* A secret seed: crafted packets cannot pile into one chain. */
 	if (getrandom(&st->seed, sizeof(st->seed), GRND_NONBLOCK) != sizeof(st->seed))
-		st->seed = (uint64_t)clock_ns(CLOCK_MONOTONIC) ^ (uint64_t)(uintptr_t)st;
+		st->seed = (uint64_t)sl_clock_ns(CLOCK_MONOTONIC) ^ (uint64_t)(uintptr_t)st;
 	st->timer = st->host->timer_new(st->inst, on_timer, st);
 	if (!st->timer) {
 		st->host->log(st->inst, SL_LOG_ERR, "cannot create a timer");

@@ -32,6 +32,7 @@
 
 #include <sluice/plugin.h>
 
+#include "clock.h"
 #include "fmt.h"
 #include "keytable.h"
 #include "reckey.h"
@@ -114,14 +115,6 @@ static const struct sl_field_decl rl_reads[] = {
 };
 
 /* ---- time and tokens ---- */
-
-static int64_t wall_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_REALTIME, &t);
-	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
-}
 
 static inline int64_t rec_time(const struct sl_record *r, int64_t wall)
 {
@@ -372,7 +365,7 @@ static void process_keyed(struct rl_state *st, int64_t wall, uint64_t *dropped)
 static int rl_process(void *state, struct sl_batch *b)
 {
 	struct rl_state *st = state;
-	int64_t wall = wall_ns();
+	int64_t wall = sl_clock_ns(CLOCK_REALTIME);
 	uint64_t dropped = 0;
 
 	sl_splice_begin(&st->sp, b);
@@ -488,7 +481,7 @@ static int rl_start(void *state)
 
 	/* A secret seed: crafted sources cannot pile into one chain. */
 	if (getrandom(&seed, sizeof(seed), GRND_NONBLOCK) != sizeof(seed))
-		seed = (uint64_t)wall_ns() ^ (uint64_t)(uintptr_t)st;
+		seed = (uint64_t)sl_clock_ns(CLOCK_REALTIME) ^ (uint64_t)(uintptr_t)st;
 	st->key.seed = seed;
 	if (st->keyed && !st->tab.mem &&
 	    (sl_kt_init(&st->tab, st->max_keys, st->key.len, sizeof(struct bucket), seed) < 0 ||

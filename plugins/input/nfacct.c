@@ -31,6 +31,7 @@
 #include <sluice/plugin.h>
 
 #include "acctline_fmt.h"
+#include "clock.h"
 #include "nlsock.h"
 #include "plugin_state.h"
 
@@ -276,11 +277,8 @@ static void nfacct_readable(void *state, int fd, uint32_t events)
 static void send_poll(struct nfacct_in *st)
 {
 	struct nlmsghdr *nlh = (struct nlmsghdr *)st->req;
-	struct timespec now;
 
-	clock_gettime(CLOCK_REALTIME, &now);
-	st->when.sec = now.tv_sec;
-	st->when.nsec = (uint32_t)now.tv_nsec;
+	st->when = sl_clock_time(CLOCK_REALTIME);
 	st->seq += st->nreq;	/* a new range: replies to an abandoned poll do not match */
 	st->polling = true;
 	st->late = 0;

@@ -56,6 +56,7 @@
 
 #include <sluice/plugin.h>
 
+#include "clock.h"
 #include "ct_attrs.h"
 #include "ct_table.h"
 #include "names.h"
@@ -178,25 +179,6 @@ struct nfct {
 
 	int c_resyncs, c_recovered, c_track_full;
 };
-
-static int64_t mono_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
-}
-
-static struct sl_time real_now(void)
-{
-	struct timespec t;
-	struct sl_time s;
-
-	clock_gettime(CLOCK_REALTIME, &t);
-	s.sec = t.tv_sec;
-	s.nsec = (uint32_t)t.tv_nsec;
-	return s;
-}
 
 static bool wanted(const struct nfct *st, const struct sl_ct_info *ci)
 {
@@ -426,7 +408,7 @@ static bool sweep_entry(struct sl_ct_entry *e, void *arg)
 /* After a complete dump: report what vanished, drop tombstones. */
 static void sweep(struct nfct *st)
 {
-	struct sweep w = {.st = st, .now = real_now()};
+	struct sweep w = {.st = st, .now = sl_clock_time(CLOCK_REALTIME)};
 
 	sl_ct_sweep(&st->t, sweep_entry, &w);
 	finish_batch(st, w.b);
@@ -571,7 +553,7 @@ static void start_dump(struct nfct *st)
 	st->gen++;
 	st->dumping = true;
 	st->dump_seen = 0;
-	st->dump_started_ms = mono_ns() / 1000000;
+	st->dump_started_ms = sl_clock_ms(CLOCK_MONOTONIC);
 }
 
 static void soon_cb(void *state)
@@ -600,7 +582,7 @@ static void request_resync(struct nfct *st)
 	}
 	if (st->soon_armed)
 		return;
-	now_ms = mono_ns() / 1000000;
+	now_ms = sl_clock_ms(CLOCK_MONOTONIC);
 	if (st->dump_started_ms && now_ms - st->dump_started_ms < RESYNC_MIN_GAP_MS)
 		wait = RESYNC_MIN_GAP_MS - (now_ms - st->dump_started_ms);
 	st->host->timer_arm(st->soon, (uint64_t)wait, 0);
@@ -795,7 +777,7 @@ static bool flush_entry(struct sl_ct_entry *e, void *arg)
 static int nfct_flush(void *state)
 {
 	struct nfct *st = state;
-	struct sweep w = {.st = st, .now = real_now()};
+	struct sweep w = {.st = st, .now = sl_clock_time(CLOCK_REALTIME)};
 
 	sl_ct_sweep(&st->t, flush_entry, &w);
 	finish_batch(st, w.b);

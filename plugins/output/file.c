@@ -21,6 +21,7 @@
 
 #include <sluice/plugin.h>
 
+#include "clock.h"
 #include "line_header.h"
 #include "outfile.h"
 #include "text_escape.h"
@@ -170,17 +171,12 @@ static int file_start(void *state)
 /* The time a line's header shows; now is read once per batch that needs it. */
 static struct sl_time header_time(const struct sl_record *r, struct sl_time *now)
 {
-	struct timespec tp;
-
 	if (sl_has(r, SL_F_TIMESTAMP))
 		return r->v[SL_F_TIMESTAMP].time;
 	if (sl_has(r, SL_F_FLOW_END))
 		return r->v[SL_F_FLOW_END].time;
-	if (!now->sec) {
-		clock_gettime(CLOCK_REALTIME, &tp);
-		now->sec = tp.tv_sec;
-		now->nsec = (uint32_t)tp.tv_nsec;
-	}
+	if (!now->sec)
+		*now = sl_clock_time(CLOCK_REALTIME);
 	return *now;
 }
 

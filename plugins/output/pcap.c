@@ -23,6 +23,7 @@
 
 #include <sluice/plugin.h>
 
+#include "clock.h"
 #include "outfile.h"
 #include "plugin_state.h"
 #include "time_clamp.h"
@@ -584,13 +585,8 @@ static int pcap_process(void *state, struct sl_batch *b)
 		if (sl_has(r, SL_F_TIMESTAMP)) {
 			ts = &r->v[SL_F_TIMESTAMP].time;
 		} else {
-			if (!now.sec) {	/* once per batch: the input gave none */
-				struct timespec tp;
-
-				clock_gettime(CLOCK_REALTIME, &tp);
-				now.sec = tp.tv_sec;
-				now.nsec = (uint32_t)tp.tv_nsec;
-			}
+			if (!now.sec)	/* once per batch: the input gave none */
+				now = sl_clock_time(CLOCK_REALTIME);
 			ts = &now;
 		}
 		switch (st->cfg->linktype) {
