@@ -39,6 +39,7 @@
 #include <sluice/plugin.h>
 
 #include "clock.h"
+#include "plugin_state.h"
 #include "time_clamp.h"
 
 #define NIL UINT32_MAX
@@ -78,8 +79,7 @@ struct list {
 };
 
 struct flow_state {
-	const struct sl_host *host;
-	struct sl_instance *inst;
+	SL_STATE_HEAD(struct flow_cfg);
 	int64_t idle_ns, active_ns;
 	uint32_t cap;
 
@@ -540,13 +540,9 @@ static int flow_configure(const struct sl_host *host, struct sl_instance *inst, 
 				   (unsigned long long)cfg->active_timeout);
 		return -1;
 	}
-	st = calloc(1, sizeof(*st));
-	if (!st) {
-		host->config_error(inst, NULL, "out of memory");
+	st = sl_state_new(struct flow_state, host, inst, config);
+	if (!st)
 		return -1;
-	}
-	st->host = host;
-	st->inst = inst;
 	st->idle_ns = (int64_t)cfg->idle_timeout * 1000000;
 	st->active_ns = (int64_t)cfg->active_timeout * 1000000;
 	st->cap = (uint32_t)cfg->max_flows;
