@@ -39,6 +39,7 @@
 #include <sluice/plugin.h>
 
 #include "clock.h"
+#include "flow_fields.h"
 #include "plugin_state.h"
 #include "time_clamp.h"
 
@@ -127,12 +128,7 @@ static const struct sl_field_decl flow_provides[] = {
 	SL_FIELD_DECL(SL_F_IP_PROTO),
 	SL_FIELD_DECL(SL_F_IP_VERSION),
 	SL_FIELD_DECL(SL_F_IP_TOS),
-	SL_FIELD_DECL(SL_F_ORIG_PACKETS),
-	SL_FIELD_DECL(SL_F_ORIG_BYTES),
-	SL_FIELD_DECL(SL_F_REPLY_PACKETS),
-	SL_FIELD_DECL(SL_F_REPLY_BYTES),
-	SL_FIELD_DECL(SL_F_FLOW_START),
-	SL_FIELD_DECL(SL_F_FLOW_END),
+	SL_FLOW_COUNT_FIELDS,
 	SL_FIELD_DECL(SL_F_FLOW_TCP_FLAGS),
 	SL_FIELD_DECL(SL_F_IFINDEX_IN),
 	SL_FIELD_DECL(SL_F_IFINDEX_OUT),

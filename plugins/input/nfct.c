@@ -59,6 +59,7 @@
 #include "clock.h"
 #include "ct_attrs.h"
 #include "ct_table.h"
+#include "flow_fields.h"
 #include "names.h"
 #include "nlsock.h"
 #include "plugin_state.h"
@@ -128,12 +129,7 @@ static const struct sl_field_decl nfct_provides[] = {
 	SL_FIELD_DECL(SL_F_REPLY_DST),
 	SL_FIELD_DECL(SL_F_REPLY_SPORT),
 	SL_FIELD_DECL(SL_F_REPLY_DPORT),
-	SL_FIELD_DECL(SL_F_ORIG_PACKETS),
-	SL_FIELD_DECL(SL_F_ORIG_BYTES),
-	SL_FIELD_DECL(SL_F_REPLY_PACKETS),
-	SL_FIELD_DECL(SL_F_REPLY_BYTES),
-	SL_FIELD_DECL(SL_F_FLOW_START),
-	SL_FIELD_DECL(SL_F_FLOW_END),
+	SL_FLOW_COUNT_FIELDS,
 	SL_FIELD_DECL(SL_F_FLOW_END_REASON),
 	SL_FIELD_DECL(SL_F_MARK),
 	SL_FIELD_DECL(SL_F_CT_ZONE),
