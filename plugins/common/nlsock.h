@@ -32,6 +32,30 @@ static inline bool sl_nlmsg_ok(const struct nlmsghdr *nlh, int len)
 }
 
 /*
+ * One datagram of the replies to a request (nfct's dump, nfacct's poll),
+ * read from a non-blocking socket of their own into buf (size at most
+ * INT_MAX): its length; 0 when the socket is empty; -1 with errno when
+ * the receive failed, EMSGSIZE for a datagram larger than size (cut: its
+ * messages are lost).  An interrupted receive is tried again.
+ */
+static inline int sl_nl_recv_reply(int fd, void *buf, size_t size)
+{
+	for (;;) {
+		ssize_t got = recv(fd, buf, size, MSG_DONTWAIT | MSG_TRUNC);
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			return errno == EAGAIN ? 0 : -1;
+		if ((size_t)got > size) {
+			errno = EMSGSIZE;
+			return -1;
+		}
+		return (int)got;
+	}
+}
+
+/*
  * Size the socket's receive buffer: SO_RCVBUFFORCE (ignores
  * net.core.rmem_max, needs CAP_NET_ADMIN), else SO_RCVBUF; warns through
  * the host when the kernel granted less than asked.

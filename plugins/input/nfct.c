@@ -448,27 +448,22 @@ static void dump_readable(void *state, int fd, uint32_t events)
 	/* read even when no dump runs: the rest of an aborted one is discarded */
 	for (unsigned dgrams = 0; dgrams < MAX_DGRAMS_PER_WAKEUP; dgrams++) {
 		const struct nlmsghdr *nlh;
-		ssize_t got = recv(fd, st->dump_buf, RX_BUFSIZE, MSG_DONTWAIT | MSG_TRUNC);
-		int n;
+		int n = sl_nl_recv_reply(fd, st->dump_buf, RX_BUFSIZE);
 
-		if (got < 0) {
-			if (errno == EINTR)
-				continue;
-			if (errno == EAGAIN)
-				return;
-			st->host->log(st->inst, SL_LOG_ERR, "conntrack dump: recv: %s", strerror(errno));
+		if (n == 0)
+			return;
+		if (n < 0) {
+			if (errno == EMSGSIZE) {
+				st->host->log(st->inst, SL_LOG_ERR, "conntrack dump: a datagram was cut");
+				sl_nl_malformed(&st->ev);
+			} else {
+				st->host->log(st->inst, SL_LOG_ERR, "conntrack dump: recv: %s",
+					      strerror(errno));
+			}
 			if (st->dumping)
 				end_dump(st, false);
 			return;
 		}
-		if (got > RX_BUFSIZE) {
-			st->host->log(st->inst, SL_LOG_ERR, "conntrack dump: a datagram was cut");
-			sl_nl_malformed(&st->ev);
-			if (st->dumping)
-				end_dump(st, false);
-			return;
-		}
-		n = (int)got;
 		for (nlh = (const struct nlmsghdr *)st->dump_buf; sl_nlmsg_ok(nlh, n);
 		     nlh = mnl_nlmsg_next(nlh, &n)) {
 			struct sl_ct_info ci;
