@@ -35,8 +35,24 @@ struct sl_summary {
 	struct sl_batch *out;	/* summaries that could not go in place */
 };
 
-/* Fill summary record r, its strings in b's arena: false when they do not fit. */
+/*
+ * Fill summary record r, its strings in b's arena: false when they do not
+ * fit.  The strings are written by one fmt_buf into SL_SUMMARY_ROOM bytes:
+ *
+ *	mem = sl_summary_room(b, &fb, &mark); NULL: false
+ *	fmt_...(&fb, ...);			text, key...
+ *	if (!sl_summary_fits(b, mem, &fb, mark)) return false;
+ *	sl_set_bytes(r, ..., mem, ...);		then the fields
+ */
 typedef bool (*sl_summary_fill_fn)(void *arg, struct sl_batch *b, struct sl_record *r);
+
+#define SL_SUMMARY_ROOM 1024
+
+/* SL_SUMMARY_ROOM bytes of b's arena behind fb, *mark to give them back; NULL when full. */
+char *sl_summary_room(struct sl_batch *b, struct fmt_buf *fb, size_t *mark);
+
+/* After the writes: true with the room cut to what fb holds, or false with it given back. */
+bool sl_summary_fits(struct sl_batch *b, char *mem, const struct fmt_buf *fb, size_t mark);
 
 /*
  * For configure(): host, inst, avoid and attempts set, the ids of the

@@ -36,7 +36,6 @@
 
 #define TEXT_KEEP 2048		/* text bytes compared verbatim; a longer text: and a hash of all */
 #define PREFIX_MAX 64
-#define SUMMARY_ROOM 1024
 
 struct dd_cfg {
 	uint64_t window;	/* ms */
@@ -148,14 +147,12 @@ static void start_run(struct dd_state *st, const struct sl_record *r, const uint
 static bool fill_summary(void *arg, struct sl_batch *b, struct sl_record *r)
 {
 	struct dd_state *st = arg;
-	size_t mark = sl_batch_mark(b);
-	char *mem = sl_batch_alloc(b, SUMMARY_ROOM);
 	struct fmt_buf fb;
-	size_t tlen;
+	size_t mark, tlen;
+	char *mem = sl_summary_room(b, &fb, &mark);
 
 	if (!mem)
 		return false;
-	fmt_init(&fb, mem, SUMMARY_ROOM);
 	fmt_lit(&fb, "last message repeated ");
 	fmt_u64(&fb, st->count);
 	fmt_lit(&fb, " times");	/* syslogd's words, also for 1 */
@@ -164,11 +161,8 @@ static bool fill_summary(void *arg, struct sl_batch *b, struct sl_record *r)
 		sl_reckey_format(&st->key, st->kbuf, &fb);
 	if (st->has_prefix)
 		fmt_mem(&fb, st->prefix, st->plen);
-	if (fb.overflow) {
-		sl_batch_rewind(b, mark);
+	if (!sl_summary_fits(b, mem, &fb, mark))
 		return false;
-	}
-	sl_batch_trim(b, mem, fb.len);
 	sl_set_bytes(r, SL_F_TEXT, mem, (uint32_t)tlen);
 	if (st->keyed)
 		sl_set_bytes(r, (sl_field)st->sum.f_key, mem + tlen, (uint32_t)(fb.len - tlen - st->plen * st->has_prefix));

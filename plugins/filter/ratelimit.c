@@ -42,7 +42,6 @@
 
 #define TOKEN 1000000000ULL	/* one record's worth of tokens */
 #define PREFIX_MAX 62
-#define SUMMARY_ROOM 1024
 
 struct rl_cfg {
 	int64_t rate;
@@ -183,14 +182,12 @@ static bool fill_summary(void *arg, struct sl_batch *b, struct sl_record *r)
 	const struct bucket *bk = a->bk;
 	const struct pfx *px = a->px;
 	const uint8_t *key = a->key;
-	size_t mark = sl_batch_mark(b);
-	char *mem = sl_batch_alloc(b, SUMMARY_ROOM);
 	struct fmt_buf fb;
-	size_t tlen;
+	size_t mark, tlen;
+	char *mem = sl_summary_room(b, &fb, &mark);
 
 	if (!mem)
 		return false;
-	fmt_init(&fb, mem, SUMMARY_ROOM);
 	if (px->has)
 		fmt_mem(&fb, px->p, px->len);
 	fmt_u64(&fb, bk->suppressed);
@@ -198,11 +195,8 @@ static bool fill_summary(void *arg, struct sl_batch *b, struct sl_record *r)
 	tlen = fb.len;
 	if (key)
 		sl_reckey_format(&st->key, key, &fb);
-	if (fb.overflow) {
-		sl_batch_rewind(b, mark);
+	if (!sl_summary_fits(b, mem, &fb, mark))
 		return false;
-	}
-	sl_batch_trim(b, mem, fb.len);
 	sl_set_bytes(r, SL_F_TEXT, mem, (uint32_t)tlen);
 	if (key)
 		sl_set_bytes(r, (sl_field)st->sum.f_key, mem + tlen, (uint32_t)(fb.len - tlen));
