@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "ident.h"
 #include "log.h"
 #include "options.h"
 
@@ -184,21 +185,10 @@ static void parse_daemon(struct config *c, const struct ynode *map, struct diag 
 	}
 }
 
-static bool valid_name(const char *s)
-{
-	if (!*s)
-		return false;
-	for (; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-		      (*s >= '0' && *s <= '9') || *s == '_' || *s == '-' || *s == '.'))
-			return false;
-	return true;
-}
-
 /* A key naming an instance or a stack; reported when it is not a valid name. */
 static bool name_ok(struct diag *d, const struct ynode *k, const char *what)
 {
-	if (valid_name(k->scalar))
+	if (ident_valid(k->scalar))
 		return true;
 	diag_error(d, &k->mark, "%s name '%s' may only hold letters, digits, '_', '-' and '.'", what,
 		   k->scalar);
@@ -219,7 +209,7 @@ static const struct ynode *check_plugin_map(const struct ynode *map, struct diag
 		diag_error(d, &map->mark, "%s needs a 'plugin:' key naming its plugin", what);
 		return NULL;
 	}
-	if (p->kind != YN_SCALAR || !valid_name(p->scalar)) {
+	if (p->kind != YN_SCALAR || !ident_valid(p->scalar)) {
 		diag_error(d, &p->mark, "'plugin' must be a plugin name");
 		return NULL;
 	}
@@ -306,7 +296,7 @@ static void parse_stacks(struct config *c, const struct ynode *map, struct diag 
 			es->mark = e->mark;
 			es->bad = true;
 			if (e->kind == YN_SCALAR) {
-				if (!valid_name(e->scalar)) {
+				if (!ident_valid(e->scalar)) {
 					diag_error(d, &e->mark,
 						   "expected an instance name, a plugin name or "
 						   "{plugin: ...}, got '%s'",

@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "convert.h"
+#include "ident.h"
 #include "infile.h"
 #include "nft_genid.h"
 #include "nft_ruleset.h"
@@ -212,18 +213,6 @@ static bool plain_text(const char *s)
 	return s != NULL;
 }
 
-/* A table or chain name nft reads back unquoted. */
-static bool plain_name(const char *s)
-{
-	if (!*s)
-		return false;
-	for (; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-		      (*s >= '0' && *s <= '9') || *s == '_' || *s == '-' || *s == '.'))
-			return false;
-	return true;
-}
-
 /* "FAMILY TABLE CHAIN handle N", escaped. */
 static void rule_name(const struct nft_logstmt *s, FILE *out)
 {
@@ -326,8 +315,9 @@ static void print_batch_text(const struct nft_ruleset *rs, const struct nft_grou
 			new = nft_rewrite_line(old, st, n);
 		fputs("\n# ", out);
 		rule_name(st[0], out);
-		if (new && plain_text(old) && plain_text(new) && plain_name(st[0]->family) &&
-		    plain_name(st[0]->table) && plain_name(st[0]->chain)) {
+		/* nft reads a table or chain name back unquoted only when it is plain */
+		if (new && plain_text(old) && plain_text(new) && ident_valid(st[0]->family) &&
+		    ident_valid(st[0]->table) && ident_valid(st[0]->chain)) {
 			print_rule_text(st[0], old, new, out);
 		} else {
 			fputs(listing ? " (nft's text of it does not match the JSON, cannot be read "

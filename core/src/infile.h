@@ -8,7 +8,8 @@
  * standard input (`-c /dev/stdin` through a pipe: given, not planted).
  * Symbolic links are followed: these names are the admin's, and packaged
  * files are often links.
- * plugins/common/safefile.h has the same rule for the plugins.
+ * The rule itself is sl_open_regular() (core/include/internal/
+ * open_regular.h), which plugins/common/safefile.h's sl_open_in() shares.
  */
 #ifndef SLUICE_INFILE_H
 #define SLUICE_INFILE_H

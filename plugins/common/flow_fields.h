@@ -1,9 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The fields of a flow record (flow filter, nfct) that the flow outputs
- * (flowfile, ipfix) read when a record has them, beyond the four they
- * need (orig_src, orig_dst, flow_start, flow_end): one list, so the two
- * outputs' `reads` cannot drift apart.
+ * The fields of a flow record (flow filter, nfct).
+ *
+ * SL_FLOW_OPTIONAL_FIELDS: what the flow outputs (flowfile, ipfix) read
+ * when a record has them, beyond the four they need (orig_src, orig_dst,
+ * flow_start, flow_end): one list, so the two outputs' `reads` cannot
+ * drift apart.
+ *
+ * SL_FLOW_COUNT_FIELDS: both directions' counters and the flow's start
+ * and end, which both producers provide in this order: one list, so
+ * neither leaves out what the outputs count on.
  */
 #ifndef SLUICE_FLOW_FIELDS_H
 #define SLUICE_FLOW_FIELDS_H
@@ -19,5 +25,10 @@
 	SL_FIELD_DECL(SL_F_REPLY_DST), SL_FIELD_DECL(SL_F_REPLY_SPORT),          \
 	SL_FIELD_DECL(SL_F_REPLY_DPORT), SL_FIELD_DECL(SL_F_REPLY_BYTES),        \
 	SL_FIELD_DECL(SL_F_REPLY_PACKETS)
+
+#define SL_FLOW_COUNT_FIELDS                                                    \
+	SL_FIELD_DECL(SL_F_ORIG_PACKETS), SL_FIELD_DECL(SL_F_ORIG_BYTES),          \
+	SL_FIELD_DECL(SL_F_REPLY_PACKETS), SL_FIELD_DECL(SL_F_REPLY_BYTES),        \
+	SL_FIELD_DECL(SL_F_FLOW_START), SL_FIELD_DECL(SL_F_FLOW_END)
 
 #endif

@@ -574,16 +574,11 @@ void fmt_json_body(struct fmt_buf *b, const void *src, size_t n)
 
 		switch (json_class[c]) {
 		case 0:
-			/* copy a run of plain bytes at once */
+			/* a run of plain bytes, copied at once below */
 			run = 1;
 			while (i + run < n && json_class[s[i + run]] == 0)
 				run++;
-			if ((size_t)(lim - q) < run)
-				goto full;
-			memcpy(q, s + i, run);
-			q += run;
-			i += run;
-			continue;
+			break;
 		case 1:
 			if (lim - q < 2)
 				goto full;
@@ -605,14 +600,8 @@ void fmt_json_body(struct fmt_buf *b, const void *src, size_t n)
 				i += 2;
 				continue;
 			}
-			if (run) {
-				if ((size_t)(lim - q) < run)
-					goto full;
-				memcpy(q, s + i, run);
-				q += run;
-				i += run;
-				continue;
-			}
+			if (run)
+				break;	/* a valid character, copied as it is below */
 			/* invalid: escape the lead byte alone */
 			__attribute__((fallthrough));
 		default:
@@ -625,6 +614,11 @@ void fmt_json_body(struct fmt_buf *b, const void *src, size_t n)
 			i++;
 			continue;
 		}
+		if ((size_t)(lim - q) < run)
+			goto full;
+		memcpy(q, s + i, run);
+		q += run;
+		i += run;
 	}
 	fmt_commit(b, q);
 	return;

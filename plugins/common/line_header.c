@@ -5,6 +5,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "line_header.h"
 
 /* Printable ASCII but space: what a syslog header field may hold. */
@@ -34,14 +35,6 @@ const char *line_header_check_host(const char *host)
 const char *line_header_check_tag(const char *tag)
 {
 	return *tag ? check_word(tag, LH_TAG_MAX, ":") : NULL;
-}
-
-static int64_t clock_ns(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
 int line_header_init(struct line_header *h, enum line_header_style style, const char *host,
@@ -79,7 +72,7 @@ int line_header_init(struct line_header *h, enum line_header_style style, const 
 	}
 	h->rest_len = (size_t)(p - h->rest);
 	/* Both read together; the pair's skew is far below a microsecond. */
-	h->boot_ns = clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_MONOTONIC);
+	h->boot_ns = sl_clock_ns(CLOCK_REALTIME) - sl_clock_ns(CLOCK_MONOTONIC);
 	tzset();
 	fmt_time_cache_init(&h->d3339, true);
 	return 0;

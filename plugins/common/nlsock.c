@@ -42,14 +42,12 @@ void sl_nl_reader_init(struct sl_nl_reader *rd, const struct sl_host *host,
 
 void sl_nl_enobufs(struct sl_nl_reader *rd)
 {
-	struct timespec t;
 	int64_t now;
 
 	rd->enobufs_total++;
 	rd->drops_pending = true;
 	rd->host->counter_add(rd->inst, rd->c_enobufs, 1);
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	now = (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+	now = sl_clock_ns(CLOCK_MONOTONIC);
 	if (rd->enobufs_warned_ns && now - rd->enobufs_warned_ns < ENOBUFS_WARN_NS)
 		return;
 	rd->enobufs_warned_ns = now;

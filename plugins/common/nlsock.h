@@ -17,6 +17,8 @@
 
 #include <sluice/plugin.h>
 
+#include "clock.h"
+
 /*
  * mnl_nlmsg_ok() for walking a received datagram.  libmnl 1.0.4 compares
  * (int)nlmsg_len <= len, so a length of 2^31 or more passes as negative
@@ -27,6 +29,30 @@ static inline bool sl_nlmsg_ok(const struct nlmsghdr *nlh, int len)
 {
 	return len >= (int)sizeof(*nlh) && nlh->nlmsg_len >= sizeof(*nlh) &&
 	       nlh->nlmsg_len <= (unsigned)len;
+}
+
+/*
+ * One datagram of the replies to a request (nfct's dump, nfacct's poll),
+ * read from a non-blocking socket of their own into buf (size at most
+ * INT_MAX): its length; 0 when the socket is empty; -1 with errno when
+ * the receive failed, EMSGSIZE for a datagram larger than size (cut: its
+ * messages are lost).  An interrupted receive is tried again.
+ */
+static inline int sl_nl_recv_reply(int fd, void *buf, size_t size)
+{
+	for (;;) {
+		ssize_t got = recv(fd, buf, size, MSG_DONTWAIT | MSG_TRUNC);
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			return errno == EAGAIN ? 0 : -1;
+		if ((size_t)got > size) {
+			errno = EMSGSIZE;
+			return -1;
+		}
+		return (int)got;
+	}
 }
 
 /*
@@ -132,7 +158,6 @@ sl_nl_receive(struct sl_nl_reader *rd, unsigned max,
 
 	for (unsigned dgrams = 0; dgrams < max; dgrams++) {
 		const struct nlmsghdr *nlh;
-		struct timespec now;
 		struct sl_time rx;
 		ssize_t got;
 		int n;
@@ -169,9 +194,7 @@ sl_nl_receive(struct sl_nl_reader *rd, unsigned max,
 			continue;
 		}
 		/* one receive time for all events without a kernel timestamp */
-		clock_gettime(CLOCK_REALTIME, &now);
-		rx.sec = now.tv_sec;
-		rx.nsec = (uint32_t)now.tv_nsec;
+		rx = sl_clock_time(CLOCK_REALTIME);
 		n = (int)got;
 		for (nlh = (const struct nlmsghdr *)(rd->buf + off); sl_nlmsg_ok(nlh, n);
 		     nlh = mnl_nlmsg_next(nlh, &n))

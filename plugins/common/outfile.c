@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Buffered rotating output file: see outfile.h for the behaviour. */
+#include "clock.h"
 #include "outfile.h"
 #include "safefile.h"
 
@@ -57,23 +58,6 @@ struct sl_outfile {
 	uint64_t drop_logged_at, drops_unlogged, drop_bytes_unlogged;
 };
 
-static uint64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
-/* Not time(): glibc's reads the coarse clock, up to a tick behind. */
-static time_t wall_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return ts.tv_sec;
-}
-
 static size_t pending(const struct sl_outfile *of)
 {
 	return of->tail - of->head;
@@ -99,7 +83,7 @@ static bool error_counted(struct sl_outfile *of, uint64_t now)
 /* A write/open error: count it, log the first and then one per 10 s. */
 static void file_error(struct sl_outfile *of, const char *what, const char *name, int err)
 {
-	uint64_t now = mono_ms();
+	uint64_t now = sl_mono_ms();
 
 	if (!error_counted(of, now))
 		return;
@@ -119,7 +103,7 @@ static void file_error(struct sl_outfile *of, const char *what, const char *name
  */
 static void refuse(struct sl_outfile *of, const char *name, const char *why)
 {
-	uint64_t now = mono_ms();
+	uint64_t now = sl_mono_ms();
 
 	if (!error_counted(of, now))
 		return;
@@ -161,7 +145,7 @@ static int open_checked(struct sl_outfile *of, const char *name, int flags)
 
 static void log_drops(struct sl_outfile *of, bool force)
 {
-	uint64_t now = mono_ms();
+	uint64_t now = sl_mono_ms();
 
 	if (!of->drops_unlogged)
 		return;
@@ -318,7 +302,7 @@ static time_t birth_time(int fd)
 
 	if (statx(fd, "", AT_EMPTY_PATH, STATX_BTIME, &stx) == 0 && (stx.stx_mask & STATX_BTIME))
 		return (time_t)stx.stx_btime.tv_sec;
-	return wall_now();
+	return sl_clock_time(CLOCK_REALTIME).sec;
 }
 
 /* Does the non-empty file start with our header?  (fd is write-only.) */
@@ -441,7 +425,7 @@ static int open_current(struct sl_outfile *of, bool fresh)
 {
 	int flags = O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY;
 	char name[PATH_MAX];
-	time_t now = wall_now();
+	time_t now = sl_clock_time(CLOCK_REALTIME).sec;
 	struct stat st;
 	int fd = -1, i, tries;
 
@@ -531,7 +515,7 @@ static int write_out(struct sl_outfile *of)
 	bool wrote = false;
 
 	if (of->fd < 0) {
-		if (of->failing && mono_ms() < of->retry_at)
+		if (of->failing && sl_mono_ms() < of->retry_at)
 			return -1;
 		if (open_current(of, false) < 0)
 			return -1;
@@ -614,12 +598,12 @@ void *sl_outfile_reserve(struct sl_outfile *of, size_t n)
 	}
 	if ((of->o.rotate_size && of->cur_size + pending(of) + n > of->o.rotate_size && has_data(of)) ||
 	    of->rotate_pending) {
-		if (!of->failing || mono_ms() >= of->retry_at)
+		if (!of->failing || sl_mono_ms() >= of->retry_at)
 			rotate(of);
 	}
 	if (!room(of, n)) {
 		/* Full: write it out, unless the file failed a moment ago. */
-		if (!of->failing || mono_ms() >= of->retry_at)
+		if (!of->failing || sl_mono_ms() >= of->retry_at)
 			write_out(of);
 		if (!room(of, n))
 			compact(of);
@@ -686,7 +670,7 @@ static void on_flush_timer(void *ctx)
 {
 	struct sl_outfile *of = ctx;
 
-	if (of->failing && mono_ms() < of->retry_at)
+	if (of->failing && sl_mono_ms() < of->retry_at)
 		;	/* a failing disk is retried once a second, not per tick */
 	else if (of->rotate_pending || of->o.flush_interval || of->failing || of->fd < 0)
 		sl_outfile_flush(of);
@@ -760,7 +744,7 @@ int sl_outfile_check(const struct sl_host *host, struct sl_instance *inst,
 		return -1;
 	}
 	if (strchr(o->path, '%')) {
-		time_t now = wall_now();
+		time_t now = sl_clock_time(CLOCK_REALTIME).sec;
 		struct tm tm;
 		char tmp[PATH_MAX];
 

@@ -53,6 +53,8 @@
 
 #include <sluice/plugin.h>
 
+#include "plugin_state.h"
+
 struct sl_outfile_opts {
 	const char *path;		/* "-": stdout; with '%': strftime pattern */
 	uint64_t buffer_size;		/* bytes */
@@ -72,6 +74,47 @@ struct sl_outfile_opts {
 };
 
 struct sl_outfile;
+
+/*
+ * The options every output writing an outfile has besides its path (file,
+ * pcap): a struct sl_outfile_cfg member of its config, and the rows
+ * SL_OUTFILE_OPTIONS(config type, member, buffer default, buffer minimum)
+ * for its option table.
+ */
+struct sl_outfile_cfg {
+	bool sync;
+	uint64_t rotate_size;
+	uint64_t rotate_interval;
+	uint64_t buffer;
+	uint64_t flush_interval;
+};
+
+#define SL_OUTFILE_OPTIONS(st, mem, buffer_def, buffer_min)                                       \
+	SL_OPT_BOOL("sync", st, mem.sync, "false", "fdatasync() after every flush"),               \
+	SL_OPT_SIZE("rotate_size", st, mem.rotate_size, "0", 0, 0,                                 \
+		    "start a new file before this size is exceeded (0: never)"),                   \
+	SL_OPT_DURATION("rotate_interval", st, mem.rotate_interval, "0", 0, 0,                     \
+			"start a new file at every multiple of this (0: never)"),                  \
+	SL_OPT_SIZE("buffer", st, mem.buffer, buffer_def, buffer_min, (int64_t)1 << 30,            \
+		    "user-space buffer; written out when full"),                                    \
+	SL_OPT_DURATION("flush_interval", st, mem.flush_interval, "1s", 0, 3600000,                \
+			"write the buffer out at least this often (0: only when full)")
+
+/* The outfile's options from the path and those options (whole_end left NULL). */
+static inline struct sl_outfile_opts sl_outfile_opts_of(const char *path,
+							 const struct sl_outfile_cfg *c)
+{
+	struct sl_outfile_opts o = {
+		.path = path,
+		.buffer_size = c->buffer,
+		.rotate_size = c->rotate_size,
+		.rotate_interval = c->rotate_interval,
+		.flush_interval = c->flush_interval,
+		.sync = c->sync,
+	};
+
+	return o;
+}
 
 /* For configure(): check the options (reports with config_error). */
 int sl_outfile_check(const struct sl_host *host, struct sl_instance *inst,
@@ -115,5 +158,36 @@ int sl_outfile_reopen(struct sl_outfile *of);
 /* Flush what can be flushed, close, stop the timers. */
 void sl_outfile_stop(struct sl_outfile *of);
 void sl_outfile_free(struct sl_outfile *of);
+
+/*
+ * An output whose state begins with SL_OUTFILE_STATE_HEAD (SL_STATE_HEAD,
+ * then its outfile) and is allocated by sl_outfile_state_new() (a zeroed
+ * state, as sl_state_new(); the plugin sets `of`) can take the
+ * sl_outfile_plugin_*() below as its start, flush, reopen, stop and
+ * destroy: each is the sl_outfile_*() call on the state's outfile, and
+ * destroy frees the outfile, then the state (a state holding more needs a
+ * destroy of its own).
+ */
+#define SL_OUTFILE_STATE_HEAD(cfg_type) \
+	SL_STATE_HEAD(cfg_type);        \
+	struct sl_outfile *of
+
+struct sl_outfile_state_head {
+	SL_OUTFILE_STATE_HEAD(void);
+};
+
+/* 0, and a compile error unless `type` starts with SL_OUTFILE_STATE_HEAD. */
+#define SL_OUTFILE_STATE_CHECK(type) \
+	(0 * sizeof(char[offsetof(type, of) == offsetof(struct sl_outfile_state_head, of) ? 1 : -1]))
+
+#define sl_outfile_state_new(type, host, inst, config)                                  \
+	((type *)sl_state_alloc(sizeof(type) + SL_STATE_CHECK(type) + SL_OUTFILE_STATE_CHECK(type), \
+				(host), (inst), (config)))
+
+int sl_outfile_plugin_start(void *state);
+int sl_outfile_plugin_flush(void *state);
+int sl_outfile_plugin_reopen(void *state);
+void sl_outfile_plugin_stop(void *state);
+void sl_outfile_plugin_destroy(void *state);
 
 #endif /* SLUICE_OUTFILE_H */

@@ -12,6 +12,8 @@
 #include <sys/random.h>
 #include <unistd.h>
 
+#include "internal/open_regular.h"
+
 int sl_dir_kind(const char *dir, char *why, size_t len)
 {
 	struct stat sb;
@@ -68,37 +70,12 @@ int sl_open_out(const char *path, int flags, mode_t mode)
 	return fd;
 }
 
-static const char *kind_of(mode_t m)
-{
-	return S_ISDIR(m) ? "a directory" : S_ISFIFO(m) ? "a FIFO" : S_ISCHR(m) ? "a character device"
-	       : S_ISBLK(m) ? "a block device" : S_ISSOCK(m) ? "a socket" : "not a plain file";
-}
-
 int sl_open_in(const char *path, struct stat *st, char *why, size_t len)
 {
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
 	struct stat sb;
-	int fl;
+	int fd = sl_open_regular(path, &sb, NULL, why, len);
 
-	if (fd < 0 || fstat(fd, &sb) < 0) {
-		int e = errno;
-
-		snprintf(why, len, "%s", strerror(e));
-		if (fd >= 0)
-			close(fd);
-		errno = e;
-		return -1;
-	}
-	if (!S_ISREG(sb.st_mode)) {
-		snprintf(why, len, "not a regular file (%s)", kind_of(sb.st_mode));
-		close(fd);
-		errno = S_ISDIR(sb.st_mode) ? EISDIR : EINVAL;
-		return -1;
-	}
-	fl = fcntl(fd, F_GETFL);
-	if (fl >= 0)
-		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
-	if (st)
+	if (fd >= 0 && st)
 		*st = sb;
 	return fd;
 }

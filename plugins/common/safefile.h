@@ -49,6 +49,9 @@ int sl_open_out(const char *path, int flags, mode_t mode);
  * of stopping the thread that opens it.  Symbolic links are followed (the
  * admin names these files; packaged ones are often links).
  *
+ * The rule is sl_open_regular() (core/include/internal/open_regular.h),
+ * which the core's infile.c shares.
+ *
  * sl_open_in: a descriptor (O_CLOEXEC, blocking again) on the regular file
  * path, its stat in st if not NULL; -1 with errno and the reason in why
  * (strerror, or "not a regular file (a FIFO)").

@@ -15,6 +15,7 @@
 
 #include <sluice/plugin.h>
 
+#include "clock.h"
 #include "crc32c.h"
 #include "safefile.h"
 #include "spool.h"
@@ -87,14 +88,6 @@ static void put64(uint8_t *p, uint64_t v)
 static uint64_t get64(const uint8_t *p)
 {
 	return (uint64_t)get32(p) | (uint64_t)get32(p + 4) << 32;
-}
-
-static uint64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
 static void logf_(struct sl_spool *sp, int level, const char *fmt, ...)
@@ -275,7 +268,7 @@ static bool ready(struct sl_spool *sp)
 
 	if (sp->ready)
 		return true;
-	now = mono_ms();
+	now = sl_mono_ms();
 	if (sp->lock_tried_ms && now - sp->lock_tried_ms < LOCK_RETRY_MS)
 		return false;
 	sp->lock_tried_ms = now;

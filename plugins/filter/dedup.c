@@ -27,13 +27,15 @@
 
 #include <sluice/plugin.h>
 
+#include "clock.h"
 #include "fmt.h"
+#include "plugin_state.h"
 #include "reckey.h"
 #include "splice.h"
+#include "summary.h"
 
 #define TEXT_KEEP 2048		/* text bytes compared verbatim; a longer text: and a hash of all */
 #define PREFIX_MAX 64
-#define SUMMARY_ROOM 1024
 
 struct dd_cfg {
 	uint64_t window;	/* ms */
@@ -41,8 +43,7 @@ struct dd_cfg {
 };
 
 struct dd_state {
-	const struct sl_host *host;
-	struct sl_instance *inst;
+	SL_STATE_HEAD(struct dd_cfg);
 	int64_t window_ns;
 	bool keyed;
 	struct sl_reckey key;
@@ -62,11 +63,10 @@ struct dd_state {
 	int64_t clk_max, clk_mono;
 
 	struct sl_splice sp;
-	struct sl_batch *out;
+	struct sl_summary sum;
 	struct sl_timer *timer;
 	bool started;
-	int f_suppressed, f_key;
-	int c_repeated, c_summaries, c_no_text, c_lost;
+	int c_repeated, c_no_text;
 };
 
 static const struct sl_option dd_options[] = {
@@ -98,21 +98,6 @@ static const struct sl_field_decl dd_reads[] = {
 	SL_FIELD_DECL(SL_F_TIMESTAMP),
 	SL_FIELD_END
 };
-
-static int64_t clock_ns(clockid_t id)
-{
-	struct timespec t;
-
-	clock_gettime(id, &t);
-	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
-}
-
-static inline int64_t rec_time(const struct sl_record *r, int64_t wall)
-{
-	if (sl_has(r, SL_F_TIMESTAMP))
-		return sl_time_ns_clamped(r->v[SL_F_TIMESTAMP].time);	/* no overflow */
-	return wall;
-}
 
 /* ---- the run's key ---- */
 
@@ -158,17 +143,16 @@ static void start_run(struct dd_state *st, const struct sl_record *r, const uint
 
 /* ---- summaries ---- */
 
-static bool fill_summary(struct dd_state *st, struct sl_batch *b, struct sl_record *r)
+/* The run's summary (sl_summary_fill_fn). */
+static bool fill_summary(void *arg, struct sl_batch *b, struct sl_record *r)
 {
-	size_t mark = sl_batch_mark(b);
-	char *mem = sl_batch_alloc(b, SUMMARY_ROOM);
+	struct dd_state *st = arg;
 	struct fmt_buf fb;
-	size_t tlen;
-	int64_t s, n;
+	size_t mark, tlen;
+	char *mem = sl_summary_room(b, &fb, &mark);
 
 	if (!mem)
 		return false;
-	fmt_init(&fb, mem, SUMMARY_ROOM);
 	fmt_lit(&fb, "last message repeated ");
 	fmt_u64(&fb, st->count);
 	fmt_lit(&fb, " times");	/* syslogd's words, also for 1 */
@@ -177,71 +161,16 @@ static bool fill_summary(struct dd_state *st, struct sl_batch *b, struct sl_reco
 		sl_reckey_format(&st->key, st->kbuf, &fb);
 	if (st->has_prefix)
 		fmt_mem(&fb, st->prefix, st->plen);
-	if (fb.overflow) {
-		sl_batch_rewind(b, mark);
+	if (!sl_summary_fits(b, mem, &fb, mark))
 		return false;
-	}
-	sl_batch_trim(b, mem, fb.len);
 	sl_set_bytes(r, SL_F_TEXT, mem, (uint32_t)tlen);
 	if (st->keyed)
-		sl_set_bytes(r, (sl_field)st->f_key, mem + tlen, (uint32_t)(fb.len - tlen - st->plen * st->has_prefix));
+		sl_set_bytes(r, (sl_field)st->sum.f_key, mem + tlen, (uint32_t)(fb.len - tlen - st->plen * st->has_prefix));
 	if (st->has_prefix)
 		sl_set_bytes(r, SL_F_PREFIX, mem + fb.len - st->plen, st->plen);
-	sl_set_u64(r, (sl_field)st->f_suppressed, st->count);
-	s = st->last / 1000000000;
-	n = st->last % 1000000000;
-	if (n < 0) {
-		s--;
-		n += 1000000000;
-	}
-	sl_set_time(r, SL_F_TIMESTAMP, s, (uint32_t)n);
+	sl_set_u64(r, (sl_field)st->sum.f_suppressed, st->count);
+	sl_summary_set_time(r, st->last);
 	return true;
-}
-
-static void out_flush(struct dd_state *st)
-{
-	struct sl_batch *b = st->out;
-
-	if (!b)
-		return;
-	st->out = NULL;
-	st->host->emit(st->inst, b);
-}
-
-/* The run's summary in the filter's own batch. */
-static void summary_out(struct dd_state *st)
-{
-	struct sl_record *r;
-
-	if (!st->out)
-		st->out = st->host->batch_get(st->inst);
-	r = st->out ? sl_batch_add(st->out) : NULL;
-	if (r && fill_summary(st, st->out, r)) {
-		st->host->counter_add(st->inst, st->c_summaries, 1);
-		return;
-	}
-	if (r)
-		sl_batch_unadd(st->out);
-	st->host->counter_add(st->inst, st->c_lost, 1);
-	st->host->error_add(st->inst, 1);
-}
-
-/* The run's summary before the walk's next record, in place when there is room. */
-static void summary_here(struct dd_state *st)
-{
-	struct sl_batch *b = st->sp.b;
-	size_t mark = sl_batch_mark(b);
-	struct sl_record *r = sl_splice_insert(&st->sp, NULL);
-
-	if (r && fill_summary(st, b, r)) {
-		st->host->counter_add(st->inst, st->c_summaries, 1);
-		return;
-	}
-	if (r) {
-		sl_splice_uninsert(&st->sp);
-		sl_batch_rewind(b, mark);
-	}
-	summary_out(st);
 }
 
 /* ---- records ---- */
@@ -250,11 +179,11 @@ static void one(struct dd_state *st, int64_t wall, uint64_t *repeated, uint64_t 
 {
 	struct sl_record *r = sl_splice_peek(&st->sp);
 	uint8_t k[SL_RECKEY_MAX_BYTES];
-	int64_t t = rec_time(r, wall);
+	int64_t t = sl_summary_rec_time(r, wall);
 
 	if (!st->clk_set || t > st->clk_max) {
 		st->clk_max = t;
-		st->clk_mono = clock_ns(CLOCK_MONOTONIC);
+		st->clk_mono = sl_clock_ns(CLOCK_MONOTONIC);
 		st->clk_set = true;
 	}
 	if (st->keyed) {
@@ -273,7 +202,7 @@ static void one(struct dd_state *st, int64_t wall, uint64_t *repeated, uint64_t 
 		return;
 	}
 	if (st->active && st->count)
-		summary_here(st);
+		sl_summary_here(&st->sum, &st->sp, fill_summary, st);
 	start_run(st, r, k, t);
 	sl_splice_keep(&st->sp);
 }
@@ -281,7 +210,7 @@ static void one(struct dd_state *st, int64_t wall, uint64_t *repeated, uint64_t 
 static int dd_process(void *state, struct sl_batch *b)
 {
 	struct dd_state *st = state;
-	int64_t wall = clock_ns(CLOCK_REALTIME);
+	int64_t wall = sl_clock_ns(CLOCK_REALTIME);
 	uint64_t repeated = 0, no_text = 0;
 
 	sl_splice_begin(&st->sp, b);
@@ -292,7 +221,7 @@ static int dd_process(void *state, struct sl_batch *b)
 		st->host->counter_add(st->inst, st->c_repeated, repeated);
 	if (no_text)
 		st->host->counter_add(st->inst, st->c_no_text, no_text);
-	out_flush(st);
+	sl_summary_emit(&st->sum);
 	return 0;
 }
 
@@ -304,13 +233,13 @@ static void on_timer(void *state)
 
 	if (!st->active || !st->clk_set)
 		return;
-	now = st->clk_max + (clock_ns(CLOCK_MONOTONIC) - st->clk_mono);
+	now = st->clk_max + (sl_clock_ns(CLOCK_MONOTONIC) - st->clk_mono);
 	if (now - st->first <= st->window_ns)
 		return;
 	if (st->count)
-		summary_out(st);
+		sl_summary_out(&st->sum, fill_summary, st);
 	st->active = false;
-	out_flush(st);
+	sl_summary_emit(&st->sum);
 }
 
 static int dd_flush(void *state)
@@ -320,9 +249,9 @@ static int dd_flush(void *state)
 	if (!st->started)
 		return 0;
 	if (st->active && st->count)
-		summary_out(st);
+		sl_summary_out(&st->sum, fill_summary, st);
 	st->active = false;
-	out_flush(st);
+	sl_summary_emit(&st->sum);
 	return 0;
 }
 
@@ -332,42 +261,24 @@ static int dd_configure(const struct sl_host *host, struct sl_instance *inst, co
 			void **state)
 {
 	const struct dd_cfg *cfg = config;
-	struct dd_state *st = calloc(1, sizeof(*st));
+	struct dd_state *st = sl_state_new(struct dd_state, host, inst, config);
 
-	if (!st) {
-		host->config_error(inst, NULL, "out of memory");
+	if (!st)
 		return -1;
-	}
-	st->host = host;
-	st->inst = inst;
 	st->window_ns = (int64_t)cfg->window * 1000000;
 	sl_reckey_init(&st->key, 0x5eed5eed5eed5eedULL);
-	for (unsigned i = 0; i < cfg->key.n; i++) {
-		int id = host->need_field(inst, "key", cfg->key.v[i]);
-
-		if (id < 0)
-			goto fail;
-		if (sl_reckey_add(&st->key, (sl_field)id, host->field_type(inst, id), cfg->key.v[i]) < 0) {
-			host->config_error(inst, "key",
-					   "too many fields: a key holds at most %d fields and %d bytes "
-					   "(numbers take 16, addresses 24, strings 32)",
-					   SL_RECKEY_MAX_FIELDS, SL_RECKEY_MAX_BYTES);
-			goto fail;
-		}
-	}
+	if (sl_summary_key(&st->key, host, inst, &cfg->key) < 0)
+		goto fail;
 	st->keyed = cfg->key.n > 0;
 	if (!st->keyed && host->need_field(inst, NULL, "text") < 0)
 		goto fail;
-	st->f_suppressed = host->field_id(inst, "suppressed");
-	st->f_key = host->field_id(inst, "key");
-	if (st->f_suppressed < 0 || st->f_key < 0) {
-		host->config_error(inst, NULL, "fields 'suppressed' and 'key' are not registered");
+	/* one own batch: a summary that does not fit is counted lost */
+	if (sl_summary_init(&st->sum, host, inst, NULL, 1) < 0)
 		goto fail;
-	}
 	st->c_repeated = host->counter_new(inst, "repeated");
-	st->c_summaries = host->counter_new(inst, "summaries");
+	st->sum.c_summaries = host->counter_new(inst, "summaries");
 	st->c_no_text = host->counter_new(inst, "no_text");
-	st->c_lost = host->counter_new(inst, "lost");
+	st->sum.c_lost = host->counter_new(inst, "lost");
 	*state = st;
 	return 0;
 fail:
@@ -402,10 +313,7 @@ static void dd_stop(void *state)
 		st->host->timer_free(st->timer);
 		st->timer = NULL;
 	}
-	if (st->out) {
-		st->host->batch_put(st->inst, st->out);
-		st->out = NULL;
-	}
+	sl_summary_stop(&st->sum);
 	st->started = false;
 }
 

@@ -38,6 +38,9 @@
 
 #include <sluice/plugin.h>
 
+#include "clock.h"
+#include "flow_fields.h"
+#include "plugin_state.h"
 #include "time_clamp.h"
 
 #define NIL UINT32_MAX
@@ -77,8 +80,7 @@ struct list {
 };
 
 struct flow_state {
-	const struct sl_host *host;
-	struct sl_instance *inst;
+	SL_STATE_HEAD(struct flow_cfg);
 	int64_t idle_ns, active_ns;
 	uint32_t cap;
 
@@ -126,12 +128,7 @@ static const struct sl_field_decl flow_provides[] = {
 	SL_FIELD_DECL(SL_F_IP_PROTO),
 	SL_FIELD_DECL(SL_F_IP_VERSION),
 	SL_FIELD_DECL(SL_F_IP_TOS),
-	SL_FIELD_DECL(SL_F_ORIG_PACKETS),
-	SL_FIELD_DECL(SL_F_ORIG_BYTES),
-	SL_FIELD_DECL(SL_F_REPLY_PACKETS),
-	SL_FIELD_DECL(SL_F_REPLY_BYTES),
-	SL_FIELD_DECL(SL_F_FLOW_START),
-	SL_FIELD_DECL(SL_F_FLOW_END),
+	SL_FLOW_COUNT_FIELDS,
 	SL_FIELD_DECL(SL_F_FLOW_TCP_FLAGS),
 	SL_FIELD_DECL(SL_F_IFINDEX_IN),
 	SL_FIELD_DECL(SL_F_IFINDEX_OUT),
@@ -140,14 +137,6 @@ static const struct sl_field_decl flow_provides[] = {
 };
 
 /* ---- clocks ---- */
-
-static int64_t clock_ns(clockid_t id)
-{
-	struct timespec t;
-
-	clock_gettime(id, &t);
-	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
-}
 
 /* Now, on the packets' clock. */
 static int64_t flow_now(const struct flow_state *st, int64_t mono)
@@ -448,7 +437,7 @@ static void prefetch_entry(const struct flow_state *st, uint32_t i)
 static int flow_process(void *state, struct sl_batch *b)
 {
 	struct flow_state *st = state;
-	int64_t mono = clock_ns(CLOCK_MONOTONIC), wall = clock_ns(CLOCK_REALTIME);
+	int64_t mono = sl_clock_ns(CLOCK_MONOTONIC), wall = sl_clock_ns(CLOCK_REALTIME);
 	uint64_t not_ip = 0;
 
 	for (unsigned g = 0; g < b->count; g += GROUP) {
@@ -517,7 +506,7 @@ static void on_timer(void *state)
 
 	if (!st->clk_set || !st->used)
 		return;
-	expire_due(st, flow_now(st, clock_ns(CLOCK_MONOTONIC)));
+	expire_due(st, flow_now(st, sl_clock_ns(CLOCK_MONOTONIC)));
 	out_flush(st);
 }
 
@@ -547,13 +536,9 @@ static int flow_configure(const struct sl_host *host, struct sl_instance *inst, 
 				   (unsigned long long)cfg->active_timeout);
 		return -1;
 	}
-	st = calloc(1, sizeof(*st));
-	if (!st) {
-		host->config_error(inst, NULL, "out of memory");
+	st = sl_state_new(struct flow_state, host, inst, config);
+	if (!st)
 		return -1;
-	}
-	st->host = host;
-	st->inst = inst;
 	st->idle_ns = (int64_t)cfg->idle_timeout * 1000000;
 	st->active_ns = (int64_t)cfg->active_timeout * 1000000;
 	st->cap = (uint32_t)cfg->max_flows;
@@ -587,7 +572,7 @@ static int flow_start(void *state)
 	st->lru.head = st->lru.tail = st->cre.head = st->cre.tail = NIL;
 	/* A secret seed: crafted packets cannot pile into one chain. */
 	if (getrandom(&st->seed, sizeof(st->seed), GRND_NONBLOCK) != sizeof(st->seed))
-		st->seed = (uint64_t)clock_ns(CLOCK_MONOTONIC) ^ (uint64_t)(uintptr_t)st;
+		st->seed = (uint64_t)sl_clock_ns(CLOCK_MONOTONIC) ^ (uint64_t)(uintptr_t)st;
 	st->timer = st->host->timer_new(st->inst, on_timer, st);
 	if (!st->timer) {
 		st->host->log(st->inst, SL_LOG_ERR, "cannot create a timer");

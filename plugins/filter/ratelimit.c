@@ -32,14 +32,16 @@
 
 #include <sluice/plugin.h>
 
+#include "clock.h"
 #include "fmt.h"
 #include "keytable.h"
+#include "plugin_state.h"
 #include "reckey.h"
 #include "splice.h"
+#include "summary.h"
 
 #define TOKEN 1000000000ULL	/* one record's worth of tokens */
 #define PREFIX_MAX 62
-#define SUMMARY_ROOM 1024
 
 struct rl_cfg {
 	int64_t rate;
@@ -63,8 +65,7 @@ struct pfx {
 };
 
 struct rl_state {
-	const struct sl_host *host;
-	struct sl_instance *inst;
+	SL_STATE_HEAD(struct rl_cfg);
 	uint64_t rate, cap;		/* tokens per ns, most tokens */
 	uint64_t fill_ns;		/* cap / rate: from empty to full */
 	bool keyed;
@@ -76,10 +77,9 @@ struct rl_state {
 	struct pfx *pfx;		/* per table entry */
 	struct sl_splice sp;
 	uint64_t avoid[SL_PRESENCE_WORDS];	/* text: written, not provided */
-	struct sl_batch *out;		/* summaries that could not go in place */
+	struct sl_summary sum;
 	bool started;
-	int f_suppressed, f_key;
-	int c_suppressed, c_summaries, c_evicted, c_lost;
+	int c_suppressed, c_evicted;
 };
 
 static const struct sl_option rl_options[] = {
@@ -114,21 +114,6 @@ static const struct sl_field_decl rl_reads[] = {
 };
 
 /* ---- time and tokens ---- */
-
-static int64_t wall_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_REALTIME, &t);
-	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
-}
-
-static inline int64_t rec_time(const struct sl_record *r, int64_t wall)
-{
-	if (sl_has(r, SL_F_TIMESTAMP))
-		return sl_time_ns_clamped(r->v[SL_F_TIMESTAMP].time);	/* no overflow */
-	return wall;
-}
 
 /* Take a token at time t: true if the record may pass. */
 static inline bool take(const struct rl_state *st, struct bucket *bk, int64_t t)
@@ -177,32 +162,32 @@ static inline void suppress(struct bucket *bk, struct pfx *px, const struct sl_r
 
 /* ---- summaries ---- */
 
-static void set_time(struct sl_record *r, int64_t ns)
-{
-	int64_t s = ns / 1000000000, n = ns % 1000000000;
-
-	if (n < 0) {
-		s--;
-		n += 1000000000;
-	}
-	sl_set_time(r, SL_F_TIMESTAMP, s, (uint32_t)n);
-}
+/* What a summary is of: bucket bk of key `key` (NULL: no key), at time t. */
+struct rl_summary {
+	struct rl_state *st;
+	const struct bucket *bk;
+	const struct pfx *px;
+	const uint8_t *key;
+	int64_t t;
+};
 
 /*
- * Fill summary r (in batch b, whose arena holds its strings) for bucket
- * bk of key `key` (NULL: no key).  false when the arena is full.
+ * Fill summary r (in batch b, whose arena holds its strings): false when
+ * the arena is full (sl_summary_fill_fn).
  */
-static bool fill_summary(struct rl_state *st, struct sl_batch *b, struct sl_record *r,
-			 const struct bucket *bk, const struct pfx *px, const uint8_t *key, int64_t t)
+static bool fill_summary(void *arg, struct sl_batch *b, struct sl_record *r)
 {
-	size_t mark = sl_batch_mark(b);
-	char *mem = sl_batch_alloc(b, SUMMARY_ROOM);
+	const struct rl_summary *a = arg;
+	struct rl_state *st = a->st;
+	const struct bucket *bk = a->bk;
+	const struct pfx *px = a->px;
+	const uint8_t *key = a->key;
 	struct fmt_buf fb;
-	size_t tlen;
+	size_t mark, tlen;
+	char *mem = sl_summary_room(b, &fb, &mark);
 
 	if (!mem)
 		return false;
-	fmt_init(&fb, mem, SUMMARY_ROOM);
 	if (px->has)
 		fmt_mem(&fb, px->p, px->len);
 	fmt_u64(&fb, bk->suppressed);
@@ -210,73 +195,34 @@ static bool fill_summary(struct rl_state *st, struct sl_batch *b, struct sl_reco
 	tlen = fb.len;
 	if (key)
 		sl_reckey_format(&st->key, key, &fb);
-	if (fb.overflow) {
-		sl_batch_rewind(b, mark);
+	if (!sl_summary_fits(b, mem, &fb, mark))
 		return false;
-	}
-	sl_batch_trim(b, mem, fb.len);
 	sl_set_bytes(r, SL_F_TEXT, mem, (uint32_t)tlen);
 	if (key)
-		sl_set_bytes(r, (sl_field)st->f_key, mem + tlen, (uint32_t)(fb.len - tlen));
+		sl_set_bytes(r, (sl_field)st->sum.f_key, mem + tlen, (uint32_t)(fb.len - tlen));
 	if (px->has)
 		sl_set_bytes(r, SL_F_PREFIX, mem, px->len);
-	sl_set_u64(r, (sl_field)st->f_suppressed, bk->suppressed);
-	set_time(r, t);
+	sl_set_u64(r, (sl_field)st->sum.f_suppressed, bk->suppressed);
+	sl_summary_set_time(r, a->t);
 	return true;
-}
-
-static void out_flush(struct rl_state *st)
-{
-	struct sl_batch *b = st->out;
-
-	if (!b)
-		return;
-	st->out = NULL;
-	st->host->emit(st->inst, b);
 }
 
 /* A summary in the filter's own batch (emitted before the batch being processed). */
 static void summary_out(struct rl_state *st, const struct bucket *bk, const struct pfx *px,
 			const uint8_t *key, int64_t t)
 {
-	for (int attempt = 0; attempt < 2; attempt++) {
-		struct sl_record *r;
+	struct rl_summary a = { st, bk, px, key, t };
 
-		if (!st->out)
-			st->out = st->host->batch_get(st->inst);
-		if (!st->out)
-			break;
-		r = sl_batch_add(st->out);
-		if (r && fill_summary(st, st->out, r, bk, px, key, t)) {
-			st->host->counter_add(st->inst, st->c_summaries, 1);
-			return;
-		}
-		if (r)
-			sl_batch_unadd(st->out);
-		out_flush(st);	/* full: send it, try once more in a new one */
-	}
-	st->host->counter_add(st->inst, st->c_lost, 1);
-	st->host->error_add(st->inst, 1);
+	sl_summary_out(&st->sum, fill_summary, &a);
 }
 
 /* The summary before the walk's next record, in place when there is room. */
 static void summary_here(struct rl_state *st, const struct bucket *bk, const struct pfx *px,
 			 const uint8_t *key, int64_t t)
 {
-	struct sl_batch *b = st->sp.b;
-	size_t mark = sl_batch_mark(b);
-	struct sl_record *r = sl_splice_insert(&st->sp, st->avoid);
+	struct rl_summary a = { st, bk, px, key, t };
 
-	if (r && fill_summary(st, b, r, bk, px, key, t)) {
-		st->host->counter_add(st->inst, st->c_summaries, 1);
-		return;
-	}
-	if (r) {
-		/* the arena is full: the inserted record becomes a gap again */
-		sl_splice_uninsert(&st->sp);
-		sl_batch_rewind(b, mark);
-	}
-	summary_out(st, bk, px, key, t);
+	sl_summary_here(&st->sum, &st->sp, fill_summary, &a);
 }
 
 static void on_evict(void *ctx, const struct sl_keytable *t, uint32_t i)
@@ -357,7 +303,7 @@ static void process_keyed(struct rl_state *st, int64_t wall, uint64_t *dropped)
 		}
 		y = x - 3 * D;
 		if (x >= 3 * D && y < n0) {
-			int64_t t = rec_time(sl_splice_peek(&st->sp), wall);
+			int64_t t = sl_summary_rec_time(sl_splice_peek(&st->sp), wall);
 			bool created;
 			uint32_t i = sl_kt_get(&st->tab, k[y % RING], h[y % RING], &created, on_evict, st);
 			struct bucket *bk = sl_kt_value(&st->tab, i);
@@ -372,7 +318,7 @@ static void process_keyed(struct rl_state *st, int64_t wall, uint64_t *dropped)
 static int rl_process(void *state, struct sl_batch *b)
 {
 	struct rl_state *st = state;
-	int64_t wall = wall_ns();
+	int64_t wall = sl_clock_ns(CLOCK_REALTIME);
 	uint64_t dropped = 0;
 
 	sl_splice_begin(&st->sp, b);
@@ -380,13 +326,13 @@ static int rl_process(void *state, struct sl_batch *b)
 		process_keyed(st, wall, &dropped);
 	} else {
 		while (st->sp.r < st->sp.n)
-			one(st, &st->one, &st->one_pfx, NULL, rec_time(sl_splice_peek(&st->sp), wall),
-			    &dropped);
+			one(st, &st->one, &st->one_pfx, NULL,
+			    sl_summary_rec_time(sl_splice_peek(&st->sp), wall), &dropped);
 	}
 	sl_splice_end(&st->sp);
 	if (dropped)
 		st->host->counter_add(st->inst, st->c_suppressed, dropped);
-	out_flush(st);
+	sl_summary_emit(&st->sum);
 	return 0;
 }
 
@@ -415,68 +361,38 @@ static int rl_flush(void *state)
 			bk->suppressed = 0;
 		}
 	}
-	out_flush(st);
+	sl_summary_emit(&st->sum);
 	return 0;
 }
 
 /* ---- lifecycle ---- */
 
-static int configure_key(struct rl_state *st, const struct rl_cfg *cfg)
-{
-	const struct sl_host *host = st->host;
-
-	for (unsigned i = 0; i < cfg->key.n; i++) {
-		const char *name = cfg->key.v[i];
-		int id = host->need_field(st->inst, "key", name);
-
-		if (id < 0)
-			return -1;
-		if (sl_reckey_add(&st->key, (sl_field)id, host->field_type(st->inst, id), name) < 0) {
-			host->config_error(st->inst, "key",
-					   "too many fields: a key holds at most %d fields and %d bytes "
-					   "(numbers take 16, addresses 24, strings 32)",
-					   SL_RECKEY_MAX_FIELDS, SL_RECKEY_MAX_BYTES);
-			return -1;
-		}
-	}
-	st->keyed = cfg->key.n > 0;
-	return 0;
-}
-
 static int rl_configure(const struct sl_host *host, struct sl_instance *inst, const void *config,
 			void **state)
 {
 	const struct rl_cfg *cfg = config;
-	struct rl_state *st = calloc(1, sizeof(*st));
+	struct rl_state *st = sl_state_new(struct rl_state, host, inst, config);
 	uint64_t burst = cfg->burst ? (uint64_t)cfg->burst : (uint64_t)cfg->rate;
 
-	if (!st) {
-		host->config_error(inst, NULL, "out of memory");
+	if (!st)
 		return -1;
-	}
-	st->host = host;
-	st->inst = inst;
 	st->rate = (uint64_t)cfg->rate;
 	st->cap = burst * TOKEN;
 	st->fill_ns = st->cap / st->rate;
 	st->max_keys = (uint32_t)cfg->max_keys;
 	st->avoid[SL_F_TEXT >> 6] |= 1ull << (SL_F_TEXT & 63);
 	sl_reckey_init(&st->key, 0);
-	if (configure_key(st, cfg) < 0) {
+	/* two own batches: a full one is sent on and the summary tried once more */
+	if (sl_summary_key(&st->key, host, inst, &cfg->key) < 0 ||
+	    sl_summary_init(&st->sum, host, inst, st->avoid, 2) < 0) {
 		free(st);
 		return -1;
 	}
-	st->f_suppressed = host->field_id(inst, "suppressed");
-	st->f_key = host->field_id(inst, "key");
-	if (st->f_suppressed < 0 || st->f_key < 0) {
-		host->config_error(inst, NULL, "fields 'suppressed' and 'key' are not registered");
-		free(st);
-		return -1;
-	}
+	st->keyed = cfg->key.n > 0;
 	st->c_suppressed = host->counter_new(inst, "suppressed");
-	st->c_summaries = host->counter_new(inst, "summaries");
+	st->sum.c_summaries = host->counter_new(inst, "summaries");
 	st->c_evicted = host->counter_new(inst, "evicted");
-	st->c_lost = host->counter_new(inst, "lost");
+	st->sum.c_lost = host->counter_new(inst, "lost");
 	*state = st;
 	return 0;
 }
@@ -488,7 +404,7 @@ static int rl_start(void *state)
 
 	/* A secret seed: crafted sources cannot pile into one chain. */
 	if (getrandom(&seed, sizeof(seed), GRND_NONBLOCK) != sizeof(seed))
-		seed = (uint64_t)wall_ns() ^ (uint64_t)(uintptr_t)st;
+		seed = (uint64_t)sl_clock_ns(CLOCK_REALTIME) ^ (uint64_t)(uintptr_t)st;
 	st->key.seed = seed;
 	if (st->keyed && !st->tab.mem &&
 	    (sl_kt_init(&st->tab, st->max_keys, st->key.len, sizeof(struct bucket), seed) < 0 ||
@@ -504,10 +420,7 @@ static void rl_stop(void *state)
 {
 	struct rl_state *st = state;
 
-	if (st->out) {
-		st->host->batch_put(st->inst, st->out);
-		st->out = NULL;
-	}
+	sl_summary_stop(&st->sum);
 	st->started = false;
 }
 

@@ -31,6 +31,7 @@
 #include <sluice/plugin.h>
 
 #include "acctline_fmt.h"
+#include "clock.h"
 #include "nlsock.h"
 #include "plugin_state.h"
 
@@ -237,28 +238,24 @@ static void nfacct_readable(void *state, int fd, uint32_t events)
 	(void)events;
 	for (unsigned d = 0; d < MAX_DGRAMS_PER_WAKEUP; d++) {
 		const struct nlmsghdr *nlh;
-		ssize_t got = recv(fd, st->rx, RX_BUFSIZE, MSG_DONTWAIT | MSG_TRUNC);
-		int n;
+		int n = sl_nl_recv_reply(fd, st->rx, RX_BUFSIZE);
 
-		if (got < 0) {
-			if (errno == EINTR)
-				continue;
-			if (errno == EAGAIN)
-				return;
-			/* ENOBUFS: replies were lost, the poll cannot complete */
-			log_failure(st, errno, "nfacct receive");
-			if (st->polling)
-				end_poll(st, false);
+		if (n == 0)
 			return;
-		}
-		if (got > RX_BUFSIZE) {
+		if (n < 0 && errno == EMSGSIZE) {
 			st->host->counter_add(st->inst, st->c_malformed, 1);
 			log_failure(st, EMSGSIZE, "a netlink datagram was cut");
 			if (st->polling)
 				end_poll(st, false);
 			continue;
 		}
-		n = (int)got;
+		if (n < 0) {
+			/* ENOBUFS: replies were lost, the poll cannot complete */
+			log_failure(st, errno, "nfacct receive");
+			if (st->polling)
+				end_poll(st, false);
+			return;
+		}
 		for (nlh = (const struct nlmsghdr *)st->rx; sl_nlmsg_ok(nlh, n); nlh = mnl_nlmsg_next(nlh, &n))
 			parse_msg(st, nlh);
 		if (n != 0) {
@@ -276,11 +273,8 @@ static void nfacct_readable(void *state, int fd, uint32_t events)
 static void send_poll(struct nfacct_in *st)
 {
 	struct nlmsghdr *nlh = (struct nlmsghdr *)st->req;
-	struct timespec now;
 
-	clock_gettime(CLOCK_REALTIME, &now);
-	st->when.sec = now.tv_sec;
-	st->when.nsec = (uint32_t)now.tv_nsec;
+	st->when = sl_clock_time(CLOCK_REALTIME);
 	st->seq += st->nreq;	/* a new range: replies to an abandoned poll do not match */
 	st->polling = true;
 	st->late = 0;

@@ -56,8 +56,10 @@
 
 #include <sluice/plugin.h>
 
+#include "clock.h"
 #include "ct_attrs.h"
 #include "ct_table.h"
+#include "flow_fields.h"
 #include "names.h"
 #include "nlsock.h"
 #include "plugin_state.h"
@@ -127,12 +129,7 @@ static const struct sl_field_decl nfct_provides[] = {
 	SL_FIELD_DECL(SL_F_REPLY_DST),
 	SL_FIELD_DECL(SL_F_REPLY_SPORT),
 	SL_FIELD_DECL(SL_F_REPLY_DPORT),
-	SL_FIELD_DECL(SL_F_ORIG_PACKETS),
-	SL_FIELD_DECL(SL_F_ORIG_BYTES),
-	SL_FIELD_DECL(SL_F_REPLY_PACKETS),
-	SL_FIELD_DECL(SL_F_REPLY_BYTES),
-	SL_FIELD_DECL(SL_F_FLOW_START),
-	SL_FIELD_DECL(SL_F_FLOW_END),
+	SL_FLOW_COUNT_FIELDS,
 	SL_FIELD_DECL(SL_F_FLOW_END_REASON),
 	SL_FIELD_DECL(SL_F_MARK),
 	SL_FIELD_DECL(SL_F_CT_ZONE),
@@ -178,25 +175,6 @@ struct nfct {
 
 	int c_resyncs, c_recovered, c_track_full;
 };
-
-static int64_t mono_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
-}
-
-static struct sl_time real_now(void)
-{
-	struct timespec t;
-	struct sl_time s;
-
-	clock_gettime(CLOCK_REALTIME, &t);
-	s.sec = t.tv_sec;
-	s.nsec = (uint32_t)t.tv_nsec;
-	return s;
-}
 
 static bool wanted(const struct nfct *st, const struct sl_ct_info *ci)
 {
@@ -426,7 +404,7 @@ static bool sweep_entry(struct sl_ct_entry *e, void *arg)
 /* After a complete dump: report what vanished, drop tombstones. */
 static void sweep(struct nfct *st)
 {
-	struct sweep w = {.st = st, .now = real_now()};
+	struct sweep w = {.st = st, .now = sl_clock_time(CLOCK_REALTIME)};
 
 	sl_ct_sweep(&st->t, sweep_entry, &w);
 	finish_batch(st, w.b);
@@ -470,27 +448,22 @@ static void dump_readable(void *state, int fd, uint32_t events)
 	/* read even when no dump runs: the rest of an aborted one is discarded */
 	for (unsigned dgrams = 0; dgrams < MAX_DGRAMS_PER_WAKEUP; dgrams++) {
 		const struct nlmsghdr *nlh;
-		ssize_t got = recv(fd, st->dump_buf, RX_BUFSIZE, MSG_DONTWAIT | MSG_TRUNC);
-		int n;
+		int n = sl_nl_recv_reply(fd, st->dump_buf, RX_BUFSIZE);
 
-		if (got < 0) {
-			if (errno == EINTR)
-				continue;
-			if (errno == EAGAIN)
-				return;
-			st->host->log(st->inst, SL_LOG_ERR, "conntrack dump: recv: %s", strerror(errno));
+		if (n == 0)
+			return;
+		if (n < 0) {
+			if (errno == EMSGSIZE) {
+				st->host->log(st->inst, SL_LOG_ERR, "conntrack dump: a datagram was cut");
+				sl_nl_malformed(&st->ev);
+			} else {
+				st->host->log(st->inst, SL_LOG_ERR, "conntrack dump: recv: %s",
+					      strerror(errno));
+			}
 			if (st->dumping)
 				end_dump(st, false);
 			return;
 		}
-		if (got > RX_BUFSIZE) {
-			st->host->log(st->inst, SL_LOG_ERR, "conntrack dump: a datagram was cut");
-			sl_nl_malformed(&st->ev);
-			if (st->dumping)
-				end_dump(st, false);
-			return;
-		}
-		n = (int)got;
 		for (nlh = (const struct nlmsghdr *)st->dump_buf; sl_nlmsg_ok(nlh, n);
 		     nlh = mnl_nlmsg_next(nlh, &n)) {
 			struct sl_ct_info ci;
@@ -571,7 +544,7 @@ static void start_dump(struct nfct *st)
 	st->gen++;
 	st->dumping = true;
 	st->dump_seen = 0;
-	st->dump_started_ms = mono_ns() / 1000000;
+	st->dump_started_ms = sl_clock_ms(CLOCK_MONOTONIC);
 }
 
 static void soon_cb(void *state)
@@ -600,7 +573,7 @@ static void request_resync(struct nfct *st)
 	}
 	if (st->soon_armed)
 		return;
-	now_ms = mono_ns() / 1000000;
+	now_ms = sl_clock_ms(CLOCK_MONOTONIC);
 	if (st->dump_started_ms && now_ms - st->dump_started_ms < RESYNC_MIN_GAP_MS)
 		wait = RESYNC_MIN_GAP_MS - (now_ms - st->dump_started_ms);
 	st->host->timer_arm(st->soon, (uint64_t)wait, 0);
@@ -795,7 +768,7 @@ static bool flush_entry(struct sl_ct_entry *e, void *arg)
 static int nfct_flush(void *state)
 {
 	struct nfct *st = state;
-	struct sweep w = {.st = st, .now = real_now()};
+	struct sweep w = {.st = st, .now = sl_clock_time(CLOCK_REALTIME)};
 
 	sl_ct_sweep(&st->t, flush_entry, &w);
 	finish_batch(st, w.b);

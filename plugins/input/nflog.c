@@ -32,6 +32,7 @@
 
 #include <sluice/plugin.h>
 
+#include "clock.h"
 #include "lost_count.h"
 #include "nflog_attrs.h"
 #include "nlsock.h"
@@ -98,26 +99,18 @@ static const struct sl_field_decl nflog_provides[] = {
 	SL_FIELD_END
 };
 
-static int64_t mono_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
-}
-
 /* ---- configuration of the kernel instance (start() only) ---- */
 
 /* Wait for the ack of message `seq`: 0, or -errno. */
 static int wait_ack(struct nflog *st, uint32_t seq)
 {
-	int64_t deadline = mono_ns() + 5 * 1000000000LL;
+	int64_t deadline = sl_clock_ns(CLOCK_MONOTONIC) + 5 * 1000000000LL;
 	unsigned discarded = 0;
 
 	for (;;) {
 		struct pollfd pfd = {.fd = st->rd.fd, .events = POLLIN};
 		struct nlmsghdr *nlh;
-		int64_t left = deadline - mono_ns();
+		int64_t left = deadline - sl_clock_ns(CLOCK_MONOTONIC);
 		ssize_t got;
 		int n;
 

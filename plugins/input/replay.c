@@ -37,6 +37,7 @@
 #include <sluice/plugin.h>
 
 #include "capture.h"
+#include "clock.h"
 #include "nflog_attrs.h"
 #include "plugin_state.h"
 #include "safefile.h"
@@ -176,14 +177,6 @@ lost:
 	st->host->error_add(st->inst, 1);
 }
 
-static int64_t mono_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
-}
-
 /*
  * Map the file when it is a classic pcap in our byte order with a link
  * type we read.  1: mapped; 0: not such a file, use libpcap (which also
@@ -304,11 +297,11 @@ static uint64_t wait_ms(struct replay *st, const struct pcap_pkthdr *h)
 
 	if (!st->t0_set) {
 		st->t0_set = true;
-		st->t0_mono_ns = mono_ns();
+		st->t0_mono_ns = sl_clock_ns(CLOCK_MONOTONIC);
 		st->t0_file_ns = file_ns;
 		return 0;
 	}
-	late = mono_ns() - st->t0_mono_ns - (file_ns - st->t0_file_ns);
+	late = sl_clock_ns(CLOCK_MONOTONIC) - st->t0_mono_ns - (file_ns - st->t0_file_ns);
 	if (late >= -500000)	/* within half a millisecond: now */
 		return 0;
 	return (uint64_t)(-late + 999999) / 1000000;

@@ -21,17 +21,14 @@
 
 #include <sluice/plugin.h>
 
+#include "clock.h"
 #include "line_header.h"
 #include "outfile.h"
 #include "text_escape.h"
 
 struct file_cfg {
 	const char *file;
-	bool sync;
-	uint64_t rotate_size;
-	uint64_t rotate_interval;
-	uint64_t buffer;
-	uint64_t flush_interval;
+	struct sl_outfile_cfg out;
 	int line_header;
 	const char *header_host;
 	const char *header_tag;
@@ -41,9 +38,7 @@ struct file_cfg {
 static const char *const line_header_names[] = { "none", "syslog", "rfc3339", NULL };
 
 struct file_state {
-	struct sl_outfile *of;
-	const struct sl_host *host;
-	struct sl_instance *inst;
+	SL_OUTFILE_STATE_HEAD(struct file_cfg);
 	int c_no_text;
 	int c_escaped;
 	struct line_header hdr;		/* style LH_NONE: no header */
@@ -51,15 +46,7 @@ struct file_state {
 static const struct sl_option file_opts[] = {
 	SL_OPT_STR("file", struct file_cfg, file, SL_PATH_REQUIRED(SL_OPT_OUT_FILE),
 		   "path to append to; '-' is stdout; a '%' makes it a strftime pattern"),
-	SL_OPT_BOOL("sync", struct file_cfg, sync, "false", "fdatasync() after every flush"),
-	SL_OPT_SIZE("rotate_size", struct file_cfg, rotate_size, "0", 0, 0,
-		    "start a new file before this size is exceeded (0: never)"),
-	SL_OPT_DURATION("rotate_interval", struct file_cfg, rotate_interval, "0", 0, 0,
-			"start a new file at every multiple of this (0: never)"),
-	SL_OPT_SIZE("buffer", struct file_cfg, buffer, "256KiB", 4096, (int64_t)1 << 30,
-		    "user-space buffer; written out when full"),
-	SL_OPT_DURATION("flush_interval", struct file_cfg, flush_interval, "1s", 0, 3600000,
-			"write the buffer out at least this often (0: only when full)"),
+	SL_OUTFILE_OPTIONS(struct file_cfg, out, "256KiB", 4096),
 	SL_OPT_ENUM("line_header", struct file_cfg, line_header, "none", line_header_names,
 		    "syslog header before each line, as rsyslog writes files: syslog "
 		    "('Dec  1 05:53:27 host tag: '), rfc3339 "
@@ -121,23 +108,14 @@ static int file_configure(const struct sl_host *host, struct sl_instance *inst, 
 			  void **state)
 {
 	const struct file_cfg *cfg = config;
-	struct sl_outfile_opts o = {
-		.path = cfg->file,
-		.buffer_size = cfg->buffer,
-		.rotate_size = cfg->rotate_size,
-		.rotate_interval = cfg->rotate_interval,
-		.flush_interval = cfg->flush_interval,
-		.sync = cfg->sync,
-	};
+	struct sl_outfile_opts o = sl_outfile_opts_of(cfg->file, &cfg->out);
 	struct file_state *st;
 
 	if (sl_outfile_check(host, inst, &o) < 0 || check_header(host, inst, cfg) < 0)
 		return -1;
-	st = calloc(1, sizeof(*st));
-	if (!st) {
-		host->config_error(inst, NULL, "out of memory");
+	st = sl_outfile_state_new(struct file_state, host, inst, config);
+	if (!st)
 		return -1;
-	}
 	if (cfg->line_header != LH_NONE &&
 	    line_header_init(&st->hdr, cfg->line_header, cfg->header_host, cfg->header_tag,
 			     cfg->header_uptime) < 0) {
@@ -146,8 +124,6 @@ static int file_configure(const struct sl_host *host, struct sl_instance *inst, 
 		free(st);
 		return -1;
 	}
-	st->host = host;
-	st->inst = inst;
 	st->of = sl_outfile_new(host, inst, &o);
 	if (!st->of) {
 		free(st);
@@ -160,27 +136,15 @@ static int file_configure(const struct sl_host *host, struct sl_instance *inst, 
 	return 0;
 }
 
-static int file_start(void *state)
-{
-	struct file_state *st = state;
-
-	return sl_outfile_start(st->of);
-}
-
 /* The time a line's header shows; now is read once per batch that needs it. */
 static struct sl_time header_time(const struct sl_record *r, struct sl_time *now)
 {
-	struct timespec tp;
-
 	if (sl_has(r, SL_F_TIMESTAMP))
 		return r->v[SL_F_TIMESTAMP].time;
 	if (sl_has(r, SL_F_FLOW_END))
 		return r->v[SL_F_FLOW_END].time;
-	if (!now->sec) {
-		clock_gettime(CLOCK_REALTIME, &tp);
-		now->sec = tp.tv_sec;
-		now->nsec = (uint32_t)tp.tv_nsec;
-	}
+	if (!now->sec)
+		*now = sl_clock_time(CLOCK_REALTIME);
 	return *now;
 }
 
@@ -231,37 +195,6 @@ static int file_process(void *state, struct sl_batch *b)
 	return 0;
 }
 
-static int file_flush(void *state)
-{
-	struct file_state *st = state;
-
-	return sl_outfile_flush(st->of);
-}
-
-static int file_reopen(void *state)
-{
-	struct file_state *st = state;
-
-	return sl_outfile_reopen(st->of);
-}
-
-static void file_stop(void *state)
-{
-	struct file_state *st = state;
-
-	sl_outfile_stop(st->of);
-}
-
-static void file_destroy(void *state)
-{
-	struct file_state *st = state;
-
-	if (!st)
-		return;
-	sl_outfile_free(st->of);
-	free(st);
-}
-
 static const struct sl_plugin file_plugin = {
 	SL_PLUGIN_HEADER,
 	.kind = SL_KIND_OUTPUT,
@@ -272,12 +205,12 @@ static const struct sl_plugin file_plugin = {
 	.needs = file_needs,
 	.reads = file_reads,
 	.configure = file_configure,
-	.start = file_start,
+	.start = sl_outfile_plugin_start,
 	.process = file_process,
-	.flush = file_flush,
-	.reopen = file_reopen,
-	.stop = file_stop,
-	.destroy = file_destroy,
+	.flush = sl_outfile_plugin_flush,
+	.reopen = sl_outfile_plugin_reopen,
+	.stop = sl_outfile_plugin_stop,
+	.destroy = sl_outfile_plugin_destroy,
 };
 
 SLUICE_PLUGIN(file_plugin)

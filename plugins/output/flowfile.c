@@ -46,6 +46,7 @@
 
 #include <sluice/plugin.h>
 
+#include "clock.h"
 #include "flow_fields.h"
 #include "nffile.h"
 #include "nffile_recover.h"
@@ -122,14 +123,6 @@ static const struct sl_field_decl ff_reads[] = {
 };
 
 /* ---- time and names ---- */
-
-static int64_t now_ms(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_REALTIME, &t);
-	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
 
 static int64_t slot_of(const struct ff_state *st, int64_t sec)
 {
@@ -222,7 +215,7 @@ static void report_lost(struct ff_state *st)
 /* An error that may repeat every batch: log it at most every 10 s. */
 static void log_limited(struct ff_state *st, const char *what, int err)
 {
-	int64_t now = now_ms() / 1000;
+	int64_t now = sl_clock_ms(CLOCK_REALTIME) / 1000;
 
 	if (now - st->last_err_log < 10)
 		return;
@@ -294,7 +287,7 @@ static int check_dir(struct ff_state *st)
 	int kind = sl_dir_kind(st->cfg->dir, why, sizeof(why));
 
 	if (kind == SL_DIR_UNSAFE) {
-		int64_t now = now_ms() / 1000;
+		int64_t now = sl_clock_ms(CLOCK_REALTIME) / 1000;
 
 		if (st->started)
 			st->host->error_add(st->inst, 1);
@@ -479,7 +472,7 @@ static void arm_timer(struct ff_state *st, int64_t ms)
 static void on_timer(void *state)
 {
 	struct ff_state *st = state;
-	int64_t ms = now_ms();
+	int64_t ms = sl_clock_ms(CLOCK_REALTIME);
 
 	check_slot(st, ms);
 	/* Bound what a crash loses: the block in memory goes to the file. */
@@ -572,7 +565,7 @@ static void to_flow(const struct sl_record *r, struct nf_flow *f, uint64_t recei
 static int ff_process(void *state, struct sl_batch *b)
 {
 	struct ff_state *st = state;
-	int64_t ms = now_ms();
+	int64_t ms = sl_clock_ms(CLOCK_REALTIME);
 	uint64_t incomplete = 0;
 	struct nf_flow f;
 
@@ -808,7 +801,7 @@ static int ff_start(void *state)
 		return -1;
 	}
 	recover_orphans(st);
-	ms = now_ms();
+	ms = sl_clock_ms(CLOCK_REALTIME);
 	if (open_slot(st, ms / 1000) < 0) {
 		st->host->log(st->inst, SL_LOG_ERR, "cannot create a file in %s: %s", st->cfg->dir,
 			      strerror(errno));

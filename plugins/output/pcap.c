@@ -23,6 +23,7 @@
 
 #include <sluice/plugin.h>
 
+#include "clock.h"
 #include "outfile.h"
 #include "plugin_state.h"
 #include "time_clamp.h"
@@ -44,16 +45,11 @@ struct pcap_cfg {
 	const char *file;
 	int linktype;
 	int64_t snaplen;
-	bool sync;
-	uint64_t rotate_size;
-	uint64_t rotate_interval;
-	uint64_t buffer;
-	uint64_t flush_interval;
+	struct sl_outfile_cfg out;
 };
 
 struct pcap_state {
-	SL_STATE_HEAD(struct pcap_cfg);
-	struct sl_outfile *of;
+	SL_OUTFILE_STATE_HEAD(struct pcap_cfg);
 	uint32_t snaplen;
 	int c_skipped;
 };
@@ -92,15 +88,7 @@ static const struct sl_option pcap_opts[] = {
 		    "raw (IP packets), ethernet (rebuilt link header) or nflog (all metadata)"),
 	SL_OPT_INT("snaplen", struct pcap_cfg, snaplen, "262144", 64, 262144,
 		   "bytes kept of each frame"),
-	SL_OPT_BOOL("sync", struct pcap_cfg, sync, "false", "fdatasync() after every flush"),
-	SL_OPT_SIZE("rotate_size", struct pcap_cfg, rotate_size, "0", 0, 0,
-		    "start a new file before this size is exceeded (0: never)"),
-	SL_OPT_DURATION("rotate_interval", struct pcap_cfg, rotate_interval, "0", 0, 0,
-			"start a new file at every multiple of this (0: never)"),
-	SL_OPT_SIZE("buffer", struct pcap_cfg, buffer, "1MiB", 65536, (int64_t)1 << 30,
-		    "user-space buffer; written out when full"),
-	SL_OPT_DURATION("flush_interval", struct pcap_cfg, flush_interval, "1s", 0, 3600000,
-			"write the buffer out at least this often (0: only when full)"),
+	SL_OUTFILE_OPTIONS(struct pcap_cfg, out, "1MiB", 65536),
 	SL_OPT_END
 };
 
@@ -210,22 +198,15 @@ static int pcap_configure(const struct sl_host *host, struct sl_instance *inst, 
 			  void **state)
 {
 	const struct pcap_cfg *cfg = config;
-	struct sl_outfile_opts o = {
-		.path = cfg->file,
-		.buffer_size = cfg->buffer,
-		.rotate_size = cfg->rotate_size,
-		.rotate_interval = cfg->rotate_interval,
-		.flush_interval = cfg->flush_interval,
-		.sync = cfg->sync,
-		.whole_end = pcap_whole_end,
-	};
+	struct sl_outfile_opts o = sl_outfile_opts_of(cfg->file, &cfg->out);
 	struct pcap_state *st;
 	uint8_t *hdr;
 	size_t hdr_len;
 
+	o.whole_end = pcap_whole_end;
 	if (sl_outfile_check(host, inst, &o) < 0)
 		return -1;
-	if (cfg->buffer < 2 * ((uint64_t)cfg->snaplen + sizeof(struct sf_pkthdr) + NFLOG_META_MAX)) {
+	if (cfg->out.buffer < 2 * ((uint64_t)cfg->snaplen + sizeof(struct sf_pkthdr) + NFLOG_META_MAX)) {
 		host->config_error(inst, "buffer", "must be at least %llu bytes: two packets of snaplen %lld",
 				   (unsigned long long)(2 * ((uint64_t)cfg->snaplen +
 							     sizeof(struct sf_pkthdr) + NFLOG_META_MAX)),
@@ -236,7 +217,7 @@ static int pcap_configure(const struct sl_host *host, struct sl_instance *inst, 
 	for (const struct sl_field_decl *f = linktype_reads[cfg->linktype];
 	     f && f->name && SL_HOST_HAS(host, read_field); f++)
 		host->read_field(inst, f->name);
-	st = sl_state_new(struct pcap_state, host, inst, config);
+	st = sl_outfile_state_new(struct pcap_state, host, inst, config);
 	if (!st)
 		return -1;
 	st->snaplen = (uint32_t)cfg->snaplen;
@@ -257,13 +238,6 @@ static int pcap_configure(const struct sl_host *host, struct sl_instance *inst, 
 	st->c_skipped = host->counter_new(inst, "skipped");
 	*state = st;
 	return 0;
-}
-
-static int pcap_start(void *state)
-{
-	struct pcap_state *st = state;
-
-	return sl_outfile_start(st->of);
 }
 
 static uint16_t ethertype_of(const struct sl_record *r, const struct sl_bytes *pkt)
@@ -584,13 +558,8 @@ static int pcap_process(void *state, struct sl_batch *b)
 		if (sl_has(r, SL_F_TIMESTAMP)) {
 			ts = &r->v[SL_F_TIMESTAMP].time;
 		} else {
-			if (!now.sec) {	/* once per batch: the input gave none */
-				struct timespec tp;
-
-				clock_gettime(CLOCK_REALTIME, &tp);
-				now.sec = tp.tv_sec;
-				now.nsec = (uint32_t)tp.tv_nsec;
-			}
+			if (!now.sec)	/* once per batch: the input gave none */
+				now = sl_clock_time(CLOCK_REALTIME);
 			ts = &now;
 		}
 		switch (st->cfg->linktype) {
@@ -614,37 +583,6 @@ static int pcap_process(void *state, struct sl_batch *b)
 	return 0;
 }
 
-static int pcap_flush(void *state)
-{
-	struct pcap_state *st = state;
-
-	return sl_outfile_flush(st->of);
-}
-
-static int pcap_reopen(void *state)
-{
-	struct pcap_state *st = state;
-
-	return sl_outfile_reopen(st->of);
-}
-
-static void pcap_stop(void *state)
-{
-	struct pcap_state *st = state;
-
-	sl_outfile_stop(st->of);
-}
-
-static void pcap_destroy(void *state)
-{
-	struct pcap_state *st = state;
-
-	if (!st)
-		return;
-	sl_outfile_free(st->of);
-	free(st);
-}
-
 static const struct sl_plugin pcap_plugin = {
 	SL_PLUGIN_HEADER,
 	.kind = SL_KIND_OUTPUT,
@@ -655,12 +593,12 @@ static const struct sl_plugin pcap_plugin = {
 	.needs = pcap_needs,
 	.reads = pcap_reads,
 	.configure = pcap_configure,
-	.start = pcap_start,
+	.start = sl_outfile_plugin_start,
 	.process = pcap_process,
-	.flush = pcap_flush,
-	.reopen = pcap_reopen,
-	.stop = pcap_stop,
-	.destroy = pcap_destroy,
+	.flush = sl_outfile_plugin_flush,
+	.reopen = sl_outfile_plugin_reopen,
+	.stop = sl_outfile_plugin_stop,
+	.destroy = sl_outfile_plugin_destroy,
 };
 
 SLUICE_PLUGIN(pcap_plugin)
