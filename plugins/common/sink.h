@@ -49,6 +49,14 @@
  * Clock: CLOCK_MONOTONIC in milliseconds and nanosleep, unless a test
  * sets its own (sl_sink_clock).  Every call from the output's thread.
  *
+ * Not for an asynchronous destination such as librdkafka (the kafka
+ * output takes only SL_SINK_OPT_SPOOL_OF and sl_sink_check): there the
+ * destination's library is the batch, a unit fails long after it left the
+ * batch, one by one (a failed unit is spooled behind newer ones, or in
+ * front at stop), and spooled units are acknowledged by later reports,
+ * with holes (delivered after a failed one), not by what send_spooled()
+ * returns.
+ *
  * Usage:
  *   configure:  check with sl_sink_check(); create the output's counters
  *               (retries and dropped among them); sl_sink_init().
@@ -89,7 +97,8 @@ struct sl_sink_cfg {
  * The option rows, in the output's table where they belong (`member`
  * names its struct sl_sink_cfg).  What differs between outputs is given:
  * batch_size's default, largest value and text; max_retries' the same;
- * what spool_dir holds ("rows that cannot be inserted").
+ * what spool_dir holds ("rows that cannot be inserted") and, with
+ * SL_SINK_OPT_SPOOL_OF, what spool_max_size drops ("messages").
  */
 #define SL_SINK_OPT_BATCH(st, member, def, max, desc)                                      \
 	SL_OPT_INT("batch_size", st, member.batch_size, def, 1, max, desc),                 \
@@ -101,11 +110,13 @@ struct sl_sink_cfg {
 			"first retry delay; doubled up to retry_max"),                      \
 	SL_OPT_DURATION("retry_max", st, member.retry_max, "5s", 10, 3600000,               \
 			"longest retry delay")
-#define SL_SINK_OPT_SPOOL(st, member, what)                                                \
+#define SL_SINK_OPT_SPOOL(st, member, what) SL_SINK_OPT_SPOOL_OF(st, member, what, "rows")
+/* The same, for an output whose units are not rows ("messages"). */
+#define SL_SINK_OPT_SPOOL_OF(st, member, what, units)                                      \
 	SL_OPT_STR("spool_dir", st, member.spool_dir, SL_PATH(NULL, SL_OPT_OUT_MKDIR),      \
 		   "directory of a disk spool for " what " (default: none)"),                \
 	SL_OPT_SIZE("spool_max_size", st, member.spool_max_size, "1GiB", 65536,             \
-		    (int64_t)1 << 40, "largest size of the spool; past it rows are dropped")
+		    (int64_t)1 << 40, "largest size of the spool; past it " units " are dropped")
 
 /* What a send did. */
 enum sl_sink_result {

@@ -27,13 +27,13 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <librdkafka/rdkafka.h>
 
 #include <sluice/plugin.h>
 
+#include "clock.h"
 #include "fmt.h"
 #include "kafka.h"
 
@@ -74,10 +74,7 @@ static const struct sl_option kafka_opts[] = {
 			"at stop, wait this long for queued messages to be delivered"),
 	SL_OPT_SECRET_MAP("properties", struct kafka_cfg, properties,
 			  "more librdkafka properties (security.protocol, sasl.*, ssl.*, ...)"),
-	SL_OPT_STR("spool_dir", struct kafka_cfg, spool_dir, SL_PATH(NULL, SL_OPT_OUT_MKDIR),
-		   "directory of a disk spool for what the queue cannot hold (default: none)"),
-	SL_OPT_SIZE("spool_max_size", struct kafka_cfg, spool_max_size, "1GiB", 65536,
-		    (int64_t)1 << 40, "largest size of the spool; past it messages are dropped"),
+	SL_SINK_OPT_SPOOL_OF(struct kafka_cfg, sink, "what the queue cannot hold", "messages"),
 	SL_OPT_END
 };
 
@@ -95,15 +92,6 @@ static const char *const fail_names[FAIL_N] = {
 	"failed_queue_full", "failed_msg_timed_out", "failed_msg_too_large",
 	"failed_unknown_topic", "failed_broker_error", "failed_at_stop", "failed_other",
 };
-
-
-static uint64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
 
 /* ---- configuration: one function builds the conf, for checking and for use ---- */
 
@@ -228,10 +216,8 @@ static int kafka_configure(const struct sl_host *host, struct sl_instance *inst,
 		host->config_error(inst, "topic", "must be 1 to 249 characters");
 		return -1;
 	}
-	if (c->spool_dir && c->spool_dir[0] != '/') {
-		host->config_error(inst, "spool_dir", "expected an absolute directory path");
+	if (sl_sink_check(&c->sink, host, inst) < 0)
 		return -1;
-	}
 	if (strcmp(c->key, "none") != 0) {
 		key_id = host->need_field(inst, "key", c->key);
 		if (key_id < 0)
@@ -266,7 +252,7 @@ static int kafka_configure(const struct sl_host *host, struct sl_instance *inst,
 	st->c_no_text = host->counter_new(inst, "no_text");
 	st->c_not_json = host->counter_new(inst, "not_json");
 	st->c_no_key = host->counter_new(inst, "no_key");
-	if (c->spool_dir) {
+	if (c->sink.spool_dir) {
 		sl_spool_counters_new(&st->spool_ctr, host, inst);
 		st->c_spooled_failed = host->counter_new(inst, "spooled_failed");
 	}
@@ -278,7 +264,7 @@ static int kafka_configure(const struct sl_host *host, struct sl_instance *inst,
 
 static void log_failures(struct kafka_state *st, bool force)
 {
-	uint64_t now = mono_ms();
+	uint64_t now = sl_mono_ms();
 
 	if (!st->fail_unlogged || (!force && now - st->fail_logged_at < LOG_EVERY_MS &&
 				   st->fail_logged_at))

@@ -17,6 +17,7 @@
 
 #include <sluice/plugin.h>
 
+#include "sink.h"
 #include "spool.h"
 #include "spool_counters.h"
 
@@ -34,8 +35,11 @@ struct kafka_cfg {
 	uint64_t message_timeout;
 	uint64_t stop_timeout;
 	struct sl_strlist properties;
-	const char *spool_dir;
-	uint64_t spool_max_size;
+	/*
+	 * spool_dir and spool_max_size only: librdkafka batches and retries,
+	 * so the engine's batch and retry options are not kafka's (sink.h)
+	 */
+	struct sl_sink_cfg sink;
 };
 
 /* Why a message was not delivered: one counter each. */

@@ -27,8 +27,8 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "clock.h"
 #include "kafka.h"
 
 #define KREC_HDR 13u
@@ -235,14 +235,6 @@ static void on_spool_timer(void *ctx)
 	kspool_publish(st);
 }
 
-static uint64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 /*
  * At stop, before librdkafka's queue is flushed: send what the spool holds
  * while the brokers take it and timeout_ms lasts (what is left stays on
@@ -250,7 +242,7 @@ static uint64_t mono_ms(void)
  */
 uint64_t kspool_stop_drain(struct kafka_state *st, uint64_t timeout_ms)
 {
-	uint64_t start = mono_ms(), now = start;
+	uint64_t start = sl_mono_ms(), now = start;
 
 	while (st->spool && now - start < timeout_ms) {
 		if (!st->wout) {
@@ -262,7 +254,7 @@ uint64_t kspool_stop_drain(struct kafka_state *st, uint64_t timeout_ms)
 		}
 		rd_kafka_poll(st->rk, (int)(timeout_ms - (now - start) < 100 ? timeout_ms - (now - start)
 									       : 100));
-		now = mono_ms();
+		now = sl_mono_ms();
 	}
 	return now - start;
 }
@@ -272,7 +264,7 @@ int kspool_open(struct kafka_state *st)
 	const struct kafka_cfg *c = st->cfg;
 	char err[600];
 
-	if (!c->spool_dir)
+	if (!c->sink.spool_dir)
 		return 0;
 	st->sbuf = malloc(KREC_MAX);
 	st->iov = calloc(KSPOOL_WINDOW, sizeof(*st->iov));
@@ -283,7 +275,8 @@ int kspool_open(struct kafka_state *st)
 		st->host->log(st->inst, SL_LOG_ERR, "out of memory");
 		return -1;
 	}
-	st->spool = sl_spool_open(c->spool_dir, c->spool_max_size, spool_log, st, err, sizeof(err));
+	st->spool = sl_spool_open(c->sink.spool_dir, c->sink.spool_max_size, spool_log, st, err,
+				  sizeof(err));
 	if (!st->spool) {
 		st->host->log(st->inst, SL_LOG_ERR, "spool_dir: %s", err);
 		return -1;

@@ -10,9 +10,11 @@
  * disk, newer batches behind it, tried again no sooner than the backoff
  * (doubled after each failure), then sent back oldest first in order and
  * acknowledged; what is left at stop stays on disk for the next run; a
- * spooled record the output cannot read skipped and counted.
+ * spooled record the output cannot read skipped and counted; the spool's
+ * option rows and their texts.
  */
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -525,6 +527,41 @@ static void test_check(void)
 	CHECK(strstr(H.last_log, "spool_dir") != NULL, "%s", H.last_log);
 	c.spool_dir = "/abs";
 	CHECK(sl_sink_check(&c, &host, NULL) == 0);
+	/* kafka's: only the spool's fields set */
+	c = (struct sl_sink_cfg){ .spool_dir = "/abs" };
+	CHECK(sl_sink_check(&c, &host, NULL) == 0);
+}
+
+/* The spool's rows keep their names, defaults and --describe texts; the noun is the output's. */
+struct rows_cfg {
+	int other;
+	struct sl_sink_cfg sink;
+};
+
+static void test_spool_rows(void)
+{
+	static const struct sl_option rows[] = {
+		SL_SINK_OPT_SPOOL(struct rows_cfg, sink, "rows that cannot be inserted"),
+		SL_SINK_OPT_SPOOL_OF(struct rows_cfg, sink, "what the queue cannot hold", "messages"),
+	};
+
+	CHECK(strcmp(rows[0].name, "spool_dir") == 0);
+	CHECK(strcmp(rows[0].description,
+		     "directory of a disk spool for rows that cannot be inserted (default: none)") == 0,
+	      "%s", rows[0].description);
+	CHECK_EQ_U(rows[0].offset, offsetof(struct rows_cfg, sink.spool_dir));
+	CHECK(strcmp(rows[1].name, "spool_max_size") == 0);
+	CHECK(strcmp(rows[1].def, "1GiB") == 0);
+	CHECK(rows[1].min == 65536 && rows[1].max == (int64_t)1 << 40);
+	CHECK(strcmp(rows[1].description, "largest size of the spool; past it rows are dropped") == 0,
+	      "%s", rows[1].description);
+	CHECK_EQ_U(rows[1].offset, offsetof(struct rows_cfg, sink.spool_max_size));
+	CHECK(strcmp(rows[2].description,
+		     "directory of a disk spool for what the queue cannot hold (default: none)") == 0,
+	      "%s", rows[2].description);
+	CHECK(strcmp(rows[3].description,
+		     "largest size of the spool; past it messages are dropped") == 0,
+	      "%s", rows[3].description);
 }
 
 int main(void)
@@ -541,6 +578,7 @@ int main(void)
 	test_spool_across_runs();
 	test_spool_skip();
 	test_check();
+	test_spool_rows();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", base);
 	if (system(cmd) != 0)
 		fprintf(stderr, "cannot remove %s\n", base);
