@@ -42,9 +42,6 @@ ALLOWED = [
     ("core/src/options", "core/src/inst_keys"),
     ("core/src/inst_keys", "core/src/graph"),
     ("core/src/metrics_config", "core/src/options"),
-    # daemon.metrics' parser reports through config.c's diag_error(), and
-    # config.h holds its struct (issue 20 §2 gives diag a file of its own).
-    ("core/src/metrics_config", "core/src/config"),
     # graph.c hands configure() the host table (host.c's sluice_host) and
     # frees the guard's and strict mode's parts of an instance, which take
     # struct sl_instance from graph.h; guard.c and strict.c call host.c.
