@@ -7,7 +7,8 @@ Usage: include_graph.py SRCDIR [--loops | --dot]
 Every `#include "..."` line of a .c or .h file under core/ and plugins/
 is an arrow from its file to the file it names, looked up as the compiler
 does: beside the including file, then in the include directories
-(core/include and core/src for the core and metrics_http, core/include and
+(core/include, core/src and each of core/src's folders for the core,
+core/include and core/src for metrics_http, core/include and
 plugins/common for plugins).  A .c and the .h of the same name in the same
 folder are one module (foo.c includes foo.h without making a loop), and
 so is foo_int.h, foo's private header; any other header is a module of
@@ -37,22 +38,22 @@ ALLOWED = [
     # opt_groups.c, inst_keys.c, metrics_config.c reach each other; the
     # option parser reads the core's keys and the groups, and the core's
     # keys look at the graph.
-    ("core/src/config", "core/src/options"),
-    ("core/src/options", "core/src/opt_groups"),
-    ("core/src/options", "core/src/inst_keys"),
-    ("core/src/inst_keys", "core/src/graph"),
-    ("core/src/metrics_config", "core/src/options"),
+    ("core/src/config/config", "core/src/config/options"),
+    ("core/src/config/options", "core/src/config/opt_groups"),
+    ("core/src/config/options", "core/src/config/inst_keys"),
+    ("core/src/config/inst_keys", "core/src/graph/graph"),
+    ("core/src/config/metrics_config", "core/src/config/options"),
     # graph.c hands configure() the host table (host.c's sluice_host) and
     # frees the guard's and strict mode's parts of an instance, which take
     # struct sl_instance from graph.h; guard.c and strict.c call host.c.
-    ("core/src/graph", "core/src/guard"),
-    ("core/src/graph", "core/src/strict"),
-    ("core/src/graph", "core/src/host"),
-    ("core/src/guard", "core/src/host"),
-    ("core/src/strict", "core/src/host"),
+    ("core/src/graph/graph", "core/src/graph/guard"),
+    ("core/src/graph/graph", "core/src/graph/strict"),
+    ("core/src/graph/graph", "core/src/runtime/host"),
+    ("core/src/graph/guard", "core/src/runtime/host"),
+    ("core/src/graph/strict", "core/src/runtime/host"),
     # The reload (reload.c, reload_read.c) is daemon_reload()'s other half:
     # it reads struct daemon while daemon.c calls it.
-    ("core/src/reload", "core/src/daemon"),
+    ("core/src/daemon/reload", "core/src/daemon/daemon"),
     # A natural pair: the expression parser (expr.c) drives its lexer
     # (expr_lex.c), which reads literals into the compiled form's types.
     ("plugins/common/expr_lex", "plugins/common/expr"),
@@ -62,9 +63,17 @@ SCANNED = ("core", "plugins")
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
 
 
+# core/CMakeLists.txt's include directories: the core's files include
+# each other by name, whatever their folder.
+CORE_FOLDERS = ["core/src/" + f for f in
+                ("base", "config", "graph", "runtime", "daemon", "convert", "cli")]
+
+
 def include_dirs(rel):
     """The -I directories of the target that compiles file `rel`."""
-    if rel.startswith("core/") or rel == "plugins/service/metrics_http.c":
+    if rel.startswith("core/"):
+        return ["core/include", "core/src"] + CORE_FOLDERS
+    if rel == "plugins/service/metrics_http.c":
         return ["core/include", "core/src"]
     return ["core/include", "plugins/common"]
 
