@@ -23,8 +23,13 @@ are what its comment names.  It fails (exit 1) when
     goes through another ALLOWED arrow as well (delete the entry: the list
     only ever shrinks),
   - a quoted include names no file of the tree.
+The same holds one level up, between the core's folders (its floors,
+core/src/base, config, graph, ...): folder A -> B when a file of A
+includes one of B, and a loop of folders must go through an arrow of
+FOLDERS_ALLOWED, each of which must still close one of its own.
 --loops prints every set of modules that reach each other (strongly
-connected, the ALLOWED arrows included) and --dot the module graph for
+connected, the ALLOWED arrows included), then every such set of core
+folders, and --dot the module graph for
 graphviz, instead of checking.
 """
 import os
@@ -57,6 +62,18 @@ ALLOWED = [
     # A natural pair: the expression parser (expr.c) drives its lexer
     # (expr_lex.c), which reads literals into the compiled form's types.
     ("plugins/common/expr_lex", "plugins/common/expr"),
+]
+
+# Arrows between the core's folders (its floors, docs/ARCHITECTURE.md)
+# that close a loop of folders, (from, to): the same rules as ALLOWED, a
+# folder arrow standing for every include from one folder into the other.
+FOLDERS_ALLOWED = [
+    # The core's keys (config/inst_keys.c, read by the option parser) work
+    # out each instance's field masks over the graph (struct graph).
+    ("core/src/config", "core/src/graph"),
+    # graph.c hands configure() the host table and guard.c and strict.c
+    # call host.c: the arrows into runtime/host of ALLOWED above.
+    ("core/src/graph", "core/src/runtime"),
 ]
 
 SCANNED = ("core", "plugins")
@@ -167,6 +184,58 @@ def describe(comp, edges):
     return "\n    ".join(arrows)
 
 
+def folder(mod):
+    """The core folder (floor) of a module, None outside core/src's folders."""
+    parts = mod.split("/")
+    if parts[:2] == ["core", "src"] and len(parts) == 4:
+        return "/".join(parts[:3])
+    return None
+
+
+def folder_graph(edges):
+    """Arrows between core folders, each with the module arrows behind it."""
+    fedges, why = {}, {}
+    for a, bs in edges.items():
+        fa = folder(a)
+        if fa is None:
+            continue
+        fedges.setdefault(fa, set())
+        for b in bs:
+            fb = folder(b)
+            if fb is None or fb == fa:
+                continue
+            fedges.setdefault(fb, set())
+            fedges[fa].add(fb)
+            why.setdefault((fa, fb), []).append(f"{a} -> {b}")
+    return fedges, why
+
+
+def check(edges, allowed, what, why=None):
+    """The errors of one graph against its list of allowed arrows."""
+    errors = []
+
+    def without(arrows):
+        return {a: {b for b in bs if (a, b) not in arrows} for a, bs in edges.items()}
+
+    for a, b in allowed:
+        if b not in edges.get(a, ()):
+            errors.append(f"{what} {a} -> {b} is not in the tree: delete its entry")
+        elif not loops(without([x for x in allowed if x != (a, b)])):
+            # Every loop through it goes through another allowed arrow too.
+            errors.append(f"{what} {a} -> {b} closes no loop of its own any more: "
+                          "delete its entry")
+    rest = without(allowed)
+    for comp in loops(rest):
+        msg = describe(comp, rest)
+        if why:
+            # A folder arrow is cut by cutting the includes behind it.
+            msg = "\n    ".join(
+                f"{a} -> {b}  ({', '.join(why[(a, b)])})"
+                for a in sorted(comp) for b in sorted(rest[a]) if b in comp)
+        errors.append(f"include loop through no {what} (cut one of these):\n    " + msg)
+    return errors
+
+
 def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
@@ -180,27 +249,21 @@ def main():
         print("}")
         return 0
     found = loops(edges)
+    fedges, why = folder_graph(edges)
     if "--loops" in sys.argv[2:]:
         for comp in found:
             print(" ".join(sorted(comp)))
+        for comp in loops(fedges):
+            print("folders: " + " ".join(sorted(comp)))
         return 0
-    def without(arrows):
-        return {a: {b for b in bs if (a, b) not in arrows} for a, bs in edges.items()}
-
-    for a, b in ALLOWED:
-        if b not in edges.get(a, ()):
-            errors.append(f"ALLOWED arrow {a} -> {b} is not in the tree: delete its entry")
-        elif not loops(without([x for x in ALLOWED if x != (a, b)])):
-            # Every loop through it goes through another ALLOWED arrow too.
-            errors.append(f"ALLOWED arrow {a} -> {b} closes no loop of its own any more: "
-                          "delete its entry")
-    rest = without(ALLOWED)
-    for comp in loops(rest):
-        errors.append("include loop through no ALLOWED arrow (cut one of these):\n    "
-                      + describe(comp, rest))
+    errors += check(edges, ALLOWED, "ALLOWED arrow")
+    errors += check(fedges, FOLDERS_ALLOWED, "FOLDERS_ALLOWED arrow", why)
     nedges = sum(len(v) for v in edges.values())
+    nfedges = sum(len(v) for v in fedges.values())
     print(f"{len(edges)} modules, {nedges} arrows, {len(found)} sets of modules on loops, "
-          f"{len(ALLOWED)} allowed arrows, {len(errors)} errors")
+          f"{len(ALLOWED)} allowed arrows; {len(fedges)} core folders, {nfedges} arrows, "
+          f"{len(loops(fedges))} sets of folders on loops, {len(FOLDERS_ALLOWED)} allowed "
+          f"arrows; {len(errors)} errors")
     for e in errors:
         print(e)
     return 1 if errors else 0
