@@ -40,14 +40,14 @@ import sys
 # Issue 20 cuts them; delete an entry with the loop it closes.
 ALLOWED = [
     # The configuration floor (issue 20 §2): config.c, options.c,
-    # opt_groups.c, inst_keys.c, metrics_config.c reach each other; the
-    # option parser reads the core's keys and the groups, and the core's
-    # keys look at the graph.
+    # opt_groups.c, metrics_config.c reach each other; the option parser
+    # reads the groups.
     ("core/src/config/config", "core/src/config/options"),
     ("core/src/config/options", "core/src/config/opt_groups"),
-    ("core/src/config/options", "core/src/config/inst_keys"),
-    ("core/src/config/inst_keys", "core/src/graph/graph"),
     ("core/src/config/metrics_config", "core/src/config/options"),
+    # The core's keys are read on the graph's instances, which graph.c
+    # builds calling inst_keys_parse().
+    ("core/src/graph/inst_keys", "core/src/graph/graph"),
     # graph.c hands configure() the host table (host.c's sluice_host) and
     # frees the guard's and strict mode's parts of an instance, which take
     # struct sl_instance from graph.h; guard.c and strict.c call host.c.
@@ -68,9 +68,6 @@ ALLOWED = [
 # that close a loop of folders, (from, to): the same rules as ALLOWED, a
 # folder arrow standing for every include from one folder into the other.
 FOLDERS_ALLOWED = [
-    # The core's keys (config/inst_keys.c, read by the option parser) work
-    # out each instance's field masks over the graph (struct graph).
-    ("core/src/config", "core/src/graph"),
     # graph.c hands configure() the host table and guard.c and strict.c
     # call host.c: the arrows into runtime/host of ALLOWED above.
     ("core/src/graph", "core/src/runtime"),
