@@ -7,7 +7,8 @@ Usage: include_graph.py SRCDIR [--loops | --dot]
 Every `#include "..."` line of a .c or .h file under core/ and plugins/
 is an arrow from its file to the file it names, looked up as the compiler
 does: beside the including file, then in the include directories
-(core/include and core/src for the core and metrics_http, core/include and
+(core/include, core/src and each of core/src's folders for the core,
+core/include and core/src for metrics_http, core/include and
 plugins/common for plugins).  A .c and the .h of the same name in the same
 folder are one module (foo.c includes foo.h without making a loop), and
 so is foo_int.h, foo's private header; any other header is a module of
@@ -22,8 +23,13 @@ are what its comment names.  It fails (exit 1) when
     goes through another ALLOWED arrow as well (delete the entry: the list
     only ever shrinks),
   - a quoted include names no file of the tree.
+The same holds one level up, between the core's folders (its floors,
+core/src/base, config, graph, ...): folder A -> B when a file of A
+includes one of B, and a loop of folders must go through an arrow of
+FOLDERS_ALLOWED, each of which must still close one of its own.
 --loops prints every set of modules that reach each other (strongly
-connected, the ALLOWED arrows included) and --dot the module graph for
+connected, the ALLOWED arrows included), then every such set of core
+folders, and --dot the module graph for
 graphviz, instead of checking.
 """
 import os
@@ -34,40 +40,54 @@ import sys
 # Issue 20 cuts them; delete an entry with the loop it closes.
 ALLOWED = [
     # The configuration floor (issue 20 §2): config.c, options.c,
-    # opt_groups.c, inst_keys.c, metrics_config.c reach each other; the
-    # option parser reads the core's keys and the groups, and the core's
-    # keys look at the graph.
-    ("core/src/config", "core/src/options"),
-    ("core/src/options", "core/src/opt_groups"),
-    ("core/src/options", "core/src/inst_keys"),
-    ("core/src/inst_keys", "core/src/graph"),
-    ("core/src/metrics_config", "core/src/options"),
-    # daemon.metrics' parser reports through config.c's diag_error(), and
-    # config.h holds its struct (issue 20 §2 gives diag a file of its own).
-    ("core/src/metrics_config", "core/src/config"),
+    # opt_groups.c, metrics_config.c reach each other; the option parser
+    # reads the groups.
+    ("core/src/config/config", "core/src/config/options"),
+    ("core/src/config/options", "core/src/config/opt_groups"),
+    ("core/src/config/metrics_config", "core/src/config/options"),
+    # The core's keys are read on the graph's instances, which graph.c
+    # builds calling inst_keys_parse().
+    ("core/src/graph/inst_keys", "core/src/graph/graph"),
     # graph.c hands configure() the host table (host.c's sluice_host) and
     # frees the guard's and strict mode's parts of an instance, which take
     # struct sl_instance from graph.h; guard.c and strict.c call host.c.
-    ("core/src/graph", "core/src/guard"),
-    ("core/src/graph", "core/src/strict"),
-    ("core/src/graph", "core/src/host"),
-    ("core/src/guard", "core/src/host"),
-    ("core/src/strict", "core/src/host"),
+    ("core/src/graph/graph", "core/src/graph/guard"),
+    ("core/src/graph/graph", "core/src/graph/strict"),
+    ("core/src/graph/graph", "core/src/runtime/host"),
+    ("core/src/graph/guard", "core/src/runtime/host"),
+    ("core/src/graph/strict", "core/src/runtime/host"),
     # The reload (reload.c, reload_read.c) is daemon_reload()'s other half:
     # it reads struct daemon while daemon.c calls it.
-    ("core/src/reload", "core/src/daemon"),
+    ("core/src/daemon/reload", "core/src/daemon/daemon"),
     # A natural pair: the expression parser (expr.c) drives its lexer
     # (expr_lex.c), which reads literals into the compiled form's types.
     ("plugins/common/expr_lex", "plugins/common/expr"),
+]
+
+# Arrows between the core's folders (its floors, docs/ARCHITECTURE.md)
+# that close a loop of folders, (from, to): the same rules as ALLOWED, a
+# folder arrow standing for every include from one folder into the other.
+FOLDERS_ALLOWED = [
+    # graph.c hands configure() the host table and guard.c and strict.c
+    # call host.c: the arrows into runtime/host of ALLOWED above.
+    ("core/src/graph", "core/src/runtime"),
 ]
 
 SCANNED = ("core", "plugins")
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
 
 
+# core/CMakeLists.txt's include directories: the core's files include
+# each other by name, whatever their folder.
+CORE_FOLDERS = ["core/src/" + f for f in
+                ("base", "config", "graph", "runtime", "daemon", "convert", "cli")]
+
+
 def include_dirs(rel):
     """The -I directories of the target that compiles file `rel`."""
-    if rel.startswith("core/") or rel == "plugins/service/metrics_http.c":
+    if rel.startswith("core/"):
+        return ["core/include", "core/src"] + CORE_FOLDERS
+    if rel == "plugins/service/metrics_http.c":
         return ["core/include", "core/src"]
     return ["core/include", "plugins/common"]
 
@@ -161,6 +181,58 @@ def describe(comp, edges):
     return "\n    ".join(arrows)
 
 
+def folder(mod):
+    """The core folder (floor) of a module, None outside core/src's folders."""
+    parts = mod.split("/")
+    if parts[:2] == ["core", "src"] and len(parts) == 4:
+        return "/".join(parts[:3])
+    return None
+
+
+def folder_graph(edges):
+    """Arrows between core folders, each with the module arrows behind it."""
+    fedges, why = {}, {}
+    for a, bs in edges.items():
+        fa = folder(a)
+        if fa is None:
+            continue
+        fedges.setdefault(fa, set())
+        for b in bs:
+            fb = folder(b)
+            if fb is None or fb == fa:
+                continue
+            fedges.setdefault(fb, set())
+            fedges[fa].add(fb)
+            why.setdefault((fa, fb), []).append(f"{a} -> {b}")
+    return fedges, why
+
+
+def check(edges, allowed, what, why=None):
+    """The errors of one graph against its list of allowed arrows."""
+    errors = []
+
+    def without(arrows):
+        return {a: {b for b in bs if (a, b) not in arrows} for a, bs in edges.items()}
+
+    for a, b in allowed:
+        if b not in edges.get(a, ()):
+            errors.append(f"{what} {a} -> {b} is not in the tree: delete its entry")
+        elif not loops(without([x for x in allowed if x != (a, b)])):
+            # Every loop through it goes through another allowed arrow too.
+            errors.append(f"{what} {a} -> {b} closes no loop of its own any more: "
+                          "delete its entry")
+    rest = without(allowed)
+    for comp in loops(rest):
+        msg = describe(comp, rest)
+        if why:
+            # A folder arrow is cut by cutting the includes behind it.
+            msg = "\n    ".join(
+                f"{a} -> {b}  ({', '.join(why[(a, b)])})"
+                for a in sorted(comp) for b in sorted(rest[a]) if b in comp)
+        errors.append(f"include loop through no {what} (cut one of these):\n    " + msg)
+    return errors
+
+
 def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
@@ -174,27 +246,21 @@ def main():
         print("}")
         return 0
     found = loops(edges)
+    fedges, why = folder_graph(edges)
     if "--loops" in sys.argv[2:]:
         for comp in found:
             print(" ".join(sorted(comp)))
+        for comp in loops(fedges):
+            print("folders: " + " ".join(sorted(comp)))
         return 0
-    def without(arrows):
-        return {a: {b for b in bs if (a, b) not in arrows} for a, bs in edges.items()}
-
-    for a, b in ALLOWED:
-        if b not in edges.get(a, ()):
-            errors.append(f"ALLOWED arrow {a} -> {b} is not in the tree: delete its entry")
-        elif not loops(without([x for x in ALLOWED if x != (a, b)])):
-            # Every loop through it goes through another ALLOWED arrow too.
-            errors.append(f"ALLOWED arrow {a} -> {b} closes no loop of its own any more: "
-                          "delete its entry")
-    rest = without(ALLOWED)
-    for comp in loops(rest):
-        errors.append("include loop through no ALLOWED arrow (cut one of these):\n    "
-                      + describe(comp, rest))
+    errors += check(edges, ALLOWED, "ALLOWED arrow")
+    errors += check(fedges, FOLDERS_ALLOWED, "FOLDERS_ALLOWED arrow", why)
     nedges = sum(len(v) for v in edges.values())
+    nfedges = sum(len(v) for v in fedges.values())
     print(f"{len(edges)} modules, {nedges} arrows, {len(found)} sets of modules on loops, "
-          f"{len(ALLOWED)} allowed arrows, {len(errors)} errors")
+          f"{len(ALLOWED)} allowed arrows; {len(fedges)} core folders, {nfedges} arrows, "
+          f"{len(loops(fedges))} sets of folders on loops, {len(FOLDERS_ALLOWED)} allowed "
+          f"arrows; {len(errors)} errors")
     for e in errors:
         print(e)
     return 1 if errors else 0

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The bounded batch queue in front of a threaded output (core/src/queue.c):
+ * The bounded batch queue in front of a threaded output (core/src/runtime/queue.c):
  * a copy keeps every value type, points text and packet fields into its
  * own arena (fields inside the packet inside the packet's copy) and
  * survives the source being overwritten; `drop` refuses a batch when the

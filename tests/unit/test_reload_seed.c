@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * What a reload builds on (core/src/reload.c): a graph whose registry is
+ * What a reload builds on (core/src/daemon/reload.c): a graph whose registry is
  * seeded from the running one keeps every id, even of a field its own
  * plugins never register, and appends nothing else; the diag sink gets
  * every error whole, with its file:line:column, and nothing on stderr.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Secrets in option values (core/src/secret.c): what is shown of a secret
+ * Secrets in option values (core/src/base/secret.c): what is shown of a secret
  * option, of a secret mapping's entries, of passwords inside URIs and
  * libpq connection strings; the scrub of messages; a refused value of a
  * secret option; and that the built plugins mark their secrets.

@@ -12,7 +12,7 @@
 #include <sysexits.h>
 
 #include "describe.h"
-#include "inst_keys.h"
+#include "core_keys.h"
 #include "options.h"
 #include "plugin_loader.h"
 #include "secret.h"

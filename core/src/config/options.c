@@ -7,7 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "inst_keys.h"
+#include "core_keys.h"
 #include "options.h"
 #include "opt_groups.h"
 #include "secret.h"

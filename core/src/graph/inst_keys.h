@@ -3,6 +3,8 @@
  * Keys the core itself reads on any instance, next to the plugin's own
  * options: `thread` (inputs and outputs), and for an output on its own
  * thread `when_full` (drop|block) and `queue` (its bound, in batches).
+ * Their names, which the option parsers need before there is a graph,
+ * are core_keys.h's.
  */
 #ifndef SLUICE_INST_KEYS_H
 #define SLUICE_INST_KEYS_H
@@ -21,12 +23,6 @@ struct graph;
 #define INST_QUEUE_DEFAULT 64
 #define INST_QUEUE_MAX 65536
 
-/* Is `key` one of the core's keys (not a plugin option)? */
-bool inst_key_is_core(const char *key);
-/* The plugin's descriptor flags (0 for a plugin built before ABI 1.2). */
-unsigned inst_plugin_flags(const struct sl_plugin *d);
-/* Does an instance of this plugin run on a thread of its own unless `thread:` says otherwise? */
-bool inst_default_thread(const struct sl_plugin *d);
 /*
  * The fields a queue in front of output `inst` copies: every field it
  * reads (its needs, needs_one_of, need_field() and read_field() fields and `reads`), or all

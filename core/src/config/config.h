@@ -11,23 +11,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "diag.h"
 #include "metrics_config.h"
 #include "strset.h"
 #include "yaml_tree.h"
-
-/* Error reporting with positions: "FILE:LINE:COL: error: ...". */
-struct diag {
-	const char *file;
-	unsigned errors;
-	/* NULL: stderr.  Otherwise each whole message, without the newline. */
-	void (*sink)(void *ctx, const char *line);
-	void *sink_ctx;
-};
-void diag_error(struct diag *d, const struct ymark *at, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-/* "FILE:LINE:COL: warning: ...": not counted, nothing is refused. */
-void diag_warning(struct diag *d, const struct ymark *at, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
 
 /* One element of a stack as written. */
 struct elem_spec {

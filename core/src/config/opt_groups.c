@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "opt_groups.h"
-#include "inst_keys.h"
+#include "core_keys.h"
 #include "options.h"
 
 #define GROUP_NAME_MAX 64

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
+#include "diag.h"
 #include "metrics_config.h"
 #include "options.h"
 
