@@ -7,8 +7,9 @@
  *                   stop, destroy;
  *   syslog_queue.c  the bounded ring of framed messages;
  *   syslog_conn.c   the transport: connect with backoff, TLS, RELP, the
- *                   socket's events and timers, sending the queue, and
- *                   counting what a failed connection did not deliver;
+ *                   socket's events and timers, counting what a failed
+ *                   connection did not deliver, the send at stop;
+ *   syslog_send.c   the queue sent without blocking;
  *   syslog_spool.c  the disk spool glue (spool_dir).
  */
 #ifndef SLUICE_SYSLOG_OUT_H
@@ -170,8 +171,13 @@ void syslog_q_pop(struct syslog_state *st);
 /* Up to max head messages as st->iov (the first from head_sent on); how many. */
 unsigned syslog_q_gather(struct syslog_state *st, unsigned max);
 
+/* syslog_send.c: what the queue (then the spool) holds, as far as the socket takes it now. */
+void syslog_drain(struct syslog_state *st);
+
 /* syslog_conn.c */
 uint64_t syslog_mono_ms(void);
+/* A socket error counted (errors), logged at most once per LOG_EVERY_MS. */
+void syslog_sock_error(struct syslog_state *st, const char *what, int err);
 /* Warn about dropped messages not yet reported: at most once per LOG_EVERY_MS unless force. */
 void syslog_log_drops(struct syslog_state *st, bool force);
 /* n messages the queue could not take: dropped_messages, the core's dropped, the warning. */
@@ -180,8 +186,6 @@ void syslog_count_drops(struct syslog_state *st, uint64_t n);
 void syslog_conn_timers_new(struct syslog_state *st);
 /* Connect (RELP: open librelp's session); a failure arms the retry with backoff. */
 void syslog_connect(struct syslog_state *st);
-/* Send what the queue (then the spool) holds, as far as the socket takes it now. */
-void syslog_drain(struct syslog_state *st);
 /*
  * At stop, for at most STOP_DRAIN_MS: timers off, the UDP probe's verdict,
  * a TLS handshake finished, the queue sent, RELP's session closed (which
