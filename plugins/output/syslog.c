@@ -46,6 +46,7 @@
 #include <sluice/plugin.h>
 
 #include "fmt.h"
+#include "sink.h"
 #include "spool.h"
 #include "syslog_fmt.h"
 #include "relp_conn.h"
@@ -110,10 +111,9 @@ static const struct sl_option syslog_opts[] = {
 		    "tls: verify the server certificate and name (false: encrypt only)"),
 	SL_OPT_ENUM("tls_min_version", struct syslog_cfg, tls_min_version, "1.2", tls_version_names,
 		    "tls, relp over TLS: oldest TLS version offered, 1.2 or 1.3 (never 1.0 or 1.1)"),
-	SL_OPT_STR("spool_dir", struct syslog_cfg, spool_dir, SL_PATH(NULL, SL_OPT_OUT_MKDIR),
-		   "tcp, tls, relp: directory of a disk spool for what the queue cannot hold (default: none)"),
-	SL_OPT_SIZE("spool_max_size", struct syslog_cfg, spool_max_size, "1GiB", 65536,
-		    (int64_t)1 << 40, "largest size of the spool; past it messages are dropped"),
+	SL_SINK_OPT_SPOOL_ROWS(struct syslog_cfg, spool_dir, spool_max_size,
+			       "tcp, tls, relp: directory of a disk spool for what the queue "
+			       "cannot hold (default: none)", "messages"),
 	SL_OPT_END
 };
 
@@ -375,10 +375,8 @@ static int syslog_configure(const struct sl_host *host, struct sl_instance *inst
 		host->config_error(inst, "spool_dir", "only applies to transport: tcp, tls or relp");
 		return -1;
 	}
-	if (c->spool_dir && c->spool_dir[0] != '/') {
-		host->config_error(inst, "spool_dir", "expected an absolute directory path");
+	if (sl_sink_check_spool_dir(c->spool_dir, host, inst) < 0)
 		return -1;
-	}
 	if (c->reconnect_min > c->reconnect_max) {
 		host->config_error(inst, "reconnect_min", "is larger than reconnect_max");
 		return -1;
