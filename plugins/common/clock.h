@@ -5,8 +5,8 @@
  * CLOCK_REALTIME for the time a record is given.  Not time(): glibc's
  * reads the coarse clock, up to a tick behind.
  *
- * The network outputs (syslog, kafka, clickhouse, sql, ipfix) still keep
- * their own until the sink framework carries their timers.
+ * The network outputs (kafka, clickhouse, sql, ipfix) still keep their
+ * own until the sink framework carries their timers.
  */
 #ifndef SLUICE_CLOCK_H
 #define SLUICE_CLOCK_H

@@ -45,6 +45,7 @@
 
 #include <sluice/plugin.h>
 
+#include "clock.h"
 #include "fmt.h"
 #include "sink.h"
 #include "spool.h"
@@ -198,13 +199,8 @@ static int syslog_process(void *state, struct sl_batch *batch)
 			enqueue(st, r, r->v[SL_F_TIMESTAMP].time);
 			continue;
 		}
-		if (!now.sec) {	/* once per batch: the input gave no time */
-			struct timespec tp;
-
-			clock_gettime(CLOCK_REALTIME, &tp);
-			now.sec = tp.tv_sec;
-			now.nsec = (uint32_t)tp.tv_nsec;
-		}
+		if (!now.sec)	/* once per batch: the input gave no time */
+			now = sl_clock_time(CLOCK_REALTIME);
 		enqueue(st, r, now);
 	}
 	if (no_text) {

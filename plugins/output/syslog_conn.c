@@ -21,24 +21,17 @@
 
 #include <sluice/plugin.h>
 
+#include "clock.h"
 #include "spool.h"
 #include "relp_conn.h"
 #include "tls_stream.h"
 #include "syslog_out.h"
 
-uint64_t syslog_mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 /* ---- reporting ---- */
 
 void syslog_log_drops(struct syslog_state *st, bool force)
 {
-	uint64_t now = syslog_mono_ms();
+	uint64_t now = sl_mono_ms();
 
 	if (!st->drops_unlogged)
 		return;
@@ -62,7 +55,7 @@ void syslog_count_drops(struct syslog_state *st, uint64_t n)
 /* A socket error: count it, log the first and then one per 10 s. */
 void syslog_sock_error(struct syslog_state *st, const char *what, int err)
 {
-	uint64_t now = syslog_mono_ms();
+	uint64_t now = sl_mono_ms();
 
 	st->host->error_add(st->inst, 1);
 	if (st->err_logged_at && now - st->err_logged_at < LOG_EVERY_MS) {
@@ -206,14 +199,14 @@ void syslog_close_fd(struct syslog_state *st)
 static bool tls_refused(const struct syslog_state *st)
 {
 	return st->tls && st->conn == ST_UP &&
-	       syslog_mono_ms() - st->connected_at < TLS_REFUSED_MS &&
+	       sl_mono_ms() - st->connected_at < TLS_REFUSED_MS &&
 	       (tls_conn_cert_requested(st->tls) || tls_conn_alerted(st->tls));
 }
 
 /* The receiver went away: close and try again after the backoff. */
 void syslog_lost(struct syslog_state *st, const char *what, int err)
 {
-	uint64_t now = syslog_mono_ms();
+	uint64_t now = sl_mono_ms();
 
 	syslog_sock_error(st, what, err);
 	if (!st->tls_refused)
@@ -233,7 +226,7 @@ void syslog_lost(struct syslog_state *st, const char *what, int err)
 static void up(struct syslog_state *st)
 {
 	st->conn = ST_UP;
-	st->connected_at = syslog_mono_ms();
+	st->connected_at = sl_mono_ms();
 	st->host->timer_disarm(st->retry_timer);
 	if (st->was_down) {
 		syslog_log_drops(st, true);
@@ -565,7 +558,7 @@ static void stop_send(struct syslog_state *st, uint64_t end)
 	/* TLS: finish a handshake still under way, then send */
 	while (st->cfg->transport == TR_TLS && st->conn == ST_CONNECTING && st->fd >= 0) {
 		struct pollfd pfd = { .fd = st->fd, .events = (short)(st->watched & (EPOLLIN | EPOLLOUT)) };
-		uint64_t now = syslog_mono_ms();
+		uint64_t now = sl_mono_ms();
 
 		if (now >= end || poll(&pfd, 1, (int)(end - now)) <= 0)
 			break;
@@ -583,7 +576,7 @@ static void stop_send(struct syslog_state *st, uint64_t end)
 	/* Give a connected receiver a moment to take the rest. */
 	while (st->qcount && st->fd >= 0 && st->conn == ST_UP && !st->probe_inflight) {
 		struct pollfd pfd = { .fd = st->fd, .events = POLLOUT };
-		uint64_t now = syslog_mono_ms();
+		uint64_t now = sl_mono_ms();
 		unsigned before = st->qcount;
 
 		syslog_drain(st);
@@ -593,7 +586,7 @@ static void stop_send(struct syslog_state *st, uint64_t end)
 			break;
 	}
 	/* TLS: the last record may still wait in GnuTLS */
-	while (st->tls && tls_conn_pending(st->tls) && st->conn == ST_UP && syslog_mono_ms() < end) {
+	while (st->tls && tls_conn_pending(st->tls) && st->conn == ST_UP && sl_mono_ms() < end) {
 		struct pollfd pfd = { .fd = st->fd, .events = POLLOUT };
 
 		syslog_drain(st);
@@ -609,7 +602,7 @@ static void stop_wait_acked(struct syslog_state *st, uint64_t end)
 	if (syslog_stream(st->cfg) && st->fd >= 0 && st->conn == ST_UP) {
 		int outq = 0;
 
-		while (ioctl(st->fd, SIOCOUTQ, &outq) == 0 && outq > 0 && syslog_mono_ms() < end)
+		while (ioctl(st->fd, SIOCOUTQ, &outq) == 0 && outq > 0 && sl_mono_ms() < end)
 			poll(NULL, 0, 5);
 		count_inflight(st, "at shutdown,");
 		/*
@@ -621,10 +614,10 @@ static void stop_wait_acked(struct syslog_state *st, uint64_t end)
 		if (st->tls) {
 			uint64_t until = tls_conn_cert_requested(st->tls)
 						 ? st->connected_at + TLS_REFUSED_MS
-						 : syslog_mono_ms() + TLS_ALERT_WAIT_MS;
+						 : sl_mono_ms() + TLS_ALERT_WAIT_MS;
 			uint64_t now;
 
-			while (st->tls && st->conn == ST_UP && (now = syslog_mono_ms()) < until) {
+			while (st->tls && st->conn == ST_UP && (now = sl_mono_ms()) < until) {
 				struct pollfd pfd = { .fd = st->fd, .events = POLLIN };
 
 				if (poll(&pfd, 1, (int)(until - now)) <= 0)
@@ -637,7 +630,7 @@ static void stop_wait_acked(struct syslog_state *st, uint64_t end)
 
 void syslog_conn_stop(struct syslog_state *st)
 {
-	uint64_t end = syslog_mono_ms() + STOP_DRAIN_MS;
+	uint64_t end = sl_mono_ms() + STOP_DRAIN_MS;
 
 	stop_send(st, end);
 	stop_wait_acked(st, end);

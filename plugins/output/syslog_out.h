@@ -175,7 +175,6 @@ unsigned syslog_q_gather(struct syslog_state *st, unsigned max);
 void syslog_drain(struct syslog_state *st);
 
 /* syslog_conn.c */
-uint64_t syslog_mono_ms(void);
 /* A socket error counted (errors), logged at most once per LOG_EVERY_MS. */
 void syslog_sock_error(struct syslog_state *st, const char *what, int err);
 /* Warn about dropped messages not yet reported: at most once per LOG_EVERY_MS unless force. */

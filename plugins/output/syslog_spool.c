@@ -20,6 +20,7 @@
 
 #include <sluice/plugin.h>
 
+#include "clock.h"
 #include "spool.h"
 #include "relp_conn.h"
 #include "tls_stream.h"
@@ -274,7 +275,7 @@ void syslog_spool_drain_relp(struct syslog_state *st)
 			if (!st->rs_handed++)
 				st->rs_first = relp_conn_sent(st->relp);
 		}
-		if (st->drain_until && syslog_mono_ms() >= st->drain_until)
+		if (st->drain_until && sl_mono_ms() >= st->drain_until)
 			break;
 	}
 	syslog_spool_publish(st);
