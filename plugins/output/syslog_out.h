@@ -173,6 +173,13 @@ unsigned syslog_q_gather(struct syslog_state *st, unsigned max);
 
 /* syslog_send.c: what the queue (then the spool) holds, as far as the socket takes it now. */
 void syslog_drain(struct syslog_state *st);
+/*
+ * bytes of the n messages in st->iov went out (tcp: written to the socket,
+ * counted in written and their ends put in the ring; else taken into TLS
+ * records): how many went whole; *part gets the bytes of the next one that
+ * did (its sent-so-far grows by them).
+ */
+unsigned syslog_iov_done(struct syslog_state *st, unsigned n, size_t bytes, bool tcp, size_t *part);
 
 /* syslog_conn.c */
 /* A socket error counted (errors), logged at most once per LOG_EVERY_MS. */

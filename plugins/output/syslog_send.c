@@ -19,6 +19,29 @@
 #include "tls_stream.h"
 #include "syslog_out.h"
 
+unsigned syslog_iov_done(struct syslog_state *st, unsigned n, size_t bytes, bool tcp, size_t *part)
+{
+	unsigned done = 0;
+
+	*part = 0;
+	for (unsigned i = 0; i < n && bytes > 0; i++) {
+		if (bytes >= st->iov[i].iov_len) {
+			bytes -= st->iov[i].iov_len;
+			if (tcp) {
+				st->written += (uint32_t)st->iov[i].iov_len;
+				st->ends[st->ends_n++ % INFLIGHT_MSGS] = st->written;
+			}
+			done++;
+		} else {
+			if (tcp)
+				st->written += (uint32_t)bytes;
+			*part = bytes;
+			bytes = 0;
+		}
+	}
+	return done;
+}
+
 /* The receiver is away: reconnect (else the message is skipped, counted). */
 static bool gone(int err)
 {
@@ -86,9 +109,10 @@ static void drain_stream(struct syslog_state *st)
 	if (st->spool && !st->spool_adopted)
 		syslog_spool_adopt(st);
 	while (st->qcount) {
-		unsigned n = syslog_q_gather(st, BATCH_MSGS);
+		unsigned done, n = syslog_q_gather(st, BATCH_MSGS);
 		struct msghdr mh = { .msg_iov = st->iov, .msg_iovlen = n };
 		ssize_t sent = sendmsg(st->fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
+		size_t part;
 
 		if (sent < 0) {
 			int err = errno;
@@ -102,18 +126,10 @@ static void drain_stream(struct syslog_state *st)
 			syslog_lost(st, "cannot send to", err);
 			return;
 		}
-		for (unsigned i = 0; i < n && sent > 0; i++) {
-			if ((size_t)sent >= st->iov[i].iov_len) {
-				sent -= (ssize_t)st->iov[i].iov_len;
-				st->written += (uint32_t)st->iov[i].iov_len;
-				st->ends[st->ends_n++ % INFLIGHT_MSGS] = st->written;
-				syslog_q_pop(st);
-			} else {
-				st->written += (uint32_t)sent;
-				st->head_sent += (size_t)sent;
-				sent = 0;
-			}
-		}
+		done = syslog_iov_done(st, n, (size_t)sent, true, &part);
+		while (done--)
+			syslog_q_pop(st);
+		st->head_sent += part;
 	}
 	if (st->spool && st->conn == ST_UP && st->fd >= 0)
 		syslog_spool_drain_tcp(st);
@@ -143,8 +159,9 @@ static void drain_tls(struct syslog_state *st)
 		st->spool_taken = 0;
 	}
 	while (rc == TLS_DONE && st->qcount) {
-		unsigned done = 0, n = syslog_q_gather(st, BATCH_MSGS);
+		unsigned done, n = syslog_q_gather(st, BATCH_MSGS);
 		ssize_t taken = tls_conn_writev(st->tls, st->iov, n, err, sizeof(err));
+		size_t part;
 
 		if (taken == TLS_FAILED) {
 			syslog_tls_lost(st, err);
@@ -152,16 +169,10 @@ static void drain_tls(struct syslog_state *st)
 		}
 		if (taken == 0)
 			break;
-		for (unsigned i = 0; i < n && taken > 0; i++) {
-			if ((size_t)taken >= st->iov[i].iov_len) {
-				taken -= (ssize_t)st->iov[i].iov_len;
-				syslog_q_pop(st);
-				done++;
-			} else {
-				st->head_sent += (size_t)taken;
-				taken = 0;
-			}
-		}
+		done = syslog_iov_done(st, n, (size_t)taken, false, &part);
+		for (unsigned i = 0; i < done; i++)
+			syslog_q_pop(st);
+		st->head_sent += part;
 		if (tls_conn_pending(st->tls)) {
 			st->tls_rec_msgs = done;
 			break;

@@ -85,8 +85,9 @@ void syslog_spool_drain_tcp(struct syslog_state *st)
 
 	while ((n = sl_spool_peekv(st->spool, st->iov, BATCH_MSGS))) {
 		struct msghdr mh = { .msg_iov = st->iov, .msg_iovlen = n };
-		unsigned i, done = 0;
+		unsigned done;
 		ssize_t sent;
+		size_t part;
 
 		st->iov[0].iov_base = (char *)st->iov[0].iov_base + st->spool_head_sent;
 		st->iov[0].iov_len -= st->spool_head_sent;
@@ -102,19 +103,10 @@ void syslog_spool_drain_tcp(struct syslog_state *st)
 				syslog_lost(st, "cannot send to", err);
 			break;
 		}
-		for (i = 0; i < n && sent > 0; i++) {
-			if ((size_t)sent >= st->iov[i].iov_len) {
-				sent -= (ssize_t)st->iov[i].iov_len;
-				st->written += (uint32_t)st->iov[i].iov_len;
-				st->ends[st->ends_n++ % INFLIGHT_MSGS] = st->written;
-				st->spool_head_sent = 0;
-				done++;
-			} else {
-				st->written += (uint32_t)sent;
-				st->spool_head_sent += (size_t)sent;
-				sent = 0;
-			}
-		}
+		done = syslog_iov_done(st, n, (size_t)sent, true, &part);
+		if (done)
+			st->spool_head_sent = 0;
+		st->spool_head_sent += part;
 		sl_spool_ack(st->spool, done);
 	}
 	syslog_spool_publish(st);
@@ -166,8 +158,9 @@ void syslog_spool_drain_tls(struct syslog_state *st)
 	unsigned n;
 
 	while (!tls_conn_pending(st->tls) && (n = sl_spool_peekv(st->spool, st->iov, BATCH_MSGS))) {
-		unsigned i, done = 0;
+		unsigned done;
 		ssize_t taken;
+		size_t part;
 
 		st->iov[0].iov_base = (char *)st->iov[0].iov_base + st->spool_head_sent;
 		st->iov[0].iov_len -= st->spool_head_sent;
@@ -178,16 +171,10 @@ void syslog_spool_drain_tls(struct syslog_state *st)
 		}
 		if (taken == 0)
 			break;
-		for (i = 0; i < n && taken > 0; i++) {
-			if ((size_t)taken >= st->iov[i].iov_len) {
-				taken -= (ssize_t)st->iov[i].iov_len;
-				st->spool_head_sent = 0;
-				done++;
-			} else {
-				st->spool_head_sent += (size_t)taken;
-				taken = 0;
-			}
-		}
+		done = syslog_iov_done(st, n, (size_t)taken, false, &part);
+		if (done)
+			st->spool_head_sent = 0;
+		st->spool_head_sent += part;
 		if (tls_conn_pending(st->tls)) {
 			st->spool_taken = st->tls_rec_msgs = done;
 			break;
