@@ -49,6 +49,21 @@ void syslog_spool_put(struct syslog_state *st, const char *digits, size_t dlen, 
 	sl_spool_append(st->spool, st->sbuf, dlen + n + lf);	/* a refusal is counted there */
 }
 
+/* Every queued message appended to the spool, oldest first; how many. */
+static unsigned queue_to_spool(struct syslog_state *st)
+{
+	unsigned n = 0;
+
+	while (st->qcount) {
+		size_t off = syslog_q_fix(st, st->qhead);
+
+		sl_spool_append(st->spool, st->q + off + 4, syslog_q_len(st, off));
+		syslog_q_pop(st);
+		n++;
+	}
+	return n;
+}
+
 /*
  * A reload's new instance gets the spool only when the old one has
  * stopped: what it queued meanwhile is newer than all of that spool, so it
@@ -57,20 +72,14 @@ void syslog_spool_put(struct syslog_state *st, const char *digits, size_t dlen, 
  */
 void syslog_spool_adopt(struct syslog_state *st)
 {
-	unsigned moved = 0;
+	unsigned moved;
 
 	if (st->head_sent || !sl_spool_ready(st->spool))
 		return;
 	st->spool_adopted = true;
 	if (!sl_spool_pending(st->spool))
 		return;
-	while (st->qcount) {
-		size_t off = syslog_q_fix(st, st->qhead);
-
-		sl_spool_append(st->spool, st->q + off + 4, syslog_q_len(st, off));
-		syslog_q_pop(st);
-		moved++;
-	}
+	moved = queue_to_spool(st);
 	sl_spool_flush(st->spool);
 	syslog_spool_publish(st);
 	if (moved)
@@ -115,18 +124,12 @@ void syslog_spool_drain_tcp(struct syslog_state *st)
 /* At stop: the queue (older than all of the spool) goes in front of it. */
 void syslog_spool_save_queue(struct syslog_state *st)
 {
-	unsigned saved = 0;
+	unsigned saved;
 
 	if (!st->qcount || sl_spool_front_begin(st->spool) < 0)
 		return;
 	st->head_sent = 0;
-	while (st->qcount) {
-		size_t off = syslog_q_fix(st, st->qhead);
-
-		sl_spool_append(st->spool, st->q + off + 4, syslog_q_len(st, off));
-		syslog_q_pop(st);
-		saved++;
-	}
+	saved = queue_to_spool(st);
 	sl_spool_front_end(st->spool);
 	syslog_spool_publish(st);
 	st->host->log(st->inst, SL_LOG_NOTICE, "%u queued messages for %s kept in the spool at shutdown",
