@@ -5,7 +5,7 @@
  * CLOCK_REALTIME for the time a record is given.  Not time(): glibc's
  * reads the coarse clock, up to a tick behind.
  *
- * Of the network outputs kafka reads it; syslog, ipfix and sql_pg still
+ * Of the network outputs kafka and syslog read it; ipfix and sql_pg still
  * keep their own until the sink framework carries their timers.
  */
 #ifndef SLUICE_CLOCK_H

@@ -59,6 +59,16 @@ static bool spool_pending(const struct sl_sink *sk)
 	return sk->sp && sl_spool_pending(sk->sp);
 }
 
+int sl_sink_check_spool_dir(const char *spool_dir, const struct sl_host *host,
+			    struct sl_instance *inst)
+{
+	if (spool_dir && spool_dir[0] != '/') {
+		host->config_error(inst, "spool_dir", "expected an absolute directory path");
+		return -1;
+	}
+	return 0;
+}
+
 int sl_sink_check(const struct sl_sink_cfg *cfg, const struct sl_host *host,
 		  struct sl_instance *inst)
 {
@@ -66,11 +76,7 @@ int sl_sink_check(const struct sl_sink_cfg *cfg, const struct sl_host *host,
 		host->config_error(inst, "retry_min", "is larger than retry_max");
 		return -1;
 	}
-	if (cfg->spool_dir && cfg->spool_dir[0] != '/') {
-		host->config_error(inst, "spool_dir", "expected an absolute directory path");
-		return -1;
-	}
-	return 0;
+	return sl_sink_check_spool_dir(cfg->spool_dir, host, inst);
 }
 
 void sl_sink_init(struct sl_sink *sk, const struct sl_host *host, struct sl_instance *inst,

@@ -113,10 +113,18 @@ struct sl_sink_cfg {
 #define SL_SINK_OPT_SPOOL(st, member, what) SL_SINK_OPT_SPOOL_OF(st, member, what, "rows")
 /* The same, for an output whose units are not rows ("messages"). */
 #define SL_SINK_OPT_SPOOL_OF(st, member, what, units)                                      \
-	SL_OPT_STR("spool_dir", st, member.spool_dir, SL_PATH(NULL, SL_OPT_OUT_MKDIR),      \
-		   "directory of a disk spool for " what " (default: none)"),                \
-	SL_OPT_SIZE("spool_max_size", st, member.spool_max_size, "1GiB", 65536,             \
-		    (int64_t)1 << 40, "largest size of the spool; past it " units " are dropped")
+	SL_SINK_OPT_SPOOL_ROWS(st, member.spool_dir, member.spool_max_size,                 \
+			       "directory of a disk spool for " what " (default: none)", units)
+/*
+ * The same two rows for an output that keeps its own spool (syslog, whose
+ * queue and acknowledgements the engine does not model): its members, the
+ * whole text of spool_dir, and what past spool_max_size is dropped
+ * ("messages").  Names, defaults and limits are the engine's.
+ */
+#define SL_SINK_OPT_SPOOL_ROWS(st, dir, size, dir_desc, units)                             \
+	SL_OPT_STR("spool_dir", st, dir, SL_PATH(NULL, SL_OPT_OUT_MKDIR), dir_desc),         \
+	SL_OPT_SIZE("spool_max_size", st, size, "1GiB", 65536, (int64_t)1 << 40,            \
+		    "largest size of the spool; past it " units " are dropped")
 
 /* What a send did. */
 enum sl_sink_result {
@@ -179,6 +187,9 @@ struct sl_sink {
 	uint64_t delay, next_try;	/* the spool's backoff; next_try: clock ms */
 };
 
+/* spool_dir (NULL: none) an absolute path, else a config error on it and -1. */
+int sl_sink_check_spool_dir(const char *spool_dir, const struct sl_host *host,
+			    struct sl_instance *inst);
 /* In configure(), where the output checks them: -1 after a config error. */
 int sl_sink_check(const struct sl_sink_cfg *cfg, const struct sl_host *host,
 		  struct sl_instance *inst);

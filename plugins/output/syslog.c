@@ -27,19 +27,17 @@
  * (order); the queue, always older, is sent first.  The glue, and when a
  * spooled message counts as delivered per transport, is in syslog_spool.c.
  * The bytes of each message and its framing come from the formatter in
- * plugins/common/syslog_fmt.h; this file queues and sends them.
+ * plugins/common/syslog_fmt.h; the queue is syslog_queue.c, the transport
+ * (connecting, TLS, RELP, sending, what a failure lost) syslog_conn.c.
+ * This file holds the options, their checks, formatting each record into
+ * the queue, and the plugin's lifecycle.
  */
 #include <arpa/inet.h>
-#include <errno.h>
 #include <netdb.h>
 #include <netinet/in.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <linux/sockios.h>
-#include <sys/epoll.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <time.h>
@@ -47,7 +45,9 @@
 
 #include <sluice/plugin.h>
 
+#include "clock.h"
 #include "fmt.h"
+#include "sink.h"
 #include "spool.h"
 #include "syslog_fmt.h"
 #include "relp_conn.h"
@@ -66,32 +66,6 @@ static const char *const facility_names[] = {
 };
 static const char *const severity_names[] = {
 	"emerg", "alert", "crit", "err", "warning", "notice", "info", "debug", NULL
-};
-
-struct syslog_cfg {
-	int format;
-	int transport;
-	const char *address;
-	int framing;
-	int facility;
-	int severity;
-	const char *app_name;
-	const char *hostname;
-	const char *msgid;
-	bool structured_data;
-	const char *sd_id;
-	uint64_t queue_size;
-	uint64_t message_size;
-	uint64_t reconnect_min;
-	uint64_t reconnect_max;
-	const char *tls_ca_file;
-	const char *tls_cert_file;
-	const char *tls_key_file;
-	const char *tls_server_name;
-	bool tls_verify;
-	int tls_min_version;
-	const char *spool_dir;
-	uint64_t spool_max_size;
 };
 
 static const struct sl_option syslog_opts[] = {
@@ -138,10 +112,9 @@ static const struct sl_option syslog_opts[] = {
 		    "tls: verify the server certificate and name (false: encrypt only)"),
 	SL_OPT_ENUM("tls_min_version", struct syslog_cfg, tls_min_version, "1.2", tls_version_names,
 		    "tls, relp over TLS: oldest TLS version offered, 1.2 or 1.3 (never 1.0 or 1.1)"),
-	SL_OPT_STR("spool_dir", struct syslog_cfg, spool_dir, SL_PATH(NULL, SL_OPT_OUT_MKDIR),
-		   "tcp, tls, relp: directory of a disk spool for what the queue cannot hold (default: none)"),
-	SL_OPT_SIZE("spool_max_size", struct syslog_cfg, spool_max_size, "1GiB", 65536,
-		    (int64_t)1 << 40, "largest size of the spool; past it messages are dropped"),
+	SL_SINK_OPT_SPOOL_ROWS(struct syslog_cfg, spool_dir, spool_max_size,
+			       "tcp, tls, relp: directory of a disk spool for what the queue "
+			       "cannot hold (default: none)", "messages"),
 	SL_OPT_END
 };
 
@@ -163,806 +136,6 @@ static const struct sl_field_decl syslog_reads[] = {
 	SL_FIELD_DECL(SL_F_IFNAME_OUT),
 	SL_FIELD_END
 };
-
-uint64_t syslog_mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
-static void drain(struct syslog_state *st);
-static void do_connect(struct syslog_state *st);
-
-/* A byte stream: TCP, or TLS over TCP. */
-static bool stream(const struct syslog_cfg *c)
-{
-	return c->transport == TR_TCP || c->transport == TR_TLS;
-}
-
-/* ---- the queue ---- */
-
-static size_t entry_size(uint32_t len)
-{
-	return 4 + (((size_t)len + 3) & ~(size_t)3);
-}
-
-/* Room for a message of len bytes at the tail, or NULL. */
-static uint8_t *q_reserve(struct syslog_state *st, uint32_t len)
-{
-	size_t need = entry_size(len);
-
-	if (!st->qcount)
-		st->qhead = st->qtail = 0;
-	if (st->qtail >= st->qhead) {
-		if (st->qcap - st->qtail >= need)
-			return st->q + st->qtail;
-		if (need < st->qhead) {	/* wrap; keep tail != head */
-			if (st->qcap - st->qtail >= 4) {
-				uint32_t mark = WRAP_MARK;
-
-				memcpy(st->q + st->qtail, &mark, 4);
-			}
-			st->qtail = 0;
-			return st->q;
-		}
-		return NULL;
-	}
-	if (st->qhead - st->qtail > need)
-		return st->q + st->qtail;
-	return NULL;
-}
-
-static void q_commit(struct syslog_state *st, uint32_t len)
-{
-	memcpy(st->q + st->qtail, &len, 4);
-	st->qtail += entry_size(len);
-	st->qcount++;
-}
-
-/* Offset of the i-th entry after `off`, following a wrap. */
-size_t syslog_q_fix(const struct syslog_state *st, size_t off)
-{
-	uint32_t len;
-
-	if (st->qcap - off < 4)
-		return 0;
-	memcpy(&len, st->q + off, 4);
-	return len == WRAP_MARK ? 0 : off;
-}
-
-uint32_t syslog_q_len(const struct syslog_state *st, size_t off)
-{
-	uint32_t len;
-
-	memcpy(&len, st->q + off, 4);
-	return len;
-}
-
-void syslog_q_pop(struct syslog_state *st)
-{
-	st->qhead = syslog_q_fix(st, st->qhead);
-	st->qhead += entry_size(syslog_q_len(st, st->qhead));
-	st->head_sent = 0;
-	if (--st->qcount == 0)
-		st->qhead = st->qtail = 0;
-	else
-		st->qhead = syslog_q_fix(st, st->qhead);
-}
-
-/* Up to max queued messages as iovecs (the head one from head_sent on). */
-static unsigned q_gather(struct syslog_state *st, unsigned max)
-{
-	size_t off = st->qhead;
-	unsigned i, n = st->qcount < max ? st->qcount : max;
-
-	for (i = 0; i < n; i++) {
-		uint32_t len;
-
-		off = syslog_q_fix(st, off);
-		len = syslog_q_len(st, off);
-		st->iov[i].iov_base = st->q + off + 4;
-		st->iov[i].iov_len = len;
-		if (i == 0 && st->head_sent) {
-			st->iov[i].iov_base = (char *)st->iov[i].iov_base + st->head_sent;
-			st->iov[i].iov_len -= st->head_sent;
-		}
-		off += entry_size(len);
-	}
-	return n;
-}
-
-/* ---- reporting ---- */
-
-static void log_drops(struct syslog_state *st, bool force)
-{
-	uint64_t now = syslog_mono_ms();
-
-	if (!st->drops_unlogged)
-		return;
-	if (!force && st->drop_logged_at && now - st->drop_logged_at < LOG_EVERY_MS)
-		return;
-	st->host->log(st->inst, SL_LOG_WARNING, "%s: queue full, dropped %llu messages", st->where,
-		      (unsigned long long)st->drops_unlogged);
-	st->drop_logged_at = now;
-	st->drops_unlogged = 0;
-}
-
-static void count_drops(struct syslog_state *st, uint64_t n)
-{
-	st->host->counter_add(st->inst, st->c_dropped, n);
-	st->host->dropped_add(st->inst, n);
-	st->drops_unlogged += n;
-	st->drops_outage += n;
-	log_drops(st, false);
-}
-
-/* A socket error: count it, log the first and then one per 10 s. */
-static void sock_error(struct syslog_state *st, const char *what, int err)
-{
-	uint64_t now = syslog_mono_ms();
-
-	st->host->error_add(st->inst, 1);
-	if (st->err_logged_at && now - st->err_logged_at < LOG_EVERY_MS) {
-		st->errs_unlogged++;
-		return;
-	}
-	st->host->log(st->inst, SL_LOG_WARNING, "%s %s: %s%s; %u messages queued, retrying", what,
-		      st->where, strerror(err), st->errs_unlogged ? " (and more errors)" : "",
-		      st->qcount);
-	st->err_logged_at = now;
-	st->errs_unlogged = 0;
-}
-
-/* ---- connection ---- */
-
-/*
- * TCP: how many fully written messages end beyond the bytes the peer
- * acknowledged (SIOCOUTQ = written but not acknowledged).  The head
- * message, if cut, is not counted: it is still queued and sent again.
- */
-static uint64_t unacked_messages(struct syslog_state *st, bool *estimated)
-{
-	int outq = 0;
-	uint32_t acked;
-	uint64_t n = 0, have = st->ends_n < INFLIGHT_MSGS ? st->ends_n : INFLIGHT_MSGS;
-
-	*estimated = false;
-	if (!st->ends || !st->ends_n || ioctl(st->fd, SIOCOUTQ, &outq) < 0 || outq <= 0)
-		return 0;
-	acked = st->written - (uint32_t)outq;
-	while (n < have && (int32_t)(st->ends[(st->ends_n - 1 - n) % INFLIGHT_MSGS] - acked) > 0)
-		n++;
-	if (n == INFLIGHT_MSGS && st->ends_n > INFLIGHT_MSGS) {
-		/* the ring is too short: estimate the rest from the mean size */
-		uint32_t oldest = st->ends[(st->ends_n - INFLIGHT_MSGS) % INFLIGHT_MSGS];
-		uint32_t newest = st->ends[(st->ends_n - 1) % INFLIGHT_MSGS];
-		uint64_t mean = (uint64_t)(newest - oldest) / (INFLIGHT_MSGS - 1);
-		uint64_t rest = (int32_t)(oldest - acked) > (int64_t)mean ? oldest - acked - mean : 0;
-
-		n += mean ? (rest + mean - 1) / mean : 0;
-		if (n > st->ends_n)
-			n = st->ends_n;
-		*estimated = true;
-	}
-	return n;
-}
-
-/*
- * TLS: the messages that ended in a record GnuTLS had not yet written out
- * are gone with the session (a cut record cannot be read); the spool's
- * among them are sent again from the spool.
- */
-static void count_unwritten(struct syslog_state *st)
-{
-	unsigned n = st->tls_rec_msgs - st->spool_taken;
-
-	st->tls_rec_msgs = st->spool_taken;
-	if (!n)
-		return;
-	st->host->counter_add(st->inst, st->c_dropped, n);
-	st->host->dropped_add(st->inst, n);
-	st->host->log(st->inst, SL_LOG_WARNING,
-		      "%s: %u messages in a TLS record not yet written out lost with the session",
-		      st->where, n);
-}
-
-/*
- * Messages the socket had not delivered when it failed or was closed:
- * those ending beyond what the peer acknowledged, or every one written on
- * a TLS session the server refused.  Counted once per connection.
- */
-static void count_inflight(struct syslog_state *st, const char *when)
-{
-	bool estimated = false;
-	uint64_t n;
-
-	if ((st->cfg->transport != TR_TCP && st->cfg->transport != TR_TLS) || st->fd < 0 ||
-	    st->conn != ST_UP)
-		return;
-	if (st->tls) {
-		count_unwritten(st);
-		st->written = tls_conn_wire(st->tls);
-	}
-	n = st->tls_refused ? st->ends_n : unacked_messages(st, &estimated);
-	if (n <= st->lost_counted)
-		return;
-	n -= st->lost_counted;
-	st->lost_counted += n;
-	st->host->counter_add(st->inst, st->c_possibly_lost, n);
-	st->host->dropped_add(st->inst, n);
-	st->host->log(st->inst, SL_LOG_WARNING,
-		      st->tls_refused ? "%s %s: %s%llu messages sent on the refused session, possibly lost "
-					"(not sent again)"
-				      : "%s %s: %s%llu messages sent but not acknowledged, possibly lost "
-					"(not sent again)",
-		      when, st->where, estimated ? "about " : "", (unsigned long long)n);
-}
-
-/* TLS: n more messages end in the record just written out. */
-void syslog_tls_written(struct syslog_state *st, unsigned n)
-{
-	uint32_t end = tls_conn_wire(st->tls);
-
-	while (n--)
-		st->ends[st->ends_n++ % INFLIGHT_MSGS] = end;
-}
-
-static void close_fd(struct syslog_state *st)
-{
-	tls_conn_free(st->tls);
-	st->tls = NULL;
-	if (st->fd >= 0) {
-		st->host->unwatch_fd(st->inst, st->fd);
-		close(st->fd);
-	}
-	st->fd = -1;
-	st->watched = 0;
-	st->probe_inflight = false;
-	st->catchup = 0;
-	st->head_sent = 0;	/* a cut TCP message is sent again in full */
-	st->spool_head_sent = 0;
-	st->spool_taken = 0;	/* not written out: sent again from the spool */
-	st->written = 0;
-	st->ends_n = 0;
-	st->lost_counted = 0;
-	st->tls_rec_msgs = 0;
-	st->tls_refused = false;
-	if (st->probe_timer)
-		st->host->timer_disarm(st->probe_timer);
-}
-
-/*
- * TLS: a session that ends soon after the handshake, when the server had
- * asked for a client certificate or sent a fatal alert, was most likely
- * refused.  With TLS 1.3 the server checks our certificate only after our
- * side of the handshake is over, and rsyslog checks the peer's name after
- * the handshake with any version: what we wrote meanwhile was taken by the
- * kernel (TCP-acknowledged) but never read, whatever the way the server
- * closed (alert, close, reset), so all of it counts as possibly lost.
- */
-static bool tls_refused(const struct syslog_state *st)
-{
-	return st->tls && st->conn == ST_UP &&
-	       syslog_mono_ms() - st->connected_at < TLS_REFUSED_MS &&
-	       (tls_conn_cert_requested(st->tls) || tls_conn_alerted(st->tls));
-}
-
-/* The receiver went away: close and try again after the backoff. */
-void syslog_lost(struct syslog_state *st, const char *what, int err)
-{
-	uint64_t now = syslog_mono_ms();
-
-	sock_error(st, what, err);
-	if (!st->tls_refused)
-		st->tls_refused = tls_refused(st);
-	count_inflight(st, "connection to");
-	/* A connection that broke at once does not reset the backoff. */
-	if (st->conn == ST_UP && now - st->connected_at >= 2000)
-		st->backoff = st->cfg->reconnect_min;
-	close_fd(st);
-	st->conn = ST_DOWN;
-	st->was_down = true;
-	st->host->timer_arm(st->retry_timer, st->backoff, 0);
-	st->backoff = st->backoff * 2 > st->cfg->reconnect_max ? st->cfg->reconnect_max
-							       : st->backoff * 2;
-}
-
-static void up(struct syslog_state *st)
-{
-	st->conn = ST_UP;
-	st->connected_at = syslog_mono_ms();
-	st->host->timer_disarm(st->retry_timer);
-	if (st->was_down) {
-		log_drops(st, true);
-		st->host->log(st->inst, SL_LOG_NOTICE,
-			      "connected to %s again; %llu messages were dropped while it was unavailable",
-			      st->where, (unsigned long long)st->drops_outage);
-		st->host->counter_add(st->inst, st->c_reconnects, 1);
-	}
-	/*
-	 * UDP has no flow control: a backlog sent at once overflows the
-	 * receiver's socket buffer (measured: rsyslog on loopback with the
-	 * default 208 KiB buffer lost ~900 messages of one short backlog).
-	 * Send what was queued during an outage one batch per millisecond;
-	 * what comes in meanwhile queues behind it and then goes at full
-	 * speed.  Not after the first probe at start: that backlog is only
-	 * the probe's 100 ms, and pacing it below a high input rate kept
-	 * the queue full and dropping (83% of 217k msg/s in bench/run.sh).
-	 */
-	st->catchup = st->cfg->transport == TR_UDP && st->was_down && st->qcount > BATCH_MSGS
-			      ? st->qcount : 0;
-	st->was_down = false;
-	st->drops_outage = 0;
-}
-
-void syslog_arm_fd(struct syslog_state *st, uint32_t events)
-{
-	if (st->fd < 0 || events == st->watched)
-		return;
-	st->host->modify_fd(st->inst, st->fd, events);
-	st->watched = events;
-}
-
-uint32_t syslog_idle_events(const struct syslog_state *st)
-{
-	/* TCP: notice the receiver closing while we have nothing to send. */
-	return stream(st->cfg) ? EPOLLIN | EPOLLRDHUP : 0;
-}
-
-/* ---- TLS (RFC 5425): a handshake between connect and up() ---- */
-
-/* Refused or broken handshake: said with the check that failed, counted. */
-static void tls_failed(struct syslog_state *st, const char *why)
-{
-	st->host->counter_add(st->inst, st->c_tls_failures, 1);
-	st->host->log(st->inst, SL_LOG_ERR, "TLS with %s (server name %s): %s; nothing sent",
-		      st->where, st->tls_name, why);
-	syslog_lost(st, "TLS handshake with", EPROTO);
-}
-
-/*
- * The session failed after the handshake.  With TLS 1.3 a server that
- * refuses our client certificate says so only now, in an alert read after
- * we sent: counted as a TLS failure too.
- */
-void syslog_tls_lost(struct syslog_state *st, const char *why)
-{
-	bool asked = tls_conn_cert_requested(st->tls) &&
-		     (!st->cfg->tls_cert_file || tls_refused(st));
-
-	st->host->counter_add(st->inst, st->c_tls_failures, 1);
-	st->host->log(st->inst, SL_LOG_ERR, "TLS session with %s failed: %s%s", st->where, why,
-		      !asked ? ""
-		      : !st->cfg->tls_cert_file ? " (the server asked for a client certificate and "
-						  "tls_cert_file is not set: it probably refused us)"
-						: " (right after the server asked for a client "
-						  "certificate: it probably refused tls_cert_file)");
-	syslog_lost(st, "lost", ECONNRESET);
-}
-
-/* Advance the handshake (the connect timer still runs); up() when done. */
-static void tls_step(struct syslog_state *st)
-{
-	char err[512];
-	int rc;
-
-	if (!st->tls) {
-		st->tls = tls_conn_new(st->tls_creds, st->fd, st->tls_name, st->cfg->tls_verify, err,
-				       sizeof(err));
-		if (!st->tls) {
-			tls_failed(st, err);
-			return;
-		}
-	}
-	rc = tls_conn_handshake(st->tls, err, sizeof(err));
-	if (rc == TLS_WANT_READ || rc == TLS_WANT_WRITE) {
-		syslog_arm_fd(st, rc == TLS_WANT_READ ? EPOLLIN | EPOLLRDHUP : EPOLLOUT);
-		return;
-	}
-	if (rc != TLS_DONE) {
-		tls_failed(st, err);
-		return;
-	}
-	up(st);
-	syslog_arm_fd(st, syslog_idle_events(st));
-	drain(st);
-}
-
-static void on_fd(void *state, int fd, uint32_t events)
-{
-	struct syslog_state *st = state;
-	int err = 0;
-	socklen_t len = sizeof(err);
-
-	if (fd != st->fd)
-		return;
-	if (st->conn == ST_CONNECTING) {
-		if (st->tls) {
-			tls_step(st);
-			return;
-		}
-		if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
-			err = errno;
-		if (err) {
-			syslog_lost(st, "cannot connect to", err);
-			return;
-		}
-		if (st->cfg->transport == TR_TLS) {
-			tls_step(st);
-			return;
-		}
-		up(st);
-		syslog_arm_fd(st, syslog_idle_events(st));
-		drain(st);
-		return;
-	}
-	/* TLS: an alert before the error says why (a refused client certificate) */
-	if (st->tls && (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))) {
-		char why[256];
-		int rc = tls_conn_discard_input(st->tls, why, sizeof(why));
-
-		if (rc == TLS_FAILED) {
-			syslog_tls_lost(st, why);
-			return;
-		}
-		if (rc == TLS_CLOSED) {
-			if (tls_refused(st))	/* rsyslog refuses a peer name so */
-				syslog_tls_lost(st, "closed by the server");
-			else
-				syslog_lost(st, "connection closed by", ECONNRESET);
-			return;
-		}
-	}
-	if (events & EPOLLERR) {
-		if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
-			err = errno;
-		if (err) {
-			syslog_lost(st, "lost", err);
-			return;
-		}
-	}
-	if (!st->tls && (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP))) {
-		char sink[512];
-		ssize_t n;
-
-		/* Receivers send nothing; EOF means they closed. */
-		while ((n = recv(fd, sink, sizeof(sink), MSG_DONTWAIT)) > 0)
-			;
-		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)) {
-			syslog_lost(st, "connection closed by", n == 0 ? ECONNRESET : errno);
-			return;
-		}
-	}
-	if (events & EPOLLOUT) {
-		syslog_arm_fd(st, syslog_idle_events(st));
-		drain(st);
-	}
-}
-
-/*
- * RELP: librelp owns the socket and blocks (up to RELP_TIMEOUT_S) on this
- * output's own thread; a reconnect first resends what was not acknowledged.
- */
-int syslog_relp_open(struct syslog_state *st)
-{
-	char err[512];
-	int rc = -1;
-
-	if (!st->relp) {
-		const struct syslog_cfg *c = st->cfg;
-		struct tls_conf tc = { c->tls_ca_file, c->tls_cert_file, c->tls_key_file, true,
-				       c->tls_min_version == 1 };
-
-		st->relp = relp_conn_new(st->relp_host, st->relp_port, RELP_TIMEOUT_S,
-					 c->tls_ca_file ? &tc : NULL, st->tls_name, err, sizeof(err));
-	}
-	if (!st->relp || (rc = relp_conn_open(st->relp, err, sizeof(err))) < 0) {
-		if (rc == -2)
-			st->host->counter_add(st->inst, st->c_tls_failures, 1);
-		/* librelp does not tell a refused certificate apart: say it all */
-		st->host->log(st->inst, st->cfg->tls_ca_file ? SL_LOG_WARNING : SL_LOG_DEBUG, "%s: %s",
-			      st->where, err);
-		st->conn = ST_DOWN;
-		syslog_lost(st, "cannot connect to", ECONNREFUSED);
-		return -1;
-	}
-	return 0;
-}
-
-static void relp_connect(struct syslog_state *st)
-{
-	if (syslog_relp_open(st) < 0)
-		return;
-	up(st);
-	drain(st);
-}
-
-static void do_connect(struct syslog_state *st)
-{
-	int type = stream(st->cfg) ? SOCK_STREAM : SOCK_DGRAM;
-	int fd;
-
-	if (st->cfg->transport == TR_RELP) {
-		relp_connect(st);
-		return;
-	}
-	close_fd(st);
-	fd = socket(st->addr.ss_family, type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0) {
-		st->conn = ST_DOWN;
-		syslog_lost(st, "cannot create a socket for", errno);
-		return;
-	}
-	st->fd = fd;
-	if (st->host->watch_fd(st->inst, fd, 0, on_fd, st) < 0) {
-		close(fd);
-		st->fd = -1;
-		st->conn = ST_DOWN;
-		syslog_lost(st, "cannot watch the socket for", EINVAL);
-		return;
-	}
-	if (connect(fd, (struct sockaddr *)&st->addr, st->addrlen) < 0) {
-		if (errno == EINPROGRESS) {
-			st->conn = ST_CONNECTING;
-			syslog_arm_fd(st, EPOLLOUT);
-			/* A connect that never answers is given up on. */
-			st->host->timer_arm(st->retry_timer, CONNECT_TIMEOUT_MS, 0);
-			return;
-		}
-		st->conn = ST_DOWN;
-		syslog_lost(st, "cannot connect to", errno);
-		return;
-	}
-	if (st->cfg->transport == TR_TLS) {
-		st->conn = ST_CONNECTING;
-		st->host->timer_arm(st->retry_timer, CONNECT_TIMEOUT_MS, 0);
-		tls_step(st);
-		return;
-	}
-	st->probe_needed = st->cfg->transport == TR_UDP;
-	if (!st->probe_needed)
-		up(st);
-	else
-		st->conn = ST_UP;	/* but unconfirmed until a probe passes */
-	syslog_arm_fd(st, syslog_idle_events(st));
-	drain(st);
-}
-
-static void on_retry_timer(void *state)
-{
-	struct syslog_state *st = state;
-
-	if (st->conn == ST_CONNECTING) {
-		syslog_lost(st, "timed out connecting to", ETIMEDOUT);
-		return;
-	}
-	if (st->conn == ST_DOWN)
-		do_connect(st);
-}
-
-/* UDP: no ICMP error came back for the probe: the receiver is there. */
-static void on_probe_timer(void *state)
-{
-	struct syslog_state *st = state;
-	int err = 0;
-	socklen_t len = sizeof(err);
-
-	if (!st->probe_inflight || st->fd < 0)
-		return;
-	if (getsockopt(st->fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
-		err = errno;
-	st->probe_inflight = false;
-	if (err) {
-		syslog_lost(st, "no receiver at", err);
-		return;
-	}
-	st->probe_needed = false;
-	if (st->qcount)
-		syslog_q_pop(st);	/* the probe message arrived */
-	up(st);
-	drain(st);
-}
-
-static void on_pace_timer(void *state)
-{
-	drain(state);
-}
-
-/* ---- sending ---- */
-
-static bool gone(int err)
-{
-	return err == ECONNREFUSED || err == ECONNRESET || err == EPIPE || err == ENOTCONN ||
-	       err == ENOENT || err == EDESTADDRREQ || err == EHOSTUNREACH || err == ENETUNREACH ||
-	       err == ETIMEDOUT || err == ECONNABORTED || err == EACCES || err == EPERM;
-}
-
-static void drain_dgram(struct syslog_state *st)
-{
-	while (st->qcount) {
-		unsigned i, n = q_gather(st, st->probe_needed ? 1 : BATCH_MSGS);
-		int sent;
-
-		for (i = 0; i < n; i++) {
-			memset(&st->mm[i], 0, sizeof(st->mm[i]));
-			st->mm[i].msg_hdr.msg_iov = &st->iov[i];
-			st->mm[i].msg_hdr.msg_iovlen = 1;
-		}
-		sent = sendmmsg(st->fd, st->mm, n, MSG_DONTWAIT | MSG_NOSIGNAL);
-		if (sent < 0) {
-			int err = errno;
-
-			if (err == EINTR)
-				continue;
-			if (err == EAGAIN || err == EWOULDBLOCK || err == ENOBUFS) {
-				syslog_arm_fd(st, syslog_idle_events(st) | EPOLLOUT);
-				return;
-			}
-			if (err == EMSGSIZE) {	/* the receiver's limit: skip it */
-				sock_error(st, "message too long for", err);
-				syslog_q_pop(st);
-				count_drops(st, 1);
-				continue;
-			}
-			if (gone(err)) {
-				syslog_lost(st, "cannot send to", err);
-				return;
-			}
-			sock_error(st, "cannot send to", err);
-			syslog_q_pop(st);	/* unknown error: do not spin on it */
-			count_drops(st, 1);
-			continue;
-		}
-		if (st->probe_needed) {
-			st->probe_inflight = true;
-			st->host->timer_arm(st->probe_timer, PROBE_MS, 0);
-			return;
-		}
-		for (i = 0; i < (unsigned)sent; i++)
-			syslog_q_pop(st);
-		if (st->catchup) {
-			st->catchup = st->catchup > (unsigned)sent ? st->catchup - (unsigned)sent : 0;
-			if (st->catchup && st->qcount) {
-				st->host->timer_arm(st->pace_timer, PACE_MS, 0);
-				return;
-			}
-		}
-	}
-	st->catchup = 0;
-}
-
-static void drain_stream(struct syslog_state *st)
-{
-	if (st->spool && !st->spool_adopted)
-		syslog_spool_adopt(st);
-	while (st->qcount) {
-		unsigned n = q_gather(st, BATCH_MSGS);
-		struct msghdr mh = { .msg_iov = st->iov, .msg_iovlen = n };
-		ssize_t sent = sendmsg(st->fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
-
-		if (sent < 0) {
-			int err = errno;
-
-			if (err == EINTR)
-				continue;
-			if (err == EAGAIN || err == EWOULDBLOCK || err == ENOBUFS) {
-				syslog_arm_fd(st, syslog_idle_events(st) | EPOLLOUT);
-				return;
-			}
-			syslog_lost(st, "cannot send to", err);
-			return;
-		}
-		for (unsigned i = 0; i < n && sent > 0; i++) {
-			if ((size_t)sent >= st->iov[i].iov_len) {
-				sent -= (ssize_t)st->iov[i].iov_len;
-				st->written += (uint32_t)st->iov[i].iov_len;
-				st->ends[st->ends_n++ % INFLIGHT_MSGS] = st->written;
-				syslog_q_pop(st);
-			} else {
-				st->written += (uint32_t)sent;
-				st->head_sent += (size_t)sent;
-				sent = 0;
-			}
-		}
-	}
-	if (st->spool && st->conn == ST_UP && st->fd >= 0)
-		syslog_spool_drain_tcp(st);
-}
-
-/*
- * TLS: messages are gathered into records; popped once GnuTLS took them,
- * and put in the ring of message ends once their record is written out.
- */
-static void drain_tls(struct syslog_state *st)
-{
-	char err[256];
-	int rc;
-
-	if (st->spool && !st->spool_adopted)
-		syslog_spool_adopt(st);
-	rc = tls_conn_flush(st->tls, err, sizeof(err));
-	if (rc == TLS_FAILED) {
-		syslog_tls_lost(st, err);
-		return;
-	}
-	if (rc == TLS_DONE && st->tls_rec_msgs) {	/* their TLS record is out */
-		syslog_tls_written(st, st->tls_rec_msgs);
-		st->tls_rec_msgs = 0;
-		if (st->spool_taken)
-			sl_spool_ack(st->spool, st->spool_taken);
-		st->spool_taken = 0;
-	}
-	while (rc == TLS_DONE && st->qcount) {
-		unsigned done = 0, n = q_gather(st, BATCH_MSGS);
-		ssize_t taken = tls_conn_writev(st->tls, st->iov, n, err, sizeof(err));
-
-		if (taken == TLS_FAILED) {
-			syslog_tls_lost(st, err);
-			return;
-		}
-		if (taken == 0)
-			break;
-		for (unsigned i = 0; i < n && taken > 0; i++) {
-			if ((size_t)taken >= st->iov[i].iov_len) {
-				taken -= (ssize_t)st->iov[i].iov_len;
-				syslog_q_pop(st);
-				done++;
-			} else {
-				st->head_sent += (size_t)taken;
-				taken = 0;
-			}
-		}
-		if (tls_conn_pending(st->tls)) {
-			st->tls_rec_msgs = done;
-			break;
-		}
-		syslog_tls_written(st, done);
-	}
-	if (st->spool && !st->qcount && st->tls && !tls_conn_pending(st->tls))
-		syslog_spool_drain_tls(st);
-	if (st->tls && tls_conn_pending(st->tls))
-		syslog_arm_fd(st, syslog_idle_events(st) | EPOLLOUT);
-}
-
-/* RELP: a message leaves the queue once librelp has it in its window. */
-static void drain_relp(struct syslog_state *st)
-{
-	char err[512];
-
-	if (st->spool && !st->spool_adopted)
-		syslog_spool_adopt(st);
-	while (st->qcount && st->conn == ST_UP) {
-		size_t off = syslog_q_fix(st, st->qhead);
-
-		if (relp_conn_send(st->relp, st->q + off + 4, syslog_q_len(st, off), err, sizeof(err)) < 0) {
-			st->host->log(st->inst, SL_LOG_DEBUG, "%s: %s", st->where, err);
-			syslog_lost(st, "RELP session broken with", ECONNRESET);
-			return;
-		}
-		syslog_q_pop(st);
-	}
-	if (st->spool && st->conn == ST_UP)
-		syslog_spool_drain_relp(st);
-}
-
-static void drain(struct syslog_state *st)
-{
-	if (st->cfg->transport == TR_RELP) {
-		if (st->conn == ST_UP)
-			drain_relp(st);
-		return;
-	}
-	if (st->conn != ST_UP || st->fd < 0 || st->probe_inflight)
-		return;
-	if (st->tls)
-		drain_tls(st);
-	else if (st->cfg->transport == TR_TCP)
-		drain_stream(st);
-	else
-		drain_dgram(st);
-}
 
 static void enqueue(struct syslog_state *st, const struct sl_record *r, struct sl_time ts)
 {
@@ -993,20 +166,20 @@ static void enqueue(struct syslog_state *st, const struct sl_record *r, struct s
 		syslog_spool_put(st, digits, dlen, n, lf);
 		return;
 	}
-	dst = q_reserve(st, (uint32_t)total);
+	dst = syslog_q_reserve(st, (uint32_t)total);
 	if (!dst && st->spool) {
 		syslog_spool_put(st, digits, dlen, n, lf);
 		return;
 	}
 	if (!dst) {
-		count_drops(st, 1);
+		syslog_count_drops(st, 1);
 		return;
 	}
 	memcpy(dst + 4, digits, dlen);
 	memcpy(dst + 4 + dlen, st->msg, n);
 	if (lf)
 		dst[4 + dlen + n] = '\n';
-	q_commit(st, (uint32_t)total);
+	syslog_q_commit(st, (uint32_t)total);
 }
 
 static int syslog_process(void *state, struct sl_batch *batch)
@@ -1026,13 +199,8 @@ static int syslog_process(void *state, struct sl_batch *batch)
 			enqueue(st, r, r->v[SL_F_TIMESTAMP].time);
 			continue;
 		}
-		if (!now.sec) {	/* once per batch: the input gave no time */
-			struct timespec tp;
-
-			clock_gettime(CLOCK_REALTIME, &tp);
-			now.sec = tp.tv_sec;
-			now.nsec = (uint32_t)tp.tv_nsec;
-		}
+		if (!now.sec)	/* once per batch: the input gave no time */
+			now = sl_clock_time(CLOCK_REALTIME);
 		enqueue(st, r, now);
 	}
 	if (no_text) {
@@ -1042,7 +210,7 @@ static int syslog_process(void *state, struct sl_batch *batch)
 	if (st->spool)
 		sl_spool_flush(st->spool);	/* one write per batch */
 	if (!st->catchup)	/* else the pace timer sends */
-		drain(st);
+		syslog_drain(st);
 	if (st->spool)
 		syslog_spool_publish(st);
 	return 0;
@@ -1203,10 +371,8 @@ static int syslog_configure(const struct sl_host *host, struct sl_instance *inst
 		host->config_error(inst, "spool_dir", "only applies to transport: tcp, tls or relp");
 		return -1;
 	}
-	if (c->spool_dir && c->spool_dir[0] != '/') {
-		host->config_error(inst, "spool_dir", "expected an absolute directory path");
+	if (sl_sink_check_spool_dir(c->spool_dir, host, inst) < 0)
 		return -1;
-	}
 	if (c->reconnect_min > c->reconnect_max) {
 		host->config_error(inst, "reconnect_min", "is larger than reconnect_max");
 		return -1;
@@ -1271,7 +437,7 @@ static int resolve(struct syslog_state *st)
 		if (split_address(c->address ? c->address : "127.0.0.1", default_port(c), h, sizeof(h),
 				  p, sizeof(p)) < 0)
 			return -1;
-		hints.ai_socktype = stream(c) ? SOCK_STREAM : SOCK_DGRAM;
+		hints.ai_socktype = syslog_stream(c) ? SOCK_STREAM : SOCK_DGRAM;
 		hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV;
 		rc = getaddrinfo(h, p, &hints, &res);
 		if (rc == EAI_NONAME) {	/* not numeric: look it up, once, now */
@@ -1322,7 +488,7 @@ static int syslog_start(void *state)
 	}
 	snprintf(pid, sizeof(pid), "%d", (int)getpid());
 	sl_syslog_fmt_init(&st->fmt, &fc);	/* facility and severity are the enums' */
-	st->framing = !stream(c) ? SL_SYSLOG_FRAME_NONE
+	st->framing = !syslog_stream(c) ? SL_SYSLOG_FRAME_NONE
 		      : c->framing == FR_LF ? SL_SYSLOG_FRAME_LF : SL_SYSLOG_FRAME_OCTET;
 
 	st->msg_cap = (size_t)c->message_size;
@@ -1334,9 +500,7 @@ static int syslog_start(void *state)
 		st->host->log(st->inst, SL_LOG_ERR, "out of memory");
 		return -1;
 	}
-	st->retry_timer = st->host->timer_new(st->inst, on_retry_timer, st);
-	st->probe_timer = st->host->timer_new(st->inst, on_probe_timer, st);
-	st->pace_timer = st->host->timer_new(st->inst, on_pace_timer, st);
+	syslog_conn_timers_new(st);
 	if (!st->msg || !st->q || !st->retry_timer || !st->probe_timer || !st->pace_timer) {
 		st->host->log(st->inst, SL_LOG_ERR, "out of memory");
 		return -1;
@@ -1361,7 +525,7 @@ static int syslog_start(void *state)
 		}
 	}
 	/* A receiver that is not there yet is not fatal: we queue and retry. */
-	do_connect(st);
+	syslog_connect(st);
 	if (st->conn == ST_DOWN)
 		st->host->log(st->inst, SL_LOG_NOTICE, "%s not reachable yet; will keep trying",
 			      st->where);
@@ -1374,99 +538,15 @@ static int syslog_flush(void *state)
 
 	if (st->spool)
 		sl_spool_flush(st->spool);
-	drain(st);
+	syslog_drain(st);
 	return 0;
 }
 
 static void syslog_stop(void *state)
 {
 	struct syslog_state *st = state;
-	uint64_t end = syslog_mono_ms() + STOP_DRAIN_MS;
 
-	if (st->retry_timer)
-		st->host->timer_disarm(st->retry_timer);
-	if (st->probe_timer)
-		st->host->timer_disarm(st->probe_timer);
-	if (st->pace_timer)
-		st->host->timer_disarm(st->pace_timer);
-	st->catchup = 0;
-	if (st->probe_inflight) {
-		/* Wait for the probe's verdict (an ICMP error shows as POLLERR). */
-		struct pollfd pfd = { .fd = st->fd, .events = 0 };
-
-		st->probe_inflight = false;
-		if (poll(&pfd, 1, PROBE_MS) > 0 && (pfd.revents & POLLERR))
-			st->conn = ST_DOWN;
-		else if (st->qcount)
-			syslog_q_pop(st);
-	}
-	st->probe_needed = false;	/* no time left to probe: send all */
-	/* TLS: finish a handshake still under way, then send */
-	while (st->cfg->transport == TR_TLS && st->conn == ST_CONNECTING && st->fd >= 0) {
-		struct pollfd pfd = { .fd = st->fd, .events = (short)(st->watched & (EPOLLIN | EPOLLOUT)) };
-		uint64_t now = syslog_mono_ms();
-
-		if (now >= end || poll(&pfd, 1, (int)(end - now)) <= 0)
-			break;
-		on_fd(st, st->fd, (uint32_t)pfd.revents);
-	}
-	if (st->cfg->transport == TR_RELP) {
-		st->drain_until = end;
-		drain(st);
-		/* closes after the last acknowledgements, which proves the spool's */
-		if (relp_conn_close(st->relp) && st->spool)
-			syslog_spool_ack_n(st, st->rs_handed);
-		st->relp = NULL;
-		st->rs_handed = 0;
-	}
-	/* Give a connected receiver a moment to take the rest. */
-	while (st->qcount && st->fd >= 0 && st->conn == ST_UP && !st->probe_inflight) {
-		struct pollfd pfd = { .fd = st->fd, .events = POLLOUT };
-		uint64_t now = syslog_mono_ms();
-		unsigned before = st->qcount;
-
-		drain(st);
-		if (!st->qcount || st->fd < 0 || now >= end)
-			break;
-		if (st->qcount == before && poll(&pfd, 1, (int)(end - now)) <= 0)
-			break;
-	}
-	/* TLS: the last record may still wait in GnuTLS */
-	while (st->tls && tls_conn_pending(st->tls) && st->conn == ST_UP && syslog_mono_ms() < end) {
-		struct pollfd pfd = { .fd = st->fd, .events = POLLOUT };
-
-		drain(st);
-		if (st->tls && tls_conn_pending(st->tls))
-			poll(&pfd, 1, 5);
-	}
-	/* TCP: written is not delivered; wait for the acknowledgements too */
-	if (stream(st->cfg) && st->fd >= 0 && st->conn == ST_UP) {
-		int outq = 0;
-
-		while (ioctl(st->fd, SIOCOUTQ, &outq) == 0 && outq > 0 && syslog_mono_ms() < end)
-			poll(NULL, 0, 5);
-		count_inflight(st, "at shutdown,");
-		/*
-		 * TLS: a refusal (an alert, or rsyslog's close) follows what it
-		 * refused.  A session the server asked a client certificate of
-		 * is waited on while it is young enough to be refused
-		 * (tls_refused()), so counting it does not depend on speed.
-		 */
-		if (st->tls) {
-			uint64_t until = tls_conn_cert_requested(st->tls)
-						 ? st->connected_at + TLS_REFUSED_MS
-						 : syslog_mono_ms() + TLS_ALERT_WAIT_MS;
-			uint64_t now;
-
-			while (st->tls && st->conn == ST_UP && (now = syslog_mono_ms()) < until) {
-				struct pollfd pfd = { .fd = st->fd, .events = POLLIN };
-
-				if (poll(&pfd, 1, (int)(until - now)) <= 0)
-					break;
-				on_fd(st, st->fd, (uint32_t)pfd.revents);
-			}
-		}
-	}
+	syslog_conn_stop(st);
 	if (st->spool) {
 		syslog_spool_save_queue(st);
 		sl_spool_close(st->spool);
@@ -1478,8 +558,8 @@ static void syslog_stop(void *state)
 		st->host->counter_add(st->inst, st->c_dropped, st->qcount);
 		st->host->dropped_add(st->inst, st->qcount);
 	}
-	log_drops(st, true);
-	close_fd(st);
+	syslog_log_drops(st, true);
+	syslog_close_fd(st);
 	st->conn = ST_DOWN;
 	st->qcount = 0;
 	st->qhead = st->qtail = 0;

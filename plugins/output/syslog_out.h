@@ -1,8 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The syslog output's state, shared by syslog.c (queue, connections,
- * sending; the messages' bytes come from plugins/common/syslog_fmt.h) and
- * syslog_spool.c (the disk spool glue).  Not an API: internal to syslog.so.
+ * The syslog output's configuration and state, shared by its files (not
+ * an API: internal to syslog.so; everything on the output's thread):
+ *   syslog.c        options, configure, records formatted into the queue
+ *                   (the bytes from plugins/common/syslog_fmt.h), start,
+ *                   stop, destroy;
+ *   syslog_queue.c  the bounded ring of framed messages;
+ *   syslog_conn.c   the transport: connect with backoff, TLS, RELP, the
+ *                   socket's events and timers, counting what a failed
+ *                   connection did not deliver, the send at stop;
+ *   syslog_send.c   the queue sent without blocking;
+ *   syslog_spool.c  the disk spool glue (spool_dir).
  */
 #ifndef SLUICE_SYSLOG_OUT_H
 #define SLUICE_SYSLOG_OUT_H
@@ -20,7 +28,32 @@
 #include "spool_counters.h"
 #include "syslog_fmt.h"
 
-struct syslog_cfg;
+/* The options (syslog.c's table). */
+struct syslog_cfg {
+	int format;
+	int transport;
+	const char *address;
+	int framing;
+	int facility;
+	int severity;
+	const char *app_name;
+	const char *hostname;
+	const char *msgid;
+	bool structured_data;
+	const char *sd_id;
+	uint64_t queue_size;
+	uint64_t message_size;
+	uint64_t reconnect_min;
+	uint64_t reconnect_max;
+	const char *tls_ca_file;
+	const char *tls_cert_file;
+	const char *tls_key_file;
+	const char *tls_server_name;
+	bool tls_verify;
+	int tls_min_version;
+	const char *spool_dir;
+	uint64_t spool_max_size;
+};
 
 #define BATCH_MSGS 64		/* messages per sendmmsg / sendmsg */
 #define LOG_EVERY_MS 10000
@@ -119,16 +152,64 @@ struct syslog_state {
 	struct iovec iov[BATCH_MSGS];
 };
 
-/* syslog.c */
-uint64_t syslog_mono_ms(void);
+/* A byte stream: TCP, or TLS over TCP. */
+static inline bool syslog_stream(const struct syslog_cfg *c)
+{
+	return c->transport == TR_TCP || c->transport == TR_TLS;
+}
+
+/* syslog_queue.c: the ring (entries of 4 + len rounded up to 4 bytes). */
+/* Room for a message of len bytes at the tail, or NULL (full); syslog_q_commit() keeps it. */
+uint8_t *syslog_q_reserve(struct syslog_state *st, uint32_t len);
+void syslog_q_commit(struct syslog_state *st, uint32_t len);
+/* The offset of the entry at off, 0 past a wrap. */
 size_t syslog_q_fix(const struct syslog_state *st, size_t off);
+/* The length of the message of the entry at off (after syslog_q_fix). */
 uint32_t syslog_q_len(const struct syslog_state *st, size_t off);
+/* Drop the head message (sent, or dropped and counted by the caller); head_sent reset. */
 void syslog_q_pop(struct syslog_state *st);
+/* Up to max head messages as st->iov (the first from head_sent on); how many. */
+unsigned syslog_q_gather(struct syslog_state *st, unsigned max);
+
+/* syslog_send.c: what the queue (then the spool) holds, as far as the socket takes it now. */
+void syslog_drain(struct syslog_state *st);
+/*
+ * bytes of the n messages in st->iov went out (tcp: written to the socket,
+ * counted in written and their ends put in the ring; else taken into TLS
+ * records): how many went whole; *part gets the bytes of the next one that
+ * did (its sent-so-far grows by them).
+ */
+unsigned syslog_iov_done(struct syslog_state *st, unsigned n, size_t bytes, bool tcp, size_t *part);
+
+/* syslog_conn.c */
+/* A socket error counted (errors), logged at most once per LOG_EVERY_MS. */
+void syslog_sock_error(struct syslog_state *st, const char *what, int err);
+/* Warn about dropped messages not yet reported: at most once per LOG_EVERY_MS unless force. */
+void syslog_log_drops(struct syslog_state *st, bool force);
+/* n messages the queue could not take: dropped_messages, the core's dropped, the warning. */
+void syslog_count_drops(struct syslog_state *st, uint64_t n);
+/* The retry, probe and pace timers (NULL when out of memory: start checks). */
+void syslog_conn_timers_new(struct syslog_state *st);
+/* Connect (RELP: open librelp's session); a failure arms the retry with backoff. */
+void syslog_connect(struct syslog_state *st);
+/*
+ * At stop, for at most STOP_DRAIN_MS: timers off, the UDP probe's verdict,
+ * a TLS handshake finished, the queue sent, RELP's session closed (which
+ * proves the spool's records), TCP's acknowledgements waited for and what
+ * was not acknowledged counted possibly_lost, a TLS refusal waited for.
+ * The queue may still hold messages; the socket is still open.
+ */
+void syslog_conn_stop(struct syslog_state *st);
+/* Close the socket and TLS session; the per-connection counts reset. */
+void syslog_close_fd(struct syslog_state *st);
+/* The receiver went away: what it may not have read counted, reconnect after the backoff. */
 void syslog_lost(struct syslog_state *st, const char *what, int err);
 void syslog_tls_lost(struct syslog_state *st, const char *why);
+/* TLS: n more messages end in the record just written out. */
 void syslog_tls_written(struct syslog_state *st, unsigned n);
 void syslog_arm_fd(struct syslog_state *st, uint32_t events);
 uint32_t syslog_idle_events(const struct syslog_state *st);
+/* RELP: a session (librelp's, kept across reconnects) opened; -1 after syslog_lost(). */
 int syslog_relp_open(struct syslog_state *st);
 
 /* syslog_spool.c */

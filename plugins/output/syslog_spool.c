@@ -20,6 +20,7 @@
 
 #include <sluice/plugin.h>
 
+#include "clock.h"
 #include "spool.h"
 #include "relp_conn.h"
 #include "tls_stream.h"
@@ -48,6 +49,21 @@ void syslog_spool_put(struct syslog_state *st, const char *digits, size_t dlen, 
 	sl_spool_append(st->spool, st->sbuf, dlen + n + lf);	/* a refusal is counted there */
 }
 
+/* Every queued message appended to the spool, oldest first; how many. */
+static unsigned queue_to_spool(struct syslog_state *st)
+{
+	unsigned n = 0;
+
+	while (st->qcount) {
+		size_t off = syslog_q_fix(st, st->qhead);
+
+		sl_spool_append(st->spool, st->q + off + 4, syslog_q_len(st, off));
+		syslog_q_pop(st);
+		n++;
+	}
+	return n;
+}
+
 /*
  * A reload's new instance gets the spool only when the old one has
  * stopped: what it queued meanwhile is newer than all of that spool, so it
@@ -56,20 +72,14 @@ void syslog_spool_put(struct syslog_state *st, const char *digits, size_t dlen, 
  */
 void syslog_spool_adopt(struct syslog_state *st)
 {
-	unsigned moved = 0;
+	unsigned moved;
 
 	if (st->head_sent || !sl_spool_ready(st->spool))
 		return;
 	st->spool_adopted = true;
 	if (!sl_spool_pending(st->spool))
 		return;
-	while (st->qcount) {
-		size_t off = syslog_q_fix(st, st->qhead);
-
-		sl_spool_append(st->spool, st->q + off + 4, syslog_q_len(st, off));
-		syslog_q_pop(st);
-		moved++;
-	}
+	moved = queue_to_spool(st);
 	sl_spool_flush(st->spool);
 	syslog_spool_publish(st);
 	if (moved)
@@ -84,8 +94,9 @@ void syslog_spool_drain_tcp(struct syslog_state *st)
 
 	while ((n = sl_spool_peekv(st->spool, st->iov, BATCH_MSGS))) {
 		struct msghdr mh = { .msg_iov = st->iov, .msg_iovlen = n };
-		unsigned i, done = 0;
+		unsigned done;
 		ssize_t sent;
+		size_t part;
 
 		st->iov[0].iov_base = (char *)st->iov[0].iov_base + st->spool_head_sent;
 		st->iov[0].iov_len -= st->spool_head_sent;
@@ -101,19 +112,10 @@ void syslog_spool_drain_tcp(struct syslog_state *st)
 				syslog_lost(st, "cannot send to", err);
 			break;
 		}
-		for (i = 0; i < n && sent > 0; i++) {
-			if ((size_t)sent >= st->iov[i].iov_len) {
-				sent -= (ssize_t)st->iov[i].iov_len;
-				st->written += (uint32_t)st->iov[i].iov_len;
-				st->ends[st->ends_n++ % INFLIGHT_MSGS] = st->written;
-				st->spool_head_sent = 0;
-				done++;
-			} else {
-				st->written += (uint32_t)sent;
-				st->spool_head_sent += (size_t)sent;
-				sent = 0;
-			}
-		}
+		done = syslog_iov_done(st, n, (size_t)sent, true, &part);
+		if (done)
+			st->spool_head_sent = 0;
+		st->spool_head_sent += part;
 		sl_spool_ack(st->spool, done);
 	}
 	syslog_spool_publish(st);
@@ -122,18 +124,12 @@ void syslog_spool_drain_tcp(struct syslog_state *st)
 /* At stop: the queue (older than all of the spool) goes in front of it. */
 void syslog_spool_save_queue(struct syslog_state *st)
 {
-	unsigned saved = 0;
+	unsigned saved;
 
 	if (!st->qcount || sl_spool_front_begin(st->spool) < 0)
 		return;
 	st->head_sent = 0;
-	while (st->qcount) {
-		size_t off = syslog_q_fix(st, st->qhead);
-
-		sl_spool_append(st->spool, st->q + off + 4, syslog_q_len(st, off));
-		syslog_q_pop(st);
-		saved++;
-	}
+	saved = queue_to_spool(st);
 	sl_spool_front_end(st->spool);
 	syslog_spool_publish(st);
 	st->host->log(st->inst, SL_LOG_NOTICE, "%u queued messages for %s kept in the spool at shutdown",
@@ -165,8 +161,9 @@ void syslog_spool_drain_tls(struct syslog_state *st)
 	unsigned n;
 
 	while (!tls_conn_pending(st->tls) && (n = sl_spool_peekv(st->spool, st->iov, BATCH_MSGS))) {
-		unsigned i, done = 0;
+		unsigned done;
 		ssize_t taken;
+		size_t part;
 
 		st->iov[0].iov_base = (char *)st->iov[0].iov_base + st->spool_head_sent;
 		st->iov[0].iov_len -= st->spool_head_sent;
@@ -177,16 +174,10 @@ void syslog_spool_drain_tls(struct syslog_state *st)
 		}
 		if (taken == 0)
 			break;
-		for (i = 0; i < n && taken > 0; i++) {
-			if ((size_t)taken >= st->iov[i].iov_len) {
-				taken -= (ssize_t)st->iov[i].iov_len;
-				st->spool_head_sent = 0;
-				done++;
-			} else {
-				st->spool_head_sent += (size_t)taken;
-				taken = 0;
-			}
-		}
+		done = syslog_iov_done(st, n, (size_t)taken, false, &part);
+		if (done)
+			st->spool_head_sent = 0;
+		st->spool_head_sent += part;
 		if (tls_conn_pending(st->tls)) {
 			st->spool_taken = st->tls_rec_msgs = done;
 			break;
@@ -274,7 +265,7 @@ void syslog_spool_drain_relp(struct syslog_state *st)
 			if (!st->rs_handed++)
 				st->rs_first = relp_conn_sent(st->relp);
 		}
-		if (st->drain_until && syslog_mono_ms() >= st->drain_until)
+		if (st->drain_until && sl_mono_ms() >= st->drain_until)
 			break;
 	}
 	syslog_spool_publish(st);

@@ -11,7 +11,7 @@
  * (doubled after each failure), then sent back oldest first in order and
  * acknowledged; what is left at stop stays on disk for the next run; a
  * spooled record the output cannot read skipped and counted; the spool's
- * option rows and their texts.
+ * option rows and their texts, and spool_dir's check, which syslog (its own spool) shares.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -564,6 +564,71 @@ static void test_spool_rows(void)
 	      "%s", rows[3].description);
 }
 
+/*
+ * The spool's option rows for an output with its own spool (syslog): the
+ * engine's names, defaults, limits and flags, the output's members and
+ * texts.  SL_SINK_OPT_SPOOL is the same rows on a struct sl_sink_cfg.
+ */
+struct own_spool_cfg {
+	int before;
+	const char *dir;
+	uint64_t max;
+};
+
+static void test_spool_rows_own(void)
+{
+	static const struct sl_option own[] = {
+		SL_SINK_OPT_SPOOL_ROWS(struct own_spool_cfg, dir, max, "where it goes", "messages"),
+		SL_OPT_END
+	};
+	struct engine_cfg {
+		struct sl_sink_cfg sink;
+	};
+	static const struct sl_option eng[] = {
+		SL_SINK_OPT_SPOOL(struct engine_cfg, sink, "rows that cannot be inserted"),
+		SL_OPT_END
+	};
+
+	CHECK_STREQ(own[0].name, "spool_dir");
+	CHECK(own[0].type == SL_OPT_STRING);
+	CHECK_EQ_U(own[0].offset, offsetof(struct own_spool_cfg, dir));
+	CHECK(own[0].def == NULL);
+	CHECK_EQ_U(own[0].flags, SL_OPT_OUT_MKDIR);
+	CHECK_STREQ(own[0].description, "where it goes");
+	CHECK_STREQ(own[1].name, "spool_max_size");
+	CHECK(own[1].type == SL_OPT_SIZE);
+	CHECK_EQ_U(own[1].offset, offsetof(struct own_spool_cfg, max));
+	CHECK_STREQ(own[1].def, "1GiB");
+	CHECK_EQ_I(own[1].min, 65536);
+	CHECK_EQ_I(own[1].max, (int64_t)1 << 40);
+	CHECK_STREQ(own[1].description, "largest size of the spool; past it messages are dropped");
+	CHECK(own[2].name == NULL);
+
+	CHECK_STREQ(eng[0].description,
+		    "directory of a disk spool for rows that cannot be inserted (default: none)");
+	CHECK_EQ_U(eng[0].offset, offsetof(struct engine_cfg, sink.spool_dir));
+	CHECK_EQ_U(eng[1].offset, offsetof(struct engine_cfg, sink.spool_max_size));
+	CHECK_STREQ(eng[1].description, "largest size of the spool; past it rows are dropped");
+	CHECK_STREQ(eng[1].def, own[1].def);
+	CHECK_EQ_I(eng[1].min, own[1].min);
+	CHECK_EQ_I(eng[1].max, own[1].max);
+	CHECK_EQ_U(eng[0].flags, own[0].flags);
+}
+
+/* spool_dir's check alone (an output with its own spool): absent or absolute. */
+static void test_check_spool_dir(void)
+{
+	H.last_log[0] = 0;
+	CHECK(sl_sink_check_spool_dir(NULL, &host, NULL) == 0);
+	CHECK(sl_sink_check_spool_dir("/var/spool/x", &host, NULL) == 0);
+	CHECK_STREQ(H.last_log, "");
+	CHECK(sl_sink_check_spool_dir("var/spool/x", &host, NULL) < 0);
+	CHECK_STREQ(H.last_log, "config spool_dir: expected an absolute directory path");
+	H.last_log[0] = 0;
+	CHECK(sl_sink_check_spool_dir("", &host, NULL) < 0);
+	CHECK_STREQ(H.last_log, "config spool_dir: expected an absolute directory path");
+}
+
 int main(void)
 {
 	char cmd[256];
@@ -579,6 +644,8 @@ int main(void)
 	test_spool_skip();
 	test_check();
 	test_spool_rows();
+	test_spool_rows_own();
+	test_check_spool_dir();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", base);
 	if (system(cmd) != 0)
 		fprintf(stderr, "cannot remove %s\n", base);
