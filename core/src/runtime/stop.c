@@ -67,6 +67,7 @@ static void *guard_main(void *arg)
 		(unsigned long long)g->timeout_ms);
 	workers_stop_report(g->rt, true);
 	runtime_log_counters(g->rt, SL_LOG_INFO);
+	workers_join_finished(g->rt);
 	fflush(stdout);
 	fflush(stderr);
 	_exit(STOP_EXIT_STATUS);

@@ -343,6 +343,8 @@ int workers_start(struct runtime *rt)
 
 		if (w->running)
 			continue;	/* a reload starts only the new ones */
+		__atomic_store_n(&w->finished, false, __ATOMIC_RELAXED);
+		__atomic_store_n(&w->join_claimed, false, __ATOMIC_RELAXED);
 		if (pthread_create(&w->tid, NULL, worker_main, w)) {
 			log_msg(SL_LOG_ERR, "cannot start thread %u", w->id);
 			rc = -1;
@@ -416,13 +418,28 @@ static void finish(struct worker *w)
 	if (!w->running) {
 		/* Its thread never ran: nothing was queued, stop here. */
 		stop_here(w);
+		__atomic_store_n(&w->join_claimed, true, __ATOMIC_RELEASE);	/* nothing to join */
 		__atomic_store_n(&w->finished, true, __ATOMIC_RELEASE);
 		return;
 	}
 	while (bq_put_ctl(w->inbox, BQ_STOP))
 		;	/* cannot fail: a stop never follows a stop */
-	pthread_join(w->tid, NULL);
+	/* the stop guard may join it first, just before it ends the process */
+	if (!__atomic_exchange_n(&w->join_claimed, true, __ATOMIC_ACQ_REL))
+		pthread_join(w->tid, NULL);
 	w->running = false;
+}
+
+void workers_join_finished(struct runtime *rt)
+{
+	for (size_t i = 1; i < rt->nworkers; i++) {
+		struct worker *w = rt->workers[i];
+
+		/* Not w->running: the main thread writes it meanwhile. */
+		if (__atomic_load_n(&w->finished, __ATOMIC_ACQUIRE) &&
+		    !__atomic_exchange_n(&w->join_claimed, true, __ATOMIC_ACQ_REL))
+			pthread_join(w->tid, NULL);
+	}
 }
 
 void workers_shutdown(struct runtime *rt)
@@ -622,7 +639,7 @@ void workers_reap(struct runtime *rt)
 
 		if (!w->quit && !w->stopping)
 			continue;
-		if (w->running)
+		if (w->running && !__atomic_exchange_n(&w->join_claimed, true, __ATOMIC_ACQ_REL))
 			pthread_join(w->tid, NULL);
 		w->running = false;
 		worker_discard(rt, w);

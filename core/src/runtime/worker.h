@@ -36,6 +36,7 @@ struct worker {
 	pthread_t tid;
 	bool running;
 	bool finished;			/* atomic: the thread left its loop (stop deadline) */
+	bool join_claimed;		/* atomic: the main thread or the stop guard joins it */
 	unsigned inflight;		/* atomic: records of the batch in process(), output threads */
 	bool spread;			/* one of daemon.threads' (kept while empty) */
 	/* reload: the thread waits here while the main thread rewires the graph */
@@ -81,6 +82,13 @@ void workers_abandon(struct runtime *rt);
  * and name them.  The number of outputs named.
  */
 size_t workers_stop_report(struct runtime *rt, bool stuck);
+/*
+ * The stop deadline, just before the process ends: join the output and
+ * input threads that have finished and that the main thread is not
+ * joining, so an exit leaves no finished thread unjoined (a thread stuck
+ * in an output cannot be joined, and is not waited for).
+ */
+void workers_join_finished(struct runtime *rt);
 void workers_free(struct runtime *rt);
 
 /*
