@@ -214,14 +214,20 @@ static bool plain_text(const char *s)
 }
 
 /* "FAMILY TABLE CHAIN handle N", escaped. */
+static void rule_where(const char *family, const char *table, const char *chain,
+		       uint64_t handle, FILE *out)
+{
+	esc_text(family, out);
+	fputc(' ', out);
+	esc_text(table, out);
+	fputc(' ', out);
+	esc_text(chain, out);
+	fprintf(out, " handle %llu", (unsigned long long)handle);
+}
+
 static void rule_name(const struct nft_logstmt *s, FILE *out)
 {
-	esc_text(s->family, out);
-	fputc(' ', out);
-	esc_text(s->table, out);
-	fputc(' ', out);
-	esc_text(s->chain, out);
-	fprintf(out, " handle %llu", (unsigned long long)s->handle);
+	rule_where(s->family, s->table, s->chain, s->handle, out);
 }
 
 static void report(const struct nft_ruleset *rs, const char *name)
@@ -677,12 +683,8 @@ static void note_taken_groups(const struct nft_ruleset *rs, unsigned first,
 		if (!u)
 			continue;
 		fprintf(stderr, ME ": NFLOG group %u is taken by `log group %u` in ", g, g);
-		esc_text(u->family, stderr);
-		fputc(' ', stderr);
-		esc_text(u->table, stderr);
-		fputc(' ', stderr);
-		esc_text(u->chain, stderr);
-		fprintf(stderr, " handle %llu: not used\n", (unsigned long long)u->handle);
+		rule_where(u->family, u->table, u->chain, u->handle, stderr);
+		fputs(": not used\n", stderr);
 	}
 }
 
