@@ -13,14 +13,15 @@
 
 #include <sluice/plugin.h>
 
+#include "plugin_state.h"
+
 struct bpf_cfg {
 	const char *expr;
 	bool optimize;
 };
 
 struct bpf_state {
-	const struct sl_host *host;
-	struct sl_instance *inst;
+	SL_STATE_HEAD(struct bpf_cfg);
 	struct bpf_program prog;
 	int c_no_packet;
 };
@@ -29,12 +30,13 @@ static int bpf_configure(const struct sl_host *host, struct sl_instance *inst, c
 			 void **state)
 {
 	const struct bpf_cfg *cfg = config;
-	struct bpf_state *st;
+	struct bpf_state *st = sl_state_new(struct bpf_state, host, inst, config);
 	pcap_t *p;
 
-	st = calloc(1, sizeof(*st));
+	if (!st)
+		return -1;
 	p = pcap_open_dead(DLT_RAW, 65535);
-	if (!st || !p) {
+	if (!p) {
 		host->config_error(inst, NULL, "out of memory");
 		goto fail;
 	}
@@ -43,8 +45,6 @@ static int bpf_configure(const struct sl_host *host, struct sl_instance *inst, c
 		goto fail;
 	}
 	pcap_close(p);
-	st->host = host;
-	st->inst = inst;
 	st->c_no_packet = host->counter_new(inst, "no_packet");
 	*state = st;
 	return 0;

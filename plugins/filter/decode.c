@@ -25,6 +25,7 @@
 #include <sluice/plugin.h>
 
 #include "pkt_decode.h"
+#include "plugin_state.h"
 #ifdef SLUICE_COMMUNITY_ID
 #include "community_id.h"
 #endif
@@ -54,10 +55,8 @@ struct ifcache {
 #define NL_BUF_SIZE (64 * 1024)
 
 struct decode_state {
-	const struct sl_host *host;
-	struct sl_instance *inst;
+	SL_STATE_HEAD(struct decode_cfg);
 	struct sl_pkt_decode_opts opts;
-	bool ifnames;
 
 	struct mnl_socket *nl;
 	int fd;
@@ -439,16 +438,11 @@ static int decode_configure(const struct sl_host *host, struct sl_instance *inst
 			    void **state)
 {
 	const struct decode_cfg *cfg = config;
-	struct decode_state *st = calloc(1, sizeof(*st));
+	struct decode_state *st = sl_state_new(struct decode_state, host, inst, config);
 
-	if (!st) {
-		host->config_error(inst, NULL, "out of memory");
+	if (!st)
 		return -1;
-	}
-	st->host = host;
-	st->inst = inst;
 	st->opts.checksums = cfg->checksums;
-	st->ifnames = cfg->ifnames;
 	st->fd = -1;
 	st->cid_field = -1;
 	if (cfg->community_id) {
@@ -480,7 +474,7 @@ static int decode_start(void *state)
 	struct timeval tv = { .tv_sec = 5 };
 	int rcvbuf = 1 << 20;
 
-	if (!st->ifnames)
+	if (!st->cfg->ifnames)
 		return 0;
 	st->buf = malloc(NL_BUF_SIZE);
 	st->nl = mnl_socket_open2(NETLINK_ROUTE, SOCK_CLOEXEC);

@@ -13,6 +13,7 @@
 #include "fmt.h"
 #include "json_ecs.h"
 #include "names.h"
+#include "plugin_state.h"
 
 enum jkind {
 	J_U64,		/* number */
@@ -160,8 +161,7 @@ _Static_assert(SL_F_WELL_KNOWN_COUNT <= JF_ID_LIMIT, "json: widen jbits for more
 _Static_assert(N_JFIELDS <= 128, "json: rows are a 128-bit set");
 
 struct json {
-	const struct sl_host *host;
-	struct sl_instance *inst;
+	SL_STATE_HEAD(struct json_cfg);
 	/*
 	 * Per field id: the rows of jfields[] that print it (set), and the
 	 * rows its presence leaves out (clear: an interface index when its
@@ -718,15 +718,11 @@ static int json_ecs_configure(struct json *st, const struct sl_host *host, struc
 static int json_configure(const struct sl_host *host, struct sl_instance *inst, const void *config, void **state)
 {
 	const struct json_cfg *cfg = config;
-	struct json *st = calloc(1, sizeof(*st));
+	struct json *st = sl_state_new(struct json, host, inst, config);
 	unsigned i;
 
-	if (!st) {
-		host->config_error(inst, NULL, "out of memory");
+	if (!st)
 		return -1;
-	}
-	st->host = host;
-	st->inst = inst;
 	for (i = 0; i < N_JFIELDS; i++) {
 		const struct jfield *f = &jfields[i];
 		uint64_t bit = (uint64_t)1 << (i % 64);

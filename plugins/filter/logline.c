@@ -24,6 +24,7 @@
 #include "ctline_fmt.h"
 #include "fmt.h"
 #include "logline_fmt.h"
+#include "plugin_state.h"
 #include "traceline_fmt.h"
 
 struct logline_cfg {
@@ -37,8 +38,7 @@ struct logline_cfg {
 };
 
 struct logline {
-	const struct sl_host *host;
-	struct sl_instance *inst;
+	SL_STATE_HEAD(struct logline_cfg);
 	unsigned flags;
 	unsigned ct_flags;
 	struct sl_ctline_fields ct_fields;
@@ -81,14 +81,10 @@ static int logline_configure(const struct sl_host *host, struct sl_instance *ins
 			     void **state)
 {
 	const struct logline_cfg *cfg = config;
-	struct logline *st = calloc(1, sizeof(*st));
+	struct logline *st = sl_state_new(struct logline, host, inst, config);
 
-	if (!st) {
-		host->config_error(inst, NULL, "out of memory");
+	if (!st)
 		return -1;
-	}
-	st->host = host;
-	st->inst = inst;
 	st->flags = (cfg->tcp_sequence ? SL_LOGLINE_TCPSEQ : 0) | (cfg->tcp_options ? SL_LOGLINE_TCPOPT : 0) |
 		    (cfg->ip_options ? SL_LOGLINE_IPOPT : 0) | (cfg->uid ? SL_LOGLINE_UID : 0) |
 		    (cfg->ether ? SL_LOGLINE_MACDECODE : 0) | (cfg->mark ? 0 : SL_LOGLINE_NOMARK);

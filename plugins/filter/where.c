@@ -15,27 +15,25 @@
 #include <sluice/plugin.h>
 
 #include "expr.h"
+#include "plugin_state.h"
 
 struct where_cfg {
 	const char *expr;
 };
 
 struct where_state {
+	SL_STATE_HEAD(struct where_cfg);
 	struct sl_expr *expr;
 };
 
-struct resolve_ctx {
-	const struct sl_host *host;
-	struct sl_instance *inst;
-};
-
+/* The resolver of sl_expr_compile(); ctx is the state being configured. */
 static int resolve(void *ctx, const char *name, enum sl_type *type)
 {
-	struct resolve_ctx *rc = ctx;
-	int id = rc->host->field_id(rc->inst, name);
+	const struct where_state *st = ctx;
+	int id = st->host->field_id(st->inst, name);
 
 	if (id >= 0)
-		*type = rc->host->field_type(rc->inst, id);
+		*type = st->host->field_type(st->inst, id);
 	return id;
 }
 
@@ -54,16 +52,12 @@ static int where_configure(const struct sl_host *host, struct sl_instance *inst,
 			   void **state)
 {
 	const struct where_cfg *cfg = config;
-	struct resolve_ctx rc = {host, inst};
 	struct sl_expr_error err;
-	struct where_state *st;
+	struct where_state *st = sl_state_new(struct where_state, host, inst, config);
 
-	st = calloc(1, sizeof(*st));
-	if (!st) {
-		host->config_error(inst, NULL, "out of memory");
+	if (!st)
 		return -1;
-	}
-	st->expr = sl_expr_compile(cfg->expr, resolve, &rc, &err);
+	st->expr = sl_expr_compile(cfg->expr, resolve, st, &err);
 	if (!st->expr) {
 		host->config_error(inst, "expr", "column %u of the expression: %s", err.column, err.msg);
 		free(st);

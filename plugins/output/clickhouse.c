@@ -45,6 +45,7 @@
 #include <sluice/plugin.h>
 
 #include "clickhouse_rows.h"
+#include "plugin_state.h"
 #include "sink.h"
 
 #define ANSWER_MAX 1024		/* bytes of the server's answer kept for the log */
@@ -149,9 +150,7 @@ static const struct sl_field_decl ch_reads[] = {
 };
 
 struct ch_state {
-	const struct sl_host *host;
-	struct sl_instance *inst;
-	const struct ch_cfg *cfg;
+	SL_STATE_HEAD(struct ch_cfg);
 	struct ch_column col[MAX_COLUMNS];
 	unsigned ncol;
 
@@ -458,14 +457,9 @@ static int ch_configure(const struct sl_host *host, struct sl_instance *inst, co
 		host->config_error(inst, "columns", "at most %d columns", MAX_COLUMNS);
 		return -1;
 	}
-	st = calloc(1, sizeof(*st));
-	if (!st) {
-		host->config_error(inst, NULL, "out of memory");
+	st = sl_state_new(struct ch_state, host, inst, config);
+	if (!st)
 		return -1;
-	}
-	st->host = host;
-	st->inst = inst;
-	st->cfg = c;
 	for (unsigned i = 0; i < n; i++)
 		if (parse_column(st, user ? c->columns.v[i] : defs[i], user, &st->col[st->ncol++]) < 0) {
 			free(st);

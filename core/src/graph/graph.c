@@ -6,7 +6,7 @@
 #include "fields.h"
 #include "graph.h"
 #include "guard.h"
-#include "host.h"
+#include "host_table.h"
 #include "identity.h"
 #include "inst_keys.h"
 #include "options.h"

@@ -5,7 +5,7 @@
 
 #include "fields.h"
 #include "guard.h"
-#include "host.h"
+#include "host_table.h"
 #include "inst_keys.h"
 #include "log.h"
 

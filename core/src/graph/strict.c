@@ -4,7 +4,7 @@
 
 #include "fields.h"
 #include "guard.h"
-#include "host.h"
+#include "host_table.h"
 #include "inst_keys.h"
 #include "log.h"
 #include "strict.h"
@@ -50,7 +50,7 @@ void strict_init(bool configured)
 			"; allocations are not counted in this build (a sanitizer owns malloc)");
 }
 
-int strict_prepare(struct sl_instance *inst, const struct runtime *rt)
+int strict_prepare(struct sl_instance *inst, unsigned batch_size, size_t stride)
 {
 	struct strict_inst *s;
 
@@ -59,10 +59,10 @@ int strict_prepare(struct sl_instance *inst, const struct runtime *rt)
 	if (!(s = calloc(1, sizeof(*s))))
 		return -1;
 	inst->strict = s;
-	s->capacity = rt->batch_size;
-	s->snap_size = (size_t)rt->batch_size * rt->stride;
+	s->capacity = batch_size;
+	s->snap_size = (size_t)batch_size * stride;
 	s->snap = malloc(s->snap_size);
-	s->listed = malloc(rt->batch_size);
+	s->listed = malloc(batch_size);
 	if (!s->snap || !s->listed)
 		return -1;
 	for (const struct sl_field_decl *f = inst->desc->provides; f && f->name; f++) {

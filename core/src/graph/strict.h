@@ -18,6 +18,7 @@
 #define SLUICE_STRICT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "graph.h"
@@ -29,7 +30,8 @@ extern __thread uint64_t strict_mallocs;
 
 /* SLUICE_STRICT=1 or the configuration's daemon.strict_plugins. */
 void strict_init(bool configured);
-int strict_prepare(struct sl_instance *inst, const struct runtime *rt);
+/* inst's snapshots for batches of batch_size records of stride bytes.  0 or -1. */
+int strict_prepare(struct sl_instance *inst, unsigned batch_size, size_t stride);
 void strict_before(struct sl_instance *inst, struct sl_batch *b);
 void strict_after(struct sl_instance *inst, struct sl_batch *b);
 /* A batch going back to a pool. */

@@ -408,7 +408,7 @@ int runtime_prepare(struct runtime *rt, struct sl_instance *inst)
 	inst->rt = rt;
 	if (guard_prepare(inst, rt->batch_size))
 		return -1;
-	return strict_prepare(inst, rt);
+	return strict_prepare(inst, rt->batch_size, rt->stride);
 }
 
 int runtime_init(struct runtime *rt, struct graph *g, struct event_loop *loop,

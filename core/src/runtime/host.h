@@ -12,9 +12,8 @@
 #include <stdio.h>
 
 #include "graph.h"
+#include "host_table.h"
 #include "runtime.h"
-
-extern const struct sl_host sluice_host;
 
 /* threads: 0, or daemon.threads (inputs spread over that many threads). */
 int runtime_init(struct runtime *rt, struct graph *g, struct event_loop *loop,
