@@ -382,7 +382,8 @@ def main():
          "In the receiving one the rule `udp dport 9999 counter log group 42 drop` counts what "
          "the kernel logged (the ground truth) and the logger under test runs pinned to CPU 1. "
          "Every logger gets the same traffic in turn within a round, and the rounds repeat "
-         "that comparison; tables show the median over rounds and, in brackets, the range.",
+         "that comparison; tables show the median over rounds and, in brackets, the range. "
+         "A third namespace holds the UDP syslog receiver of the fan-outs (see *Settings*).",
          "",
          "**Columns.** *offered pps*: what the generator sent per second (it slows down when "
          "the kernel's logging work on its CPU grows: printk, the fan-out's receiver). *logged by the "

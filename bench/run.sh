@@ -19,7 +19,9 @@
 #
 # Issue 9 (threads): sluice-fan4 / -fan4tcp have syslog on its own thread
 # (the default), sluice-fan4nt is the same fan-out with `thread: false` on
-# syslog (the old single-thread behaviour); every sluice row also records
+# syslog (the old single-thread behaviour); both send UDP syslog across a
+# second veth pair to namespace C (issue 20, see NC below), sluice-fan4lo
+# the same as fan4 to a receiver on loopback; every sluice row also records
 # each thread's CPU (/proc/PID/task/TID/schedstat; the core names a worker
 # thread "sl:INSTANCE", the main thread is TID == PID), so the report has
 # the input thread's CPU per packet.  sluice-stall: pcap + JSON + syslog/TCP
