@@ -9,7 +9,6 @@
  * syslog_lost() (syslog_conn.c).  Everything runs on the output's thread.
  */
 #include <errno.h>
-#include <string.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
 
