@@ -19,7 +19,9 @@
 #
 # Issue 9 (threads): sluice-fan4 / -fan4tcp have syslog on its own thread
 # (the default), sluice-fan4nt is the same fan-out with `thread: false` on
-# syslog (the old single-thread behaviour); every sluice row also records
+# syslog (the old single-thread behaviour); both send UDP syslog across a
+# second veth pair to namespace C (issue 20, see NC below), sluice-fan4lo
+# the same as fan4 to a receiver on loopback; every sluice row also records
 # each thread's CPU (/proc/PID/task/TID/schedstat; the core names a worker
 # thread "sl:INSTANCE", the main thread is TID == PID), so the report has
 # the input thread's CPU per packet.  sluice-stall: pcap + JSON + syslog/TCP
@@ -56,7 +58,7 @@ fi
 SIZES=${SIZES:-"64 512"}
 SEARCH_DUR=${SEARCH_DUR:-1}
 SEARCH_STEPS=${SEARCH_STEPS:-4}
-ALL_LOGGERS="drain sluice-pcap sluice-text sluice-json sluice-fan3 sluice-fan4 sluice-fan4nt sluice-fan4tcp sluice-stall sluice-grp1 sluice-grp2 ulogd-pcap ulogd-text ulogd-json ulogd-fan4 tcpdump printk"
+ALL_LOGGERS="drain sluice-pcap sluice-text sluice-json sluice-fan3 sluice-fan4 sluice-fan4lo sluice-fan4nt sluice-fan4tcp sluice-stall sluice-grp1 sluice-grp2 ulogd-pcap ulogd-text ulogd-json ulogd-fan4 tcpdump printk"
 LOGGERS=${LOGGERS:-$ALL_LOGGERS}
 GROUP=42 GROUP2=43 PORT=9999 SYSPORT=5514
 STALL_SECS=${STALL_SECS:-4} # traffic of the stall scenario: the sink stops 0.5 s in, for 2 s
@@ -91,7 +93,7 @@ export SLUICE_PLUGIN_PATH=$BUILD/plugins
 G=$BUILD/bench
 
 T=$(mktemp -d /tmp/sluice-bench.XXXXXX)
-NA=slbA$$ NB=slbB$$
+NA=slbA$$ NB=slbB$$ NC=slbC$$
 PRINTK_OLD= # nf_log_all_netns before the printk measurement set it
 LOGGER_PID=
 cleanup() {
@@ -99,6 +101,7 @@ cleanup() {
 	[ -n "${SINK_PID:-}" ] && kill -KILL "$SINK_PID" 2>/dev/null
 	ip netns del $NA 2>/dev/null
 	ip netns del $NB 2>/dev/null
+	ip netns del $NC 2>/dev/null
 	[ -n "$PRINTK_OLD" ] && sysctl -qw net.netfilter.nf_log_all_netns="$PRINTK_OLD" 2>/dev/null
 	[ "${KEEP:-0}" = 1 ] && echo "work dir kept: $T" || rm -rf "$T"
 }
@@ -115,6 +118,26 @@ ip -n $NB link set vb up
 ip netns exec $NB nft add table inet slbench
 ip netns exec $NB nft add chain inet slbench input '{ type filter hook input priority 0; policy accept; }'
 ip netns exec $NA ping -c 1 -W 2 10.198.0.2 >/dev/null || die "veth pair does not pass traffic"
+# Namespace C holds the UDP syslog receiver of sluice-fan4 / -fan4nt: across
+# a second veth pair (vs in B, vr in C), like a syslog server on another
+# host, so sluice's CPU is what a deployment pays for a datagram: the UDP/IP
+# send path and the device's transmit.  veth hands each packet to its peer
+# with netif_rx(), and RPS (Documentation/networking/scaling.rst) on vr's
+# receive queue queues it to the backlog of GEN_CPU, so the receiver's half
+# (IP/UDP receive, the socket's wake-up) runs there, where the receiver is
+# pinned, and not in a softirq on sluice's CPU.  On 127.0.0.1 (sluice-fan4lo,
+# the figure before issue 20) loopback runs the receiver's half on the
+# sender's CPU in the same call: that row is kept to compare.
+ip netns add $NC || die "cannot create namespace C"
+ip link add vs netns $NB type veth peer name vr netns $NC || die "cannot create veth vs/vr"
+ip -n $NB addr add 10.197.0.1/24 dev vs
+ip -n $NC addr add 10.197.0.2/24 dev vr
+ip -n $NC link set lo up
+ip -n $NB link set vs up
+ip -n $NC link set vr up
+ip netns exec $NC sh -c "printf '%x' $((1 << GEN_CPU)) >/sys/class/net/vr/queues/rx-0/rps_cpus" ||
+	die "cannot steer vr's receive processing to CPU $GEN_CPU (RPS)"
+ip netns exec $NB ping -c 1 -W 2 10.197.0.2 >/dev/null || die "veth pair vs/vr does not pass traffic"
 
 # rule nflog|printk: what the kernel does with the benchmark's packets.
 rule() {
@@ -172,14 +195,16 @@ sluice_conf() { # sluice_conf KIND DIR
 		echo "  pcap: [fw, { plugin: pcap, file: $d/out.pcap }]"
 		echo "  text: [fw, decode, logline, { plugin: file, file: $d/out.log }]"
 		echo "  json: [fw, decode, json, { plugin: file, file: $d/out.json }]" ;;
-	fan4 | fan4nt | fan4tcp)
+	fan4 | fan4lo | fan4nt | fan4tcp)
 		echo "  pcap: [fw, { plugin: pcap, file: $d/out.pcap }]"
 		echo "  text: [fw, decode, logline, { plugin: file, file: $d/out.log }]"
 		echo "  json: [fw, decode, json, { plugin: file, file: $d/out.json }]"
 		if [ "$1" = fan4 ]; then # syslog on its own thread: the default for network outputs
+			echo "  sys: [fw, decode, logline, { plugin: syslog, transport: udp, address: \"10.197.0.2:$SYSPORT\", queue_size: 16MiB }]"
+		elif [ "$1" = fan4lo ]; then # the same to a receiver on loopback (issue 9's figure)
 			echo "  sys: [fw, decode, logline, { plugin: syslog, transport: udp, address: \"127.0.0.1:$SYSPORT\", queue_size: 16MiB }]"
 		elif [ "$1" = fan4nt ]; then # the old behaviour: syslog on the input's thread
-			echo "  sys: [fw, decode, logline, { plugin: syslog, transport: udp, address: \"127.0.0.1:$SYSPORT\", queue_size: 16MiB, thread: false }]"
+			echo "  sys: [fw, decode, logline, { plugin: syslog, transport: udp, address: \"10.197.0.2:$SYSPORT\", queue_size: 16MiB, thread: false }]"
 		else
 			echo "  sys: [fw, decode, logline, { plugin: syslog, transport: tcp, framing: lf, address: \"127.0.0.1:$SYSPORT\", queue_size: 16MiB }]"
 		fi ;;
@@ -292,7 +317,9 @@ start_logger() {
 		if [[ $name == sluice-fan4* || $name == sluice-stall ]]; then
 			local proto=udp
 			[[ $name == sluice-fan4tcp || $name == sluice-stall ]] && proto=tcp
-			ip netns exec $NB taskset -c $GEN_CPU $RT "$G/sinkcount" $proto:$SYSPORT >"$d/sink.out" 2>&1 &
+			local sinkns=$NB # fan4 and fan4nt: the receiver across vs/vr (see NC above)
+			[[ $name == sluice-fan4 || $name == sluice-fan4nt ]] && sinkns=$NC
+			ip netns exec $sinkns taskset -c $GEN_CPU $RT "$G/sinkcount" $proto:$SYSPORT >"$d/sink.out" 2>&1 &
 			SINK_PID=$!
 			sleep 0.1
 		fi
@@ -378,7 +405,7 @@ outputs() {
 	*-grp2)
 		p=$(lines "$d/out.json") t=$(lines "$d/out1.json")
 		echo "$((p + t)) g0=$p,g1=$t" ;;
-	*-fan4 | *-fan4nt | *-fan4tcp)
+	*-fan4 | *-fan4lo | *-fan4nt | *-fan4tcp)
 		p=$(pcapn "$d/out.pcap") t=$(lines "$d/out.log") j=$(lines "$d/out.json")
 		s=$(awk '{print $2}' "$d/sink.out" 2>/dev/null); s=${s:-0}
 		echo "$(printf '%s\n' "$p" "$t" "$j" "$s" | sort -n | head -1) pcap=$p,text=$t,json=$j,syslog=$s" ;;
@@ -568,6 +595,8 @@ fi
 
 # issue 19: say whether nflog -> pcap is within 1.3x the drain's CPU per packet
 python3 "$TOP/bench/live_report.py" --pcap-target "$RESULTS" || echo "run.sh: no pcap target computed" >&2
+# issue 20: the UDP syslog thread's CPU per message (fan4: across veth; fan4lo: loopback)
+python3 "$TOP/bench/live_report.py" --syslog-target "$RESULTS" || echo "run.sh: no syslog figure computed" >&2
 [ "${NODOC:-0}" = 1 ] && { cp "$RESULTS" /tmp/sluice-bench-results.tsv; echo "results: /tmp/sluice-bench-results.tsv"; exit 0; }
 cp "$RESULTS" /tmp/sluice-bench-results.tsv
 python3 "$TOP/bench/live_report.py" "$RESULTS" "$TOP/docs/BENCHMARKS.md" \

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * sinkcount: a syslog receiver that only counts messages: datagrams on UDP
- * (udp:PORT, 127.0.0.1) or a unix datagram socket (unix:PATH), lines on TCP
+ * (udp:PORT, any address of the namespace) or a unix datagram socket (unix:PATH), lines on TCP
  * (tcp:PORT, one connection at a time).  Large
  * receive buffer so the receiver is not what loses.  On SIGINT/SIGTERM
  * prints "datagrams N".
@@ -77,7 +77,8 @@ int main(int argc, char **argv)
 	int fd;
 	if (!strncmp(argv[1], "udp:", 4)) {
 		struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)atoi(argv[1] + 4)) };
-		sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		/* any address: the namespace's loopback or its veth (bench/run.sh) */
+		sa.sin_addr.s_addr = htonl(INADDR_ANY);
 		fd = socket(AF_INET, SOCK_DGRAM, 0);
 		if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
 			perror("sinkcount: bind");

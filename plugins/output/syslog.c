@@ -182,15 +182,36 @@ static void enqueue(struct syslog_state *st, const struct sl_record *r, struct s
 	syslog_q_commit(st, (uint32_t)total);
 }
 
+/*
+ * On the output's own thread a record was written by the input's thread and
+ * copied through the core's queue: what enqueue() reads first (the presence
+ * bits, the text and its mark, the timestamp: cache lines far apart in the
+ * record) is not in this CPU's cache, and those misses were most of the
+ * formatter's time.  Ask for them a few records ahead.
+ */
+#define PREFETCH_AHEAD 4
+
+static void prefetch_record(const struct sl_record *r)
+{
+	__builtin_prefetch(r->present);
+	__builtin_prefetch(&r->v[SL_F_TEXT]);
+	__builtin_prefetch(&r->v[SL_F_TEXT_SAFE]);
+	__builtin_prefetch(&r->v[SL_F_TIMESTAMP]);
+}
+
 static int syslog_process(void *state, struct sl_batch *batch)
 {
 	struct syslog_state *st = state;
 	struct sl_time now = { 0, 0 };
 	unsigned i, no_text = 0;
 
+	for (i = 0; i < batch->count && i < PREFETCH_AHEAD; i++)
+		prefetch_record(batch->rec[i]);
 	for (i = 0; i < batch->count; i++) {
 		const struct sl_record *r = batch->rec[i];
 
+		if (i + PREFETCH_AHEAD < batch->count)
+			prefetch_record(batch->rec[i + PREFETCH_AHEAD]);
 		if (!sl_has(r, SL_F_TEXT)) {
 			no_text++;
 			continue;

@@ -55,7 +55,12 @@ struct syslog_cfg {
 	uint64_t spool_max_size;
 };
 
-#define BATCH_MSGS 64		/* messages per sendmmsg / sendmsg */
+#define BATCH_MSGS 64		/* messages per sendmsg; per sendmmsg while pacing */
+/*
+ * Datagrams per sendmmsg otherwise: a batch from the input is usually sent
+ * in one call (the kernel takes up to UIO_MAXIOV, 1024).
+ */
+#define DGRAM_BATCH_MSGS 256
 #define LOG_EVERY_MS 10000
 #define PROBE_MS 100		/* wait for an ICMP error after a UDP probe */
 #define PACE_MS 1		/* UDP backlog: one batch per tick (no flow control) */
@@ -148,8 +153,9 @@ struct syslog_state {
 	bool was_down;
 	bool warned_header;
 
-	struct mmsghdr mm[BATCH_MSGS];
-	struct iovec iov[BATCH_MSGS];
+	bool mm_ready;			/* mm[i] points at iov[i] (sendmmsg writes only msg_len) */
+	struct mmsghdr mm[DGRAM_BATCH_MSGS];
+	struct iovec iov[DGRAM_BATCH_MSGS];	/* BATCH_MSGS for streams and the spool */
 };
 
 /* A byte stream: TCP, or TLS over TCP. */

@@ -9,7 +9,6 @@
  * syslog_lost() (syslog_conn.c).  Everything runs on the output's thread.
  */
 #include <errno.h>
-#include <string.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
 
@@ -50,17 +49,21 @@ static bool gone(int err)
 	       err == ETIMEDOUT || err == ECONNABORTED || err == EACCES || err == EPERM;
 }
 
+/* One datagram per message; a backlog after an outage goes BATCH_MSGS a tick. */
 static void drain_dgram(struct syslog_state *st)
 {
-	while (st->qcount) {
-		unsigned i, n = syslog_q_gather(st, st->probe_needed ? 1 : BATCH_MSGS);
-		int sent;
-
-		for (i = 0; i < n; i++) {
-			memset(&st->mm[i], 0, sizeof(st->mm[i]));
+	if (!st->mm_ready) {	/* the state is zeroed: no name, no control */
+		for (unsigned i = 0; i < DGRAM_BATCH_MSGS; i++) {
 			st->mm[i].msg_hdr.msg_iov = &st->iov[i];
 			st->mm[i].msg_hdr.msg_iovlen = 1;
 		}
+		st->mm_ready = true;
+	}
+	while (st->qcount) {
+		unsigned i, n = syslog_q_gather(st, st->probe_needed ? 1 :
+						    st->catchup ? BATCH_MSGS : DGRAM_BATCH_MSGS);
+		int sent;
+
 		sent = sendmmsg(st->fd, st->mm, n, MSG_DONTWAIT | MSG_NOSIGNAL);
 		if (sent < 0) {
 			int err = errno;
