@@ -19,8 +19,25 @@
  * Records are copied into one message buffer of at most `mtu` bytes; the
  * message is sent when the next record does not fit, every
  * `flush_interval`, and at flush/stop.  The socket is a connected,
- * non-blocking UDP socket: a failed send costs that message (counted in
- * send_errors and records_lost), never the daemon.
+ * non-blocking UDP socket: a failed send is counted in send_errors and
+ * retried up to max_retries times (default 0), then costs that message
+ * (records_lost), never the daemon.
+ *
+ * Batching, the flush timer and the retries are the sink engine's
+ * (sink.h): the batch is the message being built, a unit one data record;
+ * admit() says whether the next record (its template set and data set
+ * header included) still fits in `mtu`, else the engine sends the message
+ * first; send() is one datagram.  A retry sends the same message again
+ * (same sequence number, a new export time).  batch_size is not an option:
+ * `mtu` bounds a message, and no message holds MAX_RECORDS records.
+ *
+ * No spool_dir: UDP acknowledges nothing.  A send succeeds once the local
+ * stack took the datagram, whether or not a collector listens; a refusal
+ * (ICMP port unreachable) comes back on a later send, if at all (a host
+ * that is down, or a firewall, sends none), and by then the refused
+ * message is gone.  A spool would acknowledge, and delete, messages as
+ * lost as without it, and send a backlog in a burst a restarted
+ * collector's socket buffer would drop.
  */
 #include <errno.h>
 #include <netdb.h>
@@ -37,6 +54,8 @@
 #include <sluice/plugin.h>
 
 #include "flow_fields.h"
+#include "plugin_state.h"
+#include "sink.h"
 #include "time_clamp.h"
 
 #define IPFIX_VERSION 10
@@ -44,6 +63,7 @@
 #define SET_TEMPLATE 2
 #define TEMPLATE_ID_BASE 256
 #define SEND_WARN_NS (10 * 1000000000LL)
+#define MAX_RECORDS 65535	/* the engine's batch_size: more than any message holds */
 
 /* Information elements (IANA numbers). */
 enum {
@@ -93,7 +113,7 @@ struct ipfix_cfg {
 	int64_t observation_domain;
 	uint64_t mtu;
 	uint64_t template_interval;
-	uint64_t flush_interval;
+	struct sl_sink_cfg sink;	/* flush_interval, max_retries, retry_* */
 };
 
 static const struct sl_option ipfix_options[] = {
@@ -105,8 +125,11 @@ static const struct sl_option ipfix_options[] = {
 		    "largest IPFIX message (UDP payload) sent"),
 	SL_OPT_DURATION("template_interval", struct ipfix_cfg, template_interval, "60s", 1000,
 			86400 * 1000LL, "resend a template with its next record after this long"),
-	SL_OPT_DURATION("flush_interval", struct ipfix_cfg, flush_interval, "1s", 10, 600 * 1000LL,
-			"longest a record waits in a partly filled message"),
+	/* the engine's row, with ipfix's own limit (10m) and text */
+	SL_OPT_DURATION("flush_interval", struct ipfix_cfg, sink.flush_interval, "1s", 10,
+			600 * 1000LL, "longest a record waits in a partly filled message"),
+	SL_SINK_OPT_RETRY(struct ipfix_cfg, sink, "0", 100,
+			  "retries of a failed send before its message is lost"),
 	SL_OPT_END
 };
 
@@ -136,13 +159,12 @@ struct tmpl {
 };
 
 struct ipfix {
-	const struct sl_host *host;
-	struct sl_instance *inst;
-	const struct ipfix_cfg *cfg;
+	SL_STATE_HEAD(struct ipfix_cfg);
 	char *host_part, *port_part;
 
 	int fd;
-	struct sl_timer *timer;
+	struct sl_sink_cfg sink_cfg;	/* cfg->sink with batch_size MAX_RECORDS */
+	struct sl_sink sink;
 
 	uint8_t *msg;
 	size_t len;		/* bytes in msg, header included */
@@ -154,7 +176,13 @@ struct ipfix {
 
 	struct tmpl t[NTEMPLATES];
 
-	int c_messages, c_send_errors, c_records_lost, c_skipped;
+	/* what admit() found for the record encode() writes next */
+	unsigned next_idx;
+	bool next_tmpl;
+	struct sl_time now;
+	int64_t now_ms;
+
+	int c_messages, c_send_errors, c_records_lost, c_skipped, c_retries;
 	int64_t warned_ns;
 	uint64_t errors_total;
 };
@@ -310,7 +338,7 @@ static uint8_t *put_addr(uint8_t *p, const uint8_t a[16], bool v6)
 }
 
 /* Write record r with template index idx at p. */
-static void encode(uint8_t *p, const struct sl_record *r, unsigned idx, const struct sl_time *now)
+static void put_record(uint8_t *p, const struct sl_record *r, unsigned idx, const struct sl_time *now)
 {
 	bool v6 = idx > G_ALL;
 	unsigned mask = idx & G_ALL;
@@ -403,19 +431,20 @@ static void reset_msg(struct ipfix *st)
 	memset(st->msg_tmpl, 0, sizeof(st->msg_tmpl));
 }
 
+static void skipped(struct ipfix *st)
+{
+	st->host->counter_add(st->inst, st->c_skipped, 1);
+	st->host->dropped_add(st->inst, 1);
+}
+
+/* One failed send: counted, and warned at most every SEND_WARN_NS. */
 static void send_failed(struct ipfix *st, int err)
 {
 	int64_t now;
 
 	st->errors_total++;
 	st->host->counter_add(st->inst, st->c_send_errors, 1);
-	st->host->counter_add(st->inst, st->c_records_lost, st->msg_records);
-	st->host->dropped_add(st->inst, st->msg_records);
 	st->host->error_add(st->inst, 1);
-	/* templates in a lost message must go again */
-	for (unsigned i = 0; i < NTEMPLATES; i++)
-		if (st->msg_tmpl[i / 8] & (1u << (i % 8)))
-			st->t[i].sent_ms = 0;
 	/* a refused message means the collector was down: it needs every template */
 	if (err == ECONNREFUSED)
 		for (unsigned i = 0; i < NTEMPLATES; i++)
@@ -430,81 +459,68 @@ static void send_failed(struct ipfix *st, int err)
 		      (unsigned long long)st->errors_total, st->errors_total == 1 ? "" : "s");
 }
 
-static void send_msg(struct ipfix *st)
-{
-	struct timespec now;
-	ssize_t n;
+/* ---- the sink's callbacks (sink.h) ---- */
 
-	if (st->len <= IPFIX_HDR_LEN)
-		return;
-	close_set(st);
-	clock_gettime(CLOCK_REALTIME, &now);
-	put16(st->msg, IPFIX_VERSION);
-	put16(st->msg + 2, (uint16_t)st->len);
-	put32(st->msg + 4, (uint32_t)now.tv_sec);
-	put32(st->msg + 8, st->seq);
-	put32(st->msg + 12, (uint32_t)st->cfg->observation_domain);
-	if (st->fd < 0) {
-		send_failed(st, ENOTCONN);
-	} else {
-		do
-			n = send(st->fd, st->msg, st->len, MSG_DONTWAIT | MSG_NOSIGNAL);
-		while (n < 0 && errno == EINTR);
-		if (n < 0) {
-			send_failed(st, errno);
-		} else {
-			st->seq += st->msg_records;
-			st->host->counter_add(st->inst, st->c_messages, 1);
-		}
-	}
-	reset_msg(st);
-}
-
-static void add_record(struct ipfix *st, const struct sl_record *r, const struct sl_time *now,
-		       int64_t now_ms)
+/*
+ * Whether record r fits in the message, with the template set it needs
+ * (none sent yet, or template_interval passed) and a data set header
+ * unless the open set is its template's.
+ */
+static enum sl_sink_admit ipfix_admit(void *ctx, const struct sl_record *r)
 {
+	struct ipfix *st = ctx;
 	const uint8_t *src, *dst;
+	struct timespec ts;
 	struct tmpl *t;
-	unsigned idx;
-	bool v6, need_tmpl;
 	size_t need;
+	bool v6;
 
 	if (!sl_has(r, SL_F_ORIG_SRC) || !sl_has(r, SL_F_ORIG_DST)) {
-		st->host->counter_add(st->inst, st->c_skipped, 1);
-		st->host->dropped_add(st->inst, 1);
-		return;
+		skipped(st);
+		return SL_SINK_SKIP;
 	}
 	src = r->v[SL_F_ORIG_SRC].addr;
 	dst = r->v[SL_F_ORIG_DST].addr;
 	v6 = !(sl_addr_is_v4(src) && sl_addr_is_v4(dst));
-	idx = template_index(r, v6);
-	t = &st->t[idx];
+	st->next_idx = template_index(r, v6);
+	t = &st->t[st->next_idx];
 	if (!t->built)
-		build_template(t, idx);
-	for (int pass = 0; pass < 2; pass++) {
-		need_tmpl = !t->sent_ms || now_ms - t->sent_ms >= (int64_t)st->cfg->template_interval;
-		need = t->reclen;
-		if (need_tmpl)
-			need += 4 + t->speclen;
-		if (need_tmpl || st->set_id != t->id)
-			need += 4;
-		if (st->len + need <= st->cfg->mtu)
-			break;
-		if (pass) {
-			/* cannot happen: mtu >= 256 holds the largest template and record */
-			st->host->counter_add(st->inst, st->c_skipped, 1);
-			st->host->dropped_add(st->inst, 1);
-			return;
-		}
-		send_msg(st);
+		build_template(t, st->next_idx);
+	clock_gettime(CLOCK_REALTIME, &ts);
+	st->now.sec = ts.tv_sec;
+	st->now.nsec = (uint32_t)ts.tv_nsec;
+	st->now_ms = mono_ms();
+	st->next_tmpl = !t->sent_ms ||
+			st->now_ms - t->sent_ms >= (int64_t)st->cfg->template_interval;
+	need = t->reclen;
+	if (st->next_tmpl)
+		need += 4 + t->speclen;
+	if (st->next_tmpl || st->set_id != t->id)
+		need += 4;
+	if (st->len + need <= st->cfg->mtu)
+		return SL_SINK_TAKE;
+	if (!st->msg_records) {
+		/* cannot happen: mtu >= 256 holds the largest template and record */
+		skipped(st);
+		return SL_SINK_SKIP;
 	}
-	if (need_tmpl) {
+	return SL_SINK_FULL;
+}
+
+/* The record admit() took, with its template set when due. */
+static bool ipfix_encode(void *ctx, const struct sl_record *r)
+{
+	struct ipfix *st = ctx;
+	unsigned idx = st->next_idx;
+	struct tmpl *t = &st->t[idx];
+
+	if (st->next_tmpl) {
 		close_set(st);
 		put16(st->msg + st->len, SET_TEMPLATE);
 		put16(st->msg + st->len + 2, (uint16_t)(4 + t->speclen));
 		memcpy(st->msg + st->len + 4, t->spec, t->speclen);
 		st->len += 4 + t->speclen;
-		t->sent_ms = now_ms;
+		t->sent_ms = st->now_ms;
 		st->msg_tmpl[idx / 8] |= (uint8_t)(1u << (idx % 8));
 	}
 	if (st->set_id != t->id) {
@@ -514,34 +530,90 @@ static void add_record(struct ipfix *st, const struct sl_record *r, const struct
 		put16(st->msg + st->len, t->id);
 		st->len += 4;
 	}
-	encode(st->msg + st->len, r, idx, now);
+	put_record(st->msg + st->len, r, idx, &st->now);
 	st->len += t->reclen;
 	st->msg_records++;
+	return true;
 }
+
+/* The message as one datagram; again on a retry, the same but its export time. */
+static enum sl_sink_result ipfix_send(void *ctx, unsigned n)
+{
+	struct ipfix *st = ctx;
+	struct timespec now;
+	ssize_t sent;
+	int err = ENOTCONN;
+
+	(void)n;	/* msg_records */
+	close_set(st);
+	clock_gettime(CLOCK_REALTIME, &now);
+	put16(st->msg, IPFIX_VERSION);
+	put16(st->msg + 2, (uint16_t)st->len);
+	put32(st->msg + 4, (uint32_t)now.tv_sec);
+	put32(st->msg + 8, st->seq);
+	put32(st->msg + 12, (uint32_t)st->cfg->observation_domain);
+	if (st->fd >= 0) {
+		do
+			sent = send(st->fd, st->msg, st->len, MSG_DONTWAIT | MSG_NOSIGNAL);
+		while (sent < 0 && errno == EINTR);
+		if (sent >= 0) {
+			st->seq += st->msg_records;
+			st->host->counter_add(st->inst, st->c_messages, 1);
+			return SL_SINK_SENT;
+		}
+		err = errno;
+	}
+	send_failed(st, err);
+	/* too large for the path: the same bytes will not go later */
+	return err == EMSGSIZE ? SL_SINK_REJECTED : SL_SINK_RETRY;
+}
+
+/* Each failed send was warned (rate-limited): only a lost message's templates go again. */
+static void ipfix_retried(void *ctx, unsigned n, int64_t retries, bool sent)
+{
+	struct ipfix *st = ctx;
+
+	(void)n;
+	(void)retries;
+	if (sent)
+		return;
+	for (unsigned i = 0; i < NTEMPLATES; i++)
+		if (st->msg_tmpl[i / 8] & (1u << (i % 8)))
+			st->t[i].sent_ms = 0;
+}
+
+static void ipfix_reset(void *ctx)
+{
+	reset_msg(ctx);
+}
+
+/* No spool_rec, send_spooled: no spool_dir (above). */
+static const struct sl_sink_ops ipfix_sink_ops = {
+	.encode = ipfix_encode,
+	.send = ipfix_send,
+	.reset = ipfix_reset,
+	.admit = ipfix_admit,
+	.retried = ipfix_retried,
+};
+
+static const struct sl_sink_def ipfix_sink_def = {
+	.ops = &ipfix_sink_ops,
+	.batch = "message",
+	.done = "sent",
+};
 
 static int ipfix_process(void *state, struct sl_batch *b)
 {
 	struct ipfix *st = state;
-	struct timespec ts;
-	struct sl_time now;
-	int64_t now_ms = mono_ms();
 
-	clock_gettime(CLOCK_REALTIME, &ts);
-	now.sec = ts.tv_sec;
-	now.nsec = (uint32_t)ts.tv_nsec;
-	for (unsigned i = 0; i < b->count; i++)
-		add_record(st, b->rec[i], &now, now_ms);
-	return 0;
-}
-
-static void flush_timer(void *state)
-{
-	send_msg(state);
+	return sl_sink_process(&st->sink, b);
 }
 
 static int ipfix_flush(void *state)
 {
-	send_msg(state);
+	struct ipfix *st = state;
+
+	sl_sink_flush(&st->sink);
 	return 0;
 }
 
@@ -591,26 +663,30 @@ static int ipfix_configure(const struct sl_host *host, struct sl_instance *inst,
 			   void **state)
 {
 	const struct ipfix_cfg *cfg = config;
-	struct ipfix *st = calloc(1, sizeof(*st));
+	struct ipfix *st;
 
-	if (!st) {
-		host->config_error(inst, NULL, "out of memory");
+	if (sl_sink_check(&cfg->sink, host, inst) < 0)
 		return -1;
-	}
+	st = sl_state_new(struct ipfix, host, inst, cfg);
+	if (!st)
+		return -1;
 	if (split_address(cfg->address, &st->host_part, &st->port_part) < 0) {
 		host->config_error(inst, "address", "expected host:port, [IPv6]:port or host, not '%s'",
 				   cfg->address);
 		free(st);
 		return -1;
 	}
-	st->host = host;
-	st->inst = inst;
-	st->cfg = cfg;
 	st->fd = -1;
 	st->c_messages = host->counter_new(inst, "messages");
 	st->c_send_errors = host->counter_new(inst, "send_errors");
 	st->c_records_lost = host->counter_new(inst, "records_lost");
 	st->c_skipped = host->counter_new(inst, "skipped");
+	st->c_retries = host->counter_new(inst, "retries");
+	st->sink_cfg = cfg->sink;
+	st->sink_cfg.batch_size = MAX_RECORDS;
+	/* a message given up on is lost: records_lost is the engine's dropped counter */
+	sl_sink_init(&st->sink, host, inst, &st->sink_cfg, &ipfix_sink_def, st, st->c_retries,
+		     st->c_records_lost);
 	*state = st;
 	return 0;
 }
@@ -650,10 +726,8 @@ static int ipfix_start(void *state)
 	}
 	/* room for bursts: a full socket buffer would cost messages */
 	setsockopt(st->fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
-	st->timer = st->host->timer_new(st->inst, flush_timer, st);
-	if (!st->timer)
+	if (sl_sink_start(&st->sink) < 0)
 		return -1;
-	st->host->timer_arm(st->timer, st->cfg->flush_interval, st->cfg->flush_interval);
 	st->host->log(st->inst, SL_LOG_INFO, "exporting IPFIX to %s port %s (domain %lld, mtu %llu)",
 		      st->host_part, st->port_part, (long long)st->cfg->observation_domain,
 		      (unsigned long long)st->cfg->mtu);
@@ -664,10 +738,7 @@ static void ipfix_stop(void *state)
 {
 	struct ipfix *st = state;
 
-	if (st->msg)
-		send_msg(st);
-	if (st->timer)
-		st->host->timer_disarm(st->timer);
+	sl_sink_stop(&st->sink);	/* the last message, then the timer off */
 	if (st->fd >= 0)
 		close(st->fd);
 	st->fd = -1;
@@ -679,6 +750,7 @@ static void ipfix_destroy(void *state)
 {
 	struct ipfix *st = state;
 
+	sl_sink_destroy(&st->sink);
 	free(st->host_part);
 	free(st->port_part);
 	free(st);
