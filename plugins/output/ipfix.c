@@ -167,12 +167,14 @@ struct ipfix {
 	struct sl_sink sink;
 
 	uint8_t *msg;
+	uint8_t *tmsg;		/* after msg: a message of templates only */
 	size_t len;		/* bytes in msg, header included */
 	size_t set_off;		/* offset of the open data set; 0: none */
 	uint16_t set_id;
 	uint32_t msg_records;
 	uint8_t msg_tmpl[NTEMPLATES / 8];	/* templates carried by the message */
 	uint32_t seq;		/* data records sent before this message */
+	bool refused;		/* this message's last send: ECONNREFUSED */
 
 	struct tmpl t[NTEMPLATES];
 
@@ -428,6 +430,7 @@ static void reset_msg(struct ipfix *st)
 	st->set_off = 0;
 	st->set_id = 0;
 	st->msg_records = 0;
+	st->refused = false;
 	memset(st->msg_tmpl, 0, sizeof(st->msg_tmpl));
 }
 
@@ -536,33 +539,89 @@ static bool ipfix_encode(void *ctx, const struct sl_record *r)
 	return true;
 }
 
-/* The message as one datagram; again on a retry, the same but its export time. */
+/* One message in buf as a datagram: 0, or the errno of the failed send. */
+static int send_dgram(struct ipfix *st, uint8_t *buf, size_t len)
+{
+	struct timespec now;
+	ssize_t n;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	put16(buf, IPFIX_VERSION);
+	put16(buf + 2, (uint16_t)len);
+	put32(buf + 4, (uint32_t)now.tv_sec);
+	put32(buf + 8, st->seq);
+	put32(buf + 12, (uint32_t)st->cfg->observation_domain);
+	if (st->fd < 0)
+		return ENOTCONN;
+	do
+		n = send(st->fd, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return errno;
+	st->host->counter_add(st->inst, st->c_messages, 1);
+	return 0;
+}
+
+/* The template set of tmsg (len bytes) as a message. */
+static int send_tset(struct ipfix *st, size_t len)
+{
+	put16(st->tmsg + IPFIX_HDR_LEN, SET_TEMPLATE);
+	put16(st->tmsg + IPFIX_HDR_LEN + 2, (uint16_t)(len - IPFIX_HDR_LEN));
+	return send_dgram(st, st->tmsg, len);
+}
+
+/*
+ * Before a message is sent again after a refusal, the templates its data
+ * sets use and it does not carry, in messages of template sets only (RFC
+ * 7011 allows them): the refused message may have carried them, or the
+ * collector restarted without them.  0, or the errno.
+ */
+static int send_templates(struct ipfix *st)
+{
+	uint8_t need[NTEMPLATES / 8] = { 0 };
+	size_t off, slen, len = IPFIX_HDR_LEN + 4;
+	int err;
+
+	for (off = IPFIX_HDR_LEN; off + 4 <= st->len; off += slen) {
+		unsigned idx = (unsigned)(st->msg[off] << 8 | st->msg[off + 1]) - TEMPLATE_ID_BASE;
+
+		slen = (size_t)(st->msg[off + 2] << 8 | st->msg[off + 3]);
+		if (slen < 4)
+			break;	/* cannot happen: every set is closed */
+		if (idx < NTEMPLATES && !(st->msg_tmpl[idx / 8] & (1u << (idx % 8))))
+			need[idx / 8] |= (uint8_t)(1u << (idx % 8));
+	}
+	for (unsigned i = 0; i < NTEMPLATES; i++) {
+		if (!(need[i / 8] & (1u << (i % 8))))
+			continue;
+		if (len + st->t[i].speclen > st->cfg->mtu) {
+			err = send_tset(st, len);
+			if (err)
+				return err;
+			len = IPFIX_HDR_LEN + 4;
+		}
+		memcpy(st->tmsg + len, st->t[i].spec, st->t[i].speclen);
+		len += st->t[i].speclen;
+	}
+	return len > IPFIX_HDR_LEN + 4 ? send_tset(st, len) : 0;
+}
+
+/* The message as one datagram; on a retry the same but its export time. */
 static enum sl_sink_result ipfix_send(void *ctx, unsigned n)
 {
 	struct ipfix *st = ctx;
-	struct timespec now;
-	ssize_t sent;
-	int err = ENOTCONN;
+	int err;
 
 	(void)n;	/* msg_records */
 	close_set(st);
-	clock_gettime(CLOCK_REALTIME, &now);
-	put16(st->msg, IPFIX_VERSION);
-	put16(st->msg + 2, (uint16_t)st->len);
-	put32(st->msg + 4, (uint32_t)now.tv_sec);
-	put32(st->msg + 8, st->seq);
-	put32(st->msg + 12, (uint32_t)st->cfg->observation_domain);
-	if (st->fd >= 0) {
-		do
-			sent = send(st->fd, st->msg, st->len, MSG_DONTWAIT | MSG_NOSIGNAL);
-		while (sent < 0 && errno == EINTR);
-		if (sent >= 0) {
-			st->seq += st->msg_records;
-			st->host->counter_add(st->inst, st->c_messages, 1);
-			return SL_SINK_SENT;
-		}
-		err = errno;
+	err = st->refused ? send_templates(st) : 0;
+	if (!err)
+		err = send_dgram(st, st->msg, st->len);
+	if (!err) {
+		st->seq += st->msg_records;
+		return SL_SINK_SENT;
 	}
+	st->refused = err == ECONNREFUSED;
 	send_failed(st, err);
 	/* too large for the path: the same bytes will not go later */
 	return err == EMSGSIZE ? SL_SINK_REJECTED : SL_SINK_RETRY;
@@ -698,11 +757,12 @@ static int ipfix_start(void *state)
 	struct addrinfo *res = NULL, *ai;
 	int err, sndbuf = 1 << 20;
 
-	st->msg = malloc(st->cfg->mtu);
+	st->msg = malloc(2 * st->cfg->mtu);
 	if (!st->msg) {
 		st->host->log(st->inst, SL_LOG_ERR, "out of memory");
 		return -1;
 	}
+	st->tmsg = st->msg + st->cfg->mtu;
 	reset_msg(st);
 	err = getaddrinfo(st->host_part, st->port_part, &hints, &res);
 	if (err) {
