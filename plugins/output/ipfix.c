@@ -28,8 +28,14 @@
  * admit() says whether the next record (its template set and data set
  * header included) still fits in `mtu`, else the engine sends the message
  * first; send() is one datagram.  A retry sends the same message again
- * (same sequence number, a new export time).  batch_size is not an option:
- * `mtu` bounds a message, and no message holds MAX_RECORDS records.
+ * (same sequence number, a new export time); after ECONNREFUSED the
+ * templates its data sets use go first, in messages of template sets
+ * only, since the collector that refused lost them or the refused message
+ * carried them.  A message given up on is lost: records_lost is the
+ * engine's dropped counter, and retried() has its templates go again (the
+ * failed sends were warned, rate-limited, so it logs nothing more).
+ * batch_size is not an option: `mtu` bounds a message, and no message
+ * holds MAX_RECORDS records.
  *
  * No spool_dir: UDP acknowledges nothing.  A send succeeds once the local
  * stack took the datagram, whether or not a collector listens; a refusal
@@ -45,7 +51,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <arpa/inet.h>
@@ -53,6 +58,7 @@
 
 #include <sluice/plugin.h>
 
+#include "clock.h"
 #include "flow_fields.h"
 #include "plugin_state.h"
 #include "sink.h"
@@ -188,14 +194,6 @@ struct ipfix {
 	int64_t warned_ns;
 	uint64_t errors_total;
 };
-
-static int64_t mono_ms(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
 
 /* ---- encoding ---- */
 
@@ -452,7 +450,7 @@ static void send_failed(struct ipfix *st, int err)
 	if (err == ECONNREFUSED)
 		for (unsigned i = 0; i < NTEMPLATES; i++)
 			st->t[i].sent_ms = 0;
-	now = mono_ms() * 1000000;
+	now = sl_clock_ns(CLOCK_MONOTONIC);
 	if (st->warned_ns && now - st->warned_ns < SEND_WARN_NS)
 		return;
 	st->warned_ns = now;
@@ -473,7 +471,6 @@ static enum sl_sink_admit ipfix_admit(void *ctx, const struct sl_record *r)
 {
 	struct ipfix *st = ctx;
 	const uint8_t *src, *dst;
-	struct timespec ts;
 	struct tmpl *t;
 	size_t need;
 	bool v6;
@@ -489,10 +486,8 @@ static enum sl_sink_admit ipfix_admit(void *ctx, const struct sl_record *r)
 	t = &st->t[st->next_idx];
 	if (!t->built)
 		build_template(t, st->next_idx);
-	clock_gettime(CLOCK_REALTIME, &ts);
-	st->now.sec = ts.tv_sec;
-	st->now.nsec = (uint32_t)ts.tv_nsec;
-	st->now_ms = mono_ms();
+	st->now = sl_clock_time(CLOCK_REALTIME);
+	st->now_ms = sl_clock_ms(CLOCK_MONOTONIC);
 	st->next_tmpl = !t->sent_ms ||
 			st->now_ms - t->sent_ms >= (int64_t)st->cfg->template_interval;
 	need = t->reclen;
@@ -542,13 +537,11 @@ static bool ipfix_encode(void *ctx, const struct sl_record *r)
 /* One message in buf as a datagram: 0, or the errno of the failed send. */
 static int send_dgram(struct ipfix *st, uint8_t *buf, size_t len)
 {
-	struct timespec now;
 	ssize_t n;
 
-	clock_gettime(CLOCK_REALTIME, &now);
 	put16(buf, IPFIX_VERSION);
 	put16(buf + 2, (uint16_t)len);
-	put32(buf + 4, (uint32_t)now.tv_sec);
+	put32(buf + 4, (uint32_t)sl_clock_time(CLOCK_REALTIME).sec);
 	put32(buf + 8, st->seq);
 	put32(buf + 12, (uint32_t)st->cfg->observation_domain);
 	if (st->fd < 0)
