@@ -8,13 +8,8 @@
  * field it does not have as a fake zero.  A template goes out in the same
  * message as its first data record, and again with the next record that
  * uses it once `template_interval` has passed (UDP collectors that restart
- * learn it then), or right after a send failed with ECONNREFUSED.
- *
- * Counters: octetDeltaCount/packetDeltaCount (1, 2) carry the original
- * direction, postOctetDeltaCount/postPacketDeltaCount (23, 24) the reply
- * direction, all 64-bit.  nfdump decodes 23/24 as "out" bytes/packets;
- * it does not tell RFC 5103 reverse elements (PEN 29305) from the forward
- * ones, so those are not used.
+ * learn it then), or right after a send failed with ECONNREFUSED.  The
+templates and the records' bytes: ipfix_records.c.
  *
  * Records are copied into one message buffer of at most `mtu` bytes; the
  * message is sent when the next record does not fit, every
@@ -60,59 +55,15 @@
 
 #include "clock.h"
 #include "flow_fields.h"
+#include "ipfix_records.h"
 #include "plugin_state.h"
 #include "sink.h"
-#include "time_clamp.h"
 
 #define IPFIX_VERSION 10
 #define IPFIX_HDR_LEN 16
 #define SET_TEMPLATE 2
-#define TEMPLATE_ID_BASE 256
 #define SEND_WARN_NS (10 * 1000000000LL)
 #define MAX_RECORDS 65535	/* the engine's batch_size: more than any message holds */
-
-/* Information elements (IANA numbers). */
-enum {
-	IE_octetDeltaCount = 1,
-	IE_packetDeltaCount = 2,
-	IE_protocolIdentifier = 4,
-	IE_ipClassOfService = 5,
-	IE_tcpControlBits = 6,
-	IE_sourceTransportPort = 7,
-	IE_sourceIPv4Address = 8,
-	IE_ingressInterface = 10,
-	IE_destinationTransportPort = 11,
-	IE_destinationIPv4Address = 12,
-	IE_egressInterface = 14,
-	IE_postOctetDeltaCount = 23,
-	IE_postPacketDeltaCount = 24,
-	IE_sourceIPv6Address = 27,
-	IE_destinationIPv6Address = 28,
-	IE_flowEndReason = 136,
-	IE_flowStartMilliseconds = 152,
-	IE_flowEndMilliseconds = 153,
-	IE_postNATSourceIPv4Address = 225,
-	IE_postNATDestinationIPv4Address = 226,
-	IE_postNAPTSourceTransportPort = 227,
-	IE_postNAPTDestinationTransportPort = 228,
-	IE_postNATSourceIPv6Address = 281,
-	IE_postNATDestinationIPv6Address = 282,
-};
-
-/* Optional groups of fields: bits of a template's mask. */
-enum {
-	G_OCOUNT = 1u << 0,	/* original direction bytes/packets */
-	G_RCOUNT = 1u << 1,	/* reply direction bytes/packets */
-	G_TCPFLAGS = 1u << 2,
-	G_IFIN = 1u << 3,
-	G_IFOUT = 1u << 4,
-	G_NAT = 1u << 5,
-	G_ENDREASON = 1u << 6,
-	G_TOS = 1u << 7,	/* ip_tos: a flow filter's record has it, conntrack's not */
-	G_ALL = (1u << 8) - 1,
-};
-#define NTEMPLATES (2 * (G_ALL + 1))	/* IPv4 and IPv6 */
-#define MAX_TEMPLATE_FIELDS 24
 
 struct ipfix_cfg {
 	const char *address;
@@ -155,15 +106,6 @@ static const struct sl_field_decl ipfix_reads[] = {
 	SL_FIELD_END
 };
 
-struct tmpl {
-	bool built;
-	uint16_t id;
-	uint16_t reclen;	/* bytes of one data record */
-	uint16_t speclen;	/* bytes of the template record */
-	int64_t sent_ms;	/* monotonic; 0: must be sent */
-	uint8_t spec[4 + 4 * MAX_TEMPLATE_FIELDS];
-};
-
 struct ipfix {
 	SL_STATE_HEAD(struct ipfix_cfg);
 	char *host_part, *port_part;
@@ -182,7 +124,7 @@ struct ipfix {
 	uint32_t seq;		/* data records sent before this message */
 	bool refused;		/* this message's last send: ECONNREFUSED */
 
-	struct tmpl t[NTEMPLATES];
+	struct ipfix_tmpl t[NTEMPLATES];
 
 	/* what admit() found for the record encode() writes next */
 	unsigned next_idx;
@@ -195,228 +137,12 @@ struct ipfix {
 	uint64_t errors_total;
 };
 
-/* ---- encoding ---- */
-
-static uint8_t *put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-	return p + 2;
-}
-
-static uint8_t *put32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-	return p + 4;
-}
-
-static uint8_t *put64(uint8_t *p, uint64_t v)
-{
-	put32(p, (uint32_t)(v >> 32));
-	return put32(p + 4, (uint32_t)v);
-}
-
-/* The fields of template (v6, mask), in the order records are written. */
-static void build_template(struct tmpl *t, unsigned idx)
-{
-	bool v6 = idx > G_ALL;
-	unsigned mask = idx & G_ALL;
-	uint16_t n = 0, reclen = 0;
-	uint8_t *p = t->spec + 4;
-
-#define FIELD(ie, len)                           \
-	do {                                     \
-		p = put16(p, (ie));              \
-		p = put16(p, (len));             \
-		reclen = (uint16_t)(reclen + (len)); \
-		n++;                             \
-	} while (0)
-	FIELD(v6 ? IE_sourceIPv6Address : IE_sourceIPv4Address, v6 ? 16 : 4);
-	FIELD(v6 ? IE_destinationIPv6Address : IE_destinationIPv4Address, v6 ? 16 : 4);
-	FIELD(IE_protocolIdentifier, 1);
-	FIELD(IE_sourceTransportPort, 2);
-	FIELD(IE_destinationTransportPort, 2);
-	FIELD(IE_flowStartMilliseconds, 8);
-	FIELD(IE_flowEndMilliseconds, 8);
-	if (mask & G_OCOUNT) {
-		FIELD(IE_octetDeltaCount, 8);
-		FIELD(IE_packetDeltaCount, 8);
-	}
-	if (mask & G_RCOUNT) {
-		FIELD(IE_postOctetDeltaCount, 8);
-		FIELD(IE_postPacketDeltaCount, 8);
-	}
-	if (mask & G_TCPFLAGS)
-		FIELD(IE_tcpControlBits, 1);	/* reduced-size encoding (RFC 7011 6.2) */
-	if (mask & G_IFIN)
-		FIELD(IE_ingressInterface, 4);
-	if (mask & G_IFOUT)
-		FIELD(IE_egressInterface, 4);
-	if (mask & G_NAT) {
-		FIELD(v6 ? IE_postNATSourceIPv6Address : IE_postNATSourceIPv4Address, v6 ? 16 : 4);
-		FIELD(v6 ? IE_postNATDestinationIPv6Address : IE_postNATDestinationIPv4Address,
-		      v6 ? 16 : 4);
-		FIELD(IE_postNAPTSourceTransportPort, 2);
-		FIELD(IE_postNAPTDestinationTransportPort, 2);
-	}
-	if (mask & G_ENDREASON)
-		FIELD(IE_flowEndReason, 1);
-	if (mask & G_TOS)
-		FIELD(IE_ipClassOfService, 1);	/* the whole byte, DSCP and ECN (RFC 7012) */
-#undef FIELD
-	t->id = (uint16_t)(TEMPLATE_ID_BASE + idx);
-	put16(t->spec, t->id);
-	put16(t->spec + 2, n);
-	t->speclen = (uint16_t)(p - t->spec);
-	t->reclen = reclen;
-	t->built = true;
-	t->sent_ms = 0;
-}
-
-/* dateTimeMilliseconds is unsigned: clamped as time_clamp.h says */
-static uint64_t time_ms(const struct sl_time *t)
-{
-	return sl_time_ms_clamped(*t);
-}
-
-static bool is_icmp(uint64_t proto)
-{
-	return proto == IPPROTO_ICMP || proto == IPPROTO_ICMPV6;
-}
-
-/* IPFIX flowEndReason from SL_FLOW_END_*. */
-static uint8_t end_reason(uint64_t r)
-{
-	switch (r) {
-	case SL_FLOW_END_IDLE: return 1;	/* idle timeout */
-	case SL_FLOW_END_ACTIVE: return 2;	/* active timeout */
-	case SL_FLOW_END_DESTROY: return 3;	/* end of flow detected */
-	case SL_FLOW_END_EOF: return 4;		/* forced end */
-	case SL_FLOW_END_EVICTED: return 5;	/* lack of resources */
-	}
-	return 0;
-}
-
-/* The reply tuple says the connection was translated. */
-static bool translated(const struct sl_record *r, bool v6)
-{
-	const uint8_t *rs, *rd;
-
-	if (!sl_has(r, SL_F_REPLY_SRC) || !sl_has(r, SL_F_REPLY_DST))
-		return false;
-	rs = r->v[SL_F_REPLY_SRC].addr;
-	rd = r->v[SL_F_REPLY_DST].addr;
-	if (sl_addr_is_v4(rs) == v6 || sl_addr_is_v4(rd) == v6)
-		return false;	/* NAT between families: no element for it */
-	if (memcmp(rs, r->v[SL_F_ORIG_DST].addr, 16) || memcmp(rd, r->v[SL_F_ORIG_SRC].addr, 16))
-		return true;
-	if (sl_has(r, SL_F_REPLY_SPORT) && sl_has(r, SL_F_ORIG_DPORT) &&
-	    r->v[SL_F_REPLY_SPORT].u64 != r->v[SL_F_ORIG_DPORT].u64)
-		return true;
-	if (sl_has(r, SL_F_REPLY_DPORT) && sl_has(r, SL_F_ORIG_SPORT) &&
-	    r->v[SL_F_REPLY_DPORT].u64 != r->v[SL_F_ORIG_SPORT].u64)
-		return true;
-	return false;
-}
-
-static uint64_t u64_or(const struct sl_record *r, sl_field f, uint64_t dflt)
-{
-	return sl_has(r, f) ? r->v[f].u64 : dflt;
-}
-
-static uint8_t *put_addr(uint8_t *p, const uint8_t a[16], bool v6)
-{
-	if (v6) {
-		memcpy(p, a, 16);
-		return p + 16;
-	}
-	memcpy(p, a + 12, 4);
-	return p + 4;
-}
-
-/* Write record r with template index idx at p. */
-static void put_record(uint8_t *p, const struct sl_record *r, unsigned idx, const struct sl_time *now)
-{
-	bool v6 = idx > G_ALL;
-	unsigned mask = idx & G_ALL;
-	uint64_t proto = u64_or(r, SL_F_IP_PROTO, 0), start, end, sport, dport;
-	const struct sl_time *ts = sl_has(r, SL_F_TIMESTAMP) ? &r->v[SL_F_TIMESTAMP].time : now;
-
-	/* a record without times gets the time it was made */
-	end = sl_has(r, SL_F_FLOW_END) ? time_ms(&r->v[SL_F_FLOW_END].time) : time_ms(ts);
-	start = sl_has(r, SL_F_FLOW_START) ? time_ms(&r->v[SL_F_FLOW_START].time) : end;
-	sport = u64_or(r, SL_F_ORIG_SPORT, 0);
-	dport = u64_or(r, SL_F_ORIG_DPORT, 0);
-	if (is_icmp(proto))
-		sport = 0;	/* NetFlow custom: type<<8|code in the destination port only */
-
-	p = put_addr(p, r->v[SL_F_ORIG_SRC].addr, v6);
-	p = put_addr(p, r->v[SL_F_ORIG_DST].addr, v6);
-	*p++ = (uint8_t)proto;
-	p = put16(p, (uint16_t)sport);
-	p = put16(p, (uint16_t)dport);
-	p = put64(p, start);
-	p = put64(p, end);
-	if (mask & G_OCOUNT) {
-		p = put64(p, u64_or(r, SL_F_ORIG_BYTES, 0));
-		p = put64(p, u64_or(r, SL_F_ORIG_PACKETS, 0));
-	}
-	if (mask & G_RCOUNT) {
-		p = put64(p, u64_or(r, SL_F_REPLY_BYTES, 0));
-		p = put64(p, u64_or(r, SL_F_REPLY_PACKETS, 0));
-	}
-	if (mask & G_TCPFLAGS)
-		*p++ = (uint8_t)r->v[SL_F_FLOW_TCP_FLAGS].u64;
-	if (mask & G_IFIN)
-		p = put32(p, (uint32_t)r->v[SL_F_IFINDEX_IN].u64);
-	if (mask & G_IFOUT)
-		p = put32(p, (uint32_t)r->v[SL_F_IFINDEX_OUT].u64);
-	if (mask & G_NAT) {
-		/* the reply goes to the translated source, from the translated destination */
-		p = put_addr(p, r->v[SL_F_REPLY_DST].addr, v6);
-		p = put_addr(p, r->v[SL_F_REPLY_SRC].addr, v6);
-		p = put16(p, (uint16_t)u64_or(r, SL_F_REPLY_DPORT, sport));
-		p = put16(p, (uint16_t)u64_or(r, SL_F_REPLY_SPORT, dport));
-	}
-	if (mask & G_ENDREASON)
-		*p++ = end_reason(r->v[SL_F_FLOW_END_REASON].u64);
-	if (mask & G_TOS)
-		*p++ = (uint8_t)r->v[SL_F_IP_TOS].u64;
-}
-
-/* Which template a record needs. */
-static unsigned template_index(const struct sl_record *r, bool v6)
-{
-	unsigned mask = 0;
-
-	if (sl_has(r, SL_F_ORIG_BYTES) || sl_has(r, SL_F_ORIG_PACKETS))
-		mask |= G_OCOUNT;
-	if (sl_has(r, SL_F_REPLY_BYTES) || sl_has(r, SL_F_REPLY_PACKETS))
-		mask |= G_RCOUNT;
-	if (sl_has(r, SL_F_FLOW_TCP_FLAGS))
-		mask |= G_TCPFLAGS;
-	if (sl_has(r, SL_F_IFINDEX_IN))
-		mask |= G_IFIN;
-	if (sl_has(r, SL_F_IFINDEX_OUT))
-		mask |= G_IFOUT;
-	if (translated(r, v6))
-		mask |= G_NAT;
-	if (sl_has(r, SL_F_FLOW_END_REASON) && end_reason(r->v[SL_F_FLOW_END_REASON].u64))
-		mask |= G_ENDREASON;
-	if (sl_has(r, SL_F_IP_TOS))
-		mask |= G_TOS;
-	return (v6 ? G_ALL + 1 : 0) + mask;
-}
-
 /* ---- messages ---- */
 
 static void close_set(struct ipfix *st)
 {
 	if (st->set_off) {
-		put16(st->msg + st->set_off + 2, (uint16_t)(st->len - st->set_off));
+		ipfix_put16(st->msg + st->set_off + 2, (uint16_t)(st->len - st->set_off));
 		st->set_off = 0;
 		st->set_id = 0;
 	}
@@ -471,7 +197,7 @@ static enum sl_sink_admit ipfix_admit(void *ctx, const struct sl_record *r)
 {
 	struct ipfix *st = ctx;
 	const uint8_t *src, *dst;
-	struct tmpl *t;
+	struct ipfix_tmpl *t;
 	size_t need;
 	bool v6;
 
@@ -482,10 +208,10 @@ static enum sl_sink_admit ipfix_admit(void *ctx, const struct sl_record *r)
 	src = r->v[SL_F_ORIG_SRC].addr;
 	dst = r->v[SL_F_ORIG_DST].addr;
 	v6 = !(sl_addr_is_v4(src) && sl_addr_is_v4(dst));
-	st->next_idx = template_index(r, v6);
+	st->next_idx = ipfix_template_index(r, v6);
 	t = &st->t[st->next_idx];
 	if (!t->built)
-		build_template(t, st->next_idx);
+		ipfix_template_build(t, st->next_idx);
 	st->now = sl_clock_time(CLOCK_REALTIME);
 	st->now_ms = sl_clock_ms(CLOCK_MONOTONIC);
 	st->next_tmpl = !t->sent_ms ||
@@ -510,12 +236,12 @@ static bool ipfix_encode(void *ctx, const struct sl_record *r)
 {
 	struct ipfix *st = ctx;
 	unsigned idx = st->next_idx;
-	struct tmpl *t = &st->t[idx];
+	struct ipfix_tmpl *t = &st->t[idx];
 
 	if (st->next_tmpl) {
 		close_set(st);
-		put16(st->msg + st->len, SET_TEMPLATE);
-		put16(st->msg + st->len + 2, (uint16_t)(4 + t->speclen));
+		ipfix_put16(st->msg + st->len, SET_TEMPLATE);
+		ipfix_put16(st->msg + st->len + 2, (uint16_t)(4 + t->speclen));
 		memcpy(st->msg + st->len + 4, t->spec, t->speclen);
 		st->len += 4 + t->speclen;
 		t->sent_ms = st->now_ms;
@@ -525,10 +251,10 @@ static bool ipfix_encode(void *ctx, const struct sl_record *r)
 		close_set(st);
 		st->set_off = st->len;
 		st->set_id = t->id;
-		put16(st->msg + st->len, t->id);
+		ipfix_put16(st->msg + st->len, t->id);
 		st->len += 4;
 	}
-	put_record(st->msg + st->len, r, idx, &st->now);
+	ipfix_record_put(st->msg + st->len, r, idx, &st->now);
 	st->len += t->reclen;
 	st->msg_records++;
 	return true;
@@ -539,11 +265,11 @@ static int send_dgram(struct ipfix *st, uint8_t *buf, size_t len)
 {
 	ssize_t n;
 
-	put16(buf, IPFIX_VERSION);
-	put16(buf + 2, (uint16_t)len);
-	put32(buf + 4, (uint32_t)sl_clock_time(CLOCK_REALTIME).sec);
-	put32(buf + 8, st->seq);
-	put32(buf + 12, (uint32_t)st->cfg->observation_domain);
+	ipfix_put16(buf, IPFIX_VERSION);
+	ipfix_put16(buf + 2, (uint16_t)len);
+	ipfix_put32(buf + 4, (uint32_t)sl_clock_time(CLOCK_REALTIME).sec);
+	ipfix_put32(buf + 8, st->seq);
+	ipfix_put32(buf + 12, (uint32_t)st->cfg->observation_domain);
 	if (st->fd < 0)
 		return ENOTCONN;
 	do
@@ -558,8 +284,8 @@ static int send_dgram(struct ipfix *st, uint8_t *buf, size_t len)
 /* The template set of tmsg (len bytes) as a message. */
 static int send_tset(struct ipfix *st, size_t len)
 {
-	put16(st->tmsg + IPFIX_HDR_LEN, SET_TEMPLATE);
-	put16(st->tmsg + IPFIX_HDR_LEN + 2, (uint16_t)(len - IPFIX_HDR_LEN));
+	ipfix_put16(st->tmsg + IPFIX_HDR_LEN, SET_TEMPLATE);
+	ipfix_put16(st->tmsg + IPFIX_HDR_LEN + 2, (uint16_t)(len - IPFIX_HDR_LEN));
 	return send_dgram(st, st->tmsg, len);
 }
 
