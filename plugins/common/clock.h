@@ -5,8 +5,8 @@
  * CLOCK_REALTIME for the time a record is given.  Not time(): glibc's
  * reads the coarse clock, up to a tick behind.
  *
- * Of the network outputs kafka and syslog read it; ipfix and sql_pg still
- * keep their own until the sink framework carries their timers.
+ * Of the network outputs kafka, syslog and ipfix read it; sql_pg still
+ * keeps its own until the sink framework carries its timers.
  */
 #ifndef SLUICE_CLOCK_H
 #define SLUICE_CLOCK_H

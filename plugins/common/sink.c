@@ -258,7 +258,9 @@ static void send_batch(struct sl_sink *sk)
 		enum sl_sink_result r = sk->def->ops->send(sk->ctx, n);
 
 		if (r == SL_SINK_SENT) {
-			if (i)
+			if (i && sk->def->ops->retried)
+				sk->def->ops->retried(sk->ctx, n, i, true);
+			else if (i)
 				sk->host->log(sk->inst, SL_LOG_NOTICE, "%s of %u rows %s after %lld retries",
 					      sk->def->batch, n, sk->def->done, (long long)i);
 			break;
@@ -268,8 +270,11 @@ static void send_batch(struct sl_sink *sk)
 			return;
 		}
 		if (i >= tries || (r == SL_SINK_REJECTED && i >= sk->def->reject_retries)) {
-			sk->host->log(sk->inst, SL_LOG_ERR, "%u rows dropped after %lld retries", n,
-				      (long long)i);
+			if (sk->def->ops->retried)
+				sk->def->ops->retried(sk->ctx, n, i, false);
+			else
+				sk->host->log(sk->inst, SL_LOG_ERR, "%u rows dropped after %lld retries",
+					      n, (long long)i);
 			lost(sk, n);
 			break;
 		}
@@ -282,9 +287,28 @@ static void send_batch(struct sl_sink *sk)
 
 /* ---- the output's callbacks ---- */
 
+/* Whether r goes into the batch: a batch without room for it is sent first. */
+static bool admitted(struct sl_sink *sk, const struct sl_record *r)
+{
+	enum sl_sink_admit a;
+
+	if (!sk->def->ops->admit)
+		return true;
+	a = sk->def->ops->admit(sk->ctx, r);
+	if (a == SL_SINK_FULL && sk->units) {
+		send_batch(sk);
+		a = sk->def->ops->admit(sk->ctx, r);
+	}
+	if (a == SL_SINK_FULL)
+		lost(sk, 1);	/* no room even in an empty batch */
+	return a == SL_SINK_TAKE;
+}
+
 int sl_sink_process(struct sl_sink *sk, struct sl_batch *b)
 {
 	for (unsigned i = 0; i < b->count; i++) {
+		if (!admitted(sk, b->rec[i]))
+			continue;
 		if (!sk->def->ops->encode(sk->ctx, b->rec[i])) {
 			if (!sk->oom_logged)
 				sk->host->log(sk->inst, SL_LOG_ERR, "out of memory for the batch");

@@ -12,8 +12,9 @@
  * counts the units and decides when the batch goes, where, and how often
  * it is tried.
  *
- * Sending the batch (sl_sink_process when batch_size units are in it, the
- * flush timer every flush_interval, flush and stop):
+ * Sending the batch (sl_sink_process when batch_size units are in it or,
+ * with admit(), when the next record has no room left; the flush timer
+ * every flush_interval; flush and stop):
  *   - while the spool holds units, the batch goes behind them, unsent;
  *   - else send(); SL_SINK_SENT: delivered ("<batch> of N rows <done> after
  *     K retries" when K > 0, notice);
@@ -26,7 +27,7 @@
  *     times (2 during a flush or stop), SL_SINK_REJECTED at most
  *     reject_retries times; then "N rows dropped after K retries" (error),
  *     the units counted in the output's dropped counter and the core's
- *     dropped_add.
+ *     dropped_add.  An output with retried() words these two lines itself.
  *
  * Sending from the spool (the retry timer, the end of each process()
  * while units wait there, at stop for SL_SINK_STOP_DRAIN_MS): the oldest
@@ -126,6 +127,13 @@ struct sl_sink_cfg {
 	SL_OPT_SIZE("spool_max_size", st, size, "1GiB", 65536, (int64_t)1 << 40,            \
 		    "largest size of the spool; past it " units " are dropped")
 
+/* What admit() says of a record, before it is encoded. */
+enum sl_sink_admit {
+	SL_SINK_TAKE,		/* room for it: encode() follows */
+	SL_SINK_FULL,		/* no room left: the batch is sent first, then admit() asked again */
+	SL_SINK_SKIP,		/* not encoded and not a unit (the output counted it) */
+};
+
 /* What a send did. */
 enum sl_sink_result {
 	SL_SINK_SENT,		/* delivered (from the spool: or dropped, counted by the output) */
@@ -148,6 +156,21 @@ struct sl_sink_ops {
 	 */
 	enum sl_sink_result (*send_spooled)(void *ctx, const struct iovec *rec, unsigned n,
 					    unsigned *used);
+	/*
+	 * Optional, for a batch that ends by its size (a datagram): whether
+	 * record r has room in it; encode(r) directly follows SL_SINK_TAKE.
+	 * SL_SINK_FULL with an empty batch: r dropped, counted as lost.
+	 * NULL: every record is taken, a batch ends at batch_size units.
+	 */
+	enum sl_sink_admit (*admit)(void *ctx, const struct sl_record *r);
+	/*
+	 * Optional: a batch of n units that needed `retries` retries is done,
+	 * sent or (sent false) given up on and counted by the engine, before
+	 * reset().  Set, the output says so in its own words (each failed
+	 * send already logged, rate-limited) instead of the engine's notice
+	 * and error line.
+	 */
+	void (*retried)(void *ctx, unsigned n, int64_t retries, bool sent);
 };
 
 /* What an output is: its callbacks and the words of its log lines. */

@@ -8,19 +8,37 @@
  * field it does not have as a fake zero.  A template goes out in the same
  * message as its first data record, and again with the next record that
  * uses it once `template_interval` has passed (UDP collectors that restart
- * learn it then), or right after a send failed with ECONNREFUSED.
- *
- * Counters: octetDeltaCount/packetDeltaCount (1, 2) carry the original
- * direction, postOctetDeltaCount/postPacketDeltaCount (23, 24) the reply
- * direction, all 64-bit.  nfdump decodes 23/24 as "out" bytes/packets;
- * it does not tell RFC 5103 reverse elements (PEN 29305) from the forward
- * ones, so those are not used.
+ * learn it then), or right after a send failed with ECONNREFUSED.  The
+templates and the records' bytes: ipfix_records.c.
  *
  * Records are copied into one message buffer of at most `mtu` bytes; the
  * message is sent when the next record does not fit, every
  * `flush_interval`, and at flush/stop.  The socket is a connected,
- * non-blocking UDP socket: a failed send costs that message (counted in
- * send_errors and records_lost), never the daemon.
+ * non-blocking UDP socket: a failed send is counted in send_errors and
+ * retried up to max_retries times (default 0), then costs that message
+ * (records_lost), never the daemon.
+ *
+ * Batching, the flush timer and the retries are the sink engine's
+ * (sink.h): the batch is the message being built, a unit one data record;
+ * admit() says whether the next record (its template set and data set
+ * header included) still fits in `mtu`, else the engine sends the message
+ * first; send() is one datagram.  A retry sends the same message again
+ * (same sequence number, a new export time); after ECONNREFUSED the
+ * templates its data sets use go first, in messages of template sets
+ * only, since the collector that refused lost them or the refused message
+ * carried them.  A message given up on is lost: records_lost is the
+ * engine's dropped counter, and retried() has its templates go again (the
+ * failed sends were warned, rate-limited, so it logs nothing more).
+ * batch_size is not an option: `mtu` bounds a message, and no message
+ * holds MAX_RECORDS records.
+ *
+ * No spool_dir: UDP acknowledges nothing.  A send succeeds once the local
+ * stack took the datagram, whether or not a collector listens; a refusal
+ * (ICMP port unreachable) comes back on a later send, if at all (a host
+ * that is down, or a firewall, sends none), and by then the refused
+ * message is gone.  A spool would acknowledge, and delete, messages as
+ * lost as without it, and send a backlog in a burst a restarted
+ * collector's socket buffer would drop.
  */
 #include <errno.h>
 #include <netdb.h>
@@ -28,7 +46,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <arpa/inet.h>
@@ -36,64 +53,24 @@
 
 #include <sluice/plugin.h>
 
+#include "clock.h"
 #include "flow_fields.h"
-#include "time_clamp.h"
+#include "ipfix_records.h"
+#include "plugin_state.h"
+#include "sink.h"
 
 #define IPFIX_VERSION 10
 #define IPFIX_HDR_LEN 16
 #define SET_TEMPLATE 2
-#define TEMPLATE_ID_BASE 256
 #define SEND_WARN_NS (10 * 1000000000LL)
-
-/* Information elements (IANA numbers). */
-enum {
-	IE_octetDeltaCount = 1,
-	IE_packetDeltaCount = 2,
-	IE_protocolIdentifier = 4,
-	IE_ipClassOfService = 5,
-	IE_tcpControlBits = 6,
-	IE_sourceTransportPort = 7,
-	IE_sourceIPv4Address = 8,
-	IE_ingressInterface = 10,
-	IE_destinationTransportPort = 11,
-	IE_destinationIPv4Address = 12,
-	IE_egressInterface = 14,
-	IE_postOctetDeltaCount = 23,
-	IE_postPacketDeltaCount = 24,
-	IE_sourceIPv6Address = 27,
-	IE_destinationIPv6Address = 28,
-	IE_flowEndReason = 136,
-	IE_flowStartMilliseconds = 152,
-	IE_flowEndMilliseconds = 153,
-	IE_postNATSourceIPv4Address = 225,
-	IE_postNATDestinationIPv4Address = 226,
-	IE_postNAPTSourceTransportPort = 227,
-	IE_postNAPTDestinationTransportPort = 228,
-	IE_postNATSourceIPv6Address = 281,
-	IE_postNATDestinationIPv6Address = 282,
-};
-
-/* Optional groups of fields: bits of a template's mask. */
-enum {
-	G_OCOUNT = 1u << 0,	/* original direction bytes/packets */
-	G_RCOUNT = 1u << 1,	/* reply direction bytes/packets */
-	G_TCPFLAGS = 1u << 2,
-	G_IFIN = 1u << 3,
-	G_IFOUT = 1u << 4,
-	G_NAT = 1u << 5,
-	G_ENDREASON = 1u << 6,
-	G_TOS = 1u << 7,	/* ip_tos: a flow filter's record has it, conntrack's not */
-	G_ALL = (1u << 8) - 1,
-};
-#define NTEMPLATES (2 * (G_ALL + 1))	/* IPv4 and IPv6 */
-#define MAX_TEMPLATE_FIELDS 24
+#define MAX_RECORDS 65535	/* the engine's batch_size: more than any message holds */
 
 struct ipfix_cfg {
 	const char *address;
 	int64_t observation_domain;
 	uint64_t mtu;
 	uint64_t template_interval;
-	uint64_t flush_interval;
+	struct sl_sink_cfg sink;	/* flush_interval, max_retries, retry_* */
 };
 
 static const struct sl_option ipfix_options[] = {
@@ -105,8 +82,11 @@ static const struct sl_option ipfix_options[] = {
 		    "largest IPFIX message (UDP payload) sent"),
 	SL_OPT_DURATION("template_interval", struct ipfix_cfg, template_interval, "60s", 1000,
 			86400 * 1000LL, "resend a template with its next record after this long"),
-	SL_OPT_DURATION("flush_interval", struct ipfix_cfg, flush_interval, "1s", 10, 600 * 1000LL,
-			"longest a record waits in a partly filled message"),
+	/* the engine's row, with ipfix's own limit (10m) and text */
+	SL_OPT_DURATION("flush_interval", struct ipfix_cfg, sink.flush_interval, "1s", 10,
+			600 * 1000LL, "longest a record waits in a partly filled message"),
+	SL_SINK_OPT_RETRY(struct ipfix_cfg, sink, "0", 100,
+			  "retries of a failed send before its message is lost"),
 	SL_OPT_END
 };
 
@@ -126,269 +106,43 @@ static const struct sl_field_decl ipfix_reads[] = {
 	SL_FIELD_END
 };
 
-struct tmpl {
-	bool built;
-	uint16_t id;
-	uint16_t reclen;	/* bytes of one data record */
-	uint16_t speclen;	/* bytes of the template record */
-	int64_t sent_ms;	/* monotonic; 0: must be sent */
-	uint8_t spec[4 + 4 * MAX_TEMPLATE_FIELDS];
-};
-
 struct ipfix {
-	const struct sl_host *host;
-	struct sl_instance *inst;
-	const struct ipfix_cfg *cfg;
+	SL_STATE_HEAD(struct ipfix_cfg);
 	char *host_part, *port_part;
 
 	int fd;
-	struct sl_timer *timer;
+	struct sl_sink_cfg sink_cfg;	/* cfg->sink with batch_size MAX_RECORDS */
+	struct sl_sink sink;
 
 	uint8_t *msg;
+	uint8_t *tmsg;		/* after msg: a message of templates only */
 	size_t len;		/* bytes in msg, header included */
 	size_t set_off;		/* offset of the open data set; 0: none */
 	uint16_t set_id;
 	uint32_t msg_records;
 	uint8_t msg_tmpl[NTEMPLATES / 8];	/* templates carried by the message */
 	uint32_t seq;		/* data records sent before this message */
+	bool refused;		/* this message's last send: ECONNREFUSED */
 
-	struct tmpl t[NTEMPLATES];
+	struct ipfix_tmpl t[NTEMPLATES];
 
-	int c_messages, c_send_errors, c_records_lost, c_skipped;
+	/* what admit() found for the record encode() writes next */
+	unsigned next_idx;
+	bool next_tmpl;
+	struct sl_time now;
+	int64_t now_ms;
+
+	int c_messages, c_send_errors, c_records_lost, c_skipped, c_retries;
 	int64_t warned_ns;
 	uint64_t errors_total;
 };
-
-static int64_t mono_ms(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
-
-/* ---- encoding ---- */
-
-static uint8_t *put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-	return p + 2;
-}
-
-static uint8_t *put32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-	return p + 4;
-}
-
-static uint8_t *put64(uint8_t *p, uint64_t v)
-{
-	put32(p, (uint32_t)(v >> 32));
-	return put32(p + 4, (uint32_t)v);
-}
-
-/* The fields of template (v6, mask), in the order records are written. */
-static void build_template(struct tmpl *t, unsigned idx)
-{
-	bool v6 = idx > G_ALL;
-	unsigned mask = idx & G_ALL;
-	uint16_t n = 0, reclen = 0;
-	uint8_t *p = t->spec + 4;
-
-#define FIELD(ie, len)                           \
-	do {                                     \
-		p = put16(p, (ie));              \
-		p = put16(p, (len));             \
-		reclen = (uint16_t)(reclen + (len)); \
-		n++;                             \
-	} while (0)
-	FIELD(v6 ? IE_sourceIPv6Address : IE_sourceIPv4Address, v6 ? 16 : 4);
-	FIELD(v6 ? IE_destinationIPv6Address : IE_destinationIPv4Address, v6 ? 16 : 4);
-	FIELD(IE_protocolIdentifier, 1);
-	FIELD(IE_sourceTransportPort, 2);
-	FIELD(IE_destinationTransportPort, 2);
-	FIELD(IE_flowStartMilliseconds, 8);
-	FIELD(IE_flowEndMilliseconds, 8);
-	if (mask & G_OCOUNT) {
-		FIELD(IE_octetDeltaCount, 8);
-		FIELD(IE_packetDeltaCount, 8);
-	}
-	if (mask & G_RCOUNT) {
-		FIELD(IE_postOctetDeltaCount, 8);
-		FIELD(IE_postPacketDeltaCount, 8);
-	}
-	if (mask & G_TCPFLAGS)
-		FIELD(IE_tcpControlBits, 1);	/* reduced-size encoding (RFC 7011 6.2) */
-	if (mask & G_IFIN)
-		FIELD(IE_ingressInterface, 4);
-	if (mask & G_IFOUT)
-		FIELD(IE_egressInterface, 4);
-	if (mask & G_NAT) {
-		FIELD(v6 ? IE_postNATSourceIPv6Address : IE_postNATSourceIPv4Address, v6 ? 16 : 4);
-		FIELD(v6 ? IE_postNATDestinationIPv6Address : IE_postNATDestinationIPv4Address,
-		      v6 ? 16 : 4);
-		FIELD(IE_postNAPTSourceTransportPort, 2);
-		FIELD(IE_postNAPTDestinationTransportPort, 2);
-	}
-	if (mask & G_ENDREASON)
-		FIELD(IE_flowEndReason, 1);
-	if (mask & G_TOS)
-		FIELD(IE_ipClassOfService, 1);	/* the whole byte, DSCP and ECN (RFC 7012) */
-#undef FIELD
-	t->id = (uint16_t)(TEMPLATE_ID_BASE + idx);
-	put16(t->spec, t->id);
-	put16(t->spec + 2, n);
-	t->speclen = (uint16_t)(p - t->spec);
-	t->reclen = reclen;
-	t->built = true;
-	t->sent_ms = 0;
-}
-
-/* dateTimeMilliseconds is unsigned: clamped as time_clamp.h says */
-static uint64_t time_ms(const struct sl_time *t)
-{
-	return sl_time_ms_clamped(*t);
-}
-
-static bool is_icmp(uint64_t proto)
-{
-	return proto == IPPROTO_ICMP || proto == IPPROTO_ICMPV6;
-}
-
-/* IPFIX flowEndReason from SL_FLOW_END_*. */
-static uint8_t end_reason(uint64_t r)
-{
-	switch (r) {
-	case SL_FLOW_END_IDLE: return 1;	/* idle timeout */
-	case SL_FLOW_END_ACTIVE: return 2;	/* active timeout */
-	case SL_FLOW_END_DESTROY: return 3;	/* end of flow detected */
-	case SL_FLOW_END_EOF: return 4;		/* forced end */
-	case SL_FLOW_END_EVICTED: return 5;	/* lack of resources */
-	}
-	return 0;
-}
-
-/* The reply tuple says the connection was translated. */
-static bool translated(const struct sl_record *r, bool v6)
-{
-	const uint8_t *rs, *rd;
-
-	if (!sl_has(r, SL_F_REPLY_SRC) || !sl_has(r, SL_F_REPLY_DST))
-		return false;
-	rs = r->v[SL_F_REPLY_SRC].addr;
-	rd = r->v[SL_F_REPLY_DST].addr;
-	if (sl_addr_is_v4(rs) == v6 || sl_addr_is_v4(rd) == v6)
-		return false;	/* NAT between families: no element for it */
-	if (memcmp(rs, r->v[SL_F_ORIG_DST].addr, 16) || memcmp(rd, r->v[SL_F_ORIG_SRC].addr, 16))
-		return true;
-	if (sl_has(r, SL_F_REPLY_SPORT) && sl_has(r, SL_F_ORIG_DPORT) &&
-	    r->v[SL_F_REPLY_SPORT].u64 != r->v[SL_F_ORIG_DPORT].u64)
-		return true;
-	if (sl_has(r, SL_F_REPLY_DPORT) && sl_has(r, SL_F_ORIG_SPORT) &&
-	    r->v[SL_F_REPLY_DPORT].u64 != r->v[SL_F_ORIG_SPORT].u64)
-		return true;
-	return false;
-}
-
-static uint64_t u64_or(const struct sl_record *r, sl_field f, uint64_t dflt)
-{
-	return sl_has(r, f) ? r->v[f].u64 : dflt;
-}
-
-static uint8_t *put_addr(uint8_t *p, const uint8_t a[16], bool v6)
-{
-	if (v6) {
-		memcpy(p, a, 16);
-		return p + 16;
-	}
-	memcpy(p, a + 12, 4);
-	return p + 4;
-}
-
-/* Write record r with template index idx at p. */
-static void encode(uint8_t *p, const struct sl_record *r, unsigned idx, const struct sl_time *now)
-{
-	bool v6 = idx > G_ALL;
-	unsigned mask = idx & G_ALL;
-	uint64_t proto = u64_or(r, SL_F_IP_PROTO, 0), start, end, sport, dport;
-	const struct sl_time *ts = sl_has(r, SL_F_TIMESTAMP) ? &r->v[SL_F_TIMESTAMP].time : now;
-
-	/* a record without times gets the time it was made */
-	end = sl_has(r, SL_F_FLOW_END) ? time_ms(&r->v[SL_F_FLOW_END].time) : time_ms(ts);
-	start = sl_has(r, SL_F_FLOW_START) ? time_ms(&r->v[SL_F_FLOW_START].time) : end;
-	sport = u64_or(r, SL_F_ORIG_SPORT, 0);
-	dport = u64_or(r, SL_F_ORIG_DPORT, 0);
-	if (is_icmp(proto))
-		sport = 0;	/* NetFlow custom: type<<8|code in the destination port only */
-
-	p = put_addr(p, r->v[SL_F_ORIG_SRC].addr, v6);
-	p = put_addr(p, r->v[SL_F_ORIG_DST].addr, v6);
-	*p++ = (uint8_t)proto;
-	p = put16(p, (uint16_t)sport);
-	p = put16(p, (uint16_t)dport);
-	p = put64(p, start);
-	p = put64(p, end);
-	if (mask & G_OCOUNT) {
-		p = put64(p, u64_or(r, SL_F_ORIG_BYTES, 0));
-		p = put64(p, u64_or(r, SL_F_ORIG_PACKETS, 0));
-	}
-	if (mask & G_RCOUNT) {
-		p = put64(p, u64_or(r, SL_F_REPLY_BYTES, 0));
-		p = put64(p, u64_or(r, SL_F_REPLY_PACKETS, 0));
-	}
-	if (mask & G_TCPFLAGS)
-		*p++ = (uint8_t)r->v[SL_F_FLOW_TCP_FLAGS].u64;
-	if (mask & G_IFIN)
-		p = put32(p, (uint32_t)r->v[SL_F_IFINDEX_IN].u64);
-	if (mask & G_IFOUT)
-		p = put32(p, (uint32_t)r->v[SL_F_IFINDEX_OUT].u64);
-	if (mask & G_NAT) {
-		/* the reply goes to the translated source, from the translated destination */
-		p = put_addr(p, r->v[SL_F_REPLY_DST].addr, v6);
-		p = put_addr(p, r->v[SL_F_REPLY_SRC].addr, v6);
-		p = put16(p, (uint16_t)u64_or(r, SL_F_REPLY_DPORT, sport));
-		p = put16(p, (uint16_t)u64_or(r, SL_F_REPLY_SPORT, dport));
-	}
-	if (mask & G_ENDREASON)
-		*p++ = end_reason(r->v[SL_F_FLOW_END_REASON].u64);
-	if (mask & G_TOS)
-		*p++ = (uint8_t)r->v[SL_F_IP_TOS].u64;
-}
-
-/* Which template a record needs. */
-static unsigned template_index(const struct sl_record *r, bool v6)
-{
-	unsigned mask = 0;
-
-	if (sl_has(r, SL_F_ORIG_BYTES) || sl_has(r, SL_F_ORIG_PACKETS))
-		mask |= G_OCOUNT;
-	if (sl_has(r, SL_F_REPLY_BYTES) || sl_has(r, SL_F_REPLY_PACKETS))
-		mask |= G_RCOUNT;
-	if (sl_has(r, SL_F_FLOW_TCP_FLAGS))
-		mask |= G_TCPFLAGS;
-	if (sl_has(r, SL_F_IFINDEX_IN))
-		mask |= G_IFIN;
-	if (sl_has(r, SL_F_IFINDEX_OUT))
-		mask |= G_IFOUT;
-	if (translated(r, v6))
-		mask |= G_NAT;
-	if (sl_has(r, SL_F_FLOW_END_REASON) && end_reason(r->v[SL_F_FLOW_END_REASON].u64))
-		mask |= G_ENDREASON;
-	if (sl_has(r, SL_F_IP_TOS))
-		mask |= G_TOS;
-	return (v6 ? G_ALL + 1 : 0) + mask;
-}
 
 /* ---- messages ---- */
 
 static void close_set(struct ipfix *st)
 {
 	if (st->set_off) {
-		put16(st->msg + st->set_off + 2, (uint16_t)(st->len - st->set_off));
+		ipfix_put16(st->msg + st->set_off + 2, (uint16_t)(st->len - st->set_off));
 		st->set_off = 0;
 		st->set_id = 0;
 	}
@@ -400,27 +154,29 @@ static void reset_msg(struct ipfix *st)
 	st->set_off = 0;
 	st->set_id = 0;
 	st->msg_records = 0;
+	st->refused = false;
 	memset(st->msg_tmpl, 0, sizeof(st->msg_tmpl));
 }
 
+static void skipped(struct ipfix *st)
+{
+	st->host->counter_add(st->inst, st->c_skipped, 1);
+	st->host->dropped_add(st->inst, 1);
+}
+
+/* One failed send: counted, and warned at most every SEND_WARN_NS. */
 static void send_failed(struct ipfix *st, int err)
 {
 	int64_t now;
 
 	st->errors_total++;
 	st->host->counter_add(st->inst, st->c_send_errors, 1);
-	st->host->counter_add(st->inst, st->c_records_lost, st->msg_records);
-	st->host->dropped_add(st->inst, st->msg_records);
 	st->host->error_add(st->inst, 1);
-	/* templates in a lost message must go again */
-	for (unsigned i = 0; i < NTEMPLATES; i++)
-		if (st->msg_tmpl[i / 8] & (1u << (i % 8)))
-			st->t[i].sent_ms = 0;
 	/* a refused message means the collector was down: it needs every template */
 	if (err == ECONNREFUSED)
 		for (unsigned i = 0; i < NTEMPLATES; i++)
 			st->t[i].sent_ms = 0;
-	now = mono_ms() * 1000000;
+	now = sl_clock_ns(CLOCK_MONOTONIC);
 	if (st->warned_ns && now - st->warned_ns < SEND_WARN_NS)
 		return;
 	st->warned_ns = now;
@@ -430,118 +186,212 @@ static void send_failed(struct ipfix *st, int err)
 		      (unsigned long long)st->errors_total, st->errors_total == 1 ? "" : "s");
 }
 
-static void send_msg(struct ipfix *st)
-{
-	struct timespec now;
-	ssize_t n;
+/* ---- the sink's callbacks (sink.h) ---- */
 
-	if (st->len <= IPFIX_HDR_LEN)
-		return;
-	close_set(st);
-	clock_gettime(CLOCK_REALTIME, &now);
-	put16(st->msg, IPFIX_VERSION);
-	put16(st->msg + 2, (uint16_t)st->len);
-	put32(st->msg + 4, (uint32_t)now.tv_sec);
-	put32(st->msg + 8, st->seq);
-	put32(st->msg + 12, (uint32_t)st->cfg->observation_domain);
-	if (st->fd < 0) {
-		send_failed(st, ENOTCONN);
-	} else {
-		do
-			n = send(st->fd, st->msg, st->len, MSG_DONTWAIT | MSG_NOSIGNAL);
-		while (n < 0 && errno == EINTR);
-		if (n < 0) {
-			send_failed(st, errno);
-		} else {
-			st->seq += st->msg_records;
-			st->host->counter_add(st->inst, st->c_messages, 1);
-		}
-	}
-	reset_msg(st);
-}
-
-static void add_record(struct ipfix *st, const struct sl_record *r, const struct sl_time *now,
-		       int64_t now_ms)
+/*
+ * Whether record r fits in the message, with the template set it needs
+ * (none sent yet, or template_interval passed) and a data set header
+ * unless the open set is its template's.
+ */
+static enum sl_sink_admit ipfix_admit(void *ctx, const struct sl_record *r)
 {
+	struct ipfix *st = ctx;
 	const uint8_t *src, *dst;
-	struct tmpl *t;
-	unsigned idx;
-	bool v6, need_tmpl;
+	struct ipfix_tmpl *t;
 	size_t need;
+	bool v6;
 
 	if (!sl_has(r, SL_F_ORIG_SRC) || !sl_has(r, SL_F_ORIG_DST)) {
-		st->host->counter_add(st->inst, st->c_skipped, 1);
-		st->host->dropped_add(st->inst, 1);
-		return;
+		skipped(st);
+		return SL_SINK_SKIP;
 	}
 	src = r->v[SL_F_ORIG_SRC].addr;
 	dst = r->v[SL_F_ORIG_DST].addr;
 	v6 = !(sl_addr_is_v4(src) && sl_addr_is_v4(dst));
-	idx = template_index(r, v6);
-	t = &st->t[idx];
+	st->next_idx = ipfix_template_index(r, v6);
+	t = &st->t[st->next_idx];
 	if (!t->built)
-		build_template(t, idx);
-	for (int pass = 0; pass < 2; pass++) {
-		need_tmpl = !t->sent_ms || now_ms - t->sent_ms >= (int64_t)st->cfg->template_interval;
-		need = t->reclen;
-		if (need_tmpl)
-			need += 4 + t->speclen;
-		if (need_tmpl || st->set_id != t->id)
-			need += 4;
-		if (st->len + need <= st->cfg->mtu)
-			break;
-		if (pass) {
-			/* cannot happen: mtu >= 256 holds the largest template and record */
-			st->host->counter_add(st->inst, st->c_skipped, 1);
-			st->host->dropped_add(st->inst, 1);
-			return;
-		}
-		send_msg(st);
+		ipfix_template_build(t, st->next_idx);
+	st->now = sl_clock_time(CLOCK_REALTIME);
+	st->now_ms = sl_clock_ms(CLOCK_MONOTONIC);
+	st->next_tmpl = !t->sent_ms ||
+			st->now_ms - t->sent_ms >= (int64_t)st->cfg->template_interval;
+	need = t->reclen;
+	if (st->next_tmpl)
+		need += 4 + t->speclen;
+	if (st->next_tmpl || st->set_id != t->id)
+		need += 4;
+	if (st->len + need <= st->cfg->mtu)
+		return SL_SINK_TAKE;
+	if (!st->msg_records) {
+		/* cannot happen: mtu >= 256 holds the largest template and record */
+		skipped(st);
+		return SL_SINK_SKIP;
 	}
-	if (need_tmpl) {
+	return SL_SINK_FULL;
+}
+
+/* The record admit() took, with its template set when due. */
+static bool ipfix_encode(void *ctx, const struct sl_record *r)
+{
+	struct ipfix *st = ctx;
+	unsigned idx = st->next_idx;
+	struct ipfix_tmpl *t = &st->t[idx];
+
+	if (st->next_tmpl) {
 		close_set(st);
-		put16(st->msg + st->len, SET_TEMPLATE);
-		put16(st->msg + st->len + 2, (uint16_t)(4 + t->speclen));
+		ipfix_put16(st->msg + st->len, SET_TEMPLATE);
+		ipfix_put16(st->msg + st->len + 2, (uint16_t)(4 + t->speclen));
 		memcpy(st->msg + st->len + 4, t->spec, t->speclen);
 		st->len += 4 + t->speclen;
-		t->sent_ms = now_ms;
+		t->sent_ms = st->now_ms;
 		st->msg_tmpl[idx / 8] |= (uint8_t)(1u << (idx % 8));
 	}
 	if (st->set_id != t->id) {
 		close_set(st);
 		st->set_off = st->len;
 		st->set_id = t->id;
-		put16(st->msg + st->len, t->id);
+		ipfix_put16(st->msg + st->len, t->id);
 		st->len += 4;
 	}
-	encode(st->msg + st->len, r, idx, now);
+	ipfix_record_put(st->msg + st->len, r, idx, &st->now);
 	st->len += t->reclen;
 	st->msg_records++;
+	return true;
 }
+
+/* One message in buf as a datagram: 0, or the errno of the failed send. */
+static int send_dgram(struct ipfix *st, uint8_t *buf, size_t len)
+{
+	ssize_t n;
+
+	ipfix_put16(buf, IPFIX_VERSION);
+	ipfix_put16(buf + 2, (uint16_t)len);
+	ipfix_put32(buf + 4, (uint32_t)sl_clock_time(CLOCK_REALTIME).sec);
+	ipfix_put32(buf + 8, st->seq);
+	ipfix_put32(buf + 12, (uint32_t)st->cfg->observation_domain);
+	if (st->fd < 0)
+		return ENOTCONN;
+	do
+		n = send(st->fd, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return errno;
+	st->host->counter_add(st->inst, st->c_messages, 1);
+	return 0;
+}
+
+/* The template set of tmsg (len bytes) as a message. */
+static int send_tset(struct ipfix *st, size_t len)
+{
+	ipfix_put16(st->tmsg + IPFIX_HDR_LEN, SET_TEMPLATE);
+	ipfix_put16(st->tmsg + IPFIX_HDR_LEN + 2, (uint16_t)(len - IPFIX_HDR_LEN));
+	return send_dgram(st, st->tmsg, len);
+}
+
+/*
+ * Before a message is sent again after a refusal, the templates its data
+ * sets use and it does not carry, in messages of template sets only (RFC
+ * 7011 allows them): the refused message may have carried them, or the
+ * collector restarted without them.  0, or the errno.
+ */
+static int send_templates(struct ipfix *st)
+{
+	uint8_t need[NTEMPLATES / 8] = { 0 };
+	size_t off, slen, len = IPFIX_HDR_LEN + 4;
+	int err;
+
+	for (off = IPFIX_HDR_LEN; off + 4 <= st->len; off += slen) {
+		unsigned idx = (unsigned)(st->msg[off] << 8 | st->msg[off + 1]) - TEMPLATE_ID_BASE;
+
+		slen = (size_t)(st->msg[off + 2] << 8 | st->msg[off + 3]);
+		if (slen < 4)
+			break;	/* cannot happen: every set is closed */
+		if (idx < NTEMPLATES && !(st->msg_tmpl[idx / 8] & (1u << (idx % 8))))
+			need[idx / 8] |= (uint8_t)(1u << (idx % 8));
+	}
+	for (unsigned i = 0; i < NTEMPLATES; i++) {
+		if (!(need[i / 8] & (1u << (i % 8))))
+			continue;
+		if (len + st->t[i].speclen > st->cfg->mtu) {
+			err = send_tset(st, len);
+			if (err)
+				return err;
+			len = IPFIX_HDR_LEN + 4;
+		}
+		memcpy(st->tmsg + len, st->t[i].spec, st->t[i].speclen);
+		len += st->t[i].speclen;
+	}
+	return len > IPFIX_HDR_LEN + 4 ? send_tset(st, len) : 0;
+}
+
+/* The message as one datagram; on a retry the same but its export time. */
+static enum sl_sink_result ipfix_send(void *ctx, unsigned n)
+{
+	struct ipfix *st = ctx;
+	int err;
+
+	(void)n;	/* msg_records */
+	close_set(st);
+	err = st->refused ? send_templates(st) : 0;
+	if (!err)
+		err = send_dgram(st, st->msg, st->len);
+	if (!err) {
+		st->seq += st->msg_records;
+		return SL_SINK_SENT;
+	}
+	st->refused = err == ECONNREFUSED;
+	send_failed(st, err);
+	/* too large for the path: the same bytes will not go later */
+	return err == EMSGSIZE ? SL_SINK_REJECTED : SL_SINK_RETRY;
+}
+
+/* Each failed send was warned (rate-limited): only a lost message's templates go again. */
+static void ipfix_retried(void *ctx, unsigned n, int64_t retries, bool sent)
+{
+	struct ipfix *st = ctx;
+
+	(void)n;
+	(void)retries;
+	if (sent)
+		return;
+	for (unsigned i = 0; i < NTEMPLATES; i++)
+		if (st->msg_tmpl[i / 8] & (1u << (i % 8)))
+			st->t[i].sent_ms = 0;
+}
+
+static void ipfix_reset(void *ctx)
+{
+	reset_msg(ctx);
+}
+
+/* No spool_rec, send_spooled: no spool_dir (above). */
+static const struct sl_sink_ops ipfix_sink_ops = {
+	.encode = ipfix_encode,
+	.send = ipfix_send,
+	.reset = ipfix_reset,
+	.admit = ipfix_admit,
+	.retried = ipfix_retried,
+};
+
+static const struct sl_sink_def ipfix_sink_def = {
+	.ops = &ipfix_sink_ops,
+	.batch = "message",
+	.done = "sent",
+};
 
 static int ipfix_process(void *state, struct sl_batch *b)
 {
 	struct ipfix *st = state;
-	struct timespec ts;
-	struct sl_time now;
-	int64_t now_ms = mono_ms();
 
-	clock_gettime(CLOCK_REALTIME, &ts);
-	now.sec = ts.tv_sec;
-	now.nsec = (uint32_t)ts.tv_nsec;
-	for (unsigned i = 0; i < b->count; i++)
-		add_record(st, b->rec[i], &now, now_ms);
-	return 0;
-}
-
-static void flush_timer(void *state)
-{
-	send_msg(state);
+	return sl_sink_process(&st->sink, b);
 }
 
 static int ipfix_flush(void *state)
 {
-	send_msg(state);
+	struct ipfix *st = state;
+
+	sl_sink_flush(&st->sink);
 	return 0;
 }
 
@@ -591,26 +441,30 @@ static int ipfix_configure(const struct sl_host *host, struct sl_instance *inst,
 			   void **state)
 {
 	const struct ipfix_cfg *cfg = config;
-	struct ipfix *st = calloc(1, sizeof(*st));
+	struct ipfix *st;
 
-	if (!st) {
-		host->config_error(inst, NULL, "out of memory");
+	if (sl_sink_check(&cfg->sink, host, inst) < 0)
 		return -1;
-	}
+	st = sl_state_new(struct ipfix, host, inst, cfg);
+	if (!st)
+		return -1;
 	if (split_address(cfg->address, &st->host_part, &st->port_part) < 0) {
 		host->config_error(inst, "address", "expected host:port, [IPv6]:port or host, not '%s'",
 				   cfg->address);
 		free(st);
 		return -1;
 	}
-	st->host = host;
-	st->inst = inst;
-	st->cfg = cfg;
 	st->fd = -1;
 	st->c_messages = host->counter_new(inst, "messages");
 	st->c_send_errors = host->counter_new(inst, "send_errors");
 	st->c_records_lost = host->counter_new(inst, "records_lost");
 	st->c_skipped = host->counter_new(inst, "skipped");
+	st->c_retries = host->counter_new(inst, "retries");
+	st->sink_cfg = cfg->sink;
+	st->sink_cfg.batch_size = MAX_RECORDS;
+	/* a message given up on is lost: records_lost is the engine's dropped counter */
+	sl_sink_init(&st->sink, host, inst, &st->sink_cfg, &ipfix_sink_def, st, st->c_retries,
+		     st->c_records_lost);
 	*state = st;
 	return 0;
 }
@@ -622,11 +476,12 @@ static int ipfix_start(void *state)
 	struct addrinfo *res = NULL, *ai;
 	int err, sndbuf = 1 << 20;
 
-	st->msg = malloc(st->cfg->mtu);
+	st->msg = malloc(2 * st->cfg->mtu);
 	if (!st->msg) {
 		st->host->log(st->inst, SL_LOG_ERR, "out of memory");
 		return -1;
 	}
+	st->tmsg = st->msg + st->cfg->mtu;
 	reset_msg(st);
 	err = getaddrinfo(st->host_part, st->port_part, &hints, &res);
 	if (err) {
@@ -650,10 +505,8 @@ static int ipfix_start(void *state)
 	}
 	/* room for bursts: a full socket buffer would cost messages */
 	setsockopt(st->fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
-	st->timer = st->host->timer_new(st->inst, flush_timer, st);
-	if (!st->timer)
+	if (sl_sink_start(&st->sink) < 0)
 		return -1;
-	st->host->timer_arm(st->timer, st->cfg->flush_interval, st->cfg->flush_interval);
 	st->host->log(st->inst, SL_LOG_INFO, "exporting IPFIX to %s port %s (domain %lld, mtu %llu)",
 		      st->host_part, st->port_part, (long long)st->cfg->observation_domain,
 		      (unsigned long long)st->cfg->mtu);
@@ -664,10 +517,7 @@ static void ipfix_stop(void *state)
 {
 	struct ipfix *st = state;
 
-	if (st->msg)
-		send_msg(st);
-	if (st->timer)
-		st->host->timer_disarm(st->timer);
+	sl_sink_stop(&st->sink);	/* the last message, then the timer off */
 	if (st->fd >= 0)
 		close(st->fd);
 	st->fd = -1;
@@ -679,6 +529,7 @@ static void ipfix_destroy(void *state)
 {
 	struct ipfix *st = state;
 
+	sl_sink_destroy(&st->sink);
 	free(st->host_part);
 	free(st->port_part);
 	free(st);

@@ -6,7 +6,9 @@
  * timer; a failed send retried in place with the delay doubled up to
  * retry_max and each retry counted; given up after max_retries (2 during
  * a flush), a refused batch after reject_retries, the units counted as
- * dropped; with a spool, a batch the destination does not take goes to
+ * dropped; a batch ended by admit() (no room for the next record), a
+ * record it skips, one no batch holds; retried() in place of the
+ * engine's retry lines; with a spool, a batch the destination does not take goes to
  * disk, newer batches behind it, tried again no sooner than the backoff
  * (doubled after each failure), then sent back oldest first in order and
  * acknowledged; what is left at stop stays on disk for the next run; a
@@ -255,6 +257,53 @@ static const struct sl_sink_def def = {
 	.reject_retries = 2,
 };
 
+/*
+ * A datagram-like output: admit() takes `room` units per batch, skips a
+ * record while `skip` is set, finds none fits while `huge` is; retried()
+ * notes what the engine told it.
+ */
+static struct {
+	unsigned room, skipped, calls;
+	bool skip, huge;
+	unsigned n;
+	int64_t retries;
+	bool sent;
+} A;
+
+static enum sl_sink_admit a_admit(void *ctx, const struct sl_record *r)
+{
+	(void)ctx;
+	(void)r;
+	if (A.skip) {
+		A.skipped++;
+		return SL_SINK_SKIP;
+	}
+	return A.huge || D.rows >= A.room ? SL_SINK_FULL : SL_SINK_TAKE;
+}
+
+static void a_retried(void *ctx, unsigned n, int64_t retries, bool sent)
+{
+	(void)ctx;
+	A.calls++;
+	A.n = n;
+	A.retries = retries;
+	A.sent = sent;
+}
+
+static const struct sl_sink_ops dgram_ops = {
+	.encode = d_encode,
+	.send = d_send,
+	.reset = d_reset,
+	.admit = a_admit,
+	.retried = a_retried,
+};
+
+static const struct sl_sink_def dgram_def = {
+	.ops = &dgram_ops,
+	.batch = "datagram",
+	.done = "sent",
+};
+
 /* ---- the sink under test ---- */
 
 static struct sl_sink sink;
@@ -263,7 +312,7 @@ static struct sl_record rec_dummy;
 static struct sl_record *recs[MAXU];
 static char base[64];
 
-static void fresh(const char *spool_dir)
+static void fresh_def(const char *spool_dir, const struct sl_sink_def *d)
 {
 	static const struct sl_sink_clock clock = { t_now, t_sleep, NULL };
 	int c_retries, c_dropped;
@@ -279,9 +328,14 @@ static void fresh(const char *spool_dir)
 	};
 	c_retries = h_counter_new(NULL, "retries");
 	c_dropped = h_counter_new(NULL, "dropped_rows");
-	sl_sink_init(&sink, &host, NULL, &cfg, &def, &sink, c_retries, c_dropped);
+	sl_sink_init(&sink, &host, NULL, &cfg, d, &sink, c_retries, c_dropped);
 	sl_sink_clock(&sink, &clock);
 	CHECK(sl_sink_start(&sink) == 0);
+}
+
+static void fresh(const char *spool_dir)
+{
+	fresh_def(spool_dir, &def);
 }
 
 /* n records through process(). */
@@ -388,6 +442,71 @@ static void test_give_up(void)
 	feed(2);
 	CHECK_EQ_U(counter("dropped_rows"), 11);
 	CHECK_EQ_U(H.dropped, 11);
+	sl_sink_stop(&sink);
+	sl_sink_destroy(&sink);
+}
+
+/*
+ * A batch that ends by its size: sent when the next record has no room,
+ * before batch_size; a skipped record is no unit; one that fits no batch
+ * is dropped and counted.
+ */
+static void test_admit(void)
+{
+	memset(&A, 0, sizeof(A));
+	fresh_def(NULL, &dgram_def);
+	A.room = 3;
+	feed(7);			/* 3 + 3 sent by admit(), before batch_size (4) */
+	CHECK_EQ_U(D.sends, 2);
+	CHECK_EQ_U(D.rows, 1);
+	CHECK(got_in_order(6));
+	A.skip = true;
+	feed(5);
+	A.skip = false;
+	CHECK_EQ_U(A.skipped, 5);
+	CHECK_EQ_U(D.rows, 1);		/* no unit, nothing sent */
+	CHECK_EQ_U(D.sends, 2);
+	CHECK_EQ_U(counter("dropped_rows"), 0);
+	A.huge = true;
+	feed(1);			/* the batch sent, and still no room */
+	A.huge = false;
+	CHECK_EQ_U(D.sends, 3);
+	CHECK(got_in_order(7));
+	CHECK_EQ_U(counter("dropped_rows"), 1);
+	CHECK_EQ_U(H.dropped, 1);
+	A.room = 100;
+	feed(4);			/* batch_size still ends a batch */
+	CHECK_EQ_U(D.sends, 4);
+	sl_sink_stop(&sink);
+	sl_sink_destroy(&sink);
+}
+
+/* retried(): the output words the end of a retried batch; the engine still counts. */
+static void test_retried(void)
+{
+	memset(&A, 0, sizeof(A));
+	fresh_def(NULL, &dgram_def);
+	A.room = 100;
+	D.fails = 2;
+	D.fail_as = SL_SINK_RETRY;
+	feed(4);
+	CHECK_EQ_U(A.calls, 1);
+	CHECK(A.n == 4 && A.retries == 2 && A.sent, "retried(%u, %lld, %d)", A.n,
+	      (long long)A.retries, A.sent);
+	CHECK_EQ_U(counter("retries"), 2);
+	CHECK_STREQ(H.last_log, "");	/* no "datagram of 4 rows sent after 2 retries" */
+	feed(4);			/* sent at once: not a retried batch */
+	CHECK_EQ_U(A.calls, 1);
+	cfg.max_retries = 1;
+	D.fails = -1;
+	feed(4);
+	CHECK_EQ_U(A.calls, 2);
+	CHECK(A.n == 4 && A.retries == 1 && !A.sent, "retried(%u, %lld, %d)", A.n,
+	      (long long)A.retries, A.sent);
+	CHECK_EQ_U(counter("dropped_rows"), 4);
+	CHECK_EQ_U(H.dropped, 4);
+	CHECK_STREQ(H.last_log, "");	/* no "4 rows dropped after 1 retries" */
+	D.fails = 0;
 	sl_sink_stop(&sink);
 	sl_sink_destroy(&sink);
 }
@@ -639,6 +758,8 @@ int main(void)
 	test_flush_by_size_and_time();
 	test_retry_backoff();
 	test_give_up();
+	test_admit();
+	test_retried();
 	test_spool_down_then_back();
 	test_spool_across_runs();
 	test_spool_skip();
