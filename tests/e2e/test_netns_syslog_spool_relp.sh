@@ -12,7 +12,7 @@
 #           what it could not send: every logged packet arrives (first arrivals in
 #           order); the duplicates RELP allows (acknowledgements lost with
 #           the receiver) are counted and reported.
-#   dkill   sluice is killed with SIGKILL while it sends a spool of 20,000
+#   dkill   sluice is killed with SIGKILL while it sends a spool of 100,000
 #           to a live imrelp; the restart sends what the spool had not
 #           acknowledged: every logged packet arrives (first arrivals in
 #           order); the duplicates (messages the receiver had but the
@@ -82,7 +82,7 @@ phase_dkill() {
 	conf "$WORK/dkill.yaml" 64MiB
 	start_sluice "$WORK/dkill1.log" "$WORK/dkill.yaml"
 	base=$(nft_logged)
-	send -n 20000 -r 5000 -t 30 -f 4000000 >"$WORK/gen6.out"
+	send -n 100000 -r 20000 -t 30 -f 4000000 >"$WORK/gen6.out"
 	logged=$(( $(nft_logged) - base ))
 	wait_for 10 input_caught_up "$WORK/dkill1.log" "$logged" ||
 		fail "dkill: nflog got $(counter "$WORK/dkill1.log" fw in) of $logged"
