@@ -24,7 +24,7 @@ mkdir "$D"
 conf() {
 	awk -v n="${2:-0}" -v sock="$SOCK" -v pcap="$SRCDIR/tests/data/raw-mixed.pcap" \
 	    -v dir="$D" -v extra="${1:-}" 'BEGIN {
-		printf "daemon: {control_socket: %s}\ninstances:\n", sock
+		printf "daemon: {control_socket: %s, stop_timeout: 120s}\ninstances:\n", sock
 		printf "  src: {plugin: replay, file: \"%s\", pace: original, loop: 0}\n", pcap
 		for (i = 0; i < n; i++)
 			printf "  u%d: {plugin: logline}\n", i
@@ -81,6 +81,9 @@ conf d "$N"
 "$SLUICE" reload --socket "$SOCK" >"$WORK/r4.out" 2>&1 &
 R4=$!
 wait_for 60 read_begun 4 || fail "the fourth reload did not begin"
+# The stop waits for the reader between its steps (reading the file, checking,
+# building); under ASan on a busy machine reading 300,000 instances took more
+# than the default 10 s stop_timeout, hence stop_timeout: 120s above.
 kill -TERM "$SLUICE_PID"
 wait "$SLUICE_PID" || fail "the daemon exited with status $? during a reload: $(tail "$L")"
 wait "$R4" && fail "the reload interrupted by SIGTERM reported success: $(cat "$WORK/r4.out")"
