@@ -52,10 +52,9 @@
  * Not for an asynchronous destination such as librdkafka (the kafka
  * output takes only SL_SINK_OPT_SPOOL_OF and sl_sink_check): there the
  * destination's library is the batch, a unit fails long after it left the
- * batch, one by one (a failed unit is spooled behind newer ones, or in
- * front at stop), and spooled units are acknowledged by later reports,
- * with holes (delivered after a failed one), not by what send_spooled()
- * returns.
+ * batch, one by one, and spooled units are acknowledged by later reports,
+ * with holes.  That is the engine's asynchronous mode, sink_window.h, on
+ * the spool of an output that is not a batch, sink_spool.h.
  *
  * Usage:
  *   configure:  check with sl_sink_check(); create the output's counters
