@@ -115,8 +115,8 @@ struct sl_sink_cfg {
 	SL_SINK_OPT_SPOOL_ROWS(st, member.spool_dir, member.spool_max_size,                 \
 			       "directory of a disk spool for " what " (default: none)", units)
 /*
- * The same two rows for an output that keeps its own spool (syslog, whose
- * queue and acknowledgements the engine does not model): its members, the
+ * The same two rows for an output not in batch mode, whose options are
+ * not a struct sl_sink_cfg (syslog, on sink_spool.h): its members, the
  * whole text of spool_dir, and what past spool_max_size is dropped
  * ("messages").  Names, defaults and limits are the engine's.
  */
