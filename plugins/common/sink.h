@@ -74,8 +74,7 @@
 
 #include <sluice/plugin.h>
 
-#include "spool.h"
-#include "spool_counters.h"
+#include "sink_spool.h"
 
 #define SL_SINK_STOP_RETRIES 2		/* at a flush or stop, do not wait the full backoff */
 #define SL_SINK_DRAIN_BUDGET_MS 500	/* spool sends per turn, before the queue is read again */
@@ -179,8 +178,7 @@ struct sl_sink {
 
 	struct sl_timer *flush_timer;
 	struct sl_timer *retry_timer;	/* the spool's next send */
-	struct sl_spool *sp;		/* with spool_dir, from start to stop */
-	struct sl_spool_counters ctr;
+	struct sl_sink_spool ss;	/* ss.sp: with spool_dir, from start to stop */
 	struct iovec *iov;
 	unsigned peek;
 	uint64_t delay, next_try;	/* the spool's backoff; next_try: clock ms */
