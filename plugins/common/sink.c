@@ -36,27 +36,14 @@ static uint64_t doubled(const struct sl_sink *sk, uint64_t delay)
 	return delay * 2 > sk->cfg->retry_max ? sk->cfg->retry_max : delay * 2;
 }
 
-static void spool_log(void *ctx, int level, const char *msg)
-{
-	struct sl_sink *sk = ctx;
-
-	sk->host->log(sk->inst, (enum sl_log_level)level, "%s", msg);
-}
-
-/* The spool's counts since the last call into the counters. */
-static void publish(struct sl_sink *sk)
-{
-	sl_spool_counters_publish(&sk->ctr, sk->sp, sk->host, sk->inst);
-}
-
 static bool spool_usable(struct sl_sink *sk)
 {
-	return sk->sp && sl_spool_ready(sk->sp);
+	return sk->ss.sp && sl_spool_ready(sk->ss.sp);
 }
 
 static bool spool_pending(const struct sl_sink *sk)
 {
-	return sk->sp && sl_spool_pending(sk->sp);
+	return sk->ss.sp && sl_spool_pending(sk->ss.sp);
 }
 
 int sl_sink_check_spool_dir(const char *spool_dir, const struct sl_host *host,
@@ -88,8 +75,7 @@ void sl_sink_init(struct sl_sink *sk, const struct sl_host *host, struct sl_inst
 		.clock = { mono_ms, mono_sleep, NULL },
 		.c_retries = c_retries, .c_dropped = c_dropped,
 	};
-	if (cfg->spool_dir)
-		sl_spool_counters_new(&sk->ctr, host, inst);
+	sl_sink_spool_init(&sk->ss, host, inst, cfg->spool_dir);
 }
 
 void sl_sink_clock(struct sl_sink *sk, const struct sl_sink_clock *clock)
@@ -99,7 +85,7 @@ void sl_sink_clock(struct sl_sink *sk, const struct sl_sink_clock *clock)
 
 void sl_sink_spool_dropped(struct sl_sink *sk, uint64_t n)
 {
-	sk->host->counter_add(sk->inst, sk->ctr.dropped, n);
+	sk->host->counter_add(sk->inst, sk->ss.ctr.dropped, n);
 	sk->host->dropped_add(sk->inst, n);
 }
 
@@ -120,34 +106,22 @@ static void reset(struct sl_sink *sk)
 
 static int spool_open(struct sl_sink *sk)
 {
-	char err[600];
-
 	sk->peek = sk->def->spool_peek ? sk->def->spool_peek : (unsigned)sk->cfg->batch_size;
 	sk->iov = calloc(sk->peek, sizeof(*sk->iov));
 	if (!sk->iov) {
 		sk->host->log(sk->inst, SL_LOG_ERR, "spool_dir: out of memory");
 		return -1;
 	}
-	sk->sp = sl_spool_open(sk->cfg->spool_dir, sk->cfg->spool_max_size, spool_log, sk, err,
-			       sizeof(err));
-	if (!sk->sp) {
-		sk->host->log(sk->inst, SL_LOG_ERR, "spool_dir: %s", err);
+	if (sl_sink_spool_open(&sk->ss, sk->cfg->spool_dir, sk->cfg->spool_max_size) < 0)
 		return -1;
-	}
 	sk->delay = sk->cfg->retry_min;
 	sk->next_try = 0;
-	publish(sk);
 	return 0;
 }
 
 static void spool_close(struct sl_sink *sk)
 {
-	if (sk->sp) {
-		sl_spool_flush(sk->sp);
-		publish(sk);
-		sl_spool_close(sk->sp);
-	}
-	sk->sp = NULL;
+	sl_sink_spool_close(&sk->ss, NULL);	/* flushed, published */
 	free(sk->iov);
 	sk->iov = NULL;
 }
@@ -163,12 +137,12 @@ static void spool_batch(struct sl_sink *sk)
 
 		/* one the spool refuses, and counts in spool_dropped */
 		if (!rec)
-			sl_spool_append(sk->sp, &too_long, SL_SPOOL_MAX_RECORD + 1);
+			sl_spool_append(sk->ss.sp, &too_long, SL_SPOOL_MAX_RECORD + 1);
 		else
-			sl_spool_append(sk->sp, rec, len);
+			sl_spool_append(sk->ss.sp, rec, len);
 	}
-	sl_spool_flush(sk->sp);		/* one write per batch */
-	publish(sk);
+	sl_spool_flush(sk->ss.sp);		/* one write per batch */
+	sl_sink_spool_publish(&sk->ss);
 	reset(sk);
 }
 
@@ -183,11 +157,11 @@ static uint64_t drain_some(struct sl_sink *sk, uint64_t budget_ms)
 	unsigned n, used;
 
 	/* ready() takes the lock a reload's old instance has let go */
-	if (!sk->sp || !sl_spool_ready(sk->sp) || !sl_spool_pending(sk->sp))
+	if (!sk->ss.sp || !sl_spool_ready(sk->ss.sp) || !sl_spool_pending(sk->ss.sp))
 		return 0;
 	if (t < sk->next_try)
 		return sk->next_try - t;
-	while ((n = sl_spool_peekv(sk->sp, sk->iov, sk->peek))) {
+	while ((n = sl_spool_peekv(sk->ss.sp, sk->iov, sk->peek))) {
 		enum sl_sink_result r;
 
 		used = n;
@@ -196,18 +170,18 @@ static uint64_t drain_some(struct sl_sink *sk, uint64_t budget_ms)
 			wait = sk->delay;
 			sk->next_try = now_ms(sk) + wait;
 			sk->delay = doubled(sk, sk->delay);
-			publish(sk);
+			sl_sink_spool_publish(&sk->ss);
 			return wait;
 		}
-		sl_spool_ack(sk->sp, used < 1 ? 1 : used > n ? n : used);
+		sl_spool_ack(sk->ss.sp, used < 1 ? 1 : used > n ? n : used);
 		sk->delay = sk->cfg->retry_min;
 		sk->next_try = 0;
 		if (now_ms(sk) - start >= budget_ms) {
-			publish(sk);
+			sl_sink_spool_publish(&sk->ss);
 			return spool_pending(sk) ? 1 : 0;	/* the rest after the input */
 		}
 	}
-	publish(sk);
+	sl_sink_spool_publish(&sk->ss);
 	/* pending but nothing readable now (a segment in use): not a busy loop */
 	return spool_pending(sk) ? sk->cfg->retry_min : 0;
 }
@@ -217,7 +191,7 @@ static void drain(struct sl_sink *sk)
 {
 	uint64_t wait;
 
-	if (!sk->sp)
+	if (!sk->ss.sp)
 		return;
 	wait = drain_some(sk, SL_SINK_DRAIN_BUDGET_MS);
 	if (wait && !sk->stopping)
@@ -373,7 +347,7 @@ void sl_sink_stop(struct sl_sink *sk)
 		return;
 	sk->stopping = true;
 	send_batch(sk);
-	if (sk->sp) {
+	if (sk->ss.sp) {
 		/* the last units, if the destination answers; the rest waits on disk */
 		sk->next_try = 0;
 		drain_some(sk, SL_SINK_STOP_DRAIN_MS);

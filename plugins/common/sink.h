@@ -53,10 +53,9 @@
  * Not for an asynchronous destination such as librdkafka (the kafka
  * output takes only SL_SINK_OPT_SPOOL_OF and sl_sink_check): there the
  * destination's library is the batch, a unit fails long after it left the
- * batch, one by one (a failed unit is spooled behind newer ones, or in
- * front at stop), and spooled units are acknowledged by later reports,
- * with holes (delivered after a failed one), not by what send_spooled()
- * returns.
+ * batch, one by one, and spooled units are acknowledged by later reports,
+ * with holes.  That is the engine's asynchronous mode, sink_window.h, on
+ * the spool of an output that is not a batch, sink_spool.h.
  *
  * Usage:
  *   configure:  check with sl_sink_check(); create the output's counters
@@ -76,8 +75,7 @@
 
 #include <sluice/plugin.h>
 
-#include "spool.h"
-#include "spool_counters.h"
+#include "sink_spool.h"
 
 #define SL_SINK_STOP_RETRIES 2		/* at a flush or stop, do not wait the full backoff */
 #define SL_SINK_DRAIN_BUDGET_MS 500	/* spool sends per turn, before the queue is read again */
@@ -117,8 +115,8 @@ struct sl_sink_cfg {
 	SL_SINK_OPT_SPOOL_ROWS(st, member.spool_dir, member.spool_max_size,                 \
 			       "directory of a disk spool for " what " (default: none)", units)
 /*
- * The same two rows for an output that keeps its own spool (syslog, whose
- * queue and acknowledgements the engine does not model): its members, the
+ * The same two rows for an output not in batch mode, whose options are
+ * not a struct sl_sink_cfg (syslog, on sink_spool.h): its members, the
  * whole text of spool_dir, and what past spool_max_size is dropped
  * ("messages").  Names, defaults and limits are the engine's.
  */
@@ -203,8 +201,7 @@ struct sl_sink {
 
 	struct sl_timer *flush_timer;
 	struct sl_timer *retry_timer;	/* the spool's next send */
-	struct sl_spool *sp;		/* with spool_dir, from start to stop */
-	struct sl_spool_counters ctr;
+	struct sl_sink_spool ss;	/* ss.sp: with spool_dir, from start to stop */
 	struct iovec *iov;
 	unsigned peek;
 	uint64_t delay, next_try;	/* the spool's backoff; next_try: clock ms */

@@ -14,10 +14,17 @@
  * timed out, refused by the broker, or left over at stop after the
  * bounded flush.
  *
- * With spool_dir, what the queue refuses, what fails with an error worth
- * retrying, and what is left at stop goes to a disk spool instead
- * (kafka_spool.c), and is produced again, in order, when the brokers are
- * back.
+ * With spool_dir, what the queue refuses (and every newer record while
+ * the spool holds anything), what fails with an error worth retrying, and
+ * what is left at stop goes to a disk spool instead; the sink engine's
+ * window (sink_window.h) produces it again, in order, once librdkafka
+ * holds none of process()'s records (older than the spool), so order per
+ * key holds through an outage shorter than message_timeout.  A failed
+ * report of process()'s is older than the spool but can only go behind
+ * it, except at stop, where the purged queue goes in front.
+ *
+ * One spooled record: 'k', i64 LE timestamp (ms, 0: none), u32 LE key
+ * length (0: no key), the key, the value (tests/e2e/spool_read.py --kafka).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -38,6 +45,9 @@
 #include "kafka.h"
 
 #define LOG_EVERY_MS 10000
+#define KREC_HDR 13u
+#define KREC_MAX (256u << 10)		/* the spool takes up to 256 KiB - 24 */
+#define SPOOL_TIMER_MS 100		/* the window's timer: lock, stalled or failed windows */
 
 enum { FMT_JSON, FMT_TEXT };
 enum { ACKS_ALL, ACKS_1, ACKS_0 };
@@ -252,10 +262,9 @@ static int kafka_configure(const struct sl_host *host, struct sl_instance *inst,
 	st->c_no_text = host->counter_new(inst, "no_text");
 	st->c_not_json = host->counter_new(inst, "not_json");
 	st->c_no_key = host->counter_new(inst, "no_key");
-	if (c->sink.spool_dir) {
-		sl_spool_counters_new(&st->spool_ctr, host, inst);
+	sl_sink_spool_init(&st->sw.ss, host, inst, c->sink.spool_dir);
+	if (c->sink.spool_dir)
 		st->c_spooled_failed = host->counter_new(inst, "spooled_failed");
-	}
 	*state = st;
 	return 0;
 }
@@ -275,7 +284,7 @@ static void log_failures(struct kafka_state *st, bool force)
 	st->fail_logged_at = now;
 }
 
-void kafka_count_failed(struct kafka_state *st, int why, rd_kafka_resp_err_t err, uint64_t n)
+static void kafka_count_failed(struct kafka_state *st, int why, rd_kafka_resp_err_t err, uint64_t n)
 {
 	st->host->counter_add(st->inst, st->c_fail[why], n);
 	st->host->dropped_add(st->inst, n);
@@ -285,7 +294,7 @@ void kafka_count_failed(struct kafka_state *st, int why, rd_kafka_resp_err_t err
 		log_failures(st, false);
 }
 
-int kafka_fail_reason(rd_kafka_resp_err_t err)
+static int kafka_fail_reason(rd_kafka_resp_err_t err)
 {
 	switch (err) {
 	case RD_KAFKA_RESP_ERR__QUEUE_FULL:
@@ -307,6 +316,183 @@ int kafka_fail_reason(rd_kafka_resp_err_t err)
 	}
 }
 
+/* ---- the spool: kafka's record in it, produced from the window ---- */
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static void spool_put(struct kafka_state *st, const void *key, size_t keylen, int64_t ts,
+		      const void *val, size_t len)
+{
+	uint8_t *p = st->sbuf;
+
+	if (KREC_HDR + keylen + len > KREC_MAX) {
+		/* refused by its length before any byte is read: counted in spool_dropped */
+		sl_sink_window_append(&st->sw, p, KREC_HDR + keylen + len);
+		return;
+	}
+	p[0] = 'k';
+	put32(p + 1, (uint32_t)(uint64_t)ts);
+	put32(p + 5, (uint32_t)((uint64_t)ts >> 32));
+	put32(p + 9, (uint32_t)keylen);
+	if (keylen)
+		memcpy(p + KREC_HDR, key, keylen);
+	if (len)
+		memcpy(p + KREC_HDR + keylen, val, len);
+	sl_sink_window_append(&st->sw, p, KREC_HDR + keylen + len);
+}
+
+/* Failures worth another try later; the others would fail again. */
+static bool spoolable(rd_kafka_resp_err_t err)
+{
+	switch (err) {
+	case RD_KAFKA_RESP_ERR__MSG_TIMED_OUT:
+	case RD_KAFKA_RESP_ERR__TIMED_OUT_QUEUE:
+	case RD_KAFKA_RESP_ERR__PURGE_QUEUE:
+	case RD_KAFKA_RESP_ERR__PURGE_INFLIGHT:
+	case RD_KAFKA_RESP_ERR__TRANSPORT:
+	case RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN:
+	case RD_KAFKA_RESP_ERR_LEADER_NOT_AVAILABLE:
+	case RD_KAFKA_RESP_ERR_NOT_LEADER_FOR_PARTITION:
+	case RD_KAFKA_RESP_ERR_REQUEST_TIMED_OUT:
+	case RD_KAFKA_RESP_ERR_NETWORK_EXCEPTION:
+	case RD_KAFKA_RESP_ERR_NOT_ENOUGH_REPLICAS:
+	case RD_KAFKA_RESP_ERR_NOT_ENOUGH_REPLICAS_AFTER_APPEND:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* A failed report of a record produced by process(): true when spooled. */
+static bool spool_take_back(struct kafka_state *st, const rd_kafka_message_t *m)
+{
+	rd_kafka_timestamp_type_t tstype;
+	int64_t ts;
+
+	if (!st->sw.ss.sp || !spoolable(m->err))
+		return false;
+	ts = rd_kafka_message_timestamp(m, &tstype);
+	if (tstype == RD_KAFKA_TIMESTAMP_NOT_AVAILABLE || ts < 0)
+		ts = 0;
+	spool_put(st, m->key, m->key_len, ts, m->payload, m->len);
+	st->host->counter_add(st->inst, st->c_spooled_failed, 1);
+	return true;
+}
+
+/* The report of a record produced from the spool (msg_opaque: its index + 1). */
+static void spool_report(struct kafka_state *st, const rd_kafka_message_t *m)
+{
+	uintptr_t i = (uintptr_t)m->_private - 1;
+	enum sl_win_report r = !m->err ? SL_WIN_DELIVERED : spoolable(m->err) ? SL_WIN_AGAIN
+									       : SL_WIN_FAILED;
+
+	if (i >= KSPOOL_WINDOW || !sl_sink_window_report(&st->sw, (unsigned)i, r))
+		return;		/* not one of ours: cannot happen */
+	if (r == SL_WIN_DELIVERED)
+		st->host->counter_add(st->inst, st->c_delivered, 1);
+	else if (r == SL_WIN_FAILED)	/* would fail again: taken off */
+		kafka_count_failed(st, kafka_fail_reason(m->err), m->err, 1);
+}
+
+/* The window's callback: produce one spooled record. */
+static enum sl_win_produced spool_produce(void *ctx, const struct iovec *rec, unsigned i)
+{
+	struct kafka_state *st = ctx;
+	const uint8_t *p = rec->iov_base;
+	size_t len = rec->iov_len;
+	const void *key;
+	uint32_t keylen;
+	int64_t ts;
+	rd_kafka_resp_err_t err;
+
+	if (len < KREC_HDR || p[0] != 'k' || (keylen = get32(p + 9)) > len - KREC_HDR) {
+		/* not a record of ours (another output's spool directory?) */
+		kafka_count_failed(st, FAIL_OTHER, RD_KAFKA_RESP_ERR__BAD_MSG, 1);
+		return SL_WIN_GONE;
+	}
+	ts = (int64_t)((uint64_t)get32(p + 1) | (uint64_t)get32(p + 5) << 32);
+	key = keylen ? p + KREC_HDR : NULL;	/* one name: the macro casts its argument */
+	err = rd_kafka_producev(st->rk, RD_KAFKA_V_RKT(st->rkt),
+				RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
+				RD_KAFKA_V_VALUE((void *)(p + KREC_HDR + keylen), len - KREC_HDR - keylen),
+				RD_KAFKA_V_KEY(key, keylen),
+				RD_KAFKA_V_TIMESTAMP(ts),
+				RD_KAFKA_V_OPAQUE((void *)(uintptr_t)(i + 1)), RD_KAFKA_V_END);
+	if (err == RD_KAFKA_RESP_ERR__QUEUE_FULL)
+		return SL_WIN_FULL;
+	if (err) {
+		kafka_count_failed(st, kafka_fail_reason(err), err, 1);
+		return SL_WIN_GONE;
+	}
+	return SL_WIN_IN_FLIGHT;
+}
+
+/* No window while librdkafka holds process()'s records (older), nor at stop. */
+static bool spool_busy(void *ctx)
+{
+	const struct kafka_state *st = ctx;
+
+	return st->stopping || st->direct_inflight;
+}
+
+static const struct sl_sink_window_ops spool_ops = {
+	.produce = spool_produce,
+	.busy = spool_busy,
+};
+
+/*
+ * At stop, before librdkafka's queue is flushed: send what the spool holds
+ * while the brokers take it and timeout_ms lasts (what is left stays on
+ * disk for the next start).  The time it took.
+ */
+static uint64_t spool_stop_drain(struct kafka_state *st, uint64_t timeout_ms)
+{
+	uint64_t start = sl_mono_ms(), now = start;
+
+	while (st->sw.ss.sp && now - start < timeout_ms) {
+		if (!sl_sink_window_outstanding(&st->sw)) {
+			if (sl_sink_window_failing(&st->sw) || !sl_spool_pending(st->sw.ss.sp))
+				break;	/* failing, or done */
+			sl_sink_window_fill(&st->sw);
+			if (!sl_sink_window_outstanding(&st->sw) && !st->direct_inflight)
+				break;	/* nothing could be produced */
+		}
+		rd_kafka_poll(st->rk, (int)(timeout_ms - (now - start) < 100 ? timeout_ms - (now - start)
+									       : 100));
+		now = sl_mono_ms();
+	}
+	return now - start;
+}
+
+static int spool_open(struct kafka_state *st)
+{
+	if (!st->cfg->sink.spool_dir)
+		return 0;
+	st->sbuf = malloc(KREC_MAX);
+	if (!st->sbuf) {
+		st->host->log(st->inst, SL_LOG_ERR, "out of memory");
+		return -1;
+	}
+	return sl_sink_window_open(&st->sw, st->cfg->sink.spool_dir, st->cfg->sink.spool_max_size,
+				   KSPOOL_WINDOW, SPOOL_TIMER_MS, &spool_ops, st);
+}
+
+static void spool_close(struct kafka_state *st)
+{
+	sl_sink_window_close(&st->sw, st->cfg->topic, st->destroying);
+	free(st->sbuf);
+	st->sbuf = NULL;
+}
+
 /*
  * Delivery report, served from rd_kafka_poll() (or rd_kafka_flush() at
  * stop) on our thread: librdkafka calls dr_msg_cb only from the thread
@@ -317,13 +503,13 @@ static void on_delivery(rd_kafka_t *rk, const rd_kafka_message_t *m, void *opaqu
 	struct kafka_state *st = opaque;
 
 	if (m->_private) {	/* produced from the spool */
-		kspool_report(st, m);
+		spool_report(st, m);
 		return;
 	}
 	st->direct_inflight--;
 	if (!m->err)
 		st->host->counter_add(st->inst, st->c_delivered, 1);
-	else if (!kspool_take_back(st, m))
+	else if (!spool_take_back(st, m))
 		kafka_count_failed(st, kafka_fail_reason(m->err), m->err, 1);
 }
 
@@ -360,9 +546,9 @@ static void on_pipe(void *ctx, int fd, uint32_t events)
 	while (read(fd, buf, sizeof(buf)) > 0)
 		;
 	rd_kafka_poll(st->rk, 0);
-	if (st->spool) {
-		sl_spool_flush(st->spool);	/* what failed reports appended */
-		kspool_drain(st);
+	if (st->sw.ss.sp) {
+		sl_spool_flush(st->sw.ss.sp);	/* what failed reports appended */
+		sl_sink_window_fill(&st->sw);
 	}
 }
 
@@ -424,8 +610,8 @@ static void produce_one(struct kafka_state *st, const struct sl_record *r)
 	}
 	if (sl_has(r, SL_F_TIMESTAMP))	/* Kafka's timestamps are >= 0 ms */
 		ts = (int64_t)sl_time_ms_clamped(r->v[SL_F_TIMESTAMP].time);
-	if (kspool_takes(st)) {	/* behind what is spooled */
-		kspool_put(st, key, keylen, ts, t->ptr, t->len);
+	if (sl_sink_window_takes(&st->sw)) {	/* behind what is spooled */
+		spool_put(st, key, keylen, ts, t->ptr, t->len);
 		return;
 	}
 	err = rd_kafka_producev(st->rk, RD_KAFKA_V_RKT(st->rkt),
@@ -435,8 +621,8 @@ static void produce_one(struct kafka_state *st, const struct sl_record *r)
 				RD_KAFKA_V_TIMESTAMP(ts), RD_KAFKA_V_END);
 	if (!err)
 		st->direct_inflight++;
-	else if (err == RD_KAFKA_RESP_ERR__QUEUE_FULL && st->spool)
-		kspool_put(st, key, keylen, ts, t->ptr, t->len);
+	else if (err == RD_KAFKA_RESP_ERR__QUEUE_FULL && st->sw.ss.sp)
+		spool_put(st, key, keylen, ts, t->ptr, t->len);
 	else
 		kafka_count_failed(st, kafka_fail_reason(err), err, 1);
 }
@@ -468,9 +654,9 @@ static int kafka_process(void *state, struct sl_batch *batch)
 		st->host->counter_add(st->inst, st->c_not_json, not_json);
 		st->host->dropped_add(st->inst, not_json);
 	}
-	if (st->spool) {
-		sl_spool_flush(st->spool);	/* one write per batch */
-		kspool_publish(st);
+	if (st->sw.ss.sp) {
+		sl_spool_flush(st->sw.ss.sp);	/* one write per batch */
+		sl_sink_spool_publish(&st->sw.ss);
 	}
 	return 0;
 }
@@ -482,7 +668,7 @@ static int kafka_start(void *state)
 	struct kafka_state *st = state;
 	rd_kafka_conf_t *conf;
 
-	if (kspool_open(st) < 0)
+	if (spool_open(st) < 0)
 		return -1;
 	conf = rd_kafka_conf_new();
 	if (!conf || conf_build(st->host, st->inst, st->cfg, conf) < 0) {
@@ -531,10 +717,10 @@ static int kafka_flush(void *state)
 
 	if (st->rk)
 		rd_kafka_poll(st->rk, 0);
-	if (st->spool) {
-		sl_spool_flush(st->spool);
-		kspool_drain(st);
-		kspool_publish(st);
+	if (st->sw.ss.sp) {
+		sl_spool_flush(st->sw.ss.sp);
+		sl_sink_window_fill(&st->sw);
+		sl_sink_spool_publish(&st->sw.ss);
 	}
 	return 0;
 }
@@ -547,7 +733,7 @@ static void kafka_stop(void *state)
 
 	if (!st->rk)
 		goto close_pipe;
-	spent = kspool_stop_drain(st, st->cfg->stop_timeout);
+	spent = spool_stop_drain(st, st->cfg->stop_timeout);
 	st->stopping = true;
 	spent = spent < st->cfg->stop_timeout ? st->cfg->stop_timeout - spent : 0;
 	if (rd_kafka_flush(st->rk, (int)spent) != RD_KAFKA_RESP_ERR_NO_ERROR) {
@@ -559,7 +745,8 @@ static void kafka_stop(void *state)
 		 * each purged message comes back as a report, counted
 		 * failed_at_stop, or with spool_dir put in front of the spool
 		 */
-		kspool_stop_begin(st);
+		if (st->direct_inflight)
+			sl_sink_window_front_begin(&st->sw);
 		rd_kafka_purge(st->rk, RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT);
 		rd_kafka_flush(st->rk, 100);
 	}
@@ -576,7 +763,7 @@ static void kafka_stop(void *state)
 	rd_kafka_destroy(st->rk);
 	st->rk = NULL;
 close_pipe:
-	kspool_close(st);
+	spool_close(st);
 	if (st->pipefd[0] >= 0) {
 		st->host->unwatch_fd(st->inst, st->pipefd[0]);
 		close(st->pipefd[0]);
@@ -594,7 +781,7 @@ static void kafka_destroy(void *state)
 	st->destroying = true;
 	if (st->rk)
 		kafka_stop(st);
-	kspool_close(st);	/* when start() failed half way */
+	spool_close(st);	/* when start() failed half way */
 	free(st);
 }
 

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The kafka output's state, shared by kafka.c (options, producing,
- * delivery reports, lifecycle) and kafka_spool.c (the disk spool of
- * spool_dir).  All of it is touched by the instance's thread only: the
+ * The kafka output's options and state (kafka.c; the disk spool of
+ * spool_dir and its window are the sink engine's, sink_window.h).  All of
+ * it is touched by the instance's thread only: the
  * delivery callbacks run inside rd_kafka_poll()/rd_kafka_flush(), which
  * only that thread calls (start() runs before it, on the main thread).
  */
@@ -18,8 +18,7 @@
 #include <sluice/plugin.h>
 
 #include "sink.h"
-#include "spool.h"
-#include "spool_counters.h"
+#include "sink_window.h"
 
 struct kafka_cfg {
 	struct sl_strlist brokers;
@@ -72,17 +71,9 @@ struct kafka_state {
 	bool destroying;		/* in destroy(): the event loop may be gone */
 	uint64_t direct_inflight;	/* produced from process(), no report yet */
 
-	/* spool_dir (kafka_spool.c); spool is NULL without it */
-	struct sl_spool *spool;
-	struct sl_spool_counters spool_ctr;	/* spooled, spool_sent, ... */
+	/* spool_dir: the engine's spool and window; sw.ss.sp is NULL without it */
+	struct sl_sink_window sw;
 	uint8_t *sbuf;			/* one encoded record */
-	struct iovec *iov;		/* the window, as peeked */
-	uint8_t *wstate;		/* per window record: KW_* */
-	unsigned wn, wout;		/* records in the window, reports outstanding */
-	bool wretry;			/* a window record failed: next window by the timer */
-	bool wtail;			/* the window is all the spool: new records go direct */
-	bool front;			/* failed reports go in front of the spool (stop) */
-	struct sl_timer *spool_timer;
 	int c_spooled_failed;
 
 	int c_delivered, c_fail[FAIL_N], c_no_text, c_not_json, c_no_key;
@@ -90,27 +81,5 @@ struct kafka_state {
 	rd_kafka_resp_err_t last_err;
 	char errstr[512];
 };
-
-/* kafka.c */
-void kafka_count_failed(struct kafka_state *st, int why, rd_kafka_resp_err_t err, uint64_t n);
-int kafka_fail_reason(rd_kafka_resp_err_t err);
-
-/* kafka_spool.c */
-int kspool_open(struct kafka_state *st);
-void kspool_close(struct kafka_state *st);
-/* Must a new record go to the spool (order: once spooling, keep spooling)? */
-bool kspool_takes(const struct kafka_state *st);
-void kspool_put(struct kafka_state *st, const void *key, size_t keylen, int64_t ts,
-		const void *val, size_t len);
-/* A failed report of a record produced by process(): true when spooled. */
-bool kspool_take_back(struct kafka_state *st, const rd_kafka_message_t *m);
-/* The report of a record produced from the spool (its msg_opaque is set). */
-void kspool_report(struct kafka_state *st, const rd_kafka_message_t *m);
-/* Produce the next window when nothing else is in flight. */
-void kspool_drain(struct kafka_state *st);
-void kspool_publish(struct kafka_state *st);
-uint64_t kspool_stop_drain(struct kafka_state *st, uint64_t timeout_ms);
-/* At stop, before the purge: what comes back goes in front of the spool. */
-void kspool_stop_begin(struct kafka_state *st);
 
 #endif /* SLUICE_KAFKA_H */

@@ -24,8 +24,9 @@
  *
  * spool_dir (tcp, tls, relp): what the queue cannot take goes to a disk
  * spool, and so does everything after it while the spool holds anything
- * (order); the queue, always older, is sent first.  The glue, and when a
- * spooled message counts as delivered per transport, is in syslog_spool.c.
+ * (order); the queue, always older, is sent first.  The spool is the sink
+ * engine's (sink_spool.h); when a spooled message counts as delivered per
+ * transport is in syslog_send.c.
  * The bytes of each message and its framing come from the formatter in
  * plugins/common/syslog_fmt.h; the queue is syslog_queue.c, the transport
  * (connecting, TLS, RELP, sending, what a failure lost) syslog_conn.c.
@@ -48,7 +49,7 @@
 #include "clock.h"
 #include "fmt.h"
 #include "sink.h"
-#include "spool.h"
+#include "sink_spool.h"
 #include "syslog_fmt.h"
 #include "relp_conn.h"
 #include "tls_stream.h"
@@ -137,6 +138,16 @@ static const struct sl_field_decl syslog_reads[] = {
 	SL_FIELD_END
 };
 
+/* Append one framed message (digits, text, LF) to the spool. */
+static void spool_put(struct syslog_state *st, const char *digits, size_t dlen, size_t n, bool lf)
+{
+	memcpy(st->sbuf, digits, dlen);
+	memcpy(st->sbuf + dlen, st->msg, n);
+	if (lf)
+		st->sbuf[dlen + n] = '\n';
+	sl_sink_spool_append(&st->ss, st->sbuf, dlen + n + lf);	/* a refusal is counted there */
+}
+
 static void enqueue(struct syslog_state *st, const struct sl_record *r, struct sl_time ts)
 {
 	bool escaped, lf;
@@ -159,16 +170,15 @@ static void enqueue(struct syslog_state *st, const struct sl_record *r, struct s
 	}
 	dlen = sl_syslog_fmt_frame(st->framing, n, digits, &lf);
 	total = dlen + n + lf;
-	if (st->spool && !st->spool_adopted)
-		syslog_spool_adopt(st);
+	syslog_adopt_spool(st);
 	/* once something is spooled, everything newer follows it there */
-	if (st->spool && sl_spool_pending(st->spool)) {
-		syslog_spool_put(st, digits, dlen, n, lf);
+	if (sl_sink_spool_takes(&st->ss)) {
+		spool_put(st, digits, dlen, n, lf);
 		return;
 	}
 	dst = syslog_q_reserve(st, (uint32_t)total);
-	if (!dst && st->spool) {
-		syslog_spool_put(st, digits, dlen, n, lf);
+	if (!dst && st->ss.sp) {
+		spool_put(st, digits, dlen, n, lf);
 		return;
 	}
 	if (!dst) {
@@ -228,12 +238,11 @@ static int syslog_process(void *state, struct sl_batch *batch)
 		st->host->counter_add(st->inst, st->c_no_text, no_text);
 		st->host->dropped_add(st->inst, no_text);
 	}
-	if (st->spool)
-		sl_spool_flush(st->spool);	/* one write per batch */
+	if (st->ss.sp)
+		sl_spool_flush(st->ss.sp);	/* one write per batch */
 	if (!st->catchup)	/* else the pace timer sends */
 		syslog_drain(st);
-	if (st->spool)
-		syslog_spool_publish(st);
+	sl_sink_spool_publish(&st->ss);
 	return 0;
 }
 
@@ -430,9 +439,7 @@ static int syslog_configure(const struct sl_host *host, struct sl_instance *inst
 	}
 	if (c->transport == TR_TLS || (c->transport == TR_RELP && c->tls_ca_file))
 		st->c_tls_failures = host->counter_new(inst, "tls_failures");
-	if (c->spool_dir) {
-		sl_spool_counters_new(&st->spool_ctr, host, inst);
-	}
+	sl_sink_spool_init(&st->ss, host, inst, c->spool_dir);
 	*state = st;
 	return 0;
 }
@@ -527,18 +534,13 @@ static int syslog_start(void *state)
 		return -1;
 	}
 	if (c->spool_dir) {
-		char err[600];
-
 		st->sbuf = malloc(st->msg_cap + 32);
-		st->spool = st->sbuf ? sl_spool_open(c->spool_dir, c->spool_max_size, syslog_spool_log, st,
-						     err, sizeof(err))
-				     : NULL;
-		if (!st->spool) {
-			st->host->log(st->inst, SL_LOG_ERR, "spool_dir: %s",
-				      st->sbuf ? err : "out of memory");
+		if (!st->sbuf) {
+			st->host->log(st->inst, SL_LOG_ERR, "spool_dir: out of memory");
 			return -1;
 		}
-		syslog_spool_publish(st);
+		if (sl_sink_spool_open(&st->ss, c->spool_dir, c->spool_max_size) < 0)
+			return -1;
 		if (c->transport == TR_RELP &&
 		    !(st->rs_iov = calloc(RELP_SPOOL_IOV, sizeof(*st->rs_iov)))) {
 			st->host->log(st->inst, SL_LOG_ERR, "out of memory");
@@ -557,8 +559,8 @@ static int syslog_flush(void *state)
 {
 	struct syslog_state *st = state;
 
-	if (st->spool)
-		sl_spool_flush(st->spool);
+	if (st->ss.sp)
+		sl_spool_flush(st->ss.sp);
 	syslog_drain(st);
 	return 0;
 }
@@ -568,10 +570,10 @@ static void syslog_stop(void *state)
 	struct syslog_state *st = state;
 
 	syslog_conn_stop(st);
-	if (st->spool) {
-		syslog_spool_save_queue(st);
-		sl_spool_close(st->spool);
-		st->spool = NULL;
+	if (st->ss.sp) {
+		/* the queue is older than all of the spool: in front of it */
+		sl_sink_spool_save_queue(&st->ss, st->qcount, syslog_q_to_spool, st, st->where);
+		sl_sink_spool_close(&st->ss, NULL);
 	}
 	if (st->qcount) {
 		st->host->log(st->inst, SL_LOG_WARNING, "%u queued messages for %s lost at shutdown",
@@ -597,7 +599,7 @@ static void syslog_destroy(void *state)
 	relp_conn_free(st->relp);
 	if (st->fd >= 0)
 		close(st->fd);
-	sl_spool_close(st->spool);
+	sl_sink_spool_close(&st->ss, NULL);
 	free(st->sbuf);
 	free(st->rs_iov);
 	free(st->q);

@@ -22,7 +22,6 @@
 #include <sluice/plugin.h>
 
 #include "clock.h"
-#include "spool.h"
 #include "relp_conn.h"
 #include "tls_stream.h"
 #include "syslog_out.h"
@@ -568,8 +567,8 @@ static void stop_send(struct syslog_state *st, uint64_t end)
 		st->drain_until = end;
 		syslog_drain(st);
 		/* closes after the last acknowledgements, which proves the spool's */
-		if (relp_conn_close(st->relp) && st->spool)
-			syslog_spool_ack_n(st, st->rs_handed);
+		if (relp_conn_close(st->relp) && st->ss.sp)
+			sl_sink_spool_ack(&st->ss, st->rs_handed);
 		st->relp = NULL;
 		st->rs_handed = 0;
 	}

@@ -9,8 +9,10 @@
  *   syslog_conn.c   the transport: connect with backoff, TLS, RELP, the
  *                   socket's events and timers, counting what a failed
  *                   connection did not deliver, the send at stop;
- *   syslog_send.c   the queue sent without blocking;
- *   syslog_spool.c  the disk spool glue (spool_dir).
+ *   syslog_send.c   the queue sent without blocking, then the disk spool
+ *                   (spool_dir; the sink engine's, sink_spool.h), each
+ *                   spooled message acknowledged when its transport
+ *                   counts it delivered.
  */
 #ifndef SLUICE_SYSLOG_OUT_H
 #define SLUICE_SYSLOG_OUT_H
@@ -24,8 +26,7 @@
 
 #include "fmt.h"
 #include "relp_conn.h"
-#include "spool.h"
-#include "spool_counters.h"
+#include "sink_spool.h"
 #include "syslog_fmt.h"
 
 /* The options (syslog.c's table). */
@@ -138,15 +139,13 @@ struct syslog_state {
 
 	int c_dropped, c_reconnects, c_no_text, c_escaped, c_possibly_lost, c_tls_failures;
 
-	struct sl_spool *spool;		/* spool_dir, or NULL */
-	struct sl_spool_counters spool_ctr;	/* spooled, spool_sent, ... */
+	struct sl_sink_spool ss;	/* spool_dir: ss.sp, else NULL */
 	size_t spool_head_sent;		/* bytes of the spool's head message sent */
 	unsigned spool_taken;		/* TLS: of tls_rec_msgs, spool records */
 	struct iovec *rs_iov;		/* RELP: peeks beyond the handed records */
 	unsigned rs_handed;		/* RELP: spool records librelp has, unproven */
 	uint64_t rs_first;		/* RELP: relp_conn_sent() of the first of them */
 	uint64_t drain_until;		/* at stop: the spool is sent until then */
-	bool spool_adopted;		/* the spool's lock was ours once */
 	char *sbuf;			/* one framed message for the spool */
 	uint64_t drops_unlogged, drops_outage, drop_logged_at;
 	uint64_t err_logged_at, errs_unlogged;
@@ -186,6 +185,14 @@ void syslog_drain(struct syslog_state *st);
  * did (its sent-so-far grows by them).
  */
 unsigned syslog_iov_done(struct syslog_state *st, unsigned n, size_t bytes, bool tcp, size_t *part);
+/* Every queued message appended to the spool, oldest first: how many (sl_sink_requeue_fn). */
+unsigned syslog_q_to_spool(void *st);
+/*
+ * With spool_dir, until the spool's lock is ours (a reload's new
+ * instance): take it, the queue behind what it holds.  Not while a
+ * message is half written: that one is finished first.
+ */
+void syslog_adopt_spool(struct syslog_state *st);
 
 /* syslog_conn.c */
 /* A socket error counted (errors), logged at most once per LOG_EVERY_MS. */
@@ -217,16 +224,5 @@ void syslog_arm_fd(struct syslog_state *st, uint32_t events);
 uint32_t syslog_idle_events(const struct syslog_state *st);
 /* RELP: a session (librelp's, kept across reconnects) opened; -1 after syslog_lost(). */
 int syslog_relp_open(struct syslog_state *st);
-
-/* syslog_spool.c */
-void syslog_spool_log(void *ctx, int level, const char *msg);
-void syslog_spool_publish(struct syslog_state *st);
-void syslog_spool_put(struct syslog_state *st, const char *digits, size_t dlen, size_t n, bool lf);
-void syslog_spool_adopt(struct syslog_state *st);
-void syslog_spool_drain_tcp(struct syslog_state *st);
-void syslog_spool_drain_tls(struct syslog_state *st);
-void syslog_spool_drain_relp(struct syslog_state *st);
-void syslog_spool_ack_n(struct syslog_state *st, uint64_t n);
-void syslog_spool_save_queue(struct syslog_state *st);
 
 #endif /* SLUICE_SYSLOG_OUT_H */

@@ -5,8 +5,9 @@
  * sendmmsg for datagrams (one probe message first after a UDP connect,
  * a paced backlog), sendmsg with an iovec for TCP, TLS records through
  * tls_stream.h, librelp's window for RELP.  Once the queue is empty the
- * spool is sent (syslog_spool.c).  A failure hands the connection to
- * syslog_lost() (syslog_conn.c).  Everything runs on the output's thread.
+ * spool (sink_spool.h) is sent, and acknowledged per transport.  A
+ * failure hands the connection to syslog_lost() (syslog_conn.c).
+ * Everything runs on the output's thread.
  */
 #include <errno.h>
 #include <sys/epoll.h>
@@ -14,6 +15,7 @@
 
 #include <sluice/plugin.h>
 
+#include "clock.h"
 #include "relp_conn.h"
 #include "tls_stream.h"
 #include "syslog_out.h"
@@ -39,6 +41,196 @@ unsigned syslog_iov_done(struct syslog_state *st, unsigned n, size_t bytes, bool
 		}
 	}
 	return done;
+}
+
+/* ---- the spool (spool_dir), once the queue is sent ---- */
+
+unsigned syslog_q_to_spool(void *ctx)
+{
+	struct syslog_state *st = ctx;
+	unsigned n = 0;
+
+	st->head_sent = 0;	/* whole messages go to the spool */
+	while (st->qcount) {
+		size_t off = syslog_q_fix(st, st->qhead);
+
+		sl_sink_spool_append(&st->ss, st->q + off + 4, syslog_q_len(st, off));
+		syslog_q_pop(st);
+		n++;
+	}
+	return n;
+}
+
+void syslog_adopt_spool(struct syslog_state *st)
+{
+	if (st->ss.sp && !st->ss.adopted && !st->head_sent)
+		sl_sink_spool_adopt(&st->ss, syslog_q_to_spool, st);
+}
+
+/*
+ * When a spooled message counts as delivered, so acknowledged to the
+ * spool (sl_sink_spool_ack):
+ *   tcp   written to the socket;
+ *   tls   the TLS record holding it written to the socket;
+ *   relp  the receiver's acknowledgement proven (relp_conn.h: librelp's
+ *         window; the last RELP_WINDOW by closing the session, see
+ *         relp_spool_sync).
+ */
+
+/* TCP, the queue empty: send the spool's records, oldest first. */
+static void spool_drain_tcp(struct syslog_state *st)
+{
+	unsigned n;
+
+	while ((n = sl_spool_peekv(st->ss.sp, st->iov, BATCH_MSGS))) {
+		struct msghdr mh = { .msg_iov = st->iov, .msg_iovlen = n };
+		unsigned done;
+		ssize_t sent;
+		size_t part;
+
+		st->iov[0].iov_base = (char *)st->iov[0].iov_base + st->spool_head_sent;
+		st->iov[0].iov_len -= st->spool_head_sent;
+		sent = sendmsg(st->fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
+		if (sent < 0) {
+			int err = errno;
+
+			if (err == EINTR)
+				continue;
+			if (err == EAGAIN || err == EWOULDBLOCK || err == ENOBUFS)
+				syslog_arm_fd(st, syslog_idle_events(st) | EPOLLOUT);
+			else
+				syslog_lost(st, "cannot send to", err);
+			break;
+		}
+		done = syslog_iov_done(st, n, (size_t)sent, true, &part);
+		if (done)
+			st->spool_head_sent = 0;
+		st->spool_head_sent += part;
+		sl_spool_ack(st->ss.sp, done);
+	}
+	sl_sink_spool_publish(&st->ss);
+}
+
+/*
+ * TLS, the queue empty: the spool's records go into TLS records, oldest
+ * first, and are acknowledged once the TLS record holding them is written
+ * to the socket (spool_taken waits for that in drain_tls).  Like tcp's,
+ * those its kernel then held when the receiver died are possibly_lost.
+ */
+static void spool_drain_tls(struct syslog_state *st)
+{
+	char err[256];
+	unsigned n;
+
+	while (!tls_conn_pending(st->tls) && (n = sl_spool_peekv(st->ss.sp, st->iov, BATCH_MSGS))) {
+		unsigned done;
+		ssize_t taken;
+		size_t part;
+
+		st->iov[0].iov_base = (char *)st->iov[0].iov_base + st->spool_head_sent;
+		st->iov[0].iov_len -= st->spool_head_sent;
+		taken = tls_conn_writev(st->tls, st->iov, n, err, sizeof(err));
+		if (taken == TLS_FAILED) {
+			syslog_tls_lost(st, err);
+			break;
+		}
+		if (taken == 0)
+			break;
+		done = syslog_iov_done(st, n, (size_t)taken, false, &part);
+		if (done)
+			st->spool_head_sent = 0;
+		st->spool_head_sent += part;
+		if (tls_conn_pending(st->tls)) {
+			st->spool_taken = st->tls_rec_msgs = done;
+			break;
+		}
+		syslog_tls_written(st, done);
+		sl_spool_ack(st->ss.sp, done);
+	}
+	sl_sink_spool_publish(&st->ss);
+}
+
+/* RELP: acknowledge to the spool what librelp's window proved (relp_conn.h). */
+static void relp_spool_settle(struct syslog_state *st)
+{
+	uint64_t acked = relp_conn_acked(st->relp), k;
+
+	if (!st->rs_handed || acked < st->rs_first)
+		return;
+	k = acked - st->rs_first + 1;
+	if (k > st->rs_handed)
+		k = st->rs_handed;
+	sl_sink_spool_ack(&st->ss, k);
+	st->rs_first += k;
+	st->rs_handed -= (unsigned)k;
+}
+
+/*
+ * RELP: everything reachable in the spool is with librelp, but the last
+ * RELP_WINDOW are proven acknowledged only by later sends, and while the
+ * spool holds them newer messages go behind them into the spool: nothing
+ * would be sent.  Closing the session proves them (the close is answered
+ * after every message before it); then a new session.  A close that
+ * failed proves nothing: the spool's records are sent again from the
+ * spool (duplicates, which RELP allows), and queued messages sent before
+ * them and not proven are counted as possibly lost.  Once per spool
+ * segment and once when the spool has caught up with the input.
+ */
+static bool relp_spool_sync(struct syslog_state *st)
+{
+	uint64_t before = st->rs_first - 1, acked = relp_conn_acked(st->relp);
+
+	if (relp_conn_close(st->relp)) {
+		sl_sink_spool_ack(&st->ss, st->rs_handed);
+	} else {
+		uint64_t n = acked < before ? before - acked : 0;
+
+		st->host->log(st->inst, SL_LOG_WARNING,
+			      "%s: the RELP session's close was not answered: %u spooled messages will "
+			      "be sent again, %llu queued ones possibly lost", st->where, st->rs_handed,
+			      (unsigned long long)n);
+		if (n) {
+			st->host->counter_add(st->inst, st->c_possibly_lost, n);
+			st->host->dropped_add(st->inst, n);
+		}
+	}
+	st->relp = NULL;
+	st->rs_handed = 0;
+	sl_sink_spool_publish(&st->ss);
+	return syslog_relp_open(st) == 0;
+}
+
+/* RELP, the queue empty: hand the spool's records to librelp, oldest first. */
+static void spool_drain_relp(struct syslog_state *st)
+{
+	char err[512];
+
+	for (;;) {
+		unsigned i, n = 0;
+
+		relp_spool_settle(st);
+		if (st->rs_handed < RELP_SPOOL_IOV - BATCH_MSGS)
+			n = sl_spool_peekv(st->ss.sp, st->rs_iov, st->rs_handed + BATCH_MSGS);
+		if (n <= st->rs_handed) {	/* nothing more within reach */
+			if (!st->rs_handed || st->drain_until || !relp_spool_sync(st))
+				break;
+			continue;
+		}
+		for (i = st->rs_handed; i < n; i++) {
+			if (relp_conn_send(st->relp, st->rs_iov[i].iov_base, st->rs_iov[i].iov_len, err,
+					   sizeof(err)) < 0) {
+				st->host->log(st->inst, SL_LOG_DEBUG, "%s: %s", st->where, err);
+				syslog_lost(st, "RELP session broken with", ECONNRESET);
+				sl_sink_spool_publish(&st->ss);
+				return;
+			}
+			if (!st->rs_handed++)
+				st->rs_first = relp_conn_sent(st->relp);
+		}
+		if (st->drain_until && sl_mono_ms() >= st->drain_until)
+			break;
+	}
+	sl_sink_spool_publish(&st->ss);
 }
 
 /* The receiver is away: reconnect (else the message is skipped, counted). */
@@ -109,8 +301,7 @@ static void drain_dgram(struct syslog_state *st)
 
 static void drain_stream(struct syslog_state *st)
 {
-	if (st->spool && !st->spool_adopted)
-		syslog_spool_adopt(st);
+	syslog_adopt_spool(st);
 	while (st->qcount) {
 		unsigned done, n = syslog_q_gather(st, BATCH_MSGS);
 		struct msghdr mh = { .msg_iov = st->iov, .msg_iovlen = n };
@@ -134,8 +325,8 @@ static void drain_stream(struct syslog_state *st)
 			syslog_q_pop(st);
 		st->head_sent += part;
 	}
-	if (st->spool && st->conn == ST_UP && st->fd >= 0)
-		syslog_spool_drain_tcp(st);
+	if (st->ss.sp && st->conn == ST_UP && st->fd >= 0)
+		spool_drain_tcp(st);
 }
 
 /*
@@ -147,8 +338,7 @@ static void drain_tls(struct syslog_state *st)
 	char err[256];
 	int rc;
 
-	if (st->spool && !st->spool_adopted)
-		syslog_spool_adopt(st);
+	syslog_adopt_spool(st);
 	rc = tls_conn_flush(st->tls, err, sizeof(err));
 	if (rc == TLS_FAILED) {
 		syslog_tls_lost(st, err);
@@ -158,7 +348,7 @@ static void drain_tls(struct syslog_state *st)
 		syslog_tls_written(st, st->tls_rec_msgs);
 		st->tls_rec_msgs = 0;
 		if (st->spool_taken)
-			sl_spool_ack(st->spool, st->spool_taken);
+			sl_spool_ack(st->ss.sp, st->spool_taken);
 		st->spool_taken = 0;
 	}
 	while (rc == TLS_DONE && st->qcount) {
@@ -182,8 +372,8 @@ static void drain_tls(struct syslog_state *st)
 		}
 		syslog_tls_written(st, done);
 	}
-	if (st->spool && !st->qcount && st->tls && !tls_conn_pending(st->tls))
-		syslog_spool_drain_tls(st);
+	if (st->ss.sp && !st->qcount && st->tls && !tls_conn_pending(st->tls))
+		spool_drain_tls(st);
 	if (st->tls && tls_conn_pending(st->tls))
 		syslog_arm_fd(st, syslog_idle_events(st) | EPOLLOUT);
 }
@@ -193,8 +383,7 @@ static void drain_relp(struct syslog_state *st)
 {
 	char err[512];
 
-	if (st->spool && !st->spool_adopted)
-		syslog_spool_adopt(st);
+	syslog_adopt_spool(st);
 	while (st->qcount && st->conn == ST_UP) {
 		size_t off = syslog_q_fix(st, st->qhead);
 
@@ -205,8 +394,8 @@ static void drain_relp(struct syslog_state *st)
 		}
 		syslog_q_pop(st);
 	}
-	if (st->spool && st->conn == ST_UP)
-		syslog_spool_drain_relp(st);
+	if (st->ss.sp && st->conn == ST_UP)
+		spool_drain_relp(st);
 }
 
 void syslog_drain(struct syslog_state *st)

@@ -7,7 +7,7 @@ segment here (the spool skips to the next sound record instead; the tests
 that use this reader read undamaged spools).  Prints each record's bytes as one line
 (the syslog framing's octet count and a trailing LF taken off), then, on
 stderr, "records=N segments=S torn_bytes=T".   spool_read.py [--kafka] DIR
-With --kafka, records are the kafka output's (plugins/output/kafka_spool.c:
+With --kafka, records are the kafka output's (plugins/output/kafka.c:
 'k', i64 LE timestamp ms, u32 LE key length, key, value), printed as
 "key<TAB>timestamp<TAB>value" lines."""
 import os

@@ -6,7 +6,7 @@
 #           than 10,000 messages are spooled, then comes up: every packet the kernel logged arrives, in order,
 #           none twice, nothing dropped, the spool empty at the end (the
 #           last RELP_WINDOW spooled messages are proven by a session
-#           close, see relp_spool_sync in syslog_spool.c).
+#           close, see relp_spool_sync in syslog_send.c).
 #   rkill   rsyslogd is killed with SIGKILL mid-stream (once 1,000
 #           messages arrived) and started again when sluice has spooled
 #           what it could not send: every logged packet arrives (first arrivals in
