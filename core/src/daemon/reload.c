@@ -243,66 +243,11 @@ static void swap_kept(struct graph *og, struct graph *ng)
 
 /* ---- starting the new, stopping the gone ---- */
 
-struct news {
-	struct worker **w;	/* workers made for new instances */
-	size_t n;
-};
-
-static struct worker *spread_worker(struct runtime *rt, unsigned which)
-{
-	unsigned k = 0;
-
-	for (size_t i = 1; i < rt->nworkers; i++)
-		if (rt->workers[i]->spread && ++k == which)
-			return rt->workers[i];
-	return NULL;
-}
-
-static struct worker *new_worker(struct runtime *rt, struct news *nw, struct sl_instance *out)
-{
-	struct worker **grown = realloc(nw->w, (nw->n + 1) * sizeof(*grown));
-	struct worker *w;
-
-	if (!grown)
-		return NULL;
-	nw->w = grown;
-	w = worker_add(rt, out);
-	if (w)
-		nw->w[nw->n++] = w;
-	return w;
-}
-
-/* Where a new instance runs: as workers_plan() would place it. */
-static int place_new(struct runtime *rt, struct graph *ng, struct news *nw)
-{
-	unsigned nthreads = 0;
-
-	for (size_t i = 1; i < rt->nworkers; i++)
-		nthreads += rt->workers[i]->spread;
-	for (int outputs = 0; outputs < 2; outputs++)
-		for (size_t i = 0; i < ng->nall; i++) {
-			struct sl_instance *inst = ng->all[i], *parent = mapped(inst->parent);
-			bool out = inst->desc->kind == SL_KIND_OUTPUT;
-			struct worker *w;
-
-			if (inst->twin || out != (bool)outputs)
-				continue;
-			w = parent ? parent->worker : rt->workers[0];
-			if (inst->desc->kind == SL_KIND_INPUT && inst->thread)
-				w = new_worker(rt, nw, NULL);
-			else if (inst->desc->kind == SL_KIND_INPUT && inst->input_thread && nthreads)
-				w = spread_worker(rt, (inst->input_thread - 1) % nthreads + 1);
-			else if (out && inst->thread)
-				w = new_worker(rt, nw, inst);
-			if (!w)
-				return -1;
-			inst->worker = w;
-		}
-	return 0;
-}
-
-/* Undo start_new() and place_new(): the running graph is as it was. */
-static void roll_back(struct runtime *rt, struct graph *ng, struct news *nw)
+/*
+ * Undo start_new() and workers_place(): the running graph is as it was.
+ * The workers from had on were made for the new instances.
+ */
+static void roll_back(struct runtime *rt, struct graph *ng, size_t had)
 {
 	for (size_t i = 0; i < ng->nall; i++) {
 		struct sl_instance *inst = ng->all[i];
@@ -314,9 +259,8 @@ static void roll_back(struct runtime *rt, struct graph *ng, struct news *nw)
 		inst->started = false;
 		inst->worker = NULL;
 	}
-	for (size_t i = 0; i < nw->n; i++)
-		worker_discard(rt, nw->w[i]);
-	nw->n = 0;
+	while (rt->nworkers > had)
+		worker_discard(rt, rt->workers[rt->nworkers - 1]);
 }
 
 /*
@@ -455,7 +399,7 @@ static size_t inputs_done(const struct graph *g)
 /* Switch the runtime from og to ng.  0, or -1 with og running as before. */
 static int apply(struct runtime *rt, struct graph *og, struct graph *ng, struct reload *r)
 {
-	struct news nw = {0};
+	size_t had = rt->nworkers;
 
 	if (match(og, ng, r)) {
 		unmatch(og);
@@ -470,14 +414,14 @@ static int apply(struct runtime *rt, struct graph *og, struct graph *ng, struct 
 			goto fail;
 		}
 	workers_pause(rt);
-	if (place_new(rt, ng, &nw)) {
+	if (workers_place(rt, ng)) {
 		say(r, "out of memory");
-		roll_back(rt, ng, &nw);
+		roll_back(rt, ng, had);
 		workers_resume(rt);
 		goto fail;
 	}
 	if (start_new(og, ng, r)) {
-		roll_back(rt, ng, &nw);
+		roll_back(rt, ng, had);
 		workers_resume(rt);
 		goto fail;
 	}
@@ -494,10 +438,8 @@ static int apply(struct runtime *rt, struct graph *og, struct graph *ng, struct 
 	if (workers_start(rt))
 		say(r, "a new thread could not start");
 	workers_reap(rt);
-	free(nw.w);
 	return 0;
 fail:
-	free(nw.w);
 	unmatch(og);
 	unmatch(ng);
 	return -1;
