@@ -4,7 +4,9 @@
  * reload_read.c on a thread of its own) against the running one, then
  * start what is new (rolled back if it fails) and stop what is gone.  The
  * other threads wait in workers_pause() while instances are started,
- * stopped and rewired.  docs/ARCHITECTURE.md ("Reload") says why no
+ * stopped and rewired.  The daemon's start is the same apply onto the
+ * empty graph runtime_init() runs (reload_start()), so a failed start is
+ * rolled back as a failed reload is.  docs/ARCHITECTURE.md ("Reload") says why no
  * record is lost or doubled.
  */
 #include <stdarg.h>
@@ -19,6 +21,7 @@
 #include "identity.h"
 #include "infile.h"
 #include "log.h"
+#include "pathcheck.h"
 #include "privileges.h"
 #include "queue.h"
 #include "reload.h"
@@ -301,7 +304,7 @@ static void say_not_started(struct graph *og, const struct sl_instance *inst, st
 }
 
 /*
- * Outputs first, as at start: nothing flows before its sinks are open.
+ * Outputs first: nothing flows before its sinks are open.
  * What start() logs first at warning or above is kept (as a reopen's is):
  * the answer says why, not only that.
  */
@@ -321,6 +324,10 @@ static int start_new(struct graph *og, struct graph *ng, struct reload *r)
 		inst->reopen_err[0] = 0;
 		rc = inst->desc->start(inst->state);
 		inst->in_reopen = false;
+		if (rc < 0 && r->start) {
+			log_msg(SL_LOG_ERR, "%s: could not start; stopping", inst->name);
+			return -1;
+		}
 		if (rc < 0) {
 			log_msg(SL_LOG_ERR, "reload: %s could not start", inst->name);
 			say_not_started(og, inst, r);
@@ -396,9 +403,17 @@ static size_t inputs_done(const struct graph *g)
 	return n;
 }
 
-/* Switch the runtime from og to ng.  0, or -1 with og running as before. */
+/*
+ * Switch the runtime from og to ng: a reload, and the start (og empty, no
+ * thread running yet).  New instances are placed and started, with the
+ * threads paused; if one cannot start, the new ones are stopped, their
+ * workers freed and the files and directories their start created
+ * removed (pathcheck.c).  The new threads are the caller's to start.
+ * 0, or -1 with og running as before.
+ */
 static int apply(struct runtime *rt, struct graph *og, struct graph *ng, struct reload *r)
 {
+	struct pathcheck_marks marks = {0};
 	size_t had = rt->nworkers;
 
 	if (match(og, ng, r)) {
@@ -413,6 +428,11 @@ static int apply(struct runtime *rt, struct graph *og, struct graph *ng, struct 
 			say(r, "out of memory");
 			goto fail;
 		}
+	/* What the new instances may create, so that a failed start leaves nothing. */
+	if (pathcheck_mark(&marks, ng)) {
+		say(r, "out of memory");
+		goto fail;
+	}
 	workers_pause(rt);
 	if (workers_place(rt, ng)) {
 		say(r, "out of memory");
@@ -422,26 +442,41 @@ static int apply(struct runtime *rt, struct graph *og, struct graph *ng, struct 
 	}
 	if (start_new(og, ng, r)) {
 		roll_back(rt, ng, had);
+		pathcheck_undo(&marks);
 		workers_resume(rt);
 		goto fail;
 	}
+	pathcheck_marks_free(&marks);
 	stop_gone(og);
 	swap_kept(og, ng);
 	guard_adopt(ng);
 	rt->graph = ng;
 	adopt_fields(rt, ng);
 	if (workers_replan(rt))
-		log_msg(SL_LOG_ERR, "reload: out of memory placing the instances");
+		log_msg(SL_LOG_ERR, "%sout of memory placing the instances", r->start ? "" : "reload: ");
 	__atomic_store_n(&rt->inputs_done, inputs_done(ng), __ATOMIC_RELAXED);
 	mark_idle(rt);
 	workers_resume(rt);
-	if (workers_start(rt))
-		say(r, "a new thread could not start");
-	workers_reap(rt);
 	return 0;
 fail:
+	pathcheck_marks_free(&marks);
 	unmatch(og);
 	unmatch(ng);
+	return -1;
+}
+
+int reload_start(struct daemon *d)
+{
+	char msg[512];
+	struct reload r = {.msg = msg, .len = sizeof(msg), .start = true};
+
+	msg[0] = 0;
+	/* runtime_init() left it running the empty graph. */
+	if (!apply(d->rt, d->rt->graph, d->reload->graph, &r))
+		return 0;
+	/* A start() that failed said so; anything else is said here. */
+	if (r.used)
+		log_msg(SL_LOG_ERR, "%s", msg);
 	return -1;
 }
 
@@ -535,6 +570,9 @@ int reload_apply(struct daemon *d, struct reload_job *j)
 	}
 	if (apply(d->rt, st->graph, j->g, r))
 		goto failed;
+	if (workers_start(d->rt))
+		say(r, "a new thread could not start");
+	workers_reap(d->rt);
 	apply_log_level(st->cfg, j->cfg);
 	d->stop_timeout_ms = j->cfg->stop_timeout_ms;	/* read at the next SIGTERM */
 	graph_free(st->graph);

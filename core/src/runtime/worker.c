@@ -93,11 +93,20 @@ static struct worker *worker_new(struct runtime *rt, struct event_loop *loop, un
 	w->loop = loop ? loop : loop_new();
 	if (!w->loop)
 		return NULL;
-	if (loop)
-		return w;	/* the main thread: no inbox, signals instead */
-	w->inbox = bq_new(inbox_max, block, rt->batch_size, rt->stride, rt->queue_arena_size,
-			  rt->types, rt->nfields);
-	return w->inbox ? w : NULL;
+	/* the main thread: no inbox, signals instead */
+	if (!loop && !(w->inbox = bq_new(inbox_max, block, rt->batch_size, rt->stride,
+					 rt->queue_arena_size, rt->types, rt->nfields)))
+		return NULL;
+	/* A few batches up front: the hot path then never allocates. */
+	for (int i = 0; i < 4; i++) {
+		struct sl_batch *b = batch_new(rt->batch_size, rt->stride, rt->arena_size);
+
+		if (!b)
+			return NULL;
+		w->nbatches++;
+		worker_batch_put(w, b);
+	}
+	return w;
 }
 
 static int place(struct worker *w, struct sl_instance *inst)
@@ -177,9 +186,7 @@ int workers_plan(struct runtime *rt, unsigned nthreads)
 			return -1;
 		w->spread = true;
 	}
-	if (workers_place(rt, rt->graph))
-		return -1;
-	return workers_replan(rt);
+	return 0;
 }
 
 /* ---- what a worker does ---- */

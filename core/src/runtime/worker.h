@@ -9,7 +9,8 @@
  * start() on the main thread before any worker thread exists, process(),
  * flush(), reopen() and stop() on its worker's thread.  A reload
  * (reload.c) pauses every thread first, then starts new instances and
- * flushes and stops removed ones on the main thread while they wait.
+ * flushes and stops removed ones on the main thread while they wait; the
+ * start is a reload onto an empty graph, with no thread running yet.
  */
 #ifndef SLUICE_WORKER_H
 #define SLUICE_WORKER_H
@@ -55,7 +56,11 @@ struct worker {
 
 struct graph;
 
-/* Make the workers and place every instance (runtime_init). 0 or -1. */
+/*
+ * The workers that run whatever the graph (runtime_init): the main
+ * thread's, and daemon.threads' (kept while empty).  The instances are
+ * placed when started, at start as at a reload (workers_place()).  0 or -1.
+ */
 int workers_plan(struct runtime *rt, unsigned nthreads);
 /*
  * Where each instance of g runs, the one placement rule of the start and
