@@ -17,7 +17,6 @@
 #include "log.h"
 #include "metrics.h"
 #include "notify.h"
-#include "pathcheck.h"
 #include "queue.h"
 #include "reload.h"
 #include "stats.h"
@@ -300,7 +299,6 @@ int daemon_run(struct graph *g, const struct config *cfg, const char *config_fil
 			   .stop_timeout_ms = cfg->stop_timeout_ms};
 	struct bq_waiter waiter = {wait_room, &d};
 	struct control *ctl = NULL;
-	struct pathcheck_marks marks = {0};
 	struct runtime rt;
 	char err[512];
 	int status = 0;
@@ -350,15 +348,11 @@ int daemon_run(struct graph *g, const struct config *cfg, const char *config_fil
 	/*
 	 * Instances start as the user: every file, folder and spool segment
 	 * is the user's from the first one, as at every later reopen, rotation
-	 * and reload.  A failed start removes what it created.
+	 * and reload.  The start is a reload from the empty graph: a failed
+	 * one is rolled back as a reload is, and removes what it created.
 	 */
-	if (drop_root(drop) || pathcheck_mark(&marks, g))
+	if (drop_root(drop) || reload_start(&d))
 		goto out_control;
-	if (runtime_start(&rt)) {
-		pathcheck_undo(&marks);
-		goto out_control;
-	}
-	pathcheck_marks_free(&marks);
 	if (run_threads(&rt, g))
 		status = 1;
 	/* Every input bound, every output open, the threads running. */
@@ -389,7 +383,6 @@ int daemon_run(struct graph *g, const struct config *cfg, const char *config_fil
 	return status;
 
 out_control:
-	pathcheck_marks_free(&marks);
 	control_close(ctl);
 out_services:
 	daemon_services_stop(&d);

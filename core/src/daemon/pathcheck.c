@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Paths of instances: checked as the daemon's user, undone after a failed start. */
+/* Paths of instances: checked as the daemon's user, undone after a failed start (or reload). */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -272,8 +272,8 @@ static void mark_one(void *ctx, const struct sl_instance *inst, const struct sl_
 	struct stat st;
 	char **v;
 
-	(void)inst;
-	if (!(o->flags & (SL_OPT_OUT_FILE | SL_OPT_OUT_MKDIR)) || !m->paths ||
+	/* A kept instance (reload) runs on: what it uses is its own. */
+	if (inst->twin || !(o->flags & (SL_OPT_OUT_FILE | SL_OPT_OUT_MKDIR)) || !m->paths ||
 	    lstat(path, &st) == 0 || errno != ENOENT)
 		return;
 	v = realloc(m->paths, (m->n + 2) * sizeof(*v));

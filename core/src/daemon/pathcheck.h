@@ -32,7 +32,11 @@ struct pathcheck_marks {
 	size_t n;
 };
 
-/* Note them before runtime_start().  0, or -1 (out of memory, logged). */
+/*
+ * Note them before the instances start (reload.c, at start too), for
+ * every instance but those a reload keeps (inst->twin).  0, or -1 (out of
+ * memory, logged).
+ */
 int pathcheck_mark(struct pathcheck_marks *m, const struct graph *g);
 /* The start failed: remove those that now exist (a directory with the files in it). */
 void pathcheck_undo(struct pathcheck_marks *m);

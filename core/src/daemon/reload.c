@@ -4,7 +4,9 @@
  * reload_read.c on a thread of its own) against the running one, then
  * start what is new (rolled back if it fails) and stop what is gone.  The
  * other threads wait in workers_pause() while instances are started,
- * stopped and rewired.  docs/ARCHITECTURE.md ("Reload") says why no
+ * stopped and rewired.  The daemon's start is the same apply onto the
+ * empty graph runtime_init() runs (reload_start()), so a failed start is
+ * rolled back as a failed reload is.  docs/ARCHITECTURE.md ("Reload") says why no
  * record is lost or doubled.
  */
 #include <stdarg.h>
@@ -19,6 +21,7 @@
 #include "identity.h"
 #include "infile.h"
 #include "log.h"
+#include "pathcheck.h"
 #include "privileges.h"
 #include "queue.h"
 #include "reload.h"
@@ -243,66 +246,11 @@ static void swap_kept(struct graph *og, struct graph *ng)
 
 /* ---- starting the new, stopping the gone ---- */
 
-struct news {
-	struct worker **w;	/* workers made for new instances */
-	size_t n;
-};
-
-static struct worker *spread_worker(struct runtime *rt, unsigned which)
-{
-	unsigned k = 0;
-
-	for (size_t i = 1; i < rt->nworkers; i++)
-		if (rt->workers[i]->spread && ++k == which)
-			return rt->workers[i];
-	return NULL;
-}
-
-static struct worker *new_worker(struct runtime *rt, struct news *nw, struct sl_instance *out)
-{
-	struct worker **grown = realloc(nw->w, (nw->n + 1) * sizeof(*grown));
-	struct worker *w;
-
-	if (!grown)
-		return NULL;
-	nw->w = grown;
-	w = worker_add(rt, out);
-	if (w)
-		nw->w[nw->n++] = w;
-	return w;
-}
-
-/* Where a new instance runs: as workers_plan() would place it. */
-static int place_new(struct runtime *rt, struct graph *ng, struct news *nw)
-{
-	unsigned nthreads = 0;
-
-	for (size_t i = 1; i < rt->nworkers; i++)
-		nthreads += rt->workers[i]->spread;
-	for (int outputs = 0; outputs < 2; outputs++)
-		for (size_t i = 0; i < ng->nall; i++) {
-			struct sl_instance *inst = ng->all[i], *parent = mapped(inst->parent);
-			bool out = inst->desc->kind == SL_KIND_OUTPUT;
-			struct worker *w;
-
-			if (inst->twin || out != (bool)outputs)
-				continue;
-			w = parent ? parent->worker : rt->workers[0];
-			if (inst->desc->kind == SL_KIND_INPUT && inst->thread)
-				w = new_worker(rt, nw, NULL);
-			else if (inst->desc->kind == SL_KIND_INPUT && inst->input_thread && nthreads)
-				w = spread_worker(rt, (inst->input_thread - 1) % nthreads + 1);
-			else if (out && inst->thread)
-				w = new_worker(rt, nw, inst);
-			if (!w)
-				return -1;
-			inst->worker = w;
-		}
-	return 0;
-}
-
-/* Undo start_new() and place_new(): the running graph is as it was. */
-static void roll_back(struct runtime *rt, struct graph *ng, struct news *nw)
+/*
+ * Undo start_new() and workers_place(): the running graph is as it was.
+ * The workers from had on were made for the new instances.
+ */
+static void roll_back(struct runtime *rt, struct graph *ng, size_t had)
 {
 	for (size_t i = 0; i < ng->nall; i++) {
 		struct sl_instance *inst = ng->all[i];
@@ -314,9 +262,8 @@ static void roll_back(struct runtime *rt, struct graph *ng, struct news *nw)
 		inst->started = false;
 		inst->worker = NULL;
 	}
-	for (size_t i = 0; i < nw->n; i++)
-		worker_discard(rt, nw->w[i]);
-	nw->n = 0;
+	while (rt->nworkers > had)
+		worker_discard(rt, rt->workers[rt->nworkers - 1]);
 }
 
 /*
@@ -357,7 +304,7 @@ static void say_not_started(struct graph *og, const struct sl_instance *inst, st
 }
 
 /*
- * Outputs first, as at start: nothing flows before its sinks are open.
+ * Outputs first: nothing flows before its sinks are open.
  * What start() logs first at warning or above is kept (as a reopen's is):
  * the answer says why, not only that.
  */
@@ -377,6 +324,10 @@ static int start_new(struct graph *og, struct graph *ng, struct reload *r)
 		inst->reopen_err[0] = 0;
 		rc = inst->desc->start(inst->state);
 		inst->in_reopen = false;
+		if (rc < 0 && r->start) {
+			log_msg(SL_LOG_ERR, "%s: could not start; stopping", inst->name);
+			return -1;
+		}
 		if (rc < 0) {
 			log_msg(SL_LOG_ERR, "reload: %s could not start", inst->name);
 			say_not_started(og, inst, r);
@@ -452,10 +403,18 @@ static size_t inputs_done(const struct graph *g)
 	return n;
 }
 
-/* Switch the runtime from og to ng.  0, or -1 with og running as before. */
+/*
+ * Switch the runtime from og to ng: a reload, and the start (og empty, no
+ * thread running yet).  New instances are placed and started, with the
+ * threads paused; if one cannot start, the new ones are stopped, their
+ * workers freed and the files and directories their start created
+ * removed (pathcheck.c).  The new threads are the caller's to start.
+ * 0, or -1 with og running as before.
+ */
 static int apply(struct runtime *rt, struct graph *og, struct graph *ng, struct reload *r)
 {
-	struct news nw = {0};
+	struct pathcheck_marks marks = {0};
+	size_t had = rt->nworkers;
 
 	if (match(og, ng, r)) {
 		unmatch(og);
@@ -469,37 +428,55 @@ static int apply(struct runtime *rt, struct graph *og, struct graph *ng, struct 
 			say(r, "out of memory");
 			goto fail;
 		}
-	workers_pause(rt);
-	if (place_new(rt, ng, &nw)) {
+	/* What the new instances may create, so that a failed start leaves nothing. */
+	if (pathcheck_mark(&marks, ng)) {
 		say(r, "out of memory");
-		roll_back(rt, ng, &nw);
+		goto fail;
+	}
+	workers_pause(rt);
+	if (workers_place(rt, ng)) {
+		say(r, "out of memory");
+		roll_back(rt, ng, had);
 		workers_resume(rt);
 		goto fail;
 	}
 	if (start_new(og, ng, r)) {
-		roll_back(rt, ng, &nw);
+		roll_back(rt, ng, had);
+		pathcheck_undo(&marks);
 		workers_resume(rt);
 		goto fail;
 	}
+	pathcheck_marks_free(&marks);
 	stop_gone(og);
 	swap_kept(og, ng);
 	guard_adopt(ng);
 	rt->graph = ng;
 	adopt_fields(rt, ng);
 	if (workers_replan(rt))
-		log_msg(SL_LOG_ERR, "reload: out of memory placing the instances");
+		log_msg(SL_LOG_ERR, "%sout of memory placing the instances", r->start ? "" : "reload: ");
 	__atomic_store_n(&rt->inputs_done, inputs_done(ng), __ATOMIC_RELAXED);
 	mark_idle(rt);
 	workers_resume(rt);
-	if (workers_start(rt))
-		say(r, "a new thread could not start");
-	workers_reap(rt);
-	free(nw.w);
 	return 0;
 fail:
-	free(nw.w);
+	pathcheck_marks_free(&marks);
 	unmatch(og);
 	unmatch(ng);
+	return -1;
+}
+
+int reload_start(struct daemon *d)
+{
+	char msg[512];
+	struct reload r = {.msg = msg, .len = sizeof(msg), .start = true};
+
+	msg[0] = 0;
+	/* runtime_init() left it running the empty graph. */
+	if (!apply(d->rt, d->rt->graph, d->reload->graph, &r))
+		return 0;
+	/* A start() that failed said so; anything else is said here. */
+	if (r.used)
+		log_msg(SL_LOG_ERR, "%s", msg);
 	return -1;
 }
 
@@ -593,6 +570,9 @@ int reload_apply(struct daemon *d, struct reload_job *j)
 	}
 	if (apply(d->rt, st->graph, j->g, r))
 		goto failed;
+	if (workers_start(d->rt))
+		say(r, "a new thread could not start");
+	workers_reap(d->rt);
 	apply_log_level(st->cfg, j->cfg);
 	d->stop_timeout_ms = j->cfg->stop_timeout_ms;	/* read at the next SIGTERM */
 	graph_free(st->graph);

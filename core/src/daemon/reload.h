@@ -26,6 +26,16 @@ struct graph;
  */
 int reload_init(struct daemon *d, struct graph *g, const struct config *cfg);
 /*
+ * The start, after the privilege drop: the configured graph (reload_init's)
+ * applied to the runtime's empty one as a reload applies a new graph, so
+ * that placement, start (outputs first) and rollback are one path: if an
+ * instance cannot start, those started are stopped (the failing one too),
+ * their workers freed and the files and directories the start created
+ * removed.  The threads are not started (runtime_run_threads()).  0 or -1
+ * (logged).
+ */
+int reload_start(struct daemon *d);
+/*
  * daemon_reload(): ask for a reload.  The file is read, parsed, checked
  * and configured on a thread of its own (reload_read.c) while the main
  * loop runs on; then the main loop applies it (reload.c), reopens every

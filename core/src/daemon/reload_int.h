@@ -28,6 +28,7 @@ struct reload {
 	char *msg;
 	size_t len, used;
 	size_t kept, added, removed;
+	bool start;		/* the daemon's start: applied onto the empty graph */
 };
 
 /*

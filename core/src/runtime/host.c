@@ -411,11 +411,14 @@ int runtime_prepare(struct runtime *rt, struct sl_instance *inst)
 	return strict_prepare(inst, rt->batch_size, rt->stride);
 }
 
+/* What the runtime runs until the start applies the configured graph: nothing (never written). */
+static struct graph no_instances;
+
 int runtime_init(struct runtime *rt, struct graph *g, struct event_loop *loop,
 		 unsigned batch_size, unsigned threads)
 {
 	memset(rt, 0, sizeof(*rt));
-	rt->graph = g;
+	rt->graph = &no_instances;
 	rt->loop = loop;
 	rt->process = runtime_process;
 	rt->batch_size = batch_size;
@@ -432,22 +435,7 @@ int runtime_init(struct runtime *rt, struct graph *g, struct event_loop *loop,
 		rt->beyond[id >> 6] |= (uint64_t)1 << (id & 63);
 	for (unsigned id = 0; id < rt->nfields && id < SL_MAX_FIELDS; id++)
 		rt->types[id] = (uint8_t)fields_get(&g->loader.fields, id)->type;
-	for (size_t i = 0; i < g->nall; i++)
-		if (runtime_prepare(rt, g->all[i]))
-			return -1;
-	if (workers_plan(rt, threads))
-		return -1;
-	/* A few batches up front: the hot path then never allocates. */
-	for (size_t w = 0; w < rt->nworkers; w++)
-		for (int i = 0; i < 4; i++) {
-			struct sl_batch *b = batch_new(batch_size, rt->stride, rt->arena_size);
-
-			if (!b)
-				return -1;
-			rt->workers[w]->nbatches++;
-			worker_batch_put(rt->workers[w], b);
-		}
-	return 0;
+	return workers_plan(rt, threads);
 }
 
 bool runtime_inputs_finished(const struct runtime *rt)
@@ -464,25 +452,6 @@ int runtime_run_threads(struct runtime *rt)
 void runtime_shutdown(struct runtime *rt)
 {
 	workers_shutdown(rt);
-}
-
-int runtime_start(struct runtime *rt)
-{
-	struct graph *g = rt->graph;
-
-	/* Outputs first, inputs last: nothing flows before its sinks are open. */
-	for (size_t i = g->nall; i-- > 0;) {
-		struct sl_instance *inst = g->all[i];
-
-		/* Started even if start() fails: stop() closes what it got to open. */
-		inst->started = true;
-		if (inst->desc->start && inst->desc->start(inst->state) < 0) {
-			log_msg(SL_LOG_ERR, "%s: could not start; stopping", inst->name);
-			runtime_stop(rt);
-			return -1;
-		}
-	}
-	return 0;
 }
 
 void host_put_escaped(char *buf, size_t len, size_t *used, const char *text)
@@ -583,19 +552,6 @@ void runtime_log_counters(const struct runtime *rt, int level)
 			(unsigned long long)counter_get64(&inst->out),
 			(unsigned long long)counter_get64(&inst->dropped),
 			(unsigned long long)counter_get64(&inst->errors), extra);
-	}
-}
-
-void runtime_stop(struct runtime *rt)
-{
-	struct graph *g = rt->graph;
-
-	for (size_t i = 0; i < g->nall; i++) {
-		struct sl_instance *inst = g->all[i];
-
-		if (inst->started && inst->desc->stop)
-			inst->desc->stop(inst->state);
-		inst->started = false;
 	}
 }
 

@@ -2,7 +2,8 @@
 /*
  * The runtime side of the core: the struct sl_host table handed to
  * plugins, the batch pool, delivery of batches down the graph (with
- * fan-out), counters, and starting/flushing/stopping every instance.
+ * fan-out), counters, and flushing/stopping every instance (starting
+ * them is the reload's, reload.c, at start too).
  */
 #ifndef SLUICE_HOST_H
 #define SLUICE_HOST_H
@@ -15,19 +16,22 @@
 #include "host_table.h"
 #include "runtime.h"
 
-/* threads: 0, or daemon.threads (inputs spread over that many threads). */
+/*
+ * A runtime laid out for g's field registry (records, queues), running
+ * an empty graph: the start applies g to it as a reload applies a new
+ * graph (reload.c).  threads: 0, or daemon.threads (inputs spread over
+ * that many threads, made here).  0 or -1.
+ */
 int runtime_init(struct runtime *rt, struct graph *g, struct event_loop *loop,
 		 unsigned batch_size, unsigned threads);
 /*
- * Bind an instance to the runtime and make its fan-out scratch (runtime_init
- * does it for every instance; a reload for those of the new graph).  0 or -1.
+ * Bind an instance to the runtime and make its fan-out scratch (the start
+ * and a reload, for every instance of the graph they apply).  0 or -1.
  */
 int runtime_prepare(struct runtime *rt, struct sl_instance *inst);
 /* Run one instance on the batch, here and now, then what is below it. */
 void runtime_process(struct sl_instance *inst, struct sl_batch *b);
-/* Start every instance, outputs first; on failure stop what started. */
-int runtime_start(struct runtime *rt);
-/* Start the threads (after runtime_start() and the privilege drop). */
+/* Start the threads (after the instances' start() and the privilege drop). */
 int runtime_run_threads(struct runtime *rt);
 /*
  * Flush and stop everything: inputs first, so held records reach the
@@ -42,8 +46,6 @@ void runtime_shutdown(struct runtime *rt);
  */
 size_t runtime_reopen(struct runtime *rt, unsigned wait_ms, char *msg, size_t len);
 void runtime_log_counters(const struct runtime *rt, int level);
-/* Stop every started instance, inputs first (no thread may be running). */
-void runtime_stop(struct runtime *rt);
 void runtime_free(struct runtime *rt);
 /* True when every input is finite and has finished. */
 bool runtime_inputs_finished(const struct runtime *rt);

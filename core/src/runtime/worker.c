@@ -93,11 +93,20 @@ static struct worker *worker_new(struct runtime *rt, struct event_loop *loop, un
 	w->loop = loop ? loop : loop_new();
 	if (!w->loop)
 		return NULL;
-	if (loop)
-		return w;	/* the main thread: no inbox, signals instead */
-	w->inbox = bq_new(inbox_max, block, rt->batch_size, rt->stride, rt->queue_arena_size,
-			  rt->types, rt->nfields);
-	return w->inbox ? w : NULL;
+	/* the main thread: no inbox, signals instead */
+	if (!loop && !(w->inbox = bq_new(inbox_max, block, rt->batch_size, rt->stride,
+					 rt->queue_arena_size, rt->types, rt->nfields)))
+		return NULL;
+	/* A few batches up front: the hot path then never allocates. */
+	for (int i = 0; i < 4; i++) {
+		struct sl_batch *b = batch_new(rt->batch_size, rt->stride, rt->arena_size);
+
+		if (!b)
+			return NULL;
+		w->nbatches++;
+		worker_batch_put(w, b);
+	}
+	return w;
 }
 
 static int place(struct worker *w, struct sl_instance *inst)
@@ -114,73 +123,68 @@ static int place(struct worker *w, struct sl_instance *inst)
 
 static void on_inbox(void *ctx, int fd, uint32_t events);
 
-int workers_plan(struct runtime *rt, unsigned nthreads)
+/* The k-th (from 1) of daemon.threads' workers, or NULL. */
+static struct worker *spread_worker(struct runtime *rt, unsigned k)
 {
-	struct graph *g = rt->graph;
-	struct worker *main_w = worker_new(rt, rt->loop, 0, false);
-	struct worker **spread = NULL;
+	for (size_t i = 1; i < rt->nworkers; i++)
+		if (rt->workers[i]->spread && --k == 0)
+			return rt->workers[i];
+	return NULL;
+}
 
-	if (!main_w)
-		return -1;
-	if (nthreads) {
-		spread = calloc(nthreads, sizeof(*spread));
-		if (!spread)
-			return -1;
-		for (unsigned i = 0; i < nthreads; i++)
-			if (!(spread[i] = worker_new(rt, NULL, 0, false))) {
-				free(spread);
-				return -1;
-			} else {
-				spread[i]->spread = true;
-			}
+/*
+ * The placement rule, once (docs/ARCHITECTURE.md, "Who runs where").  up:
+ * the worker of the instance's parent, NULL for an input.
+ */
+static struct worker *place_one(struct runtime *rt, struct sl_instance *inst, struct worker *up)
+{
+	bool input = inst->desc->kind == SL_KIND_INPUT;
+	unsigned nthreads = 0;
+
+	if (input && inst->thread)
+		return worker_add(rt, NULL);
+	if (input && inst->input_thread) {
+		for (size_t i = 1; i < rt->nworkers; i++)
+			nthreads += rt->workers[i]->spread;
+		if (nthreads)
+			return spread_worker(rt, (inst->input_thread - 1) % nthreads + 1);
 	}
+	/* Fed from several threads, inst_keys_place() gave it a thread. */
+	if (inst->desc->kind == SL_KIND_OUTPUT && inst->thread)
+		return worker_add(rt, inst);
+	return up ? up : rt->workers[0];
+}
+
+int workers_place(struct runtime *rt, struct graph *g)
+{
 	/*
 	 * Parents come before children in g->all: a child follows its parent.
 	 * Outputs are placed last, once every parent they may have is.
 	 */
-	for (size_t i = 0; i < g->nall; i++) {
-		struct sl_instance *inst = g->all[i];
-		struct worker *w = inst->parent ? inst->parent->worker : main_w;
+	for (int outputs = 0; outputs < 2; outputs++)
+		for (size_t i = 0; i < g->nall; i++) {
+			struct sl_instance *inst = g->all[i], *up = inst->parent;
 
-		if (inst->desc->kind == SL_KIND_OUTPUT)
-			continue;
-		if (inst->desc->kind == SL_KIND_INPUT && inst->thread)
-			w = worker_new(rt, NULL, 0, false);
-		else if (inst->desc->kind == SL_KIND_INPUT && inst->input_thread)
-			w = spread[(inst->input_thread - 1) % nthreads];
-		if (!w || place(w, inst)) {
-			free(spread);
-			return -1;
+			if (inst->twin || (inst->desc->kind == SL_KIND_OUTPUT) != (bool)outputs)
+				continue;
+			if (up && up->twin)
+				up = up->twin;	/* kept: its twin runs */
+			if (!(inst->worker = place_one(rt, inst, up ? up->worker : NULL)))
+				return -1;
 		}
-	}
-	for (size_t i = 0; i < g->nall; i++) {
-		struct sl_instance *inst = g->all[i];
-		struct worker *w;
+	return 0;
+}
 
-		if (inst->desc->kind != SL_KIND_OUTPUT)
-			continue;
-		/* Fed from several threads, inst_keys_place() gave it a thread. */
-		w = inst->parent->worker;
-		if (inst->thread) {
-			w = worker_new(rt, NULL, inst->queue_batches, inst->block_when_full);
-			if (w) {
-				w->output = inst;
-				inst->queue = w->inbox;
-				inst->queue->owner = inst;
-				inst_copy_mask(inst, inst->queue->fields.copy);
-			}
-		}
-		if (!w || place(w, inst)) {
-			free(spread);
-			return -1;
-		}
-	}
-	free(spread);
-	for (size_t i = 1; i < rt->nworkers; i++) {
-		struct worker *w = rt->workers[i];
+int workers_plan(struct runtime *rt, unsigned nthreads)
+{
+	if (!worker_new(rt, rt->loop, 0, false))
+		return -1;
+	for (unsigned i = 0; i < nthreads; i++) {
+		struct worker *w = worker_add(rt, NULL);
 
-		if (loop_watch(w->loop, w->inbox->efd, EPOLLIN, on_inbox, w))
+		if (!w)
 			return -1;
+		w->spread = true;
 	}
 	return 0;
 }
@@ -626,9 +630,12 @@ int workers_replan(struct runtime *rt)
 	for (size_t i = 0; i < rt->nworkers; i++)
 		if (!rt->workers[i]->stopping)
 			rt->workers[i]->ninsts = 0;
-	for (size_t i = 0; i < g->nall; i++)
-		if (place(g->all[i]->worker, g->all[i]))
-			return -1;
+	/* Outputs last on each worker: flushed after what feeds them. */
+	for (int outputs = 0; outputs < 2; outputs++)
+		for (size_t i = 0; i < g->nall; i++)
+			if ((g->all[i]->desc->kind == SL_KIND_OUTPUT) == (bool)outputs &&
+			    place(g->all[i]->worker, g->all[i]))
+				return -1;
 	return 0;
 }
 

@@ -9,7 +9,8 @@
  * start() on the main thread before any worker thread exists, process(),
  * flush(), reopen() and stop() on its worker's thread.  A reload
  * (reload.c) pauses every thread first, then starts new instances and
- * flushes and stops removed ones on the main thread while they wait.
+ * flushes and stops removed ones on the main thread while they wait; the
+ * start is a reload onto an empty graph, with no thread running yet.
  */
 #ifndef SLUICE_WORKER_H
 #define SLUICE_WORKER_H
@@ -53,8 +54,27 @@ struct worker {
 	enum { REOPEN_ANSWERED, REOPEN_NOT_PASSED, REOPEN_LATE } reopen;
 };
 
-/* Make the workers and place every instance (runtime_init). 0 or -1. */
+struct graph;
+
+/*
+ * The workers that run whatever the graph (runtime_init): the main
+ * thread's, and daemon.threads' (kept while empty).  The instances are
+ * placed when started, at start as at a reload (workers_place()).  0 or -1.
+ */
 int workers_plan(struct runtime *rt, unsigned nthreads);
+/*
+ * Where each instance of g runs, the one placement rule of the start and
+ * of a reload: sets inst->worker for every instance a reload does not
+ * keep (inst->twin; a kept parent's place is its twin's).  An input with
+ * `thread: true`, and an output with a thread (its own, or the one
+ * inst_keys_place() gave it when fed from several threads), get a new
+ * worker, not started, appended to rt->workers; an input spread by
+ * daemon.threads goes to its slot's worker; a filter or an output without
+ * a thread runs where its parent runs, any other input on the main
+ * thread.  workers_replan() then builds the workers' lists.  0, or -1 (out
+ * of memory: what it made stays in rt->workers, from where it was).
+ */
+int workers_place(struct runtime *rt, struct graph *g);
 /* Start the threads (after every start() and the privilege drop). 0 or -1. */
 int workers_start(struct runtime *rt);
 /*
@@ -104,7 +124,7 @@ void workers_resume(struct runtime *rt);
 struct worker *worker_add(struct runtime *rt, struct sl_instance *output);
 /* Remove a worker whose thread is not running (or was joined) and free it. */
 void worker_discard(struct runtime *rt, struct worker *w);
-/* Rebuild every worker's instance list from inst->worker, in graph order. */
+/* Rebuild every worker's instance list from inst->worker: graph order, outputs last. */
 int workers_replan(struct runtime *rt);
 /* Join the workers marked quit or stopping, and free them. */
 void workers_reap(struct runtime *rt);
