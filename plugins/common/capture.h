@@ -163,6 +163,25 @@ static inline long sl_cap_skip_tags(const uint8_t *p, uint32_t caplen, uint32_t 
 	return off;
 }
 
+/*
+ * A link header of hdrlen bytes whose protocol field is at proto_off
+ * (Ethernet, SLL, SLL2): the offset of the network header past any VLAN
+ * tags, *type its protocol, and the netdev family set; -1 if cut short.
+ */
+static inline long sl_cap_link_header(struct sl_record *r, const uint8_t *p, uint32_t caplen,
+				      uint32_t hdrlen, uint32_t proto_off, uint32_t *type)
+{
+	long off;
+
+	if (caplen < hdrlen)
+		return -1;
+	*type = sl_cap_be16(p + proto_off);
+	off = sl_cap_skip_tags(p, caplen, hdrlen, type);
+	if (off >= 0)
+		sl_set_u64(r, SL_F_FAMILY, SL_CAP_FAM_NETDEV);
+	return off;
+}
+
 /* Packet fields common to all link types but NFLOG. */
 static inline void sl_cap_set_packet(struct sl_record *r, const uint8_t *p, uint32_t caplen,
 				     uint32_t len, uint32_t off, const struct sl_time *ts)
@@ -211,56 +230,42 @@ static inline int sl_cap_fill_some(int dlt, struct sl_record *r, const uint8_t *
 	}
 
 	case DLT_EN10MB:
-		if (caplen < 14)
-			return -1;
-		type = sl_cap_be16(p + 12);
-		off = sl_cap_skip_tags(p, caplen, 14, &type);
+		off = sl_cap_link_header(r, p, caplen, 14, 12, &type);
 		if (off < 0)
 			return -1;
-		sl_set_u64(r, SL_F_FAMILY, SL_CAP_FAM_NETDEV);
 		sl_set_u64(r, SL_F_HWTYPE, SL_CAP_ARPHRD_ETHER);
 		sl_set_bytes(r, SL_F_HWHDR, p, (uint32_t)off);
 		sl_set_bytes(r, SL_F_HWADDR, p + 6, 6);
-		if (type >= 0x600)	/* below: an 802.3 length */
-			sl_set_u64(r, SL_F_HW_PROTOCOL, type);
-		sl_cap_set_packet(r, p, caplen, len, (uint32_t)off, ts);
-		return 0;
+		break;
 
 	case DLT_LINUX_SLL:
 		/* pkttype, hatype, halen, addr[8], protocol: all big-endian */
-		if (caplen < 16)
-			return -1;
-		type = sl_cap_be16(p + 14);
-		off = sl_cap_skip_tags(p, caplen, 16, &type);
+		off = sl_cap_link_header(r, p, caplen, 16, 14, &type);
 		if (off < 0)
 			return -1;
-		sl_set_u64(r, SL_F_FAMILY, SL_CAP_FAM_NETDEV);
 		sl_set_u64(r, SL_F_HWTYPE, sl_cap_be16(p + 2));
 		sl_set_bytes(r, SL_F_HWADDR, p + 6, sl_cap_be16(p + 4) < 8 ? sl_cap_be16(p + 4) : 8);
-		if (type >= 0x600)	/* below: SLL's pseudo protocols (LLC, CAN...) */
-			sl_set_u64(r, SL_F_HW_PROTOCOL, type);
-		sl_cap_set_packet(r, p, caplen, len, (uint32_t)off, ts);
-		return 0;
+		break;
 
 	case DLT_LINUX_SLL2:
 		/* protocol, reserved, ifindex, hatype, pkttype, halen, addr[8] */
-		if (caplen < 20)
-			return -1;
-		type = sl_cap_be16(p);
-		off = sl_cap_skip_tags(p, caplen, 20, &type);
+		off = sl_cap_link_header(r, p, caplen, 20, 0, &type);
 		if (off < 0)
 			return -1;
-		sl_set_u64(r, SL_F_FAMILY, SL_CAP_FAM_NETDEV);
 		sl_set_u64(r, SL_F_HWTYPE, sl_cap_be16(p + 8));
 		sl_set_u64(r, p[10] == SL_CAP_PACKET_OUTGOING ? SL_F_IFINDEX_OUT : SL_F_IFINDEX_IN,
 			   sl_cap_be32(p + 4));
 		sl_set_bytes(r, SL_F_HWADDR, p + 12, p[11] < 8 ? p[11] : 8);
-		if (type >= 0x600)
-			sl_set_u64(r, SL_F_HW_PROTOCOL, type);
-		sl_cap_set_packet(r, p, caplen, len, (uint32_t)off, ts);
-		return 0;
+		break;
+
+	default:
+		return -1;
 	}
-	return -1;
+	/* an EtherType; below 0x600 an 802.3 length, or SLL's pseudo protocols (LLC, CAN...) */
+	if (type >= 0x600)
+		sl_set_u64(r, SL_F_HW_PROTOCOL, type);
+	sl_cap_set_packet(r, p, caplen, len, (uint32_t)off, ts);
+	return 0;
 }
 
 static inline int sl_cap_fill(int dlt, struct sl_record *r, const uint8_t *p, uint32_t caplen,

@@ -116,6 +116,9 @@ static void uid_mark(struct fmt_buf *b, const struct sl_record *r, unsigned flag
 	}
 }
 
+/* The flags of TCP header byte 13 from its top bit down, 4 bytes each. */
+static const char tcp_flag_names[] = "CWR ECE URG ACK PSH RST SYN FIN ";
+
 /* nf_log_dump_tcp_header(): 1 when the caller must stop. */
 static int dump_tcp(struct fmt_buf *b, const struct pkt *k, bool fragment, uint32_t off,
 		    unsigned flags)
@@ -151,22 +154,9 @@ static int dump_tcp(struct fmt_buf *b, const struct pkt *k, bool fragment, uint3
 	fmt_chr(b, ' ');
 	if (th[12] & 0x01)
 		fmt_lit(b, "AE ");
-	if (th[13] & 0x80)
-		fmt_lit(b, "CWR ");
-	if (th[13] & 0x40)
-		fmt_lit(b, "ECE ");
-	if (th[13] & 0x20)
-		fmt_lit(b, "URG ");
-	if (th[13] & 0x10)
-		fmt_lit(b, "ACK ");
-	if (th[13] & 0x08)
-		fmt_lit(b, "PSH ");
-	if (th[13] & 0x04)
-		fmt_lit(b, "RST ");
-	if (th[13] & 0x02)
-		fmt_lit(b, "SYN ");
-	if (th[13] & 0x01)
-		fmt_lit(b, "FIN ");
+	for (unsigned i = 0; i < 8; i++)
+		if (th[13] & (0x80 >> i))
+			fmt_mem(b, tcp_flag_names + 4 * i, 4);
 	fmt_lit(b, "URGP=");
 	fmt_u64(b, rd16(th + 18));
 	fmt_chr(b, ' ');
@@ -217,6 +207,26 @@ static void spi(struct fmt_buf *b, const uint8_t *p)
 {
 	fmt_lit(b, "SPI=0x");
 	fmt_hex(b, rd32(p), 0, false);
+}
+
+/* An ICMP or ICMPv6 header's type and code. */
+static void type_code(struct fmt_buf *b, const uint8_t *ic)
+{
+	fmt_lit(b, "TYPE=");
+	fmt_u64(b, ic[0]);
+	fmt_lit(b, " CODE=");
+	fmt_u64(b, ic[1]);
+	fmt_chr(b, ' ');
+}
+
+/* An ICMP or ICMPv6 echo request or reply: its identifier and sequence. */
+static void echo_id_seq(struct fmt_buf *b, const uint8_t *ic)
+{
+	fmt_lit(b, "ID=");
+	fmt_u64(b, rd16(ic + 4));
+	fmt_lit(b, " SEQ=");
+	fmt_u64(b, rd16(ic + 6));
+	fmt_chr(b, ' ');
 }
 
 /* Minimum ICMP lengths the kernel wants before decoding a type further. */
@@ -306,11 +316,7 @@ static void dump_ipv4(struct fmt_buf *b, const struct sl_record *r, const struct
 		}
 		type = ich[0];
 		code = ich[1];
-		fmt_lit(b, "TYPE=");
-		fmt_u64(b, type);
-		fmt_lit(b, " CODE=");
-		fmt_u64(b, code);
-		fmt_chr(b, ' ');
+		type_code(b, ich);
 		if (type <= 18 && icmp_required_len[type] && k->len - l4 < icmp_required_len[type]) {
 			incomplete(b, k->len - l4);
 			break;
@@ -318,11 +324,7 @@ static void dump_ipv4(struct fmt_buf *b, const struct sl_record *r, const struct
 		switch (type) {
 		case 0:
 		case 8:
-			fmt_lit(b, "ID=");
-			fmt_u64(b, rd16(ich + 4));
-			fmt_lit(b, " SEQ=");
-			fmt_u64(b, rd16(ich + 6));
-			fmt_chr(b, ' ');
+			echo_id_seq(b, ich);
 			break;
 		case 12:
 			fmt_lit(b, "PARAMETER=");
@@ -393,6 +395,31 @@ static void dump_ipv4(struct fmt_buf *b, const struct sl_record *r, const struct
 static bool ip6_ext_hdr(unsigned h)
 {
 	return h == 0 || h == 43 || h == 44 || h == 50 || h == 51 || h == 59 || h == 60;
+}
+
+/*
+ * An IPv6 AH or ESP header at ptr, with ip options: its name and the SPI
+ * at spi_off of its first len bytes; false when the option (and the
+ * line) ends here: a fragment, or a header cut short.
+ */
+static bool ipsec_opt6(struct fmt_buf *b, const struct pkt *k, uint32_t ptr, bool fragment,
+		       const char *name, uint32_t len, uint32_t spi_off)
+{
+	const uint8_t *h;
+
+	fmt_str(b, name);
+	if (fragment) {
+		fmt_chr(b, ')');
+		return false;
+	}
+	h = hp(k, ptr, len);
+	if (!h) {
+		incomplete(b, k->len - ptr);
+		fmt_chr(b, ')');
+		return false;
+	}
+	spi(b, h + spi_off);
+	return true;
 }
 
 /* dump_ipv6_packet() */
@@ -471,44 +498,15 @@ static void dump_ipv6(struct fmt_buf *b, const struct sl_record *r, const struct
 			break;
 		case 51:
 			if (flags & SL_LOGLINE_IPOPT) {
-				const uint8_t *ah;
-
-				fmt_lit(b, "AH ");
-				if (fragment) {
-					fmt_chr(b, ')');
+				if (!ipsec_opt6(b, k, ptr, fragment, "AH ", 12, 4))
 					return;
-				}
-				ah = hp(k, ptr, 12);
-				if (!ah) {
-					fmt_lit(b, "INCOMPLETE [");
-					fmt_u64(b, k->len - ptr);
-					fmt_lit(b, " bytes] )");
-					return;
-				}
-				spi(b, ah + 4);
 				fmt_chr(b, ' ');
 			}
 			hdrlen = ((uint32_t)h[1] + 2) << 2;
 			break;
 		case 50:
-			if (flags & SL_LOGLINE_IPOPT) {
-				const uint8_t *eh;
-
-				fmt_lit(b, "ESP ");
-				if (fragment) {
-					fmt_chr(b, ')');
-					return;
-				}
-				eh = hp(k, ptr, 8);
-				if (!eh) {
-					fmt_lit(b, "INCOMPLETE [");
-					fmt_u64(b, k->len - ptr);
-					fmt_lit(b, " bytes] )");
-					return;
-				}
-				spi(b, eh);
+			if ((flags & SL_LOGLINE_IPOPT) && ipsec_opt6(b, k, ptr, fragment, "ESP ", 8, 0))
 				fmt_lit(b, " )");
-			}
 			return;
 		}
 		if (flags & SL_LOGLINE_IPOPT)
@@ -540,19 +538,11 @@ static void dump_ipv6(struct fmt_buf *b, const struct sl_record *r, const struct
 			return;
 		}
 		type = ic[0];
-		fmt_lit(b, "TYPE=");
-		fmt_u64(b, type);
-		fmt_lit(b, " CODE=");
-		fmt_u64(b, ic[1]);
-		fmt_chr(b, ' ');
+		type_code(b, ic);
 		switch (type) {
 		case 128:
 		case 129:
-			fmt_lit(b, "ID=");
-			fmt_u64(b, rd16(ic + 4));
-			fmt_lit(b, " SEQ=");
-			fmt_u64(b, rd16(ic + 6));
-			fmt_chr(b, ' ');
+			echo_id_seq(b, ic);
 			break;
 		case 130:
 		case 131:
@@ -679,6 +669,17 @@ static uint64_t u64_or(const struct sl_record *r, sl_field f, uint64_t def)
 	return sl_has(r, f) ? r->v[f].u64 : def;
 }
 
+/* "PHYSIN=port " (key) when the bridge port is not the device itself */
+static void physdev(struct fmt_buf *b, const struct sl_record *r, const char *key, sl_field name,
+		    sl_field physindex, sl_field ifindex)
+{
+	if (sl_has(r, name) && u64_or(r, physindex, 0) != u64_or(r, ifindex, 0)) {
+		fmt_str(b, key);
+		put_string_field(b, r, name);
+		fmt_chr(b, ' ');
+	}
+}
+
 bool sl_logline_format(struct fmt_buf *out, const struct sl_record *r, unsigned flags)
 {
 	struct fmt_buf b;
@@ -731,29 +732,15 @@ bool sl_logline_format(struct fmt_buf *out, const struct sl_record *r, unsigned 
 	 * input device and the port as PHYSINDEV, while the kernel's line
 	 * shows the port as IN=.
 	 */
-	if (bridge && sl_has(r, SL_F_PHYSNAME_IN))
-		put_string_field(&b, r, SL_F_PHYSNAME_IN);
-	else
-		put_string_field(&b, r, SL_F_IFNAME_IN);
+	put_string_field(&b, r,
+			 bridge && sl_has(r, SL_F_PHYSNAME_IN) ? SL_F_PHYSNAME_IN : SL_F_IFNAME_IN);
 	fmt_lit(&b, " OUT=");
-	if (bridge && sl_has(r, SL_F_PHYSNAME_OUT))
-		put_string_field(&b, r, SL_F_PHYSNAME_OUT);
-	else
-		put_string_field(&b, r, SL_F_IFNAME_OUT);
+	put_string_field(&b, r,
+			 bridge && sl_has(r, SL_F_PHYSNAME_OUT) ? SL_F_PHYSNAME_OUT : SL_F_IFNAME_OUT);
 	fmt_chr(&b, ' ');
 	if (!bridge) {
-		if (sl_has(r, SL_F_PHYSNAME_IN) &&
-		    u64_or(r, SL_F_PHYSINDEX_IN, 0) != u64_or(r, SL_F_IFINDEX_IN, 0)) {
-			fmt_lit(&b, "PHYSIN=");
-			put_string_field(&b, r, SL_F_PHYSNAME_IN);
-			fmt_chr(&b, ' ');
-		}
-		if (sl_has(r, SL_F_PHYSNAME_OUT) &&
-		    u64_or(r, SL_F_PHYSINDEX_OUT, 0) != u64_or(r, SL_F_IFINDEX_OUT, 0)) {
-			fmt_lit(&b, "PHYSOUT=");
-			put_string_field(&b, r, SL_F_PHYSNAME_OUT);
-			fmt_chr(&b, ' ');
-		}
+		physdev(&b, r, "PHYSIN=", SL_F_PHYSNAME_IN, SL_F_PHYSINDEX_IN, SL_F_IFINDEX_IN);
+		physdev(&b, r, "PHYSOUT=", SL_F_PHYSNAME_OUT, SL_F_PHYSINDEX_OUT, SL_F_IFINDEX_OUT);
 	}
 
 	switch (kind) {

@@ -55,6 +55,26 @@ static uint8_t *element(uint8_t *p, uint16_t id, uint16_t len)
 	return p + 4;
 }
 
+_Static_assert(EX_IPV4_LEN == EX_XLATE4_LEN && EX_IPV6_LEN == EX_XLATE6_LEN,
+	       "an address element is its two addresses");
+
+/* An element of two addresses (EX_IPV4/6, EX_XLATE4/6): what follows it. */
+static uint8_t *addr_element(uint8_t *p, uint16_t id, bool v6, const uint8_t src[16],
+			     const uint8_t dst[16])
+{
+	uint16_t len = v6 ? EX_IPV6_LEN : EX_IPV4_LEN;
+	uint8_t *e = element(p, id, len);
+
+	if (v6) {
+		put_ip6(e, src);
+		put_ip6(e + 16, dst);
+	} else {
+		put_ip4(e, src);
+		put_ip4(e + 4, dst);
+	}
+	return p + len;
+}
+
 static bool flow_is_v6(const struct nf_flow *f)
 {
 	return !is_mapped4(f->src) || !is_mapped4(f->dst);
@@ -99,17 +119,7 @@ size_t nf_encode_v3(uint8_t *dst, const struct nf_flow *f)
 	e[47] = f->tos;
 	p += EX_GENERIC_LEN;
 
-	if (v6) {
-		e = element(p, EX_IPV6, EX_IPV6_LEN);
-		put_ip6(e, f->src);
-		put_ip6(e + 16, f->dst);
-		p += EX_IPV6_LEN;
-	} else {
-		e = element(p, EX_IPV4, EX_IPV4_LEN);
-		put_ip4(e, f->src);
-		put_ip4(e + 4, f->dst);
-		p += EX_IPV4_LEN;
-	}
+	p = addr_element(p, v6 ? EX_IPV6 : EX_IPV4, v6, f->src, f->dst);
 	if (f->misc) {
 		e = element(p, EX_MISC, EX_MISC_LEN);
 		put32(e, f->input);
@@ -127,17 +137,9 @@ size_t nf_encode_v3(uint8_t *dst, const struct nf_flow *f)
 		nel++;
 	}
 	if (f->xlate) {
-		if (xlate_is_v6(f)) {
-			e = element(p, EX_XLATE6, EX_XLATE6_LEN);
-			put_ip6(e, f->xsrc);
-			put_ip6(e + 16, f->xdst);
-			p += EX_XLATE6_LEN;
-		} else {
-			e = element(p, EX_XLATE4, EX_XLATE4_LEN);
-			put_ip4(e, f->xsrc);
-			put_ip4(e + 4, f->xdst);
-			p += EX_XLATE4_LEN;
-		}
+		bool xv6 = xlate_is_v6(f);
+
+		p = addr_element(p, xv6 ? EX_XLATE6 : EX_XLATE4, xv6, f->xsrc, f->xdst);
 		e = element(p, EX_XLATE_PORT, EX_XLATE_PORT_LEN);
 		put16(e, f->xsport);
 		put16(e + 2, f->xdport);

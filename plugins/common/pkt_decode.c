@@ -154,6 +154,24 @@ static bool need(struct dec *d, uint32_t want, uint32_t have, uint32_t declared)
 	return false;
 }
 
+/*
+ * The options between a 20-byte fixed header (IPv4, TCP) and its end
+ * hdrlen, of n bytes captured: false when the capture cuts the header
+ * (TRUNCATED; the options captured are set all the same).
+ */
+static bool header_options(struct dec *d, sl_field f, const uint8_t *p, uint32_t hdrlen, uint32_t n)
+{
+	if (hdrlen > n) {
+		d->flags |= SL_DECODE_TRUNCATED;
+		if (n > 20)
+			sl_set_bytes(d->r, f, p + 20, n - 20);
+		return false;
+	}
+	if (hdrlen > 20)
+		sl_set_bytes(d->r, f, p + 20, hdrlen - 20);
+	return true;
+}
+
 static uint32_t min32(uint32_t a, uint32_t b)
 {
 	return a < b ? a : b;
@@ -184,16 +202,22 @@ static void check_l4(struct dec *d, const struct l4 *l, unsigned proto, uint32_t
 	d->flags |= SL_DECODE_BAD_L4_CSUM;
 }
 
+/* The two ports TCP, UDP, SCTP and DCCP start with, as far as captured. */
+static void ports(struct sl_record *r, const uint8_t *p, uint32_t n)
+{
+	if (n >= 2)
+		sl_set_u64(r, SL_F_SPORT, rd16(p));
+	if (n >= 4)
+		sl_set_u64(r, SL_F_DPORT, rd16(p + 2));
+}
+
 static void decode_tcp(struct dec *d, const struct l4 *l)
 {
 	struct sl_record *r = d->r;
 	const uint8_t *p = l->p;
 	uint32_t n = l->n, doff;
 
-	if (n >= 2)
-		sl_set_u64(r, SL_F_SPORT, rd16(p));
-	if (n >= 4)
-		sl_set_u64(r, SL_F_DPORT, rd16(p + 2));
+	ports(r, p, n);
 	if (n >= 8)
 		sl_set_u64(r, SL_F_TCP_SEQ, rd32(p + 4));
 	if (n >= 12)
@@ -211,14 +235,8 @@ static void decode_tcp(struct dec *d, const struct l4 *l)
 		d->flags |= SL_DECODE_MALFORMED;
 		return;
 	}
-	if (doff > n) {
-		d->flags |= SL_DECODE_TRUNCATED;
-		if (n > 20)
-			sl_set_bytes(r, SL_F_TCP_OPTIONS, p + 20, n - 20);
+	if (!header_options(d, SL_F_TCP_OPTIONS, p, doff, n))
 		return;
-	}
-	if (doff > 20)
-		sl_set_bytes(r, SL_F_TCP_OPTIONS, p + 20, doff - 20);
 	sl_set_bytes(r, SL_F_PAYLOAD, p + doff, n - doff);
 	if (d->csum && l->complete && !l->csum_skip)
 		check_l4(d, l, 6, l->declared);
@@ -230,10 +248,7 @@ static void decode_udp(struct dec *d, const struct l4 *l, bool lite)
 	const uint8_t *p = l->p;
 	uint32_t n = l->n, ulen, end;
 
-	if (n >= 2)
-		sl_set_u64(r, SL_F_SPORT, rd16(p));
-	if (n >= 4)
-		sl_set_u64(r, SL_F_DPORT, rd16(p + 2));
+	ports(r, p, n);
 	if (n >= 6)
 		sl_set_u64(r, SL_F_UDP_LEN, rd16(p + 4));
 	if (!need(d, 8, n, l->declared))
@@ -389,10 +404,7 @@ static void decode_l4(struct dec *d, unsigned proto, const struct l4 *l)
 		break;
 	case 132:		/* SCTP: ports, then a 12-byte common header */
 	case 33:		/* DCCP: ports first too */
-		if (n >= 2)
-			sl_set_u64(r, SL_F_SPORT, rd16(p));
-		if (n >= 4)
-			sl_set_u64(r, SL_F_DPORT, rd16(p + 2));
+		ports(r, p, n);
 		if (!need(d, proto == 132 ? 12 : 4, n, l->declared))
 			break;
 		if (proto == 132)
@@ -432,6 +444,19 @@ static void decode_l4(struct dec *d, unsigned proto, const struct l4 *l)
 	}
 }
 
+/* The version of the IP header: false (MALFORMED or TRUNCATED) when it is not v. */
+static bool ip_version(struct dec *d, const uint8_t *p, uint32_t caplen, unsigned v)
+{
+	if (!need(d, 1, caplen, UINT32_MAX))
+		return false;
+	if (p[0] >> 4 != v) {
+		d->flags |= SL_DECODE_MALFORMED;
+		return false;
+	}
+	sl_set_u64(d->r, SL_F_IP_VERSION, v);
+	return true;
+}
+
 static void decode_ip4(struct dec *d, const uint8_t *p, uint32_t caplen)
 {
 	struct sl_record *r = d->r;
@@ -439,13 +464,8 @@ static void decode_ip4(struct dec *d, const uint8_t *p, uint32_t caplen)
 	uint16_t fo;
 	struct l4 l;
 
-	if (!need(d, 1, caplen, UINT32_MAX))
+	if (!ip_version(d, p, caplen, 4))
 		return;
-	if (p[0] >> 4 != 4) {
-		d->flags |= SL_DECODE_MALFORMED;
-		return;
-	}
-	sl_set_u64(r, SL_F_IP_VERSION, 4);
 	if (caplen >= 2)
 		sl_set_u64(r, SL_F_IP_TOS, p[1]);
 	if (caplen >= 4)
@@ -476,14 +496,8 @@ static void decode_ip4(struct dec *d, const uint8_t *p, uint32_t caplen)
 	sl_set_u64(r, SL_F_IP_HDRLEN, ihl);
 	if (!need(d, 20, caplen, declared))
 		return;
-	if (ihl > caplen) {
-		d->flags |= SL_DECODE_TRUNCATED;
-		if (caplen > 20)
-			sl_set_bytes(r, SL_F_IP_OPTIONS, p + 20, caplen - 20);
+	if (!header_options(d, SL_F_IP_OPTIONS, p, ihl, caplen))
 		return;
-	}
-	if (ihl > 20)
-		sl_set_bytes(r, SL_F_IP_OPTIONS, p + 20, ihl - 20);
 	if (d->csum && sl_csum_fold(sl_csum_add(0, p, ihl)) != 0xffff)
 		d->flags |= SL_DECODE_BAD_IP_CSUM;
 	if (tot && tot > caplen)
@@ -513,13 +527,8 @@ static void decode_ip6(struct dec *d, const uint8_t *p, uint32_t caplen)
 	uint8_t nh;
 	struct l4 l;
 
-	if (!need(d, 1, caplen, UINT32_MAX))
+	if (!ip_version(d, p, caplen, 6))
 		return;
-	if (p[0] >> 4 != 6) {
-		d->flags |= SL_DECODE_MALFORMED;
-		return;
-	}
-	sl_set_u64(r, SL_F_IP_VERSION, 6);
 	if (caplen >= 4) {
 		uint32_t w = rd32(p);
 

@@ -39,25 +39,28 @@ static void str_field(struct fmt_buf *b, const struct sl_record *r, int f)
 	fmt_mem(b, r->v[f].bytes.ptr, r->v[f].bytes.len);
 }
 
-/* " name N" when the record has field f */
-static void u64_kv(struct fmt_buf *b, const struct sl_record *r, sl_field f, const char *name)
+/* " name " when the record has field f: false (nothing written) when not */
+static bool kv_key(struct fmt_buf *b, const struct sl_record *r, sl_field f, const char *name)
 {
 	if (!sl_has(r, f))
-		return;
+		return false;
 	fmt_chr(b, ' ');
 	fmt_str(b, name);
 	fmt_chr(b, ' ');
-	fmt_u64(b, r->v[f].u64);
+	return true;
+}
+
+/* " name N" when the record has field f */
+static void u64_kv(struct fmt_buf *b, const struct sl_record *r, sl_field f, const char *name)
+{
+	if (kv_key(b, r, f, name))
+		fmt_u64(b, r->v[f].u64);
 }
 
 static void addr_kv(struct fmt_buf *b, const struct sl_record *r, sl_field f, const char *name)
 {
-	if (!sl_has(r, f))
-		return;
-	fmt_chr(b, ' ');
-	fmt_str(b, name);
-	fmt_chr(b, ' ');
-	fmt_addr_in(b, r->v[f].addr, fmt_rec_v6(r));
+	if (kv_key(b, r, f, name))
+		fmt_addr_in(b, r->v[f].addr, fmt_rec_v6(r));
 }
 
 static void ifname(struct fmt_buf *b, const struct sl_record *r, sl_field name, sl_field index,

@@ -61,12 +61,17 @@ struct fkey {
 };
 _Static_assert(sizeof(struct fkey) == 44, "struct fkey has hidden padding");
 
+/* an entry's place in one of the two lists: table indices, NIL at the ends */
+struct link {
+	uint32_t prev, next;
+};
+
 struct fent {
 	struct fkey k;
 	uint32_t hash;
 	uint32_t hnext;			/* hash chain; free list when unused */
-	uint32_t lprev, lnext;		/* by last packet: idle expiry, eviction */
-	uint32_t cprev, cnext;		/* by creation: active expiry */
+	struct link lru;		/* by last packet: idle expiry, eviction */
+	struct link cre;		/* by creation: active expiry */
 	uint32_t ifout;
 	uint16_t tcp_flags;
 	uint8_t tos;
@@ -178,48 +183,36 @@ static uint32_t lookup(const struct flow_state *st, const struct fkey *k, uint32
 	return NIL;
 }
 
+/* entry i's links in the LRU list (lru) or the creation list */
+static struct link *link_of(struct flow_state *st, uint32_t i, bool lru)
+{
+	return lru ? &st->tab[i].lru : &st->tab[i].cre;
+}
+
 static void list_unlink(struct flow_state *st, struct list *l, uint32_t i, bool lru)
 {
-	struct fent *e = &st->tab[i];
-	uint32_t prev = lru ? e->lprev : e->cprev, next = lru ? e->lnext : e->cnext;
+	const struct link *e = link_of(st, i, lru);
 
-	if (prev != NIL) {
-		if (lru)
-			st->tab[prev].lnext = next;
-		else
-			st->tab[prev].cnext = next;
-	} else {
-		l->head = next;
-	}
-	if (next != NIL) {
-		if (lru)
-			st->tab[next].lprev = prev;
-		else
-			st->tab[next].cprev = prev;
-	} else {
-		l->tail = prev;
-	}
+	if (e->prev != NIL)
+		link_of(st, e->prev, lru)->next = e->next;
+	else
+		l->head = e->next;
+	if (e->next != NIL)
+		link_of(st, e->next, lru)->prev = e->prev;
+	else
+		l->tail = e->prev;
 }
 
 static void list_append(struct flow_state *st, struct list *l, uint32_t i, bool lru)
 {
-	struct fent *e = &st->tab[i];
+	struct link *e = link_of(st, i, lru);
 
-	if (lru) {
-		e->lprev = l->tail;
-		e->lnext = NIL;
-	} else {
-		e->cprev = l->tail;
-		e->cnext = NIL;
-	}
-	if (l->tail != NIL) {
-		if (lru)
-			st->tab[l->tail].lnext = i;
-		else
-			st->tab[l->tail].cnext = i;
-	} else {
+	e->prev = l->tail;
+	e->next = NIL;
+	if (l->tail != NIL)
+		link_of(st, l->tail, lru)->next = i;
+	else
 		l->head = i;
-	}
 	l->tail = i;
 }
 
@@ -478,8 +471,8 @@ static int flow_process(void *state, struct sl_batch *b)
 		/* a known flow moves to the tail of the LRU list: its neighbours */
 		for (unsigned j = 0; j < n; j++) {
 			if (first[j] != NIL && st->tab[first[j]].hash == h[j]) {
-				prefetch_entry(st, st->tab[first[j]].lprev);
-				prefetch_entry(st, st->tab[first[j]].lnext);
+				prefetch_entry(st, st->tab[first[j]].lru.prev);
+				prefetch_entry(st, st->tab[first[j]].lru.next);
 			}
 		}
 		for (unsigned j = 0; j < n; j++) {

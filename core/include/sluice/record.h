@@ -346,14 +346,20 @@ static inline void sl_set_ip4(struct sl_record *r, sl_field f, const void *addr4
 	sl_mark(r, f);
 }
 
-static inline void sl_set_ip6(struct sl_record *r, sl_field f, const void *addr16)
+/* internal: the first n bytes of an address field (IPv6, MAC) */
+static inline void sl_set_addr_(struct sl_record *r, sl_field f, const void *p, size_t n)
 {
 	if (!SL_FIELD_OK_(f)) {
 		sl_refuse_(r);
 		return;
 	}
-	memcpy(r->v[f].addr, addr16, 16);
+	memcpy(r->v[f].addr, p, n);
 	sl_mark(r, f);
+}
+
+static inline void sl_set_ip6(struct sl_record *r, sl_field f, const void *addr16)
+{
+	sl_set_addr_(r, f, addr16, 16);
 }
 
 static inline bool sl_addr_is_v4(const uint8_t addr[16])
@@ -364,12 +370,7 @@ static inline bool sl_addr_is_v4(const uint8_t addr[16])
 
 static inline void sl_set_mac(struct sl_record *r, sl_field f, const void *mac6)
 {
-	if (!SL_FIELD_OK_(f)) {
-		sl_refuse_(r);
-		return;
-	}
-	memcpy(r->v[f].addr, mac6, 6);
-	sl_mark(r, f);
+	sl_set_addr_(r, f, mac6, 6);
 }
 
 static inline void sl_set_time(struct sl_record *r, sl_field f, int64_t sec, uint32_t nsec)
