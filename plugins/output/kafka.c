@@ -245,14 +245,9 @@ static int kafka_configure(const struct sl_host *host, struct sl_instance *inst,
 	}
 	rd_kafka_conf_destroy(scratch);
 
-	st = calloc(1, sizeof(*st));
-	if (!st) {
-		host->config_error(inst, NULL, "out of memory");
+	st = sl_state_new(struct kafka_state, host, inst, c);
+	if (!st)
 		return -1;
-	}
-	st->host = host;
-	st->inst = inst;
-	st->cfg = c;
 	st->pipefd[0] = st->pipefd[1] = -1;
 	st->key_id = key_id;
 	st->key_type = key_id >= 0 ? host->field_type(inst, key_id) : (enum sl_type)0;

@@ -17,6 +17,7 @@
 
 #include <sluice/plugin.h>
 
+#include "plugin_state.h"
 #include "sink.h"
 #include "sink_window.h"
 
@@ -57,9 +58,7 @@ enum {
 #define KSPOOL_WINDOW 2048u
 
 struct kafka_state {
-	const struct sl_host *host;
-	struct sl_instance *inst;
-	const struct kafka_cfg *cfg;
+	SL_STATE_HEAD(struct kafka_cfg);
 
 	rd_kafka_t *rk;
 	rd_kafka_topic_t *rkt;

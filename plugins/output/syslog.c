@@ -418,14 +418,9 @@ static int syslog_configure(const struct sl_host *host, struct sl_instance *inst
 		return -1;
 	}
 
-	st = calloc(1, sizeof(*st));
-	if (!st) {
-		host->config_error(inst, NULL, "out of memory");
+	st = sl_state_new(struct syslog_state, host, inst, c);
+	if (!st)
 		return -1;
-	}
-	st->host = host;
-	st->inst = inst;
-	st->cfg = c;
 	st->fd = -1;
 	st->backoff = c->reconnect_min;
 	st->c_dropped = host->counter_new(inst, "dropped_messages");

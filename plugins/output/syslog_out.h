@@ -25,6 +25,7 @@
 #include <sluice/plugin.h>
 
 #include "fmt.h"
+#include "plugin_state.h"
 #include "relp_conn.h"
 #include "sink_spool.h"
 #include "syslog_fmt.h"
@@ -92,9 +93,7 @@ enum { FR_OCTET, FR_LF };
 enum { ST_DOWN, ST_CONNECTING, ST_UP };
 
 struct syslog_state {
-	const struct sl_host *host;
-	struct sl_instance *inst;
-	const struct syslog_cfg *cfg;
+	SL_STATE_HEAD(struct syslog_cfg);
 	char where[300];		/* the address, for messages */
 
 	struct sockaddr_storage addr;
