@@ -32,7 +32,7 @@ static void use_record(struct sl_record *r, int dlt, const uint8_t *p, uint32_t 
 	static const char empty[1];
 	static char line[4096];
 	struct sl_time ts = {h->ts.tv_sec, (uint32_t)h->ts.tv_usec};
-	struct fmt_buf fb;
+	struct sl_fmt_buf fb;
 
 	memset(r->present, 0, sizeof(r->present));
 	if (sl_cap_fill(dlt, r, p, caplen, len, &ts) < 0)
@@ -40,7 +40,7 @@ static void use_record(struct sl_record *r, int dlt, const uint8_t *p, uint32_t 
 	sl_pkt_decode(r, &opts);
 	sl_set_bytes(r, SL_F_IFNAME_IN, empty, 0);
 	sl_set_bytes(r, SL_F_IFNAME_OUT, empty, 0);
-	fmt_init(&fb, line, sizeof(line));
+	sl_fmt_init(&fb, line, sizeof(line));
 	sl_logline_format(&fb, r, SL_LOGLINE_TCPSEQ | SL_LOGLINE_TCPOPT | SL_LOGLINE_IPOPT |
 					 SL_LOGLINE_UID);
 }

@@ -37,7 +37,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(copy, data, size);
 	for (nlh = (const struct nlmsghdr *)copy; sl_nlmsg_ok(nlh, n); nlh = mnl_nlmsg_next(nlh, &n)) {
 		struct sl_ct_info ci;
-		struct fmt_buf fb;
+		struct sl_fmt_buf fb;
 
 		if (sl_ct_parse(nlh, &ci) < 0)
 			continue;
@@ -46,7 +46,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			   NFNL_MSG_TYPE(nlh->nlmsg_type) == IPCTNL_MSG_CT_DELETE ? SL_CT_EVENT_DESTROY
 										  : SL_CT_EVENT_NEW,
 			   &now, -1);
-		fmt_init(&fb, line, sizeof(line));
+		sl_fmt_init(&fb, line, sizeof(line));
 		sl_ctline_format(&fb, r, &fields, SL_CTLINE_TIMESTAMP | SL_CTLINE_ID | SL_CTLINE_EXTENDED);
 	}
 out:

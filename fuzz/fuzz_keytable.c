@@ -64,7 +64,7 @@ static void reckey_part(const uint8_t *p, size_t n)
 	struct sl_record *r = calloc(1, sizeof(*r) + SL_MAX_FIELDS * sizeof(union sl_value));
 	uint8_t key[SL_RECKEY_MAX_BYTES];
 	char text[1024];
-	struct fmt_buf fb;
+	struct sl_fmt_buf fb;
 	struct sl_reckey k;
 	size_t half = n / 2;
 
@@ -87,7 +87,7 @@ static void reckey_part(const uint8_t *p, size_t n)
 		sl_set_time(r, SL_F_TIMESTAMP, s, ns);
 	}
 	sl_reckey_build(&k, r, key);
-	fmt_init(&fb, text, sizeof(text));
+	sl_fmt_init(&fb, text, sizeof(text));
 	sl_reckey_format(&k, key, &fb);
 	if (fb.overflow)
 		abort();

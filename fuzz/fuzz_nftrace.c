@@ -33,7 +33,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* An exact-size copy, so reading past the end trips AddressSanitizer. */
 	uint8_t *copy = malloc(size ? size : 1);
 	struct sl_nftrace t;
-	struct fmt_buf fb;
+	struct sl_fmt_buf fb;
 	const char *name;
 
 	if (!r || !copy)
@@ -60,12 +60,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		sl_set_bytes(r, SL_F_PACKET, t.nh.ptr, t.nh.len);
 		sl_pkt_decode(r, NULL);
 		set_s(r, F_TYPE, "packet", 6);
-		fmt_init(&fb, line, sizeof(line));
+		sl_fmt_init(&fb, line, sizeof(line));
 		sl_traceline_format(&fb, r, &tf);
 	}
 	if ((name = sl_nftrace_type_name(t.type))) {
 		set_s(r, F_TYPE, name, (uint32_t)strlen(name));
-		fmt_init(&fb, line, sizeof(line));
+		sl_fmt_init(&fb, line, sizeof(line));
 		sl_traceline_format(&fb, r, &tf);
 	}
 out:

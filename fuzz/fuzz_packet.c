@@ -19,13 +19,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static void to_text(struct sl_record *r)
 {
 	static char line[4096];
-	struct fmt_buf fb;
+	struct sl_fmt_buf fb;
 	static const char empty[1];
 
 	/* logline needs interface names; decode leaves them to the cache. */
 	sl_set_bytes(r, SL_F_IFNAME_IN, empty, 0);
 	sl_set_bytes(r, SL_F_IFNAME_OUT, empty, 0);
-	fmt_init(&fb, line, sizeof(line));
+	sl_fmt_init(&fb, line, sizeof(line));
 	sl_logline_format(&fb, r, SL_LOGLINE_TCPSEQ | SL_LOGLINE_TCPOPT | SL_LOGLINE_IPOPT |
 					 SL_LOGLINE_UID);
 }

@@ -196,8 +196,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		p += n + 1;
 	} else {
-		check(end - p > FMT_DATE3164_LEN && p[FMT_DATE3164_LEN] == ' ');
-		p += FMT_DATE3164_LEN + 1;
+		check(end - p > SL_FMT_DATE3164_LEN && p[SL_FMT_DATE3164_LEN] == ' ');
+		p += SL_FMT_DATE3164_LEN + 1;
 		if (!c.local)
 			p = token(p, end, SL_SYSLOG_HOSTNAME_MAX, ' ');
 		/* APP-NAME[PROCID]: (either may hold '[' or ']': compared whole) */

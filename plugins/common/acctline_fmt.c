@@ -17,41 +17,41 @@ struct sl_acctline_fields sl_acctline_fields_lookup(const struct sl_host *host, 
 }
 
 /* libnetfilter_acct prints counters as %.20llu: 20 digits, zero-padded. */
-static void u64_20(struct fmt_buf *b, uint64_t v)
+static void u64_20(struct sl_fmt_buf *b, uint64_t v)
 {
 	char *p;
 
-	if (!fmt_room(b, 20))
+	if (!sl_fmt_room(b, 20))
 		return;
-	p = fmt_end(b);
+	p = sl_fmt_end(b);
 	for (int i = 19; i >= 0; i--, v /= 10)
 		p[i] = (char)('0' + v % 10);
-	fmt_commit(b, p + 20);
+	sl_fmt_commit(b, p + 20);
 }
 
-void sl_acctline_format(struct fmt_buf *b, const struct sl_record *r, const struct sl_acctline_fields *f)
+void sl_acctline_format(struct sl_fmt_buf *b, const struct sl_record *r, const struct sl_acctline_fields *f)
 {
 	const struct sl_bytes *name = &r->v[f->name].bytes;
 
-	fmt_lit(b, "{ pkts = ");
+	sl_fmt_lit(b, "{ pkts = ");
 	u64_20(b, r->v[f->packets].u64);
-	fmt_lit(b, ", bytes = ");
+	sl_fmt_lit(b, ", bytes = ");
 	u64_20(b, r->v[f->bytes].u64);
 	if (f->quota >= 0 && sl_has(r, (sl_field)f->quota)) {
 		bool over = f->overquota >= 0 && sl_has(r, (sl_field)f->overquota) &&
 			    r->v[f->overquota].u64;
 
-		fmt_lit(b, ", quota = ");
+		sl_fmt_lit(b, ", quota = ");
 		u64_20(b, r->v[f->quota].u64);
-		fmt_lit(b, ", mode = ");
+		sl_fmt_lit(b, ", mode = ");
 		if (f->quota_mode >= 0 && sl_has(r, (sl_field)f->quota_mode))
-			fmt_mem(b, r->v[f->quota_mode].bytes.ptr, r->v[f->quota_mode].bytes.len);
+			sl_fmt_mem(b, r->v[f->quota_mode].bytes.ptr, r->v[f->quota_mode].bytes.len);
 		if (over)
-			fmt_lit(b, ", overquota = yes");
+			sl_fmt_lit(b, ", overquota = yes");
 		else
-			fmt_lit(b, ", overquota = no");
+			sl_fmt_lit(b, ", overquota = no");
 	}
-	fmt_lit(b, " } = ");
-	fmt_mem(b, name->ptr, name->len);
-	fmt_chr(b, ';');
+	sl_fmt_lit(b, " } = ");
+	sl_fmt_mem(b, name->ptr, name->len);
+	sl_fmt_chr(b, ';');
 }

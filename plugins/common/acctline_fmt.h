@@ -42,6 +42,6 @@ static inline bool sl_acctline_applies(const struct sl_record *r, const struct s
 }
 
 /* Append the line (no newline); b->overflow when it did not fit. */
-void sl_acctline_format(struct fmt_buf *b, const struct sl_record *r, const struct sl_acctline_fields *f);
+void sl_acctline_format(struct sl_fmt_buf *b, const struct sl_record *r, const struct sl_acctline_fields *f);
 
 #endif

@@ -27,24 +27,24 @@ static const char *proto_name(uint64_t p)
 }
 
 /* "%-8s %u " */
-static void name_num(struct fmt_buf *b, const char *name, uint64_t num)
+static void name_num(struct sl_fmt_buf *b, const char *name, uint64_t num)
 {
 	size_t n = strlen(name);
 
-	fmt_mem(b, name, n);
+	sl_fmt_mem(b, name, n);
 	for (; n < 8; n++)
-		fmt_chr(b, ' ');
-	fmt_chr(b, ' ');
-	fmt_u64(b, num);
-	fmt_chr(b, ' ');
+		sl_fmt_chr(b, ' ');
+	sl_fmt_chr(b, ' ');
+	sl_fmt_u64(b, num);
+	sl_fmt_chr(b, ' ');
 }
 
-static void addr(struct fmt_buf *b, const uint8_t a[16], bool v6)
+static void addr(struct sl_fmt_buf *b, const uint8_t a[16], bool v6)
 {
 	if (v6)
-		fmt_ip6(b, a);
+		sl_fmt_ip6(b, a);
 	else
-		fmt_addr(b, a);
+		sl_fmt_addr(b, a);
 }
 
 static uint64_t u64_or0(const struct sl_record *r, sl_field f)
@@ -53,65 +53,65 @@ static uint64_t u64_or0(const struct sl_record *r, sl_field f)
 }
 
 /* __snprintf_address + __snprintf_proto for one direction. */
-static void tuple(struct fmt_buf *b, const struct sl_record *r, sl_field src, sl_field dst, sl_field sport,
+static void tuple(struct sl_fmt_buf *b, const struct sl_record *r, sl_field src, sl_field dst, sl_field sport,
 		  sl_field dport, uint64_t proto, bool v6)
 {
 	uint64_t sp = u64_or0(r, sport), dp = u64_or0(r, dport);
 
-	fmt_lit(b, "src=");
+	sl_fmt_lit(b, "src=");
 	addr(b, r->v[src].addr, v6);
-	fmt_lit(b, " dst=");
+	sl_fmt_lit(b, " dst=");
 	addr(b, r->v[dst].addr, v6);
-	fmt_chr(b, ' ');
+	sl_fmt_chr(b, ' ');
 	switch (proto) {
 	case 6: case 17: case 136: case 132: case 33:
-		fmt_lit(b, "sport=");
-		fmt_u64(b, sp);
-		fmt_lit(b, " dport=");
-		fmt_u64(b, dp);
-		fmt_chr(b, ' ');
+		sl_fmt_lit(b, "sport=");
+		sl_fmt_u64(b, sp);
+		sl_fmt_lit(b, " dport=");
+		sl_fmt_u64(b, dp);
+		sl_fmt_chr(b, ' ');
 		break;
 	case 47:
-		fmt_lit(b, "srckey=0x");
-		fmt_hex(b, sp, 1, false);
-		fmt_lit(b, " dstkey=0x");
-		fmt_hex(b, dp, 1, false);
-		fmt_chr(b, ' ');
+		sl_fmt_lit(b, "srckey=0x");
+		sl_fmt_hex(b, sp, 1, false);
+		sl_fmt_lit(b, " dstkey=0x");
+		sl_fmt_hex(b, dp, 1, false);
+		sl_fmt_chr(b, ' ');
 		break;
 	case 1: case 58:
-		fmt_lit(b, "type=");
-		fmt_u64(b, dp >> 8 & 0xff);
-		fmt_lit(b, " code=");
-		fmt_u64(b, dp & 0xff);
-		fmt_lit(b, " id=");
-		fmt_u64(b, sp);
-		fmt_chr(b, ' ');
+		sl_fmt_lit(b, "type=");
+		sl_fmt_u64(b, dp >> 8 & 0xff);
+		sl_fmt_lit(b, " code=");
+		sl_fmt_u64(b, dp & 0xff);
+		sl_fmt_lit(b, " id=");
+		sl_fmt_u64(b, sp);
+		sl_fmt_chr(b, ' ');
 		break;
 	default:
 		break;
 	}
 }
 
-static void counters(struct fmt_buf *b, const struct sl_record *r, sl_field pk, sl_field by)
+static void counters(struct sl_fmt_buf *b, const struct sl_record *r, sl_field pk, sl_field by)
 {
 	if (!sl_has(r, pk) || !sl_has(r, by))
 		return;
-	fmt_lit(b, "packets=");
-	fmt_u64(b, r->v[pk].u64);
-	fmt_lit(b, " bytes=");
-	fmt_u64(b, r->v[by].u64);
-	fmt_chr(b, ' ');
+	sl_fmt_lit(b, "packets=");
+	sl_fmt_u64(b, r->v[pk].u64);
+	sl_fmt_lit(b, " bytes=");
+	sl_fmt_u64(b, r->v[by].u64);
+	sl_fmt_chr(b, ' ');
 }
 
-static void kv(struct fmt_buf *b, const char *key, size_t klen, uint64_t v)
+static void kv(struct sl_fmt_buf *b, const char *key, size_t klen, uint64_t v)
 {
-	fmt_mem(b, key, klen);
-	fmt_u64(b, v);
-	fmt_chr(b, ' ');
+	sl_fmt_mem(b, key, klen);
+	sl_fmt_u64(b, v);
+	sl_fmt_chr(b, ' ');
 }
 #define KV(b, lit, v) kv((b), "" lit, sizeof(lit) - 1, (v))
 
-void sl_ctline_format(struct fmt_buf *b, const struct sl_record *r, const struct sl_ctline_fields *f,
+void sl_ctline_format(struct sl_fmt_buf *b, const struct sl_record *r, const struct sl_ctline_fields *f,
 		      unsigned flags)
 {
 	uint64_t proto = u64_or0(r, SL_F_IP_PROTO), fam = u64_or0(r, SL_F_FAMILY);
@@ -126,26 +126,26 @@ void sl_ctline_format(struct fmt_buf *b, const struct sl_record *r, const struct
 		uint64_t sec = t && t->sec > 0 ? (uint64_t)t->sec : 0, usec = t ? t->nsec / 1000 : 0;
 
 		/* "[%-.8ld.%-.6ld]\t": at least 8 and exactly 6 digits */
-		fmt_chr(b, '[');
+		sl_fmt_chr(b, '[');
 		for (uint64_t m = 10000000; m > 1 && sec < m; m /= 10)
-			fmt_chr(b, '0');
-		fmt_u64(b, sec);
-		fmt_chr(b, '.');
+			sl_fmt_chr(b, '0');
+		sl_fmt_u64(b, sec);
+		sl_fmt_chr(b, '.');
 		for (uint64_t m = 100000; m > 1 && usec < m; m /= 10)
-			fmt_chr(b, '0');
-		fmt_u64(b, usec);
-		fmt_lit(b, "]\t");
+			sl_fmt_chr(b, '0');
+		sl_fmt_u64(b, usec);
+		sl_fmt_lit(b, "]\t");
 	}
 	if (sl_has(r, SL_F_CT_EVENT)) {
 		uint64_t ev = r->v[SL_F_CT_EVENT].u64;
 
 		/* "%9s " */
 		if (ev & SL_CT_EVENT_DESTROY)
-			fmt_lit(b, "[DESTROY] ");
+			sl_fmt_lit(b, "[DESTROY] ");
 		else if (ev & SL_CT_EVENT_NEW)
-			fmt_lit(b, "    [NEW] ");
+			sl_fmt_lit(b, "    [NEW] ");
 		else if (ev & SL_CT_EVENT_UPDATE)
-			fmt_lit(b, " [UPDATE] ");
+			sl_fmt_lit(b, " [UPDATE] ");
 	}
 	if (flags & SL_CTLINE_EXTENDED)
 		name_num(b, fam == CT_AF_INET || v6 ? sl_family_name(fam) : "unknown", fam);
@@ -155,14 +155,14 @@ void sl_ctline_format(struct fmt_buf *b, const struct sl_record *r, const struct
 	if (sl_has(r, SL_F_TCP_STATE)) {
 		uint64_t s = r->v[SL_F_TCP_STATE].u64;
 
-		fmt_str(b, sl_tcp_state_upper(s < SL_TCP_STATES ? s : 0));
-		fmt_chr(b, ' ');
+		sl_fmt_str(b, sl_tcp_state_upper(s < SL_TCP_STATES ? s : 0));
+		sl_fmt_chr(b, ' ');
 	}
 	if (sl_has(r, SL_F_ORIG_SRC) && sl_has(r, SL_F_ORIG_DST))
 		tuple(b, r, SL_F_ORIG_SRC, SL_F_ORIG_DST, SL_F_ORIG_SPORT, SL_F_ORIG_DPORT, proto, v6);
 	counters(b, r, SL_F_ORIG_PACKETS, SL_F_ORIG_BYTES);
 	if (has_status && !(status & CT_IPS_SEEN_REPLY))
-		fmt_lit(b, "[UNREPLIED] ");
+		sl_fmt_lit(b, "[UNREPLIED] ");
 	/* A flow record has no reply tuple: its zero reply counters are left out too. */
 	if (sl_has(r, SL_F_REPLY_SRC) && sl_has(r, SL_F_REPLY_DST)) {
 		tuple(b, r, SL_F_REPLY_SRC, SL_F_REPLY_DST, SL_F_REPLY_SPORT, SL_F_REPLY_DPORT, proto, v6);
@@ -170,11 +170,11 @@ void sl_ctline_format(struct fmt_buf *b, const struct sl_record *r, const struct
 	}
 	if (has_status) {
 		if (status & CT_IPS_HW_OFFLOAD)
-			fmt_lit(b, "[HW_OFFLOAD] ");
+			sl_fmt_lit(b, "[HW_OFFLOAD] ");
 		else if (status & CT_IPS_OFFLOAD)
-			fmt_lit(b, "[OFFLOAD] ");
+			sl_fmt_lit(b, "[OFFLOAD] ");
 		else if (status & CT_IPS_ASSURED)
-			fmt_lit(b, "[ASSURED] ");
+			sl_fmt_lit(b, "[ASSURED] ");
 	}
 	if (sl_has(r, SL_F_MARK))
 		KV(b, "mark=", r->v[SL_F_MARK].u64 & 0xffffffffu);
@@ -194,7 +194,7 @@ void sl_ctline_format(struct fmt_buf *b, const struct sl_record *r, const struct
 	if (!b->overflow && b->len && b->p[b->len - 1] == ' ')
 		b->len--;
 	if (f->portid >= 0 && sl_has(r, (sl_field)f->portid) && r->v[f->portid].u64) {
-		fmt_lit(b, " [USERSPACE] portid=");
-		fmt_u64(b, r->v[f->portid].u64);
+		sl_fmt_lit(b, " [USERSPACE] portid=");
+		sl_fmt_u64(b, r->v[f->portid].u64);
 	}
 }

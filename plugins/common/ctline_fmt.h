@@ -49,7 +49,7 @@ struct sl_ctline_fields {
 bool sl_ctline_applies(const struct sl_record *r);
 
 /* Append the line for r (no newline); b overflows if it is too small. */
-void sl_ctline_format(struct fmt_buf *b, const struct sl_record *r, const struct sl_ctline_fields *f,
+void sl_ctline_format(struct sl_fmt_buf *b, const struct sl_record *r, const struct sl_ctline_fields *f,
 		      unsigned flags);
 
 /* Longest line: 2 IPv6 tuples, all counters, every optional part. */

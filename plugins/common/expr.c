@@ -59,10 +59,10 @@ static int new_node(struct cc *c, enum xkind kind, sl_field field)
 
 	/* jumps are 16 bits, and emit() recurses along `and` / `or` chains */
 	if (c->nodes.n >= SL_EXPR_MAX_NODES) {
-		expr_fail(c, c->t.at, "expression has more than %d terms", SL_EXPR_MAX_NODES / 2);
+		sl_expr_fail(c, c->t.at, "expression has more than %d terms", SL_EXPR_MAX_NODES / 2);
 		return -1;
 	}
-	if ((i = expr_push(c, &c->nodes, sizeof(struct xnode))) < 0)
+	if ((i = sl_expr_push(c, &c->nodes, sizeof(struct xnode))) < 0)
 		return -1;
 	n = (struct xnode *)c->nodes.p + i;
 	memset(n, 0, sizeof(*n));
@@ -168,21 +168,21 @@ static int field(struct cc *c, enum sl_type *type, char *name, size_t size)
 
 	if (c->t.k != T_WORD || !((c->s[c->t.at] >= 'a' && c->s[c->t.at] <= 'z') ||
 				  (c->s[c->t.at] >= 'A' && c->s[c->t.at] <= 'Z') || c->s[c->t.at] == '_')) {
-		expr_fail(c, c->t.at, "expected a field name, 'has', 'not' or '(', found %s", FOUND(c));
+		sl_expr_fail(c, c->t.at, "expected a field name, 'has', 'not' or '(', found %s", FOUND(c));
 		return -1;
 	}
-	expr_word(c, name, size);
+	sl_expr_word(c, name, size);
 	alias = sl_expr_alias(name);
 	id = c->lookup(c->lctx, alias ? alias : name, type);
 	if (id < 0 || id >= SL_MAX_FIELDS) {
 		const char *near = suggest(name);
 
-		expr_fail(c, c->t.at, "unknown field '%s'%s%s%s (sluice --describe lists the fields)", name,
+		sl_expr_fail(c, c->t.at, "unknown field '%s'%s%s%s (sluice --describe lists the fields)", name,
 		     near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
 		return -1;
 	}
 	note_field(c, (sl_field)id, c->t.at);
-	expr_next(c);
+	sl_expr_next(c);
 	return id;
 }
 
@@ -248,11 +248,11 @@ static bool elem(struct cc *c, sl_field f, enum sl_type type)
 	if (type == SL_T_STRING || type == SL_T_BYTES) {
 		struct sref s;
 
-		if (!expr_lit_str(c, &s) || (i = expr_push(c, &c->ss, sizeof(s))) < 0)
+		if (!sl_expr_lit_str(c, &s) || (i = sl_expr_push(c, &c->ss, sizeof(s))) < 0)
 			return false;
 		((struct sref *)c->ss.p)[i] = s;
 		if (c->t.k == T_DASH) {
-			expr_fail(c, c->t.at, "strings have no ranges: expected ',', '}' or 'and', found '-'");
+			sl_expr_fail(c, c->t.at, "strings have no ranges: expected ',', '}' or 'and', found '-'");
 			return false;
 		}
 		return true;
@@ -261,23 +261,23 @@ static bool elem(struct cc *c, sl_field f, enum sl_type type)
 		struct arange r, hi;
 		bool pfx, pfx2;
 
-		if (!expr_lit_addr(c, &r, &pfx))
+		if (!sl_expr_lit_addr(c, &r, &pfx))
 			return false;
 		if (c->t.k == T_DASH) {
 			if (pfx) {
-				expr_fail(c, c->t.at, "a CIDR prefix cannot start a range: expected ',', '}' or 'and', found '-'");
+				sl_expr_fail(c, c->t.at, "a CIDR prefix cannot start a range: expected ',', '}' or 'and', found '-'");
 				return false;
 			}
-			expr_next(c);
-			if (!expr_lit_addr(c, &hi, &pfx2))
+			sl_expr_next(c);
+			if (!sl_expr_lit_addr(c, &hi, &pfx2))
 				return false;
 			if (pfx2 || hi.hi < r.lo) {
-				expr_fail(c, at, "expected a range of addresses low-high, low <= high");
+				sl_expr_fail(c, at, "expected a range of addresses low-high, low <= high");
 				return false;
 			}
 			r.hi = hi.hi;
 		}
-		if ((i = expr_push(c, &c->as, sizeof(r))) < 0)
+		if ((i = sl_expr_push(c, &c->as, sizeof(r))) < 0)
 			return false;
 		((struct arange *)c->as.p)[i] = r;
 		return true;
@@ -285,19 +285,19 @@ static bool elem(struct cc *c, sl_field f, enum sl_type type)
 	{
 		struct urange r;
 
-		if (!(type == SL_T_MAC ? expr_lit_mac(c, &r.lo) : expr_lit_u64(c, f, &r.lo)))
+		if (!(type == SL_T_MAC ? sl_expr_lit_mac(c, &r.lo) : sl_expr_lit_u64(c, f, &r.lo)))
 			return false;
 		r.hi = r.lo;
 		if (c->t.k == T_DASH) {
-			expr_next(c);
-			if (!(type == SL_T_MAC ? expr_lit_mac(c, &r.hi) : expr_lit_u64(c, f, &r.hi)))
+			sl_expr_next(c);
+			if (!(type == SL_T_MAC ? sl_expr_lit_mac(c, &r.hi) : sl_expr_lit_u64(c, f, &r.hi)))
 				return false;
 			if (r.hi < r.lo) {
-				expr_fail(c, at, "empty range: expected low-high with low <= high");
+				sl_expr_fail(c, at, "empty range: expected low-high with low <= high");
 				return false;
 			}
 		}
-		if ((i = expr_push(c, &c->us, sizeof(r))) < 0)
+		if ((i = sl_expr_push(c, &c->us, sizeof(r))) < 0)
 			return false;
 		((struct urange *)c->us.p)[i] = r;
 		return true;
@@ -309,18 +309,18 @@ static bool elems(struct cc *c, sl_field f, enum sl_type type)
 {
 	if (c->t.k != T_LB)
 		return elem(c, f, type);
-	expr_next(c);
+	sl_expr_next(c);
 	for (;;) {
 		if (!elem(c, f, type))
 			return false;
 		if (c->t.k == T_COMMA)
-			expr_next(c);
+			sl_expr_next(c);
 		else if (c->t.k != T_RB) {
-			expr_fail(c, c->t.at, "expected ',' or '}', found %s", FOUND(c));
+			sl_expr_fail(c, c->t.at, "expected ',' or '}', found %s", FOUND(c));
 			return false;
 		}
 		if (c->t.k == T_RB) {	/* also after a trailing comma */
-			expr_next(c);
+			sl_expr_next(c);
 			return true;
 		}
 	}
@@ -467,14 +467,14 @@ static int regex_node(struct cc *c, sl_field f)
 	regex_t re;
 	int rc, i, k;
 
-	if (!expr_lit_str(c, &s))
+	if (!sl_expr_lit_str(c, &s))
 		return -1;
 	if (memchr((uint8_t *)c->bytes.p + s.off, 0, s.len)) {
-		expr_fail(c, at, "a regular expression cannot hold a NUL byte");
+		sl_expr_fail(c, at, "a regular expression cannot hold a NUL byte");
 		return -1;
 	}
 	if ((why = regex_refused((char *)c->bytes.p + s.off))) {
-		expr_fail(c, at, "regular expression refused: %s", why);
+		sl_expr_fail(c, at, "regular expression refused: %s", why);
 		return -1;
 	}
 	rc = regcomp(&re, (char *)c->bytes.p + s.off, REG_EXTENDED | REG_NOSUB);
@@ -482,11 +482,11 @@ static int regex_node(struct cc *c, sl_field f)
 		char msg[128];
 
 		regerror(rc, &re, msg, sizeof(msg));
-		expr_fail(c, at, "bad regular expression (POSIX extended): %s", msg);
+		sl_expr_fail(c, at, "bad regular expression (POSIX extended): %s", msg);
 		return -1;
 	}
 	regfree(&re);	/* compiled again, for good, by pack() */
-	if ((k = expr_push(c, &c->res, sizeof(unsigned))) < 0 || (i = new_node(c, X_S_RE, f)) < 0)
+	if ((k = sl_expr_push(c, &c->res, sizeof(unsigned))) < 0 || (i = new_node(c, X_S_RE, f)) < 0)
 		return -1;
 	((unsigned *)c->res.p)[k] = s.off;
 	node(c, i)->l = (uint32_t)k;
@@ -505,7 +505,7 @@ static int compare(struct cc *c, sl_field f, enum sl_type type, enum tkind op)
 	case T_EQ: case T_NE: case T_WORD:
 		return membership(c, f, type, op == T_NE);
 	case T_PFX:
-		if (!expr_lit_str(c, &s) || (i = new_node(c, X_S_PFX, f)) < 0)
+		if (!sl_expr_lit_str(c, &s) || (i = new_node(c, X_S_PFX, f)) < 0)
 			return -1;
 		node(c, i)->l = s.off;
 		node(c, i)->r = s.len;
@@ -513,7 +513,7 @@ static int compare(struct cc *c, sl_field f, enum sl_type type, enum tkind op)
 	case T_RE:
 		return regex_node(c, f);
 	default:
-		if (!expr_lit_u64(c, f, &v) || (i = new_node(c, ukind[op], f)) < 0)
+		if (!sl_expr_lit_u64(c, f, &v) || (i = new_node(c, ukind[op], f)) < 0)
 			return -1;
 		node(c, i)->u.a = v;
 		return i;
@@ -533,19 +533,19 @@ static int comparison(struct cc *c)
 		return -1;
 	op = c->t.k;
 	op_at = c->t.at;
-	if (op == T_WORD && !expr_is_word(c, "in"))
+	if (op == T_WORD && !sl_expr_is_word(c, "in"))
 		op = T_BAD;
 	if (op < T_EQ || (op > T_BIT && op != T_WORD)) {
-		expr_fail(c, c->t.at, "expected an operator (== != < <= > >= in ^= ~ &) after '%s', found %s",
+		sl_expr_fail(c, c->t.at, "expected an operator (== != < <= > >= in ^= ~ &) after '%s', found %s",
 		     name, FOUND(c));
 		return -1;
 	}
 	if (!op_fits(op, type)) {
-		expr_fail(c, op_at, "operator '%s' does not apply to '%s', which is %s", op_name(op), name,
+		sl_expr_fail(c, op_at, "operator '%s' does not apply to '%s', which is %s", op_name(op), name,
 		     type_name(type));
 		return -1;
 	}
-	expr_next(c);
+	sl_expr_next(c);
 	return compare(c, (sl_field)f, type, op);
 }
 
@@ -562,18 +562,18 @@ static int primary(struct cc *c)
 	if (c->t.k == T_LP) {
 		unsigned at = c->t.at;
 
-		expr_next(c);
+		sl_expr_next(c);
 		i = parse_or(c);
 		if (i >= 0 && c->t.k != T_RP) {
-			expr_fail(c, c->t.at, "expected ')' to close the '(' at column %u, found %s", at + 1,
+			sl_expr_fail(c, c->t.at, "expected ')' to close the '(' at column %u, found %s", at + 1,
 			     FOUND(c));
 			return -1;
 		}
-		expr_next(c);
+		sl_expr_next(c);
 		return i;
 	}
-	if (expr_is_word(c, "has")) {
-		expr_next(c);
+	if (sl_expr_is_word(c, "has")) {
+		sl_expr_next(c);
 		if ((f = field(c, &type, name, sizeof(name))) < 0 || (i = new_node(c, X_HAS, (sl_field)f)) < 0)
 			return -1;
 		return i;
@@ -586,11 +586,11 @@ static int unary(struct cc *c)
 	int i, n;
 
 	if (++c->depth > SL_EXPR_MAX_DEPTH) {
-		expr_fail(c, c->t.at, "expression nested too deeply (more than %d levels)", SL_EXPR_MAX_DEPTH);
+		sl_expr_fail(c, c->t.at, "expression nested too deeply (more than %d levels)", SL_EXPR_MAX_DEPTH);
 		return -1;
 	}
-	if (expr_is_word(c, "not")) {
-		expr_next(c);
+	if (sl_expr_is_word(c, "not")) {
+		sl_expr_next(c);
 		if ((i = unary(c)) < 0 || (n = new_node(c, X_NOT, 0)) < 0)
 			return -1;
 		node(c, n)->l = (uint32_t)i;
@@ -605,8 +605,8 @@ static int binary(struct cc *c, const char *kw, enum xkind kind, int (*sub)(stru
 {
 	int l = sub(c), r, n;
 
-	while (l >= 0 && expr_is_word(c, kw)) {
-		expr_next(c);
+	while (l >= 0 && sl_expr_is_word(c, kw)) {
+		sl_expr_next(c);
 		if ((r = sub(c)) < 0 || (n = new_node(c, kind, 0)) < 0)
 			return -1;
 		node(c, n)->l = (uint32_t)l;
@@ -716,20 +716,20 @@ struct sl_expr *sl_expr_compile(const char *text, sl_expr_lookup_fn lookup, void
 	err->column = 0;
 	err->msg[0] = 0;
 	if (len > SL_EXPR_MAX_LEN) {
-		expr_fail(&c, SL_EXPR_MAX_LEN, "expression longer than %d bytes", SL_EXPR_MAX_LEN);
+		sl_expr_fail(&c, SL_EXPR_MAX_LEN, "expression longer than %d bytes", SL_EXPR_MAX_LEN);
 		return NULL;
 	}
 	c.len = (unsigned)len;
-	expr_next(&c);
+	sl_expr_next(&c);
 	if (c.t.k == T_END)
-		expr_fail(&c, c.t.at, "expected an expression, found nothing");
+		sl_expr_fail(&c, c.t.at, "expected an expression, found nothing");
 	root = c.failed ? -1 : parse_or(&c);
 	if (root >= 0 && c.t.k != T_END)
-		expr_fail(&c, c.t.at, "expected 'and', 'or' or the end of the expression, found %s", FOUND(&c));
+		sl_expr_fail(&c, c.t.at, "expected 'and', 'or' or the end of the expression, found %s", FOUND(&c));
 	if (!c.failed && !(e = pack(&c, root)))
-		expr_fail(&c, 0, "out of memory");
+		sl_expr_fail(&c, 0, "out of memory");
 	if (c.failed && !err->msg[0])
-		expr_fail(&c, 0, "out of memory");
+		sl_expr_fail(&c, 0, "out of memory");
 	free(c.nodes.p);
 	free(c.us.p);
 	free(c.as.p);

@@ -18,7 +18,7 @@
 /* ---- compile context ---- */
 
 /* Room for one more element of `size` bytes; its index, or -1. */
-int expr_push(struct cc *c, struct vec *v, size_t size)
+int sl_expr_push(struct cc *c, struct vec *v, size_t size)
 {
 	if (v->n == v->cap) {
 		unsigned cap = v->cap ? v->cap * 2 : 16;
@@ -34,7 +34,7 @@ int expr_push(struct cc *c, struct vec *v, size_t size)
 	return (int)v->n++;
 }
 
-void expr_fail(struct cc *c, unsigned at, const char *fmt, ...)
+void sl_expr_fail(struct cc *c, unsigned at, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -48,7 +48,7 @@ void expr_fail(struct cc *c, unsigned at, const char *fmt, ...)
 }
 
 /* What the current token is, for "found ..." (quoted, cut at 40 bytes). */
-const char *expr_found(struct cc *c, char *buf, size_t size)
+const char *sl_expr_found(struct cc *c, char *buf, size_t size)
 {
 	if (c->t.k == T_END)
 		return "the end of the expression";
@@ -104,7 +104,7 @@ static void lex_string(struct cc *c)
 	while (p < c->len && c->s[p] != q)
 		p += (c->s[p] == '\\' && p + 1 < c->len) ? 2 : 1;
 	if (p >= c->len) {
-		expr_fail(c, c->pos, "unterminated string: expected %c", q);
+		sl_expr_fail(c, c->pos, "unterminated string: expected %c", q);
 		c->t.k = T_BAD;
 		return;
 	}
@@ -118,7 +118,7 @@ static const struct { char s[3]; enum tkind k; } puncts[] = {
 	{"{", T_LB}, {"}", T_RB}, {",", T_COMMA}, {"-", T_DASH},
 };
 
-void expr_next(struct cc *c)
+void sl_expr_next(struct cc *c)
 {
 	c->pos += c->t.len;
 	while (c->pos < c->len && (c->s[c->pos] == ' ' || c->s[c->pos] == '\t' ||
@@ -143,18 +143,18 @@ void expr_next(struct cc *c)
 	else if (word_char(c->s[c->pos]))
 		lex_word(c);
 	else {
-		expr_fail(c, c->pos, "unexpected character '%c'", c->s[c->pos]);
+		sl_expr_fail(c, c->pos, "unexpected character '%c'", c->s[c->pos]);
 		c->t.k = T_BAD;
 	}
 }
 
-bool expr_is_word(const struct cc *c, const char *w)
+bool sl_expr_is_word(const struct cc *c, const char *w)
 {
 	return c->t.k == T_WORD && c->t.len == strlen(w) && memcmp(c->s + c->t.at, w, c->t.len) == 0;
 }
 
 /* The current word as a C string (words longer than the buffer are cut). */
-const char *expr_word(const struct cc *c, char *buf, size_t size)
+const char *sl_expr_word(const struct cc *c, char *buf, size_t size)
 {
 	unsigned n = c->t.len < size - 1 ? c->t.len : (unsigned)size - 1;
 
@@ -196,13 +196,13 @@ static int family_by_name(const char *w)
 }
 
 /* One integer literal (a number, or a name the field knows); false after an error. */
-bool expr_lit_u64(struct cc *c, sl_field f, uint64_t *v)
+bool sl_expr_lit_u64(struct cc *c, sl_field f, uint64_t *v)
 {
 	char w[64];
 	int n = -1;
 
 	if (c->t.k == T_WORD) {
-		expr_word(c, w, sizeof(w));
+		sl_expr_word(c, w, sizeof(w));
 		if (parse_number(w, v))
 			goto ok;
 		if (f == SL_F_IP_PROTO && (n = proto_by_name(w)) >= 0)
@@ -210,7 +210,7 @@ bool expr_lit_u64(struct cc *c, sl_field f, uint64_t *v)
 		if (f == SL_F_FAMILY && (n = family_by_name(w)) >= 0)
 			goto named;
 	}
-	expr_fail(c, c->t.at, "expected %s, found %s",
+	sl_expr_fail(c, c->t.at, "expected %s, found %s",
 	     f == SL_F_IP_PROTO ? "a protocol number or name (tcp, udp, icmp...)" :
 	     f == SL_F_FAMILY ? "a family number or name (ipv4, ipv6...)" :
 				"a number (decimal or 0x hex)", FOUND(c));
@@ -218,30 +218,30 @@ bool expr_lit_u64(struct cc *c, sl_field f, uint64_t *v)
 named:
 	*v = (uint64_t)n;
 ok:
-	expr_next(c);
+	sl_expr_next(c);
 	return true;
 }
 
-bool expr_lit_mac(struct cc *c, uint64_t *v)
+bool sl_expr_lit_mac(struct cc *c, uint64_t *v)
 {
 	unsigned b[6];
 	char w[64], end;
 
 	if (c->t.k == T_WORD && c->t.len == 17 &&
-	    sscanf(expr_word(c, w, sizeof(w)), "%2x:%2x:%2x:%2x:%2x:%2x%c", &b[0], &b[1], &b[2], &b[3],
+	    sscanf(sl_expr_word(c, w, sizeof(w)), "%2x:%2x:%2x:%2x:%2x:%2x%c", &b[0], &b[1], &b[2], &b[3],
 		   &b[4], &b[5], &end) == 6) {
 		*v = 0;
 		for (int i = 0; i < 6; i++)
 			*v = *v << 8 | b[i];
-		expr_next(c);
+		sl_expr_next(c);
 		return true;
 	}
-	expr_fail(c, c->t.at, "expected a MAC address (aa:bb:cc:dd:ee:ff), found %s", FOUND(c));
+	sl_expr_fail(c, c->t.at, "expected a MAC address (aa:bb:cc:dd:ee:ff), found %s", FOUND(c));
 	return false;
 }
 
 /* An address or CIDR prefix as the range of its addresses; *prefix if it had a '/'. */
-bool expr_lit_addr(struct cc *c, struct arange *r, bool *prefix)
+bool sl_expr_lit_addr(struct cc *c, struct arange *r, bool *prefix)
 {
 	char w[64], *slash;
 	uint8_t a[16] = {0};
@@ -250,7 +250,7 @@ bool expr_lit_addr(struct cc *c, struct arange *r, bool *prefix)
 
 	if (c->t.k != T_WORD || c->t.len >= sizeof(w))
 		goto bad;
-	expr_word(c, w, sizeof(w));
+	sl_expr_word(c, w, sizeof(w));
 	slash = strchr(w, '/');
 	if (slash)
 		*slash++ = 0;
@@ -264,7 +264,7 @@ bool expr_lit_addr(struct cc *c, struct arange *r, bool *prefix)
 
 		plen = strtoul(slash, &end, 10);
 		if (!*slash || *end || !(*slash >= '0' && *slash <= '9') || plen > (v4 ? 32u : 128u)) {
-			expr_fail(c, c->t.at, "expected a prefix length 0-%u after '/', found '%s'",
+			sl_expr_fail(c, c->t.at, "expected a prefix length 0-%u after '/', found '%s'",
 			     v4 ? 32 : 128, slash);
 			return false;
 		}
@@ -278,10 +278,10 @@ bool expr_lit_addr(struct cc *c, struct arange *r, bool *prefix)
 		r->lo = load128(a) & ~host;
 		r->hi = r->lo | host;
 	}
-	expr_next(c);
+	sl_expr_next(c);
 	return true;
 bad:
-	expr_fail(c, c->t.at, "expected an IPv4 or IPv6 address or CIDR prefix, found %s", FOUND(c));
+	sl_expr_fail(c, c->t.at, "expected an IPv4 or IPv6 address or CIDR prefix, found %s", FOUND(c));
 	return false;
 }
 
@@ -317,19 +317,19 @@ static bool unescape(struct cc *c, unsigned *i, uint8_t *out)
 		}
 		/* fall through */
 	default:
-		expr_fail(c, *i - 1, "unknown escape '\\%c' in a string: expected \\\\ \\\" \\' \\n \\t \\r or \\xHH", e);
+		sl_expr_fail(c, *i - 1, "unknown escape '\\%c' in a string: expected \\\\ \\\" \\' \\n \\t \\r or \\xHH", e);
 		return false;
 	}
 	return true;
 }
 
 /* A quoted string, decoded into the byte array (NUL-terminated there). */
-bool expr_lit_str(struct cc *c, struct sref *out)
+bool sl_expr_lit_str(struct cc *c, struct sref *out)
 {
 	unsigned end, i;
 
 	if (c->t.k != T_STR) {
-		expr_fail(c, c->t.at, "expected a string in quotes, found %s", FOUND(c));
+		sl_expr_fail(c, c->t.at, "expected a string in quotes, found %s", FOUND(c));
 		return false;
 	}
 	out->off = c->bytes.n;
@@ -343,14 +343,14 @@ bool expr_lit_str(struct cc *c, struct sref *out)
 			if (!unescape(c, &i, &b))
 				return false;
 		}
-		if ((at = expr_push(c, &c->bytes, 1)) < 0)
+		if ((at = sl_expr_push(c, &c->bytes, 1)) < 0)
 			return false;
 		((uint8_t *)c->bytes.p)[at] = b;
 	}
 	out->len = c->bytes.n - out->off;
-	if (expr_push(c, &c->bytes, 1) < 0)
+	if (sl_expr_push(c, &c->bytes, 1) < 0)
 		return false;
 	((uint8_t *)c->bytes.p)[c->bytes.n - 1] = 0;
-	expr_next(c);
+	sl_expr_next(c);
 	return true;
 }

@@ -4,8 +4,8 @@
  * the compile context and the token stream with its literal values.
  *
  * Contract: the context holds the text and the current token (c->t);
- * expr_next() moves to the next one.  Every function that can fail
- * records the first error in c->err through expr_fail() (the column is
+ * sl_expr_next() moves to the next one.  Every function that can fail
+ * records the first error in c->err through sl_expr_fail() (the column is
  * the token's), sets c->failed and returns false or -1; later failures
  * keep the first message.  Literals are read from the current token and
  * the token is consumed only when they succeed.  Strings are decoded into
@@ -55,29 +55,29 @@ struct cc {
 };
 
 /* Room for one more element of `size` bytes in v; its index, or -1. */
-int expr_push(struct cc *c, struct vec *v, size_t size);
+int sl_expr_push(struct cc *c, struct vec *v, size_t size);
 
 /* Record the first error: at is a byte offset in the text. */
-__attribute__((format(printf, 3, 4))) void expr_fail(struct cc *c, unsigned at, const char *fmt, ...);
+__attribute__((format(printf, 3, 4))) void sl_expr_fail(struct cc *c, unsigned at, const char *fmt, ...);
 
 /* What the current token is, for "found ..." (quoted, cut at 40 bytes). */
-const char *expr_found(struct cc *c, char *buf, size_t size);
-#define FOUND(c) expr_found((c), (char[64]){0}, 64)
+const char *sl_expr_found(struct cc *c, char *buf, size_t size);
+#define FOUND(c) sl_expr_found((c), (char[64]){0}, 64)
 
 /* Move to the next token (T_END at the end, T_BAD after an error). */
-void expr_next(struct cc *c);
+void sl_expr_next(struct cc *c);
 /* Is the current token the word w? */
-bool expr_is_word(const struct cc *c, const char *w);
+bool sl_expr_is_word(const struct cc *c, const char *w);
 /* The current word as a C string (words longer than the buffer are cut). */
-const char *expr_word(const struct cc *c, char *buf, size_t size);
+const char *sl_expr_word(const struct cc *c, char *buf, size_t size);
 
 /* One integer literal (a number, or a name the field knows: tcp, ipv6...). */
-bool expr_lit_u64(struct cc *c, sl_field f, uint64_t *v);
+bool sl_expr_lit_u64(struct cc *c, sl_field f, uint64_t *v);
 /* A MAC address as the 48-bit number of its bytes. */
-bool expr_lit_mac(struct cc *c, uint64_t *v);
+bool sl_expr_lit_mac(struct cc *c, uint64_t *v);
 /* An address or CIDR prefix as the range of its addresses; *prefix if it had a '/'. */
-bool expr_lit_addr(struct cc *c, struct arange *r, bool *prefix);
+bool sl_expr_lit_addr(struct cc *c, struct arange *r, bool *prefix);
 /* A quoted string, decoded into c->bytes (NUL-terminated there). */
-bool expr_lit_str(struct cc *c, struct sref *out);
+bool sl_expr_lit_str(struct cc *c, struct sref *out);
 
 #endif /* SLUICE_EXPR_LEX_H */

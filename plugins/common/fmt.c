@@ -14,7 +14,7 @@ static const char hexlc[16] = "0123456789abcdef";
 #define DEC2(n) (char)((n) < 10 ? '0' + (n) : '0' + (n) / 10), (char)((n) < 10 ? 0 : '0' + (n) % 10)
 #define D10(n) DEC2(n), DEC2((n) + 1), DEC2((n) + 2), DEC2((n) + 3), DEC2((n) + 4), DEC2((n) + 5), \
 	DEC2((n) + 6), DEC2((n) + 7), DEC2((n) + 8), DEC2((n) + 9)
-const char fmt_dec2_tab[200] = { D10(0), D10(10), D10(20), D10(30), D10(40), D10(50), D10(60), D10(70),
+const char sl_fmt_dec2_tab[200] = { D10(0), D10(10), D10(20), D10(30), D10(40), D10(50), D10(60), D10(70),
 				 D10(80), D10(90) };
 static const char hexuc[16] = "0123456789ABCDEF";
 
@@ -36,10 +36,10 @@ static __attribute__((unused)) unsigned dec_len(uint64_t v)
 	return n;
 }
 
-char *fmt_u64_raw(char *p, uint64_t v)
+char *sl_fmt_u64_raw(char *p, uint64_t v)
 {
-#ifdef FMT_U64_INLINE
-	return fmt_u64_inline(p, v);
+#ifdef SL_FMT_U64_INLINE
+	return sl_fmt_u64_inline(p, v);
 #else
 	unsigned n = dec_len(v);
 	char *q = p + n;
@@ -69,7 +69,7 @@ static inline char *dec2(char *p, unsigned v)
 	return p + 2;
 }
 
-char *fmt_hex_raw(char *p, uint64_t v, unsigned width, bool upper)
+char *sl_fmt_hex_raw(char *p, uint64_t v, unsigned width, bool upper)
 {
 	const char *h = upper ? hexuc : hexlc;
 	unsigned n = v ? (unsigned)(67 - __builtin_clzll(v)) / 4 : 1, i;
@@ -127,8 +127,8 @@ static inline char *hex2(char *p, uint8_t v)
 	return p + 2;
 }
 
-/* Stores 4 bytes for the last octet: needs FMT_IP4_MAX (16) bytes. */
-char *fmt_ip4_raw(char *p, const uint8_t a[4])
+/* Stores 4 bytes for the last octet: needs SL_FMT_IP4_MAX (16) bytes. */
+char *sl_fmt_ip4_raw(char *p, const uint8_t a[4])
 {
 	p = dec_u8(p, a[0]);
 	*p++ = '.';
@@ -153,7 +153,7 @@ static inline char *hex16(char *p, unsigned w)
 }
 
 /* glibc's inet_ntop6 algorithm, so the text is byte-identical to it. */
-char *fmt_ip6_raw(char *p, const uint8_t a[16])
+char *sl_fmt_ip6_raw(char *p, const uint8_t a[16])
 {
 	unsigned w[8];
 	int best_base = -1, best_len = 0, cur_base = -1, cur_len = 0;
@@ -194,7 +194,7 @@ char *fmt_ip6_raw(char *p, const uint8_t a[16])
 			*p++ = ':';
 		if (i == 6 && best_base == 0 &&
 		    (best_len == 6 || (best_len == 5 && w[5] == 0xffff)))
-			return fmt_ip4_raw(p, a + 12);
+			return sl_fmt_ip4_raw(p, a + 12);
 		p = hex16(p, w[i]);
 	}
 	if (best_base != -1 && best_base + best_len == 8)
@@ -202,7 +202,7 @@ char *fmt_ip6_raw(char *p, const uint8_t a[16])
 	return p;
 }
 
-char *fmt_ip6_full_raw(char *p, const uint8_t a[16])
+char *sl_fmt_ip6_full_raw(char *p, const uint8_t a[16])
 {
 	int i;
 
@@ -215,14 +215,14 @@ char *fmt_ip6_full_raw(char *p, const uint8_t a[16])
 	return p;
 }
 
-char *fmt_addr_raw(char *p, const uint8_t a[16])
+char *sl_fmt_addr_raw(char *p, const uint8_t a[16])
 {
 	if (sl_addr_is_v4(a))
-		return fmt_ip4_raw(p, a + 12);
-	return fmt_ip6_raw(p, a);
+		return sl_fmt_ip4_raw(p, a + 12);
+	return sl_fmt_ip6_raw(p, a);
 }
 
-char *fmt_mac_raw(char *p, const uint8_t m[6])
+char *sl_fmt_mac_raw(char *p, const uint8_t m[6])
 {
 	int i;
 
@@ -242,77 +242,77 @@ char *fmt_mac_raw(char *p, const uint8_t m[6])
 #define FMT_VIA(b, max, call_at)                                        \
 	do {                                                            \
 		if (!(b)->overflow && (b)->cap - (b)->len >= (max)) {   \
-			char *at_ = fmt_end(b);                         \
-			fmt_commit((b), call_at);                       \
+			char *at_ = sl_fmt_end(b);                         \
+			sl_fmt_commit((b), call_at);                       \
 		} else {                                                \
 			char tmp_[(max)];                               \
 			char *at_ = tmp_;                               \
-			fmt_mem((b), tmp_, (size_t)((call_at) - tmp_)); \
+			sl_fmt_mem((b), tmp_, (size_t)((call_at) - tmp_)); \
 		}                                                       \
 	} while (0)
 
-void fmt_u64_slow(struct fmt_buf *b, uint64_t v)
+void sl_fmt_u64_slow(struct sl_fmt_buf *b, uint64_t v)
 {
-	FMT_VIA(b, FMT_U64_MAX, fmt_u64_raw(at_, v));
+	FMT_VIA(b, SL_FMT_U64_MAX, sl_fmt_u64_raw(at_, v));
 }
 
-void fmt_i64(struct fmt_buf *b, int64_t v)
+void sl_fmt_i64(struct sl_fmt_buf *b, int64_t v)
 {
 	if (v < 0) {
-		fmt_chr(b, '-');
-		fmt_u64(b, (uint64_t)0 - (uint64_t)v);
+		sl_fmt_chr(b, '-');
+		sl_fmt_u64(b, (uint64_t)0 - (uint64_t)v);
 	} else {
-		fmt_u64(b, (uint64_t)v);
+		sl_fmt_u64(b, (uint64_t)v);
 	}
 }
 
-void fmt_hex(struct fmt_buf *b, uint64_t v, unsigned width, bool upper)
+void sl_fmt_hex(struct sl_fmt_buf *b, uint64_t v, unsigned width, bool upper)
 {
-	if (width > FMT_HEX_MAX) {
+	if (width > SL_FMT_HEX_MAX) {
 		/* rare: pad by hand, then the 16 digits */
-		unsigned pad = width - FMT_HEX_MAX;
+		unsigned pad = width - SL_FMT_HEX_MAX;
 
-		if (!fmt_room(b, pad + FMT_HEX_MAX))
+		if (!sl_fmt_room(b, pad + SL_FMT_HEX_MAX))
 			return;
-		memset(fmt_end(b), '0', pad);
+		memset(sl_fmt_end(b), '0', pad);
 		b->len += pad;
-		width = FMT_HEX_MAX;
+		width = SL_FMT_HEX_MAX;
 	}
-	FMT_VIA(b, FMT_HEX_MAX, fmt_hex_raw(at_, v, width, upper));
+	FMT_VIA(b, SL_FMT_HEX_MAX, sl_fmt_hex_raw(at_, v, width, upper));
 }
 
-void fmt_ip4(struct fmt_buf *b, const uint8_t a[4])
+void sl_fmt_ip4(struct sl_fmt_buf *b, const uint8_t a[4])
 {
-	FMT_VIA(b, FMT_IP4_MAX, fmt_ip4_raw(at_, a));
+	FMT_VIA(b, SL_FMT_IP4_MAX, sl_fmt_ip4_raw(at_, a));
 }
 
-void fmt_ip6(struct fmt_buf *b, const uint8_t a[16])
+void sl_fmt_ip6(struct sl_fmt_buf *b, const uint8_t a[16])
 {
-	FMT_VIA(b, FMT_IP6_MAX, fmt_ip6_raw(at_, a));
+	FMT_VIA(b, SL_FMT_IP6_MAX, sl_fmt_ip6_raw(at_, a));
 }
 
-void fmt_ip6_full(struct fmt_buf *b, const uint8_t a[16])
+void sl_fmt_ip6_full(struct sl_fmt_buf *b, const uint8_t a[16])
 {
-	if (fmt_room(b, FMT_IP6_FULL_MAX))
-		fmt_commit(b, fmt_ip6_full_raw(fmt_end(b), a));
+	if (sl_fmt_room(b, SL_FMT_IP6_FULL_MAX))
+		sl_fmt_commit(b, sl_fmt_ip6_full_raw(sl_fmt_end(b), a));
 }
 
-void fmt_addr(struct fmt_buf *b, const uint8_t a[16])
+void sl_fmt_addr(struct sl_fmt_buf *b, const uint8_t a[16])
 {
-	FMT_VIA(b, FMT_ADDR_MAX, fmt_addr_raw(at_, a));
+	FMT_VIA(b, SL_FMT_ADDR_MAX, sl_fmt_addr_raw(at_, a));
 }
 
-void fmt_addr_in(struct fmt_buf *b, const uint8_t a[16], bool v6)
+void sl_fmt_addr_in(struct sl_fmt_buf *b, const uint8_t a[16], bool v6)
 {
-	FMT_VIA(b, FMT_ADDR_MAX, fmt_addr_in_raw(at_, a, v6));
+	FMT_VIA(b, SL_FMT_ADDR_MAX, sl_fmt_addr_in_raw(at_, a, v6));
 }
 
-void fmt_mac(struct fmt_buf *b, const uint8_t m[6])
+void sl_fmt_mac(struct sl_fmt_buf *b, const uint8_t m[6])
 {
-	FMT_VIA(b, FMT_MAC_MAX, fmt_mac_raw(at_, m));
+	FMT_VIA(b, SL_FMT_MAC_MAX, sl_fmt_mac_raw(at_, m));
 }
 
-void fmt_hexbytes(struct fmt_buf *b, const uint8_t *s, size_t n, char sep)
+void sl_fmt_hexbytes(struct sl_fmt_buf *b, const uint8_t *s, size_t n, char sep)
 {
 	size_t need, i;
 	char *q;
@@ -320,9 +320,9 @@ void fmt_hexbytes(struct fmt_buf *b, const uint8_t *s, size_t n, char sep)
 	if (n == 0)
 		return;
 	need = sep ? 3 * n - 1 : 2 * n;
-	if (!fmt_room(b, need))
+	if (!sl_fmt_room(b, need))
 		return;
-	q = hex2(fmt_end(b), s[0]);
+	q = hex2(sl_fmt_end(b), s[0]);
 	if (sep) {
 		for (i = 1; i < n; i++) {
 			*q++ = sep;
@@ -332,7 +332,7 @@ void fmt_hexbytes(struct fmt_buf *b, const uint8_t *s, size_t n, char sep)
 		for (i = 1; i < n; i++)
 			q = hex2(q, s[i]);
 	}
-	fmt_commit(b, q);
+	sl_fmt_commit(b, q);
 }
 
 /* ---- RFC 3339 ---- */
@@ -369,7 +369,7 @@ static int64_t floor_div(int64_t a, int64_t b)
 }
 
 /* Fill the cache for second `sec` (date part, zone, clamp state). */
-static void time_cache_fill(struct fmt_time_cache *c, int64_t sec)
+static void time_cache_fill(struct sl_fmt_time_cache *c, int64_t sec)
 {
 	int64_t off = 0, local, days, y;
 	unsigned mo, d, sod;
@@ -426,7 +426,7 @@ static void time_cache_fill(struct fmt_time_cache *c, int64_t sec)
 	c->valid = true;
 }
 
-char *fmt_rfc3339_raw(char *p, struct fmt_time_cache *c, struct sl_time t)
+char *sl_fmt_rfc3339_raw(char *p, struct sl_fmt_time_cache *c, struct sl_time t)
 {
 	unsigned us;
 
@@ -440,10 +440,10 @@ char *fmt_rfc3339_raw(char *p, struct fmt_time_cache *c, struct sl_time t)
 	else if (us > 999999)
 		us = 999999;
 	*p++ = '.';
-#ifdef FMT_U64_INLINE
+#ifdef SL_FMT_U64_INLINE
 	{
 		/* 8 digits "00uuuuuu", the two leading zeros shifted out */
-		uint64_t w = (fmt_digits8(us) + 0x3030303030303030ULL) >> 16;
+		uint64_t w = (sl_fmt_digits8(us) + 0x3030303030303030ULL) >> 16;
 
 		memcpy(p, &w, 8);
 		p += 6;
@@ -457,9 +457,9 @@ char *fmt_rfc3339_raw(char *p, struct fmt_time_cache *c, struct sl_time t)
 	return p + c->zone_len;
 }
 
-void fmt_rfc3339(struct fmt_buf *b, struct fmt_time_cache *c, struct sl_time t)
+void sl_fmt_rfc3339(struct sl_fmt_buf *b, struct sl_fmt_time_cache *c, struct sl_time t)
 {
-	FMT_VIA(b, FMT_RFC3339_MAX, fmt_rfc3339_raw(at_, c, t));
+	FMT_VIA(b, SL_FMT_RFC3339_MAX, sl_fmt_rfc3339_raw(at_, c, t));
 }
 
 /* ---- RFC 3164 ---- */
@@ -489,7 +489,7 @@ static void date3164_tm(int64_t sec, struct tm *tm)
 	}
 }
 
-char *fmt_date3164_raw(char *p, struct fmt_date3164_cache *c, int64_t sec)
+char *sl_fmt_date3164_raw(char *p, struct sl_fmt_date3164_cache *c, int64_t sec)
 {
 	if (!c->valid || c->sec != sec) {
 		struct tm tm;
@@ -509,13 +509,13 @@ char *fmt_date3164_raw(char *p, struct fmt_date3164_cache *c, int64_t sec)
 		c->sec = sec;
 		c->valid = true;
 	}
-	memcpy(p, c->date, FMT_DATE3164_LEN);
-	return p + FMT_DATE3164_LEN;
+	memcpy(p, c->date, SL_FMT_DATE3164_LEN);
+	return p + SL_FMT_DATE3164_LEN;
 }
 
-void fmt_date3164(struct fmt_buf *b, struct fmt_date3164_cache *c, int64_t sec)
+void sl_fmt_date3164(struct sl_fmt_buf *b, struct sl_fmt_date3164_cache *c, int64_t sec)
 {
-	FMT_VIA(b, FMT_DATE3164_LEN, fmt_date3164_raw(at_, c, sec));
+	FMT_VIA(b, SL_FMT_DATE3164_LEN, sl_fmt_date3164_raw(at_, c, sec));
 }
 
 /* ---- JSON ---- */
@@ -558,7 +558,7 @@ static char esc_letter(uint8_t c)
 	}
 }
 
-void fmt_json_body(struct fmt_buf *b, const void *src, size_t n)
+void sl_fmt_json_body(struct sl_fmt_buf *b, const void *src, size_t n)
 {
 	const uint8_t *s = src;
 	size_t i = 0, save = b->len;
@@ -566,7 +566,7 @@ void fmt_json_body(struct fmt_buf *b, const void *src, size_t n)
 
 	if (b->overflow)
 		return;
-	q = fmt_end(b);
+	q = sl_fmt_end(b);
 	lim = b->p + b->cap;
 	while (i < n) {
 		uint8_t c = s[i];
@@ -620,16 +620,16 @@ void fmt_json_body(struct fmt_buf *b, const void *src, size_t n)
 		q += run;
 		i += run;
 	}
-	fmt_commit(b, q);
+	sl_fmt_commit(b, q);
 	return;
 full:
 	b->len = save;
 	b->overflow = true;
 }
 
-void fmt_json_str(struct fmt_buf *b, const void *s, size_t n)
+void sl_fmt_json_str(struct sl_fmt_buf *b, const void *s, size_t n)
 {
-	fmt_chr(b, '"');
-	fmt_json_body(b, s, n);
-	fmt_chr(b, '"');
+	sl_fmt_chr(b, '"');
+	sl_fmt_json_body(b, s, n);
+	sl_fmt_chr(b, '"');
 }

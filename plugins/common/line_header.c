@@ -26,21 +26,21 @@ static const char *check_word(const char *s, size_t max, const char *extra_bad)
 	return NULL;
 }
 
-const char *line_header_check_host(const char *host)
+const char *sl_line_header_check_host(const char *host)
 {
-	return host ? check_word(host, LH_HOST_MAX, "") : NULL;
+	return host ? check_word(host, SL_LH_HOST_MAX, "") : NULL;
 }
 
 /* An empty tag is no tag: "host line", as ulogd's LOGEMU writes. */
-const char *line_header_check_tag(const char *tag)
+const char *sl_line_header_check_tag(const char *tag)
 {
-	return *tag ? check_word(tag, LH_TAG_MAX, ":") : NULL;
+	return *tag ? check_word(tag, SL_LH_TAG_MAX, ":") : NULL;
 }
 
-int line_header_init(struct line_header *h, enum line_header_style style, const char *host,
+int sl_line_header_init(struct sl_line_header *h, enum sl_line_header_style style, const char *host,
 		     const char *tag, bool uptime)
 {
-	char name[LH_HOST_MAX + 1];
+	char name[SL_LH_HOST_MAX + 1];
 	char *p;
 
 	memset(h, 0, sizeof(*h));
@@ -53,7 +53,7 @@ int line_header_init(struct line_header *h, enum line_header_style style, const 
 		p = strchr(name, '.');
 		if (p)
 			*p = 0;
-		if (line_header_check_host(name)) {
+		if (sl_line_header_check_host(name)) {
 			errno = EINVAL;
 			return -1;
 		}
@@ -74,7 +74,7 @@ int line_header_init(struct line_header *h, enum line_header_style style, const 
 	/* Both read together; the pair's skew is far below a microsecond. */
 	h->boot_ns = sl_clock_ns(CLOCK_REALTIME) - sl_clock_ns(CLOCK_MONOTONIC);
 	tzset();
-	fmt_time_cache_init(&h->d3339, true);
+	sl_fmt_time_cache_init(&h->d3339, true);
 	return 0;
 }
 
@@ -109,14 +109,14 @@ static char *uptime_stamp(char *p, int64_t ns)
 	return p;
 }
 
-size_t line_header_write(struct line_header *h, char *p, struct sl_time t)
+size_t sl_line_header_write(struct sl_line_header *h, char *p, struct sl_time t)
 {
 	char *start = p;
 
-	if (h->style == LH_SYSLOG)
-		p = fmt_date3164_raw(p, &h->d3164, t.sec);
+	if (h->style == SL_LH_SYSLOG)
+		p = sl_fmt_date3164_raw(p, &h->d3164, t.sec);
 	else
-		p = fmt_rfc3339_raw(p, &h->d3339, t);
+		p = sl_fmt_rfc3339_raw(p, &h->d3339, t);
 	memcpy(p, h->rest, h->rest_len);
 	p += h->rest_len;
 	if (h->uptime) {

@@ -32,39 +32,39 @@
 
 #include "fmt.h"
 
-enum line_header_style { LH_NONE, LH_SYSLOG, LH_RFC3339 };
+enum sl_line_header_style { SL_LH_NONE, SL_LH_SYSLOG, SL_LH_RFC3339 };
 
-#define LH_HOST_MAX 255
-#define LH_TAG_MAX 32		/* rsyslog's limit for a tag */
+#define SL_LH_HOST_MAX 255
+#define SL_LH_TAG_MAX 32		/* rsyslog's limit for a tag */
 /* date 32 + ' ' + host + ' ' + tag + ": " + "[" 5+ "." 6 "] " (seconds up to 20 digits) */
-#define LH_MAX (FMT_RFC3339_MAX + 1 + LH_HOST_MAX + 1 + LH_TAG_MAX + 2 + 32)
+#define SL_LH_MAX (SL_FMT_RFC3339_MAX + 1 + SL_LH_HOST_MAX + 1 + SL_LH_TAG_MAX + 2 + 32)
 
-struct line_header {
-	enum line_header_style style;
+struct sl_line_header {
+	enum sl_line_header_style style;
 	bool uptime;
 	int64_t boot_ns;		/* CLOCK_REALTIME - CLOCK_MONOTONIC at init */
 	size_t rest_len;
-	char rest[1 + LH_HOST_MAX + 1 + LH_TAG_MAX + 2];	/* " host tag: " */
-	struct fmt_date3164_cache d3164;
-	struct fmt_time_cache d3339;
+	char rest[1 + SL_LH_HOST_MAX + 1 + SL_LH_TAG_MAX + 2];	/* " host tag: " */
+	struct sl_fmt_date3164_cache d3164;
+	struct sl_fmt_time_cache d3339;
 };
 
 /*
  * Why host or tag cannot be written in a header (a space, a control byte,
  * too long), or NULL when they can.  host NULL: this machine's name.
  */
-const char *line_header_check_host(const char *host);
-const char *line_header_check_tag(const char *tag);
+const char *sl_line_header_check_host(const char *host);
+const char *sl_line_header_check_tag(const char *tag);
 
 /*
  * host NULL: gethostname() up to the first '.', as rsyslog's %HOSTNAME%
  * shows local messages (without $PreserveFQDN).  Reads the clocks.
  * 0, or -1 when the host name cannot be read (errno set).
  */
-int line_header_init(struct line_header *h, enum line_header_style style, const char *host,
+int sl_line_header_init(struct sl_line_header *h, enum sl_line_header_style style, const char *host,
 		     const char *tag, bool uptime);
 
-/* Writes the header for time t at p (room for LH_MAX bytes); its length. */
-size_t line_header_write(struct line_header *h, char *p, struct sl_time t);
+/* Writes the header for time t at p (room for SL_LH_MAX bytes); its length. */
+size_t sl_line_header_write(struct sl_line_header *h, char *p, struct sl_time t);
 
 #endif /* SLUICE_LINE_HEADER_H */

@@ -45,7 +45,7 @@ static inline uint32_t rd32(const uint8_t *p)
 }
 
 /* Variable-length text: copy what fits (the line is cut at the end anyway). */
-static void put_trunc(struct fmt_buf *b, const void *s, size_t n)
+static void put_trunc(struct sl_fmt_buf *b, const void *s, size_t n)
 {
 	size_t room;
 
@@ -61,7 +61,7 @@ static void put_trunc(struct fmt_buf *b, const void *s, size_t n)
 }
 
 /* "%02X" for each byte, no separator (IP and TCP options). */
-static void put_hex_upper(struct fmt_buf *b, const uint8_t *p, unsigned n)
+static void put_hex_upper(struct sl_fmt_buf *b, const uint8_t *p, unsigned n)
 {
 	static const char hx[16] = "0123456789ABCDEF";
 	unsigned i;
@@ -73,7 +73,7 @@ static void put_hex_upper(struct fmt_buf *b, const uint8_t *p, unsigned n)
 	}
 }
 
-static void put_string_field(struct fmt_buf *b, const struct sl_record *r, sl_field f)
+static void put_string_field(struct sl_fmt_buf *b, const struct sl_record *r, sl_field f)
 {
 	const uint8_t *s, *nul;
 	size_t n;
@@ -90,29 +90,29 @@ static void put_string_field(struct fmt_buf *b, const struct sl_record *r, sl_fi
 	 * Escaped as /dev/kmsg shows printk's line (\xNN; a newline in a
 	 * prefix would forge a second line): ordinary text is copied as is.
 	 */
-	fmt_escaped(b, s, n, SL_ESC_BACKSLASH);
+	sl_fmt_escaped(b, s, n, SL_ESC_BACKSLASH);
 }
 
-static void incomplete(struct fmt_buf *b, uint32_t bytes)
+static void incomplete(struct sl_fmt_buf *b, uint32_t bytes)
 {
-	fmt_lit(b, "INCOMPLETE [");
-	fmt_u64(b, bytes);
-	fmt_lit(b, " bytes] ");
+	sl_fmt_lit(b, "INCOMPLETE [");
+	sl_fmt_u64(b, bytes);
+	sl_fmt_lit(b, " bytes] ");
 }
 
-static void uid_mark(struct fmt_buf *b, const struct sl_record *r, unsigned flags)
+static void uid_mark(struct sl_fmt_buf *b, const struct sl_record *r, unsigned flags)
 {
 	if ((flags & SL_LOGLINE_UID) && sl_has(r, SL_F_UID) && sl_has(r, SL_F_GID)) {
-		fmt_lit(b, "UID=");
-		fmt_u64(b, (uint32_t)r->v[SL_F_UID].u64);
-		fmt_lit(b, " GID=");
-		fmt_u64(b, (uint32_t)r->v[SL_F_GID].u64);
-		fmt_chr(b, ' ');
+		sl_fmt_lit(b, "UID=");
+		sl_fmt_u64(b, (uint32_t)r->v[SL_F_UID].u64);
+		sl_fmt_lit(b, " GID=");
+		sl_fmt_u64(b, (uint32_t)r->v[SL_F_GID].u64);
+		sl_fmt_chr(b, ' ');
 	}
 	if (!(flags & SL_LOGLINE_NOMARK) && sl_has(r, SL_F_MARK) && (uint32_t)r->v[SL_F_MARK].u64) {
-		fmt_lit(b, "MARK=0x");
-		fmt_hex(b, (uint32_t)r->v[SL_F_MARK].u64, 0, false);
-		fmt_chr(b, ' ');
+		sl_fmt_lit(b, "MARK=0x");
+		sl_fmt_hex(b, (uint32_t)r->v[SL_F_MARK].u64, 0, false);
+		sl_fmt_chr(b, ' ');
 	}
 }
 
@@ -120,13 +120,13 @@ static void uid_mark(struct fmt_buf *b, const struct sl_record *r, unsigned flag
 static const char tcp_flag_names[] = "CWR ECE URG ACK PSH RST SYN FIN ";
 
 /* nf_log_dump_tcp_header(): 1 when the caller must stop. */
-static int dump_tcp(struct fmt_buf *b, const struct pkt *k, bool fragment, uint32_t off,
+static int dump_tcp(struct sl_fmt_buf *b, const struct pkt *k, bool fragment, uint32_t off,
 		    unsigned flags)
 {
 	const uint8_t *th;
 	unsigned doff;
 
-	fmt_lit(b, "PROTO=TCP ");
+	sl_fmt_lit(b, "PROTO=TCP ");
 	if (fragment)
 		return 0;
 	th = hp(k, off, 20);
@@ -134,58 +134,58 @@ static int dump_tcp(struct fmt_buf *b, const struct pkt *k, bool fragment, uint3
 		incomplete(b, k->len - off);
 		return 1;
 	}
-	fmt_lit(b, "SPT=");
-	fmt_u64(b, rd16(th));
-	fmt_lit(b, " DPT=");
-	fmt_u64(b, rd16(th + 2));
-	fmt_chr(b, ' ');
+	sl_fmt_lit(b, "SPT=");
+	sl_fmt_u64(b, rd16(th));
+	sl_fmt_lit(b, " DPT=");
+	sl_fmt_u64(b, rd16(th + 2));
+	sl_fmt_chr(b, ' ');
 	if (flags & SL_LOGLINE_TCPSEQ) {
-		fmt_lit(b, "SEQ=");
-		fmt_u64(b, rd32(th + 4));
-		fmt_lit(b, " ACK=");
-		fmt_u64(b, rd32(th + 8));
-		fmt_chr(b, ' ');
+		sl_fmt_lit(b, "SEQ=");
+		sl_fmt_u64(b, rd32(th + 4));
+		sl_fmt_lit(b, " ACK=");
+		sl_fmt_u64(b, rd32(th + 8));
+		sl_fmt_chr(b, ' ');
 	}
-	fmt_lit(b, "WINDOW=");
-	fmt_u64(b, rd16(th + 14));
+	sl_fmt_lit(b, "WINDOW=");
+	sl_fmt_u64(b, rd16(th + 14));
 	/* reserved bits 0x0E000000 of the flag word >> 22; the 4th is AE */
-	fmt_lit(b, " RES=0x");
-	fmt_hex(b, (th[12] & 0x0e) << 2, 2, false);
-	fmt_chr(b, ' ');
+	sl_fmt_lit(b, " RES=0x");
+	sl_fmt_hex(b, (th[12] & 0x0e) << 2, 2, false);
+	sl_fmt_chr(b, ' ');
 	if (th[12] & 0x01)
-		fmt_lit(b, "AE ");
+		sl_fmt_lit(b, "AE ");
 	for (unsigned i = 0; i < 8; i++)
 		if (th[13] & (0x80 >> i))
-			fmt_mem(b, tcp_flag_names + 4 * i, 4);
-	fmt_lit(b, "URGP=");
-	fmt_u64(b, rd16(th + 18));
-	fmt_chr(b, ' ');
+			sl_fmt_mem(b, tcp_flag_names + 4 * i, 4);
+	sl_fmt_lit(b, "URGP=");
+	sl_fmt_u64(b, rd16(th + 18));
+	sl_fmt_chr(b, ' ');
 
 	doff = (unsigned)(th[12] >> 4) * 4;
 	if ((flags & SL_LOGLINE_TCPOPT) && doff > 20) {
 		const uint8_t *op = hp(k, off + 20, doff - 20);
 
 		if (!op) {
-			fmt_lit(b, "OPT (TRUNCATED)");
+			sl_fmt_lit(b, "OPT (TRUNCATED)");
 			return 1;
 		}
-		fmt_lit(b, "OPT (");
+		sl_fmt_lit(b, "OPT (");
 		put_hex_upper(b, op, doff - 20);
-		fmt_lit(b, ") ");
+		sl_fmt_lit(b, ") ");
 	}
 	return 0;
 }
 
 /* nf_log_dump_udp_header() */
-static int dump_udp(struct fmt_buf *b, const struct pkt *k, unsigned proto, bool fragment,
+static int dump_udp(struct sl_fmt_buf *b, const struct pkt *k, unsigned proto, bool fragment,
 		    uint32_t off)
 {
 	const uint8_t *uh;
 
 	if (proto == 17)
-		fmt_lit(b, "PROTO=UDP ");
+		sl_fmt_lit(b, "PROTO=UDP ");
 	else
-		fmt_lit(b, "PROTO=UDPLITE ");
+		sl_fmt_lit(b, "PROTO=UDPLITE ");
 	if (fragment)
 		return 0;
 	uh = hp(k, off, 8);
@@ -193,40 +193,40 @@ static int dump_udp(struct fmt_buf *b, const struct pkt *k, unsigned proto, bool
 		incomplete(b, k->len - off);
 		return 1;
 	}
-	fmt_lit(b, "SPT=");
-	fmt_u64(b, rd16(uh));
-	fmt_lit(b, " DPT=");
-	fmt_u64(b, rd16(uh + 2));
-	fmt_lit(b, " LEN=");
-	fmt_u64(b, rd16(uh + 4));
-	fmt_chr(b, ' ');
+	sl_fmt_lit(b, "SPT=");
+	sl_fmt_u64(b, rd16(uh));
+	sl_fmt_lit(b, " DPT=");
+	sl_fmt_u64(b, rd16(uh + 2));
+	sl_fmt_lit(b, " LEN=");
+	sl_fmt_u64(b, rd16(uh + 4));
+	sl_fmt_chr(b, ' ');
 	return 0;
 }
 
-static void spi(struct fmt_buf *b, const uint8_t *p)
+static void spi(struct sl_fmt_buf *b, const uint8_t *p)
 {
-	fmt_lit(b, "SPI=0x");
-	fmt_hex(b, rd32(p), 0, false);
+	sl_fmt_lit(b, "SPI=0x");
+	sl_fmt_hex(b, rd32(p), 0, false);
 }
 
 /* An ICMP or ICMPv6 header's type and code. */
-static void type_code(struct fmt_buf *b, const uint8_t *ic)
+static void type_code(struct sl_fmt_buf *b, const uint8_t *ic)
 {
-	fmt_lit(b, "TYPE=");
-	fmt_u64(b, ic[0]);
-	fmt_lit(b, " CODE=");
-	fmt_u64(b, ic[1]);
-	fmt_chr(b, ' ');
+	sl_fmt_lit(b, "TYPE=");
+	sl_fmt_u64(b, ic[0]);
+	sl_fmt_lit(b, " CODE=");
+	sl_fmt_u64(b, ic[1]);
+	sl_fmt_chr(b, ' ');
 }
 
 /* An ICMP or ICMPv6 echo request or reply: its identifier and sequence. */
-static void echo_id_seq(struct fmt_buf *b, const uint8_t *ic)
+static void echo_id_seq(struct sl_fmt_buf *b, const uint8_t *ic)
 {
-	fmt_lit(b, "ID=");
-	fmt_u64(b, rd16(ic + 4));
-	fmt_lit(b, " SEQ=");
-	fmt_u64(b, rd16(ic + 6));
-	fmt_chr(b, ' ');
+	sl_fmt_lit(b, "ID=");
+	sl_fmt_u64(b, rd16(ic + 4));
+	sl_fmt_lit(b, " SEQ=");
+	sl_fmt_u64(b, rd16(ic + 6));
+	sl_fmt_chr(b, ' ');
 }
 
 /* Minimum ICMP lengths the kernel wants before decoding a type further. */
@@ -236,7 +236,7 @@ static const uint8_t icmp_required_len[19] = {
 };
 
 /* dump_ipv4_packet(); iphoff != 0 inside an ICMP error. */
-static void dump_ipv4(struct fmt_buf *b, const struct sl_record *r, const struct pkt *k,
+static void dump_ipv4(struct sl_fmt_buf *b, const struct sl_record *r, const struct pkt *k,
 		      unsigned flags, uint32_t iphoff)
 {
 	const uint8_t *ih;
@@ -245,36 +245,36 @@ static void dump_ipv4(struct fmt_buf *b, const struct sl_record *r, const struct
 
 	ih = hp(k, iphoff, 20);
 	if (!ih) {
-		fmt_lit(b, "TRUNCATED");
+		sl_fmt_lit(b, "TRUNCATED");
 		return;
 	}
-	fmt_lit(b, "SRC=");
-	fmt_ip4(b, ih + 12);
-	fmt_lit(b, " DST=");
-	fmt_ip4(b, ih + 16);
-	fmt_lit(b, " LEN=");
-	fmt_u64(b, rd16(ih + 2));
-	fmt_lit(b, " TOS=0x");
-	fmt_hex(b, ih[1] & 0x1e, 2, true);
-	fmt_lit(b, " PREC=0x");
-	fmt_hex(b, ih[1] & 0xe0, 2, true);
-	fmt_lit(b, " TTL=");
-	fmt_u64(b, ih[8]);
-	fmt_lit(b, " ID=");
-	fmt_u64(b, rd16(ih + 4));
-	fmt_chr(b, ' ');
+	sl_fmt_lit(b, "SRC=");
+	sl_fmt_ip4(b, ih + 12);
+	sl_fmt_lit(b, " DST=");
+	sl_fmt_ip4(b, ih + 16);
+	sl_fmt_lit(b, " LEN=");
+	sl_fmt_u64(b, rd16(ih + 2));
+	sl_fmt_lit(b, " TOS=0x");
+	sl_fmt_hex(b, ih[1] & 0x1e, 2, true);
+	sl_fmt_lit(b, " PREC=0x");
+	sl_fmt_hex(b, ih[1] & 0xe0, 2, true);
+	sl_fmt_lit(b, " TTL=");
+	sl_fmt_u64(b, ih[8]);
+	sl_fmt_lit(b, " ID=");
+	sl_fmt_u64(b, rd16(ih + 4));
+	sl_fmt_chr(b, ' ');
 
 	frag = rd16(ih + 6);
 	if (frag & 0x8000)
-		fmt_lit(b, "CE ");
+		sl_fmt_lit(b, "CE ");
 	if (frag & 0x4000)
-		fmt_lit(b, "DF ");
+		sl_fmt_lit(b, "DF ");
 	if (frag & 0x2000)
-		fmt_lit(b, "MF ");
+		sl_fmt_lit(b, "MF ");
 	if (frag & 0x1fff) {
-		fmt_lit(b, "FRAG:");
-		fmt_u64(b, frag & 0x1fff);
-		fmt_chr(b, ' ');
+		sl_fmt_lit(b, "FRAG:");
+		sl_fmt_u64(b, frag & 0x1fff);
+		sl_fmt_chr(b, ' ');
 	}
 
 	ihl = (ih[0] & 15u) * 4;
@@ -282,12 +282,12 @@ static void dump_ipv4(struct fmt_buf *b, const struct sl_record *r, const struct
 		const uint8_t *op = hp(k, iphoff + 20, ihl - 20);
 
 		if (!op) {
-			fmt_lit(b, "TRUNCATED");
+			sl_fmt_lit(b, "TRUNCATED");
 			return;
 		}
-		fmt_lit(b, "OPT (");
+		sl_fmt_lit(b, "OPT (");
 		put_hex_upper(b, op, ihl - 20);
-		fmt_lit(b, ") ");
+		sl_fmt_lit(b, ") ");
 	}
 
 	proto = ih[9];
@@ -306,7 +306,7 @@ static void dump_ipv4(struct fmt_buf *b, const struct sl_record *r, const struct
 		const uint8_t *ich;
 		unsigned type, code;
 
-		fmt_lit(b, "PROTO=ICMP ");
+		sl_fmt_lit(b, "PROTO=ICMP ");
 		if (frag & 0x1fff)
 			break;
 		ich = hp(k, l4, 8);
@@ -327,27 +327,27 @@ static void dump_ipv4(struct fmt_buf *b, const struct sl_record *r, const struct
 			echo_id_seq(b, ich);
 			break;
 		case 12:
-			fmt_lit(b, "PARAMETER=");
-			fmt_u64(b, ich[4]);
-			fmt_chr(b, ' ');
+			sl_fmt_lit(b, "PARAMETER=");
+			sl_fmt_u64(b, ich[4]);
+			sl_fmt_chr(b, ' ');
 			break;
 		case 5:
-			fmt_lit(b, "GATEWAY=");
-			fmt_ip4(b, ich + 4);
-			fmt_chr(b, ' ');
+			sl_fmt_lit(b, "GATEWAY=");
+			sl_fmt_ip4(b, ich + 4);
+			sl_fmt_chr(b, ' ');
 			__attribute__((fallthrough));
 		case 3:
 		case 4:
 		case 11:
 			if (!iphoff) {	/* only one level of recursion */
-				fmt_chr(b, '[');
+				sl_fmt_chr(b, '[');
 				dump_ipv4(b, r, k, flags, l4 + 8);
-				fmt_lit(b, "] ");
+				sl_fmt_lit(b, "] ");
 			}
 			if (type == 3 && code == 4) {
-				fmt_lit(b, "MTU=");
-				fmt_u64(b, rd16(ich + 6));
-				fmt_chr(b, ' ');
+				sl_fmt_lit(b, "MTU=");
+				sl_fmt_u64(b, rd16(ich + 6));
+				sl_fmt_chr(b, ' ');
 			}
 			break;
 		}
@@ -358,20 +358,20 @@ static void dump_ipv4(struct fmt_buf *b, const struct sl_record *r, const struct
 
 		if (frag & 0x1fff)
 			break;
-		fmt_lit(b, "PROTO=AH ");
+		sl_fmt_lit(b, "PROTO=AH ");
 		ah = hp(k, l4, 12);
 		if (!ah) {
 			incomplete(b, k->len - l4);
 			break;
 		}
 		spi(b, ah + 4);
-		fmt_chr(b, ' ');
+		sl_fmt_chr(b, ' ');
 		break;
 	}
 	case 50: {
 		const uint8_t *eh;
 
-		fmt_lit(b, "PROTO=ESP ");
+		sl_fmt_lit(b, "PROTO=ESP ");
 		if (frag & 0x1fff)
 			break;
 		eh = hp(k, l4, 8);
@@ -380,13 +380,13 @@ static void dump_ipv4(struct fmt_buf *b, const struct sl_record *r, const struct
 			break;
 		}
 		spi(b, eh);
-		fmt_chr(b, ' ');
+		sl_fmt_chr(b, ' ');
 		break;
 	}
 	default:
-		fmt_lit(b, "PROTO=");
-		fmt_u64(b, proto);
-		fmt_chr(b, ' ');
+		sl_fmt_lit(b, "PROTO=");
+		sl_fmt_u64(b, proto);
+		sl_fmt_chr(b, ' ');
 	}
 	if (!iphoff)
 		uid_mark(b, r, flags);
@@ -402,20 +402,20 @@ static bool ip6_ext_hdr(unsigned h)
  * at spi_off of its first len bytes; false when the option (and the
  * line) ends here: a fragment, or a header cut short.
  */
-static bool ipsec_opt6(struct fmt_buf *b, const struct pkt *k, uint32_t ptr, bool fragment,
+static bool ipsec_opt6(struct sl_fmt_buf *b, const struct pkt *k, uint32_t ptr, bool fragment,
 		       const char *name, uint32_t len, uint32_t spi_off)
 {
 	const uint8_t *h;
 
-	fmt_str(b, name);
+	sl_fmt_str(b, name);
 	if (fragment) {
-		fmt_chr(b, ')');
+		sl_fmt_chr(b, ')');
 		return false;
 	}
 	h = hp(k, ptr, len);
 	if (!h) {
 		incomplete(b, k->len - ptr);
-		fmt_chr(b, ')');
+		sl_fmt_chr(b, ')');
 		return false;
 	}
 	spi(b, h + spi_off);
@@ -423,7 +423,7 @@ static bool ipsec_opt6(struct fmt_buf *b, const struct pkt *k, uint32_t ptr, boo
 }
 
 /* dump_ipv6_packet() */
-static void dump_ipv6(struct fmt_buf *b, const struct sl_record *r, const struct pkt *k,
+static void dump_ipv6(struct sl_fmt_buf *b, const struct sl_record *r, const struct pkt *k,
 		      unsigned flags, uint32_t ip6hoff, bool recurse)
 {
 	const uint8_t *ih;
@@ -433,23 +433,23 @@ static void dump_ipv6(struct fmt_buf *b, const struct sl_record *r, const struct
 
 	ih = hp(k, ip6hoff, 40);
 	if (!ih) {
-		fmt_lit(b, "TRUNCATED");
+		sl_fmt_lit(b, "TRUNCATED");
 		return;
 	}
-	fmt_lit(b, "SRC=");
-	fmt_ip6_full(b, ih + 8);
-	fmt_lit(b, " DST=");
-	fmt_ip6_full(b, ih + 24);
+	sl_fmt_lit(b, "SRC=");
+	sl_fmt_ip6_full(b, ih + 8);
+	sl_fmt_lit(b, " DST=");
+	sl_fmt_ip6_full(b, ih + 24);
 	w = rd32(ih);
-	fmt_lit(b, " LEN=");
-	fmt_u64(b, rd16(ih + 4) + 40u);
-	fmt_lit(b, " TC=");
-	fmt_u64(b, (w & 0x0ff00000) >> 20);
-	fmt_lit(b, " HOPLIMIT=");
-	fmt_u64(b, ih[7]);
-	fmt_lit(b, " FLOWLBL=");
-	fmt_u64(b, w & 0x000fffff);
-	fmt_chr(b, ' ');
+	sl_fmt_lit(b, " LEN=");
+	sl_fmt_u64(b, rd16(ih + 4) + 40u);
+	sl_fmt_lit(b, " TC=");
+	sl_fmt_u64(b, (w & 0x0ff00000) >> 20);
+	sl_fmt_lit(b, " HOPLIMIT=");
+	sl_fmt_u64(b, ih[7]);
+	sl_fmt_lit(b, " FLOWLBL=");
+	sl_fmt_u64(b, w & 0x000fffff);
+	sl_fmt_chr(b, ' ');
 
 	ptr = ip6hoff + 40;
 	cur = ih[6];
@@ -457,30 +457,30 @@ static void dump_ipv6(struct fmt_buf *b, const struct sl_record *r, const struct
 		const uint8_t *h = hp(k, ptr, 2);
 
 		if (!h) {
-			fmt_lit(b, "TRUNCATED");
+			sl_fmt_lit(b, "TRUNCATED");
 			return;
 		}
 		if (flags & SL_LOGLINE_IPOPT)
-			fmt_lit(b, "OPT ( ");
+			sl_fmt_lit(b, "OPT ( ");
 		switch (cur) {
 		case 44: {
 			const uint8_t *fh;
 			unsigned fo;
 
-			fmt_lit(b, "FRAG:");
+			sl_fmt_lit(b, "FRAG:");
 			fh = hp(k, ptr, 8);
 			if (!fh) {
-				fmt_lit(b, "TRUNCATED ");
+				sl_fmt_lit(b, "TRUNCATED ");
 				return;
 			}
 			fo = rd16(fh + 2);
-			fmt_u64(b, fo & 0xfff8);
-			fmt_chr(b, ' ');
+			sl_fmt_u64(b, fo & 0xfff8);
+			sl_fmt_chr(b, ' ');
 			if (fo & 1)
-				fmt_lit(b, "INCOMPLETE ");
-			fmt_lit(b, "ID:");
-			fmt_hex(b, rd32(fh + 4), 8, false);
-			fmt_chr(b, ' ');
+				sl_fmt_lit(b, "INCOMPLETE ");
+			sl_fmt_lit(b, "ID:");
+			sl_fmt_hex(b, rd32(fh + 4), 8, false);
+			sl_fmt_chr(b, ' ');
 			if (fo & 0xfff8)
 				fragment = true;
 			hdrlen = 8;
@@ -491,7 +491,7 @@ static void dump_ipv6(struct fmt_buf *b, const struct sl_record *r, const struct
 		case 0:
 			if (fragment) {
 				if (flags & SL_LOGLINE_IPOPT)
-					fmt_chr(b, ')');
+					sl_fmt_chr(b, ')');
 				return;
 			}
 			hdrlen = ((uint32_t)h[1] + 1) << 3;
@@ -500,17 +500,17 @@ static void dump_ipv6(struct fmt_buf *b, const struct sl_record *r, const struct
 			if (flags & SL_LOGLINE_IPOPT) {
 				if (!ipsec_opt6(b, k, ptr, fragment, "AH ", 12, 4))
 					return;
-				fmt_chr(b, ' ');
+				sl_fmt_chr(b, ' ');
 			}
 			hdrlen = ((uint32_t)h[1] + 2) << 2;
 			break;
 		case 50:
 			if ((flags & SL_LOGLINE_IPOPT) && ipsec_opt6(b, k, ptr, fragment, "ESP ", 8, 0))
-				fmt_lit(b, " )");
+				sl_fmt_lit(b, " )");
 			return;
 		}
 		if (flags & SL_LOGLINE_IPOPT)
-			fmt_lit(b, ") ");
+			sl_fmt_lit(b, ") ");
 		cur = h[0];
 		ptr += hdrlen;
 	}
@@ -529,7 +529,7 @@ static void dump_ipv6(struct fmt_buf *b, const struct sl_record *r, const struct
 		const uint8_t *ic;
 		unsigned type;
 
-		fmt_lit(b, "PROTO=ICMPv6 ");
+		sl_fmt_lit(b, "PROTO=ICMPv6 ");
 		if (fragment)
 			break;
 		ic = hp(k, ptr, 8);
@@ -549,46 +549,46 @@ static void dump_ipv6(struct fmt_buf *b, const struct sl_record *r, const struct
 		case 132:
 			break;
 		case 4:
-			fmt_lit(b, "POINTER=");
-			fmt_hex(b, rd32(ic + 4), 8, false);
-			fmt_chr(b, ' ');
+			sl_fmt_lit(b, "POINTER=");
+			sl_fmt_hex(b, rd32(ic + 4), 8, false);
+			sl_fmt_chr(b, ' ');
 			__attribute__((fallthrough));
 		case 1:
 		case 2:
 		case 3:
 			if (recurse) {
-				fmt_chr(b, '[');
+				sl_fmt_chr(b, '[');
 				dump_ipv6(b, r, k, flags, ptr + 8, false);
-				fmt_lit(b, "] ");
+				sl_fmt_lit(b, "] ");
 			}
 			if (type == 2) {
-				fmt_lit(b, "MTU=");
-				fmt_u64(b, rd32(ic + 4));
-				fmt_chr(b, ' ');
+				sl_fmt_lit(b, "MTU=");
+				sl_fmt_u64(b, rd32(ic + 4));
+				sl_fmt_chr(b, ' ');
 			}
 			break;
 		}
 		break;
 	}
 	default:
-		fmt_lit(b, "PROTO=");
-		fmt_u64(b, cur);
-		fmt_chr(b, ' ');
+		sl_fmt_lit(b, "PROTO=");
+		sl_fmt_u64(b, cur);
+		sl_fmt_chr(b, ' ');
 	}
 	if (recurse)
 		uid_mark(b, r, flags);
 }
 
 /* MACSRC= MACDST= MACPROTO= from an Ethernet header. */
-static void mac_decoded(struct fmt_buf *b, const uint8_t *eth)
+static void mac_decoded(struct sl_fmt_buf *b, const uint8_t *eth)
 {
-	fmt_lit(b, "MACSRC=");
-	fmt_mac(b, eth + 6);
-	fmt_lit(b, " MACDST=");
-	fmt_mac(b, eth);
-	fmt_lit(b, " MACPROTO=");
-	fmt_hex(b, rd16(eth + 12), 4, false);
-	fmt_chr(b, ' ');
+	sl_fmt_lit(b, "MACSRC=");
+	sl_fmt_mac(b, eth + 6);
+	sl_fmt_lit(b, " MACDST=");
+	sl_fmt_mac(b, eth);
+	sl_fmt_lit(b, " MACPROTO=");
+	sl_fmt_hex(b, rd16(eth + 12), 4, false);
+	sl_fmt_chr(b, ' ');
 }
 
 static bool hw_is_ether(const struct sl_record *r)
@@ -597,7 +597,7 @@ static bool hw_is_ether(const struct sl_record *r)
 }
 
 /* dump_mac_header() */
-static void dump_mac(struct fmt_buf *b, const struct sl_record *r, unsigned flags)
+static void dump_mac(struct sl_fmt_buf *b, const struct sl_record *r, unsigned flags)
 {
 	const uint8_t *h = NULL;
 	uint32_t n = 0, i;
@@ -611,10 +611,10 @@ static void dump_mac(struct fmt_buf *b, const struct sl_record *r, unsigned flag
 			mac_decoded(b, h);
 		return;
 	}
-	fmt_lit(b, "MAC=");
+	sl_fmt_lit(b, "MAC=");
 	if (n) {
 		if (3 * (size_t)n - 1 <= SLACK) {
-			fmt_hexbytes(b, h, n, ':');
+			sl_fmt_hexbytes(b, h, n, ':');
 		} else {
 			for (i = 0; i < n; i++) {
 				char t[3] = {':', "0123456789abcdef"[h[i] >> 4], "0123456789abcdef"[h[i] & 15]};
@@ -623,45 +623,45 @@ static void dump_mac(struct fmt_buf *b, const struct sl_record *r, unsigned flag
 			}
 		}
 	}
-	fmt_chr(b, ' ');
+	sl_fmt_chr(b, ' ');
 }
 
 /* dump_arp_packet() */
-static void dump_arp(struct fmt_buf *b, const struct sl_record *r, const struct pkt *k, unsigned flags)
+static void dump_arp(struct sl_fmt_buf *b, const struct sl_record *r, const struct pkt *k, unsigned flags)
 {
 	const uint8_t *ah, *ap;
 
 	ah = hp(k, 0, 8);
 	if (!ah) {
-		fmt_lit(b, "TRUNCATED");
+		sl_fmt_lit(b, "TRUNCATED");
 		return;
 	}
 	if ((flags & SL_LOGLINE_MACDECODE) && hw_is_ether(r) && sl_has(r, SL_F_HWHDR) &&
 	    r->v[SL_F_HWHDR].bytes.len >= 14)
 		mac_decoded(b, r->v[SL_F_HWHDR].bytes.ptr);
-	fmt_lit(b, "ARP HTYPE=");
-	fmt_u64(b, rd16(ah));
-	fmt_lit(b, " PTYPE=0x");
-	fmt_hex(b, rd16(ah + 2), 4, false);
-	fmt_lit(b, " OPCODE=");
-	fmt_u64(b, rd16(ah + 6));
+	sl_fmt_lit(b, "ARP HTYPE=");
+	sl_fmt_u64(b, rd16(ah));
+	sl_fmt_lit(b, " PTYPE=0x");
+	sl_fmt_hex(b, rd16(ah + 2), 4, false);
+	sl_fmt_lit(b, " OPCODE=");
+	sl_fmt_u64(b, rd16(ah + 6));
 	if (rd16(ah) != 1 || ah[4] != 6 || ah[5] != 4)
 		return;
 	ap = hp(k, 8, 20);
 	if (!ap) {
-		fmt_lit(b, " INCOMPLETE [");
-		fmt_u64(b, (uint64_t)k->len - 8);	/* %zu of an unsigned difference */
-		fmt_lit(b, " bytes]");
+		sl_fmt_lit(b, " INCOMPLETE [");
+		sl_fmt_u64(b, (uint64_t)k->len - 8);	/* %zu of an unsigned difference */
+		sl_fmt_lit(b, " bytes]");
 		return;
 	}
-	fmt_lit(b, " MACSRC=");
-	fmt_mac(b, ap);
-	fmt_lit(b, " IPSRC=");
-	fmt_ip4(b, ap + 6);
-	fmt_lit(b, " MACDST=");
-	fmt_mac(b, ap + 10);
-	fmt_lit(b, " IPDST=");
-	fmt_ip4(b, ap + 16);
+	sl_fmt_lit(b, " MACSRC=");
+	sl_fmt_mac(b, ap);
+	sl_fmt_lit(b, " IPSRC=");
+	sl_fmt_ip4(b, ap + 6);
+	sl_fmt_lit(b, " MACDST=");
+	sl_fmt_mac(b, ap + 10);
+	sl_fmt_lit(b, " IPDST=");
+	sl_fmt_ip4(b, ap + 16);
 }
 
 static uint64_t u64_or(const struct sl_record *r, sl_field f, uint64_t def)
@@ -670,19 +670,19 @@ static uint64_t u64_or(const struct sl_record *r, sl_field f, uint64_t def)
 }
 
 /* "PHYSIN=port " (key) when the bridge port is not the device itself */
-static void physdev(struct fmt_buf *b, const struct sl_record *r, const char *key, sl_field name,
+static void physdev(struct sl_fmt_buf *b, const struct sl_record *r, const char *key, sl_field name,
 		    sl_field physindex, sl_field ifindex)
 {
 	if (sl_has(r, name) && u64_or(r, physindex, 0) != u64_or(r, ifindex, 0)) {
-		fmt_str(b, key);
+		sl_fmt_str(b, key);
 		put_string_field(b, r, name);
-		fmt_chr(b, ' ');
+		sl_fmt_chr(b, ' ');
 	}
 }
 
-bool sl_logline_format(struct fmt_buf *out, const struct sl_record *r, unsigned flags)
+bool sl_logline_format(struct sl_fmt_buf *out, const struct sl_record *r, unsigned flags)
 {
-	struct fmt_buf b;
+	struct sl_fmt_buf b;
 	struct pkt k;
 	unsigned family, kind;
 	bool bridge, in;
@@ -705,7 +705,7 @@ bool sl_logline_format(struct fmt_buf *out, const struct sl_record *r, unsigned 
 	if (out->overflow)
 		return true;
 	room = out->cap - out->len;
-	fmt_init(&b, out->p + out->len, room < SL_LOGLINE_MAX + SLACK ? room : SL_LOGLINE_MAX + SLACK);
+	sl_fmt_init(&b, out->p + out->len, room < SL_LOGLINE_MAX + SLACK ? room : SL_LOGLINE_MAX + SLACK);
 
 	family = (unsigned)u64_or(r, SL_F_FAMILY, 0);
 	if (family == 0 && k.cap)	/* unknown: guess from the IP version */
@@ -726,7 +726,7 @@ bool sl_logline_format(struct fmt_buf *out, const struct sl_record *r, unsigned 
 	/* nf_log_dump_packet_common() */
 	put_string_field(&b, r, SL_F_PREFIX);
 	in = sl_has(r, SL_F_IFINDEX_IN) || sl_has(r, SL_F_IFNAME_IN);
-	fmt_lit(&b, "IN=");
+	sl_fmt_lit(&b, "IN=");
 	/*
 	 * For the bridge family nfnetlink_log reports the bridge as the
 	 * input device and the port as PHYSINDEV, while the kernel's line
@@ -734,10 +734,10 @@ bool sl_logline_format(struct fmt_buf *out, const struct sl_record *r, unsigned 
 	 */
 	put_string_field(&b, r,
 			 bridge && sl_has(r, SL_F_PHYSNAME_IN) ? SL_F_PHYSNAME_IN : SL_F_IFNAME_IN);
-	fmt_lit(&b, " OUT=");
+	sl_fmt_lit(&b, " OUT=");
 	put_string_field(&b, r,
 			 bridge && sl_has(r, SL_F_PHYSNAME_OUT) ? SL_F_PHYSNAME_OUT : SL_F_IFNAME_OUT);
-	fmt_chr(&b, ' ');
+	sl_fmt_chr(&b, ' ');
 	if (!bridge) {
 		physdev(&b, r, "PHYSIN=", SL_F_PHYSNAME_IN, SL_F_PHYSINDEX_IN, SL_F_IFINDEX_IN);
 		physdev(&b, r, "PHYSOUT=", SL_F_PHYSNAME_OUT, SL_F_PHYSINDEX_OUT, SL_F_IFINDEX_OUT);

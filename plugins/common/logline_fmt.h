@@ -49,6 +49,6 @@
  * SL_LOGLINE_MAX bytes like the kernel's; b needs that much room or it
  * overflows (b->overflow).
  */
-bool sl_logline_format(struct fmt_buf *b, const struct sl_record *r, unsigned flags);
+bool sl_logline_format(struct sl_fmt_buf *b, const struct sl_record *r, unsigned flags);
 
 #endif /* SLUICE_LOGLINE_FMT_H */

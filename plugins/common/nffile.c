@@ -18,7 +18,7 @@
 #include "nffile_int.h"
 
 _Static_assert(12 + EX_GENERIC_LEN + EX_IPV6_LEN + EX_MISC_LEN + EX_CNT_LEN + EX_XLATE6_LEN +
-		       EX_XLATE_PORT_LEN <= NF_V3_MAX,
+		       EX_XLATE_PORT_LEN <= SL_NF_V3_MAX,
 	       "NF_V3_MAX too small");
 
 /* ---- V3 records (§5) ---- */
@@ -75,17 +75,17 @@ static uint8_t *addr_element(uint8_t *p, uint16_t id, bool v6, const uint8_t src
 	return p + len;
 }
 
-static bool flow_is_v6(const struct nf_flow *f)
+static bool flow_is_v6(const struct sl_nf_flow *f)
 {
 	return !is_mapped4(f->src) || !is_mapped4(f->dst);
 }
 
-static bool xlate_is_v6(const struct nf_flow *f)
+static bool xlate_is_v6(const struct sl_nf_flow *f)
 {
 	return flow_is_v6(f) || !is_mapped4(f->xsrc) || !is_mapped4(f->xdst);
 }
 
-static size_t v3_size(const struct nf_flow *f)
+static size_t v3_size(const struct sl_nf_flow *f)
 {
 	size_t n = 12 + EX_GENERIC_LEN + (flow_is_v6(f) ? EX_IPV6_LEN : EX_IPV4_LEN);
 
@@ -98,7 +98,7 @@ static size_t v3_size(const struct nf_flow *f)
 	return n;
 }
 
-size_t nf_encode_v3(uint8_t *dst, const struct nf_flow *f)
+size_t sl_nf_encode_v3(uint8_t *dst, const struct sl_nf_flow *f)
 {
 	uint8_t *p = dst + 12, *e;
 	uint16_t nel = 2;
@@ -156,7 +156,7 @@ size_t nf_encode_v3(uint8_t *dst, const struct nf_flow *f)
 
 /* ---- stat record ---- */
 
-void nf_stat_add(struct nf_stat *s, const struct nf_flow *f)
+void sl_nf_stat_add(struct sl_nf_stat *s, const struct sl_nf_flow *f)
 {
 	uint64_t pk = f->in_packets + f->out_packets, by = f->in_bytes + f->out_bytes;
 
@@ -192,7 +192,7 @@ void nf_stat_add(struct nf_stat *s, const struct nf_flow *f)
 	}
 }
 
-void nf_stat_merge(struct nf_stat *a, const struct nf_stat *b)
+void sl_nf_stat_merge(struct sl_nf_stat *a, const struct sl_nf_stat *b)
 {
 	if (b->numflows) {
 		if (a->numflows == 0 || b->first_ms < a->first_ms)
@@ -218,7 +218,7 @@ void nf_stat_merge(struct nf_stat *a, const struct nf_stat *b)
 	a->sequence_failures += b->sequence_failures;
 }
 
-static void put_stat(uint8_t *p, const struct nf_stat *s)
+static void put_stat(uint8_t *p, const struct sl_nf_stat *s)
 {
 	const uint64_t v[18] = {
 		s->numflows, s->numbytes, s->numpackets,
@@ -236,17 +236,17 @@ static void put_stat(uint8_t *p, const struct nf_stat *s)
 
 /* ---- writer ---- */
 
-struct nf_writer *nf_writer_new(enum nf_compression comp, const char *ident)
+struct sl_nf_writer *sl_nf_writer_new(enum sl_nf_compression comp, const char *ident)
 {
-	struct nf_writer *w;
+	struct sl_nf_writer *w;
 
 #ifndef NF_HAVE_LZ4
-	if (comp == NF_COMP_LZ4) {
+	if (comp == SL_NF_COMP_LZ4) {
 		errno = ENOTSUP;
 		return NULL;
 	}
 #endif
-	if (comp != NF_COMP_NONE && comp != NF_COMP_LZ4) {
+	if (comp != SL_NF_COMP_NONE && comp != SL_NF_COMP_LZ4) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -256,15 +256,15 @@ struct nf_writer *nf_writer_new(enum nf_compression comp, const char *ident)
 	w->comp = comp;
 	w->fd = -1;
 	/* Room for the ident + stat appendix too (far below a block). */
-	w->blk = malloc(NF_BLOCK_PAYLOAD);
+	w->blk = malloc(SL_NF_BLOCK_PAYLOAD);
 #ifdef NF_HAVE_LZ4
-	if (comp == NF_COMP_LZ4) {
-		w->cbuf_size = (size_t)LZ4_compressBound((int)NF_BLOCK_PAYLOAD);
+	if (comp == SL_NF_COMP_LZ4) {
+		w->cbuf_size = (size_t)LZ4_compressBound((int)SL_NF_BLOCK_PAYLOAD);
 		w->cbuf = malloc(w->cbuf_size);
 	}
 #endif
-	if (!w->blk || (comp == NF_COMP_LZ4 && !w->cbuf)) {
-		nf_writer_free(w);
+	if (!w->blk || (comp == SL_NF_COMP_LZ4 && !w->cbuf)) {
+		sl_nf_writer_free(w);
 		errno = ENOMEM;
 		return NULL;
 	}
@@ -272,7 +272,7 @@ struct nf_writer *nf_writer_new(enum nf_compression comp, const char *ident)
 	return w;
 }
 
-void nf_writer_free(struct nf_writer *w)
+void sl_nf_writer_free(struct sl_nf_writer *w)
 {
 	if (!w)
 		return;
@@ -283,32 +283,32 @@ void nf_writer_free(struct nf_writer *w)
 	free(w);
 }
 
-void nf_writer_set_created(struct nf_writer *w, int64_t created)
+void sl_nf_writer_set_created(struct sl_nf_writer *w, int64_t created)
 {
 	w->created = created;
 }
 
-bool nf_writer_is_open(const struct nf_writer *w)
+bool sl_nf_writer_is_open(const struct sl_nf_writer *w)
 {
 	return w->fd >= 0;
 }
 
-const struct nf_stat *nf_writer_stat(const struct nf_writer *w)
+const struct sl_nf_stat *sl_nf_writer_stat(const struct sl_nf_writer *w)
 {
 	return &w->stat;
 }
 
-uint64_t nf_writer_blocks(const struct nf_writer *w)
+uint64_t sl_nf_writer_blocks(const struct sl_nf_writer *w)
 {
 	return w->nblocks;
 }
 
-uint64_t nf_writer_lost(const struct nf_writer *w)
+uint64_t sl_nf_writer_lost(const struct sl_nf_writer *w)
 {
 	return w->lost;
 }
 
-int nf_pwrite_all(int fd, struct iovec *iov, int n, uint64_t off)
+int sl_nf_pwrite_all(int fd, struct iovec *iov, int n, uint64_t off)
 {
 	while (n > 0) {
 		ssize_t r = pwritev(fd, iov, n, (off_t)off);
@@ -336,17 +336,17 @@ int nf_pwrite_all(int fd, struct iovec *iov, int n, uint64_t off)
 	return 0;
 }
 
-int nf_block_write(struct nf_writer *w, const uint8_t *payload, uint32_t len, uint32_t nrec,
+int sl_nf_block_write(struct sl_nf_writer *w, const uint8_t *payload, uint32_t len, uint32_t nrec,
 		   uint8_t *cbuf, size_t cbuf_size)
 {
-	uint8_t hdr[NF_BLOCK_HEADER_SIZE];
+	uint8_t hdr[SL_NF_BLOCK_HEADER_SIZE];
 	struct iovec iov[2];
 	const uint8_t *stored = payload;
 	uint32_t stored_len = len;
 	int saved;
 
 #ifdef NF_HAVE_LZ4
-	if (w->comp == NF_COMP_LZ4) {
+	if (w->comp == SL_NF_COMP_LZ4) {
 		int c = LZ4_compress_default((const char *)payload, (char *)cbuf, (int)len, (int)cbuf_size);
 
 		if (c <= 0) {
@@ -366,7 +366,7 @@ int nf_block_write(struct nf_writer *w, const uint8_t *payload, uint32_t len, ui
 	put16(hdr + 10, 0);	/* never the "uncompressed" flag: -r ignores it (§8) */
 	iov[0] = (struct iovec){hdr, sizeof(hdr)};
 	iov[1] = (struct iovec){(void *)stored, stored_len};
-	if (nf_pwrite_all(w->fd, iov, 2, w->off) < 0) {
+	if (sl_nf_pwrite_all(w->fd, iov, 2, w->off) < 0) {
 		saved = errno;
 		/* Keep the file well formed: drop the partial block. */
 		if (ftruncate(w->fd, (off_t)w->off) < 0) {
@@ -379,12 +379,12 @@ int nf_block_write(struct nf_writer *w, const uint8_t *payload, uint32_t len, ui
 	return 0;
 }
 
-int nf_writer_attach(struct nf_writer *w, int fd)
+int sl_nf_writer_attach(struct sl_nf_writer *w, int fd)
 {
-	uint8_t zero[NF_HEADER_SIZE] = {0};
+	uint8_t zero[SL_NF_HEADER_SIZE] = {0};
 
 	if (w->fd >= 0)
-		nf_writer_abandon(w);
+		sl_nf_writer_abandon(w);
 	w->blk_len = w->blk_nrec = 0;
 	w->nblocks = 0;
 	w->absorbed = 0;
@@ -400,20 +400,20 @@ int nf_writer_attach(struct nf_writer *w, int fd)
 		return -1;
 	}
 	w->fd = fd;
-	w->off = NF_HEADER_SIZE;
+	w->off = SL_NF_HEADER_SIZE;
 	return 0;
 }
 
-int nf_writer_open(struct nf_writer *w, const char *path)
+int sl_nf_writer_open(struct sl_nf_writer *w, const char *path)
 {
 	int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0640);
 
 	if (fd < 0)
 		return -1;
-	return nf_writer_attach(w, fd);
+	return sl_nf_writer_attach(w, fd);
 }
 
-int nf_writer_flush(struct nf_writer *w)
+int sl_nf_writer_flush(struct sl_nf_writer *w)
 {
 	uint64_t off;
 	int ret = 0;
@@ -421,14 +421,14 @@ int nf_writer_flush(struct nf_writer *w)
 	if (w->fd < 0 || w->blk_nrec == 0)
 		return 0;
 	off = w->off;
-	if (nf_block_write(w, w->blk, w->blk_len, w->blk_nrec, w->cbuf, w->cbuf_size) == 0) {
+	if (sl_nf_block_write(w, w->blk, w->blk_len, w->blk_nrec, w->cbuf, w->cbuf_size) == 0) {
 		w->undo[w->undo_next].off = off;
 		w->undo[w->undo_next].stat = w->stat;
 		w->undo_next = (w->undo_next + 1) % NF_UNDO;
 		if (w->undo_n < NF_UNDO)
 			w->undo_n++;
 		w->nblocks++;
-		nf_stat_merge(&w->stat, &w->blk_stat);
+		sl_nf_stat_merge(&w->stat, &w->blk_stat);
 	} else {
 		w->lost += w->blk_nrec;
 		ret = -1;
@@ -438,7 +438,7 @@ int nf_writer_flush(struct nf_writer *w)
 	return ret;
 }
 
-int nf_writer_add(struct nf_writer *w, const struct nf_flow *f)
+int sl_nf_writer_add(struct sl_nf_writer *w, const struct sl_nf_flow *f)
 {
 	size_t n = v3_size(f);
 	int ret = 0;
@@ -448,16 +448,16 @@ int nf_writer_add(struct nf_writer *w, const struct nf_flow *f)
 		errno = EBADF;
 		return -1;
 	}
-	if (w->blk_len + n > NF_BLOCK_PAYLOAD)
-		ret = nf_writer_flush(w);
-	nf_encode_v3(w->blk + w->blk_len, f);
+	if (w->blk_len + n > SL_NF_BLOCK_PAYLOAD)
+		ret = sl_nf_writer_flush(w);
+	sl_nf_encode_v3(w->blk + w->blk_len, f);
 	w->blk_len += (uint32_t)n;
 	w->blk_nrec++;
-	nf_stat_add(&w->blk_stat, f);
+	sl_nf_stat_add(&w->blk_stat, f);
 	return ret;
 }
 
-void nf_writer_abandon(struct nf_writer *w)
+void sl_nf_writer_abandon(struct sl_nf_writer *w)
 {
 	if (w->fd >= 0)
 		close(w->fd);
@@ -467,7 +467,7 @@ void nf_writer_abandon(struct nf_writer *w)
 }
 
 /* The appendix block (ident, then stat) at w->off.  0, or -1 with errno. */
-static int write_appendix(struct nf_writer *w, uint64_t empty_first_ms, uint64_t empty_last_ms)
+static int write_appendix(struct sl_nf_writer *w, uint64_t empty_first_ms, uint64_t empty_last_ms)
 {
 	size_t idlen = strlen(w->ident);
 	uint8_t *p = w->blk;
@@ -482,12 +482,12 @@ static int write_appendix(struct nf_writer *w, uint64_t empty_first_ms, uint64_t
 	p += 4 + idlen + 1;
 	put_stat(p, &w->stat);
 	p += NF_STAT_SIZE;
-	return nf_block_write(w, w->blk, (uint32_t)(p - w->blk), 2, w->cbuf, w->cbuf_size);
+	return sl_nf_block_write(w, w->blk, (uint32_t)(p - w->blk), 2, w->cbuf, w->cbuf_size);
 }
 
-int nf_writer_close(struct nf_writer *w, uint64_t empty_first_ms, uint64_t empty_last_ms)
+int sl_nf_writer_close(struct sl_nf_writer *w, uint64_t empty_first_ms, uint64_t empty_last_ms)
 {
-	uint8_t hdr[NF_HEADER_SIZE];
+	uint8_t hdr[SL_NF_HEADER_SIZE];
 	uint64_t off_appendix;
 	int ret = 0, saved = 0;
 	struct iovec iov;
@@ -497,7 +497,7 @@ int nf_writer_close(struct nf_writer *w, uint64_t empty_first_ms, uint64_t empty
 		return -1;
 	}
 	/* A failed last block is lost (counted); the file is well formed without it. */
-	nf_writer_flush(w);
+	sl_nf_writer_flush(w);
 	/*
 	 * Appendix: one block, ident then stat, compressed like the data.  On
 	 * a full disk the newest data blocks give it their room, their flows
@@ -533,7 +533,7 @@ int nf_writer_close(struct nf_writer *w, uint64_t empty_first_ms, uint64_t empty
 	put32(hdr + 32, 0);	/* BlockSize: unused */
 	put32(hdr + 36, w->nblocks);
 	iov = (struct iovec){hdr, sizeof(hdr)};
-	if (nf_pwrite_all(w->fd, &iov, 1, 0) < 0) {
+	if (sl_nf_pwrite_all(w->fd, &iov, 1, 0) < 0) {
 		saved = errno;
 		ret = -1;
 	}

@@ -28,20 +28,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define NF_HEADER_SIZE 40
-#define NF_BLOCK_HEADER_SIZE 12
-#define NF_BLOCK_PAYLOAD 1048576u	/* what we put in one block (uncompressed) */
-#define NF_BLOCK_READ_MAX 5242880u	/* what nfdump accepts in one block */
-#define NF_IDENT_MAX 122		/* ident record size must stay < 128 */
-#define NF_V3_MAX 256			/* longest record nf_encode_v3() makes */
+#define SL_NF_HEADER_SIZE 40
+#define SL_NF_BLOCK_HEADER_SIZE 12
+#define SL_NF_BLOCK_PAYLOAD 1048576u	/* what we put in one block (uncompressed) */
+#define SL_NF_BLOCK_READ_MAX 5242880u	/* what nfdump accepts in one block */
+#define SL_NF_IDENT_MAX 122		/* ident record size must stay < 128 */
+#define SL_NF_V3_MAX 256			/* longest record sl_nf_encode_v3() makes */
 
-enum nf_compression { NF_COMP_NONE = 0, NF_COMP_LZ4 = 3 };
+enum sl_nf_compression { SL_NF_COMP_NONE = 0, SL_NF_COMP_LZ4 = 3 };
 
 /* IPFIX flowEndReason values, written in EXflowMisc. */
-enum { NF_END_IDLE = 1, NF_END_ACTIVE = 2, NF_END_END = 3, NF_END_FORCED = 4, NF_END_RESOURCES = 5 };
+enum { SL_NF_END_IDLE = 1, SL_NF_END_ACTIVE = 2, SL_NF_END_END = 3, SL_NF_END_FORCED = 4, SL_NF_END_RESOURCES = 5 };
 
 /* One flow as the writer takes it. */
-struct nf_flow {
+struct sl_nf_flow {
 	uint8_t src[16], dst[16];	/* IPv4 as IPv4-mapped (::ffff:a.b.c.d) */
 	uint64_t first_ms, last_ms;	/* ms since the epoch */
 	uint64_t received_ms;
@@ -50,7 +50,7 @@ struct nf_flow {
 	uint32_t input, output;		/* interface indexes (EXflowMisc) */
 	uint16_t sport, dport;		/* ICMP: dport = type << 8 | code */
 	uint8_t proto, tcp_flags, tos;
-	uint8_t end_reason;		/* NF_END_*, 0: unknown */
+	uint8_t end_reason;		/* SL_NF_END_*, 0: unknown */
 	bool misc;			/* write EXflowMisc (interfaces, end reason) */
 	bool xlate;			/* write the NAT elements below */
 	uint8_t xsrc[16], xdst[16];	/* post-NAT addresses */
@@ -58,7 +58,7 @@ struct nf_flow {
 };
 
 /* The appendix stat record (§6.2): 18 u64. */
-struct nf_stat {
+struct sl_nf_stat {
 	uint64_t numflows, numbytes, numpackets;
 	uint64_t flows_tcp, flows_udp, flows_icmp, flows_other;
 	uint64_t bytes_tcp, bytes_udp, bytes_icmp, bytes_other;
@@ -67,45 +67,45 @@ struct nf_stat {
 	uint64_t sequence_failures;
 };
 
-/* Encode one V3 record (§5) at dst (NF_V3_MAX bytes of room); its length. */
-size_t nf_encode_v3(uint8_t *dst, const struct nf_flow *f);
+/* Encode one V3 record (§5) at dst (SL_NF_V3_MAX bytes of room); its length. */
+size_t sl_nf_encode_v3(uint8_t *dst, const struct sl_nf_flow *f);
 
 /* Count one flow in a stat record as nfdump does (in + out). */
-void nf_stat_add(struct nf_stat *s, const struct nf_flow *f);
+void sl_nf_stat_add(struct sl_nf_stat *s, const struct sl_nf_flow *f);
 /* Add b's counters to a's (first/last: min/max of the non-zero ones). */
-void nf_stat_merge(struct nf_stat *a, const struct nf_stat *b);
+void sl_nf_stat_merge(struct sl_nf_stat *a, const struct sl_nf_stat *b);
 
-struct nf_writer;
+struct sl_nf_writer;
 
 /*
- * Buffers for one file at a time; ident: at most NF_IDENT_MAX bytes
+ * Buffers for one file at a time; ident: at most SL_NF_IDENT_MAX bytes
  * (longer is cut).  NULL on ENOMEM, or for LZ4 without liblz4 (errno
  * ENOTSUP).
  */
-struct nf_writer *nf_writer_new(enum nf_compression comp, const char *ident);
-void nf_writer_free(struct nf_writer *w);
+struct sl_nf_writer *sl_nf_writer_new(enum sl_nf_compression comp, const char *ident);
+void sl_nf_writer_free(struct sl_nf_writer *w);
 
 /* For reproducible files (tests): the header's "created"; 0: time(NULL). */
-void nf_writer_set_created(struct nf_writer *w, int64_t created);
+void sl_nf_writer_set_created(struct sl_nf_writer *w, int64_t created);
 
 /*
  * Create path (O_EXCL: never an existing file, never through a symbolic
  * link), mode 0640 before umask.  0, or -1 with errno.
  */
-int nf_writer_open(struct nf_writer *w, const char *path);
+int sl_nf_writer_open(struct sl_nf_writer *w, const char *path);
 
 /* Start a file in fd (read-write, empty; the writer owns it from now). */
-int nf_writer_attach(struct nf_writer *w, int fd);
-bool nf_writer_is_open(const struct nf_writer *w);
+int sl_nf_writer_attach(struct sl_nf_writer *w, int fd);
+bool sl_nf_writer_is_open(const struct sl_nf_writer *w);
 
 /*
  * Add one flow.  0; -1 when a block had to be written and that failed
- * (errno set): that block's records are lost (nf_writer_lost()).
+ * (errno set): that block's records are lost (sl_nf_writer_lost()).
  */
-int nf_writer_add(struct nf_writer *w, const struct nf_flow *f);
+int sl_nf_writer_add(struct sl_nf_writer *w, const struct sl_nf_flow *f);
 
 /* Write the block being filled now (if any).  0, or -1 as above. */
-int nf_writer_flush(struct nf_writer *w);
+int sl_nf_writer_flush(struct sl_nf_writer *w);
 
 /*
  * Finish the file: last block, appendix, header; close.  When the file
@@ -113,19 +113,19 @@ int nf_writer_flush(struct nf_writer *w);
  * empty_last_ms (nfcapd writes the time slot).  On a full disk a last
  * block that cannot be written is lost, and when the appendix does not
  * fit the newest data blocks (up to 64, none of them absorbed) give it
- * their room: their flows are counted in nf_writer_lost() and the file is
+ * their room: their flows are counted in sl_nf_writer_lost() and the file is
  * still whole (0).  -1 (errno): the file is closed either way and must not
  * be trusted; its own flows are counted as lost.
  */
-int nf_writer_close(struct nf_writer *w, uint64_t empty_first_ms, uint64_t empty_last_ms);
+int sl_nf_writer_close(struct sl_nf_writer *w, uint64_t empty_first_ms, uint64_t empty_last_ms);
 
 /* Close without finishing (the file is left unreadable: unlink it). */
-void nf_writer_abandon(struct nf_writer *w);
+void sl_nf_writer_abandon(struct sl_nf_writer *w);
 
 /* Counters of the open (or last closed) file. */
-const struct nf_stat *nf_writer_stat(const struct nf_writer *w);
-uint64_t nf_writer_blocks(const struct nf_writer *w);
-/* Records lost to write errors since nf_writer_new(). */
-uint64_t nf_writer_lost(const struct nf_writer *w);
+const struct sl_nf_stat *sl_nf_writer_stat(const struct sl_nf_writer *w);
+uint64_t sl_nf_writer_blocks(const struct sl_nf_writer *w);
+/* Records lost to write errors since sl_nf_writer_new(). */
+uint64_t sl_nf_writer_lost(const struct sl_nf_writer *w);
 
 #endif /* SLUICE_NFFILE_H */

@@ -89,21 +89,21 @@ static inline uint64_t get64(const uint8_t *p)
 
 /* ---- the writer ---- */
 
-struct nf_writer {
-	enum nf_compression comp;
-	char ident[NF_IDENT_MAX + 1];
+struct sl_nf_writer {
+	enum sl_nf_compression comp;
+	char ident[SL_NF_IDENT_MAX + 1];
 	int64_t created;
 	int fd;
 
 	uint8_t *blk;		/* payload of the block being filled */
 	uint32_t blk_len, blk_nrec;
-	struct nf_stat blk_stat;	/* counted into stat once the block is written */
+	struct sl_nf_stat blk_stat;	/* counted into stat once the block is written */
 	uint8_t *cbuf;		/* compressed payload */
 	size_t cbuf_size;
 
 	uint64_t off;		/* end of the last good block */
 	uint32_t nblocks;
-	struct nf_stat stat;
+	struct sl_nf_stat stat;
 	uint64_t absorbed;	/* flows of stat copied from another file */
 	uint64_t lost;
 
@@ -113,20 +113,20 @@ struct nf_writer {
 	 */
 	struct {
 		uint64_t off;
-		struct nf_stat stat;
+		struct sl_nf_stat stat;
 	} undo[NF_UNDO];
 	unsigned undo_n, undo_next;
 };
 
 /* pwritev until everything is written.  0, or -1 with errno. */
-int nf_pwrite_all(int fd, struct iovec *iov, int n, uint64_t off);
+int sl_nf_pwrite_all(int fd, struct iovec *iov, int n, uint64_t off);
 
 /*
  * Compress (if the file is LZ4) and write one block at w->off, moving
  * w->off past it.  cbuf must hold the compression bound of len.  On
  * failure the file is cut back to w->off.  0, or -1 with errno.
  */
-int nf_block_write(struct nf_writer *w, const uint8_t *payload, uint32_t len, uint32_t nrec,
+int sl_nf_block_write(struct sl_nf_writer *w, const uint8_t *payload, uint32_t len, uint32_t nrec,
 		   uint8_t *cbuf, size_t cbuf_size);
 
 #endif /* SLUICE_NFFILE_INT_H */

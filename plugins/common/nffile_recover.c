@@ -17,13 +17,13 @@
 /* ---- reading ---- */
 
 /* The appendix stat record (§6.2) back into counters. */
-static void get_stat(const uint8_t *p, struct nf_stat *s)
+static void get_stat(const uint8_t *p, struct sl_nf_stat *s)
 {
 	uint64_t v[18];
 
 	for (int i = 0; i < 18; i++)
 		v[i] = get64(p + 4 + 8 * i);
-	*s = (struct nf_stat){
+	*s = (struct sl_nf_stat){
 		v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8],
 		v[9], v[10], v[11], v[12], v[13], v[14], v[15], v[16], v[17],
 	};
@@ -55,13 +55,13 @@ static int pread_all(int fd, void *buf, size_t len, uint64_t off)
 
 static long decompress(uint8_t comp, const uint8_t *in, uint32_t len, uint8_t *out, const char **why)
 {
-	if (comp == NF_COMP_NONE) {
+	if (comp == SL_NF_COMP_NONE) {
 		memcpy(out, in, len);
 		return (long)len;
 	}
 #ifdef NF_HAVE_LZ4
-	if (comp == NF_COMP_LZ4) {
-		int n = LZ4_decompress_safe((const char *)in, (char *)out, (int)len, (int)NF_BLOCK_READ_MAX);
+	if (comp == SL_NF_COMP_LZ4) {
+		int n = LZ4_decompress_safe((const char *)in, (char *)out, (int)len, (int)SL_NF_BLOCK_READ_MAX);
 
 		if (n < 0) {
 			*why = "LZ4 block does not decompress";
@@ -75,16 +75,16 @@ static long decompress(uint8_t comp, const uint8_t *in, uint32_t len, uint8_t *o
 }
 
 /* Read a block header at off; its stored payload size, or -1. */
-static long read_block_header(int fd, uint64_t off, uint8_t hdr[NF_BLOCK_HEADER_SIZE], const char **why)
+static long read_block_header(int fd, uint64_t off, uint8_t hdr[SL_NF_BLOCK_HEADER_SIZE], const char **why)
 {
 	uint32_t size;
 
-	if (pread_all(fd, hdr, NF_BLOCK_HEADER_SIZE, off) < 0) {
+	if (pread_all(fd, hdr, SL_NF_BLOCK_HEADER_SIZE, off) < 0) {
 		*why = "short block header";
 		return -1;
 	}
 	size = get32(hdr + 4);
-	if (get32(hdr) == 0 || size == 0 || size > NF_BLOCK_READ_MAX) {
+	if (get32(hdr) == 0 || size == 0 || size > SL_NF_BLOCK_READ_MAX) {
 		*why = "corrupt block header";
 		return -1;
 	}
@@ -93,7 +93,7 @@ static long read_block_header(int fd, uint64_t off, uint8_t hdr[NF_BLOCK_HEADER_
 
 /* The ident and stat records of one appendix block's payload (§6). */
 static int read_appendix_records(const uint8_t *p, const uint8_t *end, uint32_t nrec,
-				 struct nf_file_info *info, const char **why)
+				 struct sl_nf_file_info *info, const char **why)
 {
 	for (uint32_t r = 0; r < nrec && end - p >= 4; r++) {
 		uint16_t type = get16(p), rsize = get16(p + 2);
@@ -116,9 +116,9 @@ static int read_appendix_records(const uint8_t *p, const uint8_t *end, uint32_t 
 	return 0;
 }
 
-int nf_read_info(int fd, struct nf_file_info *info, const char **why)
+int sl_nf_read_info(int fd, struct sl_nf_file_info *info, const char **why)
 {
-	uint8_t h[NF_HEADER_SIZE], bh[NF_BLOCK_HEADER_SIZE];
+	uint8_t h[SL_NF_HEADER_SIZE], bh[SL_NF_BLOCK_HEADER_SIZE];
 	uint8_t *raw = NULL, *buf = NULL;
 	struct stat sb;
 	uint64_t off;
@@ -151,8 +151,8 @@ int nf_read_info(int fd, struct nf_file_info *info, const char **why)
 		*why = "appendix offset beyond the end of the file";
 		return -1;
 	}
-	raw = malloc(NF_BLOCK_READ_MAX);
-	buf = malloc(NF_BLOCK_READ_MAX);
+	raw = malloc(SL_NF_BLOCK_READ_MAX);
+	buf = malloc(SL_NF_BLOCK_READ_MAX);
 	if (!raw || !buf) {
 		*why = "out of memory";
 		goto out;
@@ -164,14 +164,14 @@ int nf_read_info(int fd, struct nf_file_info *info, const char **why)
 
 		if (size < 0)
 			goto out;
-		if (pread_all(fd, raw, (size_t)size, off + NF_BLOCK_HEADER_SIZE) < 0) {
+		if (pread_all(fd, raw, (size_t)size, off + SL_NF_BLOCK_HEADER_SIZE) < 0) {
 			*why = "short appendix block";
 			goto out;
 		}
 		n = decompress(info->compression, raw, (uint32_t)size, buf, why);
 		if (n < 0)
 			goto out;
-		off += NF_BLOCK_HEADER_SIZE + (uint64_t)size;
+		off += SL_NF_BLOCK_HEADER_SIZE + (uint64_t)size;
 		if (read_appendix_records(buf, buf + n, nrec, info, why) < 0)
 			goto out;
 	}
@@ -182,15 +182,15 @@ out:
 	return ret;
 }
 
-long nf_read_block(int fd, const struct nf_file_info *info, uint64_t *off, uint8_t *scratch,
+long sl_nf_read_block(int fd, const struct sl_nf_file_info *info, uint64_t *off, uint8_t *scratch,
 		   uint8_t *out, uint32_t *nrec, uint16_t *type, const char **why)
 {
-	uint8_t bh[NF_BLOCK_HEADER_SIZE];
+	uint8_t bh[SL_NF_BLOCK_HEADER_SIZE];
 	long size = read_block_header(fd, *off, bh, why), n;
 
 	if (size < 0)
 		return -1;
-	if (pread_all(fd, scratch, (size_t)size, *off + NF_BLOCK_HEADER_SIZE) < 0) {
+	if (pread_all(fd, scratch, (size_t)size, *off + SL_NF_BLOCK_HEADER_SIZE) < 0) {
 		*why = "short data block";
 		return -1;
 	}
@@ -199,7 +199,7 @@ long nf_read_block(int fd, const struct nf_file_info *info, uint64_t *off, uint8
 		return -1;
 	*nrec = get32(bh);
 	*type = get16(bh + 8);
-	*off += NF_BLOCK_HEADER_SIZE + (uint64_t)size;
+	*off += SL_NF_BLOCK_HEADER_SIZE + (uint64_t)size;
 	return n;
 }
 
@@ -208,7 +208,7 @@ long nf_read_block(int fd, const struct nf_file_info *info, uint64_t *off, uint8
 /* One absorb: the file read and the buffers its blocks go through. */
 struct absorb {
 	int fd;			/* the file absorbed; -1: not open */
-	struct nf_file_info info;
+	struct sl_nf_file_info info;
 	uint64_t off;		/* its next data block */
 	uint8_t *raw, *plain;	/* a stored block, a decompressed one */
 	uint8_t *cbuf;		/* a block recompressed for our file */
@@ -229,25 +229,25 @@ static int absorb_open(struct absorb *a, const char *path, const char **why)
 		*why = "not a regular file";
 		return -1;
 	}
-	if (nf_read_info(a->fd, &a->info, why) < 0)
+	if (sl_nf_read_info(a->fd, &a->info, why) < 0)
 		return -1;
-	if (a->info.compression != NF_COMP_NONE && a->info.compression != NF_COMP_LZ4) {
+	if (a->info.compression != SL_NF_COMP_NONE && a->info.compression != SL_NF_COMP_LZ4) {
 		*why = "compression method not supported (only none and LZ4 are)";
 		return -1;
 	}
 	return 0;
 }
 
-/* Buffers for a block of NF_BLOCK_READ_MAX bytes, recompressed if w is LZ4. */
-static int absorb_alloc(struct absorb *a, const struct nf_writer *w)
+/* Buffers for a block of SL_NF_BLOCK_READ_MAX bytes, recompressed if w is LZ4. */
+static int absorb_alloc(struct absorb *a, const struct sl_nf_writer *w)
 {
-	a->raw = malloc(NF_BLOCK_READ_MAX);
-	a->plain = malloc(NF_BLOCK_READ_MAX);
+	a->raw = malloc(SL_NF_BLOCK_READ_MAX);
+	a->plain = malloc(SL_NF_BLOCK_READ_MAX);
 #ifdef NF_HAVE_LZ4
-	a->cbuf_size = (size_t)LZ4_compressBound((int)NF_BLOCK_READ_MAX);
+	a->cbuf_size = (size_t)LZ4_compressBound((int)SL_NF_BLOCK_READ_MAX);
 	a->cbuf = malloc(a->cbuf_size);
 #endif
-	return !a->raw || !a->plain || (w->comp == NF_COMP_LZ4 && !a->cbuf) ? -1 : 0;
+	return !a->raw || !a->plain || (w->comp == SL_NF_COMP_LZ4 && !a->cbuf) ? -1 : 0;
 }
 
 static void absorb_done(struct absorb *a)
@@ -262,9 +262,9 @@ static void absorb_done(struct absorb *a)
 /*
  * Write in the placeholder header where the copied blocks start (0: none).
  * A crash before the rename leaves an orphan whose recovery must not count
- * them twice: nf_writer_adopt() stops there.  Whether all 8 bytes went.
+ * them twice: sl_nf_writer_adopt() stops there.  Whether all 8 bytes went.
  */
-static bool absorb_mark(struct nf_writer *w, uint64_t start)
+static bool absorb_mark(struct sl_nf_writer *w, uint64_t start)
 {
 	uint8_t mark[8];
 
@@ -273,21 +273,21 @@ static bool absorb_mark(struct nf_writer *w, uint64_t start)
 }
 
 /* Same compression: copy the stored block at a->off as it is. */
-static int absorb_copy_block(struct nf_writer *w, struct absorb *a, const char **why)
+static int absorb_copy_block(struct sl_nf_writer *w, struct absorb *a, const char **why)
 {
-	uint8_t bh[NF_BLOCK_HEADER_SIZE];
+	uint8_t bh[SL_NF_BLOCK_HEADER_SIZE];
 	long size = read_block_header(a->fd, a->off, bh, why);
 	struct iovec iov[2];
 
-	if (size < 0 || pread_all(a->fd, a->raw, (size_t)size, a->off + NF_BLOCK_HEADER_SIZE) < 0) {
+	if (size < 0 || pread_all(a->fd, a->raw, (size_t)size, a->off + SL_NF_BLOCK_HEADER_SIZE) < 0) {
 		if (size >= 0)
 			*why = "short data block";
 		return -1;
 	}
-	a->off += NF_BLOCK_HEADER_SIZE + (uint64_t)size;
+	a->off += SL_NF_BLOCK_HEADER_SIZE + (uint64_t)size;
 	iov[0] = (struct iovec){bh, sizeof(bh)};
 	iov[1] = (struct iovec){a->raw, (size_t)size};
-	if (nf_pwrite_all(w->fd, iov, 2, w->off) < 0) {
+	if (sl_nf_pwrite_all(w->fd, iov, 2, w->off) < 0) {
 		*why = strerror(errno);
 		return -1;
 	}
@@ -297,17 +297,17 @@ static int absorb_copy_block(struct nf_writer *w, struct absorb *a, const char *
 }
 
 /* Another compression: decompress the block at a->off and write it as ours. */
-static int absorb_recode_block(struct nf_writer *w, struct absorb *a, const char **why)
+static int absorb_recode_block(struct sl_nf_writer *w, struct absorb *a, const char **why)
 {
 	uint32_t nrec;
 	uint16_t type;
-	long n = nf_read_block(a->fd, &a->info, &a->off, a->raw, a->plain, &nrec, &type, why);
+	long n = sl_nf_read_block(a->fd, &a->info, &a->off, a->raw, a->plain, &nrec, &type, why);
 
 	if (n < 0)
 		return -1;
 	if (type != NF_BLOCK_TYPE_3 && type != NF_BLOCK_TYPE_2)
 		return 0;	/* nfdump skips other block types too */
-	if (nf_block_write(w, a->plain, (uint32_t)n, nrec, a->cbuf, a->cbuf_size) < 0) {
+	if (sl_nf_block_write(w, a->plain, (uint32_t)n, nrec, a->cbuf, a->cbuf_size) < 0) {
 		*why = strerror(errno);
 		return -1;
 	}
@@ -316,7 +316,7 @@ static int absorb_recode_block(struct nf_writer *w, struct absorb *a, const char
 }
 
 /* Every data block of a's file after ours.  0, or -1 at the first failure. */
-static int absorb_blocks(struct nf_writer *w, struct absorb *a, const char **why)
+static int absorb_blocks(struct sl_nf_writer *w, struct absorb *a, const char **why)
 {
 	for (uint32_t b = 0; b < a->info.num_blocks; b++) {
 		int r = a->info.compression == w->comp ? absorb_copy_block(w, a, why)
@@ -329,7 +329,7 @@ static int absorb_blocks(struct nf_writer *w, struct absorb *a, const char **why
 }
 
 /* Back to the file as it was before the absorb started. */
-static void absorb_undo(struct nf_writer *w, uint64_t saved_off, uint32_t saved_blocks)
+static void absorb_undo(struct sl_nf_writer *w, uint64_t saved_off, uint32_t saved_blocks)
 {
 	w->off = saved_off;
 	w->nblocks = saved_blocks;
@@ -341,9 +341,9 @@ static void absorb_undo(struct nf_writer *w, uint64_t saved_off, uint32_t saved_
 	}
 }
 
-int nf_writer_absorb(struct nf_writer *w, const char *path, const char **why)
+int sl_nf_writer_absorb(struct sl_nf_writer *w, const char *path, const char **why)
 {
-	struct absorb a = {.fd = -1, .off = NF_HEADER_SIZE};
+	struct absorb a = {.fd = -1, .off = SL_NF_HEADER_SIZE};
 	uint64_t saved_off;
 	uint32_t saved_blocks;
 	int ret = -1;
@@ -355,7 +355,7 @@ int nf_writer_absorb(struct nf_writer *w, const char *path, const char **why)
 	if (absorb_open(&a, path, why) < 0)
 		goto out;
 	/* Our pending records first, so the old blocks follow whole blocks. */
-	if (nf_writer_flush(w) < 0) {
+	if (sl_nf_writer_flush(w) < 0) {
 		*why = strerror(errno);
 		goto out;
 	}
@@ -375,7 +375,7 @@ int nf_writer_absorb(struct nf_writer *w, const char *path, const char **why)
 		goto out;
 	}
 	if (a.info.has_stat) {
-		nf_stat_merge(&w->stat, &a.info.stat);
+		sl_nf_stat_merge(&w->stat, &a.info.stat);
 		w->absorbed += a.info.stat.numflows;
 	}
 	ret = 0;
@@ -390,12 +390,12 @@ out:
  * Check one block's payload: exactly nrec V3 records filling it, each
  * with whole elements and an EXgenericFlow; count them into s.
  */
-static bool scan_v3(const uint8_t *p, size_t len, uint32_t nrec, struct nf_stat *s)
+static bool scan_v3(const uint8_t *p, size_t len, uint32_t nrec, struct sl_nf_stat *s)
 {
 	const uint8_t *end = p + len;
 
 	for (uint32_t r = 0; r < nrec; r++) {
-		struct nf_flow f = {0};
+		struct sl_nf_flow f = {0};
 		const uint8_t *e, *rend;
 		uint16_t size, nel;
 		bool generic = false;
@@ -432,7 +432,7 @@ static bool scan_v3(const uint8_t *p, size_t len, uint32_t nrec, struct nf_stat 
 		}
 		if (e != rend || !generic)
 			return false;
-		nf_stat_add(s, &f);
+		sl_nf_stat_add(s, &f);
 		p = rend;
 	}
 	return p == end;
@@ -443,13 +443,13 @@ static bool scan_v3(const uint8_t *p, size_t len, uint32_t nrec, struct nf_stat 
  * Counts its flows into s.
  */
 static bool block_ok(int comp, const uint8_t *raw, uint32_t len, uint32_t nrec, uint8_t *plain,
-		     struct nf_stat *s)
+		     struct sl_nf_stat *s)
 {
-	if (comp == NF_COMP_NONE)
+	if (comp == SL_NF_COMP_NONE)
 		return scan_v3(raw, len, nrec, s);
 #ifdef NF_HAVE_LZ4
-	if (comp == NF_COMP_LZ4) {
-		int n = LZ4_decompress_safe((const char *)raw, (char *)plain, (int)len, (int)NF_BLOCK_READ_MAX);
+	if (comp == SL_NF_COMP_LZ4) {
+		int n = LZ4_decompress_safe((const char *)raw, (char *)plain, (int)len, (int)SL_NF_BLOCK_READ_MAX);
 
 		return n > 0 && scan_v3(plain, (size_t)n, nrec, s);
 	}
@@ -459,12 +459,12 @@ static bool block_ok(int comp, const uint8_t *raw, uint32_t len, uint32_t nrec, 
 }
 
 /* Adopt the scanned state: the writer continues the file at off. */
-static int adopt_state(struct nf_writer *w, int fd, int comp, uint64_t off, uint32_t nblocks,
-		       const struct nf_stat *stat)
+static int adopt_state(struct sl_nf_writer *w, int fd, int comp, uint64_t off, uint32_t nblocks,
+		       const struct sl_nf_stat *stat)
 {
 #ifdef NF_HAVE_LZ4
-	if (comp == NF_COMP_LZ4 && !w->cbuf) {
-		w->cbuf_size = (size_t)LZ4_compressBound((int)NF_BLOCK_PAYLOAD);
+	if (comp == SL_NF_COMP_LZ4 && !w->cbuf) {
+		w->cbuf_size = (size_t)LZ4_compressBound((int)SL_NF_BLOCK_PAYLOAD);
 		w->cbuf = malloc(w->cbuf_size);
 		if (!w->cbuf)
 			return -1;
@@ -472,7 +472,7 @@ static int adopt_state(struct nf_writer *w, int fd, int comp, uint64_t off, uint
 #endif
 	if (ftruncate(fd, (off_t)off) < 0)
 		return -1;
-	w->comp = (enum nf_compression)comp;
+	w->comp = (enum sl_nf_compression)comp;
 	w->fd = fd;
 	w->off = off;
 	w->nblocks = nblocks;
@@ -491,24 +491,24 @@ static int adopt_state(struct nf_writer *w, int fd, int comp, uint64_t off, uint
  * is whole but reads neither plain nor LZ4 (*why).
  */
 static int scan_blocks(int fd, uint64_t limit, uint64_t *off, int *comp, uint8_t *raw, uint8_t *plain,
-		       struct nf_stat *stat, struct nf_orphan *o, const char **why)
+		       struct sl_nf_stat *stat, struct sl_nf_orphan *o, const char **why)
 {
-	uint8_t bh[NF_BLOCK_HEADER_SIZE];
+	uint8_t bh[SL_NF_BLOCK_HEADER_SIZE];
 
-	while (limit - *off >= NF_BLOCK_HEADER_SIZE && pread_all(fd, bh, sizeof(bh), *off) == 0) {
+	while (limit - *off >= SL_NF_BLOCK_HEADER_SIZE && pread_all(fd, bh, sizeof(bh), *off) == 0) {
 		uint32_t nrec = get32(bh), len = get32(bh + 4);
-		struct nf_stat bs = {0};
+		struct sl_nf_stat bs = {0};
 
-		if (nrec == 0 || len == 0 || len > NF_BLOCK_READ_MAX || get16(bh + 8) != NF_BLOCK_TYPE_3 ||
-		    len > limit - *off - NF_BLOCK_HEADER_SIZE ||
-		    pread_all(fd, raw, len, *off + NF_BLOCK_HEADER_SIZE) < 0)
+		if (nrec == 0 || len == 0 || len > SL_NF_BLOCK_READ_MAX || get16(bh + 8) != NF_BLOCK_TYPE_3 ||
+		    len > limit - *off - SL_NF_BLOCK_HEADER_SIZE ||
+		    pread_all(fd, raw, len, *off + SL_NF_BLOCK_HEADER_SIZE) < 0)
 			break;
 		if (*comp < 0) {
 			/* The placeholder does not say: the first block tells. */
-			if (block_ok(NF_COMP_NONE, raw, len, nrec, plain, &bs)) {
-				*comp = NF_COMP_NONE;
-			} else if (memset(&bs, 0, sizeof(bs)), block_ok(NF_COMP_LZ4, raw, len, nrec, plain, &bs)) {
-				*comp = NF_COMP_LZ4;
+			if (block_ok(SL_NF_COMP_NONE, raw, len, nrec, plain, &bs)) {
+				*comp = SL_NF_COMP_NONE;
+			} else if (memset(&bs, 0, sizeof(bs)), block_ok(SL_NF_COMP_LZ4, raw, len, nrec, plain, &bs)) {
+				*comp = SL_NF_COMP_LZ4;
 			} else {
 				/* A whole block we cannot read: not ours to delete. */
 				*why = "its first block is whole but not readable as V3 flows (plain or LZ4)";
@@ -517,19 +517,19 @@ static int scan_blocks(int fd, uint64_t limit, uint64_t *off, int *comp, uint8_t
 		} else if (!block_ok(*comp, raw, len, nrec, plain, &bs)) {
 			break;
 		}
-		nf_stat_merge(stat, &bs);
+		sl_nf_stat_merge(stat, &bs);
 		o->blocks++;
-		*off += NF_BLOCK_HEADER_SIZE + len;
+		*off += SL_NF_BLOCK_HEADER_SIZE + len;
 	}
 	return 0;
 }
 
-int nf_writer_adopt(struct nf_writer *w, int fd, struct nf_orphan *o, const char **why)
+int sl_nf_writer_adopt(struct sl_nf_writer *w, int fd, struct sl_nf_orphan *o, const char **why)
 {
-	uint8_t h[NF_HEADER_SIZE];
+	uint8_t h[SL_NF_HEADER_SIZE];
 	uint8_t *raw = NULL, *plain = NULL;
-	uint64_t off = NF_HEADER_SIZE, limit;
-	struct nf_stat stat = {0};
+	uint64_t off = SL_NF_HEADER_SIZE, limit;
+	struct sl_nf_stat stat = {0};
 	struct stat sb;
 	int comp = -1, ret = -1;
 
@@ -555,8 +555,8 @@ int nf_writer_adopt(struct nf_writer *w, int fd, struct nf_orphan *o, const char
 	limit = get64(h + NF_MARK_OFF) ? get64(h + NF_MARK_OFF) : (uint64_t)sb.st_size;
 	if (limit > (uint64_t)sb.st_size)
 		limit = (uint64_t)sb.st_size;
-	raw = malloc(NF_BLOCK_READ_MAX);
-	plain = malloc(NF_BLOCK_READ_MAX);
+	raw = malloc(SL_NF_BLOCK_READ_MAX);
+	plain = malloc(SL_NF_BLOCK_READ_MAX);
 	if (!raw || !plain) {
 		*why = "out of memory";
 		goto out;
@@ -566,7 +566,7 @@ int nf_writer_adopt(struct nf_writer *w, int fd, struct nf_orphan *o, const char
 	o->cut_bytes = (uint64_t)sb.st_size - off;
 	o->flows = stat.numflows;
 	if (o->blocks == 0) {
-		*why = sb.st_size <= NF_HEADER_SIZE ? "no block was written" : "no whole, well-formed data block";
+		*why = sb.st_size <= SL_NF_HEADER_SIZE ? "no block was written" : "no whole, well-formed data block";
 		ret = 0;
 		goto out;
 	}

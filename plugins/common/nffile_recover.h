@@ -10,7 +10,7 @@
  *     whole as it is.
  *   - an unfinished file: a placeholder header (40 bytes, magic 0, so no
  *     nfdump reader takes it) whose bytes 24..31 are 0, or, once
- *     nf_writer_absorb() has started, the offset where the blocks it
+ *     sl_nf_writer_absorb() has started, the offset where the blocks it
  *     copied in start; then the writer's data blocks, each written with
  *     one pwritev(); after the last whole one any of: a torn block (a
  *     crash cut its header or payload), a block whose write failed and
@@ -19,7 +19,7 @@
  *   - less than a header, or a header and nothing else: no block was
  *     written.
  *
- * What nf_writer_adopt() keeps: the data blocks from offset 40 up to the
+ * What sl_nf_writer_adopt() keeps: the data blocks from offset 40 up to the
  * first one that is not whole and well formed (type 3, a record count and
  * a size nfdump accepts, inside the file and before the absorb mark, a
  * payload that decompresses and holds exactly its count of V3 records
@@ -31,7 +31,7 @@
  * nor finished, or a whole first block that does not read as V3 flows,
  * leaves the file as it is.
  *
- * What is counted: the kept blocks and their flows (struct nf_orphan),
+ * What is counted: the kept blocks and their flows (struct sl_nf_orphan),
  * the bytes cut off; the writer's stat record is recomputed from the kept
  * records by the rule of §6.2, so the finished file's appendix matches
  * what it holds.
@@ -47,7 +47,7 @@
 /* ---- reading ---- */
 
 /* The parts of a file header (§3) a reader needs. */
-struct nf_file_info {
+struct sl_nf_file_info {
 	uint16_t version;
 	uint8_t compression;
 	uint16_t appendix_blocks;
@@ -55,23 +55,23 @@ struct nf_file_info {
 	uint32_t num_blocks;
 	int64_t created;
 	bool has_stat;
-	struct nf_stat stat;
-	char ident[NF_IDENT_MAX + 2];
+	struct sl_nf_stat stat;
+	char ident[SL_NF_IDENT_MAX + 2];
 };
 
 /*
  * Read the header and appendix of an open file.  0, or -1 with a reason
  * in *why.
  */
-int nf_read_info(int fd, struct nf_file_info *info, const char **why);
+int sl_nf_read_info(int fd, struct sl_nf_file_info *info, const char **why);
 
 /*
- * Read the data block at *off (the first is at NF_HEADER_SIZE) and move
- * *off past it.  scratch and out hold NF_BLOCK_READ_MAX bytes each; the
+ * Read the data block at *off (the first is at SL_NF_HEADER_SIZE) and move
+ * *off past it.  scratch and out hold SL_NF_BLOCK_READ_MAX bytes each; the
  * payload is decompressed into out.  Returns its length and sets *nrec and
  * *type, or -1 with a reason in *why.
  */
-long nf_read_block(int fd, const struct nf_file_info *info, uint64_t *off, uint8_t *scratch,
+long sl_nf_read_block(int fd, const struct sl_nf_file_info *info, uint64_t *off, uint8_t *scratch,
 		   uint8_t *out, uint32_t *nrec, uint16_t *type, const char **why);
 
 /* ---- appending ---- */
@@ -82,9 +82,9 @@ long nf_read_block(int fd, const struct nf_file_info *info, uint64_t *off, uint8
  * record; nfcapd does this when a file for the slot already exists.  On
  * failure (not a flow file we can read, I/O error) the file is left as it
  * was and -1 is returned with a reason in *why.  The absorbed flows are
- * never counted as lost by nf_writer_close(): they are still in path.
+ * never counted as lost by sl_nf_writer_close(): they are still in path.
  */
-int nf_writer_absorb(struct nf_writer *w, const char *path, const char **why);
+int sl_nf_writer_absorb(struct sl_nf_writer *w, const char *path, const char **why);
 
 /* ---- recovery ---- */
 
@@ -93,19 +93,19 @@ int nf_writer_absorb(struct nf_writer *w, const char *path, const char **why);
  * data blocks up to the last whole, well-formed one, cut the rest off (a
  * torn block, a partial appendix), and continue the file in w (its
  * compression becomes the file's) so that absorb/close finish it.  Blocks
- * that nf_writer_absorb() copied in before the crash are left out: they
+ * that sl_nf_writer_absorb() copied in before the crash are left out: they
  * are still in the file they came from.  w must have no file open.
  *   1: adopted (w owns fd now), or o->complete: the file was finished but
  *      not renamed (w does not own fd);
  *   0: nothing to recover: no block, or only a torn one (reason in *why);
  *  -1: error, or a whole first block this build cannot read (*why).
  */
-struct nf_orphan {
+struct sl_nf_orphan {
 	bool complete;
 	uint32_t blocks;
 	uint64_t flows;
 	uint64_t cut_bytes;	/* torn tail removed */
 };
-int nf_writer_adopt(struct nf_writer *w, int fd, struct nf_orphan *o, const char **why);
+int sl_nf_writer_adopt(struct sl_nf_writer *w, int fd, struct sl_nf_orphan *o, const char **why);
 
 #endif /* SLUICE_NFFILE_RECOVER_H */

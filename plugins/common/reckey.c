@@ -135,20 +135,20 @@ void sl_reckey_build(const struct sl_reckey *k, const struct sl_record *r, uint8
 	}
 }
 
-static void format_bytes(const struct sl_reckey_field *f, const uint8_t *s, struct fmt_buf *b)
+static void format_bytes(const struct sl_reckey_field *f, const uint8_t *s, struct sl_fmt_buf *b)
 {
 	bool cut = s[1] == 0xff;
 	unsigned n = cut ? SL_RECKEY_STR_HEAD : s[1] > SL_RECKEY_STR_INLINE ? SL_RECKEY_STR_INLINE : s[1];
 
 	if (f->type == SL_T_STRING)
-		fmt_mem(b, s + 8, n);
+		sl_fmt_mem(b, s + 8, n);
 	else
-		fmt_hexbytes(b, s + 8, n, 0);
+		sl_fmt_hexbytes(b, s + 8, n, 0);
 	if (cut)
-		fmt_str(b, "...");
+		sl_fmt_str(b, "...");
 }
 
-void sl_reckey_format(const struct sl_reckey *k, const uint8_t *key, struct fmt_buf *b)
+void sl_reckey_format(const struct sl_reckey *k, const uint8_t *key, struct sl_fmt_buf *b)
 {
 	for (unsigned i = 0; i < k->n; i++) {
 		const struct sl_reckey_field *f = &k->f[i];
@@ -158,32 +158,32 @@ void sl_reckey_format(const struct sl_reckey *k, const uint8_t *key, struct fmt_
 		uint32_t nsec;
 
 		if (i)
-			fmt_chr(b, ' ');
-		fmt_str(b, f->name);
-		fmt_chr(b, '=');
+			sl_fmt_chr(b, ' ');
+		sl_fmt_str(b, f->name);
+		sl_fmt_chr(b, '=');
 		if (!s[0]) {
-			fmt_chr(b, '-');	/* the record had no such field */
+			sl_fmt_chr(b, '-');	/* the record had no such field */
 			continue;
 		}
 		switch (f->type) {
 		case SL_T_U64:
 			memcpy(&u, s + 8, 8);
-			fmt_u64(b, u);
+			sl_fmt_u64(b, u);
 			break;
 		case SL_T_ADDR:
-			fmt_addr(b, s + 8);
+			sl_fmt_addr(b, s + 8);
 			break;
 		case SL_T_MAC:
-			fmt_mac(b, s + 8);
+			sl_fmt_mac(b, s + 8);
 			break;
 		case SL_T_TIME:
 			memcpy(&sec, s + 8, 8);
 			memcpy(&nsec, s + 16, 4);
-			fmt_i64(b, sec);
-			fmt_chr(b, '.');
+			sl_fmt_i64(b, sec);
+			sl_fmt_chr(b, '.');
 			nsec %= 1000000000u;
 			for (uint32_t d = 100000000; d; d /= 10)
-				fmt_chr(b, (char)('0' + nsec / d % 10));
+				sl_fmt_chr(b, (char)('0' + nsec / d % 10));
 			break;
 		default:
 			format_bytes(f, s, b);

@@ -58,7 +58,7 @@ int sl_reckey_add(struct sl_reckey *k, sl_field id, enum sl_type type, const cha
 void sl_reckey_build(const struct sl_reckey *k, const struct sl_record *r, uint8_t *out);
 
 /* Print a key built by sl_reckey_build(): name=value, separated by spaces. */
-void sl_reckey_format(const struct sl_reckey *k, const uint8_t *key, struct fmt_buf *b);
+void sl_reckey_format(const struct sl_reckey *k, const uint8_t *key, struct sl_fmt_buf *b);
 
 /* The seeded 64-bit hash of long strings (also used by dedup for its text). */
 uint64_t sl_reckey_hash_bytes(uint64_t seed, const uint8_t *p, size_t n);

@@ -27,13 +27,13 @@ struct held_file {
 	char name[32];	/* /proc/self/fd/N */
 };
 
-struct relp_conn {
+struct sl_relp_conn {
 	relpEngine_t *eng;
 	relpClt_t *clt;
 	bool have_session;	/* connected once: reconnect keeps the unacked */
 	bool broken;		/* a send or reconnect failed since the last open */
 	bool fresh;		/* no send yet since the last open */
-	uint64_t sent, acked;	/* see relp_conn_acked() */
+	uint64_t sent, acked;	/* see sl_relp_conn_acked() */
 	unsigned errs;		/* librelp errors reported (on_err, on_auth_err) */
 	bool nak;		/* the receiver refused a message: nothing more is proven */
 	bool auth_failed;	/* the TLS peer was refused (librelp's auth callback) */
@@ -42,7 +42,7 @@ struct relp_conn {
 	struct held_file tls_files[3];	/* see hold_tls_files() */
 };
 
-bool relp_available(void)
+bool sl_relp_available(void)
 {
 	return true;
 }
@@ -55,7 +55,7 @@ static void no_dbg(char *fmt, ...)
 
 static void on_err(void *usr, char *objinfo, char *errmsg, relpRetVal code)
 {
-	struct relp_conn *rc = usr;
+	struct sl_relp_conn *rc = usr;
 
 	if (rc)
 		rc->errs++;
@@ -69,7 +69,7 @@ static void on_err(void *usr, char *objinfo, char *errmsg, relpRetVal code)
 
 static void on_auth_err(void *usr, char *authinfo, char *errmsg, relpRetVal code)
 {
-	struct relp_conn *rc = usr;
+	struct sl_relp_conn *rc = usr;
 
 	if (!rc)
 		return;
@@ -80,7 +80,7 @@ static void on_auth_err(void *usr, char *authinfo, char *errmsg, relpRetVal code
 		 code);
 }
 
-static void say(struct relp_conn *rc, char *err, size_t errlen, const char *what, relpRetVal r)
+static void say(struct sl_relp_conn *rc, char *err, size_t errlen, const char *what, relpRetVal r)
 {
 	snprintf(err, errlen, "%s failed (librelp error %d)%s%s", what, r,
 		 rc->last_err[0] ? ": " : "", rc->last_err);
@@ -88,7 +88,7 @@ static void say(struct relp_conn *rc, char *err, size_t errlen, const char *what
 }
 
 /* librelp's TLS: its own GnuTLS or OpenSSL session, set before connect. */
-static relpRetVal set_tls(relpClt_t *clt, const struct tls_conf *tls, const char *peer)
+static relpRetVal set_tls(relpClt_t *clt, const struct sl_tls_conf *tls, const char *peer)
 {
 	relpRetVal r;
 
@@ -97,7 +97,7 @@ static relpRetVal set_tls(relpClt_t *clt, const struct tls_conf *tls, const char
 	 * the name, not the key purpose (it has no setting for it).
 	 */
 	if ((r = relpCltEnableTLS(clt)) != RELP_RET_OK ||
-	    (r = relpCltSetGnuTLSPriString(clt, (char *)(uintptr_t)tls_priority(tls->min_tls13))) !=
+	    (r = relpCltSetGnuTLSPriString(clt, (char *)(uintptr_t)sl_tls_priority(tls->min_tls13))) !=
 		    RELP_RET_OK ||
 	    (r = relpCltSetCACert(clt, (char *)(uintptr_t)tls->ca_file)) != RELP_RET_OK ||
 	    (r = relpCltSetAuthMode(clt, (char *)"name")) != RELP_RET_OK ||
@@ -117,8 +117,8 @@ static relpRetVal set_tls(relpClt_t *clt, const struct tls_conf *tls, const char
  * connection and give librelp its /proc/self/fd name, which reopens that
  * very file.  held gets tls with the names replaced.
  */
-static int hold_tls_files(struct relp_conn *rc, const struct tls_conf *tls,
-			  struct tls_conf *held, char *err, size_t errlen)
+static int hold_tls_files(struct sl_relp_conn *rc, const struct sl_tls_conf *tls,
+			  struct sl_tls_conf *held, char *err, size_t errlen)
 {
 	const char **names[3] = { &held->ca_file, &held->cert_file, &held->key_file };
 	char why[128];
@@ -140,18 +140,18 @@ static int hold_tls_files(struct relp_conn *rc, const struct tls_conf *tls,
 	return 0;
 }
 
-static void release_tls_files(struct relp_conn *rc)
+static void release_tls_files(struct sl_relp_conn *rc)
 {
 	for (int i = 0; i < 3; i++)
 		if (rc->tls_files[i].fd >= 0)
 			close(rc->tls_files[i].fd);
 }
 
-struct relp_conn *relp_conn_new(const char *host, const char *port, unsigned timeout_s,
-				const struct tls_conf *tls, const char *peer, char *err, size_t errlen)
+struct sl_relp_conn *sl_relp_conn_new(const char *host, const char *port, unsigned timeout_s,
+				const struct sl_tls_conf *tls, const char *peer, char *err, size_t errlen)
 {
-	struct relp_conn *rc = calloc(1, sizeof(*rc));
-	struct tls_conf held;
+	struct sl_relp_conn *rc = calloc(1, sizeof(*rc));
+	struct sl_tls_conf held;
 	relpRetVal r;
 
 	if (!rc) {
@@ -172,7 +172,7 @@ struct relp_conn *relp_conn_new(const char *host, const char *port, unsigned tim
 	relpEngineSetOnErr(rc->eng, on_err);
 	relpEngineSetOnAuthErr(rc->eng, on_auth_err);
 	if (tls && hold_tls_files(rc, tls, &held, err, errlen)) {
-		relp_conn_free(rc);
+		sl_relp_conn_free(rc);
 		return NULL;
 	}
 	if ((r = relpEngineSetEnableCmd(rc->eng, (unsigned char *)"syslog",
@@ -180,17 +180,17 @@ struct relp_conn *relp_conn_new(const char *host, const char *port, unsigned tim
 	    (r = relpEngineCltConstruct(rc->eng, &rc->clt)) != RELP_RET_OK ||
 	    (r = relpCltSetUsrPtr(rc->clt, rc)) != RELP_RET_OK ||
 	    (r = relpCltSetTimeout(rc->clt, timeout_s)) != RELP_RET_OK ||
-	    (r = relpCltSetWindowSize(rc->clt, RELP_WINDOW)) != RELP_RET_OK ||
+	    (r = relpCltSetWindowSize(rc->clt, SL_RELP_WINDOW)) != RELP_RET_OK ||
 	    (r = relpCltSetConnTimeout(rc->clt, (int)timeout_s)) != RELP_RET_OK ||
 	    (tls && (r = set_tls(rc->clt, &held, peer)) != RELP_RET_OK)) {
 		say(rc, err, errlen, "RELP client setup", r);
-		relp_conn_free(rc);
+		sl_relp_conn_free(rc);
 		return NULL;
 	}
 	return rc;
 }
 
-int relp_conn_open(struct relp_conn *rc, char *err, size_t errlen)
+int sl_relp_conn_open(struct sl_relp_conn *rc, char *err, size_t errlen)
 {
 	relpRetVal r;
 
@@ -217,7 +217,7 @@ int relp_conn_open(struct relp_conn *rc, char *err, size_t errlen)
 	return 0;
 }
 
-int relp_conn_send(struct relp_conn *rc, const void *msg, size_t len, char *err, size_t errlen)
+int sl_relp_conn_send(struct sl_relp_conn *rc, const void *msg, size_t len, char *err, size_t errlen)
 {
 	/* librelp copies the message into its frame: the cast is safe */
 	relpRetVal r = relpCltSendSyslog(rc->clt, (unsigned char *)(uintptr_t)msg, len);
@@ -227,25 +227,25 @@ int relp_conn_send(struct relp_conn *rc, const void *msg, size_t len, char *err,
 		rc->broken = true;
 		return -1;
 	}
-	/* it waited for fewer than RELP_WINDOW unacknowledged (relp_conn.h) */
+	/* it waited for fewer than SL_RELP_WINDOW unacknowledged (relp_conn.h) */
 	rc->sent++;
-	if (!rc->fresh && !rc->nak && rc->sent > RELP_WINDOW && rc->sent - RELP_WINDOW > rc->acked)
-		rc->acked = rc->sent - RELP_WINDOW;
+	if (!rc->fresh && !rc->nak && rc->sent > SL_RELP_WINDOW && rc->sent - SL_RELP_WINDOW > rc->acked)
+		rc->acked = rc->sent - SL_RELP_WINDOW;
 	rc->fresh = false;
 	return 0;
 }
 
-uint64_t relp_conn_sent(const struct relp_conn *rc)
+uint64_t sl_relp_conn_sent(const struct sl_relp_conn *rc)
 {
 	return rc->sent;
 }
 
-uint64_t relp_conn_acked(const struct relp_conn *rc)
+uint64_t sl_relp_conn_acked(const struct sl_relp_conn *rc)
 {
 	return rc->acked;
 }
 
-bool relp_conn_close(struct relp_conn *rc)
+bool sl_relp_conn_close(struct sl_relp_conn *rc)
 {
 	bool ok;
 	unsigned errs;
@@ -264,7 +264,7 @@ bool relp_conn_close(struct relp_conn *rc)
 	return ok;
 }
 
-void relp_conn_free(struct relp_conn *rc)
+void sl_relp_conn_free(struct sl_relp_conn *rc)
 {
 	if (!rc)
 		return;
@@ -277,51 +277,51 @@ void relp_conn_free(struct relp_conn *rc)
 
 #else /* built with SLUICE_WITH_RELP=OFF */
 
-bool relp_available(void)
+bool sl_relp_available(void)
 {
 	return false;
 }
 
-struct relp_conn *relp_conn_new(const char *host, const char *port, unsigned timeout_s,
-				const struct tls_conf *tls, const char *peer, char *err, size_t errlen)
+struct sl_relp_conn *sl_relp_conn_new(const char *host, const char *port, unsigned timeout_s,
+				const struct sl_tls_conf *tls, const char *peer, char *err, size_t errlen)
 {
 	(void)host, (void)port, (void)timeout_s, (void)tls, (void)peer;
 	snprintf(err, errlen, "sluice was built without RELP (SLUICE_WITH_RELP=OFF)");
 	return NULL;
 }
 
-int relp_conn_open(struct relp_conn *rc, char *err, size_t errlen)
+int sl_relp_conn_open(struct sl_relp_conn *rc, char *err, size_t errlen)
 {
 	(void)rc;
 	snprintf(err, errlen, "no RELP");
 	return -1;
 }
 
-int relp_conn_send(struct relp_conn *rc, const void *msg, size_t len, char *err, size_t errlen)
+int sl_relp_conn_send(struct sl_relp_conn *rc, const void *msg, size_t len, char *err, size_t errlen)
 {
 	(void)rc, (void)msg, (void)len;
 	snprintf(err, errlen, "no RELP");
 	return -1;
 }
 
-void relp_conn_free(struct relp_conn *rc)
+void sl_relp_conn_free(struct sl_relp_conn *rc)
 {
 	(void)rc;
 }
 
-uint64_t relp_conn_sent(const struct relp_conn *rc)
-{
-	(void)rc;
-	return 0;
-}
-
-uint64_t relp_conn_acked(const struct relp_conn *rc)
+uint64_t sl_relp_conn_sent(const struct sl_relp_conn *rc)
 {
 	(void)rc;
 	return 0;
 }
 
-bool relp_conn_close(struct relp_conn *rc)
+uint64_t sl_relp_conn_acked(const struct sl_relp_conn *rc)
+{
+	(void)rc;
+	return 0;
+}
+
+bool sl_relp_conn_close(struct sl_relp_conn *rc)
 {
 	(void)rc;
 	return false;

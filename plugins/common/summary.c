@@ -39,18 +39,18 @@ int sl_summary_key(struct sl_reckey *k, const struct sl_host *host, struct sl_in
 	return 0;
 }
 
-char *sl_summary_room(struct sl_batch *b, struct fmt_buf *fb, size_t *mark)
+char *sl_summary_room(struct sl_batch *b, struct sl_fmt_buf *fb, size_t *mark)
 {
 	char *mem;
 
 	*mark = sl_batch_mark(b);
 	mem = sl_batch_alloc(b, SL_SUMMARY_ROOM);
 	if (mem)
-		fmt_init(fb, mem, SL_SUMMARY_ROOM);
+		sl_fmt_init(fb, mem, SL_SUMMARY_ROOM);
 	return mem;
 }
 
-bool sl_summary_fits(struct sl_batch *b, char *mem, const struct fmt_buf *fb, size_t mark)
+bool sl_summary_fits(struct sl_batch *b, char *mem, const struct sl_fmt_buf *fb, size_t mark)
 {
 	if (fb->overflow) {
 		sl_batch_rewind(b, mark);

@@ -49,10 +49,10 @@ typedef bool (*sl_summary_fill_fn)(void *arg, struct sl_batch *b, struct sl_reco
 #define SL_SUMMARY_ROOM 1024
 
 /* SL_SUMMARY_ROOM bytes of b's arena behind fb, *mark to give them back; NULL when full. */
-char *sl_summary_room(struct sl_batch *b, struct fmt_buf *fb, size_t *mark);
+char *sl_summary_room(struct sl_batch *b, struct sl_fmt_buf *fb, size_t *mark);
 
 /* After the writes: true with the room cut to what fb holds, or false with it given back. */
-bool sl_summary_fits(struct sl_batch *b, char *mem, const struct fmt_buf *fb, size_t mark);
+bool sl_summary_fits(struct sl_batch *b, char *mem, const struct sl_fmt_buf *fb, size_t mark);
 
 /*
  * For configure(): host, inst, avoid and attempts set, the ids of the

@@ -50,35 +50,35 @@ int sl_syslog_fmt_init(struct sl_syslog_fmt *f, const struct sl_syslog_fmt_conf 
 	token(f->procid, SL_SYSLOG_PROCID_MAX, c->procid, "");
 	token(f->msgid, SL_SYSLOG_MSGID_MAX, c->msgid, "");
 	token(f->sd_id, SL_SYSLOG_SD_NAME_MAX, c->sd_id, SL_SYSLOG_SD_NAME_FORBIDDEN);
-	fmt_time_cache_init(&f->tc5424, true);
+	sl_fmt_time_cache_init(&f->tc5424, true);
 	return 0;
 }
 
-void sl_syslog_fmt_sd_value(struct fmt_buf *b, const void *raw, size_t rn)
+void sl_syslog_fmt_sd_value(struct sl_fmt_buf *b, const void *raw, size_t rn)
 {
 	char s[SL_SYSLOG_SD_VALUE_MAX];
 	size_t i, n = sl_esc_write(s, sizeof(s), raw, rn, 0, NULL);
 
 	for (i = 0; i < n; i++) {
 		if (s[i] == '"' || s[i] == '\\' || s[i] == ']')
-			fmt_chr(b, '\\');
-		fmt_chr(b, s[i]);
+			sl_fmt_chr(b, '\\');
+		sl_fmt_chr(b, s[i]);
 	}
 }
 
-static void sd_param(struct fmt_buf *b, bool *open, const char *sd_id, const char *name)
+static void sd_param(struct sl_fmt_buf *b, bool *open, const char *sd_id, const char *name)
 {
 	if (!*open) {
-		fmt_chr(b, '[');
-		fmt_str(b, sd_id);
+		sl_fmt_chr(b, '[');
+		sl_fmt_str(b, sd_id);
 		*open = true;
 	}
-	fmt_chr(b, ' ');
-	fmt_str(b, name);
-	fmt_lit(b, "=\"");
+	sl_fmt_chr(b, ' ');
+	sl_fmt_str(b, name);
+	sl_fmt_lit(b, "=\"");
 }
 
-void sl_syslog_fmt_sd(struct fmt_buf *b, const char *sd_id, const struct sl_record *r)
+void sl_syslog_fmt_sd(struct sl_fmt_buf *b, const char *sd_id, const struct sl_record *r)
 {
 	static const struct {
 		sl_field f;
@@ -102,46 +102,46 @@ void sl_syslog_fmt_sd(struct fmt_buf *b, const char *sd_id, const struct sl_reco
 		if (params[i].str)
 			sl_syslog_fmt_sd_value(b, r->v[f].bytes.ptr, r->v[f].bytes.len);
 		else if (f == SL_F_SRC_ADDR || f == SL_F_DST_ADDR)
-			fmt_addr_in(b, r->v[f].addr, fmt_rec_v6(r));
+			sl_fmt_addr_in(b, r->v[f].addr, sl_fmt_rec_v6(r));
 		else
-			fmt_u64(b, r->v[f].u64);
-		fmt_chr(b, '"');
+			sl_fmt_u64(b, r->v[f].u64);
+		sl_fmt_chr(b, '"');
 	}
 	if (open)
-		fmt_chr(b, ']');
+		sl_fmt_chr(b, ']');
 	else
-		fmt_chr(b, '-');
+		sl_fmt_chr(b, '-');
 }
 
-static void header(struct sl_syslog_fmt *f, struct fmt_buf *b, const struct sl_record *r,
+static void header(struct sl_syslog_fmt *f, struct sl_fmt_buf *b, const struct sl_record *r,
 		   struct sl_time ts)
 {
-	fmt_mem(b, f->pri, f->pri_len);
+	sl_fmt_mem(b, f->pri, f->pri_len);
 	if (f->format == SL_SYSLOG_RFC5424) {
-		fmt_lit(b, "1 ");
-		fmt_rfc3339(b, &f->tc5424, ts);
-		fmt_chr(b, ' ');
-		fmt_str(b, f->hostname);
-		fmt_chr(b, ' ');
-		fmt_str(b, f->app_name);
-		fmt_chr(b, ' ');
-		fmt_str(b, f->procid);
-		fmt_chr(b, ' ');
-		fmt_str(b, f->msgid);
-		fmt_chr(b, ' ');
+		sl_fmt_lit(b, "1 ");
+		sl_fmt_rfc3339(b, &f->tc5424, ts);
+		sl_fmt_chr(b, ' ');
+		sl_fmt_str(b, f->hostname);
+		sl_fmt_chr(b, ' ');
+		sl_fmt_str(b, f->app_name);
+		sl_fmt_chr(b, ' ');
+		sl_fmt_str(b, f->procid);
+		sl_fmt_chr(b, ' ');
+		sl_fmt_str(b, f->msgid);
+		sl_fmt_chr(b, ' ');
 		sl_syslog_fmt_sd(b, f->sd ? f->sd_id : NULL, r);
-		fmt_chr(b, ' ');
+		sl_fmt_chr(b, ' ');
 	} else {
-		fmt_date3164(b, &f->tc3164, ts.sec);
-		fmt_chr(b, ' ');
+		sl_fmt_date3164(b, &f->tc3164, ts.sec);
+		sl_fmt_chr(b, ' ');
 		if (!f->local) {	/* local syslogd adds its own */
-			fmt_str(b, f->hostname);
-			fmt_chr(b, ' ');
+			sl_fmt_str(b, f->hostname);
+			sl_fmt_chr(b, ' ');
 		}
-		fmt_str(b, f->app_name);
-		fmt_chr(b, '[');
-		fmt_str(b, f->procid);
-		fmt_lit(b, "]: ");
+		sl_fmt_str(b, f->app_name);
+		sl_fmt_chr(b, '[');
+		sl_fmt_str(b, f->procid);
+		sl_fmt_lit(b, "]: ");
 	}
 }
 
@@ -149,12 +149,12 @@ size_t sl_syslog_fmt_message(struct sl_syslog_fmt *f, char *buf, size_t cap,
 			     const struct sl_record *r, struct sl_time ts, bool *escaped)
 {
 	const struct sl_bytes *text = &r->v[SL_F_TEXT].bytes;
-	struct fmt_buf b;
+	struct sl_fmt_buf b;
 	size_t room, n;
 	bool clean;
 
 	*escaped = false;
-	fmt_init(&b, buf, cap);
+	sl_fmt_init(&b, buf, cap);
 	header(f, &b, r, ts);
 	if (b.overflow)
 		return 0;
@@ -182,7 +182,7 @@ size_t sl_syslog_fmt_frame(enum sl_syslog_framing fr, size_t n, char *pre, bool 
 
 	*lf = fr == SL_SYSLOG_FRAME_LF;
 	if (fr == SL_SYSLOG_FRAME_OCTET) {
-		len = (size_t)(fmt_u64_raw(pre, n) - pre);
+		len = (size_t)(sl_fmt_u64_raw(pre, n) - pre);
 		pre[len++] = ' ';
 	}
 	return len;

@@ -11,7 +11,7 @@
  *
  *   PRI        facility * 8 + severity, in decimal between '<' and '>'
  *   TIMESTAMP  the record's time in RFC 3339 with microseconds and the
- *              local offset (fmt_rfc3339, local mode: "+hh:mm", never "Z"),
+ *              local offset (sl_fmt_rfc3339, local mode: "+hh:mm", never "Z"),
  *              clamped to the calendar (time_clamp.h)
  *   HOSTNAME, APP-NAME, PROCID, MSGID
  *              fixed at init (below); "-" (NILVALUE) for an empty one
@@ -19,14 +19,14 @@
  *              fields below; else one element
  *                [SD-ID src="..." dst="..." proto="6" spt="..." dpt="..." in="..." out="..."]
  *              with the params the record has, in that order: addresses as
- *              fmt_addr_in writes them, numbers in decimal, interface names
+ *              sl_fmt_addr_in writes them, numbers in decimal, interface names
  *              as sl_syslog_fmt_sd_value() escapes them
  *
  * RFC 3164 (SL_SYSLOG_RFC3164), as rsyslog and the BSD syslog() write it:
  *
  *   <PRI>Mmm dd HH:MM:SS HOSTNAME APP-NAME[PROCID]: MSG
  *
- *   the date in local time, day space-padded (fmt_date3164, clamped the
+ *   the date in local time, day space-padded (sl_fmt_date3164, clamped the
  *   same way); without "HOSTNAME " when `local` (a unix socket: the local
  *   syslogd puts its own).
  *
@@ -106,8 +106,8 @@ struct sl_syslog_fmt {
 	char procid[SL_SYSLOG_PROCID_MAX + 1];
 	char msgid[SL_SYSLOG_MSGID_MAX + 1];
 	char sd_id[SL_SYSLOG_SD_NAME_MAX + 1];
-	struct fmt_time_cache tc5424;		/* local time, with the offset */
-	struct fmt_date3164_cache tc3164;
+	struct sl_fmt_time_cache tc5424;		/* local time, with the offset */
+	struct sl_fmt_date3164_cache tc3164;
 };
 
 /*
@@ -138,7 +138,7 @@ size_t sl_syslog_fmt_message(struct sl_syslog_fmt *f, char *buf, size_t cap,
  * The SD field for r: "-", or the element described above.  sd_id NULL
  * is "-".  Appends to b (overflow as fmt.h says).
  */
-void sl_syslog_fmt_sd(struct fmt_buf *b, const char *sd_id, const struct sl_record *r);
+void sl_syslog_fmt_sd(struct sl_fmt_buf *b, const char *sd_id, const struct sl_record *r);
 
 /*
  * An SD-PARAM value (without the quotes): control bytes, DEL and invalid
@@ -146,7 +146,7 @@ void sl_syslog_fmt_sd(struct fmt_buf *b, const char *sd_id, const struct sl_reco
  * bytes on a boundary; then each '"', '\' and ']' gets a '\' before it
  * (RFC 5424 6.3.3), so the value never ends its param or element early.
  */
-void sl_syslog_fmt_sd_value(struct fmt_buf *b, const void *raw, size_t n);
+void sl_syslog_fmt_sd_value(struct sl_fmt_buf *b, const void *raw, size_t n);
 
 /*
  * What goes around a message of n bytes on the wire: the prefix is

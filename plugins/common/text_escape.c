@@ -231,7 +231,7 @@ static inline void small_copy(char *d, const uint8_t *s, size_t n)
 	}
 }
 
-void fmt_escaped(struct fmt_buf *b, const void *s, size_t n, unsigned flags)
+void sl_fmt_escaped(struct sl_fmt_buf *b, const void *s, size_t n, unsigned flags)
 {
 	size_t used;
 
@@ -240,11 +240,11 @@ void fmt_escaped(struct fmt_buf *b, const void *s, size_t n, unsigned flags)
 	/* interface names and most prefixes: short and clean */
 	if (n < 16 && b->cap - b->len >= n &&
 	    small_clean(s, n, (flags & SL_ESC_BACKSLASH) ? ONES * '\\' : 0)) {
-		small_copy(fmt_end(b), s, n);
+		small_copy(sl_fmt_end(b), s, n);
 		b->len += n;
 		return;
 	}
-	b->len += sl_esc_write(fmt_end(b), b->cap - b->len, s, n, flags, &used);
+	b->len += sl_esc_write(sl_fmt_end(b), b->cap - b->len, s, n, flags, &used);
 	if (used < n)
 		b->overflow = true;
 }

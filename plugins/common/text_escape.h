@@ -64,7 +64,7 @@ size_t sl_esc_len(const void *s, size_t n, unsigned flags);
 size_t sl_esc_write(char *dst, size_t cap, const void *s, size_t n, unsigned flags, size_t *used);
 
 /* Append the escaped s to b: what fits, in whole units; overflow if cut. */
-void fmt_escaped(struct fmt_buf *b, const void *s, size_t n, unsigned flags);
+void sl_fmt_escaped(struct sl_fmt_buf *b, const void *s, size_t n, unsigned flags);
 
 /*
  * A length <= len at which text p[0..total) (escaped with SL_ESC_BACKSLASH,

@@ -25,12 +25,12 @@
 
 #define REC_MAX 16384	/* bytes gathered into one record */
 
-struct tls_creds {
+struct sl_tls_creds {
 	gnutls_certificate_credentials_t x509;
 	gnutls_priority_t prio;
 };
 
-struct tls_conn {
+struct sl_tls_conn {
 	gnutls_session_t s;
 	int fd;
 	bool verify_failed;
@@ -41,12 +41,12 @@ struct tls_conn {
 	char pend[REC_MAX];
 };
 
-bool tls_available(void)
+bool sl_tls_available(void)
 {
 	return true;
 }
 
-const char *tls_priority(bool min_tls13)
+const char *sl_tls_priority(bool min_tls13)
 {
 	return min_tls13 ? "NORMAL:-VERS-ALL:+VERS-TLS1.3"
 			 : "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2";
@@ -100,10 +100,10 @@ static int key_file(gnutls_certificate_credentials_t x509, const char *cert, con
 	return rc;
 }
 
-struct tls_creds *tls_creds_new(const struct tls_conf *c, const char **bad_option, char *err,
+struct sl_tls_creds *sl_tls_creds_new(const struct sl_tls_conf *c, const char **bad_option, char *err,
 				size_t errlen)
 {
-	struct tls_creds *cr = calloc(1, sizeof(*cr));
+	struct sl_tls_creds *cr = calloc(1, sizeof(*cr));
 	char why[256];
 	int rc;
 
@@ -113,11 +113,11 @@ struct tls_creds *tls_creds_new(const struct tls_conf *c, const char **bad_optio
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
-	rc = gnutls_priority_init(&cr->prio, tls_priority(c->min_tls13), NULL);
+	rc = gnutls_priority_init(&cr->prio, sl_tls_priority(c->min_tls13), NULL);
 	if (rc < 0) {
 		cr->prio = NULL;
 		*bad_option = "tls_min_version";
-		snprintf(err, errlen, "GnuTLS priority %s: %s", tls_priority(c->min_tls13),
+		snprintf(err, errlen, "GnuTLS priority %s: %s", sl_tls_priority(c->min_tls13),
 			 gnutls_strerror(rc));
 		goto fail;
 	}
@@ -156,11 +156,11 @@ struct tls_creds *tls_creds_new(const struct tls_conf *c, const char **bad_optio
 	}
 	return cr;
 fail:
-	tls_creds_free(cr);
+	sl_tls_creds_free(cr);
 	return NULL;
 }
 
-void tls_creds_free(struct tls_creds *cr)
+void sl_tls_creds_free(struct sl_tls_creds *cr)
 {
 	if (!cr)
 		return;
@@ -183,7 +183,7 @@ static bool is_ip(const char *name)
  */
 static ssize_t push(gnutls_transport_ptr_t p, const giovec_t *iov, int n)
 {
-	struct tls_conn *tc = p;
+	struct sl_tls_conn *tc = p;
 	struct msghdr mh = { .msg_iov = (struct iovec *)iov, .msg_iovlen = (size_t)n };
 	ssize_t rc = sendmsg(tc->fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
 
@@ -194,10 +194,10 @@ static ssize_t push(gnutls_transport_ptr_t p, const giovec_t *iov, int n)
 	return rc;
 }
 
-struct tls_conn *tls_conn_new(struct tls_creds *cr, int fd, const char *name, bool verify,
+struct sl_tls_conn *sl_tls_conn_new(struct sl_tls_creds *cr, int fd, const char *name, bool verify,
 			      char *err, size_t errlen)
 {
-	struct tls_conn *tc = calloc(1, sizeof(*tc));
+	struct sl_tls_conn *tc = calloc(1, sizeof(*tc));
 	int rc;
 
 	if (!tc) {
@@ -216,7 +216,7 @@ struct tls_conn *tls_conn_new(struct tls_creds *cr, int fd, const char *name, bo
 	    (!is_ip(name) &&
 	     (rc = gnutls_server_name_set(tc->s, GNUTLS_NAME_DNS, name, strlen(name))) < 0)) {
 		snprintf(err, errlen, "TLS session setup: %s", gnutls_strerror(rc));
-		tls_conn_free(tc);
+		sl_tls_conn_free(tc);
 		return NULL;
 	}
 	/*
@@ -241,7 +241,7 @@ struct tls_conn *tls_conn_new(struct tls_creds *cr, int fd, const char *name, bo
 	return tc;
 }
 
-void tls_conn_free(struct tls_conn *tc)
+void sl_tls_conn_free(struct sl_tls_conn *tc)
 {
 	if (!tc)
 		return;
@@ -249,17 +249,17 @@ void tls_conn_free(struct tls_conn *tc)
 	free(tc);
 }
 
-static int want(const struct tls_conn *tc)
+static int want(const struct sl_tls_conn *tc)
 {
-	return gnutls_record_get_direction(tc->s) ? TLS_WANT_WRITE : TLS_WANT_READ;
+	return gnutls_record_get_direction(tc->s) ? SL_TLS_WANT_WRITE : SL_TLS_WANT_READ;
 }
 
-int tls_conn_handshake(struct tls_conn *tc, char *err, size_t errlen)
+int sl_tls_conn_handshake(struct sl_tls_conn *tc, char *err, size_t errlen)
 {
 	int rc = gnutls_handshake(tc->s);
 
 	if (rc == GNUTLS_E_SUCCESS)
-		return TLS_DONE;
+		return SL_TLS_DONE;
 	if (rc == GNUTLS_E_AGAIN || rc == GNUTLS_E_INTERRUPTED || !gnutls_error_is_fatal(rc))
 		return want(tc);
 	if (rc == GNUTLS_E_CERTIFICATE_VERIFICATION_ERROR) {
@@ -279,61 +279,61 @@ int tls_conn_handshake(struct tls_conn *tc, char *err, size_t errlen)
 			snprintf(err, errlen, "server certificate verification failed (status 0x%x)",
 				 status);
 		}
-		return TLS_FAILED;
+		return SL_TLS_FAILED;
 	}
 	snprintf(err, errlen, "TLS handshake failed: %s", gnutls_strerror(rc));
 	if (rc == GNUTLS_E_WARNING_ALERT_RECEIVED || rc == GNUTLS_E_FATAL_ALERT_RECEIVED)
 		snprintf(err + strlen(err), errlen - strlen(err), " (%s)",
 			 gnutls_alert_get_name(gnutls_alert_get(tc->s)));
-	return TLS_FAILED;
+	return SL_TLS_FAILED;
 }
 
-bool tls_conn_verify_failed(const struct tls_conn *tc)
+bool sl_tls_conn_verify_failed(const struct sl_tls_conn *tc)
 {
 	return tc->verify_failed;
 }
 
-int tls_conn_flush(struct tls_conn *tc, char *err, size_t errlen)
+int sl_tls_conn_flush(struct sl_tls_conn *tc, char *err, size_t errlen)
 {
 	ssize_t rc;
 
 	if (!tc->plen)
-		return TLS_DONE;
+		return SL_TLS_DONE;
 	/* after GNUTLS_E_AGAIN the same bytes are passed again, as GnuTLS asks */
 	rc = gnutls_record_send(tc->s, tc->pend, tc->plen);
 	if (rc == GNUTLS_E_AGAIN || rc == GNUTLS_E_INTERRUPTED)
-		return TLS_WANT_WRITE;
+		return SL_TLS_WANT_WRITE;
 	if (rc < 0) {
 		snprintf(err, errlen, "TLS send failed: %s", gnutls_strerror((int)rc));
-		return TLS_FAILED;
+		return SL_TLS_FAILED;
 	}
 	if ((size_t)rc < tc->plen)
 		memmove(tc->pend, tc->pend + rc, tc->plen - (size_t)rc);
 	tc->plen -= (size_t)rc;
-	return tc->plen ? TLS_WANT_WRITE : TLS_DONE;
+	return tc->plen ? SL_TLS_WANT_WRITE : SL_TLS_DONE;
 }
 
-bool tls_conn_pending(const struct tls_conn *tc)
+bool sl_tls_conn_pending(const struct sl_tls_conn *tc)
 {
 	return tc->plen != 0;
 }
 
-bool tls_conn_cert_requested(const struct tls_conn *tc)
+bool sl_tls_conn_cert_requested(const struct sl_tls_conn *tc)
 {
 	return gnutls_certificate_client_get_request_status(tc->s) != 0;
 }
 
-uint32_t tls_conn_wire(const struct tls_conn *tc)
+uint32_t sl_tls_conn_wire(const struct sl_tls_conn *tc)
 {
 	return tc->wire;
 }
 
-bool tls_conn_alerted(const struct tls_conn *tc)
+bool sl_tls_conn_alerted(const struct sl_tls_conn *tc)
 {
 	return tc->alerted;
 }
 
-ssize_t tls_conn_writev(struct tls_conn *tc, const struct iovec *iov, unsigned n, char *err,
+ssize_t sl_tls_conn_writev(struct sl_tls_conn *tc, const struct iovec *iov, unsigned n, char *err,
 			size_t errlen)
 {
 	size_t taken = 0;
@@ -341,9 +341,9 @@ ssize_t tls_conn_writev(struct tls_conn *tc, const struct iovec *iov, unsigned n
 	int rc;
 
 	if (tc->plen) {
-		rc = tls_conn_flush(tc, err, errlen);
-		if (rc != TLS_DONE)
-			return rc == TLS_FAILED ? TLS_FAILED : 0;
+		rc = sl_tls_conn_flush(tc, err, errlen);
+		if (rc != SL_TLS_DONE)
+			return rc == SL_TLS_FAILED ? SL_TLS_FAILED : 0;
 	}
 	for (i = 0; i < n && taken < REC_MAX; i++) {
 		size_t k = iov[i].iov_len < REC_MAX - taken ? iov[i].iov_len : REC_MAX - taken;
@@ -352,12 +352,12 @@ ssize_t tls_conn_writev(struct tls_conn *tc, const struct iovec *iov, unsigned n
 		taken += k;
 	}
 	tc->plen = taken;
-	if (tls_conn_flush(tc, err, errlen) == TLS_FAILED)
-		return TLS_FAILED;
+	if (sl_tls_conn_flush(tc, err, errlen) == SL_TLS_FAILED)
+		return SL_TLS_FAILED;
 	return (ssize_t)taken;
 }
 
-int tls_conn_discard_input(struct tls_conn *tc, char *err, size_t errlen)
+int sl_tls_conn_discard_input(struct sl_tls_conn *tc, char *err, size_t errlen)
 {
 	char sink[512];
 
@@ -367,9 +367,9 @@ int tls_conn_discard_input(struct tls_conn *tc, char *err, size_t errlen)
 		if (rc > 0)
 			continue;
 		if (rc == 0)
-			return TLS_CLOSED;
+			return SL_TLS_CLOSED;
 		if (rc == GNUTLS_E_AGAIN || rc == GNUTLS_E_INTERRUPTED)
-			return TLS_DONE;
+			return SL_TLS_DONE;
 		if (!gnutls_error_is_fatal((int)rc))	/* e.g. a TLS 1.3 ticket */
 			continue;
 		snprintf(err, errlen, "TLS receive failed: %s", gnutls_strerror((int)rc));
@@ -378,24 +378,24 @@ int tls_conn_discard_input(struct tls_conn *tc, char *err, size_t errlen)
 			snprintf(err + strlen(err), errlen - strlen(err), " (%s)",
 				 gnutls_alert_get_name(gnutls_alert_get(tc->s)));
 		}
-		return TLS_FAILED;
+		return SL_TLS_FAILED;
 	}
 }
 
 #else /* built with SLUICE_WITH_TLS=OFF */
 
-bool tls_available(void)
+bool sl_tls_available(void)
 {
 	return false;
 }
 
-const char *tls_priority(bool min_tls13)
+const char *sl_tls_priority(bool min_tls13)
 {
 	(void)min_tls13;
 	return "";
 }
 
-struct tls_creds *tls_creds_new(const struct tls_conf *c, const char **bad_option, char *err,
+struct sl_tls_creds *sl_tls_creds_new(const struct sl_tls_conf *c, const char **bad_option, char *err,
 				size_t errlen)
 {
 	(void)c;
@@ -404,12 +404,12 @@ struct tls_creds *tls_creds_new(const struct tls_conf *c, const char **bad_optio
 	return NULL;
 }
 
-void tls_creds_free(struct tls_creds *cr)
+void sl_tls_creds_free(struct sl_tls_creds *cr)
 {
 	(void)cr;
 }
 
-struct tls_conn *tls_conn_new(struct tls_creds *cr, int fd, const char *name, bool verify,
+struct sl_tls_conn *sl_tls_conn_new(struct sl_tls_creds *cr, int fd, const char *name, bool verify,
 			      char *err, size_t errlen)
 {
 	(void)cr, (void)fd, (void)name, (void)verify;
@@ -417,64 +417,64 @@ struct tls_conn *tls_conn_new(struct tls_creds *cr, int fd, const char *name, bo
 	return NULL;
 }
 
-void tls_conn_free(struct tls_conn *tc)
+void sl_tls_conn_free(struct sl_tls_conn *tc)
 {
 	(void)tc;
 }
 
-int tls_conn_handshake(struct tls_conn *tc, char *err, size_t errlen)
+int sl_tls_conn_handshake(struct sl_tls_conn *tc, char *err, size_t errlen)
 {
 	(void)tc, (void)err, (void)errlen;
-	return TLS_FAILED;
+	return SL_TLS_FAILED;
 }
 
-bool tls_conn_verify_failed(const struct tls_conn *tc)
+bool sl_tls_conn_verify_failed(const struct sl_tls_conn *tc)
 {
 	(void)tc;
 	return false;
 }
 
-ssize_t tls_conn_writev(struct tls_conn *tc, const struct iovec *iov, unsigned n, char *err,
+ssize_t sl_tls_conn_writev(struct sl_tls_conn *tc, const struct iovec *iov, unsigned n, char *err,
 			size_t errlen)
 {
 	(void)tc, (void)iov, (void)n, (void)err, (void)errlen;
-	return TLS_FAILED;
+	return SL_TLS_FAILED;
 }
 
-int tls_conn_flush(struct tls_conn *tc, char *err, size_t errlen)
+int sl_tls_conn_flush(struct sl_tls_conn *tc, char *err, size_t errlen)
 {
 	(void)tc, (void)err, (void)errlen;
-	return TLS_FAILED;
+	return SL_TLS_FAILED;
 }
 
-bool tls_conn_pending(const struct tls_conn *tc)
+bool sl_tls_conn_pending(const struct sl_tls_conn *tc)
 {
 	(void)tc;
 	return false;
 }
 
-bool tls_conn_cert_requested(const struct tls_conn *tc)
+bool sl_tls_conn_cert_requested(const struct sl_tls_conn *tc)
 {
 	(void)tc;
 	return false;
 }
 
-uint32_t tls_conn_wire(const struct tls_conn *tc)
+uint32_t sl_tls_conn_wire(const struct sl_tls_conn *tc)
 {
 	(void)tc;
 	return 0;
 }
 
-bool tls_conn_alerted(const struct tls_conn *tc)
+bool sl_tls_conn_alerted(const struct sl_tls_conn *tc)
 {
 	(void)tc;
 	return false;
 }
 
-int tls_conn_discard_input(struct tls_conn *tc, char *err, size_t errlen)
+int sl_tls_conn_discard_input(struct sl_tls_conn *tc, char *err, size_t errlen)
 {
 	(void)tc, (void)err, (void)errlen;
-	return TLS_FAILED;
+	return SL_TLS_FAILED;
 }
 
 #endif

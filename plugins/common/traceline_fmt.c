@@ -34,59 +34,59 @@ static bool has(const struct sl_record *r, int f)
 	return f >= 0 && sl_has(r, (sl_field)f);
 }
 
-static void str_field(struct fmt_buf *b, const struct sl_record *r, int f)
+static void str_field(struct sl_fmt_buf *b, const struct sl_record *r, int f)
 {
-	fmt_mem(b, r->v[f].bytes.ptr, r->v[f].bytes.len);
+	sl_fmt_mem(b, r->v[f].bytes.ptr, r->v[f].bytes.len);
 }
 
 /* " name " when the record has field f: false (nothing written) when not */
-static bool kv_key(struct fmt_buf *b, const struct sl_record *r, sl_field f, const char *name)
+static bool kv_key(struct sl_fmt_buf *b, const struct sl_record *r, sl_field f, const char *name)
 {
 	if (!sl_has(r, f))
 		return false;
-	fmt_chr(b, ' ');
-	fmt_str(b, name);
-	fmt_chr(b, ' ');
+	sl_fmt_chr(b, ' ');
+	sl_fmt_str(b, name);
+	sl_fmt_chr(b, ' ');
 	return true;
 }
 
 /* " name N" when the record has field f */
-static void u64_kv(struct fmt_buf *b, const struct sl_record *r, sl_field f, const char *name)
+static void u64_kv(struct sl_fmt_buf *b, const struct sl_record *r, sl_field f, const char *name)
 {
 	if (kv_key(b, r, f, name))
-		fmt_u64(b, r->v[f].u64);
+		sl_fmt_u64(b, r->v[f].u64);
 }
 
-static void addr_kv(struct fmt_buf *b, const struct sl_record *r, sl_field f, const char *name)
+static void addr_kv(struct sl_fmt_buf *b, const struct sl_record *r, sl_field f, const char *name)
 {
 	if (kv_key(b, r, f, name))
-		fmt_addr_in(b, r->v[f].addr, fmt_rec_v6(r));
+		sl_fmt_addr_in(b, r->v[f].addr, sl_fmt_rec_v6(r));
 }
 
-static void ifname(struct fmt_buf *b, const struct sl_record *r, sl_field name, sl_field index,
+static void ifname(struct sl_fmt_buf *b, const struct sl_record *r, sl_field name, sl_field index,
 		   const char *key)
 {
-	fmt_chr(b, ' ');
-	fmt_str(b, key);
+	sl_fmt_chr(b, ' ');
+	sl_fmt_str(b, key);
 	if (sl_has(r, name)) {
-		fmt_lit(b, " \"");
+		sl_fmt_lit(b, " \"");
 		str_field(b, r, name);
-		fmt_chr(b, '"');
+		sl_fmt_chr(b, '"');
 	} else {
-		fmt_chr(b, ' ');
-		fmt_u64(b, r->v[index].u64);
+		sl_fmt_chr(b, ' ');
+		sl_fmt_u64(b, r->v[index].u64);
 	}
 }
 
-static void type_name(struct fmt_buf *b, const char *const *names, size_t n, uint64_t t)
+static void type_name(struct sl_fmt_buf *b, const char *const *names, size_t n, uint64_t t)
 {
 	if (t < n && names[t])
-		fmt_str(b, names[t]);
+		sl_fmt_str(b, names[t]);
 	else
-		fmt_u64(b, t);
+		sl_fmt_u64(b, t);
 }
 
-static void l4(struct fmt_buf *b, const struct sl_record *r)
+static void l4(struct sl_fmt_buf *b, const struct sl_record *r)
 {
 	uint64_t p = r->v[SL_F_IP_PROTO].u64;
 
@@ -94,33 +94,33 @@ static void l4(struct fmt_buf *b, const struct sl_record *r)
 		const char *n = p == 6 ? "tcp" : "udp";
 
 		if (sl_has(r, SL_F_SPORT)) {
-			fmt_chr(b, ' ');
-			fmt_str(b, n);
-			fmt_lit(b, " sport ");
-			fmt_u64(b, r->v[SL_F_SPORT].u64);
+			sl_fmt_chr(b, ' ');
+			sl_fmt_str(b, n);
+			sl_fmt_lit(b, " sport ");
+			sl_fmt_u64(b, r->v[SL_F_SPORT].u64);
 		}
 		if (sl_has(r, SL_F_DPORT)) {
-			fmt_chr(b, ' ');
-			fmt_str(b, n);
-			fmt_lit(b, " dport ");
-			fmt_u64(b, r->v[SL_F_DPORT].u64);
+			sl_fmt_chr(b, ' ');
+			sl_fmt_str(b, n);
+			sl_fmt_lit(b, " dport ");
+			sl_fmt_u64(b, r->v[SL_F_DPORT].u64);
 		}
 	}
 	if (p == 6 && sl_has(r, SL_F_TCP_FLAGS)) {
 		uint64_t fl = r->v[SL_F_TCP_FLAGS].u64 & 0xff;
 		bool first = true;
 
-		fmt_lit(b, " tcp flags == ");
+		sl_fmt_lit(b, " tcp flags == ");
 		for (unsigned i = 0; i < 8; i++) {
 			if (!(fl & (1u << i)))
 				continue;
 			if (!first)
-				fmt_lit(b, " | ");
-			fmt_str(b, tcp_flags[i]);
+				sl_fmt_lit(b, " | ");
+			sl_fmt_str(b, tcp_flags[i]);
 			first = false;
 		}
 		if (first)
-			fmt_lit(b, "0x0");
+			sl_fmt_lit(b, "0x0");
 		u64_kv(b, r, SL_F_TCP_WINDOW, "tcp window");
 	}
 	if (p == 17)
@@ -128,7 +128,7 @@ static void l4(struct fmt_buf *b, const struct sl_record *r)
 	if ((p == 1 || p == 58) && sl_has(r, SL_F_ICMP_TYPE)) {
 		bool v6 = p == 58;
 
-		fmt_str(b, v6 ? " icmpv6 type " : " icmp type ");
+		sl_fmt_str(b, v6 ? " icmpv6 type " : " icmp type ");
 		if (v6)
 			type_name(b, icmp6_types, sizeof(icmp6_types) / sizeof(icmp6_types[0]),
 				  r->v[SL_F_ICMP_TYPE].u64);
@@ -142,22 +142,22 @@ static void l4(struct fmt_buf *b, const struct sl_record *r)
 }
 
 /* "iif "lo" ip saddr ... tcp dport 22": what decode found, in nft's words */
-static void packet(struct fmt_buf *b, const struct sl_record *r)
+static void packet(struct sl_fmt_buf *b, const struct sl_record *r)
 {
 	bool v6 = sl_has(r, SL_F_IP_VERSION) && r->v[SL_F_IP_VERSION].u64 == 6;
 	const char *ip = v6 ? "ip6" : "ip";
 
-	fmt_lit(b, "packet:");
+	sl_fmt_lit(b, "packet:");
 	if (sl_has(r, SL_F_IFINDEX_IN))
 		ifname(b, r, SL_F_IFNAME_IN, SL_F_IFINDEX_IN, "iif");
 	if (sl_has(r, SL_F_IFINDEX_OUT))
 		ifname(b, r, SL_F_IFNAME_OUT, SL_F_IFINDEX_OUT, "oif");
 	if (sl_has(r, SL_F_HWHDR) && sl_has(r, SL_F_MAC_SRC) && sl_has(r, SL_F_MAC_DST) &&
 	    (!sl_has(r, SL_F_HWTYPE) || r->v[SL_F_HWTYPE].u64 == 1)) {
-		fmt_lit(b, " ether saddr ");
-		fmt_mac(b, r->v[SL_F_MAC_SRC].addr);
-		fmt_lit(b, " ether daddr ");
-		fmt_mac(b, r->v[SL_F_MAC_DST].addr);
+		sl_fmt_lit(b, " ether saddr ");
+		sl_fmt_mac(b, r->v[SL_F_MAC_SRC].addr);
+		sl_fmt_lit(b, " ether daddr ");
+		sl_fmt_mac(b, r->v[SL_F_MAC_DST].addr);
 	}
 	if (!sl_has(r, SL_F_IP_VERSION))
 		return;
@@ -167,9 +167,9 @@ static void packet(struct fmt_buf *b, const struct sl_record *r)
 	if (!v6)
 		u64_kv(b, r, SL_F_IP_ID, "ip id");
 	if (sl_has(r, SL_F_IP_PROTO)) {
-		fmt_chr(b, ' ');
-		fmt_str(b, ip);
-		fmt_str(b, v6 ? " nexthdr " : " protocol ");
+		sl_fmt_chr(b, ' ');
+		sl_fmt_str(b, ip);
+		sl_fmt_str(b, v6 ? " nexthdr " : " protocol ");
 		type_name(b, protocols, sizeof(protocols) / sizeof(protocols[0]), r->v[SL_F_IP_PROTO].u64);
 	}
 	if (sl_has(r, SL_F_IP_LEN))
@@ -178,64 +178,64 @@ static void packet(struct fmt_buf *b, const struct sl_record *r)
 		l4(b, r);
 }
 
-void sl_traceline_format(struct fmt_buf *b, const struct sl_record *r, const struct sl_traceline_fields *f)
+void sl_traceline_format(struct sl_fmt_buf *b, const struct sl_record *r, const struct sl_traceline_fields *f)
 {
 	uint64_t fam = sl_has(r, SL_F_FAMILY) ? r->v[SL_F_FAMILY].u64 : 0;
 	const struct sl_bytes *type = &r->v[f->type].bytes;
 
-	fmt_lit(b, "trace id ");
-	fmt_hex(b, r->v[f->id].u64, 8, false);
-	fmt_chr(b, ' ');
+	sl_fmt_lit(b, "trace id ");
+	sl_fmt_hex(b, r->v[f->id].u64, 8, false);
+	sl_fmt_chr(b, ' ');
 	if (fam < sizeof(families) / sizeof(families[0]) && families[fam])
-		fmt_str(b, families[fam]);
+		sl_fmt_str(b, families[fam]);
 	else
-		fmt_u64(b, fam);
-	fmt_chr(b, ' ');
+		sl_fmt_u64(b, fam);
+	sl_fmt_chr(b, ' ');
 	if (has(r, f->table)) {
 		str_field(b, r, f->table);
-		fmt_chr(b, ' ');
+		sl_fmt_chr(b, ' ');
 	}
 	if (has(r, f->chain)) {
 		str_field(b, r, f->chain);
-		fmt_chr(b, ' ');
+		sl_fmt_chr(b, ' ');
 	}
 	if (type->len == 6 && !memcmp(type->ptr, "packet", 6)) {
 		packet(b, r);
 		return;
 	}
 	if (type->len == 4 && !memcmp(type->ptr, "rule", 4)) {
-		fmt_lit(b, "rule ");
+		sl_fmt_lit(b, "rule ");
 		if (has(r, f->rule)) {
 			str_field(b, r, f->rule);
 		} else {
-			fmt_lit(b, "unknown rule handle ");
-			fmt_u64(b, has(r, f->handle) ? r->v[f->handle].u64 : 0);
+			sl_fmt_lit(b, "unknown rule handle ");
+			sl_fmt_u64(b, has(r, f->handle) ? r->v[f->handle].u64 : 0);
 		}
 		/* as nft -a monitor trace: which rule, whatever its text */
 		if (has(r, f->rule) && has(r, f->handle)) {
-			fmt_lit(b, " # handle ");
-			fmt_u64(b, r->v[f->handle].u64);
+			sl_fmt_lit(b, " # handle ");
+			sl_fmt_u64(b, r->v[f->handle].u64);
 		}
-		fmt_lit(b, " (verdict ");
+		sl_fmt_lit(b, " (verdict ");
 		if (has(r, f->verdict))
 			str_field(b, r, f->verdict);
 		if (has(r, f->jump)) {
-			fmt_chr(b, ' ');
+			sl_fmt_chr(b, ' ');
 			str_field(b, r, f->jump);
 		}
-		fmt_chr(b, ')');
+		sl_fmt_chr(b, ')');
 		return;
 	}
 	/* policy and return: nft says "policy accept", "verdict continue" */
 	if (type->len == 6 && !memcmp(type->ptr, "policy", 6))
-		fmt_lit(b, "policy ");
+		sl_fmt_lit(b, "policy ");
 	else
-		fmt_lit(b, "verdict ");
+		sl_fmt_lit(b, "verdict ");
 	if (has(r, f->verdict))
 		str_field(b, r, f->verdict);
 	if (sl_has(r, SL_F_MARK) && r->v[SL_F_MARK].u64) {
-		fmt_lit(b, " meta mark 0x");
-		fmt_hex(b, r->v[SL_F_MARK].u64, 8, false);
+		sl_fmt_lit(b, " meta mark 0x");
+		sl_fmt_hex(b, r->v[SL_F_MARK].u64, 8, false);
 	}
 }
 

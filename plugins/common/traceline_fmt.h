@@ -38,6 +38,6 @@ static inline bool sl_traceline_applies(const struct sl_record *r, const struct 
 }
 
 /* Append the line (no newline); b->overflow when it did not fit. */
-void sl_traceline_format(struct fmt_buf *b, const struct sl_record *r, const struct sl_traceline_fields *f);
+void sl_traceline_format(struct sl_fmt_buf *b, const struct sl_record *r, const struct sl_traceline_fields *f);
 
 #endif

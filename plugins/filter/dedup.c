@@ -147,20 +147,20 @@ static void start_run(struct dd_state *st, const struct sl_record *r, const uint
 static bool fill_summary(void *arg, struct sl_batch *b, struct sl_record *r)
 {
 	struct dd_state *st = arg;
-	struct fmt_buf fb;
+	struct sl_fmt_buf fb;
 	size_t mark, tlen;
 	char *mem = sl_summary_room(b, &fb, &mark);
 
 	if (!mem)
 		return false;
-	fmt_lit(&fb, "last message repeated ");
-	fmt_u64(&fb, st->count);
-	fmt_lit(&fb, " times");	/* syslogd's words, also for 1 */
+	sl_fmt_lit(&fb, "last message repeated ");
+	sl_fmt_u64(&fb, st->count);
+	sl_fmt_lit(&fb, " times");	/* syslogd's words, also for 1 */
 	tlen = fb.len;
 	if (st->keyed)
 		sl_reckey_format(&st->key, st->kbuf, &fb);
 	if (st->has_prefix)
-		fmt_mem(&fb, st->prefix, st->plen);
+		sl_fmt_mem(&fb, st->prefix, st->plen);
 	if (!sl_summary_fits(b, mem, &fb, mark))
 		return false;
 	sl_set_bytes(r, SL_F_TEXT, mem, (uint32_t)tlen);

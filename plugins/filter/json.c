@@ -177,8 +177,8 @@ struct json {
 	uint64_t last_present[2], last_rows[2];	/* the rows of the last presence bits */
 	char keys[N_JFIELDS][KEY_SLOT];
 	bool packet, payload;
-	bool v6;		/* the record being written is IPv6 (fmt_rec_v6) */
-	struct fmt_time_cache tc[N_TIME_CACHES];
+	bool v6;		/* the record being written is IPv6 (sl_fmt_rec_v6) */
+	struct sl_fmt_time_cache tc[N_TIME_CACHES];
 	char *host_frag;	/* "host":"..." pre-escaped, or NULL */
 	size_t host_len;
 	int c_no_room;
@@ -337,7 +337,7 @@ static inline char *put_jname(char *q, const struct jname *n)
 static char *put_name(char *q, const struct jname *n, uint64_t v)
 {
 	*q++ = '"';
-	q = n ? put_jname(q, n) : fmt_u64_inline(q, v);
+	q = n ? put_jname(q, n) : sl_fmt_u64_inline(q, v);
 	*q++ = '"';
 	return q;
 }
@@ -394,11 +394,11 @@ static char *put_decode_flags(char *q, uint64_t v)
 	return q;
 }
 
-static void put_hex_str(struct fmt_buf *b, const struct sl_bytes *v)
+static void put_hex_str(struct sl_fmt_buf *b, const struct sl_bytes *v)
 {
-	fmt_chr(b, '"');
-	fmt_hexbytes(b, v->ptr, v->len, 0);
-	fmt_chr(b, '"');
+	sl_fmt_chr(b, '"');
+	sl_fmt_hexbytes(b, v->ptr, v->len, 0);
+	sl_fmt_chr(b, '"');
 }
 
 /*
@@ -425,20 +425,20 @@ static inline __attribute__((always_inline)) char *json_row(struct json *st, cha
 	switch (f->kind) {
 	case J_U64:
 	case J_IFINDEX:
-		return fmt_u64_inline(q, v->u64);
+		return sl_fmt_u64_inline(q, v->u64);
 	case J_ADDR:
 		*q++ = '"';
-		q = fmt_addr_in_raw(q, v->addr, st->v6);
+		q = sl_fmt_addr_in_raw(q, v->addr, st->v6);
 		*q++ = '"';
 		return q;
 	case J_MAC:
 		*q++ = '"';
-		q = fmt_mac_raw(q, v->addr);
+		q = sl_fmt_mac_raw(q, v->addr);
 		*q++ = '"';
 		return q;
 	case J_TIME:
 		*q++ = '"';
-		q = fmt_rfc3339_raw(q, &st->tc[f->aux], v->time);
+		q = sl_fmt_rfc3339_raw(q, &st->tc[f->aux], v->time);
 		*q++ = '"';
 		return q;
 	case J_HOOK:
@@ -456,7 +456,7 @@ static inline __attribute__((always_inline)) char *json_row(struct json *st, cha
 		return put_bits(q, v->u64, bits, names, 3);
 	}
 	case J_FRAGOFF:
-		return fmt_u64_inline(q, v->u64 & 0xffff);
+		return sl_fmt_u64_inline(q, v->u64 & 0xffff);
 	case J_DECODE:
 		return put_decode_flags(q, v->u64);
 	case J_CTSTATE:
@@ -528,41 +528,41 @@ static void json_rows(struct json *st, const struct sl_record *r, uint64_t rows[
 }
 
 /* A registered field; kept out of json_record(), which usually has none. */
-static __attribute__((noinline)) void put_extra(struct json *st, struct fmt_buf *b,
+static __attribute__((noinline)) void put_extra(struct json *st, struct sl_fmt_buf *b,
 						const struct jextra *x, const union sl_value *v,
 						bool first)
 {
-	fmt_mem(b, x->key + first, x->keylen - first);
+	sl_fmt_mem(b, x->key + first, x->keylen - first);
 	switch (x->type) {
 	case SL_T_U64:
-		fmt_u64(b, v->u64);
+		sl_fmt_u64(b, v->u64);
 		break;
 	case SL_T_STRING:
-		fmt_json_str(b, v->bytes.ptr, v->bytes.len);
+		sl_fmt_json_str(b, v->bytes.ptr, v->bytes.len);
 		break;
 	case SL_T_BYTES:
 		put_hex_str(b, &v->bytes);
 		break;
 	case SL_T_ADDR:
-		fmt_chr(b, '"');
-		fmt_addr_in(b, v->addr, st->v6);
-		fmt_chr(b, '"');
+		sl_fmt_chr(b, '"');
+		sl_fmt_addr_in(b, v->addr, st->v6);
+		sl_fmt_chr(b, '"');
 		break;
 	case SL_T_MAC:
-		fmt_chr(b, '"');
-		fmt_mac(b, v->addr);
-		fmt_chr(b, '"');
+		sl_fmt_chr(b, '"');
+		sl_fmt_mac(b, v->addr);
+		sl_fmt_chr(b, '"');
 		break;
 	case SL_T_TIME:
-		fmt_chr(b, '"');
-		fmt_rfc3339(b, &st->tc[0], v->time);
-		fmt_chr(b, '"');
+		sl_fmt_chr(b, '"');
+		sl_fmt_rfc3339(b, &st->tc[0], v->time);
+		sl_fmt_chr(b, '"');
 		break;
 	}
 }
 
 /* Write one record's object; the caller checks b->overflow. */
-static void json_record(struct json *st, struct fmt_buf *b, const struct sl_record *r)
+static void json_record(struct json *st, struct sl_fmt_buf *b, const struct sl_record *r)
 {
 	uint64_t rows[2];
 	bool first = true;
@@ -570,16 +570,16 @@ static void json_record(struct json *st, struct fmt_buf *b, const struct sl_reco
 	unsigned w;
 
 	json_rows(st, r, rows);
-	st->v6 = fmt_rec_v6(r);
-	fmt_chr(b, '{');
+	st->v6 = sl_fmt_rec_v6(r);
+	sl_fmt_chr(b, '{');
 	if (st->host_frag) {
-		fmt_mem(b, st->host_frag, st->host_len);
+		sl_fmt_mem(b, st->host_frag, st->host_len);
 		first = false;
 	}
 	if (b->overflow)
 		return;
 	/* rows are written at a cursor; J_STR goes through the bounded appenders */
-	q = fmt_end(b);
+	q = sl_fmt_end(b);
 	lim = b->p + b->cap;
 	for (w = 0; w < 2; w++) {
 		uint64_t m = rows[w];	/* a local: the array would be stored every row */
@@ -592,17 +592,17 @@ static void json_record(struct json *st, struct fmt_buf *b, const struct sl_reco
 			if (f->kind == J_STR) {
 				const struct sl_bytes *s = &r->v[f->id].bytes;
 
-				fmt_commit(b, q);
+				sl_fmt_commit(b, q);
 				if (lim - q >= KEY_COPY) {
 					memcpy(q, st->keys[i] + first, KEY_COPY);
 					b->len += f->keylen - first;
 				} else {
-					fmt_mem(b, f->key + first, f->keylen - first);
+					sl_fmt_mem(b, f->key + first, f->keylen - first);
 				}
-				fmt_json_str(b, s->ptr, s->len);
+				sl_fmt_json_str(b, s->ptr, s->len);
 				if (b->overflow)
 					return;
-				q = fmt_end(b);
+				q = sl_fmt_end(b);
 			} else if (lim - q >= ROW_MAX) {
 				q = json_row(st, q, r, i, first);
 			} else {
@@ -611,7 +611,7 @@ static void json_record(struct json *st, struct fmt_buf *b, const struct sl_reco
 				size_t n = (size_t)(json_row(st, tmp, r, i, first) - tmp);
 
 				if ((size_t)(lim - q) < n) {
-					fmt_commit(b, q);
+					sl_fmt_commit(b, q);
 					b->overflow = true;
 					return;
 				}
@@ -621,7 +621,7 @@ static void json_record(struct json *st, struct fmt_buf *b, const struct sl_reco
 			first = false;
 		}
 	}
-	fmt_commit(b, q);
+	sl_fmt_commit(b, q);
 	for (unsigned x = 0; x < st->nextra; x++) {
 		if (sl_has(r, st->extra[x]->id)) {
 			put_extra(st, b, st->extra[x], &r->v[st->extra[x]->id], first);
@@ -629,15 +629,15 @@ static void json_record(struct json *st, struct fmt_buf *b, const struct sl_reco
 		}
 	}
 	if (st->packet && sl_has(r, SL_F_PACKET)) {
-		fmt_mem(b, &",\"packet\":"[first], sizeof(",\"packet\":") - 1 - first);
+		sl_fmt_mem(b, &",\"packet\":"[first], sizeof(",\"packet\":") - 1 - first);
 		put_hex_str(b, &r->v[SL_F_PACKET].bytes);
 		first = false;
 	}
 	if (st->payload && sl_has(r, SL_F_PAYLOAD)) {
-		fmt_mem(b, &",\"payload\":"[first], sizeof(",\"payload\":") - 1 - first);
+		sl_fmt_mem(b, &",\"payload\":"[first], sizeof(",\"payload\":") - 1 - first);
 		put_hex_str(b, &r->v[SL_F_PAYLOAD].bytes);
 	}
-	fmt_chr(b, '}');
+	sl_fmt_chr(b, '}');
 }
 
 static void json_destroy(void *state);
@@ -665,7 +665,7 @@ static int find_extra(struct json *st, const struct sl_host *host, struct sl_ins
 	     id++) {
 		size_t n = strlen(name), cap = 6 * n + 8;
 		struct jextra *x, **grown;
-		struct fmt_buf fb;
+		struct sl_fmt_buf fb;
 
 		if (key_taken(name)) {
 			host->log(inst, SL_LOG_WARNING, "field '%s' has the name of a json key: not written",
@@ -683,10 +683,10 @@ static int find_extra(struct json *st, const struct sl_host *host, struct sl_ins
 		st->extra = grown;
 		x->id = (sl_field)id;
 		x->type = host->field_type(inst, id);
-		fmt_init(&fb, x->key, cap);
-		fmt_chr(&fb, ',');
-		fmt_json_str(&fb, name, n);
-		fmt_chr(&fb, ':');
+		sl_fmt_init(&fb, x->key, cap);
+		sl_fmt_chr(&fb, ',');
+		sl_fmt_json_str(&fb, name, n);
+		sl_fmt_chr(&fb, ':');
 		x->keylen = fb.len;
 		st->extra[st->nextra++] = x;
 	}
@@ -739,10 +739,10 @@ static int json_configure(const struct sl_host *host, struct sl_instance *inst, 
 	st->packet = cfg->packet;
 	st->payload = cfg->payload;
 	for (i = 0; i < N_TIME_CACHES; i++)
-		fmt_time_cache_init(&st->tc[i], cfg->timezone == 1);
+		sl_fmt_time_cache_init(&st->tc[i], cfg->timezone == 1);
 	if (cfg->host) {
 		size_t n = strlen(cfg->host), cap = 6 * n + 16;
-		struct fmt_buf fb;
+		struct sl_fmt_buf fb;
 
 		st->host_frag = malloc(cap);
 		if (!st->host_frag) {
@@ -750,9 +750,9 @@ static int json_configure(const struct sl_host *host, struct sl_instance *inst, 
 			host->config_error(inst, "host", "out of memory");
 			return -1;
 		}
-		fmt_init(&fb, st->host_frag, cap);
-		fmt_lit(&fb, "\"host\":");
-		fmt_json_str(&fb, cfg->host, n);
+		sl_fmt_init(&fb, st->host_frag, cap);
+		sl_fmt_lit(&fb, "\"host\":");
+		sl_fmt_json_str(&fb, cfg->host, n);
 		st->host_len = fb.len;
 	}
 	if (cfg->schema == SCHEMA_ECS && json_ecs_configure(st, host, inst, cfg) < 0) {
@@ -788,7 +788,7 @@ static int json_process(void *state, struct sl_batch *b)
 	for (i = 0; i < b->count; i++) {
 		struct sl_record *r = b->rec[i];
 		size_t start = sl_batch_mark(b), room;
-		struct fmt_buf fb;
+		struct sl_fmt_buf fb;
 		void *mem;
 		int pass;
 
@@ -800,7 +800,7 @@ static int json_process(void *state, struct sl_batch *b)
 			if (pass == 0 && room > FIRST_TRY)
 				room = FIRST_TRY;
 			mem = room ? sl_batch_alloc(b, room) : NULL;
-			fmt_init(&fb, mem, room);
+			sl_fmt_init(&fb, mem, room);
 			if (st->ecs)
 				json_ecs_record(&st->ecs_ctx, &fb, r);
 			else

@@ -12,14 +12,14 @@
 
 /* A comma before every member but the first of its object. */
 struct obj {
-	struct fmt_buf *b;
+	struct sl_fmt_buf *b;
 	bool first;
 };
 
 /* key is ",\"name\":": one copy, from its comma or from after it */
 static inline void member(struct obj *o, const char *key, size_t n)
 {
-	fmt_mem(o->b, key + o->first, n - o->first);
+	sl_fmt_mem(o->b, key + o->first, n - o->first);
 	o->first = false;
 }
 #define MEMBER(o, lit) member((o), "," lit, sizeof(lit))
@@ -35,18 +35,18 @@ static void open_obj(struct obj *parent, struct obj *child, const char *key, siz
 
 static void close_obj(struct obj *o)
 {
-	fmt_chr(o->b, '}');
+	sl_fmt_chr(o->b, '}');
 }
 
-static void put_addr(struct fmt_buf *b, const uint8_t a[16], bool v6)
+static void put_addr(struct sl_fmt_buf *b, const uint8_t a[16], bool v6)
 {
-	fmt_chr(b, '"');
-	fmt_addr_in(b, a, v6);
-	fmt_chr(b, '"');
+	sl_fmt_chr(b, '"');
+	sl_fmt_addr_in(b, a, v6);
+	sl_fmt_chr(b, '"');
 }
 
 /* ECS writes MAC addresses as RFC 7042 says: AA-BB-CC-DD-EE-FF. */
-static void put_mac(struct fmt_buf *b, const uint8_t m[6])
+static void put_mac(struct sl_fmt_buf *b, const uint8_t m[6])
 {
 	static const char hex[] = "0123456789ABCDEF";
 	char s[19];
@@ -60,22 +60,22 @@ static void put_mac(struct fmt_buf *b, const uint8_t m[6])
 		s[n++] = hex[m[i] & 15];
 	}
 	s[n++] = '"';
-	fmt_mem(b, s, n);
+	sl_fmt_mem(b, s, n);
 }
 
 /* A number as an ECS keyword: a string. */
-static void put_num_str(struct fmt_buf *b, uint64_t v)
+static void put_num_str(struct sl_fmt_buf *b, uint64_t v)
 {
-	fmt_chr(b, '"');
-	fmt_u64(b, v);
-	fmt_chr(b, '"');
+	sl_fmt_chr(b, '"');
+	sl_fmt_u64(b, v);
+	sl_fmt_chr(b, '"');
 }
 
-static void put_cstr(struct fmt_buf *b, const char *s)
+static void put_cstr(struct sl_fmt_buf *b, const char *s)
 {
-	fmt_chr(b, '"');
-	fmt_str(b, s);
-	fmt_chr(b, '"');
+	sl_fmt_chr(b, '"');
+	sl_fmt_str(b, s);
+	sl_fmt_chr(b, '"');
 }
 
 /* Whether a flow's orig_sport/orig_dport are ports (ICMP's are id and type/code). */
@@ -112,11 +112,11 @@ static void endpoint(struct obj *top, const struct sl_record *r, const char *key
 	open_obj(top, &o, key, n);
 	if (sl_has(r, addr)) {
 		MEMBER(&o, "\"ip\":");
-		put_addr(o.b, r->v[addr].addr, fmt_rec_v6(r));
+		put_addr(o.b, r->v[addr].addr, sl_fmt_rec_v6(r));
 	}
 	if (sl_has(r, port)) {
 		MEMBER(&o, "\"port\":");
-		fmt_u64(o.b, r->v[port].u64);
+		sl_fmt_u64(o.b, r->v[port].u64);
 	}
 	if (sl_has(r, mac)) {
 		MEMBER(&o, "\"mac\":");
@@ -124,11 +124,11 @@ static void endpoint(struct obj *top, const struct sl_record *r, const char *key
 	}
 	if (sl_has(r, bytes)) {
 		MEMBER(&o, "\"bytes\":");
-		fmt_u64(o.b, r->v[bytes].u64);
+		sl_fmt_u64(o.b, r->v[bytes].u64);
 	}
 	if (sl_has(r, pkts)) {
 		MEMBER(&o, "\"packets\":");
-		fmt_u64(o.b, r->v[pkts].u64);
+		sl_fmt_u64(o.b, r->v[pkts].u64);
 	}
 	close_obj(&o);
 }
@@ -146,7 +146,7 @@ static void interface(struct obj *obs, const struct sl_record *r, const char *ke
 	OPEN(&dir, &itf, "\"interface\":");
 	if (sl_has(r, name)) {
 		MEMBER(&itf, "\"name\":");
-		fmt_json_str(itf.b, r->v[name].bytes.ptr, r->v[name].bytes.len);
+		sl_fmt_json_str(itf.b, r->v[name].bytes.ptr, r->v[name].bytes.len);
 	} else if (has_index) {
 		MEMBER(&itf, "\"id\":");
 		put_num_str(itf.b, r->v[index].u64);
@@ -166,7 +166,7 @@ static void observer(const struct json_ecs *e, struct obj *top, const struct sl_
 	OPEN(top, &o, "\"observer\":");
 	if (e->host) {
 		MEMBER(&o, "\"hostname\":");
-		fmt_mem(o.b, e->host, e->host_len);
+		sl_fmt_mem(o.b, e->host, e->host_len);
 	}
 	interface(&o, r, ",\"ingress\":{", 12, SL_F_IFNAME_IN, SL_F_IFINDEX_IN);
 	interface(&o, r, ",\"egress\":{", 11, SL_F_IFNAME_OUT, SL_F_IFINDEX_OUT);
@@ -174,7 +174,7 @@ static void observer(const struct json_ecs *e, struct obj *top, const struct sl_
 }
 
 /* event.action: the log prefix without the blanks that end most prefixes. */
-static void event(struct obj *top, const struct sl_record *r, struct fmt_time_cache *tc)
+static void event(struct obj *top, const struct sl_record *r, struct sl_fmt_time_cache *tc)
 {
 	struct obj o;
 
@@ -187,17 +187,17 @@ static void event(struct obj *top, const struct sl_record *r, struct fmt_time_ca
 		while (n && (p->ptr[n - 1] == ' ' || p->ptr[n - 1] == ':'))
 			n--;
 		MEMBER(&o, "\"action\":");
-		fmt_json_str(o.b, p->ptr, n);
+		sl_fmt_json_str(o.b, p->ptr, n);
 	}
 	if (sl_has(r, SL_F_FLOW_START)) {
 		MEMBER(&o, "\"start\":\"");
-		fmt_rfc3339(o.b, tc, r->v[SL_F_FLOW_START].time);
-		fmt_chr(o.b, '"');
+		sl_fmt_rfc3339(o.b, tc, r->v[SL_F_FLOW_START].time);
+		sl_fmt_chr(o.b, '"');
 	}
 	if (sl_has(r, SL_F_FLOW_END)) {
 		MEMBER(&o, "\"end\":\"");
-		fmt_rfc3339(o.b, tc, r->v[SL_F_FLOW_END].time);
-		fmt_chr(o.b, '"');
+		sl_fmt_rfc3339(o.b, tc, r->v[SL_F_FLOW_END].time);
+		sl_fmt_chr(o.b, '"');
 	}
 	close_obj(&o);
 }
@@ -217,7 +217,7 @@ static void network(const struct json_ecs *e, struct obj *top, const struct sl_r
 	OPEN(top, &o, "\"network\":");
 	if (ver == 4 || ver == 6) {
 		MEMBER(&o, "\"type\":");
-		fmt_str(o.b, ver == 4 ? "\"ipv4\"" : "\"ipv6\"");
+		sl_fmt_str(o.b, ver == 4 ? "\"ipv4\"" : "\"ipv6\"");
 	}
 	if (sl_has(r, SL_F_IP_PROTO)) {
 		uint64_t p = r->v[SL_F_IP_PROTO].u64;
@@ -235,17 +235,17 @@ static void network(const struct json_ecs *e, struct obj *top, const struct sl_r
 		const struct sl_bytes *c = &r->v[e->cid_field].bytes;
 
 		MEMBER(&o, "\"community_id\":");
-		fmt_json_str(o.b, c->ptr, c->len);
+		sl_fmt_json_str(o.b, c->ptr, c->len);
 	}
 	/* a flow's both directions together */
 	if (bytes) {
 		MEMBER(&o, "\"bytes\":");
-		fmt_u64(o.b, (sl_has(r, SL_F_ORIG_BYTES) ? r->v[SL_F_ORIG_BYTES].u64 : 0) +
+		sl_fmt_u64(o.b, (sl_has(r, SL_F_ORIG_BYTES) ? r->v[SL_F_ORIG_BYTES].u64 : 0) +
 				     (sl_has(r, SL_F_REPLY_BYTES) ? r->v[SL_F_REPLY_BYTES].u64 : 0));
 	}
 	if (pkts) {
 		MEMBER(&o, "\"packets\":");
-		fmt_u64(o.b, (sl_has(r, SL_F_ORIG_PACKETS) ? r->v[SL_F_ORIG_PACKETS].u64 : 0) +
+		sl_fmt_u64(o.b, (sl_has(r, SL_F_ORIG_PACKETS) ? r->v[SL_F_ORIG_PACKETS].u64 : 0) +
 				     (sl_has(r, SL_F_REPLY_PACKETS) ? r->v[SL_F_REPLY_PACKETS].u64 : 0));
 	}
 	if (sl_has(r, SL_F_VLAN_ID)) {
@@ -282,38 +282,38 @@ static void iptables(struct obj *top, const struct sl_record *r)
 			if (!(v & bits[i]))
 				continue;
 			if (!first)
-				fmt_chr(sub.b, ',');
+				sl_fmt_chr(sub.b, ',');
 			first = false;
 			put_cstr(sub.b, names[i]);
 		}
-		fmt_chr(sub.b, ']');
+		sl_fmt_chr(sub.b, ']');
 		close_obj(&sub);
 	}
 	if (icmp) {
 		OPEN(&o, &sub, "\"icmp\":");
 		MEMBER(&sub, "\"type\":");
-		fmt_u64(sub.b, r->v[SL_F_ICMP_TYPE].u64);
+		sl_fmt_u64(sub.b, r->v[SL_F_ICMP_TYPE].u64);
 		if (sl_has(r, SL_F_ICMP_CODE)) {
 			MEMBER(&sub, "\"code\":");
-			fmt_u64(sub.b, r->v[SL_F_ICMP_CODE].u64);
+			sl_fmt_u64(sub.b, r->v[SL_F_ICMP_CODE].u64);
 		}
 		close_obj(&sub);
 	}
 	close_obj(&o);
 }
 
-void json_ecs_record(const struct json_ecs *e, struct fmt_buf *b, const struct sl_record *r)
+void json_ecs_record(const struct json_ecs *e, struct sl_fmt_buf *b, const struct sl_record *r)
 {
 	struct obj top = {b, true}, ecs;
 	sl_field ts;
 
-	fmt_chr(b, '{');
+	sl_fmt_chr(b, '{');
 	/* a flow record's time is when it ended */
 	ts = either(r, SL_F_TIMESTAMP, SL_F_FLOW_END);
 	if (sl_has(r, ts)) {
 		MEMBER(&top, "\"@timestamp\":\"");
-		fmt_rfc3339(b, e->tc, r->v[ts].time);
-		fmt_chr(b, '"');
+		sl_fmt_rfc3339(b, e->tc, r->v[ts].time);
+		sl_fmt_chr(b, '"');
 	}
 	OPEN(&top, &ecs, "\"ecs\":");
 	MEMBER(&ecs, "\"version\":\"" SLUICE_ECS_VERSION "\"");
@@ -324,5 +324,5 @@ void json_ecs_record(const struct json_ecs *e, struct fmt_buf *b, const struct s
 	endpoint(&top, r, ",\"destination\":{", 16, false);
 	network(e, &top, r);
 	iptables(&top, r);
-	fmt_chr(b, '}');
+	sl_fmt_chr(b, '}');
 }

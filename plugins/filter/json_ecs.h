@@ -15,13 +15,13 @@
 #define SLUICE_ECS_VERSION "8.11.0"
 
 struct json_ecs {
-	struct fmt_time_cache *tc;
+	struct sl_fmt_time_cache *tc;
 	const char *host;	/* "hostname":"..." pre-escaped, or NULL */
 	size_t host_len;
 	int cid_field;		/* id of community_id, or -1 */
 };
 
 /* Write record r's document; the caller checks b->overflow. */
-void json_ecs_record(const struct json_ecs *e, struct fmt_buf *b, const struct sl_record *r);
+void json_ecs_record(const struct json_ecs *e, struct sl_fmt_buf *b, const struct sl_record *r);
 
 #endif /* SLUICE_JSON_ECS_H */

@@ -140,7 +140,7 @@ static int logline_process(void *state, struct sl_batch *b)
 	for (i = 0; i < b->count; i++) {
 		struct sl_record *r = b->rec[i];
 		size_t start = sl_batch_mark(b);
-		struct fmt_buf fb;
+		struct sl_fmt_buf fb;
 		bool scan = false;	/* names may hold any byte: not marked safe */
 		size_t room;
 		void *mem;
@@ -152,7 +152,7 @@ static int logline_process(void *state, struct sl_batch *b)
 		 */
 		room = sl_batch_room(b) >= LINE_ROOM + 8 ? LINE_ROOM : sl_batch_room(b) & ~(size_t)7;
 		mem = room ? sl_batch_alloc(b, room) : NULL;
-		fmt_init(&fb, mem, room);
+		sl_fmt_init(&fb, mem, room);
 		if (sl_traceline_applies(r, &st->trace_fields)) {
 			sl_traceline_format(&fb, r, &st->trace_fields);
 			scan = true;

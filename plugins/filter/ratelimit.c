@@ -182,16 +182,16 @@ static bool fill_summary(void *arg, struct sl_batch *b, struct sl_record *r)
 	const struct bucket *bk = a->bk;
 	const struct pfx *px = a->px;
 	const uint8_t *key = a->key;
-	struct fmt_buf fb;
+	struct sl_fmt_buf fb;
 	size_t mark, tlen;
 	char *mem = sl_summary_room(b, &fb, &mark);
 
 	if (!mem)
 		return false;
 	if (px->has)
-		fmt_mem(&fb, px->p, px->len);
-	fmt_u64(&fb, bk->suppressed);
-	fmt_lit(&fb, " records suppressed");
+		sl_fmt_mem(&fb, px->p, px->len);
+	sl_fmt_u64(&fb, bk->suppressed);
+	sl_fmt_lit(&fb, " records suppressed");
 	tlen = fb.len;
 	if (key)
 		sl_reckey_format(&st->key, key, &fb);

@@ -101,7 +101,7 @@ static char *put_value(char *p, const struct sl_record *r, const struct ch_colum
 			return put_u64(p, (uint32_t)v->addr[12] << 24 | (uint32_t)v->addr[13] << 16 |
 				       (uint32_t)v->addr[14] << 8 | v->addr[15]);
 		if (c->conv == CV_TEXT) {
-			if (sl_addr_is_v4(v->addr) && !fmt_rec_v6(r))	/* as the packet had it */
+			if (sl_addr_is_v4(v->addr) && !sl_fmt_rec_v6(r))	/* as the packet had it */
 				snprintf(tmp, sizeof(tmp), "%u.%u.%u.%u", v->addr[12], v->addr[13],
 					 v->addr[14], v->addr[15]);
 			else

@@ -41,7 +41,7 @@ struct file_state {
 	SL_OUTFILE_STATE_HEAD(struct file_cfg);
 	int c_no_text;
 	int c_escaped;
-	struct line_header hdr;		/* style LH_NONE: no header */
+	struct sl_line_header hdr;		/* style SL_LH_NONE: no header */
 };
 static const struct sl_option file_opts[] = {
 	SL_OPT_STR("file", struct file_cfg, file, SL_PATH_REQUIRED(SL_OPT_OUT_FILE),
@@ -79,7 +79,7 @@ static int check_header(const struct sl_host *host, struct sl_instance *inst,
 {
 	const char *why;
 
-	if (cfg->line_header == LH_NONE) {
+	if (cfg->line_header == SL_LH_NONE) {
 		const char *set = cfg->header_host ? "header_host" :
 				  strcmp(cfg->header_tag, "kernel") ? "header_tag" :
 				  cfg->header_uptime ? "header_uptime" : NULL;
@@ -90,15 +90,15 @@ static int check_header(const struct sl_host *host, struct sl_instance *inst,
 		}
 		return 0;
 	}
-	why = line_header_check_host(cfg->header_host);
+	why = sl_line_header_check_host(cfg->header_host);
 	if (why) {
 		host->config_error(inst, "header_host", "the host name %s", why);
 		return -1;
 	}
-	why = line_header_check_tag(cfg->header_tag);
+	why = sl_line_header_check_tag(cfg->header_tag);
 	if (why) {
 		host->config_error(inst, "header_tag", "the tag %s (at most %d printable bytes)",
-				   why, LH_TAG_MAX);
+				   why, SL_LH_TAG_MAX);
 		return -1;
 	}
 	return 0;
@@ -116,8 +116,8 @@ static int file_configure(const struct sl_host *host, struct sl_instance *inst, 
 	st = sl_outfile_state_new(struct file_state, host, inst, config);
 	if (!st)
 		return -1;
-	if (cfg->line_header != LH_NONE &&
-	    line_header_init(&st->hdr, cfg->line_header, cfg->header_host, cfg->header_tag,
+	if (cfg->line_header != SL_LH_NONE &&
+	    sl_line_header_init(&st->hdr, cfg->line_header, cfg->header_host, cfg->header_tag,
 			     cfg->header_uptime) < 0) {
 		host->config_error(inst, "line_header", "cannot read this machine's host name "
 				   "(%s); set header_host", strerror(errno));
@@ -153,7 +153,7 @@ static int file_process(void *state, struct sl_batch *b)
 	struct file_state *st = state;
 	struct sl_time now = { 0, 0 };
 	unsigned i, no_text = 0, escaped = 0;
-	char hdr[LH_MAX];
+	char hdr[SL_LH_MAX];
 	size_t hlen = 0;
 
 	for (i = 0; i < b->count; i++) {
@@ -170,8 +170,8 @@ static int file_process(void *state, struct sl_batch *b)
 		esc = !sl_text_is_safe(r) && sl_esc_scan(t->ptr, n, SL_ESC_KEEP_TAB) < n;
 		if (esc)
 			n = sl_esc_len(t->ptr, n, SL_ESC_KEEP_TAB);
-		if (st->hdr.style != LH_NONE)
-			hlen = line_header_write(&st->hdr, hdr, header_time(r, &now));
+		if (st->hdr.style != SL_LH_NONE)
+			hlen = sl_line_header_write(&st->hdr, hdr, header_time(r, &now));
 		dst = sl_outfile_reserve(st->of, hlen + n + 1);
 		if (!dst)
 			continue;	/* counted in dropped_records */

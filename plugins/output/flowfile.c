@@ -77,7 +77,7 @@ struct ff_cfg {
 struct ff_state {
 	SL_STATE_HEAD(struct ff_cfg);
 
-	struct nf_writer *w;
+	struct sl_nf_writer *w;
 	struct sl_timer *timer;
 	char tmp_path[PATH_MAX];
 	int lock_fd;			/* holds the temporary file's flock until it is renamed */
@@ -203,7 +203,7 @@ static bool exists(const char *path)
 
 static void report_lost(struct ff_state *st)
 {
-	uint64_t lost = nf_writer_lost(st->w);
+	uint64_t lost = sl_nf_writer_lost(st->w);
 
 	if (lost > st->lost_reported) {
 		st->host->counter_add(st->inst, st->c_lost, lost - st->lost_reported);
@@ -320,7 +320,7 @@ static int open_slot(struct ff_state *st, int64_t sec)
 		unlink(st->tmp_path);
 		goto fail;
 	}
-	if (nf_writer_attach(st->w, fd) < 0) {	/* closes fd */
+	if (sl_nf_writer_attach(st->w, fd) < 0) {	/* closes fd */
 		err = errno;
 		close(st->lock_fd);
 		st->lock_fd = -1;
@@ -346,18 +346,18 @@ static int rename_new(const char *from, const char *to)
 	return exists(to) ? (errno = EEXIST, -1) : rename(from, to);
 }
 
-/* Would nf_writer_absorb() take this file?  (A finished orphan holds it if so.) */
+/* Would sl_nf_writer_absorb() take this file?  (A finished orphan holds it if so.) */
 static bool readable_flowfile(const char *path)
 {
-	struct nf_file_info info;
+	struct sl_nf_file_info info;
 	const char *why;
 	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 	bool ok;
 
 	if (fd < 0)
 		return false;
-	ok = nf_read_info(fd, &info, &why) == 0 &&
-	     (info.compression == NF_COMP_NONE || info.compression == NF_COMP_LZ4);
+	ok = sl_nf_read_info(fd, &info, &why) == 0 &&
+	     (info.compression == SL_NF_COMP_NONE || info.compression == SL_NF_COMP_LZ4);
 	close(fd);
 	return ok;
 }
@@ -370,7 +370,7 @@ static bool readable_flowfile(const char *path)
  * NULL.  0, or -1 (logged, counted; the file is removed and its own flows
  * are in w's lost, or it is left under its temporary name).
  */
-static int finish(struct ff_state *st, struct nf_writer *w, const char *tmp, int64_t slot,
+static int finish(struct ff_state *st, struct sl_nf_writer *w, const char *tmp, int64_t slot,
 		  int64_t interval, char *named)
 {
 	char final[PATH_MAX], alt[PATH_MAX + 16];
@@ -380,13 +380,13 @@ static int finish(struct ff_state *st, struct nf_writer *w, const char *tmp, int
 
 	if (final_path(st, slot, interval, final, sizeof(final)) < 0) {
 		if (w) {
-			nf_writer_abandon(w);
+			sl_nf_writer_abandon(w);
 			unlink(tmp);
 		}
 		return -1;
 	}
 	if (exists(final)) {
-		if (w ? nf_writer_absorb(w, final, &why) == 0 : readable_flowfile(final)) {
+		if (w ? sl_nf_writer_absorb(w, final, &why) == 0 : readable_flowfile(final)) {
 			merged = true;
 		} else {
 			/* Never overwrite what we cannot merge: take the next free suffix. */
@@ -400,17 +400,17 @@ static int finish(struct ff_state *st, struct nf_writer *w, const char *tmp, int
 			target = alt;
 		}
 	}
-	lost = w ? nf_writer_lost(w) : 0;
-	if (w && nf_writer_close(w, first, last) < 0) {
+	lost = w ? sl_nf_writer_lost(w) : 0;
+	if (w && sl_nf_writer_close(w, first, last) < 0) {
 		st->host->log(st->inst, SL_LOG_ERR, "%s: finishing the file failed: %s; its flows are lost",
 			      tmp, strerror(errno));
 		st->host->error_add(st->inst, 1);
 		unlink(tmp);
 		return -1;
 	}
-	if (w && nf_writer_lost(w) > lost) {
+	if (w && sl_nf_writer_lost(w) > lost) {
 		st->host->log(st->inst, SL_LOG_ERR, "%s: %s: %llu flows of its last blocks dropped to finish it",
-			      tmp, strerror(errno), (unsigned long long)(nf_writer_lost(w) - lost));
+			      tmp, strerror(errno), (unsigned long long)(sl_nf_writer_lost(w) - lost));
 		st->host->error_add(st->inst, 1);
 	}
 	/* Merged: the file replaces the one it holds.  rename() replaces a link, never writes through it. */
@@ -422,7 +422,7 @@ static int finish(struct ff_state *st, struct nf_writer *w, const char *tmp, int
 	st->host->counter_add(st->inst, st->c_files, 1);
 	if (w)
 		st->host->log(st->inst, SL_LOG_DEBUG, "%s: %llu flows", target,
-			      (unsigned long long)nf_writer_stat(w)->numflows);
+			      (unsigned long long)sl_nf_writer_stat(w)->numflows);
 	if (named)
 		snprintf(named, PATH_MAX + 16, "%s", target);
 	return 0;
@@ -431,7 +431,7 @@ static int finish(struct ff_state *st, struct nf_writer *w, const char *tmp, int
 /* Finish the open file and give it its slot's name. */
 static void close_slot(struct ff_state *st)
 {
-	if (!nf_writer_is_open(st->w))
+	if (!sl_nf_writer_is_open(st->w))
 		return;
 	finish(st, st->w, st->tmp_path, st->slot, st->interval_s, NULL);
 	report_lost(st);
@@ -446,7 +446,7 @@ static void check_slot(struct ff_state *st, int64_t ms)
 {
 	int64_t sec = ms / 1000;
 
-	if (nf_writer_is_open(st->w)) {
+	if (sl_nf_writer_is_open(st->w)) {
 		if (sec >= st->slot && sec < st->slot + st->interval_s)
 			return;
 		close_slot(st);
@@ -462,7 +462,7 @@ static void arm_timer(struct ff_state *st, int64_t ms)
 	int64_t end = (slot_of(st, ms / 1000) + st->interval_s) * 1000, delay = end - ms;
 
 	/* A file that could not be opened is retried every second. */
-	if (!nf_writer_is_open(st->w) && delay > 1000)
+	if (!sl_nf_writer_is_open(st->w) && delay > 1000)
 		delay = 1000;
 	if (st->cfg->flush_interval && delay > (int64_t)st->cfg->flush_interval)
 		delay = (int64_t)st->cfg->flush_interval;
@@ -476,8 +476,8 @@ static void on_timer(void *state)
 
 	check_slot(st, ms);
 	/* Bound what a crash loses: the block in memory goes to the file. */
-	if (st->cfg->flush_interval && nf_writer_is_open(st->w)) {
-		if (nf_writer_flush(st->w) < 0)
+	if (st->cfg->flush_interval && sl_nf_writer_is_open(st->w)) {
+		if (sl_nf_writer_flush(st->w) < 0)
 			write_error(st);
 		report_lost(st);
 	}
@@ -501,21 +501,21 @@ static uint8_t end_reason(uint64_t v)
 {
 	switch (v) {
 	case SL_FLOW_END_IDLE:
-		return NF_END_IDLE;
+		return SL_NF_END_IDLE;
 	case SL_FLOW_END_ACTIVE:
-		return NF_END_ACTIVE;
+		return SL_NF_END_ACTIVE;
 	case SL_FLOW_END_DESTROY:
-		return NF_END_END;
+		return SL_NF_END_END;
 	case SL_FLOW_END_EOF:
-		return NF_END_FORCED;
+		return SL_NF_END_FORCED;
 	case SL_FLOW_END_EVICTED:
-		return NF_END_RESOURCES;
+		return SL_NF_END_RESOURCES;
 	}
 	return 0;
 }
 
 /* Record -> nf_flow (see docs/PLUGINS.md for the mapping). */
-static void to_flow(const struct sl_record *r, struct nf_flow *f, uint64_t received)
+static void to_flow(const struct sl_record *r, struct sl_nf_flow *f, uint64_t received)
 {
 	bool icmp;
 
@@ -567,10 +567,10 @@ static int ff_process(void *state, struct sl_batch *b)
 	struct ff_state *st = state;
 	int64_t ms = sl_clock_ms(CLOCK_REALTIME);
 	uint64_t incomplete = 0;
-	struct nf_flow f;
+	struct sl_nf_flow f;
 
 	check_slot(st, ms);
-	if (!nf_writer_is_open(st->w)) {
+	if (!sl_nf_writer_is_open(st->w)) {
 		/* No file (directory gone, disk full): these flows are lost. */
 		st->host->counter_add(st->inst, st->c_lost, b->count);
 		st->host->dropped_add(st->inst, b->count);
@@ -585,7 +585,7 @@ static int ff_process(void *state, struct sl_batch *b)
 			continue;
 		}
 		to_flow(r, &f, (uint64_t)ms);
-		if (nf_writer_add(st->w, &f) < 0)
+		if (sl_nf_writer_add(st->w, &f) < 0)
 			write_error(st);
 	}
 	if (incomplete)
@@ -601,7 +601,7 @@ static int ff_flush(void *state)
 
 	if (!st->started)
 		return 0;
-	ret = nf_writer_flush(st->w);
+	ret = sl_nf_writer_flush(st->w);
 	if (ret < 0)
 		write_error(st);
 	report_lost(st);
@@ -661,8 +661,8 @@ static int lock_orphan(struct ff_state *st, const char *path)
 static void recover_one(struct ff_state *st, const char *name, int64_t slot, int64_t interval)
 {
 	char path[PATH_MAX], named[PATH_MAX + 16];
-	struct nf_orphan o;
-	struct nf_writer *w;
+	struct sl_nf_orphan o;
+	struct sl_nf_writer *w;
 	const char *why = "";
 	int fd, lock, r;
 
@@ -673,12 +673,12 @@ static void recover_one(struct ff_state *st, const char *name, int64_t slot, int
 		return;
 	/* The lock must outlive the writer's fd: close() comes before the rename. */
 	lock = dup(fd);
-	w = nf_writer_new(NF_COMP_NONE, st->cfg->ident);
+	w = sl_nf_writer_new(SL_NF_COMP_NONE, st->cfg->ident);
 	if (lock < 0 || !w) {
 		st->host->log(st->inst, SL_LOG_ERR, "%s: cannot recover: %s", path, strerror(errno));
 		goto out;
 	}
-	r = nf_writer_adopt(w, fd, &o, &why);
+	r = sl_nf_writer_adopt(w, fd, &o, &why);
 	if (r == 0) {
 		st->host->log(st->inst, SL_LOG_NOTICE, "%s: orphan of a writer that died, removed: %s", path, why);
 		unlink(path);
@@ -708,7 +708,7 @@ out:
 		close(fd);
 	if (lock >= 0)
 		close(lock);
-	nf_writer_free(w);
+	sl_nf_writer_free(w);
 }
 
 /* Every orphan in the directory; at start, before this instance writes. */
@@ -748,8 +748,8 @@ static int ff_configure(const struct sl_host *host, struct sl_instance *inst, co
 		host->config_error(inst, "rotate_interval", "must be whole seconds (nfcapd slots are)");
 		return -1;
 	}
-	if (strlen(cfg->ident) > NF_IDENT_MAX) {
-		host->config_error(inst, "ident", "at most %d characters (nfdump's limit)", NF_IDENT_MAX);
+	if (strlen(cfg->ident) > SL_NF_IDENT_MAX) {
+		host->config_error(inst, "ident", "at most %d characters (nfdump's limit)", SL_NF_IDENT_MAX);
 		return -1;
 	}
 	for (const char *p = cfg->ident; *p; p++) {
@@ -795,7 +795,7 @@ static int ff_start(void *state)
 	}
 	if (check_dir(st) < 0)
 		return -1;
-	st->w = nf_writer_new(st->cfg->compression == COMP_LZ4 ? NF_COMP_LZ4 : NF_COMP_NONE, st->cfg->ident);
+	st->w = sl_nf_writer_new(st->cfg->compression == COMP_LZ4 ? SL_NF_COMP_LZ4 : SL_NF_COMP_NONE, st->cfg->ident);
 	if (!st->w) {
 		st->host->log(st->inst, SL_LOG_ERR, "cannot set up the writer: %s", strerror(errno));
 		return -1;
@@ -805,17 +805,17 @@ static int ff_start(void *state)
 	if (open_slot(st, ms / 1000) < 0) {
 		st->host->log(st->inst, SL_LOG_ERR, "cannot create a file in %s: %s", st->cfg->dir,
 			      strerror(errno));
-		nf_writer_free(st->w);
+		sl_nf_writer_free(st->w);
 		st->w = NULL;
 		return -1;
 	}
 	st->timer = st->host->timer_new(st->inst, on_timer, st);
 	if (!st->timer) {
-		nf_writer_abandon(st->w);
+		sl_nf_writer_abandon(st->w);
 		unlink(st->tmp_path);
 		close(st->lock_fd);
 		st->lock_fd = -1;
-		nf_writer_free(st->w);
+		sl_nf_writer_free(st->w);
 		st->w = NULL;
 		st->host->log(st->inst, SL_LOG_ERR, "cannot create a timer");
 		return -1;
@@ -841,7 +841,7 @@ static void ff_destroy(void *state)
 {
 	struct ff_state *st = state;
 
-	nf_writer_free(st->w);
+	sl_nf_writer_free(st->w);
 	if (st->lock_fd >= 0)
 		close(st->lock_fd);
 	free(st);

@@ -554,7 +554,7 @@ static size_t format_key(const struct kafka_state *st, const struct sl_record *r
 			 size_t cap, const void **out)
 {
 	const union sl_value *v = &r->v[st->key_id];
-	struct fmt_buf b;
+	struct sl_fmt_buf b;
 
 	if (!sl_has(r, (sl_field)st->key_id))
 		return 0;
@@ -564,16 +564,16 @@ static size_t format_key(const struct kafka_state *st, const struct sl_record *r
 		*out = v->bytes.ptr;
 		return v->bytes.len;
 	case SL_T_U64:
-		fmt_init(&b, buf, cap);
-		fmt_u64(&b, v->u64);
+		sl_fmt_init(&b, buf, cap);
+		sl_fmt_u64(&b, v->u64);
 		break;
 	case SL_T_ADDR:
-		fmt_init(&b, buf, cap);
-		fmt_addr_in(&b, v->addr, fmt_rec_v6(r));
+		sl_fmt_init(&b, buf, cap);
+		sl_fmt_addr_in(&b, v->addr, sl_fmt_rec_v6(r));
 		break;
 	case SL_T_MAC:
-		fmt_init(&b, buf, cap);
-		fmt_mac(&b, v->addr);
+		sl_fmt_init(&b, buf, cap);
+		sl_fmt_mac(&b, v->addr);
 		break;
 	case SL_T_TIME: {	/* seconds.microseconds since the epoch, in the calendar */
 		struct sl_time c = sl_time_calendar(v->time);

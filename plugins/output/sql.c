@@ -276,8 +276,8 @@ static void put_cell(struct sql_batch *b, struct sql_cell *cell, const struct sl
 		break;
 	case SL_T_ADDR:
 		cell->kind = SQL_TEXT;
-		/* an IPv6 packet's ::ffff:a.b.c.d stays IPv6 (fmt_rec_v6) */
-		if (sl_addr_is_v4(v->addr) && !fmt_rec_v6(r))
+		/* an IPv6 packet's ::ffff:a.b.c.d stays IPv6 (sl_fmt_rec_v6) */
+		if (sl_addr_is_v4(v->addr) && !sl_fmt_rec_v6(r))
 			cell->len = (uint32_t)snprintf(p, 48, "%u.%u.%u.%u", v->addr[12], v->addr[13],
 						       v->addr[14], v->addr[15]);
 		else

@@ -309,10 +309,10 @@ static int configure_tls(const struct sl_host *host, struct sl_instance *inst,
 {
 	const char *bad = NULL;
 	char err[512];
-	struct tls_conf tc = { c->tls_ca_file, c->tls_cert_file, c->tls_key_file, c->tls_verify,
+	struct sl_tls_conf tc = { c->tls_ca_file, c->tls_cert_file, c->tls_key_file, c->tls_verify,
 			       c->tls_min_version == 1 };
 
-	if (c->transport == TR_RELP && !relp_available()) {
+	if (c->transport == TR_RELP && !sl_relp_available()) {
 		host->config_error(inst, "transport", "sluice was built without RELP (SLUICE_WITH_RELP=OFF)");
 		return -1;
 	}
@@ -338,7 +338,7 @@ static int configure_tls(const struct sl_host *host, struct sl_instance *inst,
 		}
 		return 0;
 	}
-	if (!tls_available()) {
+	if (!sl_tls_available()) {
 		host->config_error(inst, "transport", "sluice was built without TLS (SLUICE_WITH_TLS=OFF)");
 		return -1;
 	}
@@ -346,7 +346,7 @@ static int configure_tls(const struct sl_host *host, struct sl_instance *inst,
 		host->config_error(inst, "framing", "tls is always octet-counted (RFC 5425 4.3)");
 		return -1;
 	}
-	st->tls_creds = tls_creds_new(&tc, &bad, err, sizeof(err));
+	st->tls_creds = sl_tls_creds_new(&tc, &bad, err, sizeof(err));
 	if (!st->tls_creds) {
 		host->config_error(inst, bad, "%s", err);
 		return -1;
@@ -589,9 +589,9 @@ static void syslog_destroy(void *state)
 
 	if (!st)
 		return;
-	tls_conn_free(st->tls);
-	tls_creds_free(st->tls_creds);
-	relp_conn_free(st->relp);
+	sl_tls_conn_free(st->tls);
+	sl_tls_creds_free(st->tls_creds);
+	sl_relp_conn_free(st->relp);
 	if (st->fd >= 0)
 		close(st->fd);
 	sl_sink_spool_close(&st->ss, NULL);

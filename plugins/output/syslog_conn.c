@@ -136,7 +136,7 @@ static void count_inflight(struct syslog_state *st, const char *when)
 		return;
 	if (st->tls) {
 		count_unwritten(st);
-		st->written = tls_conn_wire(st->tls);
+		st->written = sl_tls_conn_wire(st->tls);
 	}
 	n = st->tls_refused ? st->ends_n : unacked_messages(st, &estimated);
 	if (n <= st->lost_counted)
@@ -156,7 +156,7 @@ static void count_inflight(struct syslog_state *st, const char *when)
 /* TLS: n more messages end in the record just written out. */
 void syslog_tls_written(struct syslog_state *st, unsigned n)
 {
-	uint32_t end = tls_conn_wire(st->tls);
+	uint32_t end = sl_tls_conn_wire(st->tls);
 
 	while (n--)
 		st->ends[st->ends_n++ % INFLIGHT_MSGS] = end;
@@ -164,7 +164,7 @@ void syslog_tls_written(struct syslog_state *st, unsigned n)
 
 void syslog_close_fd(struct syslog_state *st)
 {
-	tls_conn_free(st->tls);
+	sl_tls_conn_free(st->tls);
 	st->tls = NULL;
 	if (st->fd >= 0) {
 		st->host->unwatch_fd(st->inst, st->fd);
@@ -199,7 +199,7 @@ static bool tls_refused(const struct syslog_state *st)
 {
 	return st->tls && st->conn == ST_UP &&
 	       sl_mono_ms() - st->connected_at < TLS_REFUSED_MS &&
-	       (tls_conn_cert_requested(st->tls) || tls_conn_alerted(st->tls));
+	       (sl_tls_conn_cert_requested(st->tls) || sl_tls_conn_alerted(st->tls));
 }
 
 /* The receiver went away: close and try again after the backoff. */
@@ -282,7 +282,7 @@ static void tls_failed(struct syslog_state *st, const char *why)
  */
 void syslog_tls_lost(struct syslog_state *st, const char *why)
 {
-	bool asked = tls_conn_cert_requested(st->tls) &&
+	bool asked = sl_tls_conn_cert_requested(st->tls) &&
 		     (!st->cfg->tls_cert_file || tls_refused(st));
 
 	st->host->counter_add(st->inst, st->c_tls_failures, 1);
@@ -302,19 +302,19 @@ static void tls_step(struct syslog_state *st)
 	int rc;
 
 	if (!st->tls) {
-		st->tls = tls_conn_new(st->tls_creds, st->fd, st->tls_name, st->cfg->tls_verify, err,
+		st->tls = sl_tls_conn_new(st->tls_creds, st->fd, st->tls_name, st->cfg->tls_verify, err,
 				       sizeof(err));
 		if (!st->tls) {
 			tls_failed(st, err);
 			return;
 		}
 	}
-	rc = tls_conn_handshake(st->tls, err, sizeof(err));
-	if (rc == TLS_WANT_READ || rc == TLS_WANT_WRITE) {
-		syslog_arm_fd(st, rc == TLS_WANT_READ ? EPOLLIN | EPOLLRDHUP : EPOLLOUT);
+	rc = sl_tls_conn_handshake(st->tls, err, sizeof(err));
+	if (rc == SL_TLS_WANT_READ || rc == SL_TLS_WANT_WRITE) {
+		syslog_arm_fd(st, rc == SL_TLS_WANT_READ ? EPOLLIN | EPOLLRDHUP : EPOLLOUT);
 		return;
 	}
-	if (rc != TLS_DONE) {
+	if (rc != SL_TLS_DONE) {
 		tls_failed(st, err);
 		return;
 	}
@@ -354,13 +354,13 @@ static void on_fd(void *state, int fd, uint32_t events)
 	/* TLS: an alert before the error says why (a refused client certificate) */
 	if (st->tls && (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))) {
 		char why[256];
-		int rc = tls_conn_discard_input(st->tls, why, sizeof(why));
+		int rc = sl_tls_conn_discard_input(st->tls, why, sizeof(why));
 
-		if (rc == TLS_FAILED) {
+		if (rc == SL_TLS_FAILED) {
 			syslog_tls_lost(st, why);
 			return;
 		}
-		if (rc == TLS_CLOSED) {
+		if (rc == SL_TLS_CLOSED) {
 			if (tls_refused(st))	/* rsyslog refuses a peer name so */
 				syslog_tls_lost(st, "closed by the server");
 			else
@@ -405,13 +405,13 @@ int syslog_relp_open(struct syslog_state *st)
 
 	if (!st->relp) {
 		const struct syslog_cfg *c = st->cfg;
-		struct tls_conf tc = { c->tls_ca_file, c->tls_cert_file, c->tls_key_file, true,
+		struct sl_tls_conf tc = { c->tls_ca_file, c->tls_cert_file, c->tls_key_file, true,
 				       c->tls_min_version == 1 };
 
-		st->relp = relp_conn_new(st->relp_host, st->relp_port, RELP_TIMEOUT_S,
+		st->relp = sl_relp_conn_new(st->relp_host, st->relp_port, RELP_TIMEOUT_S,
 					 c->tls_ca_file ? &tc : NULL, st->tls_name, err, sizeof(err));
 	}
-	if (!st->relp || (rc = relp_conn_open(st->relp, err, sizeof(err))) < 0) {
+	if (!st->relp || (rc = sl_relp_conn_open(st->relp, err, sizeof(err))) < 0) {
 		if (rc == -2)
 			st->host->counter_add(st->inst, st->c_tls_failures, 1);
 		/* librelp does not tell a refused certificate apart: say it all */
@@ -567,7 +567,7 @@ static void stop_send(struct syslog_state *st, uint64_t end)
 		st->drain_until = end;
 		syslog_drain(st);
 		/* closes after the last acknowledgements, which proves the spool's */
-		if (relp_conn_close(st->relp) && st->ss.sp)
+		if (sl_relp_conn_close(st->relp) && st->ss.sp)
 			sl_sink_spool_ack(&st->ss, st->rs_handed);
 		st->relp = NULL;
 		st->rs_handed = 0;
@@ -585,11 +585,11 @@ static void stop_send(struct syslog_state *st, uint64_t end)
 			break;
 	}
 	/* TLS: the last record may still wait in GnuTLS */
-	while (st->tls && tls_conn_pending(st->tls) && st->conn == ST_UP && sl_mono_ms() < end) {
+	while (st->tls && sl_tls_conn_pending(st->tls) && st->conn == ST_UP && sl_mono_ms() < end) {
 		struct pollfd pfd = { .fd = st->fd, .events = POLLOUT };
 
 		syslog_drain(st);
-		if (st->tls && tls_conn_pending(st->tls))
+		if (st->tls && sl_tls_conn_pending(st->tls))
 			poll(&pfd, 1, 5);
 	}
 }
@@ -611,7 +611,7 @@ static void stop_wait_acked(struct syslog_state *st, uint64_t end)
 		 * (tls_refused()), so counting it does not depend on speed.
 		 */
 		if (st->tls) {
-			uint64_t until = tls_conn_cert_requested(st->tls)
+			uint64_t until = sl_tls_conn_cert_requested(st->tls)
 						 ? st->connected_at + TLS_REFUSED_MS
 						 : sl_mono_ms() + TLS_ALERT_WAIT_MS;
 			uint64_t now;

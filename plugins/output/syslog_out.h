@@ -72,7 +72,7 @@ struct syslog_cfg {
 #define RELP_TIMEOUT_S 5	/* librelp: connect, and wait for window room / acks */
 #define WRAP_MARK 0xffffffffu
 /* RELP: spool records handed to librelp and not yet proven acknowledged */
-#define RELP_SPOOL_IOV (2 * RELP_WINDOW + BATCH_MSGS)
+#define RELP_SPOOL_IOV (2 * SL_RELP_WINDOW + BATCH_MSGS)
 /*
  * TCP and TLS: messages whose end offsets are remembered (256 KiB).  More
  * than that unacknowledged at a failure (a 4 MiB send buffer full of
@@ -114,7 +114,7 @@ struct syslog_state {
 
 	/*
 	 * TCP: bytes written on this connection, and where messages end.
-	 * TLS: wire bytes (tls_conn_wire), and each message's is where the
+	 * TLS: wire bytes (sl_tls_conn_wire), and each message's is where the
 	 * TLS record holding its end ends: a record is readable only whole.
 	 */
 	uint32_t written;		/* mod 2^32: the window is far smaller */
@@ -130,10 +130,10 @@ struct syslog_state {
 	enum sl_syslog_framing framing;	/* none (datagrams, relp), octets or LF */
 
 	/* TLS: credentials loaded at configure time, a session per connection */
-	struct tls_creds *tls_creds;
-	struct tls_conn *tls;
+	struct sl_tls_creds *tls_creds;
+	struct sl_tls_conn *tls;
 	char tls_name[256];		/* the name the server must prove */
-	struct relp_conn *relp;		/* RELP: librelp's session, kept across reconnects */
+	struct sl_relp_conn *relp;		/* RELP: librelp's session, kept across reconnects */
 	char relp_host[256], relp_port[16];
 
 	int c_dropped, c_reconnects, c_no_text, c_escaped, c_possibly_lost, c_tls_failures;
@@ -143,7 +143,7 @@ struct syslog_state {
 	unsigned spool_taken;		/* TLS: of tls_rec_msgs, spool records */
 	struct iovec *rs_iov;		/* RELP: peeks beyond the handed records */
 	unsigned rs_handed;		/* RELP: spool records librelp has, unproven */
-	uint64_t rs_first;		/* RELP: relp_conn_sent() of the first of them */
+	uint64_t rs_first;		/* RELP: sl_relp_conn_sent() of the first of them */
 	uint64_t drain_until;		/* at stop: the spool is sent until then */
 	char *sbuf;			/* one framed message for the spool */
 	uint64_t drops_unlogged, drops_outage, drop_logged_at;

@@ -73,7 +73,7 @@ void syslog_adopt_spool(struct syslog_state *st)
  *   tcp   written to the socket;
  *   tls   the TLS record holding it written to the socket;
  *   relp  the receiver's acknowledgement proven (relp_conn.h: librelp's
- *         window; the last RELP_WINDOW by closing the session, see
+ *         window; the last SL_RELP_WINDOW by closing the session, see
  *         relp_spool_sync).
  */
 
@@ -122,15 +122,15 @@ static void spool_drain_tls(struct syslog_state *st)
 	char err[256];
 	unsigned n;
 
-	while (!tls_conn_pending(st->tls) && (n = sl_spool_peekv(st->ss.sp, st->iov, BATCH_MSGS))) {
+	while (!sl_tls_conn_pending(st->tls) && (n = sl_spool_peekv(st->ss.sp, st->iov, BATCH_MSGS))) {
 		unsigned done;
 		ssize_t taken;
 		size_t part;
 
 		st->iov[0].iov_base = (char *)st->iov[0].iov_base + st->spool_head_sent;
 		st->iov[0].iov_len -= st->spool_head_sent;
-		taken = tls_conn_writev(st->tls, st->iov, n, err, sizeof(err));
-		if (taken == TLS_FAILED) {
+		taken = sl_tls_conn_writev(st->tls, st->iov, n, err, sizeof(err));
+		if (taken == SL_TLS_FAILED) {
 			syslog_tls_lost(st, err);
 			break;
 		}
@@ -140,7 +140,7 @@ static void spool_drain_tls(struct syslog_state *st)
 		if (done)
 			st->spool_head_sent = 0;
 		st->spool_head_sent += part;
-		if (tls_conn_pending(st->tls)) {
+		if (sl_tls_conn_pending(st->tls)) {
 			st->spool_taken = st->tls_rec_msgs = done;
 			break;
 		}
@@ -153,7 +153,7 @@ static void spool_drain_tls(struct syslog_state *st)
 /* RELP: acknowledge to the spool what librelp's window proved (relp_conn.h). */
 static void relp_spool_settle(struct syslog_state *st)
 {
-	uint64_t acked = relp_conn_acked(st->relp), k;
+	uint64_t acked = sl_relp_conn_acked(st->relp), k;
 
 	if (!st->rs_handed || acked < st->rs_first)
 		return;
@@ -167,7 +167,7 @@ static void relp_spool_settle(struct syslog_state *st)
 
 /*
  * RELP: everything reachable in the spool is with librelp, but the last
- * RELP_WINDOW are proven acknowledged only by later sends, and while the
+ * SL_RELP_WINDOW are proven acknowledged only by later sends, and while the
  * spool holds them newer messages go behind them into the spool: nothing
  * would be sent.  Closing the session proves them (the close is answered
  * after every message before it); then a new session.  A close that
@@ -178,9 +178,9 @@ static void relp_spool_settle(struct syslog_state *st)
  */
 static bool relp_spool_sync(struct syslog_state *st)
 {
-	uint64_t before = st->rs_first - 1, acked = relp_conn_acked(st->relp);
+	uint64_t before = st->rs_first - 1, acked = sl_relp_conn_acked(st->relp);
 
-	if (relp_conn_close(st->relp)) {
+	if (sl_relp_conn_close(st->relp)) {
 		sl_sink_spool_ack(&st->ss, st->rs_handed);
 	} else {
 		uint64_t n = acked < before ? before - acked : 0;
@@ -217,7 +217,7 @@ static void spool_drain_relp(struct syslog_state *st)
 			continue;
 		}
 		for (i = st->rs_handed; i < n; i++) {
-			if (relp_conn_send(st->relp, st->rs_iov[i].iov_base, st->rs_iov[i].iov_len, err,
+			if (sl_relp_conn_send(st->relp, st->rs_iov[i].iov_base, st->rs_iov[i].iov_len, err,
 					   sizeof(err)) < 0) {
 				st->host->log(st->inst, SL_LOG_DEBUG, "%s: %s", st->where, err);
 				syslog_lost(st, "RELP session broken with", ECONNRESET);
@@ -225,7 +225,7 @@ static void spool_drain_relp(struct syslog_state *st)
 				return;
 			}
 			if (!st->rs_handed++)
-				st->rs_first = relp_conn_sent(st->relp);
+				st->rs_first = sl_relp_conn_sent(st->relp);
 		}
 		if (st->drain_until && sl_mono_ms() >= st->drain_until)
 			break;
@@ -339,24 +339,24 @@ static void drain_tls(struct syslog_state *st)
 	int rc;
 
 	syslog_adopt_spool(st);
-	rc = tls_conn_flush(st->tls, err, sizeof(err));
-	if (rc == TLS_FAILED) {
+	rc = sl_tls_conn_flush(st->tls, err, sizeof(err));
+	if (rc == SL_TLS_FAILED) {
 		syslog_tls_lost(st, err);
 		return;
 	}
-	if (rc == TLS_DONE && st->tls_rec_msgs) {	/* their TLS record is out */
+	if (rc == SL_TLS_DONE && st->tls_rec_msgs) {	/* their TLS record is out */
 		syslog_tls_written(st, st->tls_rec_msgs);
 		st->tls_rec_msgs = 0;
 		if (st->spool_taken)
 			sl_spool_ack(st->ss.sp, st->spool_taken);
 		st->spool_taken = 0;
 	}
-	while (rc == TLS_DONE && st->qcount) {
+	while (rc == SL_TLS_DONE && st->qcount) {
 		unsigned done, n = syslog_q_gather(st, BATCH_MSGS);
-		ssize_t taken = tls_conn_writev(st->tls, st->iov, n, err, sizeof(err));
+		ssize_t taken = sl_tls_conn_writev(st->tls, st->iov, n, err, sizeof(err));
 		size_t part;
 
-		if (taken == TLS_FAILED) {
+		if (taken == SL_TLS_FAILED) {
 			syslog_tls_lost(st, err);
 			return;
 		}
@@ -366,15 +366,15 @@ static void drain_tls(struct syslog_state *st)
 		for (unsigned i = 0; i < done; i++)
 			syslog_q_pop(st);
 		st->head_sent += part;
-		if (tls_conn_pending(st->tls)) {
+		if (sl_tls_conn_pending(st->tls)) {
 			st->tls_rec_msgs = done;
 			break;
 		}
 		syslog_tls_written(st, done);
 	}
-	if (st->ss.sp && !st->qcount && st->tls && !tls_conn_pending(st->tls))
+	if (st->ss.sp && !st->qcount && st->tls && !sl_tls_conn_pending(st->tls))
 		spool_drain_tls(st);
-	if (st->tls && tls_conn_pending(st->tls))
+	if (st->tls && sl_tls_conn_pending(st->tls))
 		syslog_arm_fd(st, syslog_idle_events(st) | EPOLLOUT);
 }
 
@@ -387,7 +387,7 @@ static void drain_relp(struct syslog_state *st)
 	while (st->qcount && st->conn == ST_UP) {
 		size_t off = syslog_q_fix(st, st->qhead);
 
-		if (relp_conn_send(st->relp, st->q + off + 4, syslog_q_len(st, off), err, sizeof(err)) < 0) {
+		if (sl_relp_conn_send(st->relp, st->q + off + 4, syslog_q_len(st, off), err, sizeof(err)) < 0) {
 			st->host->log(st->inst, SL_LOG_DEBUG, "%s: %s", st->where, err);
 			syslog_lost(st, "RELP session broken with", ECONNRESET);
 			return;

@@ -5,7 +5,7 @@
 #   outage  imrelp is not listening under 3,000 packets/s until more
 #           than 10,000 messages are spooled, then comes up: every packet the kernel logged arrives, in order,
 #           none twice, nothing dropped, the spool empty at the end (the
-#           last RELP_WINDOW spooled messages are proven by a session
+#           last SL_RELP_WINDOW spooled messages are proven by a session
 #           close, see relp_spool_sync in syslog_send.c).
 #   rkill   rsyslogd is killed with SIGKILL mid-stream (once 1,000
 #           messages arrived) and started again when sluice has spooled
@@ -16,7 +16,7 @@
 #           to a live imrelp; the restart sends what the spool had not
 #           acknowledged: every logged packet arrives (first arrivals in
 #           order); the duplicates (messages the receiver had but the
-#           spool had not yet proven, at most 2 * RELP_WINDOW + 64 = 320)
+#           spool had not yet proven, at most 2 * SL_RELP_WINDOW + 64 = 320)
 #           are counted and reported.
 #   kill9   sluice is killed with SIGKILL while messages are spooled (the
 #           receiver away); the restart delivers exactly those, in order.

@@ -37,7 +37,7 @@ static size_t compare_quota(const char *name, uint64_t pkts, uint64_t bytes, uin
 	struct nfacct *o = nfacct_alloc();
 	char want[256], got[256];
 	struct sl_record *r = &recmem.r;
-	struct fmt_buf b;
+	struct sl_fmt_buf b;
 
 	memset(&recmem, 0, sizeof(recmem));
 	sl_set_bytes(r, F_NAME, name, (uint32_t)strlen(name));
@@ -59,10 +59,10 @@ static size_t compare_quota(const char *name, uint64_t pkts, uint64_t bytes, uin
 	}
 	nfacct_snprintf(want, sizeof(want), o, NFACCT_SNPRINTF_T_PLAIN, NFACCT_SNPRINTF_F_FULL);
 	nfacct_free(o);
-	fmt_init(&b, got, sizeof(got));
+	sl_fmt_init(&b, got, sizeof(got));
 	sl_acctline_format(&b, r, &fields);
 	CHECK(!b.overflow);
-	fmt_nul(&b);
+	sl_fmt_nul(&b);
 	CHECK_STREQ(got, want);
 	return b.len;
 }
@@ -75,7 +75,7 @@ static size_t compare(const char *name, uint64_t pkts, uint64_t bytes)
 int main(void)
 {
 	char small[128];
-	struct fmt_buf b;
+	struct sl_fmt_buf b;
 	size_t len;
 
 	compare("a1", 0, 0);
@@ -88,7 +88,7 @@ int main(void)
 	len = compare("edge", UINT64_MAX - 1, 1);
 
 	/* one byte short: the line is not cut silently */
-	fmt_init(&b, small, len - 1);
+	sl_fmt_init(&b, small, len - 1);
 	sl_acctline_format(&b, &recmem.r, &fields);
 	CHECK(b.overflow);
 

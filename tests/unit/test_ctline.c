@@ -50,9 +50,9 @@ static void ip6(struct sl_record *r, sl_field f, uint8_t last)
 static void check(const char *name, const struct sl_record *r, unsigned flags, const char *want)
 {
 	static char mem[1024];
-	struct fmt_buf b;
+	struct sl_fmt_buf b;
 
-	fmt_init(&b, mem, sizeof(mem));
+	sl_fmt_init(&b, mem, sizeof(mem));
 	sl_ctline_format(&b, r, &fields, flags);
 	if (b.overflow || b.len != strlen(want) || memcmp(b.p, want, b.len) != 0) {
 		printf("FAIL %s:\n  want '%s'\n  got  '%.*s'%s\n", name, want, (int)b.len, b.p,
@@ -195,11 +195,11 @@ int main(void)
 	/* too small a buffer overflows, never writes past it */
 	{
 		char small[40];
-		struct fmt_buf b;
+		struct sl_fmt_buf b;
 
 		r = fresh();
 		four_tuple(r, 17, 1, 2);
-		fmt_init(&b, small, sizeof(small));
+		sl_fmt_init(&b, small, sizeof(small));
 		sl_ctline_format(&b, r, &fields, SL_CTLINE_TIMESTAMP);
 		if (!b.overflow || b.len > sizeof(small)) {
 			printf("FAIL overflow not reported\n");

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Timers freed from callbacks, as sluice-plugin(3) allows (timer_free()
- * goes straight to loop_timer_free()): a one-shot timer freeing itself, a
+ * goes straight to event_loop_timer_free()): a one-shot timer freeing itself, a
  * periodic one freeing itself on its third run, one freeing another timer
  * that is due in the same turn (which then never runs), one freeing a
  * timer from a descriptor callback, and a new timer created inside a
@@ -28,7 +28,7 @@ static void free_self(void *ctx)
 	struct tctx *c = ctx;
 
 	if (++c->runs == c->free_at)
-		loop_timer_free(c->self);
+		event_loop_timer_free(c->self);
 }
 
 static void free_other(void *ctx)
@@ -36,7 +36,7 @@ static void free_other(void *ctx)
 	struct tctx *c = ctx;
 
 	c->runs++;
-	loop_timer_free(c->other);
+	event_loop_timer_free(c->other);
 	c->other = NULL;
 }
 
@@ -50,10 +50,10 @@ static void create_one(void *ctx)
 	/* a timer made inside a callback runs on a later turn, and frees itself there */
 	created.loop = c->loop;
 	created.free_at = 1;
-	created.self = loop_timer_new(c->loop, free_self, &created);
+	created.self = event_loop_timer_new(c->loop, free_self, &created);
 	CHECK(created.self != NULL);
-	loop_timer_arm(created.self, 0, 0);
-	loop_timer_free(c->self);
+	event_loop_timer_arm(created.self, 0, 0);
+	event_loop_timer_free(c->self);
 }
 
 static struct tctx from_fd;
@@ -67,7 +67,7 @@ static void on_fd(void *ctx, int fd, uint32_t events)
 	if (read(fd, &v, sizeof(v)) < 0) {
 	}
 	if (from_fd.self) {
-		loop_timer_free(from_fd.self);
+		event_loop_timer_free(from_fd.self);
 		from_fd.self = NULL;
 	}
 }
@@ -78,12 +78,12 @@ static void stop(void *ctx)
 
 	/* Stop once every other timer had its turns. */
 	if (++c->runs == 10)
-		loop_stop(c->loop);
+		event_loop_stop(c->loop);
 }
 
 int main(void)
 {
-	struct event_loop *loop = loop_new();
+	struct event_loop *loop = event_loop_new();
 	struct tctx once = {0}, periodic = {0}, killer = {0}, victim = {0}, maker = {0}, last = {0};
 	int efd = eventfd(1, EFD_NONBLOCK | EFD_CLOEXEC);
 
@@ -94,35 +94,35 @@ int main(void)
 	from_fd.loop = loop;
 
 	once.free_at = 1;
-	once.self = loop_timer_new(loop, free_self, &once);
-	loop_timer_arm(once.self, 0, 0);
+	once.self = event_loop_timer_new(loop, free_self, &once);
+	event_loop_timer_arm(once.self, 0, 0);
 
 	periodic.free_at = 3;
-	periodic.self = loop_timer_new(loop, free_self, &periodic);
-	loop_timer_arm(periodic.self, 0, 1);
+	periodic.self = event_loop_timer_new(loop, free_self, &periodic);
+	event_loop_timer_arm(periodic.self, 0, 1);
 
 	/* Both due in the first turn: the killer frees the victim (created
 	 * before it, so later in the list walk) before its turn. */
 	victim.free_at = 1000;
-	victim.self = loop_timer_new(loop, free_self, &victim);
-	loop_timer_arm(victim.self, 0, 1);
-	killer.self = loop_timer_new(loop, free_other, &killer);
+	victim.self = event_loop_timer_new(loop, free_self, &victim);
+	event_loop_timer_arm(victim.self, 0, 1);
+	killer.self = event_loop_timer_new(loop, free_other, &killer);
 	killer.other = victim.self;
-	loop_timer_arm(killer.self, 0, 0);
+	event_loop_timer_arm(killer.self, 0, 0);
 
-	maker.self = loop_timer_new(loop, create_one, &maker);
-	loop_timer_arm(maker.self, 0, 0);
+	maker.self = event_loop_timer_new(loop, create_one, &maker);
+	event_loop_timer_arm(maker.self, 0, 0);
 
 	/* Freed from a descriptor callback while it is armed and periodic. */
 	from_fd.free_at = 1000;
-	from_fd.self = loop_timer_new(loop, free_self, &from_fd);
-	loop_timer_arm(from_fd.self, 5, 5);
-	CHECK(loop_watch(loop, efd, EPOLLIN, on_fd, NULL) == 0);
+	from_fd.self = event_loop_timer_new(loop, free_self, &from_fd);
+	event_loop_timer_arm(from_fd.self, 5, 5);
+	CHECK(event_loop_watch(loop, efd, EPOLLIN, on_fd, NULL) == 0);
 
-	last.self = loop_timer_new(loop, stop, &last);
-	loop_timer_arm(last.self, 1, 1);
+	last.self = event_loop_timer_new(loop, stop, &last);
+	event_loop_timer_arm(last.self, 1, 1);
 
-	CHECK(loop_run(loop) == 0);
+	CHECK(event_loop_run(loop) == 0);
 	CHECK_EQ_I(once.runs, 1);
 	CHECK_EQ_I(periodic.runs, 3);
 	CHECK_EQ_I(killer.runs, 1);
@@ -131,8 +131,8 @@ int main(void)
 	CHECK_EQ_I(created.runs, 1);
 	CHECK_EQ_I(from_fd.runs, 0);
 	CHECK_EQ_I(last.runs, 10);
-	loop_unwatch(loop, efd);
+	event_loop_unwatch(loop, efd);
 	close(efd);
-	loop_free(loop);
+	event_loop_free(loop);
 	return check_summary("test_event_loop_timers");
 }

@@ -35,15 +35,15 @@ static uint64_t rnd_width(void)
 
 static char out[4096];
 
-static struct fmt_buf *fresh(void)
+static struct sl_fmt_buf *fresh(void)
 {
-	static struct fmt_buf fb;
+	static struct sl_fmt_buf fb;
 
-	fmt_init(&fb, out, sizeof(out));
+	sl_fmt_init(&fb, out, sizeof(out));
 	return &fb;
 }
 
-static void expect(struct fmt_buf *fb, const char *want, const char *what)
+static void expect(struct sl_fmt_buf *fb, const char *want, const char *what)
 {
 	CHECK(!fb->overflow, "%s: overflow", what);
 	CHECK(fb->len == strlen(want) && memcmp(fb->p, want, fb->len) == 0,
@@ -60,9 +60,9 @@ static void test_u64(void)
 
 	for (i = 0; i < sizeof(fixed) / sizeof(fixed[0]) + 200000; i++) {
 		uint64_t v = i < sizeof(fixed) / sizeof(fixed[0]) ? fixed[i] : rnd_width();
-		struct fmt_buf *fb = fresh();
+		struct sl_fmt_buf *fb = fresh();
 
-		fmt_u64(fb, v);
+		sl_fmt_u64(fb, v);
 		snprintf(want, sizeof(want), "%" PRIu64, v);
 		expect(fb, want, "u64");
 	}
@@ -76,19 +76,19 @@ static void test_u64(void)
 		v = i & 1 ? p10 : p10 - 1;
 		if (i / 2 > 19)
 			break;
-		struct fmt_buf *fb = fresh();
+		struct sl_fmt_buf *fb = fresh();
 
-		fmt_u64(fb, v);
+		sl_fmt_u64(fb, v);
 		snprintf(want, sizeof(want), "%" PRIu64, v);
 		expect(fb, want, "u64 power of ten");
 	}
 	for (i = 0; i < 1000; i++) {
 		int64_t v = (int64_t)rnd_width();
-		struct fmt_buf *fb = fresh();
+		struct sl_fmt_buf *fb = fresh();
 
 		if (i == 0)
 			v = INT64_MIN;
-		fmt_i64(fb, v);
+		sl_fmt_i64(fb, v);
 		snprintf(want, sizeof(want), "%" PRId64, v);
 		expect(fb, want, "i64");
 	}
@@ -103,9 +103,9 @@ static void test_hex(void)
 		uint64_t v = rnd_width();
 		unsigned w = (unsigned)(rnd() % 22);
 		bool up = rnd() & 1;
-		struct fmt_buf *fb = fresh();
+		struct sl_fmt_buf *fb = fresh();
 
-		fmt_hex(fb, v, w, up);
+		sl_fmt_hex(fb, v, w, up);
 		snprintf(want, sizeof(want), up ? "%0*" PRIX64 : "%0*" PRIx64, (int)w, v);
 		expect(fb, want, "hex");
 	}
@@ -118,19 +118,19 @@ static void test_ip(void)
 	unsigned i, j;
 
 	for (i = 0; i < 200000; i++) {
-		struct fmt_buf *fb = fresh();
+		struct sl_fmt_buf *fb = fresh();
 		uint32_t x = (uint32_t)rnd();
 
 		/* bias towards short octets too */
 		if (i & 1)
 			x &= 0x3f1f0f07u << (i % 3);
 		memcpy(a, &x, 4);
-		fmt_ip4(fb, a);
+		sl_fmt_ip4(fb, a);
 		inet_ntop(AF_INET, a, want, sizeof(want));
 		expect(fb, want, "ip4");
 	}
 	for (i = 0; i < 300000; i++) {
-		struct fmt_buf *fb = fresh();
+		struct sl_fmt_buf *fb = fresh();
 		unsigned kind = (unsigned)(rnd() % 8);
 
 		for (j = 0; j < 16; j += 2) {
@@ -153,19 +153,19 @@ static void test_ip(void)
 			if (rnd() & 1)
 				a[rnd() % 16] = (uint8_t)rnd();
 		}
-		fmt_ip6(fb, a);
+		sl_fmt_ip6(fb, a);
 		inet_ntop(AF_INET6, a, want, sizeof(want));
 		expect(fb, want, "ip6");
 
 		fb = fresh();
-		fmt_ip6_full(fb, a);
+		sl_fmt_ip6_full(fb, a);
 		snprintf(want, sizeof(want), "%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x",
 			 a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11], a[12], a[13],
 			 a[14], a[15]);
 		expect(fb, want, "ip6_full");
 
 		fb = fresh();
-		fmt_addr(fb, a);
+		sl_fmt_addr(fb, a);
 		if (kind == 0)
 			inet_ntop(AF_INET, a + 12, want, sizeof(want));
 		else
@@ -184,10 +184,10 @@ static void test_ip(void)
 			{"fe80:0:0:0:1:0:0:0", "fe80::1:0:0:0"},
 		};
 		for (i = 0; i < sizeof(ex) / sizeof(ex[0]); i++) {
-			struct fmt_buf *fb = fresh();
+			struct sl_fmt_buf *fb = fresh();
 
 			inet_pton(AF_INET6, ex[i].in, a);
-			fmt_ip6(fb, a);
+			sl_fmt_ip6(fb, a);
 			expect(fb, ex[i].out, "ip6 rfc5952");
 		}
 	}
@@ -200,21 +200,21 @@ static void test_mac(void)
 	unsigned i;
 
 	for (i = 0; i < 10000; i++) {
-		struct fmt_buf *fb = fresh();
+		struct sl_fmt_buf *fb = fresh();
 		uint64_t r = rnd();
 
 		memcpy(m, &r, 8);
-		fmt_mac(fb, m);
+		sl_fmt_mac(fb, m);
 		snprintf(want, sizeof(want), "%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2], m[3], m[4],
 			 m[5]);
 		expect(fb, want, "mac");
 
 		fb = fresh();
-		fmt_hexbytes(fb, m, 3, '-');
+		sl_fmt_hexbytes(fb, m, 3, '-');
 		snprintf(want, sizeof(want), "%02x-%02x-%02x", m[0], m[1], m[2]);
 		expect(fb, want, "hexbytes sep");
 		fb = fresh();
-		fmt_hexbytes(fb, m, 2, 0);
+		sl_fmt_hexbytes(fb, m, 2, 0);
 		snprintf(want, sizeof(want), "%02x%02x", m[0], m[1]);
 		expect(fb, want, "hexbytes");
 	}
@@ -249,14 +249,14 @@ static void ref_time(char *want, size_t n, int64_t sec, uint32_t nsec, bool loca
 
 static void test_time_zone(bool local)
 {
-	struct fmt_time_cache c;
+	struct sl_fmt_time_cache c;
 	char want[80];
 	unsigned i;
 	int64_t sec = 0;
 
-	fmt_time_cache_init(&c, local);
+	sl_fmt_time_cache_init(&c, local);
 	for (i = 0; i < 300000; i++) {
-		struct fmt_buf *fb = fresh();
+		struct sl_fmt_buf *fb = fresh();
 		uint32_t nsec = (uint32_t)(rnd() % 1000000000u);
 
 		/* mostly random over 0000..9999, some runs of nearby seconds */
@@ -266,7 +266,7 @@ static void test_time_zone(bool local)
 			sec += (int64_t)(rnd() % 3);
 		if (i < 4)
 			sec = (int64_t[]){0, 951782400 /* 2000-02-29 */, 4107542400LL /* 2100-02-28 */, -1}[i];
-		fmt_rfc3339(fb, &c, (struct sl_time){sec, nsec});
+		sl_fmt_rfc3339(fb, &c, (struct sl_time){sec, nsec});
 		ref_time(want, sizeof(want), sec, nsec, local);
 		expect(fb, want, local ? "rfc3339 local" : "rfc3339 utc");
 	}
@@ -274,7 +274,7 @@ static void test_time_zone(bool local)
 
 static void test_time(void)
 {
-	struct fmt_time_cache c;
+	struct sl_fmt_time_cache c;
 	static const char *zones[] = {"UTC", "Asia/Kolkata", "America/St_Johns", "Europe/Berlin",
 				      "Pacific/Chatham", "America/Los_Angeles"};
 	unsigned z;
@@ -290,29 +290,29 @@ static void test_time(void)
 	/* UTC mode ignores TZ */
 	test_time_zone(false);
 
-	fmt_time_cache_init(&c, false);
+	sl_fmt_time_cache_init(&c, false);
 	{
-		struct fmt_buf *fb = fresh();
+		struct sl_fmt_buf *fb = fresh();
 
-		fmt_rfc3339(fb, &c, (struct sl_time){SECS_MAX + 10, 5000});
+		sl_fmt_rfc3339(fb, &c, (struct sl_time){SECS_MAX + 10, 5000});
 		expect(fb, "9999-12-31T23:59:59.000000Z", "clamp high");
 		fb = fresh();
-		fmt_rfc3339(fb, &c, (struct sl_time){SECS_MIN - 1, 5000});
+		sl_fmt_rfc3339(fb, &c, (struct sl_time){SECS_MIN - 1, 5000});
 		expect(fb, "0001-01-01T00:00:00.000000Z", "clamp low");
 		fb = fresh();
-		fmt_rfc3339(fb, &c, (struct sl_time){SECS_MIN, 999999999});
+		sl_fmt_rfc3339(fb, &c, (struct sl_time){SECS_MIN, 999999999});
 		expect(fb, "0001-01-01T00:00:00.999999Z", "min");
 		fb = fresh();
-		fmt_rfc3339(fb, &c, (struct sl_time){INT64_MAX, 0});
+		sl_fmt_rfc3339(fb, &c, (struct sl_time){INT64_MAX, 0});
 		expect(fb, "9999-12-31T23:59:59.000000Z", "2^63-1");
 		fb = fresh();
-		fmt_rfc3339(fb, &c, (struct sl_time){SECS_MAX, 999999999});
+		sl_fmt_rfc3339(fb, &c, (struct sl_time){SECS_MAX, 999999999});
 		expect(fb, "9999-12-31T23:59:59.999999Z", "max");
 		fb = fresh();
-		fmt_rfc3339(fb, &c, (struct sl_time){INT64_MIN, 0});
+		sl_fmt_rfc3339(fb, &c, (struct sl_time){INT64_MIN, 0});
 		expect(fb, "0001-01-01T00:00:00.000000Z", "-2^63");
 		fb = fresh();
-		fmt_rfc3339(fb, &c, (struct sl_time){1714566896, 123456789});
+		sl_fmt_rfc3339(fb, &c, (struct sl_time){1714566896, 123456789});
 		expect(fb, "2024-05-01T12:34:56.123456Z", "example");
 	}
 }
@@ -321,7 +321,7 @@ static void test_time(void)
 static void test_date3164(void)
 {
 	static const char *zones[] = {"UTC", "Europe/Berlin", "America/St_Johns", "Australia/Lord_Howe"};
-	struct fmt_date3164_cache c;
+	struct sl_fmt_date3164_cache c;
 	char want[64];
 	unsigned z, i;
 
@@ -332,7 +332,7 @@ static void test_date3164(void)
 		tzset();
 		memset(&c, 0, sizeof(c));
 		for (i = 0; i < 200000; i++) {
-			struct fmt_buf *fb = fresh();
+			struct sl_fmt_buf *fb = fresh();
 			time_t t;
 			struct tm tm;
 
@@ -346,16 +346,16 @@ static void test_date3164(void)
 			t = (time_t)sec;
 			localtime_r(&t, &tm);
 			strftime(want, sizeof(want), "%b %e %H:%M:%S", &tm);
-			fmt_date3164(fb, &c, sec);
+			sl_fmt_date3164(fb, &c, sec);
 			expect(fb, want, "rfc3164 date");
 		}
 	}
 	setenv("TZ", "Europe/Berlin", 1);
 	tzset();
 	{
-		struct fmt_buf *fb = fresh();
+		struct sl_fmt_buf *fb = fresh();
 
-		fmt_date3164(fb, &c, 1796104407);	/* 2026-12-01T05:53:27Z */
+		sl_fmt_date3164(fb, &c, 1796104407);	/* 2026-12-01T05:53:27Z */
 		expect(fb, "Dec  1 06:53:27", "rfc3164 example");
 	}
 	/* outside the calendar: its last or first second, in every zone */
@@ -373,9 +373,9 @@ static void test_date3164(void)
 		tzset();
 		memset(&c, 0, sizeof(c));
 		for (i = 0; i < sizeof(edge) / sizeof(edge[0]); i++) {
-			struct fmt_buf *fb = fresh();
+			struct sl_fmt_buf *fb = fresh();
 
-			fmt_date3164(fb, &c, edge[i].sec);
+			sl_fmt_date3164(fb, &c, edge[i].sec);
 			expect(fb, edge[i].want, zones[z]);
 		}
 	}
@@ -448,20 +448,20 @@ static void test_json(void)
 
 	for (i = 0; i < 300000; i++) {
 		size_t n = (size_t)(rnd() % 24), wl;
-		struct fmt_buf *fb = fresh();
+		struct sl_fmt_buf *fb = fresh();
 
 		for (j = 0; j < n; j++)
 			in[j] = (rnd() & 3) ? alpha[rnd() % sizeof(alpha)] : (uint8_t)rnd();
-		fmt_json_str(fb, in, n);
+		sl_fmt_json_str(fb, in, n);
 		wl = ref_json(want, in, n);
 		want[wl] = 0;
 		CHECK(!fb->overflow && fb->len == wl && memcmp(fb->p, want, wl) == 0,
 		      "json: got '%.*s' want '%s'", (int)fb->len, fb->p, want);
 	}
 	{
-		struct fmt_buf *fb = fresh();
+		struct sl_fmt_buf *fb = fresh();
 
-		fmt_json_str(fb, "a\"b\\c\x01\xc3\xa9\xff", 9);
+		sl_fmt_json_str(fb, "a\"b\\c\x01\xc3\xa9\xff", 9);
 		expect(fb, "\"a\\\"b\\\\c\\u0001\xc3\xa9\\u00ff\"", "json fixed");
 	}
 }
@@ -470,42 +470,42 @@ static void test_json(void)
 static void test_bounds(void)
 {
 	char mem[64];
-	struct fmt_buf fb;
+	struct sl_fmt_buf fb;
 	static const uint8_t v6[16] = {0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
 	size_t cap;
 
 	for (cap = 0; cap < 12; cap++) {
-		fmt_init(&fb, mem, cap);
-		fmt_ip6(&fb, v6);	/* 2001:db8::1 = 11 bytes */
+		sl_fmt_init(&fb, mem, cap);
+		sl_fmt_ip6(&fb, v6);	/* 2001:db8::1 = 11 bytes */
 		CHECK(fb.overflow == (cap < 11), "ip6 cap %zu overflow %d", cap, fb.overflow);
 		CHECK(fb.overflow ? fb.len == 0 : fb.len == 11, "ip6 cap %zu len %zu", cap, fb.len);
 	}
 	for (cap = 0; cap < 8; cap++) {
-		fmt_init(&fb, mem, cap);
-		fmt_lit(&fb, "ab");
-		fmt_u64(&fb, 12345);
+		sl_fmt_init(&fb, mem, cap);
+		sl_fmt_lit(&fb, "ab");
+		sl_fmt_u64(&fb, 12345);
 		CHECK(fb.overflow == (cap < 7), "u64 cap %zu", cap);
 		if (fb.overflow) {
-			fmt_lit(&fb, "x");	/* ignored after overflow */
+			sl_fmt_lit(&fb, "x");	/* ignored after overflow */
 			CHECK(fb.len <= 2, "len after overflow");
 		}
 	}
 	for (cap = 0; cap < 12; cap++) {
-		fmt_init(&fb, mem, cap);
-		fmt_json_str(&fb, "a\x01", 2);	/* "a\u0001" = 9 bytes */
+		sl_fmt_init(&fb, mem, cap);
+		sl_fmt_json_str(&fb, "a\x01", 2);	/* "a\u0001" = 9 bytes */
 		CHECK(fb.overflow == (cap < 9), "json cap %zu", cap);
 	}
-	fmt_init(&fb, NULL, 100);
-	fmt_lit(&fb, "x");
+	sl_fmt_init(&fb, NULL, 100);
+	sl_fmt_lit(&fb, "x");
 	CHECK(fb.overflow && fb.len == 0, "NULL buffer");
-	fmt_init(&fb, mem, 40);
-	fmt_hex(&fb, 0xab, 20, false);
+	sl_fmt_init(&fb, mem, 40);
+	sl_fmt_hex(&fb, 0xab, 20, false);
 	CHECK(!fb.overflow && fb.len == 20 && memcmp(mem, "000000000000000000ab", 20) == 0, "hex wide");
 }
 
 /*
  * Raw writers may store whole words past the end they return, but never
- * past FMT_*_MAX bytes from where they start: a canary after that room
+ * past SL_FMT_*_MAX bytes from where they start: a canary after that room
  * stays untouched, for values of every length.
  */
 static void test_raw_room(void)
@@ -534,20 +534,20 @@ static void test_raw_room(void)
 		if (i & 1)
 			x &= 0x0f0f0f0fu;
 		memcpy(a + 12, &x, 4);
-		ROOM_CHECK(FMT_U64_MAX, fmt_u64_raw(at_, v));
-		ROOM_CHECK(FMT_IP4_MAX, fmt_ip4_raw(at_, a + 12));
-		ROOM_CHECK(FMT_MAC_MAX, fmt_mac_raw(at_, a));
-		ROOM_CHECK(FMT_IP6_MAX, fmt_ip6_raw(at_, a));
+		ROOM_CHECK(SL_FMT_U64_MAX, sl_fmt_u64_raw(at_, v));
+		ROOM_CHECK(SL_FMT_IP4_MAX, sl_fmt_ip4_raw(at_, a + 12));
+		ROOM_CHECK(SL_FMT_MAC_MAX, sl_fmt_mac_raw(at_, a));
+		ROOM_CHECK(SL_FMT_IP6_MAX, sl_fmt_ip6_raw(at_, a));
 		memset(a, 0, 10);
 		a[10] = a[11] = 0xff;
-		ROOM_CHECK(FMT_ADDR_MAX, fmt_addr_raw(at_, a));
-		ROOM_CHECK(FMT_IP6_MAX, fmt_ip6_raw(at_, a));
+		ROOM_CHECK(SL_FMT_ADDR_MAX, sl_fmt_addr_raw(at_, a));
+		ROOM_CHECK(SL_FMT_IP6_MAX, sl_fmt_ip6_raw(at_, a));
 		{
-			struct fmt_time_cache c;
+			struct sl_fmt_time_cache c;
 
-			fmt_time_cache_init(&c, i & 1);
-			ROOM_CHECK(FMT_RFC3339_MAX,
-				   fmt_rfc3339_raw(at_, &c, ((struct sl_time){(int64_t)(v >> 30), (uint32_t)x % 1000000000})));
+			sl_fmt_time_cache_init(&c, i & 1);
+			ROOM_CHECK(SL_FMT_RFC3339_MAX,
+				   sl_fmt_rfc3339_raw(at_, &c, ((struct sl_time){(int64_t)(v >> 30), (uint32_t)x % 1000000000})));
 		}
 	}
 #undef ROOM_CHECK
@@ -558,20 +558,20 @@ static void test_exact_fit(void)
 {
 	static const uint8_t ip[4] = {192, 168, 100, 200}, mac[6] = {0xde, 0xad, 0xbe, 0xef, 0, 1};
 	char mem[64];
-	struct fmt_buf fb;
+	struct sl_fmt_buf fb;
 	size_t cap;
 
 	for (cap = 0; cap < 20; cap++) {
-		fmt_init(&fb, mem, cap);
-		fmt_ip4(&fb, ip);	/* 15 bytes */
+		sl_fmt_init(&fb, mem, cap);
+		sl_fmt_ip4(&fb, ip);	/* 15 bytes */
 		CHECK(fb.overflow == (cap < 15), "ip4 cap %zu", cap);
 		CHECK(fb.overflow || (fb.len == 15 && memcmp(mem, "192.168.100.200", 15) == 0), "ip4 %zu", cap);
-		fmt_init(&fb, mem, cap);
-		fmt_mac(&fb, mac);	/* 17 bytes */
+		sl_fmt_init(&fb, mem, cap);
+		sl_fmt_mac(&fb, mac);	/* 17 bytes */
 		CHECK(fb.overflow == (cap < 17), "mac cap %zu", cap);
 		CHECK(fb.overflow || (fb.len == 17 && memcmp(mem, "de:ad:be:ef:00:01", 17) == 0), "mac %zu", cap);
-		fmt_init(&fb, mem, cap);
-		fmt_u64(&fb, 1234567890123ULL);	/* 13 bytes */
+		sl_fmt_init(&fb, mem, cap);
+		sl_fmt_u64(&fb, 1234567890123ULL);	/* 13 bytes */
 		CHECK(fb.overflow == (cap < 13), "u64 cap %zu", cap);
 		CHECK(fb.overflow || (fb.len == 13 && memcmp(mem, "1234567890123", 13) == 0), "u64 %zu", cap);
 	}

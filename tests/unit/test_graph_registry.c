@@ -40,14 +40,14 @@ static void unload(struct loaded *l)
 
 static size_t stride_of(struct graph *g)
 {
-	struct event_loop *loop = loop_new();
+	struct event_loop *loop = event_loop_new();
 	struct runtime rt = {0};
 	size_t stride = 0;
 
-	if (loop && runtime_init(&rt, g, loop, 4, 0) == 0)
+	if (loop && host_init(&rt, g, loop, 4, 0) == 0)
 		stride = rt.stride;
-	runtime_free(&rt);
-	loop_free(loop);
+	host_free(&rt);
+	event_loop_free(loop);
 	return stride;
 }
 
@@ -71,12 +71,12 @@ int main(void)
 	CHECK(fields_count(fb) == SL_F_WELL_KNOWN_COUNT);
 	CHECK(fields_lookup(fa, "text") == SL_F_TEXT && fields_lookup(fb, "text") == SL_F_TEXT);
 	/* the host answers from the instance's own graph */
-	CHECK(sluice_host.field_id(a.g.all[1], "upcase_len") == id);
-	CHECK(sluice_host.field_id(b.g.all[0], "upcase_len") == -1);
-	CHECK(sluice_host.field_type(a.g.all[1], id) == SL_T_U64);
-	CHECK(strcmp(sluice_host.field_name(a.g.all[1], id), "upcase_len") == 0);
-	CHECK(sluice_host.field_name(b.g.all[0], id) == NULL);
-	CHECK(sluice_host.field_type(b.g.all[0], -1) == 0);
+	CHECK(host_table.field_id(a.g.all[1], "upcase_len") == id);
+	CHECK(host_table.field_id(b.g.all[0], "upcase_len") == -1);
+	CHECK(host_table.field_type(a.g.all[1], id) == SL_T_U64);
+	CHECK(strcmp(host_table.field_name(a.g.all[1], id), "upcase_len") == 0);
+	CHECK(host_table.field_name(b.g.all[0], id) == NULL);
+	CHECK(host_table.field_type(b.g.all[0], -1) == 0);
 	sa = stride_of(&a.g);
 	sb = stride_of(&b.g);
 	CHECK(sa && sb && sa % 64 == 0 && sb % 64 == 0);

@@ -236,7 +236,7 @@ static void reckey(void)
 	static const uint8_t v4[4] = {10, 0, 0, 1};
 	const char *longp = "a prefix longer than twenty-four bytes";
 	char text[256];
-	struct fmt_buf fb;
+	struct sl_fmt_buf fb;
 
 	sl_reckey_init(&k, 7);
 	CHECK(sl_reckey_add(&k, SL_F_SRC_ADDR, SL_T_ADDR, "src_addr") == 0);
@@ -256,14 +256,14 @@ static void reckey(void)
 	sl_reckey_build(&k, b, kb);
 	CHECK(memcmp(ka, kb, k.len) == 0);
 
-	fmt_init(&fb, text, sizeof(text));
+	sl_fmt_init(&fb, text, sizeof(text));
 	sl_reckey_format(&k, ka, &fb);
 	CHECK(fb.len == strlen("src_addr=10.0.0.1 dport=0 prefix=-") &&
 	      !memcmp(text, "src_addr=10.0.0.1 dport=0 prefix=-", fb.len), "%.*s", (int)fb.len, text);
 
 	sl_set_bytes(a, SL_F_PREFIX, "DROP: ", 6);
 	sl_reckey_build(&k, a, ka);
-	fmt_init(&fb, text, sizeof(text));
+	sl_fmt_init(&fb, text, sizeof(text));
 	sl_reckey_format(&k, ka, &fb);
 	CHECK(fb.len == strlen("src_addr=10.0.0.1 dport=0 prefix=DROP: "), "%.*s", (int)fb.len, text);
 
@@ -276,7 +276,7 @@ static void reckey(void)
 	sl_set_bytes(b, SL_F_PREFIX, longp, (uint32_t)strlen(longp));
 	sl_reckey_build(&k, b, kb);
 	CHECK(memcmp(ka, kb, k.len) == 0);
-	fmt_init(&fb, text, sizeof(text));
+	sl_fmt_init(&fb, text, sizeof(text));
 	sl_reckey_format(&k, ka, &fb);
 	CHECK(fb.len == strlen("src_addr=10.0.0.1 dport=0 prefix=a prefix longer ...") &&
 	      !memcmp(text + fb.len - 3, "...", 3), "%.*s", (int)fb.len, text);

@@ -53,7 +53,7 @@ static void run_vector(char *line, unsigned lineno)
 {
 	char *col[12];
 	struct sl_record *r = &recmem.r;
-	struct fmt_buf b;
+	struct sl_fmt_buf b;
 	unsigned i, flags;
 	const char *want, *sp;
 	char prefix[32];
@@ -103,7 +103,7 @@ static void run_vector(char *line, unsigned lineno)
 	prefix[sp - want] = 0;
 	sl_set_bytes(r, SL_F_PREFIX, prefix, (uint32_t)strlen(prefix));
 
-	fmt_init(&b, bufmem, sizeof(bufmem));
+	sl_fmt_init(&b, bufmem, sizeof(bufmem));
 	if (!sl_logline_format(&b, r, flags) || b.overflow || b.len != strlen(want) ||
 	    memcmp(b.p, want, b.len) != 0) {
 		fprintf(stderr, "logline-kernel.txt:%u:\n  want '%s'\n  got  '%.*s'\n", lineno, want,
@@ -142,9 +142,9 @@ static unsigned run_vectors(void)
 
 static void expect_line(const struct sl_record *r, unsigned flags, const char *want, const char *what)
 {
-	struct fmt_buf b;
+	struct sl_fmt_buf b;
 
-	fmt_init(&b, bufmem, sizeof(bufmem));
+	sl_fmt_init(&b, bufmem, sizeof(bufmem));
 	sl_logline_format(&b, r, flags);
 	if (b.overflow || b.len != strlen(want) || memcmp(b.p, want, b.len) != 0) {
 		fprintf(stderr, "%s:\n  want '%s'\n  got  '%.*s'\n", what, want, (int)b.len, b.p);
@@ -161,7 +161,7 @@ static void edge_cases(void)
 	static const char *base =
 		"SRC=10.0.0.1 DST=10.0.0.2 LEN=33 TOS=0x00 PREC=0x00 TTL=64 ID=4660 DF PROTO=UDP SPT=1234 DPT=53 LEN=13 ";
 	char want[2048], longprefix[1200];
-	struct fmt_buf b;
+	struct sl_fmt_buf b;
 
 	/* bridged IPv4 (br_netfilter): PHYSIN/PHYSOUT after IN/OUT */
 	memset(recmem.mem, 0, sizeof(recmem.mem));
@@ -205,7 +205,7 @@ static void edge_cases(void)
 
 	/* no packet: nothing written */
 	memset(recmem.mem, 0, sizeof(recmem.mem));
-	fmt_init(&b, bufmem, sizeof(bufmem));
+	sl_fmt_init(&b, bufmem, sizeof(bufmem));
 	if (sl_logline_format(&b, r, 0) || b.len) {
 		fprintf(stderr, "no packet: wrote something\n");
 		failures++;
@@ -252,7 +252,7 @@ static void edge_cases(void)
 
 	/* too small a buffer: overflow, nothing half-written counted */
 	sl_set_bytes(r, SL_F_PREFIX, "x", 1);
-	fmt_init(&b, bufmem, 50);
+	sl_fmt_init(&b, bufmem, 50);
 	sl_logline_format(&b, r, 0);
 	if (!b.overflow || b.len != 0) {
 		fprintf(stderr, "small buffer: overflow %d len %zu\n", b.overflow, b.len);
@@ -283,7 +283,7 @@ static void edge_cases(void)
 			sl_set_u64(r, SL_F_HW_PROTOCOL, (uint64_t[]){0x800, 0x86dd, 0x806, 0x1234}[i % 4]);
 			if (i & 2)
 				sl_set_u64(r, SL_F_ORIG_LEN, n + (s & 0xff));
-			fmt_init(&b, bufmem, sizeof(bufmem));
+			sl_fmt_init(&b, bufmem, sizeof(bufmem));
 			sl_logline_format(&b, r, 0x2f);
 			if (b.overflow || b.len > SL_LOGLINE_MAX) {
 				fprintf(stderr, "junk %u: overflow %d len %zu\n", i, b.overflow, b.len);

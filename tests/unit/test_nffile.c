@@ -69,9 +69,9 @@ static void set4(uint8_t a[16], uint8_t b0, uint8_t b1, uint8_t b2, uint8_t b3)
 	a[15] = b3;
 }
 
-static struct nf_flow minimal_flow(void)
+static struct sl_nf_flow minimal_flow(void)
 {
-	struct nf_flow f = {0};
+	struct sl_nf_flow f = {0};
 
 	set4(f.src, 10, 1, 1, 1);
 	set4(f.dst, 192, 0, 2, 10);
@@ -107,9 +107,9 @@ static uint8_t *slurp(const char *path, size_t *len)
 
 static void test_encode(void)
 {
-	struct nf_flow f = minimal_flow();
-	uint8_t rec[NF_V3_MAX];
-	size_t n = nf_encode_v3(rec, &f);
+	struct sl_nf_flow f = minimal_flow();
+	uint8_t rec[SL_NF_V3_MAX];
+	size_t n = sl_nf_encode_v3(rec, &f);
 
 	/* The V3 record is bytes 0x34..0x7f of the minimal file. */
 	CHECK(n == 76, "IPv4 record is %zu bytes, want 76", n);
@@ -122,10 +122,10 @@ static void test_encode(void)
 	f.misc = true;
 	f.input = 7;
 	f.output = 8;
-	f.end_reason = NF_END_IDLE;
+	f.end_reason = SL_NF_END_IDLE;
 	f.out_packets = 3;
 	f.out_bytes = 300;
-	n = nf_encode_v3(rec, &f);
+	n = sl_nf_encode_v3(rec, &f);
 	CHECK(n == 12 + 52 + 36 + 20 + 28, "IPv6 record with misc and cnt is %zu bytes", n);
 	CHECK(rec[0] == 11 && rec[2] == n && rec[4] == 4, "V3 header: type %u size %u elements %u",
 	      rec[0], rec[2], rec[4]);
@@ -133,7 +133,7 @@ static void test_encode(void)
 	CHECK(rec[64] == 3 && rec[66] == 36, "EXipv6Flow header");
 	CHECK(memcmp(rec + 68, want_src, 16) == 0, "IPv6 source encoding");
 	/* the IPv4-mapped destination is written as ::ffff:192.0.2.10 */
-	CHECK(rec[100] == 4 && rec[102] == 20 && rec[104] == 7 && rec[108] == 8 && rec[117] == NF_END_IDLE,
+	CHECK(rec[100] == 4 && rec[102] == 20 && rec[104] == 7 && rec[108] == 8 && rec[117] == SL_NF_END_IDLE,
 	      "EXflowMisc");
 	CHECK(rec[120] == 5 && rec[122] == 28 && rec[124] == 1 && rec[132] == 3 && rec[140] == 44 &&
 		      rec[141] == 1,
@@ -146,7 +146,7 @@ static void test_encode(void)
 	memcpy(f.xdst, f.dst, 16);
 	f.xsport = 1024;
 	f.xdport = 443;
-	n = nf_encode_v3(rec, &f);
+	n = sl_nf_encode_v3(rec, &f);
 	CHECK(n == 76 + 12 + 8, "NAT record is %zu bytes", n);
 	CHECK(rec[76] == 20 && rec[78] == 12 && rec[80] == 1 && rec[83] == 198, "EXnselXlateIPv4");
 	CHECK(rec[88] == 22 && rec[90] == 8 && rec[92] == 0x00 && rec[93] == 0x04, "EXnselXlatePort");
@@ -155,8 +155,8 @@ static void test_encode(void)
 static void test_minimal_file(void)
 {
 	char path[256];
-	struct nf_writer *w = nf_writer_new(NF_COMP_NONE, NULL);
-	struct nf_flow f = minimal_flow();
+	struct sl_nf_writer *w = sl_nf_writer_new(SL_NF_COMP_NONE, NULL);
+	struct sl_nf_flow f = minimal_flow();
 	uint8_t *buf;
 	size_t len = 0;
 
@@ -164,10 +164,10 @@ static void test_minimal_file(void)
 	CHECK(w != NULL, "nf_writer_new");
 	if (!w)
 		return;
-	nf_writer_set_created(w, 0x65a50220);
-	CHECK(nf_writer_open(w, path) == 0, "open %s: %s", path, strerror(errno));
-	CHECK(nf_writer_add(w, &f) == 0, "add");
-	CHECK(nf_writer_close(w, 0, 0) == 0, "close: %s", strerror(errno));
+	sl_nf_writer_set_created(w, 0x65a50220);
+	CHECK(sl_nf_writer_open(w, path) == 0, "open %s: %s", path, strerror(errno));
+	CHECK(sl_nf_writer_add(w, &f) == 0, "add");
+	CHECK(sl_nf_writer_close(w, 0, 0) == 0, "close: %s", strerror(errno));
 	buf = slurp(path, &len);
 	CHECK(buf && len == sizeof(minimal_nf), "minimal file is %zu bytes, want 297", len);
 	if (buf && len == sizeof(minimal_nf)) {
@@ -180,33 +180,33 @@ static void test_minimal_file(void)
 		}
 	}
 	free(buf);
-	nf_writer_free(w);
+	sl_nf_writer_free(w);
 }
 
 /* Read a file back: flows, blocks, and the records' packet sum. */
 struct readback {
 	uint64_t flows, packets, blocks;
 	uint32_t max_payload;
-	struct nf_file_info info;
+	struct sl_nf_file_info info;
 	int ok;
 };
 
 static struct readback read_back(const char *path)
 {
 	struct readback rb = {0};
-	uint8_t *scratch = malloc(NF_BLOCK_READ_MAX), *out = malloc(NF_BLOCK_READ_MAX);
+	uint8_t *scratch = malloc(SL_NF_BLOCK_READ_MAX), *out = malloc(SL_NF_BLOCK_READ_MAX);
 	const char *why = "";
-	uint64_t off = NF_HEADER_SIZE;
+	uint64_t off = SL_NF_HEADER_SIZE;
 	int fd = open(path, O_RDONLY);
 
-	if (fd < 0 || !scratch || !out || nf_read_info(fd, &rb.info, &why) < 0) {
+	if (fd < 0 || !scratch || !out || sl_nf_read_info(fd, &rb.info, &why) < 0) {
 		CHECK(0, "%s: %s", path, why);
 		goto out;
 	}
 	for (uint32_t b = 0; b < rb.info.num_blocks; b++) {
 		uint32_t nrec;
 		uint16_t type;
-		long n = nf_read_block(fd, &rb.info, &off, scratch, out, &nrec, &type, &why);
+		long n = sl_nf_read_block(fd, &rb.info, &off, scratch, out, &nrec, &type, &why);
 		const uint8_t *p = out;
 
 		if (n < 0) {
@@ -244,10 +244,10 @@ out:
 }
 
 /* n flows, flow i: 10.0.x.y -> 192.0.2.1, i+1 packets, proto alternating. */
-static void write_flows(struct nf_writer *w, unsigned n, unsigned base)
+static void write_flows(struct sl_nf_writer *w, unsigned n, unsigned base)
 {
 	for (unsigned i = 0; i < n; i++) {
-		struct nf_flow f = minimal_flow();
+		struct sl_nf_flow f = minimal_flow();
 		unsigned k = base + i;
 
 		set4(f.src, 10, 0, (uint8_t)(k >> 8), (uint8_t)k);
@@ -256,7 +256,7 @@ static void write_flows(struct nf_writer *w, unsigned n, unsigned base)
 		f.proto = (uint8_t)(k % 3 == 0 ? 6 : k % 3 == 1 ? 17 : 1);
 		f.first_ms = 1705312800000ULL + k;
 		f.last_ms = f.first_ms + 10;
-		CHECK(nf_writer_add(w, &f) == 0, "add flow %u", k);
+		CHECK(sl_nf_writer_add(w, &f) == 0, "add flow %u", k);
 	}
 }
 
@@ -272,7 +272,7 @@ static uint64_t sum_packets(unsigned n, unsigned base)
 static void test_lz4_blocks(void)
 {
 	char path[256];
-	struct nf_writer *w = nf_writer_new(NF_COMP_LZ4, "lz4-test");
+	struct sl_nf_writer *w = sl_nf_writer_new(SL_NF_COMP_LZ4, "lz4-test");
 	struct readback rb;
 	const unsigned n = 30000;	/* 30000 * 76 bytes: two full blocks and a bit */
 
@@ -280,15 +280,15 @@ static void test_lz4_blocks(void)
 	if (!w)
 		return;
 	snprintf(path, sizeof(path), "%s/lz4.nf", dir);
-	CHECK(nf_writer_open(w, path) == 0, "open");
+	CHECK(sl_nf_writer_open(w, path) == 0, "open");
 	write_flows(w, n, 0);
-	CHECK(nf_writer_close(w, 0, 0) == 0, "close");
+	CHECK(sl_nf_writer_close(w, 0, 0) == 0, "close");
 	rb = read_back(path);
 	CHECK(rb.ok, "read back");
-	CHECK(rb.info.compression == NF_COMP_LZ4, "compression %u", rb.info.compression);
+	CHECK(rb.info.compression == SL_NF_COMP_LZ4, "compression %u", rb.info.compression);
 	CHECK(rb.flows == n, "%" PRIu64 " flows read, want %u", rb.flows, n);
 	CHECK(rb.blocks == 3, "%" PRIu64 " blocks, want 3", rb.blocks);
-	CHECK(rb.max_payload <= NF_BLOCK_PAYLOAD, "a block holds %u bytes", rb.max_payload);
+	CHECK(rb.max_payload <= SL_NF_BLOCK_PAYLOAD, "a block holds %u bytes", rb.max_payload);
 	CHECK(rb.packets == sum_packets(n, 0), "packets %" PRIu64, rb.packets);
 	CHECK(rb.info.has_stat && rb.info.stat.numflows == n && rb.info.stat.numpackets == sum_packets(n, 0),
 	      "stat record");
@@ -298,14 +298,14 @@ static void test_lz4_blocks(void)
 	CHECK(rb.info.stat.first_ms == 1705312800000ULL && rb.info.stat.last_ms == 1705312800000ULL + n - 1 + 10,
 	      "first/last %" PRIu64 "/%" PRIu64, rb.info.stat.first_ms, rb.info.stat.last_ms);
 	CHECK(strcmp(rb.info.ident, "lz4-test") == 0, "ident '%s'", rb.info.ident);
-	nf_writer_free(w);
+	sl_nf_writer_free(w);
 }
 
 /* Appending an existing file, same and other compression. */
-static void test_absorb(enum nf_compression old_c, enum nf_compression new_c)
+static void test_absorb(enum sl_nf_compression old_c, enum sl_nf_compression new_c)
 {
 	char old[256], cur[256];
-	struct nf_writer *a = nf_writer_new(old_c, NULL), *b = nf_writer_new(new_c, NULL);
+	struct sl_nf_writer *a = sl_nf_writer_new(old_c, NULL), *b = sl_nf_writer_new(new_c, NULL);
 	struct readback rb;
 	const char *why = "";
 
@@ -315,14 +315,14 @@ static void test_absorb(enum nf_compression old_c, enum nf_compression new_c)
 		CHECK(0, "writers");
 		return;
 	}
-	CHECK(nf_writer_open(a, old) == 0, "open old");
+	CHECK(sl_nf_writer_open(a, old) == 0, "open old");
 	write_flows(a, 20000, 0);
-	CHECK(nf_writer_close(a, 0, 0) == 0, "close old");
-	CHECK(nf_writer_open(b, cur) == 0, "open current");
+	CHECK(sl_nf_writer_close(a, 0, 0) == 0, "close old");
+	CHECK(sl_nf_writer_open(b, cur) == 0, "open current");
 	write_flows(b, 500, 20000);
-	CHECK(nf_writer_absorb(b, old, &why) == 0, "absorb: %s", why);
+	CHECK(sl_nf_writer_absorb(b, old, &why) == 0, "absorb: %s", why);
 	write_flows(b, 10, 20500);
-	CHECK(nf_writer_close(b, 0, 0) == 0, "close current");
+	CHECK(sl_nf_writer_close(b, 0, 0) == 0, "close current");
 	rb = read_back(cur);
 	CHECK(rb.flows == 20510, "absorb %d->%d: %" PRIu64 " flows, want 20510", old_c, new_c, rb.flows);
 	CHECK(rb.packets == sum_packets(20510, 0), "absorb: packets");
@@ -331,44 +331,44 @@ static void test_absorb(enum nf_compression old_c, enum nf_compression new_c)
 	CHECK(rb.info.stat.first_ms == 1705312800000ULL, "absorb: first");
 
 	/* Not a flow file: refused, and the current file is unchanged. */
-	CHECK(nf_writer_open(b, cur) < 0 && errno == EEXIST, "open must never take an existing file");
+	CHECK(sl_nf_writer_open(b, cur) < 0 && errno == EEXIST, "open must never take an existing file");
 	unlink(cur);
-	CHECK(nf_writer_open(b, cur) == 0, "reopen");
+	CHECK(sl_nf_writer_open(b, cur) == 0, "reopen");
 	write_flows(b, 5, 0);
-	CHECK(nf_writer_absorb(b, "/etc/hostname", &why) < 0, "absorbing a text file must fail");
-	CHECK(nf_writer_close(b, 0, 0) == 0, "close");
+	CHECK(sl_nf_writer_absorb(b, "/etc/hostname", &why) < 0, "absorbing a text file must fail");
+	CHECK(sl_nf_writer_close(b, 0, 0) == 0, "close");
 	rb = read_back(cur);
 	CHECK(rb.flows == 5 && rb.info.stat.numflows == 5, "after a refused absorb: %" PRIu64 " flows",
 	      rb.flows);
-	nf_writer_free(a);
-	nf_writer_free(b);
+	sl_nf_writer_free(a);
+	sl_nf_writer_free(b);
 }
 
 /* An empty file: no data block, the stat's time window is the slot. */
 static void test_empty(void)
 {
 	char path[256];
-	struct nf_writer *w = nf_writer_new(NF_COMP_LZ4, NULL);
+	struct sl_nf_writer *w = sl_nf_writer_new(SL_NF_COMP_LZ4, NULL);
 	struct readback rb;
 
 	snprintf(path, sizeof(path), "%s/empty.nf", dir);
-	CHECK(w && nf_writer_open(w, path) == 0, "open");
+	CHECK(w && sl_nf_writer_open(w, path) == 0, "open");
 	if (!w)
 		return;
-	CHECK(nf_writer_close(w, 1705312800000ULL, 1705313100000ULL) == 0, "close");
+	CHECK(sl_nf_writer_close(w, 1705312800000ULL, 1705313100000ULL) == 0, "close");
 	rb = read_back(path);
-	CHECK(rb.ok && rb.blocks == 0 && rb.info.off_appendix == NF_HEADER_SIZE, "empty file layout");
+	CHECK(rb.ok && rb.blocks == 0 && rb.info.off_appendix == SL_NF_HEADER_SIZE, "empty file layout");
 	CHECK(rb.info.stat.first_ms == 1705312800000ULL && rb.info.stat.last_ms == 1705313100000ULL,
 	      "empty file: stat window is the slot");
 	CHECK(strcmp(rb.info.ident, "none") == 0, "default ident '%s'", rb.info.ident);
-	nf_writer_free(w);
+	sl_nf_writer_free(w);
 }
 
 /* The disk fills in the middle: a block is lost, the file is still sound. */
 static void test_write_error(void)
 {
 	char path[256];
-	struct nf_writer *w = nf_writer_new(NF_COMP_NONE, NULL);
+	struct sl_nf_writer *w = sl_nf_writer_new(SL_NF_COMP_NONE, NULL);
 	struct rlimit old, lim;
 	struct readback rb;
 	int ret;
@@ -379,25 +379,25 @@ static void test_write_error(void)
 		return;
 	}
 	signal(SIGXFSZ, SIG_IGN);	/* writes past the limit fail with EFBIG */
-	CHECK(nf_writer_open(w, path) == 0, "open");
+	CHECK(sl_nf_writer_open(w, path) == 0, "open");
 	write_flows(w, 1000, 0);
-	CHECK(nf_writer_flush(w) == 0, "first block");
+	CHECK(sl_nf_writer_flush(w) == 0, "first block");
 	lim = old;
 	lim.rlim_cur = 200 * 1024;	/* room for the first block, not for a 1 MiB one */
 	setrlimit(RLIMIT_FSIZE, &lim);
 	for (unsigned i = 0; i < 13000; i++) {	/* one block: 988000 bytes */
-		struct nf_flow f = minimal_flow();
+		struct sl_nf_flow f = minimal_flow();
 
 		f.in_packets = 1000000;
-		nf_writer_add(w, &f);
+		sl_nf_writer_add(w, &f);
 	}
-	ret = nf_writer_flush(w);
+	ret = sl_nf_writer_flush(w);
 	CHECK(ret < 0 && errno == EFBIG, "flushing past the file size limit must fail (%d, %s)", ret,
 	      strerror(errno));
 	setrlimit(RLIMIT_FSIZE, &old);
-	CHECK(nf_writer_lost(w) == 13000, "lost %" PRIu64 ", want 13000", nf_writer_lost(w));
+	CHECK(sl_nf_writer_lost(w) == 13000, "lost %" PRIu64 ", want 13000", sl_nf_writer_lost(w));
 	write_flows(w, 10, 1000);
-	CHECK(nf_writer_close(w, 0, 0) == 0, "close after the error: %s", strerror(errno));
+	CHECK(sl_nf_writer_close(w, 0, 0) == 0, "close after the error: %s", strerror(errno));
 	rb = read_back(path);
 	CHECK(rb.ok && rb.flows == 1010 && rb.packets == sum_packets(1010, 0),
 	      "after a failed block: %" PRIu64 " flows", rb.flows);
@@ -406,31 +406,31 @@ static void test_write_error(void)
 
 	/* No room left for the appendix: the newest block gives it its room. */
 	unlink(path);
-	CHECK(nf_writer_open(w, path) == 0, "open");
+	CHECK(sl_nf_writer_open(w, path) == 0, "open");
 	write_flows(w, 1000, 0);
-	CHECK(nf_writer_flush(w) == 0, "block 1");
+	CHECK(sl_nf_writer_flush(w) == 0, "block 1");
 	write_flows(w, 20, 1000);
-	CHECK(nf_writer_flush(w) == 0, "block 2");
+	CHECK(sl_nf_writer_flush(w) == 0, "block 2");
 	{
 		struct stat sb;
-		uint64_t lost0 = nf_writer_lost(w);
+		uint64_t lost0 = sl_nf_writer_lost(w);
 
 		stat(path, &sb);
 		lim = old;
 		lim.rlim_cur = (rlim_t)sb.st_size;	/* the file may not grow any more */
 		setrlimit(RLIMIT_FSIZE, &lim);
-		ret = nf_writer_close(w, 0, 0);
+		ret = sl_nf_writer_close(w, 0, 0);
 		setrlimit(RLIMIT_FSIZE, &old);
 		CHECK(ret == 0, "close on a full disk must still finish the file: %s", strerror(errno));
-		CHECK(nf_writer_lost(w) - lost0 == 20, "lost %" PRIu64 ", want the 20 of block 2",
-		      nf_writer_lost(w) - lost0);
+		CHECK(sl_nf_writer_lost(w) - lost0 == 20, "lost %" PRIu64 ", want the 20 of block 2",
+		      sl_nf_writer_lost(w) - lost0);
 	}
 	rb = read_back(path);
 	CHECK(rb.ok && rb.flows == 1000 && rb.blocks == 1 && rb.info.stat.numflows == 1000 &&
 		      rb.info.stat.numpackets == sum_packets(1000, 0),
 	      "appendix in the room of the dropped block: %" PRIu64 " flows in %" PRIu64 " blocks", rb.flows,
 	      rb.blocks);
-	nf_writer_free(w);
+	sl_nf_writer_free(w);
 }
 
 /* Append raw bytes at the end of a file (a torn block after a crash). */
@@ -443,32 +443,32 @@ static void append_bytes(const char *path, const void *p, size_t n)
 		close(fd);
 }
 
-static void test_adopt_torn(enum nf_compression c)
+static void test_adopt_torn(enum sl_nf_compression c)
 {
 	char path[256];
-	struct nf_writer *w = nf_writer_new(c, NULL), *r = nf_writer_new(NF_COMP_NONE, NULL);
+	struct sl_nf_writer *w = sl_nf_writer_new(c, NULL), *r = sl_nf_writer_new(SL_NF_COMP_NONE, NULL);
 	uint8_t torn[100] = {0x10, 0, 0, 0, 0x00, 0x00, 0x01, 0x00, 3, 0, 0, 0, 0x0b, 0};
-	struct nf_orphan o;
+	struct sl_nf_orphan o;
 	struct readback rb;
 	const char *why = "";
 	struct stat sb;
 	int fd;
 
 	snprintf(path, sizeof(path), "%s/orphan-%d.nf", dir, c);
-	CHECK(w && r && nf_writer_open(w, path) == 0, "open");
+	CHECK(w && r && sl_nf_writer_open(w, path) == 0, "open");
 	write_flows(w, 15000, 0);	/* one full block written, one in memory */
-	CHECK(nf_writer_flush(w) == 0, "second block");
+	CHECK(sl_nf_writer_flush(w) == 0, "second block");
 	write_flows(w, 7, 15000);	/* never written: lost in the crash */
-	nf_writer_abandon(w);		/* kill -9 */
+	sl_nf_writer_abandon(w);		/* kill -9 */
 	/* A block header promising 64 KiB, and 88 bytes of it. */
 	append_bytes(path, torn, sizeof(torn));
 	stat(path, &sb);
 	fd = open(path, O_RDWR);
-	CHECK(nf_writer_adopt(r, fd, &o, &why) == 1, "adopt: %s", why);
+	CHECK(sl_nf_writer_adopt(r, fd, &o, &why) == 1, "adopt: %s", why);
 	CHECK(!o.complete && o.blocks == 2 && o.flows == 15000, "orphan: %u blocks, %" PRIu64 " flows",
 	      o.blocks, o.flows);
 	CHECK(o.cut_bytes == sizeof(torn), "cut %" PRIu64 " bytes, want %zu", o.cut_bytes, sizeof(torn));
-	CHECK(nf_writer_close(r, 0, 0) == 0, "finish the orphan");
+	CHECK(sl_nf_writer_close(r, 0, 0) == 0, "finish the orphan");
 	rb = read_back(path);
 	CHECK(rb.ok && rb.flows == 15000 && rb.blocks == 2, "recovered file: %" PRIu64 " flows", rb.flows);
 	CHECK(rb.info.compression == c, "recovered file keeps compression %d (%u)", c, rb.info.compression);
@@ -480,63 +480,63 @@ static void test_adopt_torn(enum nf_compression c)
 
 	/* Finished but not renamed: complete as it is, not touched. */
 	fd = open(path, O_RDWR);
-	CHECK(nf_writer_adopt(r, fd, &o, &why) == 1 && o.complete, "a finished file is complete");
+	CHECK(sl_nf_writer_adopt(r, fd, &o, &why) == 1 && o.complete, "a finished file is complete");
 	close(fd);
-	nf_writer_free(w);
-	nf_writer_free(r);
+	sl_nf_writer_free(w);
+	sl_nf_writer_free(r);
 }
 
 /* A crash after absorbing the slot's old file: its blocks are not ours. */
 static void test_adopt_absorbed(void)
 {
 	char old[256], cur[256];
-	struct nf_writer *a = nf_writer_new(NF_COMP_LZ4, NULL), *b = nf_writer_new(NF_COMP_LZ4, NULL);
-	struct nf_writer *r = nf_writer_new(NF_COMP_NONE, NULL);
-	struct nf_orphan o;
+	struct sl_nf_writer *a = sl_nf_writer_new(SL_NF_COMP_LZ4, NULL), *b = sl_nf_writer_new(SL_NF_COMP_LZ4, NULL);
+	struct sl_nf_writer *r = sl_nf_writer_new(SL_NF_COMP_NONE, NULL);
+	struct sl_nf_orphan o;
 	const char *why = "";
 	int fd;
 
 	snprintf(old, sizeof(old), "%s/abs-old.nf", dir);
 	snprintf(cur, sizeof(cur), "%s/abs-cur.nf", dir);
-	CHECK(a && b && r && nf_writer_open(a, old) == 0 && nf_writer_open(b, cur) == 0, "open");
+	CHECK(a && b && r && sl_nf_writer_open(a, old) == 0 && sl_nf_writer_open(b, cur) == 0, "open");
 	write_flows(a, 300, 0);
-	CHECK(nf_writer_close(a, 0, 0) == 0, "close old");
+	CHECK(sl_nf_writer_close(a, 0, 0) == 0, "close old");
 	write_flows(b, 40, 300);
-	CHECK(nf_writer_absorb(b, old, &why) == 0, "absorb: %s", why);
-	nf_writer_abandon(b);
+	CHECK(sl_nf_writer_absorb(b, old, &why) == 0, "absorb: %s", why);
+	sl_nf_writer_abandon(b);
 	fd = open(cur, O_RDWR);
-	CHECK(nf_writer_adopt(r, fd, &o, &why) == 1 && o.flows == 40 && o.blocks == 1,
+	CHECK(sl_nf_writer_adopt(r, fd, &o, &why) == 1 && o.flows == 40 && o.blocks == 1,
 	      "after absorb + crash: %" PRIu64 " flows in %u blocks, want 40 in 1", o.flows, o.blocks);
-	nf_writer_abandon(r);
+	sl_nf_writer_abandon(r);
 
 	/* Nothing written yet: nothing to recover. */
 	unlink(cur);
-	CHECK(nf_writer_open(b, cur) == 0, "open empty");
-	nf_writer_abandon(b);
+	CHECK(sl_nf_writer_open(b, cur) == 0, "open empty");
+	sl_nf_writer_abandon(b);
 	fd = open(cur, O_RDWR);
-	CHECK(nf_writer_adopt(r, fd, &o, &why) == 0, "an empty orphan has nothing to recover");
+	CHECK(sl_nf_writer_adopt(r, fd, &o, &why) == 0, "an empty orphan has nothing to recover");
 	close(fd);
 
 	/* A whole first block that is no V3 data: an error, not "nothing to recover". */
 	unlink(cur);
-	CHECK(nf_writer_open(b, cur) == 0, "open junk");
-	nf_writer_abandon(b);
+	CHECK(sl_nf_writer_open(b, cur) == 0, "open junk");
+	sl_nf_writer_abandon(b);
 	{
 		uint8_t junk[12 + 64] = {1, 0, 0, 0, 64, 0, 0, 0, 3, 0, 0, 0, 0x55};
 
 		append_bytes(cur, junk, sizeof(junk));
 	}
 	fd = open(cur, O_RDWR);
-	CHECK(nf_writer_adopt(r, fd, &o, &why) < 0, "an unreadable whole block must not be deleted");
+	CHECK(sl_nf_writer_adopt(r, fd, &o, &why) < 0, "an unreadable whole block must not be deleted");
 	close(fd);
 
 	/* Never through a symbolic link. */
 	unlink(cur);
 	CHECK(symlink(old, cur) == 0, "symlink");
-	CHECK(nf_writer_open(b, cur) < 0, "open through a symbolic link must fail");
-	nf_writer_free(a);
-	nf_writer_free(b);
-	nf_writer_free(r);
+	CHECK(sl_nf_writer_open(b, cur) < 0, "open through a symbolic link must fail");
+	sl_nf_writer_free(a);
+	sl_nf_writer_free(b);
+	sl_nf_writer_free(r);
 }
 
 int main(void)
@@ -550,14 +550,14 @@ int main(void)
 	test_encode();
 	test_minimal_file();
 	test_lz4_blocks();
-	test_absorb(NF_COMP_LZ4, NF_COMP_LZ4);
-	test_absorb(NF_COMP_NONE, NF_COMP_LZ4);
-	test_absorb(NF_COMP_LZ4, NF_COMP_NONE);
-	test_absorb(NF_COMP_NONE, NF_COMP_NONE);
+	test_absorb(SL_NF_COMP_LZ4, SL_NF_COMP_LZ4);
+	test_absorb(SL_NF_COMP_NONE, SL_NF_COMP_LZ4);
+	test_absorb(SL_NF_COMP_LZ4, SL_NF_COMP_NONE);
+	test_absorb(SL_NF_COMP_NONE, SL_NF_COMP_NONE);
 	test_empty();
 	test_write_error();
-	test_adopt_torn(NF_COMP_NONE);
-	test_adopt_torn(NF_COMP_LZ4);
+	test_adopt_torn(SL_NF_COMP_NONE);
+	test_adopt_torn(SL_NF_COMP_LZ4);
 	test_adopt_absorbed();
 	/* NFFILE_KEEP=1 keeps the files, e.g. to look at them with nfdump. */
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);

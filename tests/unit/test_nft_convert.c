@@ -179,15 +179,15 @@ static void test_batch(const struct nft_ruleset *rs)
 
 	CHECK(nft_write_batch(rs, f) == 0);
 	fclose(f);
-	b = ytree_load_string("batch", text, err, sizeof(err));
+	b = yaml_tree_load_string("batch", text, err, sizeof(err));
 	CHECK(b, "%s", err);
-	list = b ? ytree_map_get(b, "nftables") : NULL;
+	list = b ? yaml_tree_map_get(b, "nftables") : NULL;
 	CHECK(list && list->kind == YN_SEQ);
 	for (size_t i = 0; list && i < list->n; i++) {
-		const struct ynode *rep = ytree_map_get(list->items[i], "replace");
-		const struct ynode *rule = rep ? ytree_map_get(rep, "rule") : NULL;
-		const struct ynode *expr = rule ? ytree_map_get(rule, "expr") : NULL;
-		const struct ynode *h = rule ? ytree_map_get(rule, "handle") : NULL;
+		const struct ynode *rep = yaml_tree_map_get(list->items[i], "replace");
+		const struct ynode *rule = rep ? yaml_tree_map_get(rep, "rule") : NULL;
+		const struct ynode *expr = rule ? yaml_tree_map_get(rule, "expr") : NULL;
+		const struct ynode *h = rule ? yaml_tree_map_get(rule, "handle") : NULL;
 		const struct nft_logstmt *s0 = h ? by_handle(rs, strtoull(h->scalar, NULL, 10), 0) : NULL;
 		const struct ynode *orig;
 
@@ -197,17 +197,17 @@ static void test_batch(const struct nft_ruleset *rs)
 		nrep++;
 		CHECK(!s0->why || s0->handle == 6);
 		CHECK(s0->handle != 6, "the audit-only rule must not be replaced");
-		orig = ytree_map_get(s0->rule, "expr");
+		orig = yaml_tree_map_get(s0->rule, "expr");
 		CHECK_EQ_U(expr->n, orig->n);
 		for (size_t k = 0; k < expr->n && k < orig->n; k++) {
-			const struct ynode *log = ytree_map_get(expr->items[k], "log");
+			const struct ynode *log = yaml_tree_map_get(expr->items[k], "log");
 			char *a = dumps(expr->items[k]), *o = dumps(orig->items[k]);
 
 			if (log) {
-				const struct ynode *g = ytree_map_get(log, "group");
+				const struct ynode *g = yaml_tree_map_get(log, "group");
 
 				CHECK(g && g->plain && atoi(g->scalar) >= 5);
-				CHECK(!ytree_map_get(log, "level") && !ytree_map_get(log, "flags"));
+				CHECK(!yaml_tree_map_get(log, "level") && !yaml_tree_map_get(log, "flags"));
 			} else {
 				CHECK_STREQ(a, o);
 			}
@@ -215,13 +215,13 @@ static void test_batch(const struct nft_ruleset *rs)
 			free(o);
 		}
 		if (s0->handle == 7) {
-			const struct ynode *c = ytree_map_get(rule, "comment");
+			const struct ynode *c = yaml_tree_map_get(rule, "comment");
 
 			CHECK(c && strcmp(c->scalar, "icmp seen") == 0);
 		}
 	}
 	CHECK_EQ_U(nrep, 7);
-	ytree_free(b);
+	yaml_tree_free(b);
 	free(text);
 }
 
@@ -247,11 +247,11 @@ static void test_escapes(void)
 	f = open_memstream(&text, &len);
 	nft_write_batch(&rs, f);
 	fclose(f);
-	b = ytree_load_string("batch", text, err, sizeof(err));
+	b = yaml_tree_load_string("batch", text, err, sizeof(err));
 	CHECK(b, "%s", err);
 	CHECK(b && strstr(text, "\"prefix\": \"q\\\"b\\\\s/t\\u0009u\xc3\xa9 \", \"group\": 5"),
 	      "%s", text);
-	ytree_free(b);
+	yaml_tree_free(b);
 	free(text);
 	free(listing);
 	nft_ruleset_free(&rs);
@@ -331,7 +331,7 @@ static void test_anon_set(void)
 	f = open_memstream(&text, &len);
 	nft_write_batch(&rs, f);
 	fclose(f);
-	b = ytree_load_string("batch", text, err, sizeof(err));
+	b = yaml_tree_load_string("batch", text, err, sizeof(err));
 	CHECK(b, "%s", err);
 	CHECK(strstr(text, "{\"insert\": {\"rule\": {\"family\": \"inet\", \"table\": \"f\", "
 			   "\"chain\": \"input\", \"handle\": 3, \"expr\": [") &&
@@ -339,7 +339,7 @@ static void test_anon_set(void)
 	      strstr(text, "},\n{\"delete\": {\"rule\": {\"family\": \"inet\", \"table\": \"f\", "
 			   "\"chain\": \"input\", \"handle\": 3}}}\n]}") &&
 	      !strstr(text, "replace"), "%s", text);
-	ytree_free(b);
+	yaml_tree_free(b);
 	free(text);
 	nft_ruleset_free(&rs);
 }

@@ -252,10 +252,10 @@ static struct sl_record *trace_rec(const char *type)
 static void check_line(const struct sl_record *r, const char *want)
 {
 	char buf[512];
-	struct fmt_buf b;
+	struct sl_fmt_buf b;
 
 	CHECK(sl_traceline_applies(r, &tf));
-	fmt_init(&b, buf, sizeof(buf) - 1);
+	sl_fmt_init(&b, buf, sizeof(buf) - 1);
 	sl_traceline_format(&b, r, &tf);
 	CHECK(!b.overflow);
 	buf[b.len] = '\0';

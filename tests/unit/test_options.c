@@ -17,38 +17,38 @@ static void sizes(void)
 {
 	uint64_t v;
 
-	CHECK(opt_parse_size("512", &v) == 0 && v == 512);
-	CHECK(opt_parse_size("64k", &v) == 0 && v == 65536);
-	CHECK(opt_parse_size("64KiB", &v) == 0 && v == 65536);
-	CHECK(opt_parse_size("8MiB", &v) == 0 && v == 8u << 20);
-	CHECK(opt_parse_size("8M", &v) == 0 && v == 8u << 20);
-	CHECK(opt_parse_size("1G", &v) == 0 && v == 1u << 30);
-	CHECK(opt_parse_size("2 MiB", &v) == 0 && v == 2u << 20);
-	CHECK(opt_parse_size("0", &v) == 0 && v == 0);
-	CHECK(opt_parse_size("", &v) == -1);
-	CHECK(opt_parse_size("MiB", &v) == -1);
-	CHECK(opt_parse_size("-1", &v) == -1);
-	CHECK(opt_parse_size("8XB", &v) == -1);
-	CHECK(opt_parse_size("1.5M", &v) == -1);
-	CHECK(opt_parse_size("99999999999999999999", &v) == -1);
-	CHECK(opt_parse_size("17179869184G", &v) == -1); /* overflows 64 bits */
+	CHECK(options_parse_size("512", &v) == 0 && v == 512);
+	CHECK(options_parse_size("64k", &v) == 0 && v == 65536);
+	CHECK(options_parse_size("64KiB", &v) == 0 && v == 65536);
+	CHECK(options_parse_size("8MiB", &v) == 0 && v == 8u << 20);
+	CHECK(options_parse_size("8M", &v) == 0 && v == 8u << 20);
+	CHECK(options_parse_size("1G", &v) == 0 && v == 1u << 30);
+	CHECK(options_parse_size("2 MiB", &v) == 0 && v == 2u << 20);
+	CHECK(options_parse_size("0", &v) == 0 && v == 0);
+	CHECK(options_parse_size("", &v) == -1);
+	CHECK(options_parse_size("MiB", &v) == -1);
+	CHECK(options_parse_size("-1", &v) == -1);
+	CHECK(options_parse_size("8XB", &v) == -1);
+	CHECK(options_parse_size("1.5M", &v) == -1);
+	CHECK(options_parse_size("99999999999999999999", &v) == -1);
+	CHECK(options_parse_size("17179869184G", &v) == -1); /* overflows 64 bits */
 }
 
 static void durations(void)
 {
 	uint64_t v;
 
-	CHECK(opt_parse_duration("50ms", &v) == 0 && v == 50);
-	CHECK(opt_parse_duration("2s", &v) == 0 && v == 2000);
-	CHECK(opt_parse_duration("5m", &v) == 0 && v == 300000);
-	CHECK(opt_parse_duration("5min", &v) == 0 && v == 300000);
-	CHECK(opt_parse_duration("1h", &v) == 0 && v == 3600000);
-	CHECK(opt_parse_duration("1d", &v) == 0 && v == 86400000);
-	CHECK(opt_parse_duration("1500", &v) == 0 && v == 1500);
-	CHECK(opt_parse_duration("5 s", &v) == 0 && v == 5000);
-	CHECK(opt_parse_duration("5x", &v) == -1);
-	CHECK(opt_parse_duration("s", &v) == -1);
-	CHECK(opt_parse_duration("-5s", &v) == -1);
+	CHECK(options_parse_duration("50ms", &v) == 0 && v == 50);
+	CHECK(options_parse_duration("2s", &v) == 0 && v == 2000);
+	CHECK(options_parse_duration("5m", &v) == 0 && v == 300000);
+	CHECK(options_parse_duration("5min", &v) == 0 && v == 300000);
+	CHECK(options_parse_duration("1h", &v) == 0 && v == 3600000);
+	CHECK(options_parse_duration("1d", &v) == 0 && v == 86400000);
+	CHECK(options_parse_duration("1500", &v) == 0 && v == 1500);
+	CHECK(options_parse_duration("5 s", &v) == 0 && v == 5000);
+	CHECK(options_parse_duration("5x", &v) == -1);
+	CHECK(options_parse_duration("s", &v) == -1);
+	CHECK(options_parse_duration("-5s", &v) == -1);
 }
 
 static void ints_bools_enums(void)
@@ -58,19 +58,19 @@ static void ints_bools_enums(void)
 	bool b;
 	int e;
 
-	CHECK(opt_parse_int("42", &i) == 0 && i == 42);
-	CHECK(opt_parse_int("-7", &i) == 0 && i == -7);
-	CHECK(opt_parse_int("0x10", &i) == 0 && i == 16);
-	CHECK(opt_parse_int("4x", &i) == -1);
-	CHECK(opt_parse_int("", &i) == -1);
-	CHECK(opt_parse_int(" 4", &i) == -1);
-	CHECK(opt_parse_bool("true", &b) == 0 && b);
-	CHECK(opt_parse_bool("Yes", &b) == 0 && b);
-	CHECK(opt_parse_bool("off", &b) == 0 && !b);
-	CHECK(opt_parse_bool("1", &b) == -1);
-	CHECK(opt_parse_enum("green", colours, &e) == 0 && e == 1);
-	CHECK(opt_parse_enum("blue", colours, &e) == -1);
-	CHECK(opt_parse_enum("Red", colours, &e) == -1);
+	CHECK(options_parse_int("42", &i) == 0 && i == 42);
+	CHECK(options_parse_int("-7", &i) == 0 && i == -7);
+	CHECK(options_parse_int("0x10", &i) == 0 && i == 16);
+	CHECK(options_parse_int("4x", &i) == -1);
+	CHECK(options_parse_int("", &i) == -1);
+	CHECK(options_parse_int(" 4", &i) == -1);
+	CHECK(options_parse_bool("true", &b) == 0 && b);
+	CHECK(options_parse_bool("Yes", &b) == 0 && b);
+	CHECK(options_parse_bool("off", &b) == 0 && !b);
+	CHECK(options_parse_bool("1", &b) == -1);
+	CHECK(options_parse_enum("green", colours, &e) == 0 && e == 1);
+	CHECK(options_parse_enum("blue", colours, &e) == -1);
+	CHECK(options_parse_enum("Red", colours, &e) == -1);
 }
 
 struct cfg {
@@ -96,21 +96,21 @@ static void store(void)
 	struct cfg c = {0};
 	char err[512];
 
-	CHECK(opt_store_scalar(&opts[0], "65535", &c, err, sizeof(err)) == 0 && c.group == 65535);
-	CHECK(opt_store_scalar(&opts[0], "65536", &c, err, sizeof(err)) == -1);
+	CHECK(options_store_scalar(&opts[0], "65535", &c, err, sizeof(err)) == 0 && c.group == 65535);
+	CHECK(options_store_scalar(&opts[0], "65536", &c, err, sizeof(err)) == -1);
 	CHECK(strcmp(err, "option 'group': expected an integer from 0 to 65535, got '65536'") == 0);
-	CHECK(opt_store_scalar(&opts[0], "-1", &c, err, sizeof(err)) == -1);
-	CHECK(opt_store_scalar(&opts[1], "8MiB", &c, err, sizeof(err)) == 0 && c.buf == 8u << 20);
-	CHECK(opt_store_scalar(&opts[1], "1k", &c, err, sizeof(err)) == -1);
+	CHECK(options_store_scalar(&opts[0], "-1", &c, err, sizeof(err)) == -1);
+	CHECK(options_store_scalar(&opts[1], "8MiB", &c, err, sizeof(err)) == 0 && c.buf == 8u << 20);
+	CHECK(options_store_scalar(&opts[1], "1k", &c, err, sizeof(err)) == -1);
 	CHECK(strcmp(err, "option 'buf': expected a size from 4KiB to 1GiB (like 64KiB, 8MiB), "
 			  "got '1k'") == 0);
-	CHECK(opt_store_scalar(&opts[2], "50ms", &c, err, sizeof(err)) == 0 && c.timeout == 50);
-	CHECK(opt_store_scalar(&opts[2], "soon", &c, err, sizeof(err)) == -1);
-	CHECK(opt_store_scalar(&opts[3], "original", &c, err, sizeof(err)) == 0 && c.mode == 1);
-	CHECK(opt_store_scalar(&opts[3], "fast", &c, err, sizeof(err)) == -1);
+	CHECK(options_store_scalar(&opts[2], "50ms", &c, err, sizeof(err)) == 0 && c.timeout == 50);
+	CHECK(options_store_scalar(&opts[2], "soon", &c, err, sizeof(err)) == -1);
+	CHECK(options_store_scalar(&opts[3], "original", &c, err, sizeof(err)) == 0 && c.mode == 1);
+	CHECK(options_store_scalar(&opts[3], "fast", &c, err, sizeof(err)) == -1);
 	CHECK(strcmp(err, "option 'mode': expected one of: none, original, got 'fast'") == 0);
-	CHECK(opt_store_scalar(&opts[4], "yes", &c, err, sizeof(err)) == 0 && c.on);
-	CHECK(opt_store_scalar(&opts[5], "x y", &c, err, sizeof(err)) == 0 &&
+	CHECK(options_store_scalar(&opts[4], "yes", &c, err, sizeof(err)) == 0 && c.on);
+	CHECK(options_store_scalar(&opts[5], "x y", &c, err, sizeof(err)) == 0 &&
 	      strcmp(c.name, "x y") == 0);
 }
 
@@ -155,10 +155,10 @@ static unsigned fill(const char *yaml, struct opt_values *v)
 	struct diag d = {.file = "test.yaml"};
 	struct ymark at = {1, 1};
 	char err[256];
-	struct ynode *t = ytree_load_string("test.yaml", yaml, err, sizeof(err));
+	struct ynode *t = yaml_tree_load_string("test.yaml", yaml, err, sizeof(err));
 
 	CHECK(t != NULL && ntrees < 16);
-	opt_fill(v, &fill_plugin, t, &at, &d);
+	options_fill(v, &fill_plugin, t, &at, &d);
 	/* The tree is the user's: the config points into it. */
 	trees[ntrees++] = t;
 	return d.errors;
@@ -177,44 +177,44 @@ static void filling(void)
 	      strcmp(c->events.v[1], "de stroy") == 0);
 	CHECK(c->one.n == 1 && strcmp(c->one.v[0], "destroy") == 0);
 	CHECK(c->none.n == 0);
-	opt_values_free(&v, &fill_plugin);
+	options_values_free(&v, &fill_plugin);
 
 	CHECK(fill("{file: y, events: [a, b, c], one: z}", &v) == 0);
 	c = v.config;
 	CHECK(c->events.n == 3 && strcmp(c->events.v[2], "c") == 0);
 	CHECK(c->one.n == 1 && strcmp(c->one.v[0], "z") == 0);
-	opt_values_free(&v, &fill_plugin);
+	options_values_free(&v, &fill_plugin);
 
 	/* a required option left out, a bad value, a typo: three errors */
 	CHECK(fill("{n: 10, evnets: [a]}", &v) == 3);
-	opt_values_free(&v, &fill_plugin);
+	options_values_free(&v, &fill_plugin);
 	CHECK(fill("{file: x, events: {a: b}}", &v) == 1);
-	opt_values_free(&v, &fill_plugin);
+	options_values_free(&v, &fill_plugin);
 	CHECK(fill("{file: x, events: [[a]]}", &v) == 1);
-	opt_values_free(&v, &fill_plugin);
+	options_values_free(&v, &fill_plugin);
 	/* a map option: name, value pairs in order; unset is empty */
 	CHECK(fill("{file: x, props: {a.b: 1, c: \"x y\"}}", &v) == 0);
 	c = v.config;
 	CHECK(c->props.n == 4 && strcmp(c->props.v[0], "a.b") == 0 &&
 	      strcmp(c->props.v[1], "1") == 0 && strcmp(c->props.v[2], "c") == 0 &&
 	      strcmp(c->props.v[3], "x y") == 0);
-	opt_values_free(&v, &fill_plugin);
+	options_values_free(&v, &fill_plugin);
 	CHECK(fill("{file: x}", &v) == 0);
 	c = v.config;
 	CHECK(c->props.n == 0);
-	opt_values_free(&v, &fill_plugin);
+	options_values_free(&v, &fill_plugin);
 	/* not a mapping, a nested value, a value left empty: errors */
 	CHECK(fill("{file: x, props: [a, b]}", &v) == 1);
-	opt_values_free(&v, &fill_plugin);
+	options_values_free(&v, &fill_plugin);
 	CHECK(fill("{file: x, props: {a: [1]}}", &v) == 1);
-	opt_values_free(&v, &fill_plugin);
+	options_values_free(&v, &fill_plugin);
 	CHECK(fill("{file: x, props: {a: }}", &v) == 1);
-	opt_values_free(&v, &fill_plugin);
+	options_values_free(&v, &fill_plugin);
 	CHECK(fill_opts[5].flags == SL_OPT_MAP_ENTRIES && fill_opts[5].type == SL_OPT_LIST);
 	CHECK(fill_opts[0].flags == SL_OPT_REQUIRED && fill_opts[0].def == NULL);
 	CHECK(fill_opts[4].flags == 0);
 	while (ntrees)
-		ytree_free(trees[--ntrees]);
+		yaml_tree_free(trees[--ntrees]);
 }
 
 /* spool: {dir: d, max: 5} is spool_dir: d, spool_max: 5 (opt_groups.h). */
@@ -232,31 +232,31 @@ static void groups(void)
 	CHECK(strcmp(v.opts->items[2]->scalar, "spool_dir") == 0 &&
 	      strcmp(v.opts->items[4]->scalar, "spool_max") == 0 &&
 	      strcmp(v.opts->items[6]->scalar, "n") == 0);
-	k = ytree_map_key(v.opts, "spool_max");
+	k = yaml_tree_map_key(v.opts, "spool_max");
 	CHECK(k && k->mark.line == 1 && k->mark.col == 28);
-	CHECK(ytree_map_get(v.user, "spool_dir") == NULL);
-	opt_values_free(&v, &fill_plugin);
+	CHECK(yaml_tree_map_get(v.user, "spool_dir") == NULL);
+	options_values_free(&v, &fill_plugin);
 	/* flat spelling, and no group: the user's mapping itself */
 	CHECK(fill("{file: x, spool_dir: /e}", &v) == 0);
 	CHECK(v.opts == v.user && strcmp(((const struct fcfg *)v.config)->spool_dir, "/e") == 0);
-	opt_values_free(&v, &fill_plugin);
+	options_values_free(&v, &fill_plugin);
 	CHECK(fill("{file: x, spool: {}}", &v) == 0);
 	CHECK(((const struct fcfg *)v.config)->spool_max == 7);
-	opt_values_free(&v, &fill_plugin);
+	options_values_free(&v, &fill_plugin);
 	/* an unknown member, one option written both ways, a group that is a value */
 	CHECK(fill("{file: x, spool: {dri: /d}}", &v) == 1);
-	opt_values_free(&v, &fill_plugin);
+	options_values_free(&v, &fill_plugin);
 	CHECK(fill("{file: x, spool_dir: a, spool: {dir: b}}", &v) == 1);
-	opt_values_free(&v, &fill_plugin);
+	options_values_free(&v, &fill_plugin);
 	CHECK(fill("{file: x, spool: 5}", &v) == 1);
-	opt_values_free(&v, &fill_plugin);
+	options_values_free(&v, &fill_plugin);
 	/* a member's bad value is reported as the flat option's */
 	CHECK(fill("{file: x, spool: {max: 10}}", &v) == 1);
-	opt_values_free(&v, &fill_plugin);
-	CHECK(opt_group_is(&fill_plugin, "spool") && !opt_group_is(&fill_plugin, "file") &&
-	      !opt_group_is(&fill_plugin, "props") && !opt_group_is(&fill_plugin, "spool_max"));
+	options_values_free(&v, &fill_plugin);
+	CHECK(opt_groups_is(&fill_plugin, "spool") && !opt_groups_is(&fill_plugin, "file") &&
+	      !opt_groups_is(&fill_plugin, "props") && !opt_groups_is(&fill_plugin, "spool_max"));
 	while (ntrees)
-		ytree_free(trees[--ntrees]);
+		yaml_tree_free(trees[--ntrees]);
 }
 
 static void formatting(void)
@@ -275,21 +275,21 @@ static void formatting(void)
 	};
 	char buf[128];
 
-	opt_format_default(&fill_opts[1], buf, sizeof(buf));
+	options_format_default(&fill_opts[1], buf, sizeof(buf));
 	CHECK(strcmp(buf, "[new, de stroy]") == 0);
-	opt_format_default(&fill_opts[2], buf, sizeof(buf));
+	options_format_default(&fill_opts[2], buf, sizeof(buf));
 	CHECK(strcmp(buf, "[destroy]") == 0);
-	opt_format_default(&fill_opts[3], buf, sizeof(buf));
+	options_format_default(&fill_opts[3], buf, sizeof(buf));
 	CHECK(strcmp(buf, "[]") == 0);
-	opt_format_default(&o[0], buf, sizeof(buf));
+	options_format_default(&o[0], buf, sizeof(buf));
 	CHECK(strcmp(buf, "\"-\"") == 0);
-	opt_format_default(&o[1], buf, sizeof(buf));
+	options_format_default(&o[1], buf, sizeof(buf));
 	CHECK(strcmp(buf, "sluice") == 0);
-	opt_format_default(&o[2], buf, sizeof(buf));
+	options_format_default(&o[2], buf, sizeof(buf));
 	CHECK(strcmp(buf, "\"a@1\"") == 0);
-	opt_format_default(&o[3], buf, sizeof(buf));
+	options_format_default(&o[3], buf, sizeof(buf));
 	CHECK(strcmp(buf, "\"\"") == 0);
-	opt_format_default(&o[4], buf, sizeof(buf));
+	options_format_default(&o[4], buf, sizeof(buf));
 	CHECK(strcmp(buf, "a") == 0);
 }
 
@@ -297,12 +297,12 @@ static void suggestions(void)
 {
 	static const char *const names[] = {"netlink_buffer", "nlbufsiz", "group", NULL};
 
-	CHECK(opt_edit_distance("group", "group") == 0);
-	CHECK(opt_edit_distance("gruop", "group") == 2);
-	CHECK(opt_edit_distance("", "abc") == 3);
-	CHECK(strcmp(opt_suggest("gropu", names), "group") == 0);
-	CHECK(strcmp(opt_suggest("nlbufsize", names), "nlbufsiz") == 0);
-	CHECK(opt_suggest("copy_range", names) == NULL);
+	CHECK(options_edit_distance("group", "group") == 0);
+	CHECK(options_edit_distance("gruop", "group") == 2);
+	CHECK(options_edit_distance("", "abc") == 3);
+	CHECK(strcmp(options_suggest("gropu", names), "group") == 0);
+	CHECK(strcmp(options_suggest("nlbufsize", names), "nlbufsiz") == 0);
+	CHECK(options_suggest("copy_range", names) == NULL);
 }
 
 /* Two registries at once: ids of one say nothing about the other. */

@@ -12,9 +12,9 @@
  * keep each producer's order and lose nothing under `block`; only the
  * fields of the queue's copy mask are copied; a producer with a waiter
  * (the main thread's way) is called to wait and woken through room_fd by
- * a batch given back, and bq_abandon() (the stop deadline) ends a wait
+ * a batch given back, and queue_abandon() (the stop deadline) ends a wait
  * and every later one, the records dropped and counted in stop_dropped,
- * and bq_take_queued() takes the queued batches and keeps control items.
+ * and queue_take_queued() takes the queued batches and keeps control items.
  */
 #include <poll.h>
 #include <pthread.h>
@@ -47,7 +47,7 @@ static bool in_arena(const struct sl_batch *b, const void *p, size_t len)
 
 static struct sl_batch *seq_batch(unsigned n, uint64_t first)
 {
-	struct sl_batch *b = batch_new(256, STRIDE, 4096);
+	struct sl_batch *b = queue_batch_new(256, STRIDE, 4096);
 
 	for (unsigned i = 0; i < n; i++)
 		sl_set_u64(sl_batch_add(b), SL_F_SEQ_LOCAL, first + i);
@@ -59,8 +59,8 @@ static void fidelity(void)
 	static const uint8_t addr[16] = {0x20, 0x01, 0x0d, 0xb8, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
 	static const uint8_t v4[4] = {192, 0, 2, 7}, mac[6] = {2, 0, 0, 0xaa, 0xbb, 0xcc};
 	uint8_t packet[64], prefix[] = "drop: ";
-	struct sl_batch *src = batch_new(4, STRIDE, 1024), *dst;
-	struct bqueue *q = bq_new(4, false, 4, STRIDE, 4096, types, NF);
+	struct sl_batch *src = queue_batch_new(4, STRIDE, 1024), *dst;
+	struct bqueue *q = queue_new(4, false, 4, STRIDE, 4096, types, NF);
 	struct sl_record *r, *c;
 	struct bq_item it;
 	char *text;
@@ -84,13 +84,13 @@ static void fidelity(void)
 	r->v[SL_F_SPORT].u64 = 99;				/* a value, not present */
 	sl_set_u64(sl_batch_add(src), SL_F_SEQ_LOCAL, 2);	/* a second, small record */
 
-	CHECK(bq_put(q, src) == 0);
+	CHECK(queue_put(q, src) == 0);
 	/* The source's memory is reused at once: the copy must not care. */
 	memset(packet, 0xee, sizeof(packet));
 	memset(prefix, 'x', 6);
 	memset(src->arena.base, 'y', src->arena.size);
 	memset(src->storage, 0x55, 2 * STRIDE);
-	CHECK(bq_get(q, &it) && it.kind == BQ_BATCH);
+	CHECK(queue_get(q, &it) && it.kind == BQ_BATCH);
 	dst = it.b;
 	CHECK(dst->count == 2);
 	c = dst->rec[0];
@@ -122,10 +122,10 @@ static void fidelity(void)
 	CHECK(dst->arena.used <= 64 + 8 + 16);
 	CHECK(sl_has(dst->rec[1], SL_F_SEQ_LOCAL) && dst->rec[1]->v[SL_F_SEQ_LOCAL].u64 == 2);
 	CHECK(!sl_has(dst->rec[1], SL_F_PACKET));
-	bq_release(q, dst);
-	CHECK(!bq_get(q, &it));
+	queue_release(q, dst);
+	CHECK(!queue_get(q, &it));
 	free(src);
-	bq_free(q);
+	queue_free(q);
 }
 
 static void mask_of(uint64_t *m, const sl_field *f, unsigned n)
@@ -154,8 +154,8 @@ static void only_needed(void)
 	static const sl_field with_packet[] = {SL_F_PACKET, SL_F_PAYLOAD, SL_F_SPORT};
 	static const uint8_t addr[16] = {0x20, 0x01, 0x0d, 0xb8, 9, 9};
 	uint8_t packet[64], ifname[] = "eth0", payload[36];
-	struct sl_batch *src = batch_new(4, STRIDE, 1024);
-	struct sl_batch *dst = batch_new(4, STRIDE, 4096);
+	struct sl_batch *src = queue_batch_new(4, STRIDE, 1024);
+	struct sl_batch *dst = queue_batch_new(4, STRIDE, 4096);
 	struct bq_fields bf;
 	struct sl_record *r, *c;
 	unsigned next = 0;
@@ -177,9 +177,9 @@ static void only_needed(void)
 	sl_set_time(r, SL_F_TIMESTAMP, 1700000001, 42);
 	sl_set_u64(r, SL_F_SPORT, 514);
 
-	bq_fields_init(&bf, types, NF);
+	queue_fields_init(&bf, types, NF);
 	mask_of(bf.copy, text_only, sizeof(text_only) / sizeof(text_only[0]));
-	CHECK(bq_copy_records(dst, src, &next, &bf) && next == 1 && dst->count == 1);
+	CHECK(queue_copy_records(dst, src, &next, &bf) && next == 1 && dst->count == 1);
 	c = dst->rec[0];
 	memset(packet, 0xee, sizeof(packet));	/* the input's buffer is reused */
 	CHECK(!sl_has(c, SL_F_PACKET) && !sl_has(c, SL_F_IFNAME_IN) && !sl_has(c, SL_F_MARK) &&
@@ -203,7 +203,7 @@ static void only_needed(void)
 	dst->arena.used = 0;
 	next = 0;
 	mask_of(bf.copy, with_packet, sizeof(with_packet) / sizeof(with_packet[0]));
-	CHECK(bq_copy_records(dst, src, &next, &bf) && dst->count == 1);
+	CHECK(queue_copy_records(dst, src, &next, &bf) && dst->count == 1);
 	c = dst->rec[0];
 	memset(packet, 0xee, sizeof(packet));
 	CHECK(!sl_has(c, SL_F_TEXT) && !sl_has(c, SL_F_TEXT_SAFE) && !sl_has(c, SL_F_TIMESTAMP));
@@ -217,29 +217,29 @@ static void only_needed(void)
 
 static void drop_when_full(void)
 {
-	struct bqueue *q = bq_new(2, false, 256, STRIDE, 4096, types, NF);
+	struct bqueue *q = queue_new(2, false, 256, STRIDE, 4096, types, NF);
 	struct sl_batch *b = seq_batch(10, 0);
 	struct bq_item it;
 	unsigned depth;
 	uint64_t high;
 
-	CHECK(bq_put(q, b) == 0);
-	CHECK(bq_put(q, b) == 0);
-	CHECK(bq_put(q, b) == 10);	/* every batch queued: the whole batch dropped */
-	bq_stats(q, &depth, &high);
+	CHECK(queue_put(q, b) == 0);
+	CHECK(queue_put(q, b) == 0);
+	CHECK(queue_put(q, b) == 10);	/* every batch queued: the whole batch dropped */
+	queue_stats(q, &depth, &high);
 	CHECK(depth == 2 && high == 2);
-	CHECK(bq_put_ctl(q, BQ_REOPEN) == 0);	/* control items are never refused */
-	CHECK(bq_get(q, &it) && it.kind == BQ_BATCH);
-	bq_release(q, it.b);
-	CHECK(bq_put(q, b) == 0);	/* room again */
-	CHECK(bq_get(q, &it) && it.kind == BQ_BATCH);
-	bq_release(q, it.b);
-	CHECK(bq_get(q, &it) && it.kind == BQ_REOPEN);	/* in its place */
-	CHECK(bq_get(q, &it) && it.kind == BQ_BATCH);
-	bq_release(q, it.b);
-	CHECK(!bq_get(q, &it));
+	CHECK(queue_put_ctl(q, BQ_REOPEN) == 0);	/* control items are never refused */
+	CHECK(queue_get(q, &it) && it.kind == BQ_BATCH);
+	queue_release(q, it.b);
+	CHECK(queue_put(q, b) == 0);	/* room again */
+	CHECK(queue_get(q, &it) && it.kind == BQ_BATCH);
+	queue_release(q, it.b);
+	CHECK(queue_get(q, &it) && it.kind == BQ_REOPEN);	/* in its place */
+	CHECK(queue_get(q, &it) && it.kind == BQ_BATCH);
+	queue_release(q, it.b);
+	CHECK(!queue_get(q, &it));
 	free(b);
-	bq_free(q);
+	queue_free(q);
 }
 
 struct producer {
@@ -253,13 +253,13 @@ struct producer {
 static void *produce(void *arg)
 {
 	struct producer *p = arg;
-	struct sl_batch *b = batch_new(256, STRIDE, 4096);
+	struct sl_batch *b = queue_batch_new(256, STRIDE, 4096);
 
 	for (unsigned k = 0; k < p->batches; k++) {
 		b->count = b->filled = 0;
 		for (unsigned i = 0; i < p->per; i++)
 			sl_set_u64(sl_batch_add(b), SL_F_SEQ_LOCAL, p->first + (uint64_t)k * p->per + i);
-		p->dropped += bq_put(p->q, b);
+		p->dropped += queue_put(p->q, b);
 	}
 	__atomic_store_n(&p->done, true, __ATOMIC_RELEASE);
 	free(b);
@@ -267,7 +267,7 @@ static void *produce(void *arg)
 }
 
 /*
- * bq_get, polled until it has an item or `secs` seconds (times
+ * queue_get, polled until it has an item or `secs` seconds (times
  * $SLUICE_TEST_TIME_FACTOR) passed: a thread on a busy machine may start
  * late, so a test waits for the event and never a fixed time.
  */
@@ -277,7 +277,7 @@ static bool get_within(struct bqueue *q, struct bq_item *it, unsigned secs)
 	long factor = f ? strtol(f, NULL, 10) : 1;
 	long polls = (long)secs * (factor > 0 ? factor : 1) * 1000;
 
-	while (!bq_get(q, it)) {
+	while (!queue_get(q, it)) {
 		if (polls-- <= 0)
 			return false;
 		usleep(1000);
@@ -287,7 +287,7 @@ static bool get_within(struct bqueue *q, struct bq_item *it, unsigned secs)
 
 static void block_when_full(void)
 {
-	struct bqueue *q = bq_new(1, true, 256, STRIDE, 4096, types, NF);
+	struct bqueue *q = queue_new(1, true, 256, STRIDE, 4096, types, NF);
 	struct producer p = {q, 2, 5, 100, 0, false};
 	struct bq_item it;
 	pthread_t t;
@@ -299,12 +299,12 @@ static void block_when_full(void)
 	usleep(100 * 1000);
 	CHECK(!__atomic_load_n(&p.done, __ATOMIC_ACQUIRE));
 	CHECK(it.b->rec[0]->v[SL_F_SEQ_LOCAL].u64 == 100);
-	bq_release(q, it.b);
+	queue_release(q, it.b);
 	pthread_join(t, NULL);
 	CHECK(p.done && p.dropped == 0);
-	CHECK(bq_get(q, &it) && it.kind == BQ_BATCH && it.b->rec[0]->v[SL_F_SEQ_LOCAL].u64 == 105);
-	bq_release(q, it.b);
-	bq_free(q);
+	CHECK(queue_get(q, &it) && it.kind == BQ_BATCH && it.b->rec[0]->v[SL_F_SEQ_LOCAL].u64 == 105);
+	queue_release(q, it.b);
+	queue_free(q);
 }
 
 static unsigned waits;	/* atomic: calls of the waiter */
@@ -322,7 +322,7 @@ static void *produce_waiter(void *arg)
 {
 	static const struct bq_waiter w = {poll_room, NULL};
 
-	bq_set_waiter(&w);
+	queue_set_waiter(&w);
 	return produce(arg);
 }
 
@@ -343,7 +343,7 @@ static bool waits_reach(unsigned n, unsigned secs)
 
 static void waiter_and_abandon(void)
 {
-	struct bqueue *q = bq_new(1, true, 256, STRIDE, 4096, types, NF);
+	struct bqueue *q = queue_new(1, true, 256, STRIDE, 4096, types, NF);
 	struct producer p = {q, 2, 5, 0, 0, false}, p2 = {q, 2, 5, 10, 0, false};
 	struct bq_item it;
 	pthread_t t;
@@ -352,29 +352,29 @@ static void waiter_and_abandon(void)
 	pthread_create(&t, NULL, produce_waiter, &p);
 	CHECK(waits_reach(1, 30));
 	CHECK(!__atomic_load_n(&p.done, __ATOMIC_ACQUIRE));
-	CHECK(bq_get(q, &it) && it.kind == BQ_BATCH);
-	bq_release(q, it.b);
+	CHECK(queue_get(q, &it) && it.kind == BQ_BATCH);
+	queue_release(q, it.b);
 	pthread_join(t, NULL);
-	CHECK(p.dropped == 0 && !bq_abandoned(q));
+	CHECK(p.dropped == 0 && !queue_abandoned(q));
 	/* Full again (the second batch): the stop deadline ends the wait, and the next. */
 	pthread_create(&t, NULL, produce_waiter, &p2);
 	CHECK(waits_reach(2, 30));
-	bq_abandon(q);
+	queue_abandon(q);
 	pthread_join(t, NULL);
 	CHECK(p2.dropped == 10 && __atomic_load_n(&q->stop_dropped, __ATOMIC_RELAXED) == 10);
 	CHECK(__atomic_load_n(&waits, __ATOMIC_RELAXED) == 2);	/* abandoned: no wait at all */
-	CHECK(bq_abandoned(q));
+	CHECK(queue_abandoned(q));
 	/* A stuck consumer: its batches taken (and counted), control items kept in order. */
-	CHECK(bq_put_ctl(q, BQ_STOP) == 0);
-	CHECK(bq_take_queued(q) == 5);
-	CHECK(bq_get(q, &it) && it.kind == BQ_STOP);
-	CHECK(!bq_get(q, &it));
-	bq_free(q);
+	CHECK(queue_put_ctl(q, BQ_STOP) == 0);
+	CHECK(queue_take_queued(q) == 5);
+	CHECK(queue_get(q, &it) && it.kind == BQ_STOP);
+	CHECK(!queue_get(q, &it));
+	queue_free(q);
 }
 
 static void wraparound(void)
 {
-	struct bqueue *q = bq_new(3, false, 256, STRIDE, 4096, types, NF);
+	struct bqueue *q = queue_new(3, false, 256, STRIDE, 4096, types, NF);
 	uint64_t next_put = 0, next_get = 0;
 	unsigned reopens = 0, got_reopens = 0;
 	struct bq_item it;
@@ -385,17 +385,17 @@ static void wraparound(void)
 		for (unsigned k = 0; k < puts; k++) {
 			struct sl_batch *b = seq_batch(1 + round % 7, next_put);
 
-			CHECK(bq_put(q, b) == 0);
+			CHECK(queue_put(q, b) == 0);
 			next_put += b->count;
 			free(b);
 			if (round % 5 == 0) {
 				/* twice in a row: the second coalesces into the first */
-				bq_put_ctl(q, BQ_REOPEN);
-				bq_put_ctl(q, BQ_REOPEN);
+				queue_put_ctl(q, BQ_REOPEN);
+				queue_put_ctl(q, BQ_REOPEN);
 				reopens++;
 			}
 		}
-		while (bq_get(q, &it)) {
+		while (queue_get(q, &it)) {
 			if (it.kind == BQ_REOPEN) {
 				got_reopens++;
 				continue;
@@ -405,19 +405,19 @@ static void wraparound(void)
 					CHECK(!"records in order across the wrap");
 					round = 1000;
 				}
-			bq_release(q, it.b);
+			queue_release(q, it.b);
 		}
 	}
 	CHECK(next_get == next_put && next_put > 3000);
 	CHECK(got_reopens == reopens);
-	bq_free(q);
+	queue_free(q);
 }
 
 static void split_and_oversize(void)
 {
 	/* Arena of 1000 bytes: 3 records of 400 bytes need two batches. */
-	struct bqueue *q = bq_new(8, false, 8, STRIDE, 1000, types, NF);
-	struct sl_batch *src = batch_new(8, STRIDE, 8192);
+	struct bqueue *q = queue_new(8, false, 8, STRIDE, 1000, types, NF);
+	struct sl_batch *src = queue_batch_new(8, STRIDE, 8192);
 	static uint8_t big[400], huge[2000];
 	struct bq_item it;
 	uint64_t seq = 0;
@@ -435,10 +435,10 @@ static void split_and_oversize(void)
 			sl_set_u64(r, SL_F_SEQ_LOCAL, 999);
 		}
 	}
-	CHECK(bq_put(q, src) == 1);
+	CHECK(queue_put(q, src) == 1);
 	seq = 0;
 	for (int n = 0; n < 2; n++) {
-		CHECK(bq_get(q, &it) && it.kind == BQ_BATCH);
+		CHECK(queue_get(q, &it) && it.kind == BQ_BATCH);
 		CHECK(it.b->count == (n == 0 ? 2u : 1u));
 		for (unsigned i = 0; i < it.b->count; i++) {
 			const struct sl_record *r = it.b->rec[i];
@@ -448,16 +448,16 @@ static void split_and_oversize(void)
 			CHECK(in_arena(it.b, r->v[SL_F_TEXT].bytes.ptr, 400));
 			seq++;
 		}
-		bq_release(q, it.b);
+		queue_release(q, it.b);
 	}
-	CHECK(!bq_get(q, &it));
+	CHECK(!queue_get(q, &it));
 	free(src);
-	bq_free(q);
+	queue_free(q);
 }
 
 static void two_producers(void)
 {
-	struct bqueue *q = bq_new(4, true, 256, STRIDE, 4096, types, NF);
+	struct bqueue *q = queue_new(4, true, 256, STRIDE, 4096, types, NF);
 	struct producer p[2] = {{q, 3000, 7, 0, 0, false}, {q, 3000, 7, 1u << 30, 0, false}};
 	uint64_t next[2] = {0, 1u << 30}, total = 0;
 	pthread_t t[2];
@@ -466,7 +466,7 @@ static void two_producers(void)
 	for (int i = 0; i < 2; i++)
 		pthread_create(&t[i], NULL, produce, &p[i]);
 	while (total < 2 * 3000 * 7) {
-		if (!bq_get(q, &it)) {
+		if (!queue_get(q, &it)) {
 			sched_yield();
 			continue;
 		}
@@ -481,12 +481,12 @@ static void two_producers(void)
 			}
 			total++;
 		}
-		bq_release(q, it.b);
+		queue_release(q, it.b);
 	}
 	for (int i = 0; i < 2; i++)
 		pthread_join(t[i], NULL);
 	CHECK(total == 2 * 3000 * 7 && p[0].dropped == 0 && p[1].dropped == 0);
-	bq_free(q);
+	queue_free(q);
 }
 
 int main(void)

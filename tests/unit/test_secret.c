@@ -168,15 +168,15 @@ static void refused_value(void)
 	struct cfg c = {0};
 	char err[256];
 
-	CHECK(opt_store_scalar(&opts[4], "12x34", &c, err, sizeof(err)) == -1);
+	CHECK(options_store_scalar(&opts[4], "12x34", &c, err, sizeof(err)) == -1);
 	CHECK(strstr(err, "option 'pin'") != NULL, "%s", err);
 	CHECK(strstr(err, "12x34") == NULL, "the value is in: %s", err);
 	/* a value that is not secret is still quoted back */
-	CHECK(opt_store_scalar(&(struct sl_option)SL_OPT_INT("n", struct cfg, pin, NULL, 0, 9, "n"),
+	CHECK(options_store_scalar(&(struct sl_option)SL_OPT_INT("n", struct cfg, pin, NULL, 0, 9, "n"),
 			       "12x34", &c, err, sizeof(err)) == -1);
 	CHECK(strstr(err, "got '12x34'") != NULL, "%s", err);
 	/* but a password inside it is not */
-	CHECK(opt_store_scalar(&(struct sl_option)SL_OPT_INT("n", struct cfg, pin, NULL, 0, 9, "n"),
+	CHECK(options_store_scalar(&(struct sl_option)SL_OPT_INT("n", struct cfg, pin, NULL, 0, 9, "n"),
 			       "http://u:pw9@h", &c, err, sizeof(err)) == -1);
 	CHECK(strstr(err, "got 'http://u:********@h'") != NULL, "%s", err);
 }

@@ -45,7 +45,7 @@ static const uint64_t *input_reads(struct loaded *l, const char *yaml)
 		return NULL;
 	for (size_t i = 0; i < l->g.nall; i++)
 		if (l->g.all[i]->desc->kind == SL_KIND_INPUT)
-			return sluice_host.subtree_reads(l->g.all[i]);
+			return host_table.subtree_reads(l->g.all[i]);
 	return NULL;
 }
 
@@ -68,7 +68,7 @@ int main(void)
 	const uint64_t *m;
 
 	setenv("SLUICE_PLUGIN_PATH", TEST_BUILD_DIR "/plugins", 1);
-	CHECK(SL_HOST_HAS(&sluice_host, subtree_reads));
+	CHECK(SL_HOST_HAS(&host_table, subtree_reads));
 
 	/* pcap, raw link type: the packet, its time and length, nothing else */
 	m = input_reads(&l, "stacks:\n  a: [{plugin: nflog, group: 5}, "

@@ -229,7 +229,7 @@ static void sd_value_case(const char *raw, size_t rn, const char *want_sd, const
 static void test_sd_escaping(void)
 {
 	char longv[300], want[300];
-	struct fmt_buf b;
+	struct sl_fmt_buf b;
 	char tmp[64];
 
 	/* RFC 5424 6.3.3: each of '"', '\' and ']' gets a backslash */
@@ -248,7 +248,7 @@ static void test_sd_escaping(void)
 	want[256] = 0;
 	sd_value_case(longv, sizeof(longv), want, want);
 	/* the value writer alone */
-	fmt_init(&b, tmp, sizeof(tmp));
+	sl_fmt_init(&b, tmp, sizeof(tmp));
 	sl_syslog_fmt_sd_value(&b, "x]\"\\y", 5);
 	CHECK(b.len == 8 && !memcmp(tmp, "x\\]\\\"\\\\y", 8), "'%.*s'", (int)b.len, tmp);
 }

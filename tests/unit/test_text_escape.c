@@ -250,23 +250,23 @@ static void cuts(void)
 static void fmt_buf_appends(void)
 {
 	char mem[16];
-	struct fmt_buf b;
+	struct sl_fmt_buf b;
 
-	fmt_init(&b, mem, 14);
-	fmt_lit(&b, "P:");
-	fmt_escaped(&b, "a\nb", 3, 0);
+	sl_fmt_init(&b, mem, 14);
+	sl_fmt_lit(&b, "P:");
+	sl_fmt_escaped(&b, "a\nb", 3, 0);
 	CHECK(!b.overflow && b.len == 8 && !memcmp(mem, "P:a\\x0ab", 8), "append");
-	fmt_escaped(&b, "\x1b\x1b", 2, 0);	/* 8 more, room for 6: one fits */
+	sl_fmt_escaped(&b, "\x1b\x1b", 2, 0);	/* 8 more, room for 6: one fits */
 	CHECK(b.overflow && b.len == 12 && !memcmp(mem + 8, "\\x1b", 4), "append cut: len %zu", b.len);
-	fmt_escaped(&b, "x", 1, 0);
+	sl_fmt_escaped(&b, "x", 1, 0);
 	CHECK(b.len == 12, "append after overflow");
-	fmt_init(&b, NULL, 0);
-	fmt_escaped(&b, "x", 1, 0);
+	sl_fmt_init(&b, NULL, 0);
+	sl_fmt_escaped(&b, "x", 1, 0);
 	CHECK(b.overflow && b.len == 0, "append to nothing");
 }
 
 /*
- * fmt_escaped's shortcut for short clean text (interface names, prefixes)
+ * sl_fmt_escaped's shortcut for short clean text (interface names, prefixes)
  * against the reference, at every length up to 20 and at every room from
  * none to an exact fit: the same text, overflow exactly when it does not fit.
  */
@@ -284,10 +284,10 @@ static void short_appends(void)
 			in[i] = rnd() % 8 ? (uint8_t)(0x20 + rnd() % 0x5f) : rnd_byte();
 		wl = ref_escape(want, in, n, flags);
 		for (size_t cap = wl > 2 ? wl - 2 : 0; cap <= wl + 2; cap++) {
-			struct fmt_buf b;
+			struct sl_fmt_buf b;
 
-			fmt_init(&b, mem, cap);
-			fmt_escaped(&b, in, n, flags);
+			sl_fmt_init(&b, mem, cap);
+			sl_fmt_escaped(&b, in, n, flags);
 			if (cap >= wl)
 				CHECK(!b.overflow && b.len == wl && !memcmp(mem, want, wl),
 				      "short append n %zu cap %zu", n, cap);
@@ -305,12 +305,12 @@ static void json_is_clean(void)
 
 	for (unsigned t = 0; t < 100000; t++) {
 		size_t n = rnd() % 64;
-		struct fmt_buf b;
+		struct sl_fmt_buf b;
 
 		for (size_t i = 0; i < n; i++)
 			in[i] = t % 2 ? (uint8_t)rnd() : rnd_byte();
-		fmt_init(&b, mem, sizeof(mem));
-		fmt_json_str(&b, in, n);
+		sl_fmt_init(&b, mem, sizeof(mem));
+		sl_fmt_json_str(&b, in, n);
 		CHECK(!b.overflow && sl_esc_scan(b.p, b.len, SL_ESC_KEEP_TAB) == b.len,
 		      "json output %u needs escaping at %zu", t, sl_esc_scan(b.p, b.len, SL_ESC_KEEP_TAB));
 	}

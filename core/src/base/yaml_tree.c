@@ -145,7 +145,7 @@ static struct ynode *build_collection(struct builder *b, struct ynode *coll, yam
 		child = build(b, &ev, depth + 1);
 		yaml_event_delete(&ev);
 		if (!child || node_append(coll, child)) {
-			ytree_free(child);
+			yaml_tree_free(child);
 			goto fail;
 		}
 	}
@@ -153,7 +153,7 @@ static struct ynode *build_collection(struct builder *b, struct ynode *coll, yam
 		goto fail;
 	return coll;
 fail:
-	ytree_free(coll);
+	yaml_tree_free(coll);
 	return NULL;
 }
 
@@ -214,7 +214,7 @@ static struct ynode *load(struct builder *b)
 	while (!done) {
 		if (!yaml_parser_parse(&b->parser, &ev)) {
 			parser_failed(b);
-			ytree_free(root);
+			yaml_tree_free(root);
 			return NULL;
 		}
 		switch (ev.type) {
@@ -225,7 +225,7 @@ static struct ynode *load(struct builder *b)
 			if (root) {
 				fail_at(b, &ev.start_mark, "only one YAML document is allowed");
 				yaml_event_delete(&ev);
-				ytree_free(root);
+				yaml_tree_free(root);
 				return NULL;
 			}
 			break;
@@ -274,7 +274,7 @@ static void report_too_big(struct builder *b, uint64_t size)
 		 b->name, YTREE_MAX_FILE_TEXT, YTREE_MAX_FILE, size);
 }
 
-struct ynode *ytree_load_file(const char *path, char *err, size_t errlen)
+struct ynode *yaml_tree_load_file(const char *path, char *err, size_t errlen)
 {
 	struct builder b = {.name = path, .err = err, .errlen = errlen};
 	struct ynode *root;
@@ -301,7 +301,7 @@ struct ynode *ytree_load_file(const char *path, char *err, size_t errlen)
 	return root;
 }
 
-struct ynode *ytree_load_string(const char *name, const char *text, char *err, size_t errlen)
+struct ynode *yaml_tree_load_string(const char *name, const char *text, char *err, size_t errlen)
 {
 	struct builder b = {.name = name, .err = err, .errlen = errlen};
 	struct ynode *root;
@@ -318,18 +318,18 @@ struct ynode *ytree_load_string(const char *name, const char *text, char *err, s
 	return root;
 }
 
-void ytree_free(struct ynode *node)
+void yaml_tree_free(struct ynode *node)
 {
 	if (!node)
 		return;
 	for (size_t i = 0; i < node->n; i++)
-		ytree_free(node->items[i]);
+		yaml_tree_free(node->items[i]);
 	free(node->items);
 	free(node->scalar);
 	free(node);
 }
 
-struct ynode *ytree_map_key(const struct ynode *map, const char *key)
+struct ynode *yaml_tree_map_key(const struct ynode *map, const char *key)
 {
 	if (!map || map->kind != YN_MAP)
 		return NULL;
@@ -339,7 +339,7 @@ struct ynode *ytree_map_key(const struct ynode *map, const char *key)
 	return NULL;
 }
 
-struct ynode *ytree_map_get(const struct ynode *map, const char *key)
+struct ynode *yaml_tree_map_get(const struct ynode *map, const char *key)
 {
 	if (!map || map->kind != YN_MAP)
 		return NULL;
@@ -349,14 +349,14 @@ struct ynode *ytree_map_get(const struct ynode *map, const char *key)
 	return NULL;
 }
 
-bool ytree_is_null(const struct ynode *node)
+bool yaml_tree_is_null(const struct ynode *node)
 {
 	return node->kind == YN_SCALAR && node->plain &&
 	       (!node->scalar[0] || strcmp(node->scalar, "~") == 0 ||
 		strcmp(node->scalar, "null") == 0);
 }
 
-const char *ytree_kind_name(enum ynode_kind kind)
+const char *yaml_tree_kind_name(enum ynode_kind kind)
 {
 	static const char *const names[] = {
 		[YN_SCALAR] = "a value", [YN_SEQ] = "a list", [YN_MAP] = "a mapping",

@@ -57,16 +57,16 @@ struct ynode {
  * Parse the file.  NULL on error, with "FILE:LINE:COL: message" in err.
  * An empty document gives an empty mapping.
  */
-struct ynode *ytree_load_file(const char *path, char *err, size_t errlen);
-struct ynode *ytree_load_string(const char *name, const char *text, char *err, size_t errlen);
-void ytree_free(struct ynode *node);
+struct ynode *yaml_tree_load_file(const char *path, char *err, size_t errlen);
+struct ynode *yaml_tree_load_string(const char *name, const char *text, char *err, size_t errlen);
+void yaml_tree_free(struct ynode *node);
 
 /* YN_MAP lookup by key; NULL if absent. */
-struct ynode *ytree_map_get(const struct ynode *map, const char *key);
+struct ynode *yaml_tree_map_get(const struct ynode *map, const char *key);
 /* The key node of a mapping entry (for its position). */
-struct ynode *ytree_map_key(const struct ynode *map, const char *key);
+struct ynode *yaml_tree_map_key(const struct ynode *map, const char *key);
 /* Whether a plain scalar means null ("", "~", "null"). */
-bool ytree_is_null(const struct ynode *node);
-const char *ytree_kind_name(enum ynode_kind kind);
+bool yaml_tree_is_null(const struct ynode *node);
+const char *yaml_tree_kind_name(enum ynode_kind kind);
 
 #endif

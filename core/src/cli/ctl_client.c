@@ -211,7 +211,7 @@ static int watch_stats(const char *path, bool json)
 	uint64_t t_prev = 0;
 
 	for (;;) {
-		uint64_t t = loop_now_ms();
+		uint64_t t = event_loop_now_ms();
 		int st;
 
 		if (tty)
@@ -226,12 +226,12 @@ static int watch_stats(const char *path, bool json)
 		stats_free(&prev);
 		prev = cur;
 		t_prev = t;
-		t = loop_now_ms() - t;
+		t = event_loop_now_ms() - t;
 		usleep(t < 1000 ? (useconds_t)(1000 - t) * 1000 : 0);
 	}
 }
 
-int ctl_main(int argc, char **argv, const char *default_config)
+int ctl_client_main(int argc, char **argv, const char *default_config)
 {
 	static const struct option longopts[] = {
 		{"config", required_argument, NULL, 'c'},
@@ -280,7 +280,7 @@ int ctl_main(int argc, char **argv, const char *default_config)
 	return status;
 }
 
-int ctl_is_command(const char *arg)
+int ctl_client_is_command(const char *arg)
 {
 	return strcmp(arg, "stats") == 0 || strcmp(arg, "reload") == 0 ||
 	       strcmp(arg, "reopen") == 0;

@@ -34,7 +34,7 @@ static void format_default(const struct sl_option *o, char *buf, size_t len)
 {
 	char def[512];
 
-	opt_format_default(o, def, sizeof(def));
+	options_format_default(o, def, sizeof(def));
 	secret_show(def, o->flags & SL_OPT_SECRET, buf, len);
 }
 
@@ -53,16 +53,16 @@ static void text_fields(const char *title, const struct sl_field_decl *f)
 static void text_plugin(const struct loaded_plugin *p)
 {
 	const struct sl_plugin *d = p->desc;
-	const struct sl_field_decl *const *alts = sl_plugin_needs_one_of(d);
+	const struct sl_field_decl *const *alts = plugin_loader_needs_one_of(d);
 
-	printf("%s (%s plugin): %s\n", d->name, loader_kind_name(d->kind), d->description);
+	printf("%s (%s plugin): %s\n", d->name, plugin_loader_kind_name(d->kind), d->description);
 	printf("file: %s\n", p->path);
 	text_fields("needs", d->needs);
 	for (const struct sl_field_decl *const *alt = alts; alt && *alt; alt++)
 		text_fields(alt == alts ? "needs one of" : "          or", *alt);
 	text_fields("provides", d->provides);
 	/* What `thread:` defaults to; docs/CONFIG.md lists these (test_docs_commands.sh). */
-	if (inst_default_thread(d))
+	if (core_keys_default_thread(d))
 		printf("thread: own thread by default (a network output; thread: false to change)\n");
 	printf("options:\n");
 	if (!d->options || !d->options->name)
@@ -70,9 +70,9 @@ static void text_plugin(const struct loaded_plugin *p)
 	for (const struct sl_option *o = d->options; o && o->name; o++) {
 		char values[512], def[512];
 
-		opt_describe_values(o, values, sizeof(values));
+		options_describe_values(o, values, sizeof(values));
 		format_default(o, def, sizeof(def));
-		printf("  %s (%s)\n", o->name, opt_shown_type(o));
+		printf("  %s (%s)\n", o->name, options_shown_type(o));
 		printf("      %s\n", o->description ? o->description : "");
 		printf("      values: %s\n", values);
 		if (o->flags & SL_OPT_EXCLUSIVE)
@@ -122,9 +122,9 @@ static void man_fields(const struct sl_field_decl *f)
 static void man_plugin(const struct loaded_plugin *p)
 {
 	const struct sl_plugin *d = p->desc;
-	const struct sl_field_decl *const *alts = sl_plugin_needs_one_of(d);
+	const struct sl_field_decl *const *alts = plugin_loader_needs_one_of(d);
 
-	printf(".SS %s (%s)\n", d->name, loader_kind_name(d->kind));
+	printf(".SS %s (%s)\n", d->name, plugin_loader_kind_name(d->kind));
 	man_text(d->description ? d->description : "");
 	printf(".\n.PP\nNeeds: ");
 	man_fields(d->needs);
@@ -139,11 +139,11 @@ static void man_plugin(const struct loaded_plugin *p)
 	for (const struct sl_option *o = d->options; o && o->name; o++) {
 		char values[512], def[512];
 
-		opt_describe_values(o, values, sizeof(values));
+		options_describe_values(o, values, sizeof(values));
 		format_default(o, def, sizeof(def));
 		printf(".TP\n.BR ");
 		man_text(o->name);
-		printf(" \" (%s)\"\n", opt_shown_type(o));
+		printf(" \" (%s)\"\n", options_shown_type(o));
 		if (o->description && *o->description) {
 			man_text(o->description);
 			printf(".\n.br\n");
@@ -200,17 +200,17 @@ static void md_type(const struct sl_option *o)
 			printf("%s`%s`", i ? " \\| " : "", o->choices[i]);
 		return;
 	}
-	opt_format_range(o, range, sizeof(range));
-	printf("%s%s%s%s", o->type == SL_OPT_INT ? "int" : opt_shown_type(o),
+	options_format_range(o, range, sizeof(range));
+	printf("%s%s%s%s", o->type == SL_OPT_INT ? "int" : options_shown_type(o),
 	       range[0] ? " " : "", range, (o->flags & SL_OPT_SECRET) ? " (secret)" : "");
 }
 
 static void md_plugin(const struct loaded_plugin *p)
 {
 	const struct sl_plugin *d = p->desc;
-	const struct sl_field_decl *const *alts = sl_plugin_needs_one_of(d);
+	const struct sl_field_decl *const *alts = plugin_loader_needs_one_of(d);
 
-	printf("## %s (%s)\n\n%s\n\n", d->name, loader_kind_name(d->kind), d->description);
+	printf("## %s (%s)\n\n%s\n\n", d->name, plugin_loader_kind_name(d->kind), d->description);
 	printf("Needs: ");
 	md_fields(d->needs);
 	for (const struct sl_field_decl *const *alt = alts; alt && *alt; alt++) {
@@ -245,7 +245,7 @@ static void md_plugin(const struct loaded_plugin *p)
 
 /* ---- finding them ---- */
 
-/* loader_load_all() reports through a callback without a context. */
+/* plugin_loader_load_all() reports through a callback without a context. */
 static int load_errors;
 
 static void count_load_error(const char *msg, bool error)
@@ -275,15 +275,15 @@ int describe_all(enum describe_format fmt, const char *const *dirs, size_t ndirs
 	struct plugin_loader l;
 	size_t n = 0, k = 0;
 
-	if (loader_init(&l, dirs, ndirs))
+	if (plugin_loader_init(&l, dirs, ndirs))
 		return EX_OSERR;
 	load_errors = 0;
-	loader_load_all(&l, count_load_error);
+	plugin_loader_load_all(&l, count_load_error);
 	for (const struct loaded_plugin *p = l.loaded; p; p = p->next)
 		n++;
 	all = calloc(n ? n : 1, sizeof(*all));
 	if (!all) {
-		loader_free(&l);
+		plugin_loader_free(&l);
 		return EX_OSERR;
 	}
 	for (const struct loaded_plugin *p = l.loaded; p; p = p->next)
@@ -295,7 +295,7 @@ int describe_all(enum describe_format fmt, const char *const *dirs, size_t ndirs
 		print[fmt](all[k]);
 	}
 	free(all);
-	loader_free(&l);
+	plugin_loader_free(&l);
 	if (!n)
 		fprintf(stderr, "sluice: no plugins found\n");
 	return n && !load_errors ? 0 : EX_UNAVAILABLE;
@@ -307,16 +307,16 @@ int describe_plugin(const char *name, const char *const *dirs, size_t ndirs)
 	const struct loaded_plugin *p;
 	char err[1024];
 
-	if (loader_init(&l, dirs, ndirs))
+	if (plugin_loader_init(&l, dirs, ndirs))
 		return EX_OSERR;
-	p = strchr(name, '/') ? loader_load_path(&l, name, err, sizeof(err))
-			      : loader_find(&l, name, err, sizeof(err));
+	p = strchr(name, '/') ? plugin_loader_load_path(&l, name, err, sizeof(err))
+			      : plugin_loader_find(&l, name, err, sizeof(err));
 	if (!p) {
 		fprintf(stderr, "sluice: %s\n", err);
-		loader_free(&l);
+		plugin_loader_free(&l);
 		return EX_CONFIG;
 	}
 	text_plugin(p);
-	loader_free(&l);
+	plugin_loader_free(&l);
 	return 0;
 }

@@ -17,7 +17,7 @@ int describe_parse_format(const char *s, enum describe_format *fmt);
 
 /*
  * Describe one plugin (a name on the search path, or a path with a '/'),
- * searching `dirs` after $SLUICE_PLUGIN_PATH as loader_init() does.
+ * searching `dirs` after $SLUICE_PLUGIN_PATH as plugin_loader_init() does.
  * 0, or an exit status (EX_CONFIG: not found).
  */
 int describe_plugin(const char *name, const char *const *dirs, size_t ndirs);

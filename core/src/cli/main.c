@@ -86,19 +86,19 @@ static int check_plugin(const char *file)
 
 	/* dlopen() searches the library path for a bare name: make it a file. */
 	snprintf(path, sizeof(path), "%s%s", strchr(file, '/') ? "" : "./", file);
-	if (loader_init(&l, NULL, 0))
+	if (plugin_loader_init(&l, NULL, 0))
 		return EX_OSERR;
-	p = loader_load_path(&l, path, err, sizeof(err));
+	p = plugin_loader_load_path(&l, path, err, sizeof(err));
 	if (!p) {
 		fprintf(stderr, "%s\n", err);
 		fprintf(stderr, "sluice: %s: the loader refuses this plugin\n", path);
-		loader_free(&l);
+		plugin_loader_free(&l);
 		return 1;
 	}
 	printf("%s: plugin '%s' (%s), needs ABI %u.%u (this sluice has %d.%d): OK\n", path,
-	       p->desc->name, loader_kind_name(p->desc->kind), p->desc->abi_major,
+	       p->desc->name, plugin_loader_kind_name(p->desc->kind), p->desc->abi_major,
 	       p->desc->abi_minor, SL_ABI_MAJOR, SL_ABI_MINOR);
-	loader_free(&l);
+	plugin_loader_free(&l);
 	return 0;
 }
 
@@ -107,9 +107,9 @@ static int list_plugins(const char *const *dirs, size_t ndirs)
 	struct plugin_loader l;
 	size_t n = 0;
 
-	if (loader_init(&l, dirs, ndirs))
+	if (plugin_loader_init(&l, dirs, ndirs))
 		return EX_OSERR;
-	loader_load_all(&l, print_load_error);
+	plugin_loader_load_all(&l, print_load_error);
 	/* The loader keeps them newest first; print in the order found. */
 	for (int kind = SL_KIND_INPUT; kind <= SL_KIND_OUTPUT; kind++) {
 		const struct loaded_plugin *sorted[256];
@@ -120,13 +120,13 @@ static int list_plugins(const char *const *dirs, size_t ndirs)
 				sorted[k++] = p;
 		while (k-- > 0) {
 			printf("%-10s %-7s %s\n", sorted[k]->desc->name,
-			       loader_kind_name(sorted[k]->desc->kind), sorted[k]->desc->description);
+			       plugin_loader_kind_name(sorted[k]->desc->kind), sorted[k]->desc->description);
 			n++;
 		}
 	}
 	if (!n)
 		fprintf(stderr, "sluice: no plugins found\n");
-	loader_free(&l);
+	plugin_loader_free(&l);
 	return n ? 0 : EX_UNAVAILABLE;
 }
 
@@ -183,8 +183,8 @@ int main(int argc, char **argv)
 	struct graph g;
 	int c, status;
 
-	if (argc > 1 && ctl_is_command(argv[1]))
-		return ctl_main(argc - 1, argv + 1, file);
+	if (argc > 1 && ctl_client_is_command(argv[1]))
+		return ctl_client_main(argc - 1, argv + 1, file);
 	if (argc > 1 && convert_is_command(argv[1]))
 		return convert_main(argc - 1, argv + 1);
 	while ((c = getopt_long(argc, argv, "c:tvVh", longopts, NULL)) != -1) {

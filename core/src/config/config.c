@@ -13,15 +13,15 @@ static bool expect_kind(struct diag *d, const struct ynode *n, enum ynode_kind k
 {
 	if (n->kind == kind)
 		return true;
-	diag_error(d, &n->mark, "%s must be %s, not %s", what, ytree_kind_name(kind),
-		   ytree_kind_name(n->kind));
+	diag_error(d, &n->mark, "%s must be %s, not %s", what, yaml_tree_kind_name(kind),
+		   yaml_tree_kind_name(n->kind));
 	return false;
 }
 
 /* An optional top-level section: absent or null is fine, else a mapping. */
 static bool optional_map(struct diag *d, const struct ynode *map, const char *what)
 {
-	return !ytree_is_null(map) && expect_kind(d, map, YN_MAP, what);
+	return !yaml_tree_is_null(map) && expect_kind(d, map, YN_MAP, what);
 }
 
 /* daemon.plugin_path: a list of directories, or one. */
@@ -75,8 +75,8 @@ static void parse_daemon_uint(struct diag *d, const struct ynode *v, const char 
 	snprintf(what, sizeof(what), "'%s'", key);
 	if (!expect_kind(d, v, YN_SCALAR, what))
 		return;
-	opt_check_octal(d, &v->mark, key, v->scalar);
-	if (opt_parse_int(v->scalar, &n) || n < min || n > max)
+	options_check_octal(d, &v->mark, key, v->scalar);
+	if (options_parse_int(v->scalar, &n) || n < min || n > max)
 		diag_error(d, &v->mark, "%s: expected an integer from %lld to %lld, got '%s'", key,
 			   (long long)min, (long long)max, v->scalar);
 	else
@@ -90,7 +90,7 @@ static void parse_stop_timeout(struct config *c, const struct ynode *v, struct d
 
 	if (!expect_kind(d, v, YN_SCALAR, "'stop_timeout'"))
 		return;
-	if (opt_parse_duration(v->scalar, &ms) || ms < CONFIG_MIN_STOP_TIMEOUT_MS ||
+	if (options_parse_duration(v->scalar, &ms) || ms < CONFIG_MIN_STOP_TIMEOUT_MS ||
 	    ms > CONFIG_MAX_STOP_TIMEOUT_MS)
 		diag_error(d, &v->mark, "stop_timeout: expected a duration from 1s to 1h, got '%s'",
 			   v->scalar);
@@ -122,7 +122,7 @@ static void parse_daemon(struct config *c, const struct ynode *map, struct diag 
 			parse_daemon_uint(d, v, "threads", 0, 256, &c->threads);
 		} else if (strcmp(k->scalar, "strict_plugins") == 0) {
 			if (expect_kind(d, v, YN_SCALAR, "'strict_plugins'") &&
-			    opt_parse_bool(v->scalar, &c->strict_plugins))
+			    options_parse_bool(v->scalar, &c->strict_plugins))
 				diag_error(d, &v->mark, "strict_plugins: expected true or false, got '%s'",
 					   v->scalar);
 		} else if (strcmp(k->scalar, "user") == 0) {
@@ -165,7 +165,7 @@ static bool name_ok(struct diag *d, const struct ynode *k, const char *what)
 static const struct ynode *check_plugin_map(const struct ynode *map, struct diag *d,
 					    const char *what)
 {
-	const struct ynode *p = ytree_map_get(map, "plugin");
+	const struct ynode *p = yaml_tree_map_get(map, "plugin");
 
 	if (!p) {
 		diag_error(d, &map->mark, "%s needs a 'plugin:' key naming its plugin", what);
@@ -327,8 +327,8 @@ static int load_tree(struct config *c, const char *file, const char *text, struc
 	memset(c, 0, sizeof(*c));
 	c->file = file;
 	d->file = file;
-	c->root = text ? ytree_load_string(file, text, err, sizeof(err))
-		       : ytree_load_file(file, err, sizeof(err));
+	c->root = text ? yaml_tree_load_string(file, text, err, sizeof(err))
+		       : yaml_tree_load_file(file, err, sizeof(err));
 	if (c->root)
 		return 0;
 	if (d->sink)
@@ -352,8 +352,8 @@ int config_load_plugin_path(struct config *c, const char *file, struct diag *d)
 
 	if (load_tree(c, file, NULL, d))
 		return -1;
-	daemon = c->root->kind == YN_MAP ? ytree_map_get(c->root, "daemon") : NULL;
-	v = daemon && daemon->kind == YN_MAP ? ytree_map_get(daemon, "plugin_path") : NULL;
+	daemon = c->root->kind == YN_MAP ? yaml_tree_map_get(c->root, "daemon") : NULL;
+	v = daemon && daemon->kind == YN_MAP ? yaml_tree_map_get(daemon, "plugin_path") : NULL;
 	if (v)
 		parse_plugin_path(c, v, d);
 	return d->errors ? -1 : 0;
@@ -380,7 +380,7 @@ void config_free(struct config *c)
 	free(c->stacks);
 	free(c->instances);
 	free(c->plugin_path);
-	ytree_free(c->root);
+	yaml_tree_free(c->root);
 	memset(c, 0, sizeof(*c));
 }
 

@@ -6,7 +6,7 @@
 
 static const char *const core_keys[] = {"thread", "when_full", "queue", NULL};
 
-bool inst_key_is_core(const char *key)
+bool core_keys_is_core(const char *key)
 {
 	for (int i = 0; core_keys[i]; i++)
 		if (strcmp(key, core_keys[i]) == 0)
@@ -14,14 +14,14 @@ bool inst_key_is_core(const char *key)
 	return false;
 }
 
-unsigned inst_plugin_flags(const struct sl_plugin *d)
+unsigned core_keys_plugin_flags(const struct sl_plugin *d)
 {
 	if (d->size < offsetof(struct sl_plugin, flags) + sizeof(d->flags))
 		return 0;
 	return d->flags;
 }
 
-bool inst_default_thread(const struct sl_plugin *d)
+bool core_keys_default_thread(const struct sl_plugin *d)
 {
-	return d->kind == SL_KIND_OUTPUT && (inst_plugin_flags(d) & SL_PLUGIN_NETWORK);
+	return d->kind == SL_KIND_OUTPUT && (core_keys_plugin_flags(d) & SL_PLUGIN_NETWORK);
 }

@@ -12,10 +12,10 @@
 #include <sluice/plugin.h>
 
 /* Is `key` one of the core's keys (not a plugin option)? */
-bool inst_key_is_core(const char *key);
+bool core_keys_is_core(const char *key);
 /* The plugin's descriptor flags (0 for a plugin built before ABI 1.2). */
-unsigned inst_plugin_flags(const struct sl_plugin *d);
+unsigned core_keys_plugin_flags(const struct sl_plugin *d);
 /* Does an instance of this plugin run on a thread of its own unless `thread:` says otherwise? */
-bool inst_default_thread(const struct sl_plugin *d);
+bool core_keys_default_thread(const struct sl_plugin *d);
 
 #endif /* SLUICE_CORE_KEYS_H */

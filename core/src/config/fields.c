@@ -113,7 +113,7 @@ const char *fields_suggest(const struct field_registry *r, const char *name)
 	for (unsigned i = 0; i < n; i++)
 		names[i] = fields_get(r, i)->name;
 	names[n] = NULL;
-	return opt_suggest(name, names);
+	return options_suggest(name, names);
 }
 
 int fields_declare(struct field_registry *r, const char *name, enum sl_type type,

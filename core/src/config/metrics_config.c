@@ -47,7 +47,7 @@ static int parse_listen(struct metrics_config *mc, const char *s)
 		port = colon + 1;
 	}
 	host[hlen] = 0;
-	if (opt_parse_int(port, &p) || p < 1 || p > 65535)
+	if (options_parse_int(port, &p) || p < 1 || p > 65535)
 		return -1;
 	/* Numeric only: a name would be resolved once, at an unknown time. */
 	hints.ai_family = s[0] == '[' ? AF_INET6 : AF_INET;
@@ -82,10 +82,10 @@ void metrics_config_parse(struct metrics_config *mc, const struct ynode *map, st
 
 	memset(mc, 0, sizeof(*mc));
 	mc->enabled = true;
-	if (!ytree_is_null(map) && map->kind != YN_MAP) {
+	if (!yaml_tree_is_null(map) && map->kind != YN_MAP) {
 		diag_error(d, &map->mark,
 			   "'daemon.metrics' must be a mapping like { listen: \"%s\" }, not %s",
-			   METRICS_DEFAULT_LISTEN, ytree_kind_name(map->kind));
+			   METRICS_DEFAULT_LISTEN, yaml_tree_kind_name(map->kind));
 		return;
 	}
 	for (size_t i = 0; map->kind == YN_MAP && i < map->n; i += 2) {
@@ -94,16 +94,16 @@ void metrics_config_parse(struct metrics_config *mc, const struct ynode *map, st
 		if (strcmp(k->scalar, "listen") == 0 && v->kind == YN_SCALAR) {
 			listen = v;
 		} else if (strcmp(k->scalar, "allow_remote") == 0 && v->kind == YN_SCALAR) {
-			if (opt_parse_bool(v->scalar, &mc->allow_remote))
+			if (options_parse_bool(v->scalar, &mc->allow_remote))
 				diag_error(d, &v->mark,
 					   "daemon.metrics.allow_remote: expected true or false, "
 					   "got '%s'", v->scalar);
 		} else if (strcmp(k->scalar, "listen") == 0 ||
 			   strcmp(k->scalar, "allow_remote") == 0) {
 			diag_error(d, &v->mark, "daemon.metrics.%s must be a scalar, not %s",
-				   k->scalar, ytree_kind_name(v->kind));
+				   k->scalar, yaml_tree_kind_name(v->kind));
 		} else {
-			const char *near = opt_suggest(k->scalar, metrics_keys);
+			const char *near = options_suggest(k->scalar, metrics_keys);
 
 			if (near)
 				diag_error(d, &k->mark,

@@ -24,11 +24,11 @@ static bool in_group(const char *option, const char *group, size_t glen)
 	return strncmp(option, group, glen) == 0 && option[glen] == '_' && option[glen + 1];
 }
 
-bool opt_group_is(const struct sl_plugin *d, const char *key)
+bool opt_groups_is(const struct sl_plugin *d, const char *key)
 {
 	size_t len = strlen(key);
 
-	if (strcmp(key, "plugin") == 0 || inst_key_is_core(key) || find_option(d, key) ||
+	if (strcmp(key, "plugin") == 0 || core_keys_is_core(key) || find_option(d, key) ||
 	    strchr(key, '_'))
 		return false;
 	for (const struct sl_option *o = d->options; o && o->name; o++)
@@ -65,7 +65,7 @@ static void unknown_member(struct diag *diag, const struct sl_plugin *d, const c
 	const char *near;
 
 	member_list(d, group, list, sizeof(list), names, 128);
-	near = opt_suggest(key->scalar, names);
+	near = options_suggest(key->scalar, names);
 	if (near)
 		diag_error(diag, &key->mark,
 			   "unknown option '%s' in group '%s' of plugin '%s'; did you mean '%s'?",
@@ -76,7 +76,7 @@ static void unknown_member(struct diag *diag, const struct sl_plugin *d, const c
 			   key->scalar, group, d->name, list);
 }
 
-void opt_group_not_map(struct diag *diag, const struct sl_plugin *d, const struct ynode *k,
+void opt_groups_not_map(struct diag *diag, const struct sl_plugin *d, const struct ynode *k,
 		       const struct ynode *v)
 {
 	const char *names[128];
@@ -85,7 +85,7 @@ void opt_group_not_map(struct diag *diag, const struct sl_plugin *d, const struc
 	member_list(d, k->scalar, list, sizeof(list), names, 128);
 	diag_error(diag, &v->mark,
 		   "option group '%s' of plugin '%s': expected a mapping of its options (%s), not %s",
-		   k->scalar, d->name, list, ytree_is_null(v) ? "nothing" : ytree_kind_name(v->kind));
+		   k->scalar, d->name, list, yaml_tree_is_null(v) ? "nothing" : yaml_tree_kind_name(v->kind));
 }
 
 /* Entries the group expands to, or -1 after an error.  The group is a mapping. */
@@ -104,7 +104,7 @@ static int check_group(const struct sl_plugin *d, const struct ynode *opts, cons
 			unknown_member(diag, d, k->scalar, sk);
 			continue;
 		}
-		dup = ytree_map_key(opts, flat);
+		dup = yaml_tree_map_key(opts, flat);
 		if (dup)
 			diag_error(diag, &sk->mark,
 				   "option '%s' is written twice: as '%s' at line %u and here in "
@@ -136,7 +136,7 @@ static const struct ynode *build_flat(const struct ynode *opts, size_t entries, 
 	for (size_t i = 0; i < opts->n; i += 2) {
 		const struct ynode *k = opts->items[i], *v = opts->items[i + 1];
 
-		if (!(v->kind == YN_MAP && opt_group_is(d, k->scalar))) {
+		if (!(v->kind == YN_MAP && opt_groups_is(d, k->scalar))) {
 			fm->map.items[at++] = (struct ynode *)k;
 			fm->map.items[at++] = (struct ynode *)v;
 			continue;
@@ -173,8 +173,8 @@ const struct ynode *opt_groups_flatten(const struct sl_plugin *d, const struct y
 		int n;
 
 		entries++;
-		/* Not a mapping: not written as a group (opt_fill names the unknown key). */
-		if (v->kind != YN_MAP || !opt_group_is(d, k->scalar))
+		/* Not a mapping: not written as a group (options_fill names the unknown key). */
+		if (v->kind != YN_MAP || !opt_groups_is(d, k->scalar))
 			continue;
 		n = check_group(d, opts, k, v, diag);
 		if (n < 0) {

@@ -23,7 +23,7 @@
 #include "yaml_tree.h"
 
 /* Whether `key` names a group of d's options (no option `key`, some `key_*`). */
-bool opt_group_is(const struct sl_plugin *d, const char *key);
+bool opt_groups_is(const struct sl_plugin *d, const char *key);
 
 /*
  * The element's mapping with every group replaced, in place, by its
@@ -35,7 +35,7 @@ bool opt_group_is(const struct sl_plugin *d, const char *key);
 const struct ynode *opt_groups_flatten(const struct sl_plugin *d, const struct ynode *opts,
 				       struct diag *diag);
 /* The error for a group written as something other than a mapping (`tls: x`). */
-void opt_group_not_map(struct diag *diag, const struct sl_plugin *d, const struct ynode *k,
+void opt_groups_not_map(struct diag *diag, const struct sl_plugin *d, const struct ynode *k,
 		       const struct ynode *v);
 /* Free what opt_groups_flatten() made (flat != opts); the user's tree is untouched. */
 void opt_groups_free(const struct ynode *flat, const struct ynode *opts);

@@ -12,7 +12,7 @@
 #include "opt_groups.h"
 #include "secret.h"
 
-int opt_parse_int(const char *s, int64_t *out)
+int options_parse_int(const char *s, int64_t *out)
 {
 	char *end;
 	long long v;
@@ -27,12 +27,12 @@ int opt_parse_int(const char *s, int64_t *out)
 	return 0;
 }
 
-bool opt_check_octal(struct diag *d, const struct ymark *at, const char *name, const char *text)
+bool options_check_octal(struct diag *d, const struct ymark *at, const char *name, const char *text)
 {
 	const char *p = text + (*text == '-' || *text == '+');
 	int64_t v;
 
-	if (p[0] != '0' || !isdigit((unsigned char)p[1]) || opt_parse_int(text, &v))
+	if (p[0] != '0' || !isdigit((unsigned char)p[1]) || options_parse_int(text, &v))
 		return false;
 	while (p[1] == '0')
 		p++;
@@ -43,7 +43,7 @@ bool opt_check_octal(struct diag *d, const struct ymark *at, const char *name, c
 	return true;
 }
 
-int opt_parse_bool(const char *s, bool *out)
+int options_parse_bool(const char *s, bool *out)
 {
 	static const char *const yes[] = {"true", "yes", "on", NULL};
 	static const char *const no[] = {"false", "no", "off", NULL};
@@ -98,7 +98,7 @@ static int parse_with_units(const char *s, const struct unit *units, uint64_t mu
 	return 0;
 }
 
-int opt_parse_size(const char *s, uint64_t *out)
+int options_parse_size(const char *s, uint64_t *out)
 {
 	static const struct unit units[] = {
 		{"B", 1},
@@ -110,7 +110,7 @@ int opt_parse_size(const char *s, uint64_t *out)
 	return parse_with_units(s, units, 1, out);
 }
 
-int opt_parse_duration(const char *s, uint64_t *ms)
+int options_parse_duration(const char *s, uint64_t *ms)
 {
 	static const struct unit units[] = {
 		{"ms", 1}, {"s", 1000}, {"m", 60 * 1000}, {"min", 60 * 1000},
@@ -119,7 +119,7 @@ int opt_parse_duration(const char *s, uint64_t *ms)
 	return parse_with_units(s, units, 1, ms);
 }
 
-int opt_parse_enum(const char *s, const char *const *choices, int *index)
+int options_parse_enum(const char *s, const char *const *choices, int *index)
 {
 	for (int i = 0; choices && choices[i]; i++) {
 		if (strcmp(s, choices[i]) == 0) {
@@ -130,7 +130,7 @@ int opt_parse_enum(const char *s, const char *const *choices, int *index)
 	return -1;
 }
 
-const char *opt_type_name(enum sl_opt_type type)
+const char *options_type_name(enum sl_opt_type type)
 {
 	switch (type) {
 	case SL_OPT_STRING: return "string";
@@ -144,11 +144,11 @@ const char *opt_type_name(enum sl_opt_type type)
 	return "?";
 }
 
-const char *opt_shown_type(const struct sl_option *o)
+const char *options_shown_type(const struct sl_option *o)
 {
 	if (o->type == SL_OPT_LIST && (o->flags & SL_OPT_MAP_ENTRIES))
 		return "map";
-	return opt_type_name(o->type);
+	return options_type_name(o->type);
 }
 
 static void format_size(uint64_t v, char *buf, size_t len)
@@ -197,7 +197,7 @@ static void describe_unit(char *buf, size_t len, const struct sl_option *o,
 	snprintf(buf, len, "%s from %s to %s (like %s)", what, lo, hi, like);
 }
 
-void opt_format_range(const struct sl_option *o, char *buf, size_t len)
+void options_format_range(const struct sl_option *o, char *buf, size_t len)
 {
 	char lo[32], hi[32];
 
@@ -223,7 +223,7 @@ void opt_format_range(const struct sl_option *o, char *buf, size_t len)
 	snprintf(buf, len, "%s-%s", o->min ? lo : "0", hi);
 }
 
-void opt_describe_values(const struct sl_option *o, char *buf, size_t len)
+void options_describe_values(const struct sl_option *o, char *buf, size_t len)
 {
 	size_t used;
 
@@ -268,7 +268,7 @@ static int bad_value(const struct sl_option *o, const char *text, char *err, siz
 	bool octal = o->type == SL_OPT_INT && p[0] == '0' && isdigit((unsigned char)p[1]) &&
 		     strspn(p, "0123456789") == strlen(p) && strpbrk(p, "89");
 
-	opt_describe_values(o, what, sizeof(what));
+	options_describe_values(o, what, sizeof(what));
 	if (o->flags & SL_OPT_SECRET)	/* the position names it; the value stays unsaid */
 		snprintf(err, errlen, "option '%s': expected %s, got something else (a secret: "
 			 "not shown)", o->name, what);
@@ -280,7 +280,7 @@ static int bad_value(const struct sl_option *o, const char *text, char *err, siz
 	return -1;
 }
 
-int opt_store_scalar(const struct sl_option *o, const char *text, void *config, char *err,
+int options_store_scalar(const struct sl_option *o, const char *text, void *config, char *err,
 		     size_t errlen)
 {
 	char *dst = (char *)config + o->offset;
@@ -294,29 +294,29 @@ int opt_store_scalar(const struct sl_option *o, const char *text, void *config, 
 		*(const char **)dst = text;
 		return 0;
 	case SL_OPT_BOOL:
-		if (opt_parse_bool(text, &b))
+		if (options_parse_bool(text, &b))
 			return bad_value(o, text, err, errlen);
 		*(bool *)dst = b;
 		return 0;
 	case SL_OPT_INT:
-		if (opt_parse_int(text, &i) || (has_range(o) && (i < o->min || i > o->max)))
+		if (options_parse_int(text, &i) || (has_range(o) && (i < o->min || i > o->max)))
 			return bad_value(o, text, err, errlen);
 		*(int64_t *)dst = i;
 		return 0;
 	case SL_OPT_SIZE:
-		if (opt_parse_size(text, &u) ||
+		if (options_parse_size(text, &u) ||
 		    (has_range(o) && (u < (uint64_t)o->min || u > (uint64_t)o->max)))
 			return bad_value(o, text, err, errlen);
 		*(uint64_t *)dst = u;
 		return 0;
 	case SL_OPT_DURATION:
-		if (opt_parse_duration(text, &u) ||
+		if (options_parse_duration(text, &u) ||
 		    (has_range(o) && (u < (uint64_t)o->min || u > (uint64_t)o->max)))
 			return bad_value(o, text, err, errlen);
 		*(uint64_t *)dst = u;
 		return 0;
 	case SL_OPT_ENUM:
-		if (opt_parse_enum(text, o->choices, &e))
+		if (options_parse_enum(text, o->choices, &e))
 			return bad_value(o, text, err, errlen);
 		*(int *)dst = e;
 		return 0;
@@ -338,7 +338,7 @@ static int check_list_shape(const struct sl_option *o, const struct ynode *t, ch
 		return 0;
 	if (t->kind != (map ? YN_MAP : YN_SEQ)) {
 		snprintf(err, errlen, "expected %s, not %s", map ? "a mapping" : "a list",
-			 ytree_kind_name(t->kind));
+			 yaml_tree_kind_name(t->kind));
 		return -1;
 	}
 	for (size_t j = 0; j < t->n; j++)
@@ -349,7 +349,7 @@ static int check_list_shape(const struct sl_option *o, const struct ynode *t, ch
 	return 0;
 }
 
-int opt_check_default(const struct sl_option *o, char *err, size_t errlen)
+int options_check_default(const struct sl_option *o, char *err, size_t errlen)
 {
 	union { int64_t i; uint64_t u; bool b; int e; const char *s; } scratch;
 	struct sl_option at0 = *o;
@@ -363,22 +363,22 @@ int opt_check_default(const struct sl_option *o, char *err, size_t errlen)
 		at0.offset = 0;	/* into the scratch value, not a config struct */
 		if (o->type == SL_OPT_ENUM && !o->choices)
 			return 0;	/* reported on its own */
-		return opt_store_scalar(&at0, o->def, &scratch, err, errlen);
+		return options_store_scalar(&at0, o->def, &scratch, err, errlen);
 	}
-	t = ytree_load_string("default", o->def, why, sizeof(why));
+	t = yaml_tree_load_string("default", o->def, why, sizeof(why));
 	if (!t) {
 		snprintf(err, errlen, "option '%s': its default is not YAML: %s", o->name, why);
 		return -1;
 	}
 	rc = check_list_shape(o, t, why, sizeof(why));
-	ytree_free(t);
+	yaml_tree_free(t);
 	if (rc)
 		snprintf(err, errlen, "option '%s': default '%s': %s", o->name,
 			 (o->flags & SL_OPT_SECRET) ? "********" : o->def, why);
 	return rc;
 }
 
-void opt_store_list(const struct sl_option *o, const char *const *items, unsigned n, void *config)
+void options_store_list(const struct sl_option *o, const char *const *items, unsigned n, void *config)
 {
 	struct sl_strlist *l = (struct sl_strlist *)((char *)config + o->offset);
 
@@ -386,7 +386,7 @@ void opt_store_list(const struct sl_option *o, const char *const *items, unsigne
 	l->v = items;
 }
 
-void opt_format_default(const struct sl_option *o, char *buf, size_t len)
+void options_format_default(const struct sl_option *o, char *buf, size_t len)
 {
 	char err[256];
 	struct ynode *t;
@@ -405,15 +405,15 @@ void opt_format_default(const struct sl_option *o, char *buf, size_t len)
 		snprintf(buf, len, plain ? "%s" : "\"%s\"", o->def);
 		return;
 	}
-	t = ytree_load_string("default", o->def, err, sizeof(err));
+	t = yaml_tree_load_string("default", o->def, err, sizeof(err));
 	if (!t || t->kind == YN_MAP) {
 		snprintf(buf, len, "(bad default: %s)", o->def);
-		ytree_free(t);
+		yaml_tree_free(t);
 		return;
 	}
 	if (t->kind == YN_SCALAR) {
 		snprintf(buf, len, "[%s]", t->scalar);
-		ytree_free(t);
+		yaml_tree_free(t);
 		return;
 	}
 	used = (size_t)snprintf(buf, len, "[");
@@ -422,10 +422,10 @@ void opt_format_default(const struct sl_option *o, char *buf, size_t len)
 					 t->items[i]->kind == YN_SCALAR ? t->items[i]->scalar : "?");
 	if (used < len)
 		snprintf(buf + used, len - used, "]");
-	ytree_free(t);
+	yaml_tree_free(t);
 }
 
-unsigned opt_edit_distance(const char *a, const char *b)
+unsigned options_edit_distance(const char *a, const char *b)
 {
 	size_t la = strlen(a), lb = strlen(b);
 	unsigned row[64];
@@ -453,13 +453,13 @@ unsigned opt_edit_distance(const char *a, const char *b)
 	return row[lb];
 }
 
-const char *opt_suggest(const char *name, const char *const *names)
+const char *options_suggest(const char *name, const char *const *names)
 {
 	const char *best = NULL;
 	unsigned best_dist = 3;
 
 	for (size_t i = 0; names[i]; i++) {
-		unsigned dist = opt_edit_distance(name, names[i]);
+		unsigned dist = options_edit_distance(name, names[i]);
 
 		if (dist < best_dist && strcmp(name, names[i]) != 0) {
 			best_dist = dist;
@@ -469,7 +469,7 @@ const char *opt_suggest(const char *name, const char *const *names)
 	return best;
 }
 
-const struct sl_option *opt_find(const struct sl_plugin *d, const char *name)
+const struct sl_option *options_find(const struct sl_plugin *d, const char *name)
 {
 	for (const struct sl_option *o = d->options; o && o->name; o++)
 		if (strcmp(o->name, name) == 0)
@@ -492,7 +492,7 @@ static void unknown_option(struct diag *diag, const struct ynode *key, const str
 						 used ? ", " : "", o->name);
 	}
 	names[n] = NULL;
-	best = opt_suggest(key->scalar, names);
+	best = options_suggest(key->scalar, names);
 	if (best)
 		diag_error(diag, &key->mark, "unknown option '%s' for plugin '%s'; did you mean '%s'?",
 			   key->scalar, d->name, best);
@@ -510,14 +510,14 @@ static int store_map_node(const struct sl_option *o, const struct ynode *v, void
 {
 	const char **items;
 
-	if (v->kind == YN_SCALAR && ytree_is_null(v)) {
-		opt_store_list(o, NULL, 0, config);
+	if (v->kind == YN_SCALAR && yaml_tree_is_null(v)) {
+		options_store_list(o, NULL, 0, config);
 		return 0;
 	}
 	if (v->kind != YN_MAP) {
 		diag_error(diag, at ? at : &v->mark,
 			   "option '%s': expected a mapping of names to values, not %s", o->name,
-			   ytree_kind_name(v->kind));
+			   yaml_tree_kind_name(v->kind));
 		return -1;
 	}
 	items = calloc(v->n + 1, sizeof(char *));
@@ -526,14 +526,14 @@ static int store_map_node(const struct sl_option *o, const struct ynode *v, void
 		return -1;
 	}
 	for (size_t j = 0; j < v->n; j++) {
-		if (v->items[j]->kind != YN_SCALAR || ytree_is_null(v->items[j])) {
-			if (j % 2 && v->items[j - 1]->kind == YN_SCALAR && ytree_is_null(v->items[j]))
+		if (v->items[j]->kind != YN_SCALAR || yaml_tree_is_null(v->items[j])) {
+			if (j % 2 && v->items[j - 1]->kind == YN_SCALAR && yaml_tree_is_null(v->items[j]))
 				diag_error(diag, &v->items[j]->mark, "option '%s': '%s' has no value",
 					   o->name, v->items[j - 1]->scalar);
 			else if (j % 2 && v->items[j - 1]->kind == YN_SCALAR)
 				diag_error(diag, &v->items[j]->mark,
 					   "option '%s': '%s' needs one value, not %s", o->name,
-					   v->items[j - 1]->scalar, ytree_kind_name(v->items[j]->kind));
+					   v->items[j - 1]->scalar, yaml_tree_kind_name(v->items[j]->kind));
 			else
 				diag_error(diag, &v->items[j]->mark,
 					   "option '%s': each name must be a value", o->name);
@@ -542,7 +542,7 @@ static int store_map_node(const struct sl_option *o, const struct ynode *v, void
 		}
 		items[j] = v->items[j]->scalar;
 	}
-	opt_store_list(o, items, (unsigned)v->n, config);
+	options_store_list(o, items, (unsigned)v->n, config);
 	return 0;
 }
 
@@ -557,7 +557,7 @@ static int store_list_node(const struct sl_option *o, const struct ynode *v, voi
 	if (o->flags & SL_OPT_MAP_ENTRIES)
 		return store_map_node(o, v, config, at, diag);
 	if (v->kind == YN_MAP) {
-		opt_describe_values(o, what, sizeof(what));
+		options_describe_values(o, what, sizeof(what));
 		diag_error(diag, at ? at : &v->mark, "option '%s': expected %s, not a mapping",
 			   o->name, what);
 		return -1;
@@ -580,7 +580,7 @@ static int store_list_node(const struct sl_option *o, const struct ynode *v, voi
 			items[j] = v->items[j]->scalar;
 		}
 	}
-	opt_store_list(o, items, (unsigned)n, config);
+	options_store_list(o, items, (unsigned)n, config);
 	return 0;
 }
 
@@ -594,19 +594,19 @@ static void fill_one(const struct sl_option *o, const struct ynode *v, void *con
 		store_list_node(o, v, config, NULL, diag);
 		return;
 	}
-	opt_describe_values(o, what, sizeof(what));
+	options_describe_values(o, what, sizeof(what));
 	if (v->kind != YN_SCALAR) {
 		diag_error(diag, &v->mark, "option '%s': expected %s, not %s", o->name, what,
-			   ytree_kind_name(v->kind));
+			   yaml_tree_kind_name(v->kind));
 		return;
 	}
-	if (ytree_is_null(v) && o->type != SL_OPT_STRING) {
+	if (yaml_tree_is_null(v) && o->type != SL_OPT_STRING) {
 		diag_error(diag, &v->mark, "option '%s': expected %s, got nothing", o->name, what);
 		return;
 	}
 	if (o->type == SL_OPT_INT && !(o->flags & SL_OPT_SECRET))
-		opt_check_octal(diag, &v->mark, o->name, v->scalar);
-	if (opt_store_scalar(o, v->scalar, config, err, sizeof(err)))
+		options_check_octal(diag, &v->mark, o->name, v->scalar);
+	if (options_store_scalar(o, v->scalar, config, err, sizeof(err)))
 		diag_error(diag, &v->mark, "%s", err);
 }
 
@@ -618,7 +618,7 @@ static void fill_list_default(struct opt_values *vals, const struct sl_plugin *d
 	struct ynode *t;
 	char err[512];
 
-	t = ytree_load_string("default", o->def, err, sizeof(err));
+	t = yaml_tree_load_string("default", o->def, err, sizeof(err));
 	if (!t) {
 		diag_error(diag, at, "plugin '%s' has a bad default for option '%s': %s", d->name,
 			   o->name, err);
@@ -626,7 +626,7 @@ static void fill_list_default(struct opt_values *vals, const struct sl_plugin *d
 	}
 	grown = realloc(vals->defaults, (vals->ndefaults + 1) * sizeof(*grown));
 	if (!grown) {
-		ytree_free(t);
+		yaml_tree_free(t);
 		diag_error(diag, at, "out of memory");
 		return;
 	}
@@ -635,7 +635,7 @@ static void fill_list_default(struct opt_values *vals, const struct sl_plugin *d
 	store_list_node(o, t, vals->config, at, diag);
 }
 
-int opt_fill(struct opt_values *vals, const struct sl_plugin *d, const struct ynode *opts,
+int options_fill(struct opt_values *vals, const struct sl_plugin *d, const struct ynode *opts,
 	     const struct ymark *at, struct diag *diag)
 {
 	unsigned before = diag->errors;
@@ -658,40 +658,40 @@ int opt_fill(struct opt_values *vals, const struct sl_plugin *d, const struct yn
 		const struct sl_option *o;
 
 		/* the element's plugin, and the keys the core reads (thread, queue...) */
-		if (strcmp(k->scalar, "plugin") == 0 || inst_key_is_core(k->scalar))
+		if (strcmp(k->scalar, "plugin") == 0 || core_keys_is_core(k->scalar))
 			continue;
-		o = opt_find(d, k->scalar);
+		o = options_find(d, k->scalar);
 		if (o)
 			fill_one(o, opts->items[i + 1], vals->config, diag);
-		else if (opt_group_is(d, k->scalar))	/* a group that is not a mapping */
-			opt_group_not_map(diag, d, k, opts->items[i + 1]);
+		else if (opt_groups_is(d, k->scalar))	/* a group that is not a mapping */
+			opt_groups_not_map(diag, d, k, opts->items[i + 1]);
 		else
 			unknown_option(diag, k, d);
 	}
 	/* Defaults, and required options left out. */
 	for (const struct sl_option *o = d->options; o && o->name; o++) {
-		if (ytree_map_get(opts, o->name))
+		if (yaml_tree_map_get(opts, o->name))
 			continue;
 		if (o->flags & SL_OPT_REQUIRED) {
-			opt_describe_values(o, what, sizeof(what));
+			options_describe_values(o, what, sizeof(what));
 			diag_error(diag, at, "plugin '%s' needs option '%s' (%s)", d->name, o->name,
 				   what);
 		} else if (o->def && o->type == SL_OPT_LIST) {
 			fill_list_default(vals, d, o, at, diag);
-		} else if (o->def && opt_store_scalar(o, o->def, vals->config, err, sizeof(err))) {
+		} else if (o->def && options_store_scalar(o, o->def, vals->config, err, sizeof(err))) {
 			diag_error(diag, at, "plugin '%s' has a bad default: %s", d->name, err);
 		}
 	}
 	return diag->errors == before ? 0 : -1;
 }
 
-void opt_values_free(struct opt_values *vals, const struct sl_plugin *d)
+void options_values_free(struct opt_values *vals, const struct sl_plugin *d)
 {
 	for (const struct sl_option *o = d->options; vals->config && o && o->name; o++)
 		if (o->type == SL_OPT_LIST)
 			free((void *)((struct sl_strlist *)((char *)vals->config + o->offset))->v);
 	for (size_t i = 0; i < vals->ndefaults; i++)
-		ytree_free(vals->defaults[i]);
+		yaml_tree_free(vals->defaults[i]);
 	free(vals->defaults);
 	free(vals->config);
 	opt_groups_free(vals->opts, vals->user);

@@ -16,29 +16,29 @@
 
 #include "config.h"
 
-int opt_parse_int(const char *s, int64_t *out);
+int options_parse_int(const char *s, int64_t *out);
 /*
  * An integer written with a leading 0 is octal (YAML 1.1, strtoll): warn
  * at `at` that "010" is 8.  true when `text` is such an integer.
  */
-bool opt_check_octal(struct diag *d, const struct ymark *at, const char *name, const char *text);
-int opt_parse_bool(const char *s, bool *out);
+bool options_check_octal(struct diag *d, const struct ymark *at, const char *name, const char *text);
+int options_parse_bool(const char *s, bool *out);
 /* "8MiB", "64k", "1G", "512" (bytes; k/M/G are powers of 1024 like KiB/MiB/GiB). */
-int opt_parse_size(const char *s, uint64_t *out);
+int options_parse_size(const char *s, uint64_t *out);
 /* "50ms", "2s", "5m", "1h", "1d", "1500" (a bare number is milliseconds). */
-int opt_parse_duration(const char *s, uint64_t *ms);
-int opt_parse_enum(const char *s, const char *const *choices, int *index);
+int options_parse_duration(const char *s, uint64_t *ms);
+int options_parse_enum(const char *s, const char *const *choices, int *index);
 
-const char *opt_type_name(enum sl_opt_type type);
+const char *options_type_name(enum sl_opt_type type);
 /* The name users see: "map" for a list filled from a mapping (SL_OPT_MAP). */
-const char *opt_shown_type(const struct sl_option *o);
+const char *options_shown_type(const struct sl_option *o);
 
 /*
  * Parse `text` as the value of option `o` and store it in config.
  * On error returns -1 with a message ("expected a size like 8MiB, got 'x'")
  * in err.
  */
-int opt_store_scalar(const struct sl_option *o, const char *text, void *config, char *err,
+int options_store_scalar(const struct sl_option *o, const char *text, void *config, char *err,
 		     size_t errlen);
 
 /*
@@ -47,32 +47,32 @@ int opt_store_scalar(const struct sl_option *o, const char *text, void *config, 
  * scalars).  0, or -1 with the reason in err (for the loader's check of a
  * plugin's table, so a bad default is the plugin's error, not the user's).
  */
-int opt_check_default(const struct sl_option *o, char *err, size_t errlen);
+int options_check_default(const struct sl_option *o, char *err, size_t errlen);
 
 /* Store a list value (the strings are kept by reference). */
-void opt_store_list(const struct sl_option *o, const char *const *items, unsigned n, void *config);
+void options_store_list(const struct sl_option *o, const char *const *items, unsigned n, void *config);
 
 /* Describe the accepted values of an option ("integer 0..65535", "one of: a, b"). */
-void opt_describe_values(const struct sl_option *o, char *buf, size_t len);
+void options_describe_values(const struct sl_option *o, char *buf, size_t len);
 
 /* An INT, SIZE or DURATION range as "0-65535", "4KiB-128KiB"; "" when there is none. */
-void opt_format_range(const struct sl_option *o, char *buf, size_t len);
+void options_format_range(const struct sl_option *o, char *buf, size_t len);
 
 /* Default of an option written as YAML ("[a, b]", a quoted string), for --describe. */
-void opt_format_default(const struct sl_option *o, char *buf, size_t len);
+void options_format_default(const struct sl_option *o, char *buf, size_t len);
 
 /* The row of option `name` in d's table, or NULL. */
-const struct sl_option *opt_find(const struct sl_plugin *d, const char *name);
+const struct sl_option *options_find(const struct sl_plugin *d, const char *name);
 
 /* Levenshtein distance (99 for names of 63 bytes or more). */
-unsigned opt_edit_distance(const char *a, const char *b);
+unsigned options_edit_distance(const char *a, const char *b);
 /* The name in the NULL-terminated list within two edits of `name`, or NULL. */
-const char *opt_suggest(const char *name, const char *const *names);
+const char *options_suggest(const char *name, const char *const *names);
 
 /*
  * A config struct filled from an element's options and the table's
  * defaults.  List values point into the YAML tree (the user's, or a
- * parsed default kept in `defaults`); opt_values_free() frees it all.
+ * parsed default kept in `defaults`); options_values_free() frees it all.
  */
 struct opt_values {
 	void *config;
@@ -81,7 +81,7 @@ struct opt_values {
 	/*
 	 * The mapping the values came from: the user's, or its copy with
 	 * option groups (opt_groups.h) written flat.  Everything that looks
-	 * options up by name after opt_fill() reads `opts`.
+	 * options up by name after options_fill() reads `opts`.
 	 */
 	const struct ynode *opts;
 	const struct ynode *user;
@@ -94,8 +94,8 @@ struct opt_values {
  * as read.  Errors go to diag at the value's position, or at `at` for a
  * missing required option.  0/-1.
  */
-int opt_fill(struct opt_values *v, const struct sl_plugin *d, const struct ynode *opts,
+int options_fill(struct opt_values *v, const struct sl_plugin *d, const struct ynode *opts,
 	     const struct ymark *at, struct diag *diag);
-void opt_values_free(struct opt_values *v, const struct sl_plugin *d);
+void options_values_free(struct opt_values *v, const struct sl_plugin *d);
 
 #endif

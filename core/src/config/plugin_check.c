@@ -32,7 +32,7 @@ static void problem(struct checker *c, const char *fmt, ...)
 	c->problems++;
 }
 
-unsigned plugin_opt_flags_of(unsigned minor)
+unsigned plugin_check_opt_flags_of(unsigned minor)
 {
 	return minor >= 3 ? SL_OPT_FLAGS_1_3 : SL_OPT_FLAGS_1_2;
 }
@@ -72,7 +72,7 @@ static size_t member_size(const struct sl_option *o)
 static void check_flags(struct checker *c, const struct sl_option *o)
 {
 	unsigned minor = c->d->abi_minor, known = SL_OPT_FLAGS_1_3;
-	unsigned later = o->flags & known & ~plugin_opt_flags_of(minor);
+	unsigned later = o->flags & known & ~plugin_check_opt_flags_of(minor);
 	char names[256];
 
 	if (o->flags & ~known)
@@ -87,10 +87,10 @@ static void check_flags(struct checker *c, const struct sl_option *o)
 	}
 	if ((o->flags & SL_OPT_MAP_ENTRIES) && o->type != SL_OPT_LIST)
 		problem(c, "option '%s': SL_OPT_MAP_ENTRIES on an option of type %s (only a list "
-			"can hold a mapping)", o->name, opt_type_name(o->type));
+			"can hold a mapping)", o->name, options_type_name(o->type));
 	if ((o->flags & SL_OPT_PATHS) && o->type != SL_OPT_STRING)
 		problem(c, "option '%s': a path flag on an option of type %s (only a string names "
-			"a path)", o->name, opt_type_name(o->type));
+			"a path)", o->name, options_type_name(o->type));
 	if ((o->flags & SL_OPT_REQUIRED) && o->def)
 		problem(c, "option '%s' is required and has a default ('%s'): one or the other",
 			o->name, (o->flags & SL_OPT_SECRET) ? "********" : o->def);
@@ -126,7 +126,7 @@ static void check_option(struct checker *c, const struct sl_option *o)
 			(long long)o->min, (long long)o->max);
 		return;	/* no default can be in it: one problem is enough */
 	}
-	if (o->def && opt_check_default(o, err, sizeof(err))) {
+	if (o->def && options_check_default(o, err, sizeof(err))) {
 		/* err begins "option 'x': "; a secret's value is never in it */
 		problem(c, "bad default: %s", err);
 	}

@@ -21,6 +21,6 @@ unsigned plugin_check(const char *path, const struct sl_plugin *d,
 		      void (*report)(void *ctx, const char *msg), void *ctx);
 
 /* The option flags ABI 1.minor defines (SL_OPT_FLAGS_1_2, _1_3 ...). */
-unsigned plugin_opt_flags_of(unsigned minor);
+unsigned plugin_check_opt_flags_of(unsigned minor);
 
 #endif

@@ -19,7 +19,7 @@
 /* Descriptor size of ABI 1.0: fields up to destroy. */
 #define SL_PLUGIN_MIN_SIZE (offsetof(struct sl_plugin, destroy) + sizeof(void *))
 
-const char *loader_kind_name(enum sl_kind kind)
+const char *plugin_loader_kind_name(enum sl_kind kind)
 {
 	static const char *const names[] = {
 		[SL_KIND_INPUT] = "input", [SL_KIND_FILTER] = "filter", [SL_KIND_OUTPUT] = "output",
@@ -28,7 +28,7 @@ const char *loader_kind_name(enum sl_kind kind)
 	return (unsigned)kind < sizeof(names) / sizeof(names[0]) && names[kind] ? names[kind] : "?";
 }
 
-const struct sl_field_decl *const *sl_plugin_needs_one_of(const struct sl_plugin *d)
+const struct sl_field_decl *const *plugin_loader_needs_one_of(const struct sl_plugin *d)
 {
 	if (d->size < offsetof(struct sl_plugin, needs_one_of) + sizeof(d->needs_one_of))
 		return NULL;
@@ -53,7 +53,7 @@ static int add_dir(struct plugin_loader *l, const char *dir, size_t len)
 	return 0;
 }
 
-int loader_init(struct plugin_loader *l, const char *const *config_dirs, size_t n)
+int plugin_loader_init(struct plugin_loader *l, const char *const *config_dirs, size_t n)
 {
 	const char *env = getenv("SLUICE_PLUGIN_PATH");
 
@@ -72,7 +72,7 @@ int loader_init(struct plugin_loader *l, const char *const *config_dirs, size_t 
 	return add_dir(l, SLUICE_PLUGIN_DIR, strlen(SLUICE_PLUGIN_DIR));
 }
 
-void loader_free(struct plugin_loader *l)
+void plugin_loader_free(struct plugin_loader *l)
 {
 	struct loaded_plugin *p = l->loaded;
 
@@ -194,7 +194,7 @@ static int declare_list(struct plugin_loader *l, const char *path, const struct 
 static int declare_fields(struct plugin_loader *l, const char *path, const struct sl_plugin *d,
 			  char *err, size_t errlen)
 {
-	const struct sl_field_decl *const *alt = sl_plugin_needs_one_of(d);
+	const struct sl_field_decl *const *alt = plugin_loader_needs_one_of(d);
 
 	if (declare_list(l, path, d, d->provides, "provides", err, errlen) ||
 	    declare_list(l, path, d, d->needs, "needs", err, errlen))
@@ -275,7 +275,7 @@ static const struct loaded_plugin *load_path(struct plugin_loader *l, const char
 	return p;
 }
 
-const struct loaded_plugin *loader_load_path(struct plugin_loader *l, const char *path,
+const struct loaded_plugin *plugin_loader_load_path(struct plugin_loader *l, const char *path,
 					     char *err, size_t errlen)
 {
 	return load_path(l, path, NULL, err, errlen);
@@ -372,7 +372,7 @@ static void copy_msg(char *err, size_t errlen, const char *msg)
 	err[n] = 0;
 }
 
-const struct loaded_plugin *loader_find(struct plugin_loader *l, const char *name, char *err,
+const struct loaded_plugin *plugin_loader_find(struct plugin_loader *l, const char *name, char *err,
 					size_t errlen)
 {
 	const struct loaded_plugin *p;
@@ -401,7 +401,7 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-void loader_load_all(struct plugin_loader *l, void (*on_error)(const char *msg, bool error))
+void plugin_loader_load_all(struct plugin_loader *l, void (*on_error)(const char *msg, bool error))
 {
 	char err[8192];
 
@@ -450,7 +450,7 @@ void loader_load_all(struct plugin_loader *l, void (*on_error)(const char *msg, 
 						 names[k], have->path);
 					on_error(msg, false);
 				}
-			} else if (!loader_find(l, names[k], err, sizeof(err)) && on_error) {
+			} else if (!plugin_loader_find(l, names[k], err, sizeof(err)) && on_error) {
 				on_error(err, true);
 			}
 			free(names[k]);

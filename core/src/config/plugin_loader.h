@@ -36,14 +36,14 @@ struct plugin_loader {
 };
 
 /* Search path: env first, then the given dirs, then the built-in one. */
-int loader_init(struct plugin_loader *l, const char *const *config_dirs, size_t n);
-void loader_free(struct plugin_loader *l);
+int plugin_loader_init(struct plugin_loader *l, const char *const *config_dirs, size_t n);
+void plugin_loader_free(struct plugin_loader *l);
 
 /* Find NAME.so on the search path and load it (once). NULL + err on failure. */
-const struct loaded_plugin *loader_find(struct plugin_loader *l, const char *name, char *err,
+const struct loaded_plugin *plugin_loader_find(struct plugin_loader *l, const char *name, char *err,
 					size_t errlen);
 /* Load one file by path (for tests and --describe PATH). */
-const struct loaded_plugin *loader_load_path(struct plugin_loader *l, const char *path,
+const struct loaded_plugin *plugin_loader_load_path(struct plugin_loader *l, const char *path,
 					     char *err, size_t errlen);
 /*
  * Load every *.so on the search path (first one of a name wins).  Files
@@ -51,11 +51,11 @@ const struct loaded_plugin *loader_load_path(struct plugin_loader *l, const char
  * message naming the file and why (error true); a file a same-named one
  * earlier on the path shadows is reported with error false.
  */
-void loader_load_all(struct plugin_loader *l, void (*on_error)(const char *msg, bool error));
+void plugin_loader_load_all(struct plugin_loader *l, void (*on_error)(const char *msg, bool error));
 
-const char *loader_kind_name(enum sl_kind kind);
+const char *plugin_loader_kind_name(enum sl_kind kind);
 
 /* Members added after ABI 1.0: read only when the descriptor has them. */
-const struct sl_field_decl *const *sl_plugin_needs_one_of(const struct sl_plugin *d);
+const struct sl_field_decl *const *plugin_loader_needs_one_of(const struct sl_plugin *d);
 
 #endif

@@ -23,7 +23,7 @@ static int plugin_has(void *ctx, const char *plugin, const char *option, const c
 	const struct loaded_plugin *lp;
 	char err[256];
 
-	lp = loader_find(ctx, plugin, err, sizeof(err));
+	lp = plugin_loader_find(ctx, plugin, err, sizeof(err));
 	if (!lp)
 		return 0;
 	if (!option)
@@ -123,13 +123,13 @@ static int convert_ulogd_main(int argc, char **argv)
 		fprintf(stderr, "sluice convert: %s: %s\n", file, why);
 		return EX_NOINPUT;
 	}
-	if (loader_init(&l, NULL, 0)) {
+	if (plugin_loader_init(&l, NULL, 0)) {
 		if (in != stdin)
 			fclose(in);
 		return EX_OSERR;
 	}
 	ret = convert_ulogd_file(strcmp(file, "-") == 0 ? "<stdin>" : file, in, check, &l);
-	loader_free(&l);
+	plugin_loader_free(&l);
 	if (in != stdin)
 		fclose(in);
 	return ret;

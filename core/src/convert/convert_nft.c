@@ -174,7 +174,7 @@ static char *load_json(const char *file, const char **name)
 		return text;
 	}
 	*name = "nft -j list ruleset";
-	rc = spawn_run(argv, &text, &len, 0, err, sizeof(err));
+	rc = subproc_run(argv, &text, &len, 0, err, sizeof(err));
 	if (rc) {
 		if (rc < 0)
 			fprintf(stderr, ME ": %s\n", err);
@@ -371,12 +371,12 @@ static bool file_has_line_header(void)
 	char err[512];
 	bool has = false;
 
-	if (loader_init(&l, NULL, 0))
+	if (plugin_loader_init(&l, NULL, 0))
 		return false;
-	p = loader_find(&l, "file", err, sizeof(err));
+	p = plugin_loader_find(&l, "file", err, sizeof(err));
 	for (const struct sl_option *o = p ? p->desc->options : NULL; o && o->name; o++)
 		has |= strcmp(o->name, "line_header") == 0;
-	loader_free(&l);
+	plugin_loader_free(&l);
 	return has;
 }
 
@@ -526,7 +526,7 @@ static int nft_batch(const char *batch, bool dry)
 	char *const argv_dry[] = {"nft", "-c", "-j", "-f", (char *)batch, NULL};
 	char *const argv[] = {"nft", "-j", "-f", (char *)batch, NULL};
 	char err[256];
-	int rc = spawn_run(dry ? argv_dry : argv, NULL, NULL, 0, err, sizeof(err));
+	int rc = subproc_run(dry ? argv_dry : argv, NULL, NULL, 0, err, sizeof(err));
 
 	if (rc < 0)
 		fprintf(stderr, ME ": %s\n", err);
@@ -622,7 +622,7 @@ static int apply(const struct nft_ruleset *rs, const struct nft_group *groups, i
 	{
 		char *const argv[] = {"/proc/self/exe", "-t", "-c", ytmp, NULL};
 
-		rc = spawn_run(argv, NULL, NULL, 1, err, sizeof(err));
+		rc = subproc_run(argv, NULL, NULL, 1, err, sizeof(err));
 	}
 	if (rc) {
 		fprintf(stderr, ME ": sluice -t rejected the generated configuration%s%s; "
@@ -736,7 +736,7 @@ static int convert(struct nft_ruleset *rs, const struct nft_opts *o)
 		char *const argv[] = {"nft", "-a", "list", "ruleset", NULL};
 		char err[256];
 
-		if (spawn_run(argv, &listing, &len, 0, err, sizeof(err))) {
+		if (subproc_run(argv, &listing, &len, 0, err, sizeof(err))) {
 			fprintf(stderr, ME ": nft -a list ruleset: no text to show (%s)\n", err);
 			listing = NULL;
 		}

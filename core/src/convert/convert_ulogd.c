@@ -33,11 +33,11 @@ static bool name_taken(struct conv *c, const struct uinst *u, const char *name)
 {
 	char p[sizeof(u->name) + 8];
 
-	if (strset_get(&c->names, name) || cu_has(c, name, NULL, NULL))
+	if (strset_get(&c->names, name) || convert_ulogd_has(c, name, NULL, NULL))
 		return true;
 	for (int k = 0; u->split && k < CU_PG_PROTOS; k++) {
-		snprintf(p, sizeof(p), "%s_%s", name, cu_pg_protos[k]);
-		if (strset_get(&c->names, p) || cu_has(c, p, NULL, NULL))
+		snprintf(p, sizeof(p), "%s_%s", name, convert_ulogd_pg_protos[k]);
+		if (strset_get(&c->names, p) || convert_ulogd_has(c, p, NULL, NULL))
 			return true;
 	}
 	return false;
@@ -62,13 +62,13 @@ static void sluice_name(struct conv *c, struct uinst *u)
 			snprintf(u->name, sizeof(u->name), "%s_%u", base, k);
 	}
 	if (strset_add(&c->names, u->name, u, NULL) < 0)
-		cu_error_at(c, u->line, u->col, "out of memory");
+		convert_ulogd_error_at(c, u->line, u->col, "out of memory");
 	for (int k = 0; u->split && k < CU_PG_PROTOS; k++)
-		if (asprintf(&u->pname[k], "%s_%s", u->name, cu_pg_protos[k]) < 0) {
+		if (asprintf(&u->pname[k], "%s_%s", u->name, convert_ulogd_pg_protos[k]) < 0) {
 			u->pname[k] = NULL;	/* undefined after a failed asprintf() */
-			cu_error_at(c, u->line, u->col, "out of memory");
+			convert_ulogd_error_at(c, u->line, u->col, "out of memory");
 		} else if (strset_add(&c->names, u->pname[k], u, NULL) < 0) {
-			cu_error_at(c, u->line, u->col, "out of memory");
+			convert_ulogd_error_at(c, u->line, u->col, "out of memory");
 		}
 }
 
@@ -80,7 +80,7 @@ static void check_section(struct conv *c, struct uinst *u)
 
 	if (!s) {
 		if (u->p->section)
-			cu_error_at(c, u->line, u->col, "no [%s] section for %s:%s (ulogd2 does not "
+			convert_ulogd_error_at(c, u->line, u->col, "no [%s] section for %s:%s (ulogd2 does not "
 				 "start without it)", u->id, u->id, u->p->name);
 		return;
 	}
@@ -88,8 +88,8 @@ static void check_section(struct conv *c, struct uinst *u)
 		const struct ini_entry *e = &s->e[i];
 		void *first;
 
-		if (!cu_word_in(u->p->keys, e->key)) {
-			cu_error_at(c, e->line, e->col, "unknown key '%s' in [%s]: %s takes %s%s",
+		if (!convert_ulogd_word_in(u->p->keys, e->key)) {
+			convert_ulogd_error_at(c, e->line, e->col, "unknown key '%s' in [%s]: %s takes %s%s",
 				 e->key, u->id, u->p->name, *u->p->keys ? "" : "no keys",
 				 u->p->keys);
 			continue;
@@ -98,11 +98,11 @@ static void check_section(struct conv *c, struct uinst *u)
 		case 1:
 			break;
 		case 0:
-			cu_error_at(c, e->line, e->col, "'%s' set twice in [%s] (first on line %u)",
+			convert_ulogd_error_at(c, e->line, e->col, "'%s' set twice in [%s] (first on line %u)",
 				    e->key, u->id, ((const struct ini_entry *)first)->line);
 			break;
 		default:
-			cu_error_at(c, e->line, e->col, "out of memory");
+			convert_ulogd_error_at(c, e->line, e->col, "out of memory");
 		}
 	}
 	strset_free(&keys);
@@ -115,7 +115,7 @@ static struct uinst *get_inst(struct conv *c, const char *id, size_t len,
 	char *key = strndup(id, len);
 
 	if (!key) {
-		cu_error_at(c, line, col, "out of memory");
+		convert_ulogd_error_at(c, line, col, "out of memory");
 		return NULL;
 	}
 	first = strset_get(&c->ids, key);
@@ -126,7 +126,7 @@ static struct uinst *get_inst(struct conv *c, const char *id, size_t len,
 			return u;
 		}
 		if (u->p->role <= R_ACCT && p->role <= R_ACCT) {
-			cu_error_at(c, line, col, "input '%s' is %s here but %s on line %u",
+			convert_ulogd_error_at(c, line, col, "input '%s' is %s here but %s on line %u",
 				 u->id, p->name, u->p->name, u->line);
 			free(key);
 			return NULL;
@@ -138,7 +138,7 @@ static struct uinst *get_inst(struct conv *c, const char *id, size_t len,
 		u->same_id = first->same_id;
 		first->same_id = u;
 	} else if (strset_add(&c->ids, u->id, u, NULL) < 0) {
-		cu_error_at(c, line, col, "out of memory");
+		convert_ulogd_error_at(c, line, col, "out of memory");
 		return NULL;
 	}
 	u->p = p;
@@ -146,7 +146,7 @@ static struct uinst *get_inst(struct conv *c, const char *id, size_t len,
 	u->col = col;
 	u->sec = ulogd_ini_section(c->ini, u->id);
 	if (u->sec && !(u->seen = calloc(u->sec->n ? u->sec->n : 1, sizeof(*u->seen)))) {
-		cu_error_at(c, line, col, "out of memory");
+		convert_ulogd_error_at(c, line, col, "out of memory");
 		return NULL;
 	}
 	check_section(c, u);
@@ -158,7 +158,7 @@ static bool role_ok(struct conv *c, const struct ustack *s)
 	const struct ini_entry *e = s->e;
 
 	if (s->n < 2) {
-		cu_error_at(c, e->line, e->vcol, "a stack needs an input and an output");
+		convert_ulogd_error_at(c, e->line, e->vcol, "a stack needs an input and an output");
 		return false;
 	}
 	for (size_t i = 0; i < s->n; i++) {
@@ -166,7 +166,7 @@ static bool role_ok(struct conv *c, const struct ustack *s)
 		bool ok = i == 0 ? r <= R_ACCT : i == s->n - 1 ? r == R_OUT : r == R_FILTER;
 
 		if (!ok) {
-			cu_error_at(c, e->line, e->vcol, "%s:%s: a stack is an input, filters, then an "
+			convert_ulogd_error_at(c, e->line, e->vcol, "%s:%s: a stack is an input, filters, then an "
 				 "output", s->el[i]->id, s->el[i]->p->name);
 			return false;
 		}
@@ -191,14 +191,14 @@ static void parse_stack(struct conv *c, const struct ini_entry *e)
 			end = p + strlen(p);
 		colon = memchr(p, ':', (size_t)(end - p));
 		if (!colon || colon == p || colon + 1 == end) {
-			cu_error_at(c, e->line, col, "expected ID:PLUGIN, found '%.*s'", (int)(end - p), p);
+			convert_ulogd_error_at(c, e->line, col, "expected ID:PLUGIN, found '%.*s'", (int)(end - p), p);
 			return;
 		}
 		if (s->n == MAX_ELEMS) {
-			cu_error_at(c, e->line, col, "more than %d plugins in one stack", MAX_ELEMS);
+			convert_ulogd_error_at(c, e->line, col, "more than %d plugins in one stack", MAX_ELEMS);
 			return;
 		}
-		pl = cu_find_plug(colon + 1, (size_t)(end - colon - 1));
+		pl = convert_ulogd_find_plug(colon + 1, (size_t)(end - colon - 1));
 		if (!pl) {
 			snprintf(s->name, sizeof(s->name), "%.*s", (int)(end - colon - 1), colon + 1);
 			s->unknown = s->name;
@@ -222,17 +222,17 @@ static void convert_inst(struct conv *c, struct uinst *u)
 	}
 	c->o = open_memstream(&u->body, &u->bodylen);
 	if (!c->o) {
-		cu_error_at(c, u->line, u->col, "out of memory");
+		convert_ulogd_error_at(c, u->line, u->col, "out of memory");
 		return;
 	}
 	u->state = u->p->conv(c, u) < 0 || u->missing ? -1 : 1;
 	/* a key the conversion did not read is said, never dropped silently */
 	for (size_t i = 0; u->state == 1 && u->sec && i < u->sec->n; i++) {
 		const struct ini_entry *e = &u->sec->e[i];
-		const char *why = cu_ignored_why(u, e->key);
+		const char *why = convert_ulogd_ignored_why(u, e->key);
 
 		if (!u->seen[i])
-			cu_note(c, u, e->line, "%s=%s is not carried over%s%s", e->key, e->value,
+			convert_ulogd_note(c, u, e->line, "%s=%s is not carried over%s%s", e->key, e->value,
 				why ? ": " : "", why ? why : "");
 	}
 	fclose(c->o);
@@ -261,7 +261,7 @@ static void find_alias(struct conv *c, struct uinst *u)
 	if (!o)
 		return;
 	u->alias = o;
-	cu_note(c, u, u->line, "reads what [%s] reads (%s %" PRId64 "): its stacks use %s, and "
+	convert_ulogd_note(c, u, u->line, "reads what [%s] reads (%s %" PRId64 "): its stacks use %s, and "
 		"[%s]'s options", o->id, u->p->role == R_PKT ? "group" : "events",
 		u->p->role == R_PKT ? u->group : (int64_t)u->events, o->name, o->id);
 }
@@ -273,7 +273,7 @@ static const char *stack_problem(struct conv *c, struct ustack *s, char *buf, si
 
 	if (s->unknown) {
 		snprintf(buf, size, "%s is not a ulogd2 2.0.8 plugin", s->unknown);
-		cu_notconv(c, NULL, s->e->line, "stack uses %s", buf);
+		convert_ulogd_notconv(c, NULL, s->e->line, "stack uses %s", buf);
 		return buf;
 	}
 	for (size_t i = 0; i < s->n; i++)
@@ -288,7 +288,7 @@ static const char *stack_problem(struct conv *c, struct ustack *s, char *buf, si
 	    (strcmp(out->p->name, "IPFIX") == 0 && in->p->role != R_FLOW)) {
 		snprintf(buf, size, "%s takes %s, not what %s gives", out->p->name,
 			 in->p->role == R_PKT ? "flows" : "packets", in->p->name);
-		cu_notconv(c, NULL, s->e->line, "stack: %s", buf);
+		convert_ulogd_notconv(c, NULL, s->e->line, "stack: %s", buf);
 		return buf;
 	}
 	return NULL;
@@ -306,7 +306,7 @@ static void stack_name(struct conv *c, struct ustack *s, char *buf, size_t size,
 	while (first && strset_get(&c->stack_names, buf))
 		snprintf(buf, size, "%s_%s_%u", in, out, ++first->dups + 1);
 	if (strset_add(&c->stack_names, buf, s, NULL) < 0)
-		cu_error_at(c, s->e->line, s->e->vcol, "out of memory");
+		convert_ulogd_error_at(c, s->e->line, s->e->vcol, "out of memory");
 }
 
 /* One sluice stack of s, into out_name, behind the where expression `proto` if any. */
@@ -319,14 +319,14 @@ static void write_stack_line(struct conv *c, struct ustack *s, FILE *o, const ch
 	fprintf(o, "  %s: [%s", name, in->name);
 	/* an input read through another's instance keeps its own accept filters */
 	if (*s->el[0]->where)
-		fprintf(o, ", { plugin: where, expr: %s }", cu_yq(c, s->el[0]->where));
+		fprintf(o, ", { plugin: where, expr: %s }", convert_ulogd_yq(c, s->el[0]->where));
 	for (size_t i = 1; i + 1 < s->n; i++)
 		if (*s->el[i]->where)
-			fprintf(o, ", { plugin: where, expr: %s }", cu_yq(c, s->el[i]->where));
+			fprintf(o, ", { plugin: where, expr: %s }", convert_ulogd_yq(c, s->el[i]->where));
 	if (in->p->role == R_PKT && strcmp(out->p->name, "PCAP") != 0)
 		fprintf(o, ", decode");
 	if (proto)
-		fprintf(o, ", { plugin: where, expr: %s }", cu_yq(c, proto));
+		fprintf(o, ", { plugin: where, expr: %s }", convert_ulogd_yq(c, proto));
 	if (out->need == N_LINE) {
 		fprintf(o, ", logline");
 	} else if (out->need == N_JSON) {
@@ -360,15 +360,15 @@ static bool write_stack(struct conv *c, struct ustack *s, FILE *o)
 	for (int k = 0; k < CU_PG_PROTOS; k++) {
 		/* IN_OUT_PROTO (IN_OUT_2_PROTO...): the names of IN_OUT's stacks */
 		if (!(s->pname[k] = malloc(sizeof(s->name) + 8))) {
-			cu_error_at(c, s->e->line, s->e->vcol, "out of memory");
+			convert_ulogd_error_at(c, s->e->line, s->e->vcol, "out of memory");
 			return false;
 		}
-		stack_name(c, s, s->pname[k], sizeof(s->name) + 8, s->name, cu_pg_protos[k]);
-		snprintf(expr, sizeof(expr), "ip_proto == %s", cu_pg_protos[k]);
+		stack_name(c, s, s->pname[k], sizeof(s->name) + 8, s->name, convert_ulogd_pg_protos[k]);
+		snprintf(expr, sizeof(expr), "ip_proto == %s", convert_ulogd_pg_protos[k]);
 		write_stack_line(c, s, o, s->pname[k], expr, out->pname[k]);
 	}
-	snprintf(expr, sizeof(expr), "not (ip_proto in {%s, %s, %s, %s})", cu_pg_protos[0],
-		 cu_pg_protos[1], cu_pg_protos[2], cu_pg_protos[3]);
+	snprintf(expr, sizeof(expr), "not (ip_proto in {%s, %s, %s, %s})", convert_ulogd_pg_protos[0],
+		 convert_ulogd_pg_protos[1], convert_ulogd_pg_protos[2], convert_ulogd_pg_protos[3]);
 	write_stack_line(c, s, o, s->name, expr, out->name);
 	return true;
 }
@@ -410,7 +410,7 @@ static void write_instances(struct conv *c, FILE *o)
 					k < CU_PG_PROTOS ? u->pname[k] : u->name,
 					u->body ? u->body : "");
 				if (u->split)
-					cu_pg_columns(o, k < CU_PG_PROTOS ? k : -1);
+					convert_ulogd_pg_columns(o, k < CU_PG_PROTOS ? k : -1);
 			}
 		} else if (u->p->role != R_FILTER && !u->alias) {
 			fprintf(o, "  # [%s] (%s), %s:%u: %s\n", u->id, u->p->name, c->file, line,
@@ -437,7 +437,7 @@ static void write_daemon(struct conv *c, const struct ini_section *g, FILE *o)
 		return;
 	v = strtol(e->value, &end, 0);
 	if (!*e->value || *end || v < 0 || v > 8) {
-		cu_error_at(c, e->line, e->vcol, "loglevel: expected 1 (debug) to 8 (fatal), found "
+		convert_ulogd_error_at(c, e->line, e->vcol, "loglevel: expected 1 (debug) to 8 (fatal), found "
 			 "'%s'", e->value);
 		return;
 	}
@@ -463,17 +463,17 @@ static size_t read_global(struct conv *c, const struct ini_section *g, size_t *e
 			base = base ? base + 1 : e->value;
 			name = strrchr(base, '_');
 			if (!name || !strstr(name, ".so") ||
-			    !cu_find_plug(name + 1, (size_t)(strstr(name, ".so") - name - 1))) {
-				cu_note(c, NULL, e->line, "plugin=%s is not one of ulogd2 2.0.8's "
+			    !convert_ulogd_find_plug(name + 1, (size_t)(strstr(name, ".so") - name - 1))) {
+				convert_ulogd_note(c, NULL, e->line, "plugin=%s is not one of ulogd2 2.0.8's "
 				     "plugins; a stack using it is not converted", e->value);
 			}
 		} else if (strcmp(e->key, "logfile") && strcmp(e->key, "loglevel")) {
-			cu_error_at(c, e->line, e->col, "unknown key '%s' in [global] (expected plugin, "
+			convert_ulogd_error_at(c, e->line, e->col, "unknown key '%s' in [global] (expected plugin, "
 				 "stack, logfile or loglevel)", e->key);
 		}
 	}
 	if (!stacks)
-		cu_error_at(c, g->line, 1, "[global] has no stack= line: nothing to convert");
+		convert_ulogd_error_at(c, g->line, 1, "[global] has no stack= line: nothing to convert");
 	return stacks;
 }
 
@@ -484,7 +484,7 @@ static void write_yaml(struct conv *c, const struct ini_section *g, const char *
 	bool *used = calloc(c->ini->n + 1, sizeof(*used));	/* per section */
 
 	if (!used) {
-		cu_error_at(c, g->line, 1, "out of memory");
+		convert_ulogd_error_at(c, g->line, 1, "out of memory");
 		return;
 	}
 	fprintf(o, "# sluice configuration converted from %s by `sluice convert ulogd`.\n"
@@ -493,7 +493,7 @@ static void write_yaml(struct conv *c, const struct ini_section *g, const char *
 	if (c->res->not_converted)
 		fprintf(o, "# %u thing%s could not be converted: see the \"not converted\" "
 			"comments.\n", c->res->not_converted, c->res->not_converted == 1 ? "" : "s");
-	cu_unit_paths(c, o);
+	convert_ulogd_unit_paths(c, o);
 	used[g - c->ini->s] = true;
 	for (const struct uinst *u = c->u; u < c->u + c->nu; u++)
 		if (u->sec)
@@ -524,7 +524,7 @@ static int convert(struct conv *c)
 	FILE *so;
 
 	if (!g) {
-		cu_error_at(c, 1, 1, "no [global] section (with the stack= lines)");
+		convert_ulogd_error_at(c, 1, 1, "no [global] section (with the stack= lines)");
 		return -1;
 	}
 	nstacks = read_global(c, g, &elems);
@@ -532,7 +532,7 @@ static int convert(struct conv *c)
 	c->u = calloc(elems ? elems : 1, sizeof(*c->u));
 	c->by_group = calloc(65536, sizeof(*c->by_group));
 	if (!c->s || !c->u || !c->by_group) {
-		cu_error_at(c, 1, 1, "out of memory");
+		convert_ulogd_error_at(c, 1, 1, "out of memory");
 		return -1;
 	}
 	for (size_t i = 0; i < g->n && !c->res->errors; i++)
@@ -554,7 +554,7 @@ static int convert(struct conv *c)
 	c->res->stacks = converted;
 	/* `stacks: {}` is a configuration sluice -t refuses: write none */
 	if (!converted)
-		cu_notconv(c, NULL, g->line, "no stack could be converted");
+		convert_ulogd_notconv(c, NULL, g->line, "no stack could be converted");
 	else if (!c->res->errors)
 		write_yaml(c, g, stacks);
 	free(stacks);

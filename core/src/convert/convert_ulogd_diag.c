@@ -13,7 +13,7 @@
 #include "convert_ulogd.h"
 #include "convert_ulogd_int.h"
 
-void cu_error_at(struct conv *c, unsigned line, unsigned col, const char *fmt, ...)
+void convert_ulogd_error_at(struct conv *c, unsigned line, unsigned col, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -47,7 +47,7 @@ static void vwarn(struct conv *c, struct uinst *u, unsigned line, const char *wh
 }
 
 /* Something the user relied on that sluice will not do: comment, warning, --check fails. */
-void cu_notconv(struct conv *c, struct uinst *u, unsigned line, const char *fmt, ...)
+void convert_ulogd_notconv(struct conv *c, struct uinst *u, unsigned line, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -58,7 +58,7 @@ void cu_notconv(struct conv *c, struct uinst *u, unsigned line, const char *fmt,
 }
 
 /* Converted, but it behaves differently: comment and warning. */
-void cu_note(struct conv *c, struct uinst *u, unsigned line, const char *fmt, ...)
+void convert_ulogd_note(struct conv *c, struct uinst *u, unsigned line, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -69,7 +69,7 @@ void cu_note(struct conv *c, struct uinst *u, unsigned line, const char *fmt, ..
 }
 
 /* A comment in the instance's YAML only. */
-void cu_comment(struct conv *c, const char *fmt, ...)
+void convert_ulogd_comment(struct conv *c, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -81,7 +81,7 @@ void cu_comment(struct conv *c, const char *fmt, ...)
 }
 
 /* A YAML double-quoted scalar (the reader let through UTF-8 text and tabs only). */
-const char *cu_yq(struct conv *c, const char *s)
+const char *convert_ulogd_yq(struct conv *c, const char *s)
 {
 	char *d = c->q;
 

@@ -95,30 +95,30 @@ struct conv {
 };
 
 /* convert_ulogd_diag.c: diagnostics, and the YAML body of the instance being converted */
-void cu_error_at(struct conv *c, unsigned line, unsigned col, const char *fmt, ...)
+void convert_ulogd_error_at(struct conv *c, unsigned line, unsigned col, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 /* Something the user relied on that sluice will not do: comment, warning, --check fails. */
-void cu_notconv(struct conv *c, struct uinst *u, unsigned line, const char *fmt, ...)
+void convert_ulogd_notconv(struct conv *c, struct uinst *u, unsigned line, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 /* Converted, but it behaves differently: comment and warning. */
-void cu_note(struct conv *c, struct uinst *u, unsigned line, const char *fmt, ...)
+void convert_ulogd_note(struct conv *c, struct uinst *u, unsigned line, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
-void cu_comment(struct conv *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void convert_ulogd_comment(struct conv *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A YAML double-quoted scalar, in a buffer of c's (valid until the next call). */
-const char *cu_yq(struct conv *c, const char *s);
+const char *convert_ulogd_yq(struct conv *c, const char *s);
 
 /* convert_ulogd_plugins.c */
 /* The entry of the instance's section for key (NULL if none), marked as read. */
-const struct ini_entry *cu_ent(struct uinst *u, const char *key);
+const struct ini_entry *convert_ulogd_ent(struct uinst *u, const char *key);
 /* Why a key no sluice option takes is left out, or NULL. */
-const char *cu_ignored_why(const struct uinst *u, const char *key);
-bool cu_has(struct conv *c, const char *plugin, const char *option, const char *choice);
-const struct uplug *cu_find_plug(const char *name, size_t len);
-bool cu_word_in(const char *list, const char *w);
+const char *convert_ulogd_ignored_why(const struct uinst *u, const char *key);
+bool convert_ulogd_has(struct conv *c, const char *plugin, const char *option, const char *choice);
+const struct uplug *convert_ulogd_find_plug(const char *name, size_t len);
+bool convert_ulogd_word_in(const char *list, const char *w);
 /* The protocols a split output has an instance each for; the others get one more. */
-extern const char *const cu_pg_protos[CU_PG_PROTOS];
+extern const char *const convert_ulogd_pg_protos[CU_PG_PROTOS];
 /* The columns map (and a comment) of a split output's instance for proto, -1: the others. */
-void cu_pg_columns(FILE *o, int proto);
+void convert_ulogd_pg_columns(FILE *o, int proto);
 
 /*
  * convert_ulogd_unit.c: the files the used outputs write outside what the
@@ -126,6 +126,6 @@ void cu_pg_columns(FILE *o, int proto);
  * the commands and drop-in that give it those directories, as comments
  * into o and on c->diag.
  */
-void cu_unit_paths(struct conv *c, FILE *o);
+void convert_ulogd_unit_paths(struct conv *c, FILE *o);
 
 #endif

@@ -3,7 +3,7 @@
  * What each ulogd2 2.0.8 plugin becomes in sluice: its keys (an unknown
  * one is an error in convert_ulogd.c), and a function per plugin that
  * writes the sluice instance's options from the ulogd section, asking the
- * build's plugins through cu_has() whether each option exists.  The
+ * build's plugins through convert_ulogd_has() whether each option exists.  The
  * mapping is documented in docs/MIGRATING.md.
  */
 #include <ctype.h>
@@ -18,7 +18,7 @@
 #include "convert_ulogd.h"
 #include "convert_ulogd_int.h"
 
-bool cu_has(struct conv *c, const char *plugin, const char *option, const char *choice)
+bool convert_ulogd_has(struct conv *c, const char *plugin, const char *option, const char *choice)
 {
 	return c->caps->has(c->caps->ctx, plugin, option, choice) == 1;
 }
@@ -29,16 +29,16 @@ static bool opt(struct conv *c, struct uinst *u, const char *plugin, const char 
 {
 	va_list ap;
 
-	if (!cu_has(c, plugin, option, NULL)) {
+	if (!convert_ulogd_has(c, plugin, option, NULL)) {
 		if (u->missing)
 			return false;
-		u->missing = !cu_has(c, plugin, NULL, NULL);
+		u->missing = !convert_ulogd_has(c, plugin, NULL, NULL);
 		if (u->missing)
-			cu_notconv(c, u, u->sec ? u->sec->line : u->line, "no plugin %s on the "
+			convert_ulogd_notconv(c, u, u->sec ? u->sec->line : u->line, "no plugin %s on the "
 				"plugin search path ($SLUICE_PLUGIN_PATH, then the built-in one)",
 				plugin);
 		else
-			cu_notconv(c, u, u->sec ? u->sec->line : u->line,
+			convert_ulogd_notconv(c, u, u->sec ? u->sec->line : u->line,
 				"this build's %s has no option '%s'", plugin, option);
 		return false;
 	}
@@ -50,7 +50,7 @@ static bool opt(struct conv *c, struct uinst *u, const char *plugin, const char 
 	return true;
 }
 
-const struct ini_entry *cu_ent(struct uinst *u, const char *key)
+const struct ini_entry *convert_ulogd_ent(struct uinst *u, const char *key)
 {
 	const struct ini_entry *e = ulogd_ini_get(u->sec, key);
 
@@ -61,14 +61,14 @@ const struct ini_entry *cu_ent(struct uinst *u, const char *key)
 
 static unsigned line_of(struct uinst *u, const char *key)
 {
-	const struct ini_entry *e = cu_ent(u, key);
+	const struct ini_entry *e = convert_ulogd_ent(u, key);
 
 	return e ? e->line : u->sec ? u->sec->line : u->line;
 }
 
 static const char *str(struct uinst *u, const char *key, const char *def)
 {
-	const struct ini_entry *e = cu_ent(u, key);
+	const struct ini_entry *e = convert_ulogd_ent(u, key);
 
 	return e ? e->value : def;
 }
@@ -77,7 +77,7 @@ static const char *str(struct uinst *u, const char *key, const char *def)
 static int num(struct conv *c, struct uinst *u, const char *key, int64_t def,
 	       int64_t min, int64_t max, int64_t *out)
 {
-	const struct ini_entry *e = cu_ent(u, key);
+	const struct ini_entry *e = convert_ulogd_ent(u, key);
 	char *end;
 	long long v;
 
@@ -87,7 +87,7 @@ static int num(struct conv *c, struct uinst *u, const char *key, int64_t def,
 	errno = 0;
 	v = strtoll(e->value, &end, 0);
 	if (!*e->value || *end || errno || v < min || v > max) {
-		cu_error_at(c, e->line, e->vcol, "[%s] %s: expected an integer from %" PRId64
+		convert_ulogd_error_at(c, e->line, e->vcol, "[%s] %s: expected an integer from %" PRId64
 			 " to %" PRId64 ", found '%s'", u->id, key, min, max, e->value);
 		return -1;
 	}
@@ -101,7 +101,7 @@ static int64_t clamp(struct conv *c, struct uinst *u, const char *key, int64_t v
 	int64_t r = v < lo ? lo : v > hi ? hi : v;
 
 	if (r != v)
-		cu_note(c, u, line_of(u, key), "%s=%" PRId64 " is outside sluice's range; %" PRId64
+		convert_ulogd_note(c, u, line_of(u, key), "%s=%" PRId64 " is outside sluice's range; %" PRId64
 		     "%s used", key, v, r, unit);
 	return r;
 }
@@ -123,7 +123,7 @@ static int conv_nflog(struct conv *c, struct uinst *u)
 	if (num(c, u, "netlink_socket_buffer_size", 0, 0, INT32_MAX, &v) |
 	    num(c, u, "netlink_socket_buffer_maxsize", 0, 0, INT32_MAX, &max)) {
 		if (max > v) {
-			cu_comment(c, "ulogd grew its buffer up to netlink_socket_buffer_maxsize "
+			convert_ulogd_comment(c, "ulogd grew its buffer up to netlink_socket_buffer_maxsize "
 				"on ENOBUFS; sluice sets the largest at start");
 			v = max;
 		}
@@ -136,11 +136,11 @@ static int conv_nflog(struct conv *c, struct uinst *u)
 		opt(c, u, "nflog", "qtimeout", "%" PRId64 "ms",
 		    clamp(c, u, "netlink_qtimeout", v, 1, 360000, "0ms") * 10);
 	if (num(c, u, "numeric_label", 0, INT32_MIN, INT32_MAX, &v) > 0 && v)
-		cu_notconv(c, u, line_of(u, "numeric_label"),
+		convert_ulogd_notconv(c, u, line_of(u, "numeric_label"),
 			"numeric_label=%" PRId64 " (the label JSON's boolean_label reads): sluice "
 			"records carry no label; tell rules apart by their log prefix", v);
-	if (cu_ent(u, "bind") || cu_ent(u, "unbind"))
-		cu_comment(c, "bind/unbind: not needed; sluice binds its group and never unbinds "
+	if (convert_ulogd_ent(u, "bind") || convert_ulogd_ent(u, "unbind"))
+		convert_ulogd_comment(c, "bind/unbind: not needed; sluice binds its group and never unbinds "
 			"the kernel's log handlers");
 	/* both read, so a bad value in either is reported */
 	have = num(c, u, "seq_local", 0, 0, 1, &v) > 0 && v;
@@ -154,7 +154,7 @@ static int conv_nflog(struct conv *c, struct uinst *u)
 /* A comma-separated list of addresses and prefixes as a where set; false if not one. */
 static bool addr_set(struct conv *c, struct uinst *u, const char *key, const char *field)
 {
-	const struct ini_entry *e = cu_ent(u, key);
+	const struct ini_entry *e = convert_ulogd_ent(u, key);
 	size_t len = strlen(u->where);
 	const char *p;
 
@@ -164,7 +164,7 @@ static bool addr_set(struct conv *c, struct uinst *u, const char *key, const cha
 		if (!isxdigit((unsigned char)*p) && !strchr(".:/,", *p))
 			break;
 	if (*p || !*e->value) {
-		cu_error_at(c, e->line, e->vcol + (unsigned)(p - e->value),
+		convert_ulogd_error_at(c, e->line, e->vcol + (unsigned)(p - e->value),
 			 "[%s] %s: expected addresses and prefixes separated by ','", u->id, key);
 		return false;
 	}
@@ -180,23 +180,23 @@ static void nfct_events(struct conv *c, struct uinst *u, int64_t mask, int64_t h
 	char list[64] = "";
 
 	if (hash && (mask & 4)) {
-		cu_comment(c, "ulogd's hash (hash_enable=1) logs each connection once, at its end");
+		convert_ulogd_comment(c, "ulogd's hash (hash_enable=1) logs each connection once, at its end");
 		u->events = 4;
 	} else {
 		u->events = (unsigned)mask & 7;
 		if (hash)
-			cu_note(c, u, line_of(u, "event_mask"), "hash_enable=1 without the destroy "
+			convert_ulogd_note(c, u, line_of(u, "event_mask"), "hash_enable=1 without the destroy "
 			     "event: sluice reports the events of event_mask as they come");
 	}
 	if (mask & ~7)
-		cu_note(c, u, line_of(u, "event_mask"), "event_mask bits 0x%" PRIx64 " are not "
+		convert_ulogd_note(c, u, line_of(u, "event_mask"), "event_mask bits 0x%" PRIx64 " are not "
 		     "conntrack events sluice knows (1 new, 2 update, 4 destroy)", mask & ~7);
 	for (unsigned b = 0; b < 3; b++)
 		if (u->events & (1u << b))
 			snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
 				 *list ? ", " : "", ct_event_names[b]);
 	if (!u->events) {
-		cu_notconv(c, u, line_of(u, "event_mask"), "event_mask=0x%" PRIx64 " names no "
+		convert_ulogd_notconv(c, u, line_of(u, "event_mask"), "event_mask=0x%" PRIx64 " names no "
 			"event", mask);
 		return;
 	}
@@ -214,13 +214,13 @@ static int conv_nfct(struct conv *c, struct uinst *u)
 		return -1;
 	nfct_events(c, u, mask, hash);
 	if (num(c, u, "pollinterval", 0, 0, INT32_MAX, &v) > 0 && v)
-		cu_notconv(c, u, line_of(u, "pollinterval"), "pollinterval=%" PRId64 ": sluice "
+		convert_ulogd_notconv(c, u, line_of(u, "pollinterval"), "pollinterval=%" PRId64 ": sluice "
 			"reads conntrack events, it has no polling mode", v);
 	if (num(c, u, "hash_max_entries", 0, 0, INT32_MAX, &v) > 0)
 		opt(c, u, "nfct", "track_max", "%" PRId64,
 		    clamp(c, u, "hash_max_entries", v, 1024, 268435456, ""));
-	if (cu_ent(u, "hash_buckets"))
-		cu_comment(c, "hash_buckets: sluice sizes its table from track_max");
+	if (convert_ulogd_ent(u, "hash_buckets"))
+		convert_ulogd_comment(c, "hash_buckets: sluice sizes its table from track_max");
 	if (num(c, u, "netlink_socket_buffer_size", 0, 0, INT32_MAX, &v) |
 	    num(c, u, "netlink_socket_buffer_maxsize", 0, 0, INT32_MAX, &max)) {
 		if (max > v)
@@ -228,14 +228,14 @@ static int conv_nfct(struct conv *c, struct uinst *u)
 		opt(c, u, "nfct", "netlink_buffer", "%" PRId64,
 		    clamp(c, u, "netlink_socket_buffer_size", v, 4096, 1 << 30, " bytes"));
 	}
-	if (cu_ent(u, "netlink_resync_timeout"))
-		cu_comment(c, "netlink_resync_timeout: sluice dumps the table at once after ENOBUFS");
+	if (convert_ulogd_ent(u, "netlink_resync_timeout"))
+		convert_ulogd_comment(c, "netlink_resync_timeout: sluice dumps the table at once after ENOBUFS");
 	if (num(c, u, "reliable", 0, 0, 1, &v) > 0 && v)
 		opt(c, u, "nfct", "reliable", "true");
-	if ((e = cu_ent(u, "accept_proto_filter"))) {
+	if ((e = convert_ulogd_ent(u, "accept_proto_filter"))) {
 		for (const char *p = e->value; *p; p++)
 			if (!isalnum((unsigned char)*p) && *p != ',' && *p != '-') {
-				cu_error_at(c, e->line, e->vcol + (unsigned)(p - e->value),
+				convert_ulogd_error_at(c, e->line, e->vcol + (unsigned)(p - e->value),
 					 "[%s] accept_proto_filter: expected protocol names "
 					 "separated by ','", u->id);
 				return -1;
@@ -246,7 +246,7 @@ static int conv_nfct(struct conv *c, struct uinst *u)
 	    !addr_set(c, u, "accept_dst_filter", "orig_dst"))
 		return -1;
 	if (*u->where)
-		cu_comment(c, "accept_src/dst_filter: a where filter after it in each stack");
+		convert_ulogd_comment(c, "accept_src/dst_filter: a where filter after it in each stack");
 	return 0;
 }
 
@@ -254,8 +254,8 @@ static int conv_nfacct(struct conv *c, struct uinst *u)
 {
 	int64_t v;
 
-	if (!cu_has(c, "nfacct", NULL, NULL)) {
-		cu_notconv(c, u, u->line, "this build has no nfacct input (the input that polls "
+	if (!convert_ulogd_has(c, "nfacct", NULL, NULL)) {
+		convert_ulogd_notconv(c, u, u->line, "this build has no nfacct input (the input that polls "
 			"nfacct objects is on its way)");
 		return -1;
 	}
@@ -267,18 +267,18 @@ static int conv_nfacct(struct conv *c, struct uinst *u)
 	if (num(c, u, "zerocounter", 1, 0, 1, &v) < 0)
 		return -1;
 	opt(c, u, "nfacct", "reset", "%s", v ? "true" : "false");
-	if (cu_ent(u, "timestamp"))
-		cu_comment(c, "timestamp: every sluice record has its time");
+	if (convert_ulogd_ent(u, "timestamp"))
+		convert_ulogd_comment(c, "timestamp: every sluice record has its time");
 	return 0;
 }
 
 static int conv_gone(struct conv *c, struct uinst *u)
 {
 	if (strcmp(u->p->name, "ULOG") == 0)
-		cu_notconv(c, u, u->line, "the ULOG target left Linux in 3.17; log to an NFLOG "
+		convert_ulogd_notconv(c, u, u->line, "the ULOG target left Linux in 3.17; log to an NFLOG "
 			"group (nft `log group N`, iptables -j NFLOG) and read it with nflog");
 	else
-		cu_notconv(c, u, u->line, "sluice has no input for NuFW's unix socket (UNIXSOCK)");
+		convert_ulogd_notconv(c, u, u->line, "sluice has no input for NuFW's unix socket (UNIXSOCK)");
 	return -1;
 }
 
@@ -294,7 +294,7 @@ static int conv_mark(struct conv *c, struct uinst *u)
 	    num(c, u, "mask", 0xffffffff, 0, UINT32_MAX, &mask) < 0)
 		return -1;
 	if (mark & ~mask) {
-		cu_notconv(c, u, line_of(u, "mark"), "mark=0x%" PRIx64 " has bits outside "
+		convert_ulogd_notconv(c, u, line_of(u, "mark"), "mark=0x%" PRIx64 " has bits outside "
 			"mask=0x%" PRIx64 ": ulogd's filter never matched", mark, mask);
 		return -1;
 	}
@@ -309,8 +309,8 @@ static int conv_mark(struct conv *c, struct uinst *u)
 		if (ones & (1u << b))
 			len += (size_t)snprintf(u->where + len, sizeof(u->where) - len,
 						"%smark & 0x%" PRIx32, len ? " and " : "", 1u << b);
-	if (!cu_has(c, "where", NULL, NULL)) {
-		cu_notconv(c, u, u->line, "this build has no where filter for mark/mask");
+	if (!convert_ulogd_has(c, "where", NULL, NULL)) {
+		convert_ulogd_notconv(c, u, u->line, "this build has no where filter for mark/mask");
 		return -1;
 	}
 	return 0;
@@ -318,7 +318,7 @@ static int conv_mark(struct conv *c, struct uinst *u)
 
 static int conv_pwsniff(struct conv *c, struct uinst *u)
 {
-	cu_notconv(c, u, u->line, "sluice does not extract FTP/POP3 passwords (PWSNIFF); "
+	convert_ulogd_notconv(c, u, u->line, "sluice does not extract FTP/POP3 passwords (PWSNIFF); "
 		"the stack logs without pwsniff.user/pass");
 	return 0;
 }
@@ -334,26 +334,26 @@ static int conv_logemu(struct conv *c, struct uinst *u)
 
 	fprintf(c->o, "    plugin: file\n");
 	u->wfile = str(u, "file", def);
-	opt(c, u, "file", "file", "%s", cu_yq(c, u->wfile));
+	opt(c, u, "file", "file", "%s", convert_ulogd_yq(c, u->wfile));
 	if (num(c, u, "sync", 0, 0, 1, &v) > 0 && v)
 		opt(c, u, "file", "sync", "true");
 	u->need = N_LINE;
 	if (strcmp(u->p->name, "GPRINT") == 0)
-		cu_note(c, u, u->line, "GPRINT's key=value lists become the kernel LOG line "
+		convert_ulogd_note(c, u, u->line, "GPRINT's key=value lists become the kernel LOG line "
 		     "(packets) or conntrack -E's line (flows): update what parses the file");
 	else if (strcmp(u->p->name, "OPRINT") == 0)
-		cu_note(c, u, u->line, "OPRINT's multi-line dump becomes one kernel LOG line "
+		convert_ulogd_note(c, u, u->line, "OPRINT's multi-line dump becomes one kernel LOG line "
 		     "per packet");
 	if (strcmp(u->p->name, "LOGEMU") != 0)
 		return num(c, u, "timestamp", 0, 0, 1, &v) < 0 ? -1 : 0;
-	if (cu_has(c, "file", "line_header", "syslog")) {
-		cu_comment(c, "LOGEMU's \"Dec  1 05:53:27 host\" in front of each line");
+	if (convert_ulogd_has(c, "file", "line_header", "syslog")) {
+		convert_ulogd_comment(c, "LOGEMU's \"Dec  1 05:53:27 host\" in front of each line");
 		opt(c, u, "file", "line_header", "syslog");
 		opt(c, u, "file", "header_tag", "\"\"   # no 'kernel:' tag, as LOGEMU");
 	} else {
-		cu_comment(c, "line_header: syslog  (the option that writes LOGEMU's date and host "
+		convert_ulogd_comment(c, "line_header: syslog  (the option that writes LOGEMU's date and host "
 			"is on its way)");
-		cu_notconv(c, u, u->line, "LOGEMU's \"MMM dd HH:MM:SS host\" in front of each line: "
+		convert_ulogd_notconv(c, u, u->line, "LOGEMU's \"MMM dd HH:MM:SS host\" in front of each line: "
 			"this build's file output has no line_header option");
 	}
 	return 0;
@@ -380,9 +380,9 @@ static int conv_syslog(struct conv *c, struct uinst *u)
 	const char *fs = syslog_name(f, fac), *ls = syslog_name(l, sev);
 
 	if (!fs || !ls) {
-		const struct ini_entry *e = cu_ent(u, fs ? "level" : "facility");
+		const struct ini_entry *e = convert_ulogd_ent(u, fs ? "level" : "facility");
 
-		cu_error_at(c, e->line, e->vcol, "[%s] %s: expected %s, found '%s'", u->id, e->key,
+		convert_ulogd_error_at(c, e->line, e->vcol, "[%s] %s: expected %s, found '%s'", u->id, e->key,
 			 fs ? "LOG_EMERG ... LOG_DEBUG" : "LOG_KERN, LOG_USER ... LOG_LOCAL7",
 			 e->value);
 		return -1;
@@ -390,15 +390,15 @@ static int conv_syslog(struct conv *c, struct uinst *u)
 	fprintf(c->o, "    plugin: syslog\n");
 	if (strcmp(fs, "kern") == 0) {
 		/* LOG_KERN is 0, which libc's syslog() replaces by openlog's default. */
-		cu_comment(c, "facility=%s: libc's syslog() sent ulogd's messages as 'user'", f);
+		convert_ulogd_comment(c, "facility=%s: libc's syslog() sent ulogd's messages as 'user'", f);
 		fs = "user";
 	}
-	if (cu_has(c, "syslog", "facility", fs) || !cu_has(c, "syslog", NULL, NULL))
+	if (convert_ulogd_has(c, "syslog", "facility", fs) || !convert_ulogd_has(c, "syslog", NULL, NULL))
 		opt(c, u, "syslog", "facility", "%s", fs);
 	else
-		cu_notconv(c, u, line_of(u, "facility"), "this build's syslog has no facility %s", fs);
+		convert_ulogd_notconv(c, u, line_of(u, "facility"), "this build's syslog has no facility %s", fs);
 	opt(c, u, "syslog", "severity", "%s", ls);
-	cu_comment(c, "the tag ulogd's messages had, for the rules that sort them");
+	convert_ulogd_comment(c, "the tag ulogd's messages had, for the rules that sort them");
 	opt(c, u, "syslog", "app_name", "ulogd");
 	u->need = N_LINE;
 	return 0;
@@ -412,21 +412,21 @@ static int json_socket(struct conv *c, struct uinst *u, const char *mode)
 	fprintf(c->o, "    plugin: syslog\n");
 	if (strcmp(mode, "unix") == 0) {
 		opt(c, u, "syslog", "transport", "unix");
-		opt(c, u, "syslog", "address", "%s", cu_yq(c, str(u, "file", "/var/run/ulogd.socket")));
-		cu_note(c, u, line_of(u, "mode"), "ulogd wrote bare JSON lines to a unix stream "
+		opt(c, u, "syslog", "address", "%s", convert_ulogd_yq(c, str(u, "file", "/var/run/ulogd.socket")));
+		convert_ulogd_note(c, u, line_of(u, "mode"), "ulogd wrote bare JSON lines to a unix stream "
 		     "socket; sluice sends each object as a syslog datagram (RFC 3164 header)");
 		return 0;
 	}
 	if (!host) {
-		cu_notconv(c, u, line_of(u, "mode"), "mode=%s without host", mode);
+		convert_ulogd_notconv(c, u, line_of(u, "mode"), "mode=%s without host", mode);
 		return -1;
 	}
 	opt(c, u, "syslog", "transport", "%s", mode);
 	snprintf(addr, sizeof(addr), strchr(host, ':') ? "[%s]:%s" : "%s:%s", host, port);
-	opt(c, u, "syslog", "address", "%s", cu_yq(c, addr));
+	opt(c, u, "syslog", "address", "%s", convert_ulogd_yq(c, addr));
 	if (strcmp(mode, "tcp") == 0)
 		opt(c, u, "syslog", "framing", "lf");
-	cu_note(c, u, line_of(u, "mode"), "ulogd sent bare JSON over %s; sluice sends each "
+	convert_ulogd_note(c, u, line_of(u, "mode"), "ulogd sent bare JSON over %s; sluice sends each "
 	     "object as a syslog message (RFC 3164 header, then the JSON)", mode);
 	return 0;
 }
@@ -439,16 +439,16 @@ static int conv_json(struct conv *c, struct uinst *u)
 
 	if (strcmp(mode, "file") && strcmp(mode, "udp") && strcmp(mode, "tcp") &&
 	    strcmp(mode, "unix")) {
-		const struct ini_entry *e = cu_ent(u, "mode");
+		const struct ini_entry *e = convert_ulogd_ent(u, "mode");
 
-		cu_error_at(c, e->line, e->vcol, "[%s] mode: expected file, udp, tcp or unix, "
+		convert_ulogd_error_at(c, e->line, e->vcol, "[%s] mode: expected file, udp, tcp or unix, "
 			 "found '%s'", u->id, mode);
 		return -1;
 	}
 	if (strcmp(mode, "file") == 0) {
 		fprintf(c->o, "    plugin: file\n");
 		u->wfile = str(u, "file", "/var/log/ulogd.json");
-		opt(c, u, "file", "file", "%s", cu_yq(c, u->wfile));
+		opt(c, u, "file", "file", "%s", convert_ulogd_yq(c, u->wfile));
 		if (num(c, u, "sync", 0, 0, 1, &v) > 0 && v)
 			opt(c, u, "file", "sync", "true");
 		ret = 0;
@@ -456,20 +456,20 @@ static int conv_json(struct conv *c, struct uinst *u)
 		ret = json_socket(c, u, mode);
 	}
 	u->need = N_JSON;
-	if (dev && cu_has(c, "json", "host", NULL))
-		snprintf(u->json_el, sizeof(u->json_el), "{ plugin: json, host: %s }", cu_yq(c, dev));
+	if (dev && convert_ulogd_has(c, "json", "host", NULL))
+		snprintf(u->json_el, sizeof(u->json_el), "{ plugin: json, host: %s }", convert_ulogd_yq(c, dev));
 	else if (dev)
-		cu_notconv(c, u, line_of(u, "device"), "this build's json has no option 'host'");
+		convert_ulogd_notconv(c, u, line_of(u, "device"), "this build's json has no option 'host'");
 	else
 		strcpy(u->json_el, "json");
 	if (num(c, u, "boolean_label", 0, 0, 1, &v) > 0 && v)
-		cu_notconv(c, u, line_of(u, "boolean_label"), "boolean_label: sluice records "
+		convert_ulogd_notconv(c, u, line_of(u, "boolean_label"), "boolean_label: sluice records "
 			"carry no numeric label (NFLOG numeric_label)");
 	if (num(c, u, "eventv1", 0, 0, 1, &v) > 0 && v)
-		cu_notconv(c, u, line_of(u, "eventv1"), "eventv1's @version/@timestamp layout; "
+		convert_ulogd_notconv(c, u, line_of(u, "eventv1"), "eventv1's @version/@timestamp layout; "
 			"sluice writes docs/JSON.md's keys (json schema: ecs for Elastic)");
 	if (num(c, u, "timestamp", 1, 0, 1, &v) > 0 && !v)
-		cu_note(c, u, line_of(u, "timestamp"), "timestamp=0: sluice's objects always "
+		convert_ulogd_note(c, u, line_of(u, "timestamp"), "timestamp=0: sluice's objects always "
 		     "have their \"timestamp\"");
 	return ret;
 }
@@ -480,8 +480,8 @@ static int conv_pcap(struct conv *c, struct uinst *u)
 
 	fprintf(c->o, "    plugin: pcap\n");
 	u->wfile = str(u, "file", "/var/log/ulogd.pcap");
-	opt(c, u, "pcap", "file", "%s", cu_yq(c, u->wfile));
-	cu_comment(c, "ulogd's link type; 'nflog' would keep prefix, interfaces and mark too");
+	opt(c, u, "pcap", "file", "%s", convert_ulogd_yq(c, u->wfile));
+	convert_ulogd_comment(c, "ulogd's link type; 'nflog' would keep prefix, interfaces and mark too");
 	opt(c, u, "pcap", "linktype", "raw");
 	if (num(c, u, "sync", 0, 0, 1, &v) > 0 && v)
 		opt(c, u, "pcap", "sync", "true");
@@ -496,21 +496,21 @@ static int conv_ipfix(struct conv *c, struct uinst *u)
 	int64_t v;
 
 	if (!host) {
-		cu_notconv(c, u, u->line, "no host: ulogd had no collector to send to");
+		convert_ulogd_notconv(c, u, u->line, "no host: ulogd had no collector to send to");
 		return -1;
 	}
 	fprintf(c->o, "    plugin: ipfix\n");
 	snprintf(addr, sizeof(addr), strchr(host, ':') ? "[%s]:%s" : "%s:%s", host, port);
-	opt(c, u, "ipfix", "address", "%s", cu_yq(c, addr));
+	opt(c, u, "ipfix", "address", "%s", convert_ulogd_yq(c, addr));
 	if (strcmp(proto, "udp") != 0)
-		cu_notconv(c, u, line_of(u, "proto"), "proto=%s: sluice exports IPFIX over UDP "
+		convert_ulogd_notconv(c, u, line_of(u, "proto"), "proto=%s: sluice exports IPFIX over UDP "
 			"only", proto);
 	if (num(c, u, "oid", 0, 0, UINT32_MAX, &v) > 0)
 		opt(c, u, "ipfix", "observation_domain", "%" PRId64, v);
 	if (num(c, u, "mtu", 0, 0, INT32_MAX, &v) > 0)
 		opt(c, u, "ipfix", "mtu", "%" PRId64, clamp(c, u, "mtu", v, 256, 65000, ""));
-	if (cu_ent(u, "send_template"))
-		cu_comment(c, "send_template: sluice resends its templates every template_interval");
+	if (convert_ulogd_ent(u, "send_template"))
+		convert_ulogd_comment(c, "send_template: sluice resends its templates every template_interval");
 	return 0;
 }
 
@@ -583,13 +583,13 @@ static const char *const pg_proto_cols[CU_PG_PROTOS] = {
 	"      icmpv6_echoseq: icmp_seq",
 };
 
-const char *const cu_pg_protos[CU_PG_PROTOS] = { "tcp", "udp", "icmp", "icmpv6" };
+const char *const convert_ulogd_pg_protos[CU_PG_PROTOS] = { "tcp", "udp", "icmp", "icmpv6" };
 
-void cu_pg_columns(FILE *o, int proto)
+void convert_ulogd_pg_columns(FILE *o, int proto)
 {
 	if (proto >= 0)
 		fprintf(o, "    # ulog2's %s columns; this stack's where keeps %s packets only\n",
-			cu_pg_protos[proto], cu_pg_protos[proto]);
+			convert_ulogd_pg_protos[proto], convert_ulogd_pg_protos[proto]);
 	else
 		fprintf(o, "    # the other protocols' packets (GRE, ESP, SCTP...): the common "
 			"columns; sctp_sport, sctp_dport stay NULL\n");
@@ -601,26 +601,26 @@ void cu_pg_columns(FILE *o, int proto)
 /* The converted stack keeps writing into the table ulogd2 wrote. */
 static void ulogd_columns(struct conv *c, struct uinst *u, bool pg, bool flows)
 {
-	if (!cu_has(c, "sql", "columns", NULL)) {
-		cu_notconv(c, u, u->line, "this build's sql has no option 'columns' for ulogd2's "
+	if (!convert_ulogd_has(c, "sql", "columns", NULL)) {
+		convert_ulogd_notconv(c, u, u->line, "this build's sql has no option 'columns' for ulogd2's "
 			   "table");
 		return;
 	}
-	cu_comment(c, "the columns of ulogd2's %s (%s): edit them to your table's",
+	convert_ulogd_comment(c, "the columns of ulogd2's %s (%s): edit them to your table's",
 		   pg ? (flows ? "ulog2_ct" : "ulog2") : (flows ? "ulog_ct" : "ulog_pkt"),
 		   pg ? "pgsql-ulogd2-flat.sql" : "sqlite3.table");
 	if (u->split) {
-		/* the maps follow, one per instance (cu_pg_columns) */
-		cu_comment(c, "one sql instance per protocol (%s, %s, %s, %s, others), so five "
-			   "connections to the database", cu_pg_protos[0], cu_pg_protos[1],
-			   cu_pg_protos[2], cu_pg_protos[3]);
+		/* the maps follow, one per instance (convert_ulogd_pg_columns) */
+		convert_ulogd_comment(c, "one sql instance per protocol (%s, %s, %s, %s, others), so five "
+			   "connections to the database", convert_ulogd_pg_protos[0], convert_ulogd_pg_protos[1],
+			   convert_ulogd_pg_protos[2], convert_ulogd_pg_protos[3]);
 		return;
 	}
 	fprintf(c->o, "    columns:\n      %s\n", ulogd_cols[pg][flows]);
 	if (!pg && !flows)
-		cu_comment(c, "raw_pktcount (always 1) stays NULL");
+		convert_ulogd_comment(c, "raw_pktcount (always 1) stays NULL");
 	else if (!pg)
-		cu_comment(c, "orig_ip_saddr, orig_ip_daddr (IPv4 as integers), icmp_type, "
+		convert_ulogd_comment(c, "orig_ip_saddr, orig_ip_daddr (IPv4 as integers), icmp_type, "
 			   "icmp_code stay NULL");
 }
 
@@ -631,46 +631,46 @@ static int conv_sql(struct conv *c, struct uinst *u)
 	char dsn[2048] = "";
 
 	if (!pg && strcmp(u->p->name, "SQLITE3") != 0) {
-		cu_notconv(c, u, u->line, "sluice's sql output speaks PostgreSQL and SQLite, not %s",
+		convert_ulogd_notconv(c, u, u->line, "sluice's sql output speaks PostgreSQL and SQLite, not %s",
 			strcmp(u->p->name, "DBI") == 0 ? "libdbi" : "MySQL");
 		return -1;
 	}
-	if (!cu_has(c, "sql", NULL, NULL)) {
-		cu_notconv(c, u, u->line, "this build has no sql output (PostgreSQL and SQLite; on "
+	if (!convert_ulogd_has(c, "sql", NULL, NULL)) {
+		convert_ulogd_notconv(c, u, u->line, "this build has no sql output (PostgreSQL and SQLite; on "
 			"its way)");
 		return -1;
 	}
 	fprintf(c->o, "    plugin: sql\n");
 	if (!opt(c, u, "sql", "driver", pg ? "postgresql" : "sqlite"))
 		return -1;
-	if (pg && cu_ent(u, "connstring")) {
-		opt(c, u, "sql", "dsn", "%s", cu_yq(c, str(u, "connstring", "")));
+	if (pg && convert_ulogd_ent(u, "connstring")) {
+		opt(c, u, "sql", "dsn", "%s", convert_ulogd_yq(c, str(u, "connstring", "")));
 	} else if (pg) {
 		pq_pair(dsn, sizeof(dsn), "host", str(u, "host", NULL));
 		pq_pair(dsn, sizeof(dsn), "port", str(u, "port", NULL));
 		pq_pair(dsn, sizeof(dsn), "dbname", str(u, "db", NULL));
 		pq_pair(dsn, sizeof(dsn), "user", str(u, "user", NULL));
 		pq_pair(dsn, sizeof(dsn), "password", str(u, "pass", NULL));
-		opt(c, u, "sql", "dsn", "%s", cu_yq(c, dsn));
+		opt(c, u, "sql", "dsn", "%s", convert_ulogd_yq(c, dsn));
 	} else {
 		u->wfile = str(u, "db", "/var/log/ulogd.sqlite3db");
-		opt(c, u, "sql", "path", "%s", cu_yq(c, u->wfile));
+		opt(c, u, "sql", "path", "%s", convert_ulogd_yq(c, u->wfile));
 	}
 	if (table) {
 		snprintf(dsn, sizeof(dsn), "%s%s%s", schema ? schema : "", schema ? "." : "", table);
-		opt(c, u, "sql", "table", "%s", cu_yq(c, dsn));
+		opt(c, u, "sql", "table", "%s", convert_ulogd_yq(c, dsn));
 	}
 	if (u->in_role == R_PKT + 1 || u->in_role == R_FLOW + 1)
 		ulogd_columns(c, u, pg, u->in_role == R_FLOW + 1);
 	else if (u->in_role == R_ACCT + 1)
-		cu_note(c, u, u->line, "accounting records into sql's packets columns: give it "
+		convert_ulogd_note(c, u, u->line, "accounting records into sql's packets columns: give it "
 			"a columns map (docs/PLUGINS.md, sql)");
-	if (cu_ent(u, "procedure"))
-		cu_note(c, u, line_of(u, "procedure"), "procedure=%s: sluice writes rows into the "
+	if (convert_ulogd_ent(u, "procedure"))
+		convert_ulogd_note(c, u, line_of(u, "procedure"), "procedure=%s: sluice writes rows into the "
 		     "table itself (conf/sql/ has its schema), it calls no procedure",
 		     str(u, "procedure", ""));
-	if (cu_ent(u, "backlog_memcap") || cu_ent(u, "ring_buffer_size"))
-		cu_comment(c, "backlog_memcap/ring_buffer_size: sluice queues on the output's thread");
+	if (convert_ulogd_ent(u, "backlog_memcap") || convert_ulogd_ent(u, "ring_buffer_size"))
+		convert_ulogd_comment(c, "backlog_memcap/ring_buffer_size: sluice queues on the output's thread");
 	return 0;
 }
 
@@ -681,7 +681,7 @@ static int conv_none(struct conv *c, struct uinst *u)
 			  strcmp(u->p->name, "NACCT") == 0 ? "sluice has no nacct-format output" :
 			  "sluice has no Graphite output (/metrics serves its counters)";
 
-	cu_notconv(c, u, u->line, "%s", why);
+	convert_ulogd_notconv(c, u, u->line, "%s", why);
 	return -1;
 }
 
@@ -739,7 +739,7 @@ static const struct {
 	{ "JSON", "port", "ulogd ignores it with mode=file too" },
 };
 
-const char *cu_ignored_why(const struct uinst *u, const char *key)
+const char *convert_ulogd_ignored_why(const struct uinst *u, const char *key)
 {
 	for (size_t i = 0; i < sizeof(ignored) / sizeof(ignored[0]); i++)
 		if (strcmp(ignored[i].key, key) == 0 &&
@@ -748,7 +748,7 @@ const char *cu_ignored_why(const struct uinst *u, const char *key)
 	return NULL;
 }
 
-const struct uplug *cu_find_plug(const char *name, size_t len)
+const struct uplug *convert_ulogd_find_plug(const char *name, size_t len)
 {
 	for (size_t i = 0; i < sizeof(uplugs) / sizeof(uplugs[0]); i++)
 		if (strlen(uplugs[i].name) == len && strncmp(uplugs[i].name, name, len) == 0)
@@ -756,7 +756,7 @@ const struct uplug *cu_find_plug(const char *name, size_t len)
 	return NULL;
 }
 
-bool cu_word_in(const char *list, const char *w)
+bool convert_ulogd_word_in(const char *list, const char *w)
 {
 	size_t n = strlen(w);
 

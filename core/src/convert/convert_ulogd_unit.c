@@ -101,12 +101,12 @@ static size_t collect(struct conv *c, struct udir *dirs)
 		if (inside)
 			continue;
 		if (*f != '/') {
-			cu_note(c, u, u->sec ? u->sec->line : u->line, "%s is a relative path: under "
+			convert_ulogd_note(c, u, u->sec ? u->sec->line : u->line, "%s is a relative path: under "
 				"sluice.service it is relative to /, which the unit keeps read-only; "
 				"give the full path", f);
 			continue;
 		}
-		cu_note(c, u, u->sec ? u->sec->line : u->line, "%s is outside /var/log/sluice, "
+		convert_ulogd_note(c, u, u->sec ? u->sec->line : u->line, "%s is outside /var/log/sluice, "
 			"the only log directory the shipped sluice.service lets sluice write (what "
 			"to do follows the warnings)", f);
 		slash = strrchr(f, '/');
@@ -117,7 +117,7 @@ static size_t collect(struct conv *c, struct udir *dirs)
 		if (i < n)
 			continue;
 		if (n == MAX_DIRS) {
-			cu_note(c, u, u->sec ? u->sec->line : u->line, "more than %d directories "
+			convert_ulogd_note(c, u, u->sec ? u->sec->line : u->line, "more than %d directories "
 				"outside /var/log/sluice: %s is not in the drop-in below", MAX_DIRS, f);
 			continue;
 		}
@@ -182,7 +182,7 @@ static void print(FILE *o, const char *lead, const struct udir *dirs, size_t n)
 			fprintf(o, "%s  SupplementaryGroups=%s\n", lead, dirs[i].group);
 }
 
-void cu_unit_paths(struct conv *c, FILE *o)
+void convert_ulogd_unit_paths(struct conv *c, FILE *o)
 {
 	struct udir dirs[MAX_DIRS] = {{0}};
 	size_t n = collect(c, dirs);

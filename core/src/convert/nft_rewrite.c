@@ -91,7 +91,7 @@ static bool has_anon_set(const struct ynode *n, unsigned depth)
 
 int nft_rule_needs_insert(const struct nft_logstmt *s)
 {
-	return has_anon_set(ytree_map_get(s->rule, "expr"), 0);
+	return has_anon_set(yaml_tree_map_get(s->rule, "expr"), 0);
 }
 
 /*

@@ -76,7 +76,7 @@ static bool is_string(const struct ynode *n)
 
 static const char *str_member(const struct ynode *map, const char *key)
 {
-	const struct ynode *v = ytree_map_get(map, key);
+	const struct ynode *v = yaml_tree_map_get(map, key);
 
 	return is_string(v) ? v->scalar : NULL;
 }
@@ -100,13 +100,13 @@ static int parse_flag(const struct ynode *v, unsigned *flags)
 static int parse_log(const struct ynode *log, struct nft_logstmt *s)
 {
 	s->level = NFTLOG_LEVEL_DEFAULT;
-	if (ytree_is_null(log))
+	if (yaml_tree_is_null(log))
 		return 0;
 	if (log->kind != YN_MAP) {
 		s->why = "the log statement is not an object";
 		return 0;
 	}
-	if (ytree_map_get(log, "group"))
+	if (yaml_tree_map_get(log, "group"))
 		return 1;
 	for (size_t i = 0; i + 1 < log->n; i += 2) {
 		const char *key = log->items[i]->scalar;
@@ -195,7 +195,7 @@ static const char *rule_why(const char *family, const char *chain)
 
 static int add_used(struct nft_ruleset *rs, const struct nft_logstmt *s, const struct ynode *log)
 {
-	const struct ynode *g = ytree_map_get(log, "group");
+	const struct ynode *g = yaml_tree_map_get(log, "group");
 	size_t n = rs->nused;
 
 	if (!g || g->kind != YN_SCALAR || !g->plain)
@@ -215,8 +215,8 @@ static int add_used(struct nft_ruleset *rs, const struct nft_logstmt *s, const s
 static int read_rule(struct nft_ruleset *rs, const struct ynode *rule, char *err, size_t errlen,
 		     const char *name)
 {
-	const struct ynode *expr = ytree_map_get(rule, "expr");
-	const struct ynode *handle = ytree_map_get(rule, "handle");
+	const struct ynode *expr = yaml_tree_map_get(rule, "expr");
+	const struct ynode *handle = yaml_tree_map_get(rule, "handle");
 	struct nft_logstmt base = {0};
 
 	base.family = str_member(rule, "family");
@@ -271,10 +271,10 @@ int nft_ruleset_read(struct nft_ruleset *rs, const char *name, const char *text,
 	const struct ynode *list;
 
 	memset(rs, 0, sizeof(*rs));
-	rs->root = ytree_load_string(name, text, err, errlen);
+	rs->root = yaml_tree_load_string(name, text, err, errlen);
 	if (!rs->root)
 		return -1;
-	list = ytree_map_get(rs->root, "nftables");
+	list = yaml_tree_map_get(rs->root, "nftables");
 	if (!list || list->kind != YN_SEQ) {
 		snprintf(err, errlen, "%s:%u:%u: expected nft's JSON listing ({\"nftables\": [...]})",
 			 name, rs->root->mark.line, rs->root->mark.col);
@@ -282,7 +282,7 @@ int nft_ruleset_read(struct nft_ruleset *rs, const char *name, const char *text,
 		return -1;
 	}
 	for (size_t i = 0; i < list->n; i++) {
-		const struct ynode *rule = ytree_map_get(list->items[i], "rule");
+		const struct ynode *rule = yaml_tree_map_get(list->items[i], "rule");
 
 		if (list->items[i]->kind != YN_MAP || !rule)
 			continue;
@@ -299,7 +299,7 @@ int nft_ruleset_read(struct nft_ruleset *rs, const char *name, const char *text,
 
 void nft_ruleset_free(struct nft_ruleset *rs)
 {
-	ytree_free(rs->root);
+	yaml_tree_free(rs->root);
 	free(rs->stmts);
 	free(rs->used);
 	memset(rs, 0, sizeof(*rs));

@@ -51,7 +51,7 @@ static int read_all(int fd, char **out, size_t *outlen)
 	return 0;
 }
 
-int spawn_run(char *const argv[], char **out, size_t *outlen, int quiet, char *err,
+int subproc_run(char *const argv[], char **out, size_t *outlen, int quiet, char *err,
 	      size_t errlen)
 {
 	posix_spawn_file_actions_t fa;

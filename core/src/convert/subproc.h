@@ -16,7 +16,7 @@
  * 128+N when killed by signal N, or -1 (with a message in err) when it
  * could not run.
  */
-int spawn_run(char *const argv[], char **out, size_t *outlen, int quiet, char *err,
+int subproc_run(char *const argv[], char **out, size_t *outlen, int quiet, char *err,
 	      size_t errlen);
 
 #endif

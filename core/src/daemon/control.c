@@ -48,10 +48,10 @@ static void client_close(struct client *cl)
 	if (cl->reloading)
 		cl->ctl->ops->reload_forget(cl->ctl->ctx, cl);
 	cl->reloading = false;
-	loop_unwatch(cl->ctl->loop, cl->fd);
+	event_loop_unwatch(cl->ctl->loop, cl->fd);
 	close(cl->fd);
 	cl->fd = -1;
-	loop_timer_free(cl->deadline);
+	event_loop_timer_free(cl->deadline);
 	cl->deadline = NULL;
 	free(cl->reply);
 	cl->reply = NULL;
@@ -111,7 +111,7 @@ static void send_reply(struct client *cl)
 			continue;
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
 			/* The rest when the client reads; the deadline still holds. */
-			loop_modify(cl->ctl->loop, cl->fd, EPOLLOUT);
+			event_loop_modify(cl->ctl->loop, cl->fd, EPOLLOUT);
 			return;
 		}
 		if (n <= 0)
@@ -137,7 +137,7 @@ static void on_reloaded(void *ctx, int rc, const char *msg)
 		client_close(cl);
 		return;
 	}
-	loop_timer_arm(cl->deadline, CONTROL_TIMEOUT_MS, 0);
+	event_loop_timer_arm(cl->deadline, CONTROL_TIMEOUT_MS, 0);
 	send_reply(cl);
 }
 
@@ -152,7 +152,7 @@ static void ask_reload(struct client *cl)
 
 	log_msg(SL_LOG_NOTICE, "control socket: reload (asked by uid %u, pid %d)",
 		(unsigned)cl->peer.uid, (int)cl->peer.pid);
-	loop_timer_disarm(cl->deadline);
+	event_loop_timer_disarm(cl->deadline);
 	cl->reloading = true;
 	if (cl->ctl->ops->reload(cl->ctl->ctx, on_reloaded, cl) == 0)
 		return;
@@ -223,7 +223,7 @@ static void on_client(void *ctx, int fd, uint32_t events)
 	} else if (n) {
 		return;	/* more to come; an end of file ends the line too */
 	}
-	loop_modify(cl->ctl->loop, fd, 0);
+	event_loop_modify(cl->ctl->loop, fd, 0);
 	answer(cl);
 }
 
@@ -242,8 +242,8 @@ static void refuse(int fd)
 	}
 	send(fd, e, sizeof(e) - 1, MSG_NOSIGNAL | MSG_DONTWAIT);
 	close(fd);
-	if (!logged || loop_now_ms() - logged > 10000) {
-		logged = loop_now_ms();
+	if (!logged || event_loop_now_ms() - logged > 10000) {
+		logged = event_loop_now_ms();
 		log_msg(SL_LOG_WARNING, "control: %d connections already open; refusing more",
 			CONTROL_MAX_CLIENTS);
 	}
@@ -265,11 +265,11 @@ static void on_accept(void *ctx, int fd, uint32_t events)
 		return;
 	}
 	/* A service: answered also while the inputs wait for room (daemon.c). */
-	cl->deadline = loop_timer_new(ctl->loop, on_deadline, cl);
+	cl->deadline = event_loop_timer_new(ctl->loop, on_deadline, cl);
 	if (cl->deadline)
-		loop_timer_service(cl->deadline);
-	if (!cl->deadline || loop_watch_service(ctl->loop, cfd, EPOLLIN, on_client, cl)) {
-		loop_timer_free(cl->deadline);
+		event_loop_timer_service(cl->deadline);
+	if (!cl->deadline || event_loop_watch_service(ctl->loop, cfd, EPOLLIN, on_client, cl)) {
+		event_loop_timer_free(cl->deadline);
 		cl->deadline = NULL;
 		close(cfd);
 		return;
@@ -280,7 +280,7 @@ static void on_accept(void *ctx, int fd, uint32_t events)
 	cl->reqlen = 0;
 	cl->sent = 0;
 	cl->replylen = 0;
-	loop_timer_arm(cl->deadline, CONTROL_TIMEOUT_MS, 0);
+	event_loop_timer_arm(cl->deadline, CONTROL_TIMEOUT_MS, 0);
 }
 
 /*
@@ -490,7 +490,7 @@ struct control *control_open(struct event_loop *loop, const struct control_ops *
 	close(dirfd);
 	dirfd = -1;
 	if (listen(ctl->fd, CONTROL_MAX_CLIENTS) < 0 ||
-	    loop_watch_service(loop, ctl->fd, EPOLLIN, on_accept, ctl) < 0) {
+	    event_loop_watch_service(loop, ctl->fd, EPOLLIN, on_accept, ctl) < 0) {
 		snprintf(err, errlen, "control socket %s: %s", path, strerror(errno));
 		goto fail;
 	}
@@ -514,7 +514,7 @@ void control_close(struct control *ctl)
 		return;
 	for (size_t i = 0; i < CONTROL_MAX_CLIENTS; i++)
 		client_close(&ctl->clients[i]);
-	loop_unwatch(ctl->loop, ctl->fd);
+	event_loop_unwatch(ctl->loop, ctl->fd);
 	close(ctl->fd);
 	/* After the drop this needs write access to the folder; if not, the next start clears it. */
 	if (ctl->ino && lstat(ctl->path, &st) == 0 && st.st_dev == ctl->dev &&

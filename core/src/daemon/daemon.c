@@ -59,7 +59,7 @@ int daemon_reopen(struct daemon *d, char *msg, size_t len)
 	if (busy_waiting(d, "reopen", msg, len))
 		return -1;
 	d->in_op = true;
-	n = runtime_reopen(d->rt, REOPEN_WAIT_MS, fails, sizeof(fails));
+	n = host_reopen(d->rt, REOPEN_WAIT_MS, fails, sizeof(fails));
 	d->in_op = false;
 	if (!n) {
 		snprintf(msg, len, "ok");
@@ -99,7 +99,7 @@ int daemon_reload_ends(struct daemon *d, int ret, const char *text, char *msg, s
 	size_t n;
 
 	/* Even after a failed reload: logrotate's postrotate may send HUP. */
-	n = runtime_reopen(d->rt, REOPEN_WAIT_MS, fails, sizeof(fails));
+	n = host_reopen(d->rt, REOPEN_WAIT_MS, fails, sizeof(fails));
 	if (ret >= 0 && !n) {
 		snprintf(msg, len, "ok: %s", ret ? "configuration unchanged, files reopened" : text);
 		notify_reloaded(d->notify, NULL);
@@ -212,13 +212,13 @@ static void on_signal(void *ctx, int signo)
 		d->exit_signal = signo;
 		d->stop = stop_guard_start(d->rt, d->stop_timeout_ms);
 		notify_stopping(d->notify);
-		loop_stop(d->loop);
+		event_loop_stop(d->loop);
 		break;
 	case SIGHUP:
 		hup(d);
 		break;
 	case SIGUSR1:
-		runtime_log_counters(d->rt, SL_LOG_NOTICE);
+		host_log_counters(d->rt, SL_LOG_NOTICE);
 		break;
 	}
 }
@@ -242,11 +242,11 @@ static int wait_room(void *ctx, struct bqueue *q)
 		return 0;
 	}
 	d->waiting_for = q->owner;
-	loop_serve(d->loop, q->room_fd, -1);
+	event_loop_serve(d->loop, q->room_fd, -1);
 	d->waiting_for = NULL;
 	/* A SIGHUP that came meanwhile: on the next turn of the loop. */
 	if (d->hup_pending && d->hup_timer)
-		loop_timer_arm(d->hup_timer, 0, 0);
+		event_loop_timer_arm(d->hup_timer, 0, 0);
 	return 0;
 }
 
@@ -272,7 +272,7 @@ static int drop_root(const struct drop_target *drop)
 /* Threads start after the drop, so each inherits the reduced credentials. */
 static int run_threads(struct runtime *rt, const struct graph *g)
 {
-	if (runtime_run_threads(rt))
+	if (host_run_threads(rt))
 		return -1;
 	if (rt->nworkers > 1)
 		log_msg(SL_LOG_INFO, "started: %zu instances, %zu inputs, %zu threads", g->nall,
@@ -310,7 +310,7 @@ int daemon_run(struct graph *g, const struct config *cfg, const char *config_fil
 	 * records are laid out for every graph a reload may build (reload.c).
 	 */
 	if (!g->loaded_all) {
-		loader_load_all(&g->loader, log_load_error);
+		plugin_loader_load_all(&g->loader, log_load_error);
 		g->loaded_all = true;
 	}
 	if (reload_init(&d, g, cfg)) {
@@ -318,14 +318,14 @@ int daemon_run(struct graph *g, const struct config *cfg, const char *config_fil
 		return 1;
 	}
 	strict_init(cfg->strict_plugins);
-	d.loop = loop_new();
-	if (!d.loop || runtime_init(&rt, g, d.loop, cfg->batch_size, cfg->threads)) {
+	d.loop = event_loop_new();
+	if (!d.loop || host_init(&rt, g, d.loop, cfg->batch_size, cfg->threads)) {
 		log_msg(SL_LOG_ERR, "out of memory");
 		goto out_loop;
 	}
 	d.rt = &rt;
-	d.hup_timer = loop_timer_new(d.loop, on_hup_timer, &d);
-	if (!d.hup_timer || loop_signals(d.loop, signals, on_signal, &d)) {
+	d.hup_timer = event_loop_timer_new(d.loop, on_hup_timer, &d);
+	if (!d.hup_timer || event_loop_signals(d.loop, signals, on_signal, &d)) {
 		log_msg(SL_LOG_ERR, "cannot set up signal handling");
 		goto out_runtime;
 	}
@@ -358,11 +358,11 @@ int daemon_run(struct graph *g, const struct config *cfg, const char *config_fil
 	/* Every input bound, every output open, the threads running. */
 	if (!status)
 		notify_ready(d.notify);
-	bq_set_waiter(&waiter);
-	if (!status && loop_run(d.loop))
+	queue_set_waiter(&waiter);
+	if (!status && event_loop_run(d.loop))
 		status = 1;
 	reload_cancel(&d);
-	if (!d.exit_signal && runtime_inputs_finished(&rt))
+	if (!d.exit_signal && host_inputs_finished(&rt))
 		log_msg(SL_LOG_INFO, "every input has finished");
 	notify_stopping(d.notify);
 	daemon_services_stop(&d);
@@ -371,15 +371,15 @@ int daemon_run(struct graph *g, const struct config *cfg, const char *config_fil
 	 * stop() closes the last files: count them before reporting.  Within
 	 * daemon.stop_timeout after SIGTERM, or stop.c ends the process.
 	 */
-	runtime_shutdown(&rt);
-	bq_set_waiter(NULL);
+	host_shutdown(&rt);
+	queue_set_waiter(NULL);
 	/* Given up at the deadline, but finished: named, and a failure all the same. */
-	if (stop_guard_end(d.stop) && workers_stop_report(&rt, false))
+	if (stop_guard_end(d.stop) && worker_stop_report(&rt, false))
 		status = STOP_EXIT_STATUS;
-	runtime_log_counters(&rt, SL_LOG_INFO);
-	runtime_free(&rt);
+	host_log_counters(&rt, SL_LOG_INFO);
+	host_free(&rt);
 	reload_free(&d);
-	loop_free(d.loop);
+	event_loop_free(d.loop);
 	return status;
 
 out_control:
@@ -387,9 +387,9 @@ out_control:
 out_services:
 	daemon_services_stop(&d);
 out_runtime:
-	runtime_free(&rt);
+	host_free(&rt);
 out_loop:
 	reload_free(&d);
-	loop_free(d.loop);
+	event_loop_free(d.loop);
 	return 1;
 }

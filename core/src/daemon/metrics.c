@@ -64,9 +64,9 @@ static void rearm(struct metrics *m)
 	int64_t ms = m->mod->timeout_ms(m->srv);
 
 	if (ms < 0)
-		loop_timer_disarm(m->timer);
+		event_loop_timer_disarm(m->timer);
 	else
-		loop_timer_arm(m->timer, (uint64_t)ms, 0);
+		event_loop_timer_arm(m->timer, (uint64_t)ms, 0);
 }
 
 static void serve(struct metrics *m)
@@ -164,10 +164,10 @@ struct metrics *metrics_start(const struct metrics_config *mc, const struct plug
 		goto fail;
 	}
 	m->epfd = m->mod->epoll_fd(m->srv);
-	m->timer = loop_timer_new(loop, on_timeout, m);
+	m->timer = event_loop_timer_new(loop, on_timeout, m);
 	if (m->timer)
-		loop_timer_service(m->timer);	/* scraped also while the inputs wait */
-	if (m->epfd < 0 || !m->timer || loop_watch_service(loop, m->epfd, EPOLLIN, on_ready, m)) {
+		event_loop_timer_service(m->timer);	/* scraped also while the inputs wait */
+	if (m->epfd < 0 || !m->timer || event_loop_watch_service(loop, m->epfd, EPOLLIN, on_ready, m)) {
 		log_msg(SL_LOG_ERR, "daemon.metrics: cannot watch the HTTP server's descriptor");
 		m->epfd = -1;
 		goto fail;
@@ -185,9 +185,9 @@ void metrics_stop(struct metrics *m)
 	if (!m)
 		return;
 	if (m->epfd >= 0)
-		loop_unwatch(m->loop, m->epfd);
+		event_loop_unwatch(m->loop, m->epfd);
 	if (m->timer)
-		loop_timer_free(m->timer);
+		event_loop_timer_free(m->timer);
 	if (m->srv)
 		m->mod->stop(m->srv);
 	/* The module stays mapped, as plugins do: nothing of it is referenced after this. */

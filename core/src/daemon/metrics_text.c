@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The running daemon as Prometheus text (exposition format 0.0.4): the
- * same counters runtime_log_counters() logs, one family after the other
+ * same counters host_log_counters() logs, one family after the other
  * with HELP and TYPE, label values escaped.  Runs on the main thread,
  * which owns the graph; counters of other threads are read atomically.
  */
@@ -189,7 +189,7 @@ static void put_queues(struct metrics_text *t, const struct graph *g)
 			if (!any)
 				family(t, names[f], "gauge", help[f]);
 			any = true;
-			bq_stats(inst->queue, &depth, &high);
+			queue_stats(inst->queue, &depth, &high);
 			open_sample(t, names[f], inst);
 			close_sample(t, f ? high : depth);
 		}

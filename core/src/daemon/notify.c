@@ -89,9 +89,9 @@ static uint64_t watchdog_period_ms(void)
 	const char *usec = getenv("WATCHDOG_USEC"), *pid = getenv("WATCHDOG_PID");
 	int64_t v, p;
 
-	if (!usec || opt_parse_int(usec, &v) || v <= 0)
+	if (!usec || options_parse_int(usec, &v) || v <= 0)
 		return 0;
-	if (pid && (opt_parse_int(pid, &p) || p != (int64_t)getpid()))
+	if (pid && (options_parse_int(pid, &p) || p != (int64_t)getpid()))
 		return 0;
 	return (uint64_t)v / 2000 ? (uint64_t)v / 2000 : 1;
 }
@@ -122,14 +122,14 @@ struct notify *notify_open(struct event_loop *loop, const struct runtime *rt)
 				 (name[0] == '/'));
 	n->fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	n->watchdog_ms = watchdog_period_ms();
-	n->status_timer = loop_timer_new(loop, on_status, n);
+	n->status_timer = event_loop_timer_new(loop, on_status, n);
 	if (n->watchdog_ms)
-		n->watchdog_timer = loop_timer_new(loop, on_watchdog, n);
+		n->watchdog_timer = event_loop_timer_new(loop, on_watchdog, n);
 	/* Services: the loop is alive while the inputs wait for room (daemon.c). */
 	if (n->status_timer)
-		loop_timer_service(n->status_timer);
+		event_loop_timer_service(n->status_timer);
 	if (n->watchdog_timer)
-		loop_timer_service(n->watchdog_timer);
+		event_loop_timer_service(n->watchdog_timer);
 	if (n->fd < 0 || !n->status_timer || (n->watchdog_ms && !n->watchdog_timer)) {
 		log_msg(SL_LOG_WARNING, "notify: cannot set up: %s", strerror(errno));
 		notify_close(n);
@@ -147,10 +147,10 @@ void notify_ready(struct notify *n)
 	strcpy(msg, "READY=1\n");
 	status_line(n, msg + strlen(msg), sizeof(msg) - strlen(msg));
 	send_text(n, msg);
-	loop_timer_arm(n->status_timer, NOTIFY_STATUS_MS, NOTIFY_STATUS_MS);
+	event_loop_timer_arm(n->status_timer, NOTIFY_STATUS_MS, NOTIFY_STATUS_MS);
 	if (n->watchdog_ms) {
 		send_text(n, "WATCHDOG=1");
-		loop_timer_arm(n->watchdog_timer, n->watchdog_ms, n->watchdog_ms);
+		event_loop_timer_arm(n->watchdog_timer, n->watchdog_ms, n->watchdog_ms);
 	}
 }
 
@@ -186,7 +186,7 @@ void notify_stopping(struct notify *n)
 	if (!n || n->stopping)
 		return;
 	n->stopping = true;
-	loop_timer_disarm(n->status_timer);
+	event_loop_timer_disarm(n->status_timer);
 	send_text(n, "STOPPING=1");
 }
 
@@ -195,9 +195,9 @@ void notify_close(struct notify *n)
 	if (!n)
 		return;
 	if (n->status_timer)
-		loop_timer_free(n->status_timer);
+		event_loop_timer_free(n->status_timer);
 	if (n->watchdog_timer)
-		loop_timer_free(n->watchdog_timer);
+		event_loop_timer_free(n->watchdog_timer);
 	if (n->fd >= 0)
 		close(n->fd);
 	free(n);

@@ -186,7 +186,7 @@ static void check_control_dir(const struct graph *g, const struct drop_target *d
 			      struct diag *d)
 {
 	const char *path = g->cfg->control_socket;
-	const struct ynode *v = ytree_map_get(ytree_map_get(g->cfg->root, "daemon"), "control_socket");
+	const struct ynode *v = yaml_tree_map_get(yaml_tree_map_get(g->cfg->root, "daemon"), "control_socket");
 	uid_t uid = drop && geteuid() == 0 ? drop->uid : geteuid();
 	gid_t gid = drop && geteuid() == 0 ? drop->gid : getegid();
 	char dir[PATH_MAX], parent[PATH_MAX], err[PATH_MAX + 256];

@@ -3,9 +3,9 @@
  * Reload, the main thread's part: diff the new graph (read and checked by
  * reload_read.c on a thread of its own) against the running one, then
  * start what is new (rolled back if it fails) and stop what is gone.  The
- * other threads wait in workers_pause() while instances are started,
+ * other threads wait in worker_pause() while instances are started,
  * stopped and rewired.  The daemon's start is the same apply onto the
- * empty graph runtime_init() runs (reload_start()), so a failed start is
+ * empty graph host_init() runs (reload_start()), so a failed start is
  * rolled back as a failed reload is.  docs/ARCHITECTURE.md ("Reload") says why no
  * record is lost or doubled.
  */
@@ -342,7 +342,7 @@ static int start_new(struct graph *og, struct graph *ng, struct reload *r)
  * Gone instances, their threads waiting: flushed in graph order (what an
  * input held reaches the outputs below it), then stopped.  An output on
  * its own thread gets BQ_STOP behind what those flushes queued for it and
- * stops on its thread once resumed; workers_reap() joins it.
+ * stops on its thread once resumed; worker_reap() joins it.
  */
 static void stop_gone(struct graph *og)
 {
@@ -361,7 +361,7 @@ static void stop_gone(struct graph *og)
 			continue;
 		if (inst->queue && inst->worker->running) {
 			inst->worker->stopping = true;
-			while (bq_put_ctl(inst->queue, BQ_STOP))
+			while (queue_put_ctl(inst->queue, BQ_STOP))
 				;	/* a paused queue is empty: no room problem */
 			continue;
 		}
@@ -424,7 +424,7 @@ static int apply(struct runtime *rt, struct graph *og, struct graph *ng, struct 
 	}
 	/* Fan-out scratch of kept instances too: made on the twin, the swap moves it. */
 	for (size_t i = 0; i < ng->nall; i++)
-		if (runtime_prepare(rt, ng->all[i])) {
+		if (host_prepare(rt, ng->all[i])) {
 			say(r, "out of memory");
 			goto fail;
 		}
@@ -433,17 +433,17 @@ static int apply(struct runtime *rt, struct graph *og, struct graph *ng, struct 
 		say(r, "out of memory");
 		goto fail;
 	}
-	workers_pause(rt);
+	worker_pause(rt);
 	if (workers_place(rt, ng)) {
 		say(r, "out of memory");
 		roll_back(rt, ng, had);
-		workers_resume(rt);
+		worker_resume(rt);
 		goto fail;
 	}
 	if (start_new(og, ng, r)) {
 		roll_back(rt, ng, had);
 		pathcheck_undo(&marks);
-		workers_resume(rt);
+		worker_resume(rt);
 		goto fail;
 	}
 	pathcheck_marks_free(&marks);
@@ -452,11 +452,11 @@ static int apply(struct runtime *rt, struct graph *og, struct graph *ng, struct 
 	guard_adopt(ng);
 	rt->graph = ng;
 	adopt_fields(rt, ng);
-	if (workers_replan(rt))
+	if (worker_replan(rt))
 		log_msg(SL_LOG_ERR, "%sout of memory placing the instances", r->start ? "" : "reload: ");
 	__atomic_store_n(&rt->inputs_done, inputs_done(ng), __ATOMIC_RELAXED);
 	mark_idle(rt);
-	workers_resume(rt);
+	worker_resume(rt);
 	return 0;
 fail:
 	pathcheck_marks_free(&marks);
@@ -471,7 +471,7 @@ int reload_start(struct daemon *d)
 	struct reload r = {.msg = msg, .len = sizeof(msg), .start = true};
 
 	msg[0] = 0;
-	/* runtime_init() left it running the empty graph. */
+	/* host_init() left it running the empty graph. */
 	if (!apply(d->rt, d->rt->graph, d->reload->graph, &r))
 		return 0;
 	/* A start() that failed said so; anything else is said here. */
@@ -570,9 +570,9 @@ int reload_apply(struct daemon *d, struct reload_job *j)
 	}
 	if (apply(d->rt, st->graph, j->g, r))
 		goto failed;
-	if (workers_start(d->rt))
+	if (worker_start(d->rt))
 		say(r, "a new thread could not start");
-	workers_reap(d->rt);
+	worker_reap(d->rt);
 	apply_log_level(st->cfg, j->cfg);
 	d->stop_timeout_ms = j->cfg->stop_timeout_ms;	/* read at the next SIGTERM */
 	graph_free(st->graph);

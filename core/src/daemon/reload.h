@@ -31,7 +31,7 @@ int reload_init(struct daemon *d, struct graph *g, const struct config *cfg);
  * that placement, start (outputs first) and rollback are one path: if an
  * instance cannot start, those started are stopped (the failing one too),
  * their workers freed and the files and directories the start created
- * removed.  The threads are not started (runtime_run_threads()).  0 or -1
+ * removed.  The threads are not started (host_run_threads()).  0 or -1
  * (logged).
  */
 int reload_start(struct daemon *d);
@@ -51,7 +51,7 @@ int reload_ask(struct daemon *d, daemon_reload_cb cb, void *ctx);
 void reload_forget(struct daemon *d, void *ctx);
 /* At shutdown: a reload being read is abandoned (waits for the reader to stop). */
 void reload_cancel(struct daemon *d);
-/* At exit (after runtime_free()): free what reloads made and retired. */
+/* At exit (after host_free()): free what reloads made and retired. */
 void reload_free(struct daemon *d);
 
 #endif

@@ -29,7 +29,7 @@ static void on_diag(void *ctx, const char *line)
 
 static const struct ymark *daemon_key_mark(const struct config *c, const char *key)
 {
-	const struct ynode *v = ytree_map_get(ytree_map_get(c->root, "daemon"), key);
+	const struct ynode *v = yaml_tree_map_get(yaml_tree_map_get(c->root, "daemon"), key);
 
 	return v ? &v->mark : NULL;
 }
@@ -153,7 +153,7 @@ static void reader_join(struct daemon *d)
 		pthread_join(st->reader, NULL);
 	st->threaded = false;
 	if (st->donefd >= 0) {
-		loop_unwatch(d->loop, st->donefd);
+		event_loop_unwatch(d->loop, st->donefd);
 		close(st->donefd);
 	}
 	st->donefd = -1;
@@ -308,7 +308,7 @@ static void begin(struct daemon *d)
 	st->job = j;
 	daemon_reload_begins(d);
 	st->donefd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (st->donefd >= 0 && loop_watch(d->loop, st->donefd, EPOLLIN, finished, d) == 0) {
+	if (st->donefd >= 0 && event_loop_watch(d->loop, st->donefd, EPOLLIN, finished, d) == 0) {
 		sigfillset(&all);
 		pthread_sigmask(SIG_SETMASK, &all, &old);
 		err = pthread_create(&st->reader, NULL, reader_main, j);

@@ -59,7 +59,7 @@ static void list_providers(struct graph *g, const char *field, char *buf, size_t
 	buf[0] = 0;
 	/* Once: rescanning the path for every missing field made errors slow. */
 	if (!g->loaded_all) {
-		loader_load_all(&g->loader, NULL);
+		plugin_loader_load_all(&g->loader, NULL);
 		g->loaded_all = true;
 	}
 	for (const struct loaded_plugin *p = g->loader.loaded; p && n < 256; p = p->next) {
@@ -182,7 +182,7 @@ static bool field_avail(struct graph *g, const uint64_t *avail, const char *name
 static void check_alternatives(struct graph *g, struct sl_instance *inst,
 			       const struct sl_instance *parent, const char *stack)
 {
-	const struct sl_field_decl *const *alt = sl_plugin_needs_one_of(inst->desc);
+	const struct sl_field_decl *const *alt = plugin_loader_needs_one_of(inst->desc);
 	const uint64_t *avail = parent ? parent->avail : NULL;
 	char msg[2048];
 	size_t used = 0;
@@ -257,7 +257,7 @@ static bool resolve(struct graph *g, const struct elem_spec *e, struct resolved 
 		plugin = pname->scalar;
 		r->mark = pname->mark;
 	}
-	r->plugin = loader_find(&g->loader, plugin, err, sizeof(err));
+	r->plugin = plugin_loader_find(&g->loader, plugin, err, sizeof(err));
 	if (!r->plugin) {
 		if (r->named) {
 			/* Say it once, at the instance, however many stacks use it. */
@@ -321,7 +321,7 @@ static struct sl_instance *prepare_instance(struct graph *g, const struct resolv
 	inst->named = r->named != NULL;
 	inst->mark = r->named ? r->named->mark : r->mark;
 	inst->parent = parent;
-	opt_fill(&inst->opt, inst->desc, inst->opts, &inst->mark, g->diag);
+	options_fill(&inst->opt, inst->desc, inst->opts, &inst->mark, g->diag);
 	if (inst->opt.opts)	/* groups written flat: marks and lookups by flat name */
 		inst->opts = inst->opt.opts;
 	inst_keys_parse(inst, g->diag);
@@ -330,7 +330,7 @@ static struct sl_instance *prepare_instance(struct graph *g, const struct resolv
 	if (inst->opts_valid &&
 	    !(inst->key = identity_key(inst->desc, inst->opt.config, inst->thread,
 					inst->queue_batches, inst->block_when_full))) {
-		opt_values_free(&inst->opt, inst->desc);
+		options_values_free(&inst->opt, inst->desc);
 		free(inst);
 		return NULL;
 	}
@@ -339,7 +339,7 @@ static struct sl_instance *prepare_instance(struct graph *g, const struct resolv
 
 static void discard_instance(struct sl_instance *inst)
 {
-	opt_values_free(&inst->opt, inst->desc);
+	options_values_free(&inst->opt, inst->desc);
 	free(inst->key);
 	free(inst);
 }
@@ -592,7 +592,7 @@ int graph_need_field(struct sl_instance *inst, const char *option, const char *n
 {
 	struct graph *g = inst->graph;
 	const uint64_t *avail = inst->parent ? inst->parent->avail : NULL;
-	const struct ynode *v = option ? ytree_map_get(inst->opts, option) : NULL;
+	const struct ynode *v = option ? yaml_tree_map_get(inst->opts, option) : NULL;
 	const struct ymark *at = graph_option_mark(inst, option);
 	const char *stack = inst->nstacks ? inst->stacks[0] : "?";
 	int id = fields_lookup(&g->loader.fields, name);
@@ -639,13 +639,13 @@ const struct ymark *graph_option_mark(const struct sl_instance *inst, const char
 
 		memcpy(head, option, (size_t)(slash - option));
 		head[slash - option] = 0;
-		v = ytree_map_get(inst->opts, head);
-		key = v && v->kind == YN_MAP ? ytree_map_key(v, slash + 1) : NULL;
+		v = yaml_tree_map_get(inst->opts, head);
+		key = v && v->kind == YN_MAP ? yaml_tree_map_key(v, slash + 1) : NULL;
 		if (key)
 			return &key->mark;
 		return v ? &v->mark : &inst->mark;
 	}
-	v = option ? ytree_map_get(inst->opts, option) : NULL;
+	v = option ? yaml_tree_map_get(inst->opts, option) : NULL;
 
 	return v ? &v->mark : &inst->mark;
 }
@@ -716,7 +716,7 @@ int graph_build_seeded(struct graph *g, const struct config *cfg, struct diag *d
 	memset(g, 0, sizeof(*g));
 	g->diag = d;
 	g->cfg = cfg;
-	if (loader_init(&g->loader, cfg->plugin_path, cfg->nplugin_path) ||
+	if (plugin_loader_init(&g->loader, cfg->plugin_path, cfg->nplugin_path) ||
 	    (seed && fields_copy(&g->loader.fields, seed))) {
 		diag_error(d, NULL, "out of memory");
 		return -1;
@@ -747,14 +747,14 @@ int graph_build_seeded(struct graph *g, const struct config *cfg, struct diag *d
 			continue;
 
 		inst->configuring = true;
-		if (inst->desc->configure(&sluice_host, inst, inst->opt.config, &inst->state) == 0)
+		if (inst->desc->configure(&host_table, inst, inst->opt.config, &inst->state) == 0)
 			inst->configured = true;
 		else if (d->errors == before)
 			diag_error(d, &inst->mark, "plugin '%s' refused its configuration",
 				   inst->desc->name);
 		inst->configuring = false;
 	}
-	inst_subtree_reads(g);
+	inst_keys_subtree_reads(g);
 	return d->errors ? -1 : 0;
 }
 
@@ -776,7 +776,7 @@ static void print_options(const struct sl_instance *inst, FILE *out)
 
 	for (size_t i = 0; opts && i < opts->n; i += 2) {
 		const struct ynode *k = opts->items[i], *v = opts->items[i + 1];
-		const struct sl_option *o = opt_find(inst->desc, k->scalar);
+		const struct sl_option *o = options_find(inst->desc, k->scalar);
 
 		if (strcmp(k->scalar, "plugin") == 0)
 			continue;
@@ -915,7 +915,7 @@ void graph_free(struct graph *g)
 		free(inst->stacks);
 		guard_free(inst);
 		strict_free(inst);
-		opt_values_free(&inst->opt, inst->desc);
+		options_values_free(&inst->opt, inst->desc);
 		free(inst->key);
 		free(inst->bare_key);
 		free(inst->name);
@@ -930,6 +930,6 @@ void graph_free(struct graph *g)
 	strset_free(&g->roots);
 	strset_free(&g->failed);
 	strset_free(&g->orphans);
-	loader_free(&g->loader);
+	plugin_loader_free(&g->loader);
 	memset(g, 0, sizeof(*g));
 }

@@ -80,7 +80,7 @@ struct sl_instance {
 	size_t nguard;			/* runs of them: contiguous ids and saved columns */
 	int undeclared_ctr;		/* named counter "undeclared_writes", -1: none */
 	bool undeclared_logged;
-	uint64_t read_mask[SL_PRESENCE_WORDS]; /* an output sees only these (inst_copy_mask) */
+	uint64_t read_mask[SL_PRESENCE_WORDS]; /* an output sees only these (inst_keys_copy_mask) */
 	bool read_masked;		/* read_mask is not every field */
 	struct strict_inst *strict;	/* strict mode (strict.c); NULL when off */
 

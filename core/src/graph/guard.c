@@ -135,7 +135,7 @@ int guard_prepare(struct sl_instance *inst, unsigned batch_size)
 {
 	inst->undeclared_ctr = -1;
 	if (inst->desc->kind == SL_KIND_OUTPUT) {
-		inst_copy_mask(inst, inst->read_mask);
+		inst_keys_copy_mask(inst, inst->read_mask);
 		inst->read_masked = false;
 		for (unsigned w = 0; w < SL_PRESENCE_WORDS; w++)
 			inst->read_masked |= inst->read_mask[w] != ~(uint64_t)0;
@@ -146,7 +146,7 @@ int guard_prepare(struct sl_instance *inst, unsigned batch_size)
 		return -1;
 	/* A kept instance (reload) keeps the counters it had: see take_runtime(). */
 	if (inst->guard_from)
-		inst->undeclared_ctr = sluice_host.counter_new(inst, "undeclared_writes");
+		inst->undeclared_ctr = host_table.counter_new(inst, "undeclared_writes");
 	return 0;
 }
 
@@ -154,7 +154,7 @@ void guard_adopt(struct graph *g)
 {
 	for (size_t i = 0; i < g->nall; i++)
 		if (g->all[i]->guard_from && g->all[i]->undeclared_ctr < 0)
-			g->all[i]->undeclared_ctr = sluice_host.counter_new(g->all[i], "undeclared_writes");
+			g->all[i]->undeclared_ctr = host_table.counter_new(g->all[i], "undeclared_writes");
 }
 
 void guard_save(struct sl_instance *from, struct sl_batch *b)
@@ -197,7 +197,7 @@ void guard_refused(struct sl_instance *inst, uint64_t n, unsigned first)
 {
 	const char *name = fields_get(&inst->graph->loader.fields, first)->name;
 
-	sluice_host.counter_add(inst, inst->undeclared_ctr, n);
+	host_table.counter_add(inst, inst->undeclared_ctr, n);
 	if (inst->undeclared_logged)
 		return;
 	inst->undeclared_logged = true;

@@ -10,6 +10,6 @@
 
 #include <sluice/plugin.h>
 
-extern const struct sl_host sluice_host;
+extern const struct sl_host host_table;
 
 #endif

@@ -26,7 +26,7 @@ static void add_decls(uint64_t *mask, struct field_registry *reg, const struct s
 	}
 }
 
-void inst_copy_mask(const struct sl_instance *inst, uint64_t mask[SL_PRESENCE_WORDS])
+void inst_keys_copy_mask(const struct sl_instance *inst, uint64_t mask[SL_PRESENCE_WORDS])
 {
 	const struct sl_plugin *p = inst->desc;
 	const struct sl_field_decl *reads = plugin_reads(p);
@@ -38,7 +38,7 @@ void inst_copy_mask(const struct sl_instance *inst, uint64_t mask[SL_PRESENCE_WO
 	}
 	memcpy(mask, inst->asked, SL_PRESENCE_WORDS * sizeof(*mask));
 	add_decls(mask, reg, p->needs);
-	for (const struct sl_field_decl *const *alt = sl_plugin_needs_one_of(p); alt && *alt; alt++)
+	for (const struct sl_field_decl *const *alt = plugin_loader_needs_one_of(p); alt && *alt; alt++)
 		add_decls(mask, reg, *alt);
 	add_decls(mask, reg, reads);
 }
@@ -64,7 +64,7 @@ static int or_subtree(const struct sl_instance *root, uint64_t mask[SL_PRESENCE_
 			const struct sl_instance *k = inst->children[c];
 			uint64_t m[SL_PRESENCE_WORDS];
 
-			inst_copy_mask(k, m);
+			inst_keys_copy_mask(k, m);
 			for (int w = 0; w < SL_PRESENCE_WORDS; w++)
 				mask[w] |= m[w];
 			if (n == cap) {
@@ -85,7 +85,7 @@ static int or_subtree(const struct sl_instance *root, uint64_t mask[SL_PRESENCE_
 	return 0;
 }
 
-void inst_subtree_reads(struct graph *g)
+void inst_keys_subtree_reads(struct graph *g)
 {
 	for (size_t i = 0; i < g->nall; i++) {
 		struct sl_instance *inst = g->all[i];
@@ -103,11 +103,11 @@ void inst_subtree_reads(struct graph *g)
 static const struct ynode *scalar_key(const struct sl_instance *inst, const char *key,
 				      struct diag *d)
 {
-	const struct ynode *v = ytree_map_get(inst->opts, key);
+	const struct ynode *v = yaml_tree_map_get(inst->opts, key);
 
 	if (v && v->kind != YN_SCALAR) {
 		diag_error(d, &v->mark, "%s: '%s' must be a value, not %s", inst->desc->name, key,
-			   ytree_kind_name(v->kind));
+			   yaml_tree_kind_name(v->kind));
 		return NULL;
 	}
 	return v;
@@ -124,7 +124,7 @@ static bool fed_by_finite_input(const struct sl_instance *inst)
 
 	while (root->parent)
 		root = root->parent;
-	return root != inst && (inst_plugin_flags(root->desc) & SL_PLUGIN_FINITE);
+	return root != inst && (core_keys_plugin_flags(root->desc) & SL_PLUGIN_FINITE);
 }
 
 void inst_keys_parse(struct sl_instance *inst, struct diag *d)
@@ -137,7 +137,7 @@ void inst_keys_parse(struct sl_instance *inst, struct diag *d)
 	int64_t n;
 	int e;
 
-	inst->thread = inst_default_thread(p);
+	inst->thread = core_keys_default_thread(p);
 	inst->queue_batches = INST_QUEUE_DEFAULT;
 	/* Outputs only: the walk to the root is then once per leaf. */
 	inst->block_when_full = p->kind == SL_KIND_OUTPUT && fed_by_finite_input(inst);
@@ -146,7 +146,7 @@ void inst_keys_parse(struct sl_instance *inst, struct diag *d)
 			diag_error(d, &thread->mark,
 				   "%s: 'thread' applies to inputs and outputs; a filter runs on "
 				   "the thread of the input above it", p->name);
-		else if (opt_parse_bool(thread->scalar, &inst->thread))
+		else if (options_parse_bool(thread->scalar, &inst->thread))
 			diag_error(d, &thread->mark, "%s: 'thread': expected true or false, got '%s'",
 				   p->name, thread->scalar);
 		else
@@ -159,7 +159,7 @@ void inst_keys_parse(struct sl_instance *inst, struct diag *d)
 			diag_error(d, &when->mark,
 				   "%s: 'when_full' needs 'thread: true' (without a thread of its "
 				   "own the output always holds up its input)", p->name);
-		else if (opt_parse_enum(when->scalar, policies, &e))
+		else if (options_parse_enum(when->scalar, policies, &e))
 			diag_error(d, &when->mark,
 				   "%s: 'when_full': expected one of: drop, block, got '%s'", p->name,
 				   when->scalar);
@@ -171,13 +171,13 @@ void inst_keys_parse(struct sl_instance *inst, struct diag *d)
 			diag_error(d, &queue->mark, "%s: 'queue' applies to outputs only", p->name);
 		else if (!inst->thread)
 			diag_error(d, &queue->mark, "%s: 'queue' needs 'thread: true'", p->name);
-		else if (opt_parse_int(queue->scalar, &n) || n < 2 || n > INST_QUEUE_MAX)
+		else if (options_parse_int(queue->scalar, &n) || n < 2 || n > INST_QUEUE_MAX)
 			diag_error(d, &queue->mark,
 				   "%s: 'queue': expected a number of batches from 2 to %d, got '%s'",
 				   p->name, INST_QUEUE_MAX, queue->scalar);
 		else
 			inst->queue_batches = (unsigned)n;
-		opt_check_octal(d, &queue->mark, "queue", queue->scalar);
+		options_check_octal(d, &queue->mark, "queue", queue->scalar);
 	}
 }
 

@@ -29,13 +29,13 @@ struct graph;
  * of them when the plugin does not declare `reads`.  An output is a leaf,
  * so this is the whole subtree the queue feeds.
  */
-void inst_copy_mask(const struct sl_instance *inst, uint64_t mask[SL_PRESENCE_WORDS]);
+void inst_keys_copy_mask(const struct sl_instance *inst, uint64_t mask[SL_PRESENCE_WORDS]);
 /*
  * After every configure(): set each input's subtree_reads to the union of
- * inst_copy_mask() over the filters and outputs below it (host
+ * inst_keys_copy_mask() over the filters and outputs below it (host
  * subtree_reads(), ABI 1.3).
  */
-void inst_subtree_reads(struct graph *g);
+void inst_keys_subtree_reads(struct graph *g);
 /*
  * Read and check the core keys of inst->opts; set the defaults: network
  * outputs (SL_PLUGIN_NETWORK) on their own thread with `when_full: drop`.

@@ -75,13 +75,13 @@ int strict_prepare(struct sl_instance *inst, unsigned batch_size, size_t stride)
 	s->marked = fields_count(&inst->graph->loader.fields) <= STRICT_MARK;
 	/* without the mark a filter's hidden fields could not be given back safely */
 	if (inst->desc->kind == SL_KIND_FILTER && s->marked) {
-		inst_copy_mask(inst, s->mask);
+		inst_keys_copy_mask(inst, s->mask);
 		for (unsigned w = 0; w < SL_PRESENCE_WORDS; w++)
 			s->masked |= s->mask[w] != ~(uint64_t)0;
 	}
 	if (inst->undeclared_ctr < 0)
-		inst->undeclared_ctr = sluice_host.counter_new(inst, "undeclared_writes");
-	s->mallocs_ctr = sluice_host.counter_new(inst, "strict_mallocs");
+		inst->undeclared_ctr = host_table.counter_new(inst, "undeclared_writes");
+	s->mallocs_ctr = host_table.counter_new(inst, "strict_mallocs");
 	return 0;
 }
 
@@ -155,7 +155,7 @@ void strict_after(struct sl_instance *inst, struct sl_batch *b)
 
 	strict_counting = false;
 	if (mallocs) {
-		sluice_host.counter_add(inst, s->mallocs_ctr, mallocs);
+		host_table.counter_add(inst, s->mallocs_ctr, mallocs);
 		if (!s->mallocs_logged) {
 			s->mallocs_logged = true;
 			log_msg(SL_LOG_WARNING,

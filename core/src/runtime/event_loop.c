@@ -27,7 +27,7 @@ struct link {
 struct watch {
 	struct link link;	/* first */
 	int fd;
-	bool service;		/* in the service set: also served by loop_serve() */
+	bool service;		/* in the service set: also served by event_loop_serve() */
 	loop_fd_cb cb;
 	void *ctx;
 };
@@ -40,7 +40,7 @@ struct loop_timer {
 	uint64_t deadline;
 	uint64_t period;
 	bool armed;
-	bool service;		/* also run by loop_serve() */
+	bool service;		/* also run by event_loop_serve() */
 };
 
 struct event_loop {
@@ -50,17 +50,17 @@ struct event_loop {
 	void *sig_ctx;
 	struct link *watches;	/* of struct watch */
 	struct link *timers;	/* of struct loop_timer */
-	int wakefd;		/* eventfd: loop_stop() from another thread */
+	int wakefd;		/* eventfd: event_loop_stop() from another thread */
 	/*
 	 * The service set (signals, the control socket, metrics): an epoll
-	 * descriptor of its own, itself watched by epfd, so loop_serve() can
+	 * descriptor of its own, itself watched by epfd, so event_loop_serve() can
 	 * wait on it alone while the inputs' descriptors stay unread.
 	 */
 	int svc_epfd;
 	bool stop;		/* atomic: set by any thread, read by the loop's */
 	bool dispatching;
 	bool in_timers;
-	bool serving;		/* inside loop_serve() */
+	bool serving;		/* inside event_loop_serve() */
 };
 
 static bool stopping(const struct event_loop *loop)
@@ -76,7 +76,7 @@ static void on_wake(void *ctx, int fd, uint32_t events)
 	}
 }
 
-uint64_t loop_now_ms(void)
+uint64_t event_loop_now_ms(void)
 {
 	struct timespec ts;
 
@@ -84,7 +84,7 @@ uint64_t loop_now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-struct event_loop *loop_new(void)
+struct event_loop *event_loop_new(void)
 {
 	struct event_loop *loop = calloc(1, sizeof(*loop));
 
@@ -98,7 +98,7 @@ struct event_loop *loop_new(void)
 		return NULL;
 	}
 	loop->wakefd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (loop->wakefd < 0 || loop_watch(loop, loop->wakefd, EPOLLIN, on_wake, loop) < 0) {
+	if (loop->wakefd < 0 || event_loop_watch(loop, loop->wakefd, EPOLLIN, on_wake, loop) < 0) {
 		if (loop->wakefd >= 0)
 			close(loop->wakefd);
 		close(loop->epfd);
@@ -129,7 +129,7 @@ static void push(struct link **head, struct link *l)
 	*head = l;
 }
 
-void loop_free(struct event_loop *loop)
+void event_loop_free(struct event_loop *loop)
 {
 	if (!loop)
 		return;
@@ -182,7 +182,7 @@ static int add_watch(struct event_loop *loop, int fd, uint32_t events, loop_fd_c
 	return 0;
 }
 
-int loop_watch(struct event_loop *loop, int fd, uint32_t events, loop_fd_cb cb, void *ctx)
+int event_loop_watch(struct event_loop *loop, int fd, uint32_t events, loop_fd_cb cb, void *ctx)
 {
 	return add_watch(loop, fd, events, cb, ctx, false);
 }
@@ -200,7 +200,7 @@ static void on_service(void *ctx, int fd, uint32_t events)
 		dispatch(loop, ev, n);
 }
 
-int loop_watch_service(struct event_loop *loop, int fd, uint32_t events, loop_fd_cb cb, void *ctx)
+int event_loop_watch_service(struct event_loop *loop, int fd, uint32_t events, loop_fd_cb cb, void *ctx)
 {
 	if (loop->svc_epfd < 0) {
 		loop->svc_epfd = epoll_create1(EPOLL_CLOEXEC);
@@ -215,7 +215,7 @@ int loop_watch_service(struct event_loop *loop, int fd, uint32_t events, loop_fd
 	return add_watch(loop, fd, events, cb, ctx, true);
 }
 
-int loop_modify(struct event_loop *loop, int fd, uint32_t events)
+int event_loop_modify(struct event_loop *loop, int fd, uint32_t events)
 {
 	struct watch *w = find_watch(loop, fd);
 	struct epoll_event ev = {.events = events};
@@ -228,7 +228,7 @@ int loop_modify(struct event_loop *loop, int fd, uint32_t events)
 	return epoll_ctl(w->service ? loop->svc_epfd : loop->epfd, EPOLL_CTL_MOD, fd, &ev);
 }
 
-void loop_unwatch(struct event_loop *loop, int fd)
+void event_loop_unwatch(struct event_loop *loop, int fd)
 {
 	struct watch *w = find_watch(loop, fd);
 
@@ -240,7 +240,7 @@ void loop_unwatch(struct event_loop *loop, int fd)
 		reap(&loop->watches);
 }
 
-struct loop_timer *loop_timer_new(struct event_loop *loop, loop_timer_cb cb, void *ctx)
+struct loop_timer *event_loop_timer_new(struct event_loop *loop, loop_timer_cb cb, void *ctx)
 {
 	struct loop_timer *t = calloc(1, sizeof(*t));
 
@@ -253,24 +253,24 @@ struct loop_timer *loop_timer_new(struct event_loop *loop, loop_timer_cb cb, voi
 	return t;
 }
 
-void loop_timer_arm(struct loop_timer *t, uint64_t delay_ms, uint64_t period_ms)
+void event_loop_timer_arm(struct loop_timer *t, uint64_t delay_ms, uint64_t period_ms)
 {
-	t->deadline = loop_now_ms() + delay_ms;
+	t->deadline = event_loop_now_ms() + delay_ms;
 	t->period = period_ms;
 	t->armed = true;
 }
 
-void loop_timer_service(struct loop_timer *t)
+void event_loop_timer_service(struct loop_timer *t)
 {
 	t->service = true;
 }
 
-void loop_timer_disarm(struct loop_timer *t)
+void event_loop_timer_disarm(struct loop_timer *t)
 {
 	t->armed = false;
 }
 
-void loop_timer_free(struct loop_timer *t)
+void event_loop_timer_free(struct loop_timer *t)
 {
 	if (!t)
 		return;
@@ -290,7 +290,7 @@ static void on_signal_fd(void *ctx, int fd, uint32_t events)
 		loop->sig_cb(loop->sig_ctx, (int)si.ssi_signo);
 }
 
-int loop_signals(struct event_loop *loop, const int *signals, loop_signal_cb cb, void *ctx)
+int event_loop_signals(struct event_loop *loop, const int *signals, loop_signal_cb cb, void *ctx)
 {
 	sigset_t set;
 
@@ -304,10 +304,10 @@ int loop_signals(struct event_loop *loop, const int *signals, loop_signal_cb cb,
 		return -1;
 	loop->sig_cb = cb;
 	loop->sig_ctx = ctx;
-	return loop_watch_service(loop, loop->sigfd, EPOLLIN, on_signal_fd, loop);
+	return event_loop_watch_service(loop, loop->sigfd, EPOLLIN, on_signal_fd, loop);
 }
 
-void loop_stop(struct event_loop *loop)
+void event_loop_stop(struct event_loop *loop)
 {
 	uint64_t one = 1;
 
@@ -320,7 +320,7 @@ void loop_stop(struct event_loop *loop)
 /* Milliseconds until the next timer (a service one) is due; -1 when none is armed. */
 static int next_timeout(const struct event_loop *loop, bool service_only)
 {
-	uint64_t now = loop_now_ms(), first = UINT64_MAX;
+	uint64_t now = event_loop_now_ms(), first = UINT64_MAX;
 
 	for (const struct link *l = loop->timers; l; l = l->next) {
 		const struct loop_timer *t = (const struct loop_timer *)l;
@@ -335,10 +335,10 @@ static int next_timeout(const struct event_loop *loop, bool service_only)
 	return first - now > 60000 ? 60000 : (int)(first - now);
 }
 
-/* The due timers (service ones only inside loop_serve(), which ignores the stop). */
+/* The due timers (service ones only inside event_loop_serve(), which ignores the stop). */
 static void run_timers(struct event_loop *loop, bool service_only)
 {
-	uint64_t now = loop_now_ms();
+	uint64_t now = event_loop_now_ms();
 	bool outer = loop->in_timers;
 
 	loop->in_timers = true;
@@ -378,10 +378,10 @@ static void dispatch(struct event_loop *loop, const struct epoll_event *events, 
 		reap(&loop->watches);
 }
 
-int loop_serve(struct event_loop *loop, int fd, int timeout_ms)
+int event_loop_serve(struct event_loop *loop, int fd, int timeout_ms)
 {
 	struct epoll_event ev = {.events = EPOLLIN, .data.ptr = NULL}, events[16];
-	uint64_t end = timeout_ms >= 0 ? loop_now_ms() + (uint64_t)timeout_ms : UINT64_MAX;
+	uint64_t end = timeout_ms >= 0 ? event_loop_now_ms() + (uint64_t)timeout_ms : UINT64_MAX;
 	struct pollfd pfd = {.fd = fd, .events = POLLIN};
 	int ready = 0;
 
@@ -391,7 +391,7 @@ int loop_serve(struct event_loop *loop, int fd, int timeout_ms)
 		return poll(&pfd, 1, timeout_ms) > 0;
 	loop->serving = true;
 	while (!ready) {
-		uint64_t now = loop_now_ms();
+		uint64_t now = event_loop_now_ms();
 		int wait = next_timeout(loop, true), n;
 
 		if (now >= end)
@@ -413,7 +413,7 @@ int loop_serve(struct event_loop *loop, int fd, int timeout_ms)
 	return ready;
 }
 
-int loop_run(struct event_loop *loop)
+int event_loop_run(struct event_loop *loop)
 {
 	struct epoll_event events[64];
 

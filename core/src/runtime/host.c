@@ -33,7 +33,7 @@ static void deliver(struct sl_instance *from, struct sl_batch *b);
 /* First failure of an instance, then at most one warning a minute. */
 static void batch_failed(struct sl_instance *inst, unsigned lost)
 {
-	uint64_t now = loop_now_ms();
+	uint64_t now = event_loop_now_ms();
 
 	if (inst->batch_fail_logged && now - inst->batch_fail_ms < 60000)
 		return;
@@ -79,7 +79,7 @@ static void check_refused(struct sl_instance *inst, struct sl_batch *b)
 			inst->name, inst->desc->name, (unsigned long long)n);
 }
 
-void runtime_process(struct sl_instance *inst, struct sl_batch *b)
+void host_process(struct sl_instance *inst, struct sl_batch *b)
 {
 	unsigned before = b->count;
 	int rc;
@@ -122,7 +122,7 @@ static void run_instance(struct sl_instance *inst, struct sl_batch *b)
 	if (inst->queue)
 		worker_feed(inst, b);
 	else
-		runtime_process(inst, b);
+		host_process(inst, b);
 }
 
 /*
@@ -279,38 +279,38 @@ static const uint64_t *host_subtree_reads(struct sl_instance *inst)
 static int host_watch_fd(struct sl_instance *inst, int fd, uint32_t events, sl_fd_cb cb,
 			 void *ctx)
 {
-	return loop_watch(inst->worker->loop, fd, events, cb, ctx);
+	return event_loop_watch(inst->worker->loop, fd, events, cb, ctx);
 }
 
 static int host_modify_fd(struct sl_instance *inst, int fd, uint32_t events)
 {
-	return loop_modify(inst->worker->loop, fd, events);
+	return event_loop_modify(inst->worker->loop, fd, events);
 }
 
 static void host_unwatch_fd(struct sl_instance *inst, int fd)
 {
-	loop_unwatch(inst->worker->loop, fd);
+	event_loop_unwatch(inst->worker->loop, fd);
 }
 
 static struct sl_timer *host_timer_new(struct sl_instance *inst, sl_timer_cb cb, void *ctx)
 {
-	/* The loop of the thread the instance runs on (set by runtime_init). */
-	return (struct sl_timer *)loop_timer_new(inst->worker->loop, cb, ctx);
+	/* The loop of the thread the instance runs on (set by host_init). */
+	return (struct sl_timer *)event_loop_timer_new(inst->worker->loop, cb, ctx);
 }
 
 static void host_timer_arm(struct sl_timer *t, uint64_t delay_ms, uint64_t period_ms)
 {
-	loop_timer_arm((struct loop_timer *)t, delay_ms, period_ms);
+	event_loop_timer_arm((struct loop_timer *)t, delay_ms, period_ms);
 }
 
 static void host_timer_disarm(struct sl_timer *t)
 {
-	loop_timer_disarm((struct loop_timer *)t);
+	event_loop_timer_disarm((struct loop_timer *)t);
 }
 
 static void host_timer_free(struct sl_timer *t)
 {
-	loop_timer_free((struct loop_timer *)t);
+	event_loop_timer_free((struct loop_timer *)t);
 }
 
 /* ---- counters ---- */
@@ -364,8 +364,8 @@ static void host_input_done(struct sl_instance *inst)
 	__atomic_fetch_add(&inst->rt->inputs_done, 1, __ATOMIC_RELAXED);
 	log_msg(SL_LOG_DEBUG, "%s: input finished", inst->name);
 	/* The main loop's, from whichever thread the input runs on. */
-	if (runtime_inputs_finished(inst->rt))
-		loop_stop(inst->rt->loop);
+	if (host_inputs_finished(inst->rt))
+		event_loop_stop(inst->rt->loop);
 }
 
 static const char *host_name(struct sl_instance *inst)
@@ -373,7 +373,7 @@ static const char *host_name(struct sl_instance *inst)
 	return inst->name;
 }
 
-const struct sl_host sluice_host = {
+const struct sl_host host_table = {
 	.size = sizeof(struct sl_host),
 	.log = host_log,
 	.config_error = host_config_error,
@@ -403,7 +403,7 @@ const struct sl_host sluice_host = {
 
 /* ---- lifecycle ---- */
 
-int runtime_prepare(struct runtime *rt, struct sl_instance *inst)
+int host_prepare(struct runtime *rt, struct sl_instance *inst)
 {
 	inst->rt = rt;
 	if (guard_prepare(inst, rt->batch_size))
@@ -414,13 +414,13 @@ int runtime_prepare(struct runtime *rt, struct sl_instance *inst)
 /* What the runtime runs until the start applies the configured graph: nothing (never written). */
 static struct graph no_instances;
 
-int runtime_init(struct runtime *rt, struct graph *g, struct event_loop *loop,
+int host_init(struct runtime *rt, struct graph *g, struct event_loop *loop,
 		 unsigned batch_size, unsigned threads)
 {
 	memset(rt, 0, sizeof(*rt));
 	rt->graph = &no_instances;
 	rt->loop = loop;
-	rt->process = runtime_process;
+	rt->process = host_process;
 	rt->batch_size = batch_size;
 	/* The stride comes from this graph's registry: another graph may differ. */
 	rt->stride = (sizeof(struct sl_record) +
@@ -435,23 +435,23 @@ int runtime_init(struct runtime *rt, struct graph *g, struct event_loop *loop,
 		rt->beyond[id >> 6] |= (uint64_t)1 << (id & 63);
 	for (unsigned id = 0; id < rt->nfields && id < SL_MAX_FIELDS; id++)
 		rt->types[id] = (uint8_t)fields_get(&g->loader.fields, id)->type;
-	return workers_plan(rt, threads);
+	return worker_plan(rt, threads);
 }
 
-bool runtime_inputs_finished(const struct runtime *rt)
+bool host_inputs_finished(const struct runtime *rt)
 {
 	return rt->graph->ninputs &&
 	       __atomic_load_n(&rt->inputs_done, __ATOMIC_RELAXED) == rt->graph->ninputs;
 }
 
-int runtime_run_threads(struct runtime *rt)
+int host_run_threads(struct runtime *rt)
 {
-	return workers_start(rt);
+	return worker_start(rt);
 }
 
-void runtime_shutdown(struct runtime *rt)
+void host_shutdown(struct runtime *rt)
 {
-	workers_shutdown(rt);
+	worker_shutdown(rt);
 }
 
 void host_put_escaped(char *buf, size_t len, size_t *used, const char *text)
@@ -468,7 +468,7 @@ void host_put_escaped(char *buf, size_t len, size_t *used, const char *text)
 	}
 }
 
-/* One line "NAME: WHY" of runtime_reopen()'s answer. */
+/* One line "NAME: WHY" of host_reopen()'s answer. */
 static void reopen_line(char *msg, size_t len, size_t *used, const struct sl_instance *inst,
 			const char *why)
 {
@@ -481,7 +481,7 @@ static void reopen_line(char *msg, size_t len, size_t *used, const struct sl_ins
 	host_put_escaped(msg, len, used, why);
 }
 
-size_t runtime_reopen(struct runtime *rt, unsigned wait_ms, char *msg, size_t len)
+size_t host_reopen(struct runtime *rt, unsigned wait_ms, char *msg, size_t len)
 {
 	const struct graph *g = rt->graph;
 	size_t failed = 0, used = 0;
@@ -489,7 +489,7 @@ size_t runtime_reopen(struct runtime *rt, unsigned wait_ms, char *msg, size_t le
 
 	if (len)
 		msg[0] = 0;
-	workers_reopen(rt, wait_ms);
+	worker_reopen(rt, wait_ms);
 	for (size_t i = 0; i < g->nall; i++) {
 		const struct sl_instance *inst = g->all[i];
 
@@ -520,7 +520,7 @@ size_t runtime_reopen(struct runtime *rt, unsigned wait_ms, char *msg, size_t le
 	return failed;
 }
 
-void runtime_log_counters(const struct runtime *rt, int level)
+void host_log_counters(const struct runtime *rt, int level)
 {
 	const struct graph *g = rt->graph;
 
@@ -541,7 +541,7 @@ void runtime_log_counters(const struct runtime *rt, int level)
 			unsigned depth;
 			uint64_t high;
 
-			bq_stats(inst->queue, &depth, &high);
+			queue_stats(inst->queue, &depth, &high);
 			used += (size_t)snprintf(extra + used, sizeof(extra) - used,
 						 " queue_dropped=%llu queue_batches=%u queue_high=%llu",
 						 (unsigned long long)counter_get64(&inst->queue->dropped),
@@ -555,12 +555,12 @@ void runtime_log_counters(const struct runtime *rt, int level)
 	}
 }
 
-void runtime_free(struct runtime *rt)
+void host_free(struct runtime *rt)
 {
 	for (size_t i = 0; i < rt->graph->nall; i++) {
 		rt->graph->all[i]->worker = NULL;
 		rt->graph->all[i]->queue = NULL;
 	}
-	workers_free(rt);
+	worker_free(rt);
 	memset(rt, 0, sizeof(*rt));
 }

@@ -22,33 +22,33 @@
  * graph (reload.c).  threads: 0, or daemon.threads (inputs spread over
  * that many threads, made here).  0 or -1.
  */
-int runtime_init(struct runtime *rt, struct graph *g, struct event_loop *loop,
+int host_init(struct runtime *rt, struct graph *g, struct event_loop *loop,
 		 unsigned batch_size, unsigned threads);
 /*
  * Bind an instance to the runtime and make its fan-out scratch (the start
  * and a reload, for every instance of the graph they apply).  0 or -1.
  */
-int runtime_prepare(struct runtime *rt, struct sl_instance *inst);
+int host_prepare(struct runtime *rt, struct sl_instance *inst);
 /* Run one instance on the batch, here and now, then what is below it. */
-void runtime_process(struct sl_instance *inst, struct sl_batch *b);
+void host_process(struct sl_instance *inst, struct sl_batch *b);
 /* Start the threads (after the instances' start() and the privilege drop). */
-int runtime_run_threads(struct runtime *rt);
+int host_run_threads(struct runtime *rt);
 /*
  * Flush and stop everything: inputs first, so held records reach the
  * outputs, then each output queue drains and its output flushes and stops.
  */
-void runtime_shutdown(struct runtime *rt);
+void host_shutdown(struct runtime *rt);
 /*
  * Reopen every output's files (each on its thread), waiting up to wait_ms
  * for the threads.  The number of instances that failed (or whose thread
  * did not answer in time); msg gets one line "NAME: WHY" for each, with
  * control and non-ASCII bytes written as \xNN.
  */
-size_t runtime_reopen(struct runtime *rt, unsigned wait_ms, char *msg, size_t len);
-void runtime_log_counters(const struct runtime *rt, int level);
-void runtime_free(struct runtime *rt);
+size_t host_reopen(struct runtime *rt, unsigned wait_ms, char *msg, size_t len);
+void host_log_counters(const struct runtime *rt, int level);
+void host_free(struct runtime *rt);
 /* True when every input is finite and has finished. */
-bool runtime_inputs_finished(const struct runtime *rt);
+bool host_inputs_finished(const struct runtime *rt);
 /*
  * Append text to buf[*used..len) (kept NUL-terminated) with control and
  * non-ASCII bytes and backslashes as \xNN: what a reply repeats of a

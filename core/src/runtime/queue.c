@@ -7,7 +7,7 @@
 
 #include "queue.h"
 
-struct sl_batch *batch_new(unsigned batch_size, size_t stride, size_t arena_size)
+struct sl_batch *queue_batch_new(unsigned batch_size, size_t stride, size_t arena_size)
 {
 	size_t recs = batch_size * sizeof(struct sl_record *);
 	size_t storage = (size_t)batch_size * stride;
@@ -48,7 +48,7 @@ static bool is_pointer_type(unsigned t)
 	return t == SL_T_BYTES || t == SL_T_STRING;
 }
 
-void bq_fields_init(struct bq_fields *bf, const uint8_t *types, unsigned nfields)
+void queue_fields_init(struct bq_fields *bf, const uint8_t *types, unsigned nfields)
 {
 	memset(bf->copy, 0xff, sizeof(bf->copy));
 	memset(bf->ptrs, 0, sizeof(bf->ptrs));
@@ -120,7 +120,7 @@ undo:
 	return false;
 }
 
-bool bq_copy_records(struct sl_batch *dst, const struct sl_batch *src, unsigned *next,
+bool queue_copy_records(struct sl_batch *dst, const struct sl_batch *src, unsigned *next,
 		     const struct bq_fields *bf)
 {
 	while (*next < src->count && dst->filled < dst->capacity) {
@@ -133,7 +133,7 @@ bool bq_copy_records(struct sl_batch *dst, const struct sl_batch *src, unsigned 
 
 /* ---- the queue ---- */
 
-struct bqueue *bq_new(unsigned max, bool block, unsigned batch_size, size_t stride,
+struct bqueue *queue_new(unsigned max, bool block, unsigned batch_size, size_t stride,
 		      size_t arena_size, const uint8_t *types, unsigned nfields)
 {
 	struct bqueue *q = calloc(1, sizeof(*q));
@@ -147,7 +147,7 @@ struct bqueue *bq_new(unsigned max, bool block, unsigned batch_size, size_t stri
 	q->batch_size = batch_size;
 	q->stride = (unsigned)stride;
 	q->arena_size = arena_size;
-	bq_fields_init(&q->fields, types, nfields);
+	queue_fields_init(&q->fields, types, nfields);
 	/* Control items coalesce, so at most one sits between two batches. */
 	q->ring_cap = 2 * max + 4;
 	q->ring = calloc(q->ring_cap, sizeof(*q->ring));
@@ -169,7 +169,7 @@ struct bqueue *bq_new(unsigned max, bool block, unsigned batch_size, size_t stri
 	return q;
 }
 
-void bq_free(struct bqueue *q)
+void queue_free(struct bqueue *q)
 {
 	if (!q)
 		return;
@@ -190,7 +190,7 @@ void bq_free(struct bqueue *q)
 	free(q);
 }
 
-void bq_wake(struct bqueue *q)
+void queue_wake(struct bqueue *q)
 {
 	uint64_t one = 1;
 
@@ -208,7 +208,7 @@ static bool push_locked(struct bqueue *q, enum bq_kind kind, struct sl_batch *b)
 
 static __thread const struct bq_waiter *thread_waiter;
 
-void bq_set_waiter(const struct bq_waiter *w)
+void queue_set_waiter(const struct bq_waiter *w)
 {
 	thread_waiter = w;
 }
@@ -257,7 +257,7 @@ static struct sl_batch *take_batch(struct bqueue *q)
 			q->nalloc++;
 			pthread_mutex_unlock(&q->lock);
 			/* Only while the queue grows to its bound, never again after. */
-			b = batch_new(q->batch_size, q->stride, q->arena_size);
+			b = queue_batch_new(q->batch_size, q->stride, q->arena_size);
 			if (b)
 				return b;
 			pthread_mutex_lock(&q->lock);
@@ -271,7 +271,7 @@ static struct sl_batch *take_batch(struct bqueue *q)
 	return b;
 }
 
-uint64_t bq_put(struct bqueue *q, const struct sl_batch *src)
+uint64_t queue_put(struct bqueue *q, const struct sl_batch *src)
 {
 	uint64_t dropped = 0;
 	unsigned next = 0;
@@ -290,7 +290,7 @@ uint64_t bq_put(struct bqueue *q, const struct sl_batch *src)
 		b->count = 0;
 		b->filled = 0;
 		b->arena.used = 0;
-		while (!bq_copy_records(b, src, &next, &q->fields)) {
+		while (!queue_copy_records(b, src, &next, &q->fields)) {
 			dropped++;	/* bigger than a whole arena */
 			next++;
 		}
@@ -307,12 +307,12 @@ uint64_t bq_put(struct bqueue *q, const struct sl_batch *src)
 		}
 		pthread_mutex_unlock(&q->lock);
 		if (woke)
-			bq_wake(q);
+			queue_wake(q);
 	}
 	return dropped;
 }
 
-int bq_put_ctl(struct bqueue *q, enum bq_kind kind)
+int queue_put_ctl(struct bqueue *q, enum bq_kind kind)
 {
 	bool woke = false;
 	int rc = 0;
@@ -326,11 +326,11 @@ int bq_put_ctl(struct bqueue *q, enum bq_kind kind)
 		woke = push_locked(q, kind, NULL);
 	pthread_mutex_unlock(&q->lock);
 	if (woke)
-		bq_wake(q);
+		queue_wake(q);
 	return rc;
 }
 
-bool bq_get(struct bqueue *q, struct bq_item *it)
+bool queue_get(struct bqueue *q, struct bq_item *it)
 {
 	bool got = false;
 
@@ -345,7 +345,7 @@ bool bq_get(struct bqueue *q, struct bq_item *it)
 	return got;
 }
 
-void bq_release(struct bqueue *q, struct sl_batch *b)
+void queue_release(struct bqueue *q, struct sl_batch *b)
 {
 	pthread_mutex_lock(&q->lock);
 	q->free[q->nfree++] = b;
@@ -355,17 +355,17 @@ void bq_release(struct bqueue *q, struct sl_batch *b)
 	pthread_mutex_unlock(&q->lock);
 }
 
-void bq_abandon(struct bqueue *q)
+void queue_abandon(struct bqueue *q)
 {
 	pthread_mutex_lock(&q->lock);
 	__atomic_store_n(&q->abandon, true, __ATOMIC_RELAXED);
 	pthread_cond_broadcast(&q->not_full);
 	poke(q->room_fd);
 	pthread_mutex_unlock(&q->lock);
-	bq_wake(q);
+	queue_wake(q);
 }
 
-bool bq_abandoned(struct bqueue *q)
+bool queue_abandoned(struct bqueue *q)
 {
 	bool a;
 
@@ -375,7 +375,7 @@ bool bq_abandoned(struct bqueue *q)
 	return a;
 }
 
-uint64_t bq_take_queued(struct bqueue *q)
+uint64_t queue_take_queued(struct bqueue *q)
 {
 	uint64_t records = 0;
 	unsigned k = 0;
@@ -397,7 +397,7 @@ uint64_t bq_take_queued(struct bqueue *q)
 	return records;
 }
 
-void bq_clear_wakeup(struct bqueue *q)
+void queue_clear_wakeup(struct bqueue *q)
 {
 	uint64_t v;
 
@@ -405,7 +405,7 @@ void bq_clear_wakeup(struct bqueue *q)
 	}
 }
 
-void bq_stats(struct bqueue *q, unsigned *depth, uint64_t *high_water)
+void queue_stats(struct bqueue *q, unsigned *depth, uint64_t *high_water)
 {
 	pthread_mutex_lock(&q->lock);
 	*depth = q->nalloc - q->nfree;

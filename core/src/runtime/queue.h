@@ -5,7 +5,7 @@
  * once into a batch the queue owns: presence bits, the values of present
  * fields, and the bytes text/packet fields point to, into that batch's
  * arena, pointers fixed up.  Only the fields the consumer reads are
- * copied (`copy`, inst_copy_mask(): everything unless the output says
+ * copied (`copy`, inst_keys_copy_mask(): everything unless the output says
  * what it reads).  Nothing a producer's batch points to is kept,
  * so the "copy what you keep" rule holds.  The consumer takes items in
  * order and gives each batch back when process() has returned.
@@ -14,9 +14,9 @@
  * needed, up to the bound, and then reused: no malloc per record.  When
  * every batch is queued, `when_full: drop` drops the records (counted by
  * the caller), `block` makes the producer wait: on the condition
- * variable, or through the waiter its thread set (bq_set_waiter(): the
+ * variable, or through the waiter its thread set (queue_set_waiter(): the
  * main thread serves the control socket and signals meanwhile).  At the
- * stop deadline bq_abandon() ends every wait: producers drop what they
+ * stop deadline queue_abandon() ends every wait: producers drop what they
  * hand over, the consumer drops what is queued (counted in stop_dropped),
  * control items still pass.  Control items (reopen,
  * stop, a reload's pause) keep their place in the order and are never dropped.
@@ -38,7 +38,7 @@ struct bq_item {
 
 /* What a copy takes of each record: these fields; which of all point to bytes. */
 struct bq_fields {
-	uint64_t copy[SL_PRESENCE_WORDS];	/* all unless set before start (inst_copy_mask) */
+	uint64_t copy[SL_PRESENCE_WORDS];	/* all unless set before start (inst_keys_copy_mask) */
 	uint64_t ptrs[SL_PRESENCE_WORDS];	/* SL_T_BYTES and SL_T_STRING fields */
 };
 
@@ -67,26 +67,26 @@ struct bqueue {
  * How a producer on this thread waits for room under `block`; none (the
  * default): the condition variable.  wait() is called without the lock,
  * after q->room_fd was cleared under it: it returns once room_fd is
- * readable (a batch came back, or bq_abandon()) or earlier; 0: look
+ * readable (a batch came back, or queue_abandon()) or earlier; 0: look
  * again, -1: give up (the rest is dropped, as at the stop deadline).
  */
 struct bq_waiter {
 	int (*wait)(void *ctx, struct bqueue *q);
 	void *ctx;
 };
-void bq_set_waiter(const struct bq_waiter *w);
+void queue_set_waiter(const struct bq_waiter *w);
 
 /* One pool-style batch: records, pointer list and arena in one allocation. */
-struct sl_batch *batch_new(unsigned batch_size, size_t stride, size_t arena_size);
+struct sl_batch *queue_batch_new(unsigned batch_size, size_t stride, size_t arena_size);
 
 /*
  * A queue of at most max batches (0: control items only).  types[] gives
  * each field's type (nfields entries), read here only.  It copies every
- * field until q->fields.copy is narrowed (before any bq_put()).
+ * field until q->fields.copy is narrowed (before any queue_put()).
  */
-struct bqueue *bq_new(unsigned max, bool block, unsigned batch_size, size_t stride,
+struct bqueue *queue_new(unsigned max, bool block, unsigned batch_size, size_t stride,
 		      size_t arena_size, const uint8_t *types, unsigned nfields);
-void bq_free(struct bqueue *q);
+void queue_free(struct bqueue *q);
 
 /*
  * Copy src's records in (in order, split over several batches if their
@@ -94,37 +94,37 @@ void bq_free(struct bqueue *q);
  * the queue was full under `drop`, or one record's bytes exceed a whole
  * arena.
  */
-uint64_t bq_put(struct bqueue *q, const struct sl_batch *src);
+uint64_t queue_put(struct bqueue *q, const struct sl_batch *src);
 /*
  * The stop deadline: no producer waits any more (those waiting drop), and
- * bq_abandoned() tells the consumer to drop what it takes.
+ * queue_abandoned() tells the consumer to drop what it takes.
  */
-void bq_abandon(struct bqueue *q);
-bool bq_abandoned(struct bqueue *q);
+void queue_abandon(struct bqueue *q);
+bool queue_abandoned(struct bqueue *q);
 /* Take every queued batch out (the consumer is stuck); how many records they held. */
-uint64_t bq_take_queued(struct bqueue *q);
+uint64_t queue_take_queued(struct bqueue *q);
 /* Queue a control item after everything already queued.  0, or -1 (no memory). */
-int bq_put_ctl(struct bqueue *q, enum bq_kind kind);
+int queue_put_ctl(struct bqueue *q, enum bq_kind kind);
 /* Consumer: take the next item; false when empty. */
-bool bq_get(struct bqueue *q, struct bq_item *it);
+bool queue_get(struct bqueue *q, struct bq_item *it);
 /* Consumer: give a BQ_BATCH batch back once it has been processed. */
-void bq_release(struct bqueue *q, struct sl_batch *b);
+void queue_release(struct bqueue *q, struct sl_batch *b);
 /* Wake the consumer (it left items for its next turn). */
-void bq_wake(struct bqueue *q);
+void queue_wake(struct bqueue *q);
 /* Consumer: clear the wake-up (before draining). */
-void bq_clear_wakeup(struct bqueue *q);
+void queue_clear_wakeup(struct bqueue *q);
 /* Batches in use now (queued or in process()), and the most ever. */
-void bq_stats(struct bqueue *q, unsigned *depth, uint64_t *high_water);
+void queue_stats(struct bqueue *q, unsigned *depth, uint64_t *high_water);
 
 /* Every field copied; ptrs[] from types[] (nfields entries). */
-void bq_fields_init(struct bq_fields *bf, const uint8_t *types, unsigned nfields);
+void queue_fields_init(struct bq_fields *bf, const uint8_t *types, unsigned nfields);
 /*
  * Copy records src->rec[*next..count) into dst until dst or its arena is
  * full, each with only the fields in bf->copy; *next moves past those
  * copied.  Exposed for the unit tests.  Returns false if record *next
  * does not fit an empty batch at all.
  */
-bool bq_copy_records(struct sl_batch *dst, const struct sl_batch *src, unsigned *next,
+bool queue_copy_records(struct sl_batch *dst, const struct sl_batch *src, unsigned *next,
 		     const struct bq_fields *bf);
 
 #endif

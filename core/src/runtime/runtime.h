@@ -34,7 +34,7 @@ struct runtime {
 	uint64_t beyond[SL_PRESENCE_WORDS];
 	size_t inputs_done;		/* atomic: inputs finish on their own threads */
 	/*
-	 * runtime_process() (host.c), which an output's thread (worker.c)
+	 * host_process() (host.c), which an output's thread (worker.c)
 	 * runs each batch of its queue through: handed down, so the threads
 	 * need nothing of host.c.
 	 */

@@ -12,7 +12,7 @@
 #define SLUICE_VERSION "unknown"
 #endif
 
-/* What one queued batch costs: the allocation batch_new() makes. */
+/* What one queued batch costs: the allocation queue_batch_new() makes. */
 static uint64_t queue_batch_bytes(const struct runtime *rt)
 {
 	return sizeof(struct sl_batch) + rt->batch_size * sizeof(struct sl_record *) +
@@ -26,7 +26,7 @@ static int take_inst(struct stats_inst *si, const struct sl_instance *inst,
 
 	si->name = strdup(inst->name);
 	si->plugin = strdup(inst->desc->name);
-	si->kind = strdup(loader_kind_name(inst->desc->kind));
+	si->kind = strdup(plugin_loader_kind_name(inst->desc->kind));
 	si->stacks = calloc(inst->nstacks ? inst->nstacks : 1, sizeof(char *));
 	/* one more for the core's bad_field_writes (host.c), shown once there is one */
 	si->counters = calloc(inst->ncounters + 1, sizeof(*si->counters));
@@ -57,7 +57,7 @@ static int take_inst(struct stats_inst *si, const struct sl_instance *inst,
 	if (inst->queue) {
 		unsigned depth;
 
-		bq_stats(inst->queue, &depth, &si->queue_high);
+		queue_stats(inst->queue, &depth, &si->queue_high);
 		si->queued = true;
 		si->queue_depth = depth;
 		si->queue_capacity = inst->queue->max;
@@ -210,7 +210,7 @@ static char *fmt_rate(uint64_t now, const uint64_t *then, double secs)
 	return c;
 }
 
-static char *fmt_u64(uint64_t v)
+static char *sl_fmt_u64(uint64_t v)
 {
 	char *c = NULL;
 
@@ -257,10 +257,10 @@ static bool row_cells(char **cell, const struct stats_inst *si, const struct sta
 	cell[C_STACK] = si->nstacks ? fmt_join(si->stacks, si->nstacks, ",") : strdup("-");
 	cell[C_INST] = strdup(si->name);
 	cell[C_PLUGIN] = strdup(si->plugin);
-	cell[C_IN] = fmt_u64(si->in);
-	cell[C_OUT] = fmt_u64(si->out);
-	cell[C_DROP] = fmt_u64(si->dropped);
-	cell[C_ERR] = fmt_u64(si->errors);
+	cell[C_IN] = sl_fmt_u64(si->in);
+	cell[C_OUT] = sl_fmt_u64(si->out);
+	cell[C_DROP] = sl_fmt_u64(si->dropped);
+	cell[C_ERR] = sl_fmt_u64(si->errors);
 	cell[C_RIN] = fmt_rate(si->in, old ? &old->in : NULL, secs);
 	cell[C_ROUT] = fmt_rate(si->out, old ? &old->out : NULL, secs);
 	cell[C_RDROP] = fmt_rate(si->dropped, old ? &old->dropped : NULL, secs);
@@ -269,8 +269,8 @@ static bool row_cells(char **cell, const struct stats_inst *si, const struct sta
 		if (asprintf(&cell[C_QUEUE], "%llu/%llu", (unsigned long long)si->queue_depth,
 			     (unsigned long long)si->queue_capacity) < 0)
 			cell[C_QUEUE] = NULL;
-		cell[C_QBYTES] = fmt_u64(si->queue_bytes);
-		cell[C_QDROP] = fmt_u64(si->queue_dropped);
+		cell[C_QBYTES] = sl_fmt_u64(si->queue_bytes);
+		cell[C_QDROP] = sl_fmt_u64(si->queue_dropped);
 	} else {
 		cell[C_QUEUE] = strdup("-");
 		cell[C_QBYTES] = strdup("-");

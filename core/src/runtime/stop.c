@@ -55,7 +55,7 @@ static void *guard_main(void *arg)
 		log_msg(SL_LOG_WARNING, "stop: daemon.stop_timeout (%llu ms) nearly over: what is "
 			"still queued is dropped, the outputs write what they hold and close",
 			(unsigned long long)g->timeout_ms);
-		workers_abandon(g->rt);
+		worker_abandon(g->rt);
 		pthread_mutex_lock(&g->lock);
 	}
 	if (wait_done(g, &g->exit_at)) {
@@ -65,9 +65,9 @@ static void *guard_main(void *arg)
 	/* Kept locked: stop_guard_end() cannot return (and the runtime go) under the report. */
 	log_msg(SL_LOG_ERR, "stop: not finished within daemon.stop_timeout (%llu ms): exiting",
 		(unsigned long long)g->timeout_ms);
-	workers_stop_report(g->rt, true);
-	runtime_log_counters(g->rt, SL_LOG_INFO);
-	workers_join_finished(g->rt);
+	worker_stop_report(g->rt, true);
+	host_log_counters(g->rt, SL_LOG_INFO);
+	worker_join_finished(g->rt);
 	fflush(stdout);
 	fflush(stderr);
 	_exit(STOP_EXIT_STATUS);

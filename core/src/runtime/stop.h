@@ -3,7 +3,7 @@
  * The stop deadline (daemon.stop_timeout).  From SIGTERM on, a thread of
  * its own keeps the time, whatever the main thread and the outputs are
  * stuck in.  A grace before the deadline (a fifth of it, at most 1 s) it
- * abandons every output queue (workers_abandon()): no producer waits for
+ * abandons every output queue (worker_abandon()): no producer waits for
  * room any more, what is still queued is dropped and counted, and the
  * outputs that are not stuck flush what they hold and close their files
  * within the grace.  At the deadline, if the shutdown has not finished,
@@ -29,7 +29,7 @@ struct stop_guard *stop_guard_start(struct runtime *rt, uint64_t timeout_ms);
 /*
  * The shutdown finished in time: end the guard (waits for it).  true when
  * it abandoned the queues, so records may have been dropped: the caller
- * logs them (workers_stop_report()) and, if there were any, exits with
+ * logs them (worker_stop_report()) and, if there were any, exits with
  * STOP_EXIT_STATUS.
  */
 bool stop_guard_end(struct stop_guard *g);

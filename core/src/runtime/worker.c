@@ -32,7 +32,7 @@ struct sl_batch *worker_batch_get(struct worker *w)
 		b = w->free_batches[--w->nfree];
 	} else {
 		/* Only while the pool grows to what the thread needs at once. */
-		b = batch_new(rt->batch_size, rt->stride, rt->arena_size);
+		b = queue_batch_new(rt->batch_size, rt->stride, rt->arena_size);
 		if (b)
 			w->nbatches++;
 	}
@@ -85,21 +85,21 @@ static struct worker *worker_new(struct runtime *rt, struct event_loop *loop, un
 	w->id = (unsigned)rt->nworkers++;
 	w->rt = rt;
 	pthread_mutex_init(&w->pause_lock, NULL);
-	/* Monotonic: workers_reopen() waits with a deadline on it. */
+	/* Monotonic: worker_reopen() waits with a deadline on it. */
 	pthread_condattr_init(&attr);
 	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
 	pthread_cond_init(&w->pause_cond, &attr);
 	pthread_condattr_destroy(&attr);
-	w->loop = loop ? loop : loop_new();
+	w->loop = loop ? loop : event_loop_new();
 	if (!w->loop)
 		return NULL;
 	/* the main thread: no inbox, signals instead */
-	if (!loop && !(w->inbox = bq_new(inbox_max, block, rt->batch_size, rt->stride,
+	if (!loop && !(w->inbox = queue_new(inbox_max, block, rt->batch_size, rt->stride,
 					 rt->queue_arena_size, rt->types, rt->nfields)))
 		return NULL;
 	/* A few batches up front: the hot path then never allocates. */
 	for (int i = 0; i < 4; i++) {
-		struct sl_batch *b = batch_new(rt->batch_size, rt->stride, rt->arena_size);
+		struct sl_batch *b = queue_batch_new(rt->batch_size, rt->stride, rt->arena_size);
 
 		if (!b)
 			return NULL;
@@ -175,7 +175,7 @@ int workers_place(struct runtime *rt, struct graph *g)
 	return 0;
 }
 
-int workers_plan(struct runtime *rt, unsigned nthreads)
+int worker_plan(struct runtime *rt, unsigned nthreads)
 {
 	if (!worker_new(rt, rt->loop, 0, false))
 		return -1;
@@ -193,7 +193,7 @@ int workers_plan(struct runtime *rt, unsigned nthreads)
 
 void worker_feed(struct sl_instance *out, const struct sl_batch *b)
 {
-	uint64_t dropped = bq_put(out->queue, b);
+	uint64_t dropped = queue_put(out->queue, b);
 
 	if (dropped) {
 		/* Never seen by process(): in and dropped, so in == out + dropped + errors. */
@@ -271,13 +271,13 @@ static void on_inbox(void *ctx, int fd, uint32_t events)
 	struct worker *w = ctx;
 	struct bq_item it;
 
-	bq_clear_wakeup(w->inbox);
+	queue_clear_wakeup(w->inbox);
 	for (int k = 0; k < DRAIN_PER_TURN; k++) {
-		if (!bq_get(w->inbox, &it))
+		if (!queue_get(w->inbox, &it))
 			return;
 		switch (it.kind) {
 		case BQ_BATCH:
-			if (bq_abandoned(w->inbox)) {
+			if (queue_abandoned(w->inbox)) {
 				/* The stop deadline passed: never seen by process(). */
 				counter_add64(&w->output->in, it.b->count);
 				counter_add64(&w->output->dropped, it.b->count);
@@ -287,7 +287,7 @@ static void on_inbox(void *ctx, int fd, uint32_t events)
 				w->rt->process(w->output, it.b);
 				__atomic_store_n(&w->inflight, 0, __ATOMIC_RELAXED);
 			}
-			bq_release(w->inbox, it.b);
+			queue_release(w->inbox, it.b);
 			break;
 		case BQ_REOPEN: {
 			/*
@@ -300,7 +300,7 @@ static void on_inbox(void *ctx, int fd, uint32_t events)
 			asked = w->reopen_asked;
 			pthread_mutex_unlock(&w->pause_lock);
 			reopen_here(w);
-			/* The results in the instances, then the answer (workers_reopen waits). */
+			/* The results in the instances, then the answer (worker_reopen waits). */
 			pthread_mutex_lock(&w->pause_lock);
 			w->reopen_done = asked;
 			pthread_cond_broadcast(&w->pause_cond);
@@ -310,30 +310,30 @@ static void on_inbox(void *ctx, int fd, uint32_t events)
 		case BQ_STOP:
 			flush_here(w);
 			stop_here(w);
-			loop_stop(w->loop);
+			event_loop_stop(w->loop);
 			return;
 		case BQ_PAUSE:
 			if (!pause_here(w)) {
-				loop_stop(w->loop);
+				event_loop_stop(w->loop);
 				return;
 			}
 			break;
 		}
 	}
-	bq_wake(w->inbox);
+	queue_wake(w->inbox);
 }
 
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
 
-	if (loop_run(w->loop))
+	if (event_loop_run(w->loop))
 		log_msg(SL_LOG_ERR, "thread %u: event loop failed", w->id);
 	__atomic_store_n(&w->finished, true, __ATOMIC_RELEASE);
 	return NULL;
 }
 
-int workers_start(struct runtime *rt)
+int worker_start(struct runtime *rt)
 {
 	sigset_t all, old;
 	int rc = 0;
@@ -376,7 +376,7 @@ static bool reopen_answered(struct worker *w, const struct timespec *deadline)
 	return done;
 }
 
-void workers_reopen(struct runtime *rt, unsigned wait_ms)
+void worker_reopen(struct runtime *rt, unsigned wait_ms)
 {
 	struct timespec deadline;
 
@@ -390,7 +390,7 @@ void workers_reopen(struct runtime *rt, unsigned wait_ms)
 		pthread_mutex_lock(&w->pause_lock);
 		w->reopen_asked++;
 		pthread_mutex_unlock(&w->pause_lock);
-		if (bq_put_ctl(w->inbox, BQ_REOPEN)) {
+		if (queue_put_ctl(w->inbox, BQ_REOPEN)) {
 			log_msg(SL_LOG_WARNING, "thread %u: cannot pass the reopen on", w->id);
 			w->reopen = REOPEN_NOT_PASSED;
 		}
@@ -426,7 +426,7 @@ static void finish(struct worker *w)
 		__atomic_store_n(&w->finished, true, __ATOMIC_RELEASE);
 		return;
 	}
-	while (bq_put_ctl(w->inbox, BQ_STOP))
+	while (queue_put_ctl(w->inbox, BQ_STOP))
 		;	/* cannot fail: a stop never follows a stop */
 	/* the stop guard may join it first, just before it ends the process */
 	if (!__atomic_exchange_n(&w->join_claimed, true, __ATOMIC_ACQ_REL))
@@ -434,7 +434,7 @@ static void finish(struct worker *w)
 	w->running = false;
 }
 
-void workers_join_finished(struct runtime *rt)
+void worker_join_finished(struct runtime *rt)
 {
 	for (size_t i = 1; i < rt->nworkers; i++) {
 		struct worker *w = rt->workers[i];
@@ -446,12 +446,12 @@ void workers_join_finished(struct runtime *rt)
 	}
 }
 
-void workers_shutdown(struct runtime *rt)
+void worker_shutdown(struct runtime *rt)
 {
 	/* Inputs first: held records reach the outputs (and their queues). */
 	for (size_t i = 1; i < rt->nworkers; i++)
 		if (!rt->workers[i]->output && rt->workers[i]->running)
-			bq_put_ctl(rt->workers[i]->inbox, BQ_STOP);
+			queue_put_ctl(rt->workers[i]->inbox, BQ_STOP);
 	flush_here(rt->workers[0]);
 	for (size_t i = 1; i < rt->nworkers; i++)
 		if (!rt->workers[i]->output)
@@ -463,21 +463,21 @@ void workers_shutdown(struct runtime *rt)
 	 */
 	for (size_t i = 1; i < rt->nworkers; i++)
 		if (rt->workers[i]->output && rt->workers[i]->running)
-			bq_put_ctl(rt->workers[i]->inbox, BQ_STOP);
+			queue_put_ctl(rt->workers[i]->inbox, BQ_STOP);
 	for (size_t i = 1; i < rt->nworkers; i++)
 		if (rt->workers[i]->output)
 			finish(rt->workers[i]);
 }
 
-void workers_abandon(struct runtime *rt)
+void worker_abandon(struct runtime *rt)
 {
 	/* Read-only here: a reload never runs once the stop began. */
 	for (size_t i = 1; i < rt->nworkers; i++)
 		if (rt->workers[i]->output)
-			bq_abandon(rt->workers[i]->inbox);
+			queue_abandon(rt->workers[i]->inbox);
 }
 
-size_t workers_stop_report(struct runtime *rt, bool stuck)
+size_t worker_stop_report(struct runtime *rt, bool stuck)
 {
 	size_t named = 0;
 
@@ -492,7 +492,7 @@ size_t workers_stop_report(struct runtime *rt, bool stuck)
 			continue;
 		if (busy) {
 			/* Its thread is stuck in the output's code: what it holds stays there. */
-			queued = bq_take_queued(w->inbox);
+			queued = queue_take_queued(w->inbox);
 			inflight = __atomic_exchange_n(&w->inflight, 0, __ATOMIC_RELAXED);
 			counter_add64(&out->in, queued);
 			counter_add64(&out->dropped, queued + inflight);
@@ -516,7 +516,7 @@ size_t workers_stop_report(struct runtime *rt, bool stuck)
 	return named;
 }
 
-void workers_free(struct runtime *rt)
+void worker_free(struct runtime *rt)
 {
 	for (size_t i = 0; i < rt->nworkers; i++) {
 		struct worker *w = rt->workers[i];
@@ -526,8 +526,8 @@ void workers_free(struct runtime *rt)
 		free(w->free_batches);
 		free(w->insts);
 		if (i) {
-			bq_free(w->inbox);
-			loop_free(w->loop);
+			queue_free(w->inbox);
+			event_loop_free(w->loop);
 		}
 		pthread_mutex_destroy(&w->pause_lock);
 		pthread_cond_destroy(&w->pause_cond);
@@ -545,7 +545,7 @@ static void pause_one(struct worker *w)
 	if (!w->running)
 		return;
 	/* Full only of control items the thread is about to take: try again. */
-	while (bq_put_ctl(w->inbox, BQ_PAUSE))
+	while (queue_put_ctl(w->inbox, BQ_PAUSE))
 		sched_yield();
 	pthread_mutex_lock(&w->pause_lock);
 	while (!w->paused)
@@ -553,7 +553,7 @@ static void pause_one(struct worker *w)
 	pthread_mutex_unlock(&w->pause_lock);
 }
 
-void workers_pause(struct runtime *rt)
+void worker_pause(struct runtime *rt)
 {
 	/*
 	 * Inputs first: once they wait, nothing feeds an output queue (the
@@ -567,7 +567,7 @@ void workers_pause(struct runtime *rt)
 			pause_one(rt->workers[i]);
 }
 
-void workers_resume(struct runtime *rt)
+void worker_resume(struct runtime *rt)
 {
 	for (size_t i = 1; i < rt->nworkers; i++) {
 		struct worker *w = rt->workers[i];
@@ -592,9 +592,9 @@ struct worker *worker_add(struct runtime *rt, struct sl_instance *output)
 		w->output = output;
 		output->queue = w->inbox;
 		output->queue->owner = output;
-		inst_copy_mask(output, output->queue->fields.copy);
+		inst_keys_copy_mask(output, output->queue->fields.copy);
 	}
-	if (loop_watch(w->loop, w->inbox->efd, EPOLLIN, on_inbox, w)) {
+	if (event_loop_watch(w->loop, w->inbox->efd, EPOLLIN, on_inbox, w)) {
 		worker_discard(rt, w);
 		return NULL;
 	}
@@ -616,14 +616,14 @@ void worker_discard(struct runtime *rt, struct worker *w)
 	free(w->insts);
 	if (w->output && w->output->queue == w->inbox)
 		w->output->queue = NULL;
-	bq_free(w->inbox);
-	loop_free(w->loop);
+	queue_free(w->inbox);
+	event_loop_free(w->loop);
 	pthread_mutex_destroy(&w->pause_lock);
 	pthread_cond_destroy(&w->pause_cond);
 	free(w);
 }
 
-int workers_replan(struct runtime *rt)
+int worker_replan(struct runtime *rt)
 {
 	struct graph *g = rt->graph;
 
@@ -639,7 +639,7 @@ int workers_replan(struct runtime *rt)
 	return 0;
 }
 
-void workers_reap(struct runtime *rt)
+void worker_reap(struct runtime *rt)
 {
 	for (size_t i = rt->nworkers; i-- > 1;) {
 		struct worker *w = rt->workers[i];

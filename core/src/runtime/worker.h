@@ -48,7 +48,7 @@ struct worker {
 	/*
 	 * reopen, under pause_lock: requests made, and how many of them the
 	 * thread had seen when it began its last reopen; then the outcome of
-	 * the last workers_reopen() for this thread (main thread only).
+	 * the last worker_reopen() for this thread (main thread only).
 	 */
 	unsigned reopen_asked, reopen_done;
 	enum { REOPEN_ANSWERED, REOPEN_NOT_PASSED, REOPEN_LATE } reopen;
@@ -57,11 +57,11 @@ struct worker {
 struct graph;
 
 /*
- * The workers that run whatever the graph (runtime_init): the main
+ * The workers that run whatever the graph (host_init): the main
  * thread's, and daemon.threads' (kept while empty).  The instances are
  * placed when started, at start as at a reload (workers_place()).  0 or -1.
  */
-int workers_plan(struct runtime *rt, unsigned nthreads);
+int worker_plan(struct runtime *rt, unsigned nthreads);
 /*
  * Where each instance of g runs, the one placement rule of the start and
  * of a reload: sets inst->worker for every instance a reload does not
@@ -71,63 +71,63 @@ int workers_plan(struct runtime *rt, unsigned nthreads);
  * worker, not started, appended to rt->workers; an input spread by
  * daemon.threads goes to its slot's worker; a filter or an output without
  * a thread runs where its parent runs, any other input on the main
- * thread.  workers_replan() then builds the workers' lists.  0, or -1 (out
+ * thread.  worker_replan() then builds the workers' lists.  0, or -1 (out
  * of memory: what it made stays in rt->workers, from where it was).
  */
 int workers_place(struct runtime *rt, struct graph *g);
 /* Start the threads (after every start() and the privilege drop). 0 or -1. */
-int workers_start(struct runtime *rt);
+int worker_start(struct runtime *rt);
 /*
  * Reopen: every instance reopens, on its own thread, after what it was
  * handed; each records its result (inst->reopen_failed, reopen_err).
  * Waits up to wait_ms for the threads' answers; w->reopen says, per
  * thread, whether it answered in time (only then are its results read).
  */
-void workers_reopen(struct runtime *rt, unsigned wait_ms);
+void worker_reopen(struct runtime *rt, unsigned wait_ms);
 /*
  * TERM, or every input done: inputs stop and flush, their subtrees with
  * them; then each output queue drains, and its output flushes and stops.
  */
-void workers_shutdown(struct runtime *rt);
+void worker_shutdown(struct runtime *rt);
 /*
  * The stop deadline (stop.c), from any thread: no producer waits for
  * room any more, and each output thread drops what is still queued
  * (counted), then flushes and stops its output.
  */
-void workers_abandon(struct runtime *rt);
+void worker_abandon(struct runtime *rt);
 /*
  * Log, for each output, the records not written because of the stop
  * deadline; with stuck, also take what is queued for the outputs whose
  * thread has not finished (and the batch in their process()), count it
  * and name them.  The number of outputs named.
  */
-size_t workers_stop_report(struct runtime *rt, bool stuck);
+size_t worker_stop_report(struct runtime *rt, bool stuck);
 /*
  * The stop deadline, just before the process ends: join the output and
  * input threads that have finished and that the main thread is not
  * joining, so an exit leaves no finished thread unjoined (a thread stuck
  * in an output cannot be joined, and is not waited for).
  */
-void workers_join_finished(struct runtime *rt);
-void workers_free(struct runtime *rt);
+void worker_join_finished(struct runtime *rt);
+void worker_free(struct runtime *rt);
 
 /*
- * Reload (reload.c).  workers_pause(): every running thread waits at a
+ * Reload (reload.c).  worker_pause(): every running thread waits at a
  * point between two items of its queue: the inputs' threads first, then
  * the outputs' once their queues are drained, so nothing is in flight and
  * the main thread may call any instance and change any worker.
- * workers_resume() lets them go on (those marked quit leave their loop).
+ * worker_resume() lets them go on (those marked quit leave their loop).
  */
-void workers_pause(struct runtime *rt);
-void workers_resume(struct runtime *rt);
+void worker_pause(struct runtime *rt);
+void worker_resume(struct runtime *rt);
 /* A new worker (not started) for an input thread, or for an output and its queue. */
 struct worker *worker_add(struct runtime *rt, struct sl_instance *output);
 /* Remove a worker whose thread is not running (or was joined) and free it. */
 void worker_discard(struct runtime *rt, struct worker *w);
 /* Rebuild every worker's instance list from inst->worker: graph order, outputs last. */
-int workers_replan(struct runtime *rt);
+int worker_replan(struct runtime *rt);
 /* Join the workers marked quit or stopping, and free them. */
-void workers_reap(struct runtime *rt);
+void worker_reap(struct runtime *rt);
 /* Stop the instances placed on w, here (w paused or not running). */
 void worker_flush_stop(struct sl_instance *inst);
 
