@@ -48,7 +48,11 @@ struct daemon {
 	struct loop_timer *hup_timer;
 };
 
-/* Start everything, run until TERM/INT or every input has finished. */
+/*
+ * Start everything, run until TERM/INT or every input has finished.
+ * Returns the exit status: 0, or 1 (a failed start or loop, or records
+ * given up at the stop deadline: STOP_EXIT_STATUS).
+ */
 int daemon_run(struct graph *g, const struct config *cfg, const char *config_file,
 	       const struct drop_target *drop);
 
