@@ -297,6 +297,7 @@ workers_free worker_free
 workers_join_finished worker_join_finished
 workers_pause worker_pause
 workers_plan worker_plan
+workers_place worker_place
 workers_reap worker_reap
 workers_reopen worker_reopen
 workers_replan worker_replan

@@ -247,7 +247,7 @@ static void swap_kept(struct graph *og, struct graph *ng)
 /* ---- starting the new, stopping the gone ---- */
 
 /*
- * Undo start_new() and workers_place(): the running graph is as it was.
+ * Undo start_new() and worker_place(): the running graph is as it was.
  * The workers from had on were made for the new instances.
  */
 static void roll_back(struct runtime *rt, struct graph *ng, size_t had)
@@ -434,7 +434,7 @@ static int apply(struct runtime *rt, struct graph *og, struct graph *ng, struct 
 		goto fail;
 	}
 	worker_pause(rt);
-	if (workers_place(rt, ng)) {
+	if (worker_place(rt, ng)) {
 		say(r, "out of memory");
 		roll_back(rt, ng, had);
 		worker_resume(rt);

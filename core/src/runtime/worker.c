@@ -155,7 +155,7 @@ static struct worker *place_one(struct runtime *rt, struct sl_instance *inst, st
 	return up ? up : rt->workers[0];
 }
 
-int workers_place(struct runtime *rt, struct graph *g)
+int worker_place(struct runtime *rt, struct graph *g)
 {
 	/*
 	 * Parents come before children in g->all: a child follows its parent.

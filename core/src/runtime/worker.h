@@ -59,7 +59,7 @@ struct graph;
 /*
  * The workers that run whatever the graph (host_init): the main
  * thread's, and daemon.threads' (kept while empty).  The instances are
- * placed when started, at start as at a reload (workers_place()).  0 or -1.
+ * placed when started, at start as at a reload (worker_place()).  0 or -1.
  */
 int worker_plan(struct runtime *rt, unsigned nthreads);
 /*
@@ -74,7 +74,7 @@ int worker_plan(struct runtime *rt, unsigned nthreads);
  * thread.  worker_replan() then builds the workers' lists.  0, or -1 (out
  * of memory: what it made stays in rt->workers, from where it was).
  */
-int workers_place(struct runtime *rt, struct graph *g);
+int worker_place(struct runtime *rt, struct graph *g);
 /* Start the threads (after every start() and the privilege drop). 0 or -1. */
 int worker_start(struct runtime *rt);
 /*
