@@ -77,6 +77,15 @@ void syslog_adopt_spool(struct syslog_state *st)
  *         relp_spool_sync).
  */
 
+/* A send the socket cannot take now (full, or no buffer): EPOLLOUT armed, true. */
+static bool wait_writable(struct syslog_state *st, int err)
+{
+	if (err != EAGAIN && err != EWOULDBLOCK && err != ENOBUFS)
+		return false;
+	syslog_arm_fd(st, syslog_idle_events(st) | EPOLLOUT);
+	return true;
+}
+
 /* TCP, the queue empty: send the spool's records, oldest first. */
 static void spool_drain_tcp(struct syslog_state *st)
 {
@@ -96,9 +105,7 @@ static void spool_drain_tcp(struct syslog_state *st)
 
 			if (err == EINTR)
 				continue;
-			if (err == EAGAIN || err == EWOULDBLOCK || err == ENOBUFS)
-				syslog_arm_fd(st, syslog_idle_events(st) | EPOLLOUT);
-			else
+			if (!wait_writable(st, err))
 				syslog_lost(st, "cannot send to", err);
 			break;
 		}
@@ -262,10 +269,8 @@ static void drain_dgram(struct syslog_state *st)
 
 			if (err == EINTR)
 				continue;
-			if (err == EAGAIN || err == EWOULDBLOCK || err == ENOBUFS) {
-				syslog_arm_fd(st, syslog_idle_events(st) | EPOLLOUT);
+			if (wait_writable(st, err))
 				return;
-			}
 			if (err == EMSGSIZE) {	/* the receiver's limit: skip it */
 				syslog_sock_error(st, "message too long for", err);
 				syslog_q_pop(st);
@@ -313,10 +318,8 @@ static void drain_stream(struct syslog_state *st)
 
 			if (err == EINTR)
 				continue;
-			if (err == EAGAIN || err == EWOULDBLOCK || err == ENOBUFS) {
-				syslog_arm_fd(st, syslog_idle_events(st) | EPOLLOUT);
+			if (wait_writable(st, err))
 				return;
-			}
 			syslog_lost(st, "cannot send to", err);
 			return;
 		}
