@@ -98,6 +98,25 @@ grep -q "alias.conf:3: warning: \[b\] (NFLOG): reads what \[a\] reads (group 3):
 grep -q '^  b:' "$WORK/alias.yaml" && fail "alias: [b] became an instance of its own"
 echo "alias: [b] reads through a, [d] through c with its own filter"
 
+# ulogd's filter lists pass over empty items (strtok): "tcp,,udp," is tcp
+# and udp, not a YAML list with holes or a where set that does not parse
+# (found by fuzz_ulogd); a list of nothing but commas is an error.
+printf '%s\n' '[global]' stack=c:NFCT,i:IPFIX '[c]' accept_proto_filter=tcp,,udp, \
+	'accept_src_filter=,10.0.0.0/8,,192.0.2.0/24' '[i]' host=192.0.2.1 >"$WORK/empty.conf"
+"$SLUICE" convert ulogd "$WORK/empty.conf" >"$WORK/empty.yaml" 2>"$WORK/empty.err" ||
+	fail "empty items: convert failed: $(cat "$WORK/empty.err")"
+"$SLUICE" -t -c "$WORK/empty.yaml" >/dev/null || fail "empty items: sluice -t refused it"
+for p in '^    protocols: \[tcp,udp\]$' 'expr: "orig_src in {10.0.0.0/8,192.0.2.0/24}"'; do
+	grep -q "$p" "$WORK/empty.yaml" || { cat "$WORK/empty.yaml"; fail "empty items: no line $p"; }
+done
+printf '%s\n' '[global]' stack=c:NFCT,i:IPFIX '[c]' accept_proto_filter=,, '[i]' host=192.0.2.1 \
+	>"$WORK/none.conf"
+"$SLUICE" convert ulogd "$WORK/none.conf" >/dev/null 2>"$WORK/none.err" &&
+	fail "a protocol list of commas was converted"
+grep -q "none.conf:4:21: error: \[c\] accept_proto_filter: no protocol names" "$WORK/none.err" ||
+	fail "no error for a protocol list of commas: $(cat "$WORK/none.err")"
+echo "empty items: tcp,,udp, is [tcp,udp]; ,, is an error"
+
 # Nothing convertible (MySQL only): exit 1, no YAML (`stacks: {}` is one
 # sluice -t refuses), and stderr says so; --check exits 1 too.
 printf '%s\n' '[global]' stack=l:NFLOG,b:BASE,my:MYSQL '[l]' group=1 '[my]' db=ulog \

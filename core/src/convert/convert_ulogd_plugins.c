@@ -151,6 +151,27 @@ static int conv_nflog(struct conv *c, struct uinst *u)
 	return 0;
 }
 
+/*
+ * A ulogd list "a,,b," as "a,b": ulogd splits its filter lists with
+ * strtok(), which passes over empty items; written as they are, they make
+ * a YAML list or a where set that does not parse.  false when no item is
+ * left (or, which the reader's line limit rules out, out is too small).
+ */
+static bool list_items(const char *value, char *out, size_t size)
+{
+	size_t k = 0;
+
+	if (strlen(value) >= size)
+		return false;
+	for (const char *p = value; *p; p++)
+		if (*p != ',' || (k && out[k - 1] != ','))
+			out[k++] = *p;
+	if (k && out[k - 1] == ',')
+		k--;
+	out[k] = '\0';
+	return k > 0;
+}
+
 /* A comma-separated list of addresses and prefixes as a where set; false if not one. */
 static bool addr_set(struct conv *c, struct uinst *u, const char *key, const char *field)
 {
@@ -163,13 +184,15 @@ static bool addr_set(struct conv *c, struct uinst *u, const char *key, const cha
 	for (p = e->value; *p; p++)
 		if (!isxdigit((unsigned char)*p) && !strchr(".:/,", *p))
 			break;
-	if (*p || !*e->value) {
+	char list[ULOGD_INI_MAX_LINE];
+
+	if (*p || !list_items(e->value, list, sizeof(list))) {
 		convert_ulogd_error_at(c, e->line, e->vcol + (unsigned)(p - e->value),
 			 "[%s] %s: expected addresses and prefixes separated by ','", u->id, key);
 		return false;
 	}
 	snprintf(u->where + len, sizeof(u->where) - len, "%s%s in {%s}", len ? " and " : "", field,
-		 e->value);
+		 list);
 	return true;
 }
 
@@ -240,7 +263,14 @@ static int conv_nfct(struct conv *c, struct uinst *u)
 					 "separated by ','", u->id);
 				return -1;
 			}
-		opt(c, u, "nfct", "protocols", "[%s]", e->value);
+		char list[ULOGD_INI_MAX_LINE];
+
+		if (!list_items(e->value, list, sizeof(list))) {
+			convert_ulogd_error_at(c, e->line, e->vcol, "[%s] accept_proto_filter: no "
+					       "protocol names", u->id);
+			return -1;
+		}
+		opt(c, u, "nfct", "protocols", "[%s]", list);
 	}
 	if (!addr_set(c, u, "accept_src_filter", "orig_src") ||
 	    !addr_set(c, u, "accept_dst_filter", "orig_dst"))
