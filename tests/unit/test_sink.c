@@ -15,7 +15,6 @@
  * spooled record the output cannot read skipped and counted; the spool's
  * option rows and their texts, and spool_dir's check, which syslog (its own spool) shares.
  */
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,114 +22,8 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "fake_host.h"
 #include "sink.h"
-
-/* ---- a host: counters, dropped, log lines, timers fired by the test ---- */
-
-#define MAX_COUNTERS 16
-
-struct sl_timer {
-	sl_timer_cb cb;
-	void *ctx;
-	bool armed;
-	uint64_t delay, period;
-};
-
-static struct {
-	const char *names[MAX_COUNTERS];
-	uint64_t val[MAX_COUNTERS];
-	int n;
-	uint64_t dropped;
-	char last_log[512];
-	struct sl_timer timers[4];
-	int ntimers;
-} H;
-
-static void h_log(struct sl_instance *inst, enum sl_log_level level, const char *fmt, ...)
-{
-	va_list ap;
-
-	(void)inst;
-	(void)level;
-	va_start(ap, fmt);
-	vsnprintf(H.last_log, sizeof(H.last_log), fmt, ap);
-	va_end(ap);
-}
-
-static void h_config_error(struct sl_instance *inst, const char *opt, const char *fmt, ...)
-{
-	(void)inst;
-	snprintf(H.last_log, sizeof(H.last_log), "config %s: %s", opt ? opt : "", fmt);
-}
-
-static int h_counter_new(struct sl_instance *inst, const char *name)
-{
-	(void)inst;
-	H.names[H.n] = name;
-	return H.n++;
-}
-
-static void h_counter_add(struct sl_instance *inst, int c, uint64_t n)
-{
-	(void)inst;
-	H.val[c] += n;
-}
-
-static void h_dropped_add(struct sl_instance *inst, uint64_t n)
-{
-	(void)inst;
-	H.dropped += n;
-}
-
-static struct sl_timer *h_timer_new(struct sl_instance *inst, sl_timer_cb cb, void *ctx)
-{
-	struct sl_timer *t = &H.timers[H.ntimers++];
-
-	(void)inst;
-	*t = (struct sl_timer){ .cb = cb, .ctx = ctx };
-	return t;
-}
-
-static void h_timer_arm(struct sl_timer *t, uint64_t delay, uint64_t period)
-{
-	t->armed = true;
-	t->delay = delay;
-	t->period = period;
-}
-
-static void h_timer_disarm(struct sl_timer *t)
-{
-	t->armed = false;
-}
-
-static const struct sl_host host = {
-	.size = sizeof(struct sl_host),
-	.log = h_log,
-	.config_error = h_config_error,
-	.timer_new = h_timer_new,
-	.timer_arm = h_timer_arm,
-	.timer_disarm = h_timer_disarm,
-	.counter_new = h_counter_new,
-	.counter_add = h_counter_add,
-	.dropped_add = h_dropped_add,
-};
-
-static uint64_t counter(const char *name)
-{
-	for (int i = 0; i < H.n; i++)
-		if (!strcmp(H.names[i], name))
-			return H.val[i];
-	CHECK(0, "no counter %s", name);
-	return 0;
-}
-
-/* Fire a timer the way the loop would: a one-shot one is disarmed first. */
-static void fire(struct sl_timer *t)
-{
-	if (!t->period)
-		t->armed = false;
-	t->cb(t->ctx);
-}
 
 /* ---- the clock ---- */
 
@@ -317,7 +210,7 @@ static void fresh_def(const char *spool_dir, const struct sl_sink_def *d)
 	static const struct sl_sink_clock clock = { t_now, t_sleep, NULL };
 	int c_retries, c_dropped;
 
-	memset(&H, 0, sizeof(H));
+	fake_host_reset();
 	memset(&D, 0, sizeof(D));
 	nslept = 0;
 	now = 1000000;
@@ -326,9 +219,9 @@ static void fresh_def(const char *spool_dir, const struct sl_sink_def *d)
 		.retry_min = 200, .retry_max = 1000, .spool_dir = spool_dir,
 		.spool_max_size = 1 << 20,
 	};
-	c_retries = h_counter_new(NULL, "retries");
-	c_dropped = h_counter_new(NULL, "dropped_rows");
-	sl_sink_init(&sink, &host, NULL, &cfg, d, &sink, c_retries, c_dropped);
+	c_retries = fake_host.counter_new(NULL, "retries");
+	c_dropped = fake_host.counter_new(NULL, "dropped_rows");
+	sl_sink_init(&sink, &fake_host, NULL, &cfg, d, &sink, c_retries, c_dropped);
 	sl_sink_clock(&sink, &clock);
 	CHECK(sl_sink_start(&sink) == 0);
 }
@@ -372,10 +265,10 @@ static void test_flush_by_size_and_time(void)
 	feed(6);			/* 9: two batches of 4, one unit left */
 	CHECK_EQ_U(D.sends, 2);
 	CHECK_EQ_U(D.rows, 1);
-	fire(flush);
+	fake_fire(flush);
 	CHECK_EQ_U(D.sends, 3);
 	CHECK(got_in_order(9));
-	fire(flush);			/* nothing in the batch: nothing sent */
+	fake_fire(flush);			/* nothing in the batch: nothing sent */
 	CHECK_EQ_U(D.sends, 3);
 	sl_sink_stop(&sink);
 	CHECK(!flush->armed);
@@ -394,7 +287,7 @@ static void test_retry_backoff(void)
 	CHECK_EQ_U(slept[0], 200);
 	CHECK_EQ_U(slept[1], 400);
 	CHECK_EQ_U(slept[2], 800);
-	CHECK_EQ_U(counter("retries"), 3);
+	CHECK_EQ_U(fake_counter("retries"), 3);
 	CHECK(got_in_order(4));
 	CHECK_STREQ(H.last_log, "batch of 4 rows sent after 3 retries");
 	/* capped at retry_max */
@@ -404,7 +297,7 @@ static void test_retry_backoff(void)
 	CHECK_EQ_U(nslept, 5);
 	CHECK_EQ_U(slept[3], 1000);
 	CHECK_EQ_U(slept[4], 1000);
-	CHECK_EQ_U(counter("dropped_rows"), 0);
+	CHECK_EQ_U(fake_counter("dropped_rows"), 0);
 	sl_sink_stop(&sink);
 	sl_sink_destroy(&sink);
 }
@@ -418,8 +311,8 @@ static void test_give_up(void)
 	D.fail_as = SL_SINK_RETRY;
 	feed(4);
 	CHECK_EQ_U(D.sends, 4);
-	CHECK_EQ_U(counter("retries"), 3);
-	CHECK_EQ_U(counter("dropped_rows"), 4);
+	CHECK_EQ_U(fake_counter("retries"), 3);
+	CHECK_EQ_U(fake_counter("dropped_rows"), 4);
 	CHECK_EQ_U(H.dropped, 4);
 	CHECK_STREQ(H.last_log, "4 rows dropped after 3 retries");
 	CHECK_EQ_U(D.rows, 0);
@@ -429,18 +322,18 @@ static void test_give_up(void)
 	D.fail_as = SL_SINK_REJECTED;
 	feed(4);
 	CHECK_EQ_U(D.sends, 3);
-	CHECK_EQ_U(counter("dropped_rows"), 8);
+	CHECK_EQ_U(fake_counter("dropped_rows"), 8);
 	/* a flush (stop, reload) does not wait the full backoff: 2 retries */
 	D.sends = 0;
 	D.fail_as = SL_SINK_RETRY;
 	feed(1);
 	sl_sink_flush(&sink);
 	CHECK_EQ_U(D.sends, 3);
-	CHECK_EQ_U(counter("dropped_rows"), 9);
+	CHECK_EQ_U(fake_counter("dropped_rows"), 9);
 	/* out of memory for a record: dropped and counted, the rest goes on */
 	D.oom = true;
 	feed(2);
-	CHECK_EQ_U(counter("dropped_rows"), 11);
+	CHECK_EQ_U(fake_counter("dropped_rows"), 11);
 	CHECK_EQ_U(H.dropped, 11);
 	sl_sink_stop(&sink);
 	sl_sink_destroy(&sink);
@@ -466,13 +359,13 @@ static void test_admit(void)
 	CHECK_EQ_U(A.skipped, 5);
 	CHECK_EQ_U(D.rows, 1);		/* no unit, nothing sent */
 	CHECK_EQ_U(D.sends, 2);
-	CHECK_EQ_U(counter("dropped_rows"), 0);
+	CHECK_EQ_U(fake_counter("dropped_rows"), 0);
 	A.huge = true;
 	feed(1);			/* the batch sent, and still no room */
 	A.huge = false;
 	CHECK_EQ_U(D.sends, 3);
 	CHECK(got_in_order(7));
-	CHECK_EQ_U(counter("dropped_rows"), 1);
+	CHECK_EQ_U(fake_counter("dropped_rows"), 1);
 	CHECK_EQ_U(H.dropped, 1);
 	A.room = 100;
 	feed(4);			/* batch_size still ends a batch */
@@ -493,7 +386,7 @@ static void test_retried(void)
 	CHECK_EQ_U(A.calls, 1);
 	CHECK(A.n == 4 && A.retries == 2 && A.sent, "retried(%u, %lld, %d)", A.n,
 	      (long long)A.retries, A.sent);
-	CHECK_EQ_U(counter("retries"), 2);
+	CHECK_EQ_U(fake_counter("retries"), 2);
 	CHECK_STREQ(H.last_log, "");	/* no "datagram of 4 rows sent after 2 retries" */
 	feed(4);			/* sent at once: not a retried batch */
 	CHECK_EQ_U(A.calls, 1);
@@ -503,7 +396,7 @@ static void test_retried(void)
 	CHECK_EQ_U(A.calls, 2);
 	CHECK(A.n == 4 && A.retries == 1 && !A.sent, "retried(%u, %lld, %d)", A.n,
 	      (long long)A.retries, A.sent);
-	CHECK_EQ_U(counter("dropped_rows"), 4);
+	CHECK_EQ_U(fake_counter("dropped_rows"), 4);
 	CHECK_EQ_U(H.dropped, 4);
 	CHECK_STREQ(H.last_log, "");	/* no "4 rows dropped after 1 retries" */
 	D.fails = 0;
@@ -525,46 +418,46 @@ static void test_spool_down_then_back(void)
 	fresh(dir);
 	retry = &H.timers[1];
 	CHECK(retry->armed && retry->delay == 0, "first spool turn at start");
-	fire(retry);			/* nothing spooled yet */
+	fake_fire(retry);			/* nothing spooled yet */
 	CHECK_EQ_U(D.spooled_sends, 0);
 	D.fails = -1;
 	D.fail_as = SL_SINK_RETRY;
 	feed(4);
 	CHECK_EQ_U(D.sends, 1);		/* not retried in place */
 	CHECK_EQ_U(nslept, 0);
-	CHECK_EQ_U(counter("spooled"), 4);
+	CHECK_EQ_U(fake_counter("spooled"), 4);
 	CHECK_STREQ(H.last_log, "4 rows go to the spool, sent from there later");
 	CHECK(retry->armed && retry->delay == 200);
 	/* the end of process() tried the spool: too early, nothing sent */
 	CHECK_EQ_U(D.spooled_sends, 0);
 	feed(8);			/* behind the spooled ones, unsent */
 	CHECK_EQ_U(D.sends, 1);
-	CHECK_EQ_U(counter("spooled"), 12);
+	CHECK_EQ_U(fake_counter("spooled"), 12);
 	CHECK(retry->armed && retry->delay == 200);
 	now += 100;
-	fire(retry);
+	fake_fire(retry);
 	CHECK_EQ_U(D.spooled_sends, 0);
 	CHECK(retry->armed && retry->delay == 100, "the rest of the delay: %" PRIu64, retry->delay);
 	now += 100;
-	fire(retry);			/* due, still down: 200, then 400 */
+	fake_fire(retry);			/* due, still down: 200, then 400 */
 	CHECK_EQ_U(D.spooled_sends, 1);
 	CHECK(retry->armed && retry->delay == 200, "delay %" PRIu64, retry->delay);
 	now += 200;
-	fire(retry);
+	fake_fire(retry);
 	CHECK_EQ_U(D.spooled_sends, 2);
 	CHECK(retry->armed && retry->delay == 400, "delay %" PRIu64, retry->delay);
 	D.fails = 0;			/* back */
 	now += 400;
-	fire(retry);
+	fake_fire(retry);
 	CHECK(got_in_order(12), "got %u", D.ngot);
-	CHECK_EQ_U(counter("spool_sent"), 12);
-	CHECK_EQ_U(counter("spool_bytes"), 0);
-	CHECK_EQ_U(counter("retries"), 0);
+	CHECK_EQ_U(fake_counter("spool_sent"), 12);
+	CHECK_EQ_U(fake_counter("spool_bytes"), 0);
+	CHECK_EQ_U(fake_counter("retries"), 0);
 	/* the spool is empty: the next batch goes straight out */
 	feed(4);
 	CHECK_EQ_U(D.sends, 2);
 	CHECK(got_in_order(16));
-	CHECK_EQ_U(counter("spooled"), 12);
+	CHECK_EQ_U(fake_counter("spooled"), 12);
 	sl_sink_stop(&sink);
 	sl_sink_destroy(&sink);
 }
@@ -583,7 +476,7 @@ static void test_spool_across_runs(void)
 	sl_sink_stop(&sink);		/* the 2 behind them; the stop's turn fails */
 	sl_sink_destroy(&sink);
 	CHECK_EQ_U(D.ngot, 0);
-	CHECK_EQ_U(counter("spooled"), 6);
+	CHECK_EQ_U(fake_counter("spooled"), 6);
 
 	fresh(dir);
 	D.next = 6;
@@ -591,11 +484,11 @@ static void test_spool_across_runs(void)
 	feed(2);			/* units 6, 7 wait in the batch */
 	CHECK_EQ_U(D.sends, 0);
 	CHECK(got_in_order(6), "the end of process() sent the spool: got %u", D.ngot);
-	fire(retry);
+	fake_fire(retry);
 	feed(2);			/* 6..9: a full batch, the spool is empty */
 	CHECK_EQ_U(D.sends, 1);
 	CHECK(got_in_order(10), "got %u", D.ngot);
-	CHECK_EQ_U(counter("spool_sent"), 6);
+	CHECK_EQ_U(fake_counter("spool_sent"), 6);
 	sl_sink_stop(&sink);
 	sl_sink_destroy(&sink);
 }
@@ -625,11 +518,11 @@ static void test_spool_skip(void)
 	sl_spool_close(sp);
 	fresh(dir);
 	D.next = 1;
-	fire(&H.timers[1]);
+	fake_fire(&H.timers[1]);
 	CHECK(got_in_order(1), "got %u", D.ngot);
-	CHECK_EQ_U(counter("spool_dropped"), 1);
+	CHECK_EQ_U(fake_counter("spool_dropped"), 1);
 	CHECK_EQ_U(H.dropped, 1);
-	CHECK_EQ_U(counter("spool_sent"), 2);
+	CHECK_EQ_U(fake_counter("spool_sent"), 2);
 	sl_sink_stop(&sink);
 	sl_sink_destroy(&sink);
 }
@@ -638,17 +531,17 @@ static void test_check(void)
 {
 	struct sl_sink_cfg c = { .retry_min = 300, .retry_max = 200 };
 
-	CHECK(sl_sink_check(&c, &host, NULL) < 0);
+	CHECK(sl_sink_check(&c, &fake_host, NULL) < 0);
 	CHECK(strstr(H.last_log, "retry_min") != NULL, "%s", H.last_log);
 	c.retry_max = 300;
 	c.spool_dir = "rel/dir";
-	CHECK(sl_sink_check(&c, &host, NULL) < 0);
+	CHECK(sl_sink_check(&c, &fake_host, NULL) < 0);
 	CHECK(strstr(H.last_log, "spool_dir") != NULL, "%s", H.last_log);
 	c.spool_dir = "/abs";
-	CHECK(sl_sink_check(&c, &host, NULL) == 0);
+	CHECK(sl_sink_check(&c, &fake_host, NULL) == 0);
 	/* kafka's: only the spool's fields set */
 	c = (struct sl_sink_cfg){ .spool_dir = "/abs" };
-	CHECK(sl_sink_check(&c, &host, NULL) == 0);
+	CHECK(sl_sink_check(&c, &fake_host, NULL) == 0);
 }
 
 /* The spool's rows keep their names, defaults and --describe texts; the noun is the output's. */
@@ -738,13 +631,13 @@ static void test_spool_rows_own(void)
 static void test_check_spool_dir(void)
 {
 	H.last_log[0] = 0;
-	CHECK(sl_sink_check_spool_dir(NULL, &host, NULL) == 0);
-	CHECK(sl_sink_check_spool_dir("/var/spool/x", &host, NULL) == 0);
+	CHECK(sl_sink_check_spool_dir(NULL, &fake_host, NULL) == 0);
+	CHECK(sl_sink_check_spool_dir("/var/spool/x", &fake_host, NULL) == 0);
 	CHECK_STREQ(H.last_log, "");
-	CHECK(sl_sink_check_spool_dir("var/spool/x", &host, NULL) < 0);
+	CHECK(sl_sink_check_spool_dir("var/spool/x", &fake_host, NULL) < 0);
 	CHECK_STREQ(H.last_log, "config spool_dir: expected an absolute directory path");
 	H.last_log[0] = 0;
-	CHECK(sl_sink_check_spool_dir("", &host, NULL) < 0);
+	CHECK(sl_sink_check_spool_dir("", &fake_host, NULL) < 0);
 	CHECK_STREQ(H.last_log, "config spool_dir: expected an absolute directory path");
 }
 

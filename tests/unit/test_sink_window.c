@@ -13,7 +13,6 @@
  * spool; the queue in front of the spool at stop; acknowledgements that
  * span pieces; the counters and log lines.
  */
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,99 +21,8 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "fake_host.h"
 #include "sink_window.h"
-
-/* ---- a host: counters, dropped, log lines, timers fired by the test ---- */
-
-#define MAX_COUNTERS 16
-
-struct sl_timer {
-	sl_timer_cb cb;
-	void *ctx;
-	bool armed;
-	uint64_t delay, period;
-};
-
-static struct {
-	const char *names[MAX_COUNTERS];
-	uint64_t val[MAX_COUNTERS];
-	int n;
-	uint64_t dropped;
-	char last_log[512];
-	struct sl_timer timers[4];
-	int ntimers;
-} H;
-
-static void h_log(struct sl_instance *inst, enum sl_log_level level, const char *fmt, ...)
-{
-	va_list ap;
-
-	(void)inst;
-	(void)level;
-	va_start(ap, fmt);
-	vsnprintf(H.last_log, sizeof(H.last_log), fmt, ap);
-	va_end(ap);
-}
-
-static int h_counter_new(struct sl_instance *inst, const char *name)
-{
-	(void)inst;
-	H.names[H.n] = name;
-	return H.n++;
-}
-
-static void h_counter_add(struct sl_instance *inst, int c, uint64_t n)
-{
-	(void)inst;
-	H.val[c] += n;
-}
-
-static void h_dropped_add(struct sl_instance *inst, uint64_t n)
-{
-	(void)inst;
-	H.dropped += n;
-}
-
-static struct sl_timer *h_timer_new(struct sl_instance *inst, sl_timer_cb cb, void *ctx)
-{
-	struct sl_timer *t = &H.timers[H.ntimers++];
-
-	(void)inst;
-	*t = (struct sl_timer){ .cb = cb, .ctx = ctx };
-	return t;
-}
-
-static void h_timer_arm(struct sl_timer *t, uint64_t delay, uint64_t period)
-{
-	t->armed = true;
-	t->delay = delay;
-	t->period = period;
-}
-
-static void h_timer_disarm(struct sl_timer *t)
-{
-	t->armed = false;
-}
-
-static const struct sl_host host = {
-	.size = sizeof(struct sl_host),
-	.log = h_log,
-	.timer_new = h_timer_new,
-	.timer_arm = h_timer_arm,
-	.timer_disarm = h_timer_disarm,
-	.counter_new = h_counter_new,
-	.counter_add = h_counter_add,
-	.dropped_add = h_dropped_add,
-};
-
-static uint64_t counter(const char *name)
-{
-	for (int i = 0; i < H.n; i++)
-		if (!strcmp(H.names[i], name))
-			return H.val[i];
-	CHECK(0, "no counter %s", name);
-	return 0;
-}
 
 /* ---- a destination: units are numbers; it logs what was produced ---- */
 
@@ -162,11 +70,11 @@ static void fresh(const char *name, unsigned cap)
 {
 	char dir[128];
 
-	memset(&H, 0, sizeof(H));
+	fake_host_reset();
 	memset(&D, 0, sizeof(D));
 	memset(&win, 0, sizeof(win));
 	snprintf(dir, sizeof(dir), "%s/%s", base, name);
-	sl_sink_spool_init(&win.ss, &host, NULL, dir);
+	sl_sink_spool_init(&win.ss, &fake_host, NULL, dir);
 	CHECK(sl_sink_window_open(&win, dir, 1 << 20, cap, 100, &ops, NULL) == 0, "%s", H.last_log);
 	CHECK(H.timers[0].armed && H.timers[0].delay == 100 && H.timers[0].period == 100);
 }
@@ -222,8 +130,8 @@ static void test_out_of_order(void)
 	report(3, SL_WIN_DELIVERED);
 	CHECK_EQ_U(acked(), 5);
 	CHECK(!sl_spool_pending(win.ss.sp));
-	CHECK_EQ_U(counter("spooled"), 5);
-	CHECK_EQ_U(counter("spool_sent"), 5);
+	CHECK_EQ_U(fake_counter("spooled"), 5);
+	CHECK_EQ_U(fake_counter("spool_sent"), 5);
 	sl_sink_window_close(&win, "t", false);
 	CHECK(!H.timers[0].armed);
 }
@@ -358,10 +266,10 @@ static void test_adopt(void)
 	struct timespec t0, t;
 	bool ok = false;
 
-	memset(&H, 0, sizeof(H));
+	fake_host_reset();
 	snprintf(dir, sizeof(dir), "%s/adopt", base);
-	sl_sink_spool_init(&old, &host, NULL, dir);
-	sl_sink_spool_init(&new, &host, NULL, dir);
+	sl_sink_spool_init(&old, &fake_host, NULL, dir);
+	sl_sink_spool_init(&new, &fake_host, NULL, dir);
 	CHECK(sl_sink_spool_open(&old, dir, 1 << 20) == 0, "%s", H.last_log);
 	CHECK(sl_sink_spool_adopt(&old, requeue, NULL));	/* empty: nothing moved */
 	CHECK(sl_sink_spool_open(&new, dir, 1 << 20) == 0, "%s", H.last_log);
@@ -408,9 +316,9 @@ static void test_save_queue_and_ack(void)
 	struct sl_sink_spool ss;
 	char dir[128];
 
-	memset(&H, 0, sizeof(H));
+	fake_host_reset();
 	snprintf(dir, sizeof(dir), "%s/front", base);
-	sl_sink_spool_init(&ss, &host, NULL, dir);
+	sl_sink_spool_init(&ss, &fake_host, NULL, dir);
 	CHECK(sl_sink_spool_open(&ss, dir, 1 << 20) == 0, "%s", H.last_log);
 	for (uint32_t v = 100; v < 400; v++)
 		sl_sink_spool_append(&ss, &v, sizeof(v));
@@ -421,14 +329,14 @@ static void test_save_queue_and_ack(void)
 	CHECK_EQ_U(sl_sink_spool_save_queue(&ss, 0, requeue, NULL, "there"), 0);
 	CHECK_EQ_U(sl_sink_spool_save_queue(&ss, 2, requeue, NULL, "there"), 2);
 	CHECK_STREQ(H.last_log, "2 queued messages for there kept in the spool at shutdown");
-	CHECK_EQ_U(counter("spooled"), 302);
+	CHECK_EQ_U(fake_counter("spooled"), 302);
 	CHECK_EQ_U(head(ss.sp), 1);
 	sl_sink_spool_ack(&ss, 2 + 150);	/* more than one peek's step */
 	CHECK_EQ_U(head(ss.sp), 250);
 	sl_sink_spool_ack(&ss, 1000);		/* all there is */
 	CHECK(!sl_sink_spool_takes(&ss));
 	sl_sink_spool_publish(&ss);
-	CHECK_EQ_U(counter("spool_sent"), 302);
+	CHECK_EQ_U(fake_counter("spool_sent"), 302);
 	H.last_log[0] = 0;
 	sl_sink_spool_close(&ss, "there");
 	CHECK_STREQ(H.last_log, "");		/* nothing stays */
