@@ -60,6 +60,8 @@ at_exit "kill $SLUICE_PID"
 wait_for 10 grep -qs "bound NFLOG group $G1" "$WORK/sluice.log" || { cat "$WORK/sluice.log"; fail "nflog did not start"; }
 wait_for 10 grep -qs "bound NFLOG group $G0" "$WORK/sluice.log" || { cat "$WORK/sluice.log"; fail "nflog did not start"; }
 # Each nflog input, each file output, the shared pcap, and the main thread.
+# "started:" follows the bind lines once the threads run: wait for it.
+wait_for 10 grep -qs "started: " "$WORK/sluice.log" || { cat "$WORK/sluice.log"; fail "sluice did not start"; }
 grep -q "started: .* inputs, 7 threads" "$WORK/sluice.log" || { cat "$WORK/sluice.log"; fail "not 7 threads"; }
 grep -q "all-pcap (pcap .*; own thread, queue 64 batches, when_full drop)" "$WORK/tree.txt" ||
 	{ cat "$WORK/tree.txt"; fail "sluice -t does not show the shared pcap on its own thread"; }
