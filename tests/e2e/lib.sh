@@ -162,3 +162,15 @@ netns_pair() {
 	make_netns "$B"
 	veth_pair "$A" "$B" "$2"
 }
+
+# daemon_threads PID: how many threads the daemon runs, leaving out a
+# reload's own reader and freeing threads (sl:reload, sl:reload-free),
+# which end a moment after the reload's reply.
+daemon_threads() {
+	local c n=0 name
+	for c in /proc/"$1"/task/*/comm; do
+		name=$(cat "$c" 2>/dev/null) || continue
+		case "$name" in sl:reload*) ;; *) n=$((n + 1)) ;; esac
+	done
+	echo "$n"
+}

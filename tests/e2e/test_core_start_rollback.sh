@@ -24,15 +24,7 @@ BC="  b: [src, decode, logline, {plugin: file, file: \"$WORK/nodir/b.log\"}]
 conf() {
 	printf 'daemon: {control_socket: %s}\ninstances:\n  %s\nstacks:\n%s\n' "$SOCK" "$SRC" "$2" >"$1"
 }
-# threads: the daemon's, not a reload's passing helpers (sl:reload, sl:reload-free)
-threads() {
-	local c n=0 name
-	for c in /proc/"$SLUICE_PID"/task/*/comm; do
-		name=$(cat "$c" 2>/dev/null) || continue
-		case "$name" in sl:reload*) ;; *) n=$((n + 1)) ;; esac
-	done
-	echo "$n"
-}
+threads() { daemon_threads "$SLUICE_PID"; }
 
 # 1. at start: refused, exit 1, nothing of c left
 conf "$WORK/bad.yaml" "$A

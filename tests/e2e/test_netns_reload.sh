@@ -91,16 +91,7 @@ send_bg "$WORK/gen.out" -n 1000000 -r $RATE -t $((60 * FACTOR))
 wait_for 10 test -s "$D/keep.log" || fail "no traffic reaches keep.log"
 udp_to 30000 100
 
-# The daemon's threads, but for a reload's own reader and freeing threads
-# (sl:reload, sl:reload-free), which end a moment after the reply.
-threads() {
-	local c n=0 name
-	for c in /proc/"$SLUICE_PID"/task/*/comm; do
-		name=$(cat "$c" 2>/dev/null) || continue
-		case "$name" in sl:reload*) ;; *) n=$((n + 1)) ;; esac
-	done
-	echo "$n"
-}
+threads() { daemon_threads "$SLUICE_PID"; }
 base=$(threads)
 added=0 added_at=0 invalid_at=7 fixed_at=11 broken_at=15
 for ((i = 1; i <= RELOADS; i++)); do
