@@ -52,12 +52,12 @@
 #include "sink_spool.h"
 #include "syslog_fmt.h"
 #include "relp_conn.h"
+#include "tls_options.h"
 #include "tls_stream.h"
 #include "syslog_out.h"
 
 
 static const char *const format_names[] = { "rfc3164", "rfc5424", NULL };
-static const char *const tls_version_names[] = { "1.2", "1.3", NULL };
 static const char *const transport_names[] = { "unix", "udp", "tcp", "tls", "relp", NULL };
 static const char *const framing_names[] = { "octet-counted", "lf", NULL };
 static const char *const facility_names[] = {
@@ -73,7 +73,8 @@ static const struct sl_option syslog_opts[] = {
 	SL_OPT_ENUM("format", struct syslog_cfg, format, "rfc3164", format_names,
 		    "message format: rfc3164 (BSD) or rfc5424"),
 	SL_OPT_ENUM("transport", struct syslog_cfg, transport, "unix", transport_names,
-		    "unix (datagram socket), udp, tcp, tls (RFC 5425) or relp (acknowledged)"),
+		    "unix (datagram socket), udp, tcp, tls (RFC 5425) or relp (acknowledged; "
+		    "over TLS when tls_ca_file is set)"),
 	SL_OPT_STR("address", struct syslog_cfg, address, NULL,
 		   "socket path (unix, default /dev/log) or host:port / [v6]:port "
 		   "(default port 514, tls 6514, relp 2514)"),
@@ -99,20 +100,7 @@ static const struct sl_option syslog_opts[] = {
 			"first reconnect delay; doubled up to reconnect_max"),
 	SL_OPT_DURATION("reconnect_max", struct syslog_cfg, reconnect_max, "30s", 10, 3600000,
 			"longest reconnect delay"),
-	/* flat tls_* names: the option table has no nested mappings */
-	SL_OPT_STR("tls_ca_file", struct syslog_cfg, tls_ca_file, SL_PATH(NULL, SL_OPT_IN_FILE),
-		   "tls: PEM CA certificates the server's is verified against (default: system "
-		   "store); relp: switches TLS on"),
-	SL_OPT_STR("tls_cert_file", struct syslog_cfg, tls_cert_file, SL_PATH(NULL, SL_OPT_IN_FILE),
-		   "tls: PEM client certificate, for mutual TLS (with tls_key_file)"),
-	SL_OPT_STR("tls_key_file", struct syslog_cfg, tls_key_file, SL_PATH(NULL, SL_OPT_IN_FILE),
-		   "tls: PEM private key of tls_cert_file"),
-	SL_OPT_STR("tls_server_name", struct syslog_cfg, tls_server_name, NULL,
-		   "tls: name the server certificate must carry (default: the host of address)"),
-	SL_OPT_BOOL("tls_verify", struct syslog_cfg, tls_verify, "true",
-		    "tls: verify the server certificate and name (false: encrypt only)"),
-	SL_OPT_ENUM("tls_min_version", struct syslog_cfg, tls_min_version, "1.2", tls_version_names,
-		    "tls, relp over TLS: oldest TLS version offered, 1.2 or 1.3 (never 1.0 or 1.1)"),
+	SL_TLS_OPTIONS(struct syslog_cfg, tls, "tls, relp: "),
 	SL_SINK_OPT_SPOOL_ROWS(struct syslog_cfg, spool_dir, spool_max_size,
 			       "tcp, tls, relp: directory of a disk spool for what the queue "
 			       "cannot hold (default: none)", "messages"),
@@ -309,29 +297,26 @@ static int configure_tls(const struct sl_host *host, struct sl_instance *inst,
 {
 	const char *bad = NULL;
 	char err[512];
-	struct sl_tls_conf tc = { c->tls_ca_file, c->tls_cert_file, c->tls_key_file, c->tls_verify,
-			       c->tls_min_version == 1 };
+	struct sl_tls_conf tc = sl_tls_conf_of(&c->tls);
 
 	if (c->transport == TR_RELP && !sl_relp_available()) {
 		host->config_error(inst, "transport", "sluice was built without RELP (SLUICE_WITH_RELP=OFF)");
 		return -1;
 	}
 	/* RELP over TLS: librelp's own TLS, switched on by tls_ca_file */
-	if (c->transport == TR_RELP && !c->tls_ca_file && (c->tls_cert_file || c->tls_key_file ||
-							    c->tls_server_name)) {
-		host->config_error(inst, c->tls_cert_file ? "tls_cert_file" : c->tls_key_file ?
+	if (c->transport == TR_RELP && !c->tls.ca_file && (c->tls.cert_file || c->tls.key_file ||
+							    c->tls.server_name)) {
+		host->config_error(inst, c->tls.cert_file ? "tls_cert_file" : c->tls.key_file ?
 				   "tls_key_file" : "tls_server_name",
 				   "relp: TLS is switched on by tls_ca_file, which is not set");
 		return -1;
 	}
-	if (c->transport == TR_RELP && !c->tls_verify) {
+	if (c->transport == TR_RELP && !c->tls.verify) {
 		host->config_error(inst, "tls_verify", "relp: TLS without verification is not supported");
 		return -1;
 	}
-	if (c->transport != TR_TLS && !(c->transport == TR_RELP && c->tls_ca_file)) {
-		bad = c->tls_ca_file ? "tls_ca_file" : c->tls_cert_file ? "tls_cert_file"
-		    : c->tls_key_file ? "tls_key_file" : c->tls_server_name ? "tls_server_name"
-		    : !c->tls_verify ? "tls_verify" : c->tls_min_version ? "tls_min_version" : NULL;
+	if (c->transport != TR_TLS && !(c->transport == TR_RELP && c->tls.ca_file)) {
+		bad = sl_tls_cfg_first_set(&c->tls);
 		if (bad) {
 			host->config_error(inst, bad, "only applies to transport: tls");
 			return -1;
@@ -352,8 +337,8 @@ static int configure_tls(const struct sl_host *host, struct sl_instance *inst,
 		return -1;
 	}
 	snprintf(st->tls_name, sizeof(st->tls_name), "%s",
-		 c->tls_server_name ? c->tls_server_name : addr_host);
-	if (!c->tls_verify)
+		 c->tls.server_name ? c->tls.server_name : addr_host);
+	if (!c->tls.verify)
 		host->log(inst, SL_LOG_WARNING, "tls_verify: false: the server is not authenticated");
 	return 0;
 }
@@ -432,7 +417,7 @@ static int syslog_configure(const struct sl_host *host, struct sl_instance *inst
 		free(st);
 		return -1;
 	}
-	if (c->transport == TR_TLS || (c->transport == TR_RELP && c->tls_ca_file))
+	if (c->transport == TR_TLS || (c->transport == TR_RELP && c->tls.ca_file))
 		st->c_tls_failures = host->counter_new(inst, "tls_failures");
 	sl_sink_spool_init(&st->ss, host, inst, c->spool_dir);
 	*state = st;

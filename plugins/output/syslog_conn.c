@@ -283,12 +283,12 @@ static void tls_failed(struct syslog_state *st, const char *why)
 void syslog_tls_lost(struct syslog_state *st, const char *why)
 {
 	bool asked = sl_tls_conn_cert_requested(st->tls) &&
-		     (!st->cfg->tls_cert_file || tls_refused(st));
+		     (!st->cfg->tls.cert_file || tls_refused(st));
 
 	st->host->counter_add(st->inst, st->c_tls_failures, 1);
 	st->host->log(st->inst, SL_LOG_ERR, "TLS session with %s failed: %s%s", st->where, why,
 		      !asked ? ""
-		      : !st->cfg->tls_cert_file ? " (the server asked for a client certificate and "
+		      : !st->cfg->tls.cert_file ? " (the server asked for a client certificate and "
 						  "tls_cert_file is not set: it probably refused us)"
 						: " (right after the server asked for a client "
 						  "certificate: it probably refused tls_cert_file)");
@@ -302,7 +302,7 @@ static void tls_step(struct syslog_state *st)
 	int rc;
 
 	if (!st->tls) {
-		st->tls = sl_tls_conn_new(st->tls_creds, st->fd, st->tls_name, st->cfg->tls_verify, err,
+		st->tls = sl_tls_conn_new(st->tls_creds, st->fd, st->tls_name, st->cfg->tls.verify, err,
 				       sizeof(err));
 		if (!st->tls) {
 			tls_failed(st, err);
@@ -405,17 +405,18 @@ int syslog_relp_open(struct syslog_state *st)
 
 	if (!st->relp) {
 		const struct syslog_cfg *c = st->cfg;
-		struct sl_tls_conf tc = { c->tls_ca_file, c->tls_cert_file, c->tls_key_file, true,
-				       c->tls_min_version == 1 };
+		struct sl_tls_conf tc = sl_tls_conf_of(&c->tls);
+
+		tc.verify = true;	/* librelp always verifies (configure refused tls_verify: false) */
 
 		st->relp = sl_relp_conn_new(st->relp_host, st->relp_port, RELP_TIMEOUT_S,
-					 c->tls_ca_file ? &tc : NULL, st->tls_name, err, sizeof(err));
+					 c->tls.ca_file ? &tc : NULL, st->tls_name, err, sizeof(err));
 	}
 	if (!st->relp || (rc = sl_relp_conn_open(st->relp, err, sizeof(err))) < 0) {
 		if (rc == -2)
 			st->host->counter_add(st->inst, st->c_tls_failures, 1);
 		/* librelp does not tell a refused certificate apart: say it all */
-		st->host->log(st->inst, st->cfg->tls_ca_file ? SL_LOG_WARNING : SL_LOG_DEBUG, "%s: %s",
+		st->host->log(st->inst, st->cfg->tls.ca_file ? SL_LOG_WARNING : SL_LOG_DEBUG, "%s: %s",
 			      st->where, err);
 		st->conn = ST_DOWN;
 		syslog_lost(st, "cannot connect to", ECONNREFUSED);

@@ -29,6 +29,7 @@
 #include "relp_conn.h"
 #include "sink_spool.h"
 #include "syslog_fmt.h"
+#include "tls_options.h"
 
 /* The options (syslog.c's table). */
 struct syslog_cfg {
@@ -47,12 +48,7 @@ struct syslog_cfg {
 	uint64_t message_size;
 	uint64_t reconnect_min;
 	uint64_t reconnect_max;
-	const char *tls_ca_file;
-	const char *tls_cert_file;
-	const char *tls_key_file;
-	const char *tls_server_name;
-	bool tls_verify;
-	int tls_min_version;
+	struct sl_tls_cfg tls;
 	const char *spool_dir;
 	uint64_t spool_max_size;
 };
