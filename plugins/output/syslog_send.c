@@ -119,6 +119,26 @@ static void spool_drain_tcp(struct syslog_state *st)
 }
 
 /*
+ * TLS: the n messages in st->iov into TLS records.  1: *done of them
+ * whole and *part bytes of the next taken; 0: nothing taken (wait for the
+ * socket); -1: the session is lost (syslog_tls_lost() said why).
+ */
+static int tls_writev_msgs(struct syslog_state *st, unsigned n, unsigned *done, size_t *part)
+{
+	char err[256];
+	ssize_t taken = sl_tls_conn_writev(st->tls, st->iov, n, err, sizeof(err));
+
+	if (taken == SL_TLS_FAILED) {
+		syslog_tls_lost(st, err);
+		return -1;
+	}
+	if (taken == 0)
+		return 0;
+	*done = syslog_iov_done(st, n, (size_t)taken, false, part);
+	return 1;
+}
+
+/*
  * TLS, the queue empty: the spool's records go into TLS records, oldest
  * first, and are acknowledged once the TLS record holding them is written
  * to the socket (spool_taken waits for that in drain_tls).  Like tcp's,
@@ -126,24 +146,16 @@ static void spool_drain_tcp(struct syslog_state *st)
  */
 static void spool_drain_tls(struct syslog_state *st)
 {
-	char err[256];
 	unsigned n;
 
 	while (!sl_tls_conn_pending(st->tls) && (n = sl_spool_peekv(st->ss.sp, st->iov, BATCH_MSGS))) {
 		unsigned done;
-		ssize_t taken;
 		size_t part;
 
 		st->iov[0].iov_base = (char *)st->iov[0].iov_base + st->spool_head_sent;
 		st->iov[0].iov_len -= st->spool_head_sent;
-		taken = sl_tls_conn_writev(st->tls, st->iov, n, err, sizeof(err));
-		if (taken == SL_TLS_FAILED) {
-			syslog_tls_lost(st, err);
+		if (tls_writev_msgs(st, n, &done, &part) <= 0)
 			break;
-		}
-		if (taken == 0)
-			break;
-		done = syslog_iov_done(st, n, (size_t)taken, false, &part);
 		if (done)
 			st->spool_head_sent = 0;
 		st->spool_head_sent += part;
@@ -356,16 +368,13 @@ static void drain_tls(struct syslog_state *st)
 	}
 	while (rc == SL_TLS_DONE && st->qcount) {
 		unsigned done, n = syslog_q_gather(st, BATCH_MSGS);
-		ssize_t taken = sl_tls_conn_writev(st->tls, st->iov, n, err, sizeof(err));
 		size_t part;
+		int w = tls_writev_msgs(st, n, &done, &part);
 
-		if (taken == SL_TLS_FAILED) {
-			syslog_tls_lost(st, err);
+		if (w < 0)
 			return;
-		}
-		if (taken == 0)
+		if (w == 0)
 			break;
-		done = syslog_iov_done(st, n, (size_t)taken, false, &part);
 		for (unsigned i = 0; i < done; i++)
 			syslog_q_pop(st);
 		st->head_sent += part;
