@@ -5,8 +5,9 @@
  * CLOCK_REALTIME for the time a record is given.  Not time(): glibc's
  * reads the coarse clock, up to a tick behind.
  *
- * Of the network outputs kafka, syslog and ipfix read it; sql_pg still
- * keeps its own until the sink framework carries its timers.
+ * Every plugin and the sink engine read it (the core has its own in
+ * runtime/); a plugin calling clock_gettime() itself is a reason to add
+ * a helper here.
  */
 #ifndef SLUICE_CLOCK_H
 #define SLUICE_CLOCK_H

@@ -693,28 +693,30 @@ static time_t next_boundary(const struct sl_outfile *of, time_t now)
 	return (time_t)((local / (int64_t)iv + 1) * (int64_t)iv - tm.tm_gmtoff);
 }
 
+/* The rotation timer for rotate_due, from the wall clock now_ms (at least 1 ms on). */
+static void arm_rotate_at(struct sl_outfile *of, int64_t now_ms)
+{
+	int64_t ms = (int64_t)of->rotate_due * 1000 - now_ms;
+
+	of->host->timer_arm(of->rotate_timer, ms > 0 ? (uint64_t)ms : 1, 0);
+}
+
 static void arm_rotate(struct sl_outfile *of)
 {
-	struct timespec ts;
-	int64_t ms;
+	int64_t now = sl_clock_ms(CLOCK_REALTIME);
 
-	clock_gettime(CLOCK_REALTIME, &ts);
-	of->rotate_due = next_boundary(of, ts.tv_sec);
-	ms = ((int64_t)of->rotate_due - ts.tv_sec) * 1000 - ts.tv_nsec / 1000000;
-	of->host->timer_arm(of->rotate_timer, ms > 0 ? (uint64_t)ms : 1, 0);
+	of->rotate_due = next_boundary(of, (time_t)(now / 1000));
+	arm_rotate_at(of, now);
 }
 
 static void on_rotate_timer(void *ctx)
 {
 	struct sl_outfile *of = ctx;
-	struct timespec ts;
+	int64_t now = sl_clock_ms(CLOCK_REALTIME);
 
-	clock_gettime(CLOCK_REALTIME, &ts);
-	if (ts.tv_sec < of->rotate_due) {
+	if (now / 1000 < of->rotate_due) {
 		/* Monotonic and wall clock disagree: wait for the wall clock. */
-		int64_t ms = ((int64_t)of->rotate_due - ts.tv_sec) * 1000 - ts.tv_nsec / 1000000;
-
-		of->host->timer_arm(of->rotate_timer, ms > 0 ? (uint64_t)ms : 1, 0);
+		arm_rotate_at(of, now);
 		return;
 	}
 	if (has_data(of)) {
@@ -722,7 +724,7 @@ static void on_rotate_timer(void *ctx)
 		if (rotate(of) < 0)
 			of->host->log(of->inst, SL_LOG_WARNING, "rotation of %s postponed", of->cur_name);
 	} else {
-		of->cur_start = ts.tv_sec;	/* nothing in it yet: it starts now */
+		of->cur_start = (time_t)(now / 1000);	/* nothing in it yet: it starts now */
 	}
 	arm_rotate(of);
 }

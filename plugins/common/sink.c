@@ -6,15 +6,13 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "clock.h"
 #include "sink.h"
 
 static uint64_t mono_ms(void *ctx)
 {
-	struct timespec ts;
-
 	(void)ctx;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+	return sl_mono_ms();
 }
 
 static void mono_sleep(void *ctx, uint64_t ms)

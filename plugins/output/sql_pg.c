@@ -26,6 +26,7 @@
 
 #include <libpq-fe.h>
 
+#include "clock.h"
 #include "grow.h"
 #include "sql.h"
 
@@ -46,14 +47,6 @@ struct pg {
 	size_t len, cap;
 };
 
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 /* Wait for the socket (POLLIN / POLLOUT) until the deadline; false on timeout. */
 static bool wait_sock(struct pg *p, short events)
 {
@@ -64,7 +57,7 @@ static bool wait_sock(struct pg *p, short events)
 	if (pfd.fd < 0)
 		return false;
 	do {
-		now = now_ms();
+		now = sl_mono_ms();
 		if (now >= p->deadline)
 			return false;
 		rc = poll(&pfd, 1, (int)(p->deadline - now));
@@ -101,7 +94,7 @@ static bool connect_pg(struct pg *p)
 {
 	PostgresPollingStatusType s = PGRES_POLLING_WRITING;
 
-	p->deadline = now_ms() + p->cfg->timeout_ms;
+	p->deadline = sl_mono_ms() + p->cfg->timeout_ms;
 	p->conn = PQconnectStart(p->cfg->dsn);
 	if (!p->conn || PQstatus(p->conn) == CONNECTION_BAD)
 		goto fail;
@@ -273,7 +266,7 @@ static int pg_check(void *d)
 
 	if (!p->conn && !connect_pg(p))
 		return -2;
-	p->deadline = now_ms() + p->cfg->timeout_ms;
+	p->deadline = sl_mono_ms() + p->cfg->timeout_ms;
 	if (!PQsendQueryParams(p->conn, q, 1, NULL, &param, NULL, NULL, 0)) {
 		log_conn_error(p, "cannot read the table's columns");
 		drop_conn(p);
@@ -434,7 +427,7 @@ static enum sql_result pg_write(void *d, const struct sql_batch *b)
 		p->host->log(p->inst, SL_LOG_ERR, "out of memory for the COPY data");
 		return SQL_RETRY;
 	}
-	p->deadline = now_ms() + p->cfg->timeout_ms;
+	p->deadline = sl_mono_ms() + p->cfg->timeout_ms;
 	if (!PQsendQuery(p->conn, p->copy_sql))
 		goto lost;
 	r = next_result(p, &failed);
