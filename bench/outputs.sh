@@ -43,7 +43,9 @@
 # stdout and in docs/BENCHMARKS.md between <!-- outputs-tables:begin/end -->
 # (DOC=path another copy, NODOC=1 none), the TSV copied to CHARTS
 # (default docs/charts/outputs.tsv; NODOC=1: /tmp/sluice-bench-charts) and
-# the charts redrawn there (bench/charts.sh; CHARTS=0 skips them).
+# the charts redrawn there (bench/charts.sh; CHARTS=0 skips them).  NOTE
+# (words, e.g. "smoke run") goes into the block's first line and the
+# chart's title.
 set -uo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -244,7 +246,7 @@ python3 "$TOP/bench/outputs_report.py" "$RESULTS" | tee "$W/results.md"
 if [ "${NODOC:-0}" != 1 ]; then
 	DOC=${DOC:-$TOP/docs/BENCHMARKS.md}
 	python3 "$TOP/bench/benchdoc.py" "$DOC" outputs-tables --by "bench/outputs.sh -n $N -r $RUNS" \
-		--extra "Load average before / after: $LOAD_BEFORE / $LOAD_AFTER." \
+		--extra "${NOTE:+$NOTE. }Load average before / after: $LOAD_BEFORE / $LOAD_AFTER." \
 		<"$W/results.md" || die "tables not written into $DOC"
 	CHARTS_DIR=${CHARTS_DIR:-$TOP/docs/charts}
 else
