@@ -39,15 +39,17 @@ if (nsizes > 0) {
 		title "Loss against offered rate\n(bench/run.sh: ".LIVE_NOTE.")" font "sans,13"
 	do for [k = 1:nsizes] {
 		s = word(SIZES, k)
-		nb = value("LOSS_BLOCKS_".s)
 		set title s."-byte payloads"
 		set xlabel "offered packets/s (thousands)"
 		set ylabel "loss % (kernel's count − output's) ÷ kernel's"
 		set yrange [-2:100]
 		set xrange [0:*]
 		if (k == 1) { set key at screen 0.5, 0.31 center top vertical maxrows 9 width 2 font "sans,11" } else { unset key }
-		plot for [i = 0:nb - 1] D.'/loss-'.s.'.dat' index i using ($1 / 1000):2 \
-			with linespoints lt (i + 1) dt 1 + (i >= 8) + (i >= 16) lw 1.5 ps 0.8 title columnheader(1)
+		# block i is LOGGERS[i + 1] in every panel; the legend (first panel)
+		# comes from NaN plots, so it names loggers the panel has no data of
+		plot for [i = 0:NLOGGERS - 1] D.'/loss-'.s.'.dat' index i using ($1 / 1000):2 \
+			with linespoints lt (i + 1) dt 1 + (i >= 8) + (i >= 16) lw 1.5 ps 0.8 notitle, \
+			for [i = 1:(k == 1 ? NLOGGERS : 0)] NaN with linespoints lt i dt 1 + (i > 8) + (i > 16) lw 1.5 ps 0.8 title LOGGERS[i]
 	}
 	unset multiplot
 	unset title

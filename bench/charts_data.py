@@ -8,14 +8,17 @@ reads DIR/live.tsv (bench/run.sh's results.tsv) and DIR/outputs.tsv
 (bench/outputs.sh's), each if it is there, and writes into TMP what
 gnuplot draws, with the same arithmetic as the tables
 (bench/live_report.py, bench/outputs_report.py):
-  loss-SIZE.dat   per logger one block (gnuplot `index`), its label first,
-                  then "offered_pps loss_%" of every full-rate and
-                  rate-search measurement of that payload size, by rate
+  loss-SIZE.dat   per logger one block (gnuplot `index`; the same loggers
+                  in the same order in every size's file), its label
+                  first, then "offered_pps loss_%" of every full-rate
+                  and rate-search measurement of that payload size, by
+                  rate ("NaN NaN" when it has none)
   cpu.dat         per logger "label" and the median CPU µs per packet at
                   the generator's full rate for each payload size (NaN: none)
   outputs.dat     per output "label" and the median records per sluice
                   CPU second
-  vars.gp         what the script needs to know (sizes, counts, notes)
+  vars.gp         what the script needs to know (sizes, counts, notes,
+                  the loggers' labels: array LOGGERS)
 """
 import os
 import statistics as st
@@ -67,20 +70,19 @@ def live(path, tmp, var):
     rows = live_report.load(path)
     sizes = sorted({r["size"] for r in rows if r["mode"] in ("full", "probe")})
     names = sorted({r["name"] for r in rows}, key=lambda n: ORDER.index(n) if n in ORDER else len(ORDER))
+    # Block i of every size's file is the same logger (NaN where it has no
+    # measurement of that size), so a logger has the same colour in every
+    # panel and the one legend (LOGGERS) holds them all.
     for s in sizes:
-        blocks = 0
         with open(os.path.join(tmp, f"loss-{s}.dat"), "w") as f:
             for n in names:
                 pts = sorted((r["sent"] / r["secs"], live_report.loss(r)) for r in rows
                              if r["name"] == n and r["size"] == s and r["mode"] in ("full", "probe")
                              and r["secs"] > 0 and r["kernel"] > 0)
-                if not pts:
-                    continue
                 f.write(f"{q(SHORT.get(n, n))} {q('')}\n")
-                f.writelines(f"{x:.0f} {y:.4f}\n" for x, y in pts)
+                f.writelines(f"{x:.0f} {y:.4f}\n" for x, y in pts) if pts else f.write("NaN NaN\n")
                 f.write("\n\n")
-                blocks += 1
-        var[f"LOSS_BLOCKS_{s}"] = blocks
+    var["LOGGERS"] = [SHORT.get(n, n) for n in names]
     with open(os.path.join(tmp, "cpu.dat"), "w") as f:
         f.write("logger " + " ".join(q(f"{s}-byte payloads") for s in sizes) + "\n")
         for n in names:
@@ -116,9 +118,13 @@ def main():
         live(os.path.join(d, "live.tsv"), tmp, var)
     if os.path.exists(os.path.join(d, "outputs.tsv")):
         outputs(os.path.join(d, "outputs.tsv"), tmp, var)
+    loggers = var.pop("LOGGERS", [])
     with open(os.path.join(tmp, "vars.gp"), "w") as f:
         for k, v in var.items():
             f.write(f"{k} = {v if isinstance(v, (int, float)) else q(str(v))}\n")
+        f.write(f"NLOGGERS = {len(loggers)}\n")
+        if loggers:
+            f.write(f"array LOGGERS[{len(loggers)}] = [" + ", ".join(q(n) for n in loggers) + "]\n")
     return 0
 
 
