@@ -35,8 +35,8 @@ nsizes = words(SIZES)
 if (nsizes > 0) {
 	set output O.'/loss-vs-rate.svg'
 	# the panels above, one legend for all of them below
-	set multiplot layout 1, nsizes margins 0.07, 0.98, 0.42, 0.88 spacing 0.07, 0 \
-		title "Loss against offered rate\n(bench/run.sh: ".LIVE_NOTE.")" font "sans,13"
+	set multiplot layout 1, nsizes margins 0.07, 0.98, 0.42, 0.83 spacing 0.07, 0 \
+		title "Loss against offered rate\n(".LIVE_NOTE.")" font "sans,13"
 	do for [k = 1:nsizes] {
 		s = word(SIZES, k)
 		set title s."-byte payloads"
@@ -57,7 +57,7 @@ if (nsizes > 0) {
 	set yrange [*:*]
 
 	set output O.'/cpu-per-packet.svg'
-	set title "CPU µs per packet at the generator's full rate, median of rounds\n(bench/run.sh: ".LIVE_NOTE.")" font "sans,13"
+	set title "CPU µs per packet at the generator's full rate, median of rounds\n(".LIVE_NOTE.")" font "sans,13"
 	set style data histograms
 	set style histogram clustered gap 1
 	set style fill solid 0.85 border -1
@@ -67,7 +67,7 @@ if (nsizes > 0) {
 	set ylabel "CPU µs per packet (log scale)"
 	unset xlabel
 	set xtics rotate by -40 left font "sans,10"
-	set key outside top center horizontal
+	set key inside left top
 	set bmargin 12
 	set rmargin 16
 	plot for [c = 2:nsizes + 1] D.'/cpu.dat' using c:xtic(1) title columnheader(c) lt (c == 2 ? 1 : 2)

@@ -23,6 +23,7 @@ gnuplot draws, with the same arithmetic as the tables
 import os
 import statistics as st
 import sys
+import textwrap
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 import live_report
@@ -56,6 +57,11 @@ ORDER = list(SHORT)
 def q(s):
     """A gnuplot string (double quotes)."""
     return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def q_wrapped(s, width=100):
+    """A gnuplot string of s in lines of at most width characters (a title's)."""
+    return "\\n".join(q(line)[1:-1] for line in textwrap.wrap(s, width)).join('""')
 
 
 def live_note(path):
@@ -121,7 +127,10 @@ def main():
     loggers = var.pop("LOGGERS", [])
     with open(os.path.join(tmp, "vars.gp"), "w") as f:
         for k, v in var.items():
-            f.write(f"{k} = {v if isinstance(v, (int, float)) else q(str(v))}\n")
+            if isinstance(v, (int, float)):
+                f.write(f"{k} = {v}\n")
+            else:
+                f.write(f"{k} = {q_wrapped(v) if k.endswith('_NOTE') else q(v)}\n")
         f.write(f"NLOGGERS = {len(loggers)}\n")
         if loggers:
             f.write(f"array LOGGERS[{len(loggers)}] = [" + ", ".join(q(n) for n in loggers) + "]\n")

@@ -112,9 +112,10 @@ rx_none() {
 	case $1 in
 	count)
 		local f
-		f=$(ls "$OUT"/out.* 2>/dev/null | head -1)
 		RX_GOT=0 RX_BYTES=-
-		[ -n "$f" ] && RX_GOT=$(wc -l <"$f") RX_BYTES=$(stat -c %s "$f") ;;
+		for f in "$OUT"/out.*; do
+			[ -f "$f" ] && RX_GOT=$(wc -l <"$f") RX_BYTES=$(stat -c %s "$f")
+		done ;;
 	esac
 }
 rx_sink() { # rx_sink udp|tcp start|count|stop: bench/gen/sinkcount
@@ -231,7 +232,7 @@ PY
 echo "== outputs: $N records, $RUNS runs, sluice on CPU $CPU, receivers on CPU $RXCPU" >&2
 for ((i = 1; i <= RUNS; i++)); do
 	while IFS='|' read -r name rx expect stack; do
-		name=$(echo $name) rx=$(echo $rx) expect=$(echo $expect)
+		read -r name <<<"$name"; read -r rx <<<"$rx"; read -r expect <<<"$expect" # trimmed
 		[ -n "$name" ] || continue
 		[ -z "$ONLY" ] || [[ " $ONLY " == *" $name "* ]] || continue
 		[ -n "${SKIPPED[$name]:-}" ] && continue
