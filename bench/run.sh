@@ -595,7 +595,8 @@ fi
 if [ "${OUTPUTS:-1}" = 1 ]; then
 	echo "== bench/outputs.sh"
 	if [ "$QUICK" = 1 ]; then
-		CHARTS=0 "$TOP/bench/outputs.sh" -b "$BUILD" -n 200000 -r 1 || echo "run.sh: outputs.sh failed" >&2
+		CHARTS=0 NOTE="QUICK=1: a smoke run, not a measurement${NOTE:+; $NOTE}" \
+			"$TOP/bench/outputs.sh" -b "$BUILD" -n 200000 -r 1 || echo "run.sh: outputs.sh failed" >&2
 	else
 		CHARTS=0 "$TOP/bench/outputs.sh" -b "$BUILD" || echo "run.sh: outputs.sh failed" >&2
 	fi
