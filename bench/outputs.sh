@@ -25,11 +25,15 @@
 # Adding an output is one line of OUTPUTS:
 #   NAME | RECEIVER | EXPECT | the stack after `replay, decode, `
 # RECEIVER is one of the rx_KIND functions below (none: the output writes a
-# file under @OUT@; udp, tcp: bench/gen/sinkcount on @PORT@; kafka: the
+# file under @OUT@; udp, tcp: bench/gen/sinkcount on @PORT@; http:
+# bench/httpcount.py on @PORT@, answering 200 and counting requests; kafka: the
 # librdkafka mock cluster at @BOOTSTRAP@, topic sl; clickhouse: a private
 # server at @CH_HTTP@, table packets; sqlite: @OUT@/out.db, table packets);
 # EXPECT names the output's counter the receiver's count must equal
-# (`out`: one record per message; ipfix: `messages`, one per datagram).
+# (`out`: one record per message; ipfix: `messages`, one per datagram; an
+# HTTP output: its counter of requests, e.g. clickhouse's `inserts`).
+# OUTPUTS_EXTRA (lines of the same form) adds rows without editing the
+# script, e.g. for an out-of-tree output.
 # A new receiver kind is one rx_KIND function (start, count).  The syslog
 # rows get `queue_size: 1GiB`: the replay formats faster than the UDP/TCP
 # send path takes messages, and the output's own queue (4 MiB by default)
@@ -75,6 +79,8 @@ clickhouse   | clickhouse | out      | { plugin: clickhouse, url: "http://127.0.
 sql-sqlite   | sqlite     | out      | { plugin: sql, driver: sqlite, path: @OUT@/out.db, table: packets }
 ipfix        | udp        | messages | { plugin: flow, max_flows: 262144 }, { plugin: ipfix, address: "127.0.0.1:@PORT@" }
 '
+
+OUTPUTS="$OUTPUTS${OUTPUTS_EXTRA:+$'\n'$OUTPUTS_EXTRA}"
 
 SLUICE=$BUILD/core/sluice
 export SLUICE_PLUGIN_PATH=$BUILD/plugins
@@ -141,6 +147,26 @@ rx_sink() { # rx_sink udp|tcp start|count|stop: bench/gen/sinkcount
 }
 rx_udp() { rx_sink udp "$1"; }
 rx_tcp() { rx_sink tcp "$1"; }
+rx_http() { # bench/httpcount.py: counts requests (RX_GOT) and body bytes, answers 200
+	case $1 in
+	start)
+		PORT=$(free_port)
+		taskset -c "$RXCPU" python3 "$TOP/bench/httpcount.py" "$PORT" >"$W/http.out" 2>&1 &
+		RX_PID=$! RX_CPU_PID=$!
+		for _ in $(seq 100); do grep -qx ready "$W/http.out" && return 0; sleep 0.1; done
+		return 1 ;;
+	count)
+		local a b
+		b=$(proc_cpu "$RX_PID")
+		while :; do sleep 0.3; a=$b b=$(proc_cpu "$RX_PID"); [ "$a" = "$b" ] && break; done
+		RX_CPU1=$b
+		kill -TERM "$RX_PID"
+		wait "$RX_PID" 2>/dev/null
+		RX_PID=""
+		read -r _ RX_GOT _ RX_BYTES < <(grep '^requests ' "$W/http.out")
+		RX_GOT=${RX_GOT:-0} RX_BYTES=${RX_BYTES:--} ;;
+	esac
+}
 rx_kafka() {
 	case $1 in
 	start)

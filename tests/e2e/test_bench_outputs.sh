@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # bench/outputs.sh works (issue 21): a small capture through the outputs
 # whose receivers need no server (file, syslog over UDP and TCP to
-# bench/gen/sinkcount, SQLite, IPFIX), each run counted at its receiver:
+# bench/gen/sinkcount, SQLite, IPFIX; and, given as OUTPUTS_EXTRA, the
+# clickhouse output to bench/httpcount.py), each run counted at its receiver:
 # every record the output took arrives (IPFIX: every message it sent), the
 # table has a row per output with nothing lost, and outputs.tsv the runs.
 # No figure is checked: the rates are the benchmark's, not a test's.
@@ -11,7 +12,12 @@ need_cmd python3 taskset cc sqlite3
 [ -x "$BUILDDIR/bench/sinkcount" ] || skip "no $BUILDDIR/bench/sinkcount"
 
 only="file-json file-logline syslog-udp syslog-tcp sql-sqlite ipfix"
-NODOC=1 CHARTS_DIR="$WORK/charts" NOTE="test" \
+extra=""
+if [ -e "$BUILDDIR/plugins/clickhouse.so" ]; then # an HTTP output, its requests counted
+	only="$only ch-http"
+	extra='ch-http | http | inserts | { plugin: clickhouse, url: "http://127.0.0.1:@PORT@", table: packets, batch_size: 1000 }'
+fi
+OUTPUTS_EXTRA=$extra NODOC=1 CHARTS_DIR="$WORK/charts" NOTE="test" \
 	"$SRCDIR/bench/outputs.sh" -b "$BUILDDIR" -n 20000 -r 2 -c 0 -C 0 -o "$only" \
 	>"$WORK/table.md" 2>"$WORK/err" || { cat "$WORK/err" >&2; fail "outputs.sh failed"; }
 cat "$WORK/table.md"
@@ -29,8 +35,11 @@ bad=$(awk -F'\t' '!/^#/ && ($7 != $6 || ($4 == "out" && ($5 != 20000 || $7 != $5
 # ipfix: flow records from the packets, several to a datagram
 awk -F'\t' '$1 == "ipfix" && !($5 > 0 && $5 < 20000 && $6 > 0 && $6 < $5) { exit 1 }' "$tsv" ||
 	fail "ipfix: flows and messages do not look like flow export: $(grep ^ipfix "$tsv")"
+# ch-http: one request per 1000 rows
+[ -z "$extra" ] || awk -F'\t' '$1 == "ch-http" && !($6 >= 20 && $6 == $7) { exit 1 }' "$tsv" ||
+	fail "ch-http: not one request per 1000 rows: $(grep ^ch-http "$tsv")"
 rows=$(grep -c '^| [a-z].* | 2 | [0-9,]* (' "$WORK/table.md")
-[ "$rows" = 6 ] || fail "$rows rows of two runs in the table, want 6"
+[ "$rows" = "$(wc -w <<<"$only")" ] || fail "$rows rows of two runs in the table, want $(wc -w <<<"$only")"
 grep '^| ' "$WORK/table.md" | tail -n +3 | awk -F' \\| ' '$NF != "0 |" { print; n++ } END { exit n > 0 }' ||
 	fail "the table shows lost records (above)"
 pass "$only: every record arrived"
