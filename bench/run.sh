@@ -42,9 +42,14 @@
 # (0/1), SIZES ("64 512"), LOGGERS (names, default all), BUILD (build dir),
 # KEEP=1 (keep the work dir), NODOC=1 (do not touch docs/BENCHMARKS.md),
 # PERF="sluice-fan4 ..." (perf record those loggers; with KEEP=1),
-# OFFLINE=0 / CONNTRACK=0 / SINKS=0 / SQL=0 (skip bench/offline.sh /
-# bench/conntrack.sh / bench/sinks.sh / bench/sql.sh, which run after the
-# live part and write their own tables; see bench/README.md).
+# OFFLINE=0 / CONNTRACK=0 / SINKS=0 / SQL=0 / OUTPUTS=0 (skip
+# bench/offline.sh / bench/conntrack.sh / bench/sinks.sh / bench/sql.sh /
+# bench/outputs.sh, which run after the live part and write their own
+# tables; see bench/README.md), NOTE (words for the charts' titles).
+#
+# Charts (issue 21): the results go to docs/charts/live.tsv (NODOC=1:
+# /tmp/sluice-bench-charts/live.tsv) and bench/charts.sh draws the SVGs
+# there from it and outputs.sh's outputs.tsv (CHARTS=0: not drawn).
 set -uo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -414,7 +419,10 @@ outputs() {
 }
 
 RESULTS=$T/results.tsv
-: >"$RESULTS"
+# the first line names the run for the charts' titles (readers skip '#' lines)
+RUN_NOTE="bench/run.sh, $(date -u '+%Y-%m-%d %H:%M UTC'), sluice at $(git -C "$TOP" rev-parse --short HEAD 2>/dev/null || echo ?), $RUNS round(s) of ${DUR} s"
+[ "$QUICK" = 1 ] && RUN_NOTE="$RUN_NOTE; QUICK=1: a smoke run, not a measurement"
+printf '#note\t%s\n' "$RUN_NOTE${NOTE:+; $NOTE}" >"$RESULTS"
 # measure ROUND MODE SIZE NAME RATE SECS: one logger on one load; appends a
 # row: round mode size logger target_pps sent secs kernel_logged output cpu_s detail
 measure() {
@@ -584,6 +592,15 @@ if [ "${SQL:-1}" = 1 ]; then
 		"$TOP/bench/sql.sh" -b "$BUILD" || echo "run.sh: sql.sh failed" >&2
 	fi
 fi
+if [ "${OUTPUTS:-1}" = 1 ]; then
+	echo "== bench/outputs.sh"
+	if [ "$QUICK" = 1 ]; then
+		CHARTS=0 NOTE="QUICK=1: a smoke run, not a measurement${NOTE:+; $NOTE}" \
+			"$TOP/bench/outputs.sh" -b "$BUILD" -n 200000 -r 1 || echo "run.sh: outputs.sh failed" >&2
+	else
+		CHARTS=0 "$TOP/bench/outputs.sh" -b "$BUILD" || echo "run.sh: outputs.sh failed" >&2
+	fi
+fi
 if [ "${CONNTRACK:-1}" = 1 ]; then
 	echo "== bench/conntrack.sh"
 	if [ "$QUICK" = 1 ]; then
@@ -597,6 +614,13 @@ fi
 python3 "$TOP/bench/live_report.py" --pcap-target "$RESULTS" || echo "run.sh: no pcap target computed" >&2
 # issue 20: the UDP syslog thread's CPU per message (fan4: across veth; fan4lo: loopback)
 python3 "$TOP/bench/live_report.py" --syslog-target "$RESULTS" || echo "run.sh: no syslog figure computed" >&2
+# charts: the results beside outputs.sh's, drawn from both (bench/charts.sh)
+CHARTS_DIR=$TOP/docs/charts
+[ "${NODOC:-0}" = 1 ] && CHARTS_DIR=/tmp/sluice-bench-charts
+mkdir -p "$CHARTS_DIR" && cp "$RESULTS" "$CHARTS_DIR/live.tsv"
+if [ "${CHARTS:-1}" = 1 ]; then
+	"$TOP/bench/charts.sh" "$CHARTS_DIR" || echo "run.sh: charts not drawn" >&2
+fi
 [ "${NODOC:-0}" = 1 ] && { cp "$RESULTS" /tmp/sluice-bench-results.tsv; echo "results: /tmp/sluice-bench-results.tsv"; exit 0; }
 cp "$RESULTS" /tmp/sluice-bench-results.tsv
 python3 "$TOP/bench/live_report.py" "$RESULTS" "$TOP/docs/BENCHMARKS.md" \

@@ -136,7 +136,7 @@ LIVE_TSV=$W/live.tsv
 if [ "$LIVE" = 1 ]; then
 	echo "== live: bench/run.sh LOGGERS=\"sluice-json sluice-kafka\" RUNS=$LIVE_RUNS" >&2
 	BUILD=$BUILD LOGGERS="sluice-json sluice-kafka" RUNS=$LIVE_RUNS DUR=${LIVE_DUR:-1} SIZES=64 SEARCH=0 \
-		QUICK=0 NODOC=1 OFFLINE=0 CONNTRACK=0 SINKS=0 "$TOP/bench/run.sh" >&2 ||
+		QUICK=0 NODOC=1 OFFLINE=0 CONNTRACK=0 SINKS=0 SQL=0 OUTPUTS=0 CHARTS=0 "$TOP/bench/run.sh" >&2 ||
 		echo "sinks.sh: the live part failed" >&2
 	grep -v '^#' /tmp/sluice-bench-results.tsv >"$LIVE_TSV" 2>/dev/null
 fi

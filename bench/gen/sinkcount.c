@@ -4,7 +4,8 @@
  * (udp:PORT, any address of the namespace) or a unix datagram socket (unix:PATH), lines on TCP
  * (tcp:PORT, one connection at a time).  Large
  * receive buffer so the receiver is not what loses.  On SIGINT/SIGTERM
- * prints "datagrams N".
+ * prints "datagrams N bytes B" (B: the payload bytes received; readers take
+ * the second word).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -41,7 +42,7 @@ static int tcp_count(uint16_t port)
 	sigaction(SIGINT, &sig, NULL);
 	sigaction(SIGTERM, &sig, NULL);
 	static char buf[1 << 20];
-	unsigned long long n = 0;
+	unsigned long long n = 0, bytes = 0;
 	while (!stop) {
 		int fd = accept(ls, NULL, NULL);
 		if (fd < 0)
@@ -53,12 +54,13 @@ static int tcp_count(uint16_t port)
 					continue;
 				break;
 			}
+			bytes += (unsigned long long)r;
 			for (char *p = buf; (p = memchr(p, '\n', (size_t)(buf + r - p))); p++)
 				n++;
 		}
 		close(fd);
 	}
-	printf("datagrams %llu\n", n);
+	printf("datagrams %llu bytes %llu\n", n, bytes);
 	return 0;
 }
 
@@ -116,14 +118,16 @@ int main(int argc, char **argv)
 		msgs[i].msg_hdr.msg_iov = &iov[i];
 		msgs[i].msg_hdr.msg_iovlen = 1;
 	}
-	unsigned long long n = 0;
+	unsigned long long n = 0, bytes = 0;
 	while (!stop) {
 		int r = recvmmsg(fd, msgs, 64, MSG_WAITFORONE, NULL);
+		if (r < 0 && errno != EINTR)
+			break;
+		for (int i = 0; i < r; i++)
+			bytes += msgs[i].msg_len;
 		if (r > 0)
 			n += (unsigned)r;
-		else if (r < 0 && errno != EINTR)
-			break;
 	}
-	printf("datagrams %llu\n", n);
+	printf("datagrams %llu bytes %llu\n", n, bytes);
 	return 0;
 }
