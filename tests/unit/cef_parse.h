@@ -16,12 +16,15 @@
  *   each at its first '='; "\\", "\n", "\r" and '\' + delimiter unescape.
  *
  * Values are decoded into a caller's buffer; everything is bounded.
+ * cefp_expect() is what cef_fmt.h's replacement rule makes of raw bytes,
+ * as the reader gives them back.
  */
 #ifndef SLUICE_TEST_CEF_PARSE_H
 #define SLUICE_TEST_CEF_PARSE_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -237,6 +240,63 @@ static inline const struct cefp_str *cefp_get(const struct cefp_line *l, const c
 		if (l->key[i].n == strlen(k) && !memcmp(l->key[i].p, k, l->key[i].n))
 			return &l->val[i];
 	return NULL;
+}
+
+/*
+ * What the documented rule makes of raw bytes in a value: the reader's
+ * decoding gives them back, but for U+FFFD in place of every control byte
+ * (LF and CR too where `header`), DEL, C1 control and byte outside a valid
+ * UTF-8 sequence.  Written from utf8.h's table, one byte at a time.
+ */
+static inline size_t cefp_expect(char *out, const uint8_t *s, size_t n, bool header, bool keep_nl)
+{
+	size_t o = 0;
+
+	for (size_t i = 0; i < n;) {
+		uint8_t c = s[i];
+		size_t len = 0;
+
+		if (c < 0x80) {
+			bool bad = c < 0x20 || c == 0x7f;
+
+			if (!header && keep_nl && (c == '\n' || c == '\r'))
+				bad = false;
+			if (bad) {
+				memcpy(out + o, "\xef\xbf\xbd", 3);
+				o += 3;
+			} else {
+				out[o++] = (char)c;
+			}
+			i++;
+			continue;
+		}
+		if (c >= 0xc2 && c <= 0xdf && i + 1 < n && (s[i + 1] & 0xc0) == 0x80)
+			len = 2;
+		else if (c >= 0xe0 && c <= 0xef && i + 2 < n)
+			len = ((c == 0xe0 && s[i + 1] >= 0xa0) || (c == 0xed && s[i + 1] <= 0x9f) ||
+			       (c != 0xe0 && c != 0xed)) && (s[i + 1] & 0xc0) == 0x80 &&
+					      (s[i + 2] & 0xc0) == 0x80 ? 3 : 0;
+		else if (c >= 0xf0 && c <= 0xf4 && i + 3 < n)
+			len = ((c == 0xf0 && s[i + 1] >= 0x90) || (c == 0xf4 && s[i + 1] <= 0x8f) ||
+			       (c != 0xf0 && c != 0xf4)) && (s[i + 1] & 0xc0) == 0x80 &&
+					      (s[i + 2] & 0xc0) == 0x80 && (s[i + 3] & 0xc0) == 0x80 ? 4 : 0;
+		if (len == 2 && c == 0xc2 && s[i + 1] < 0xa0) {
+			memcpy(out + o, "\xef\xbf\xbd", 3);	/* C1: one for both bytes */
+			o += 3;
+			i += 2;
+			continue;
+		}
+		if (!len) {
+			memcpy(out + o, "\xef\xbf\xbd", 3);
+			o += 3;
+			i++;
+			continue;
+		}
+		memcpy(out + o, s + i, len);
+		o += len;
+		i += len;
+	}
+	return o;
 }
 
 #endif /* SLUICE_TEST_CEF_PARSE_H */

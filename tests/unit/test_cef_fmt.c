@@ -80,63 +80,6 @@ static bool str_is(const struct cefp_str *s, const char *want, size_t n)
 }
 #define STR_IS(s, lit) str_is((s), lit, sizeof(lit) - 1)
 
-/*
- * What the documented rule makes of raw bytes in a value: the reader's
- * decoding gives them back, but for U+FFFD in place of every control byte
- * (LF and CR too where `header`), DEL, C1 control and byte outside a valid
- * UTF-8 sequence.  Written from utf8.h's table, one byte at a time.
- */
-static size_t expect(char *out, const uint8_t *s, size_t n, bool header, bool keep_nl)
-{
-	size_t o = 0;
-
-	for (size_t i = 0; i < n;) {
-		uint8_t c = s[i];
-		size_t len = 0;
-
-		if (c < 0x80) {
-			bool bad = c < 0x20 || c == 0x7f;
-
-			if (!header && keep_nl && (c == '\n' || c == '\r'))
-				bad = false;
-			if (bad) {
-				memcpy(out + o, "\xef\xbf\xbd", 3);
-				o += 3;
-			} else {
-				out[o++] = (char)c;
-			}
-			i++;
-			continue;
-		}
-		if (c >= 0xc2 && c <= 0xdf && i + 1 < n && (s[i + 1] & 0xc0) == 0x80)
-			len = 2;
-		else if (c >= 0xe0 && c <= 0xef && i + 2 < n)
-			len = ((c == 0xe0 && s[i + 1] >= 0xa0) || (c == 0xed && s[i + 1] <= 0x9f) ||
-			       (c != 0xe0 && c != 0xed)) && (s[i + 1] & 0xc0) == 0x80 &&
-					      (s[i + 2] & 0xc0) == 0x80 ? 3 : 0;
-		else if (c >= 0xf0 && c <= 0xf4 && i + 3 < n)
-			len = ((c == 0xf0 && s[i + 1] >= 0x90) || (c == 0xf4 && s[i + 1] <= 0x8f) ||
-			       (c != 0xf0 && c != 0xf4)) && (s[i + 1] & 0xc0) == 0x80 &&
-					      (s[i + 2] & 0xc0) == 0x80 && (s[i + 3] & 0xc0) == 0x80 ? 4 : 0;
-		if (len == 2 && c == 0xc2 && s[i + 1] < 0xa0) {
-			memcpy(out + o, "\xef\xbf\xbd", 3);	/* C1: one for both bytes */
-			o += 3;
-			i += 2;
-			continue;
-		}
-		if (!len) {
-			memcpy(out + o, "\xef\xbf\xbd", 3);
-			o += 3;
-			i++;
-			continue;
-		}
-		memcpy(out + o, s + i, len);
-		o += len;
-		i += len;
-	}
-	return o;
-}
-
 /* Every byte of line[0..n) printable or valid UTF-8: no control byte but LEEF's TAB. */
 static void check_one_line(size_t n, bool tab)
 {
@@ -266,7 +209,7 @@ static void test_hostile(void)
 	/* the value: '=' escaped, LF and CR as \n \r, the pipe kept */
 	CHECK(strstr(line, "cs1=a|b\\\\c\\=d\\ne\\rf\xef\xbf\xbd" "g") != NULL);
 	parse(&l, n);
-	en = expect(want, hostile, hn, true, false);
+	en = cefp_expect(want, hostile, hn, true, false);
 	CHECK(str_is(&l.head[3], want, en));
 	/* name: "x=" then the prefix, "|", the prefix */
 	memcpy(want2, "x=", 2);
@@ -274,7 +217,7 @@ static void test_hostile(void)
 	want2[2 + en] = '|';
 	memcpy(want2 + 3 + en, want, en);
 	CHECK(str_is(&l.head[4], want2, 3 + 2 * en));
-	en = expect(want, hostile, hn, false, true);
+	en = cefp_expect(want, hostile, hn, false, true);
 	CHECK(str_is(cefp_get(&l, "cs1"), want, en));
 	CHECK(str_is(cefp_get(&l, "deviceInboundInterface"), want, en));
 	CHECK(STR_IS(cefp_get(&l, "act"), "a=b\\c|d"));
@@ -372,10 +315,10 @@ static void test_random(void)
 			n = fmt(&f, r);
 			check_one_line(n, delims[t] == '\t');
 			parse(&l, n);
-			en = expect(want, raw, len, true, false);
+			en = cefp_expect(want, raw, len, true, false);
 			CHECK(len ? str_is(&l.head[3], want, en) : STR_IS(&l.head[3], "-"));
 			/* a printable delimiter in a LEEF value is escaped, TAB replaced */
-			en = expect(want, raw, len, false, true);
+			en = cefp_expect(want, raw, len, false, true);
 			v = cefp_get(&l, formats[t] == SL_CEF_LEEF ? "prefix" : "cs1");
 			CHECK(len ? str_is(v, want, en) : v == NULL);
 		}
