@@ -46,8 +46,8 @@ static const struct sl_option cef_options[] = {
 		    "cef: ArcSight CEF:0 lines; leef: IBM QRadar LEEF:2.0 lines"),
 	SL_OPT_STR("vendor", struct cef_cfg, vendor, "sluice", "the header's Device Vendor"),
 	SL_OPT_STR("product", struct cef_cfg, product, "sluice", "the header's Device Product"),
-	SL_OPT_STR("version", struct cef_cfg, version, SLUICE_VERSION,
-		   "the header's Device Version (default: this sluice's version)"),
+	SL_OPT_STR("version", struct cef_cfg, version, NULL,
+		   "the header's Device Version; unset: this sluice's version"),
 	SL_OPT_STR("signature", struct cef_cfg, signature, "{prefix}",
 		   "the header's Signature ID (LEEF: EventID); {prefix} is the record's log prefix"),
 	SL_OPT_STR("name", struct cef_cfg, name, "{prefix}",
@@ -118,7 +118,8 @@ static int cef_configure(const struct sl_host *host, struct sl_instance *inst, c
 	const struct cef_cfg *cfg = config;
 	struct cef *st = sl_state_new(struct cef, host, inst, config);
 	struct sl_cef_conf c = {
-		cfg->format == 1 ? SL_CEF_LEEF : SL_CEF_CEF, cfg->vendor, cfg->product, cfg->version,
+		cfg->format == 1 ? SL_CEF_LEEF : SL_CEF_CEF, cfg->vendor, cfg->product,
+		cfg->version ? cfg->version : SLUICE_VERSION,
 		cfg->signature, cfg->name, (unsigned)cfg->severity, cfg->action, '\t',
 	};
 
