@@ -134,7 +134,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	v6 = fl & 2;
 	/* the plugin's rule for LEEF delimiters: TAB or a printable that cannot be mistaken */
 	d = data[1];
-	if (d <= ' ' || d >= 0x7f || d == '\\' || d == '=' || d == '|' || (d >= 'a' && d <= 'z') ||
+	if (d <= ' ' || d >= 0x7f || strchr("\\=|:.,-_", d) || (d >= 'a' && d <= 'z') ||
 	    (d >= 'A' && d <= 'Z') || (d >= '0' && d <= '9'))
 		d = '\t';
 	c.format = leef ? SL_CEF_LEEF : SL_CEF_CEF;

@@ -51,7 +51,12 @@ struct sl_cef_conf {
 	const char *signature, *name;
 	unsigned severity;	/* 0..10 */
 	const char *action;	/* act= on every record, or NULL */
-	char delimiter;		/* LEEF: the attribute delimiter (TAB by default) */
+	/*
+	 * LEEF: the attribute delimiter (0: TAB), TAB or a printable that no
+	 * unescaped value holds: not a letter, digit, space, \ = | : . , - _
+	 * (addresses, MACs, numbers and names are written as they are).
+	 */
+	char delimiter;
 };
 
 /* A template split at its "{prefix}"es: constant pieces, pre-escaped. */

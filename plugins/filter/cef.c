@@ -57,7 +57,7 @@ static const struct sl_option cef_options[] = {
 	SL_OPT_STR("action", struct cef_cfg, action, NULL,
 		   "act= on every record (LEEF: action=): the verdict of the rules logging here, e.g. drop"),
 	SL_OPT_STR("delimiter", struct cef_cfg, delimiter, "tab",
-		   "LEEF's attribute delimiter: tab, or one printable character (not a letter, digit, space, \\, = or |)"),
+		   "LEEF's attribute delimiter: tab, or one printable character such as ^ (not a letter, digit, space or one of \\ = | : . , - _)"),
 	SL_OPT_END
 };
 
@@ -99,14 +99,19 @@ static const struct sl_field_decl cef_reads[] = {
 	SL_FIELD_END
 };
 
-/* LEEF's delimiter from the option: TAB, or a printable that cannot be mistaken.  0: refused. */
+/*
+ * LEEF's delimiter from the option: TAB, or a printable character that no
+ * unescaped value holds (addresses, MACs, numbers, names, event lists: letters,
+ * digits, ':', '.', ',', '-', '_') and that is not an escape or header
+ * character.  0: refused.
+ */
 static char parse_delimiter(const char *s)
 {
 	char c = s[0];
 
 	if (!strcmp(s, "tab"))
 		return '\t';
-	if (!c || s[1] || c <= ' ' || c >= 0x7f || c == '\\' || c == '=' || c == '|' ||
+	if (!c || s[1] || c <= ' ' || c >= 0x7f || strchr("\\=|:.,-_", c) ||
 	    (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'))
 		return 0;
 	return c;
@@ -128,8 +133,8 @@ static int cef_configure(const struct sl_host *host, struct sl_instance *inst, c
 	c.delimiter = parse_delimiter(cfg->delimiter);
 	if (!c.delimiter) {
 		host->config_error(inst, "delimiter",
-				   "expected tab or one printable character other than a letter, digit, "
-				   "space, \\, = or |");
+				   "expected tab or one printable character such as ^ (not a letter, "
+				   "digit, space or one of \\ = | : . , - _)");
 		free(st);
 		return -1;
 	}
