@@ -132,6 +132,7 @@ int sl_cef_init(struct sl_cef *f, const struct sl_cef_conf *c)
 
 	memset(f, 0, sizeof(*f));
 	f->format = c->format;
+	f->verdict_field = -1;
 	f->delimiter = c->delimiter ? c->delimiter : '\t';
 	for (unsigned i = 0; i < 3; i++)
 		cap += 3 * strlen(parts[i]) + 1;
@@ -419,7 +420,11 @@ void sl_cef_format(const struct sl_cef *f, struct sl_fmt_buf *b, const struct sl
 		put_u64(&l, K_BYTES_IN, r->v[SL_F_ORIG_BYTES].u64);
 	if (!packet && sl_has(r, SL_F_REPLY_BYTES))
 		put_u64(&l, K_BYTES_OUT, r->v[SL_F_REPLY_BYTES].u64);
-	if (f->action) {
+	if (f->verdict_field >= 0 && sl_has(r, (sl_field)f->verdict_field)) {
+		const struct sl_bytes *v = &r->v[f->verdict_field].bytes;
+
+		put_str(&l, K_ACT, v->ptr, v->len);
+	} else if (f->action) {
 		put_key(&l, K_ACT);
 		sl_fmt_mem(b, f->action, f->action_len);
 	}

@@ -76,6 +76,12 @@ struct sl_cef {
 	unsigned sev;
 	char *action;		/* escaped value, or NULL */
 	size_t action_len;
+	/*
+	 * A string field holding the rule's verdict (nftrace's `verdict`), -1
+	 * for none: act= from it where a record has it, else `action`.  Set by
+	 * the caller after sl_cef_init().
+	 */
+	int verdict_field;
 };
 
 /* Fill f from c (copies and escapes what it keeps).  0, or -1 (ENOMEM). */

@@ -55,7 +55,7 @@ static const struct sl_option cef_options[] = {
 	SL_OPT_INT("severity", struct cef_cfg, severity, "5", 0, 10,
 		   "the header's Severity (LEEF: sev=), 0 to 10"),
 	SL_OPT_STR("action", struct cef_cfg, action, NULL,
-		   "act= on every record (LEEF: action=): the verdict of the rules logging here, e.g. drop"),
+		   "act= (LEEF: action=) on records without a verdict of their own (nftrace's): the verdict of the rules logging here, e.g. drop"),
 	SL_OPT_STR("delimiter", struct cef_cfg, delimiter, "tab",
 		   "LEEF's attribute delimiter: tab, or one printable character such as ^ (not a letter, digit, space or one of \\ = | : . , - _)"),
 	SL_OPT_END
@@ -122,6 +122,7 @@ static int cef_configure(const struct sl_host *host, struct sl_instance *inst, c
 {
 	const struct cef_cfg *cfg = config;
 	struct cef *st = sl_state_new(struct cef, host, inst, config);
+	int verdict;
 	struct sl_cef_conf c = {
 		cfg->format == 1 ? SL_CEF_LEEF : SL_CEF_CEF, cfg->vendor, cfg->product,
 		cfg->version ? cfg->version : SLUICE_VERSION,
@@ -143,6 +144,10 @@ static int cef_configure(const struct sl_host *host, struct sl_instance *inst, c
 		free(st);
 		return -1;
 	}
+	/* nftrace's verdict (a string it registers), when one is configured */
+	verdict = host->field_id(inst, "verdict");
+	if (verdict >= 0 && host->field_type(inst, verdict) == SL_T_STRING)
+		st->fmt.verdict_field = host->read_field(inst, "verdict");
 	st->safe = c.format == SL_CEF_CEF || c.delimiter != '\t';
 	*state = st;
 	return 0;

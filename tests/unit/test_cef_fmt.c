@@ -22,8 +22,11 @@
 
 static union {
 	struct sl_record r;
-	uint8_t mem[sizeof(struct sl_record) + SL_F_WELL_KNOWN_COUNT * sizeof(union sl_value)];
+	uint8_t mem[sizeof(struct sl_record) + (SL_F_WELL_KNOWN_COUNT + 1) * sizeof(union sl_value)];
 } recmem;
+
+/* A registered field, as nftrace's `verdict` would be. */
+#define VERDICT ((sl_field)SL_F_WELL_KNOWN_COUNT)
 
 static char line[65536], dec[65536];
 
@@ -145,6 +148,20 @@ static void test_packet(void)
 	CHECK(l.leef && l.delim == '\t');
 	CHECK(STR_IS(cefp_get(&l, "prefix"), "ssh-in "));
 	CHECK(STR_IS(cefp_get(&l, "action"), "drop"));
+	/* a record with a verdict of its own (nftrace) says it instead of the option */
+	f.verdict_field = VERDICT;
+	n = fmt(&f, r);
+	CHECK(strstr(line, "\taction=drop\t") != NULL);
+	set_str(r, VERDICT, "acc=ept\t", 8);
+	n = fmt(&f, r);
+	CHECK(strstr(line, "\taction=acc=ept\xef\xbf\xbd\t") != NULL);
+	sl_cef_free(&f);
+	f = cef_make(SL_CEF_CEF, "{prefix}", "{prefix}", "drop", 0);
+	f.verdict_field = VERDICT;
+	n = fmt(&f, r);
+	CHECK(strstr(line, " act=acc\\=ept\xef\xbf\xbd ") != NULL);
+	parse(&l, n);
+	CHECK(STR_IS(cefp_get(&l, "act"), "acc=ept\xef\xbf\xbd"));
 	sl_cef_free(&f);
 }
 
