@@ -12,6 +12,9 @@ Standard (and IBM's LEEF 2.0), not from sluice's code:
     "\\=", "\\\\", "\\n", "\\r" as its only escapes;
   - LEEF:2.0: five header fields (the fifth the delimiter, "x09" for TAB),
     then pairs split on the delimiter, each at its first '='.
+Connection records (nfct: no packet) are compared by their original
+direction (orig_*), ports only for protocols with ports, in/out their two
+directions' bytes, the conntrack id and event.
 Every line must be one line (no control byte but LEEF's TAB, valid UTF-8),
 there must be exactly one per record (as many as json objects), and every
 value must be the record's as json prints it.  Prefixes come back as
@@ -194,19 +197,41 @@ def compare(kind, d, o, raw, line):
         "group": "nflogGroup" if leef else "cn2", "mark": "mark" if leef else "cn3",
         "prefix": "prefix" if leef else "cs1",
     }
-    want = {K["rt"]: ms(o["timestamp"])}
+    want = {K["rt"]: ms(o["timestamp"])} if "timestamp" in o else {}
     if "group" in o:
         want[K["group"]] = str(o["group"])
         if not leef:
             want["cn2Label"] = "nflogGroup"
     if "proto" in o:
         want["proto"] = str(o["proto"]).upper()
-    if "src_ip" in o:
-        if o["ip_version"] == 4 or leef:
-            want["src"], want["dst"] = o["src_ip"], o["dest_ip"]
+    # a packet's addresses, or a connection's original direction
+    conn = "src_ip" not in o and "orig_src_ip" in o
+    src, dst = ("orig_src_ip", "orig_dest_ip") if conn else ("src_ip", "dest_ip")
+    v6 = o.get("ip_version") == 6 or (conn and o.get("family") == "ipv6")
+    if src in o:
+        if not v6 or leef:
+            want["src"], want["dst"] = o[src], o[dst]
         else:
-            want.update({"c6a2": o["src_ip"], "c6a3": o["dest_ip"],
+            want.update({"c6a2": o[src], "c6a3": o[dst],
                          "c6a2Label": "Source IPv6 Address", "c6a3Label": "Destination IPv6 Address"})
+    if conn:
+        if o.get("proto") in ("tcp", "udp", "udplite", "sctp", "dccp"):
+            for jk, ck in (("orig_src_port", K["spt"]), ("orig_dest_port", K["dpt"])):
+                if jk in o:
+                    want[ck] = str(o[jk])
+        for jk, ck in (("orig_bytes", K["in"]), ("reply_bytes", "dstBytes" if leef else "out"),
+                       ("ct_id", "conntrackId" if leef else "cn1")):
+            if jk in o:
+                want[ck] = str(o[jk])
+        if "ct_id" in o and not leef:
+            want["cn1Label"] = "conntrackId"
+        if "ct_event" in o:
+            want["conntrackEvent" if leef else "cs2"] = o["ct_event"].replace(" ", ",")
+            if not leef:
+                want["cs2Label"] = "conntrackEvent"
+    for jk in ("flow_start", "flow_end"):
+        if jk in o:
+            want[jk[5:]] = ms(o[jk])
     for jk, ck in (("src_port", K["spt"]), ("dest_port", K["dpt"]), ("mac_src", K["smac"]),
                    ("mac_dst", K["dmac"]), ("in", "deviceInboundInterface"),
                    ("out", "deviceOutboundInterface"), ("len", K["in"]), ("mark", K["mark"]),
