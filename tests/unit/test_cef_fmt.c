@@ -325,7 +325,7 @@ static void test_random(void)
 			for (size_t j = 0; j < len; j++) {
 				seed = seed * 1103515245 + 12345;
 				/* bias towards the bytes that matter */
-				raw[j] = seed >> 16 & 1 ? (uint8_t)"|\\=\n\r\t^ \x01\x7f\xc2\x80\xe2\xf0"[seed >> 20 & 15]
+				raw[j] = seed >> 16 & 1 ? (uint8_t)"|\\=\n\r\t^ \x01\x7f\xc2\x80\xe2\xf0\xed\xff"[seed >> 20 & 15]
 							: (uint8_t)(seed >> 8);
 			}
 			set_str(r, SL_F_PREFIX, (const char *)raw, len);
