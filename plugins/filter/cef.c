@@ -131,6 +131,12 @@ static int cef_configure(const struct sl_host *host, struct sl_instance *inst, c
 
 	if (!st)
 		return -1;
+	/* LEEF's header has no Name: a name set for it would be silently lost */
+	if (c.format == SL_CEF_LEEF && strcmp(cfg->name, "{prefix}")) {
+		host->config_error(inst, "name", "not written with format: leef (LEEF's header has no Name)");
+		free(st);
+		return -1;
+	}
 	c.delimiter = parse_delimiter(cfg->delimiter);
 	if (!c.delimiter) {
 		host->config_error(inst, "delimiter",
