@@ -54,7 +54,7 @@ if grep -q '^[EW]:' "$WORK/lintian.out"; then fail "lintian reports errors or wa
 # The split: which package holds which plugin.  Every plugin of the build
 # is in exactly one package (dh_missing fails the build otherwise).
 declare -A PLUGINS=(
-	[sluice]="decode dedup file flow flowfile ipfix json logline nfacct nfct nflog ratelimit where"
+	[sluice]="cef decode dedup file flow flowfile ipfix json logline nfacct nfct nflog ratelimit where"
 	[sluice-pcap]="bpf pcap replay"
 	[sluice-syslog]="syslog"
 	[sluice-nftrace]="nftrace"
