@@ -5,8 +5,8 @@
 #   otlp_decoder             npm-installs the package once into a cache
 #                            (OTLP_NPM_CACHE, default under /var/tmp), sets
 #                            OTLP_ROOT_JS; SKIP when npm cannot reach the registry
-#   start_receiver NS DIR [ARGS]  a receiver in namespace NS saving into DIR;
-#                            RECV_PID, RECV_PORT set
+#   start_receiver NS DIR [ARGS]  a receiver in namespace NS (-: this one)
+#                            saving into DIR; RECV_PID, RECV_PORT set
 #   decode DIR OUT           every saved request's log records into OUT (JSON lines)
 OTLP_TRANSFORMER=@opentelemetry/otlp-transformer@0.208.0	# ships build/src/generated/root.js
 OTLP_NPM_CACHE=${OTLP_NPM_CACHE:-/var/tmp/sluice-otlp-npm-0.208.0}
@@ -31,8 +31,9 @@ start_receiver() {
 	local ns="$1" dir="$2"; shift 2
 	mkdir -p "$dir"
 	rm -f "$dir/port"
-	ip netns exec "$ns" python3 "$SRCDIR/tests/e2e/otlp_receiver.py" "$dir" "$@" \
-		>"$dir/receiver.log" 2>&1 &
+	local in=(ip netns exec "$ns")
+	[ "$ns" != - ] || in=()
+	"${in[@]}" python3 "$SRCDIR/tests/e2e/otlp_receiver.py" "$dir" "$@" >"$dir/receiver.log" 2>&1 &
 	RECV_PID=$!
 	at_exit "kill $RECV_PID"
 	wait_for 10 test -s "$dir/port" || { cat "$dir/receiver.log"; fail "the receiver did not start"; }

@@ -5,8 +5,10 @@
 # ExportLogsServiceResponse.  --fail N: the first N requests are answered
 # 503 with Retry-After: RA seconds and not saved as bodies (their arrival
 # is logged in DIR/failed.log).  --port P: listen there (0: any), the port
-# written to DIR/port.  Runs until killed (the test stops it by PID).
-#   otlp_receiver.py DIR [--port P] [--fail N] [--retry-after RA]
+# written to DIR/port.  --status S: every request answered S (and saved);
+# --rejected K: 200 answers carry partial_success.rejected_log_records = K.
+# Runs until killed (the test stops it by PID).
+#   otlp_receiver.py DIR [--port P] [--fail N] [--retry-after RA] [--status S] [--rejected K]
 import argparse, http.server, json, os, threading, time
 
 ap = argparse.ArgumentParser()
@@ -14,9 +16,19 @@ ap.add_argument("dir")
 ap.add_argument("--port", type=int, default=0)
 ap.add_argument("--fail", type=int, default=0)
 ap.add_argument("--retry-after", type=int, default=1)
+ap.add_argument("--status", type=int, default=200)
+ap.add_argument("--rejected", type=int, default=0)
 a = ap.parse_args()
 seen = 0
 lock = threading.Lock()
+
+
+def varint(v):
+    out = b""
+    while v >= 0x80:
+        out += bytes([v & 0x7f | 0x80])
+        v >>= 7
+    return out + bytes([v])
 
 
 class H(http.server.BaseHTTPRequestHandler):
@@ -51,7 +63,16 @@ class H(http.server.BaseHTTPRequestHandler):
         os.rename(base + ".tmp", base + ".head")  # .head last: the request is complete
         ctype = self.headers.get("Content-Type", "")
         answer = b"{}" if "json" in ctype else b""
-        self.send_response(200)
+        if a.status != 200:
+            answer = b"refused by the test"
+        elif a.rejected and "json" in ctype:
+            answer = json.dumps({"partialSuccess": {"rejectedLogRecords": str(a.rejected),
+                                                    "errorMessage": "test rejects"}}).encode()
+        elif a.rejected:  # ExportLogsServiceResponse{1: ExportLogsPartialSuccess{1: K, 2: msg}}
+            msg = b"test rejects"
+            ps = bytes([0x08]) + varint(a.rejected) + bytes([0x12, len(msg)]) + msg
+            answer = bytes([0x0a, len(ps)]) + ps
+        self.send_response(a.status)
         self.send_header("Content-Type", ctype)
         self.send_header("Content-Length", str(len(answer)))
         self.end_headers()
