@@ -7,9 +7,11 @@
 # is logged in DIR/failed.log).  --port P: listen there (0: any), the port
 # written to DIR/port.  --status S: every request answered S (and saved);
 # --rejected K: 200 answers carry partial_success.rejected_log_records = K.
-# Runs until killed (the test stops it by PID).
+# --tls CERT KEY: HTTPS; --client-ca FILE: and a client certificate
+# signed by FILE required.  Runs until killed (the test stops it by PID).
 #   otlp_receiver.py DIR [--port P] [--fail N] [--retry-after RA] [--status S] [--rejected K]
-import argparse, http.server, json, os, threading, time
+#                    [--tls CERT KEY [--client-ca FILE]]
+import argparse, http.server, json, os, ssl, threading, time
 
 ap = argparse.ArgumentParser()
 ap.add_argument("dir")
@@ -18,6 +20,8 @@ ap.add_argument("--fail", type=int, default=0)
 ap.add_argument("--retry-after", type=int, default=1)
 ap.add_argument("--status", type=int, default=200)
 ap.add_argument("--rejected", type=int, default=0)
+ap.add_argument("--tls", nargs=2)
+ap.add_argument("--client-ca")
 a = ap.parse_args()
 seen = 0
 lock = threading.Lock()
@@ -80,6 +84,13 @@ class H(http.server.BaseHTTPRequestHandler):
 
 
 srv = http.server.ThreadingHTTPServer(("127.0.0.1", a.port), H)
+if a.tls:
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(a.tls[0], a.tls[1])
+    if a.client_ca:
+        ctx.verify_mode = ssl.CERT_REQUIRED
+        ctx.load_verify_locations(a.client_ca)
+    srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
 with open(os.path.join(a.dir, "port.tmp"), "w") as f:
     f.write(str(srv.server_address[1]))
 os.rename(os.path.join(a.dir, "port.tmp"), os.path.join(a.dir, "port"))
