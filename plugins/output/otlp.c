@@ -11,7 +11,7 @@
  * output) or else its prefix, and its fields as typed attributes: the
  * OpenTelemetry semantic conventions' names where one exists
  * (source.address, network.transport, ...) and netfilter.<json key> for
- * the rest, as docs/PLUGINS.md lists them.
+ * the rest (otlp_attrs.h; docs/PLUGINS.md lists them).
  *
  * Batching, retries, the flush timer and the spool are the sink engine's
  * (sink.h), as for clickhouse, which this file imitates: a blocking post on
@@ -39,8 +39,7 @@
 #include <sluice/plugin.h>
 
 #include "clock.h"
-#include "fmt.h"
-#include "names.h"
+#include "otlp_attrs.h"
 #include "otlp_pb.h"
 #include "plugin_state.h"
 #include "sink.h"
@@ -53,8 +52,6 @@
 #define ANSWER_MAX 4096		/* bytes of the receiver's answer kept */
 #define REC_MAX (256u << 10)	/* more than the spool takes as one record */
 #define ENC_TAG 'E'		/* a spool record's encoding byte: ENC_TAG + encoding */
-#define MAX_ATTRS 96
-#define SCRATCH 1024		/* addresses and MACs of one record as text */
 
 static const char *const encoding_names[] = { "protobuf", "json", NULL };
 static const char *const compression_names[] = { "none", "gzip", NULL };
@@ -97,135 +94,6 @@ static const struct sl_option otlp_opts[] = {
 	SL_OPT_END
 };
 
-/* ---- records as attributes ---- */
-
-enum akind {
-	A_INT,		/* int_value */
-	A_STR,		/* string_value, the field's bytes */
-	A_BYTES,	/* bytes_value */
-	A_ADDR,		/* string_value, as json writes it */
-	A_MAC,		/* string_value aa:bb:cc:dd:ee:ff */
-	A_PROTO,	/* string_value: json's protocol name, else the number */
-	A_IPVER,	/* string_value ipv4 / ipv6 (network.type) */
-	A_IFINDEX,	/* int_value, only without the name field `aux` */
-};
-
-struct attr {
-	sl_field id;
-	uint8_t kind;
-	sl_field aux;
-	const char *key;
-};
-
-/* The attributes, in this order.  Keep docs/PLUGINS.md's otlp table in step. */
-static const struct attr attrs[] = {
-	/* OpenTelemetry semantic conventions */
-	{ SL_F_SRC_ADDR, A_ADDR, 0, "source.address" },
-	{ SL_F_SPORT, A_INT, 0, "source.port" },
-	{ SL_F_DST_ADDR, A_ADDR, 0, "destination.address" },
-	{ SL_F_DPORT, A_INT, 0, "destination.port" },
-	{ SL_F_IP_PROTO, A_PROTO, 0, "network.transport" },
-	{ SL_F_IP_VERSION, A_IPVER, 0, "network.type" },
-	{ SL_F_IFNAME_IN, A_STR, 0, "network.interface.name" },
-	/* the rest: netfilter.<the json filter's key> */
-	{ SL_F_PREFIX, A_STR, 0, "netfilter.prefix" },
-	{ SL_F_NFLOG_GROUP, A_INT, 0, "netfilter.group" },
-	{ SL_F_HOOK, A_INT, 0, "netfilter.hook" },
-	{ SL_F_IFINDEX_IN, A_IFINDEX, SL_F_IFNAME_IN, "netfilter.ifindex_in" },
-	{ SL_F_IFNAME_OUT, A_STR, 0, "netfilter.out" },
-	{ SL_F_IFINDEX_OUT, A_IFINDEX, SL_F_IFNAME_OUT, "netfilter.ifindex_out" },
-	{ SL_F_PHYSNAME_IN, A_STR, 0, "netfilter.physin" },
-	{ SL_F_PHYSINDEX_IN, A_IFINDEX, SL_F_PHYSNAME_IN, "netfilter.physindex_in" },
-	{ SL_F_PHYSNAME_OUT, A_STR, 0, "netfilter.physout" },
-	{ SL_F_PHYSINDEX_OUT, A_IFINDEX, SL_F_PHYSNAME_OUT, "netfilter.physindex_out" },
-	{ SL_F_MARK, A_INT, 0, "netfilter.mark" },
-	{ SL_F_UID, A_INT, 0, "netfilter.uid" },
-	{ SL_F_GID, A_INT, 0, "netfilter.gid" },
-	{ SL_F_MAC_SRC, A_MAC, 0, "netfilter.mac_src" },
-	{ SL_F_MAC_DST, A_MAC, 0, "netfilter.mac_dst" },
-	{ SL_F_ETH_TYPE, A_INT, 0, "netfilter.eth_type" },
-	{ SL_F_VLAN_ID, A_INT, 0, "netfilter.vlan" },
-	{ SL_F_IP_LEN, A_INT, 0, "netfilter.len" },
-	{ SL_F_IP_TOS, A_INT, 0, "netfilter.tos" },
-	{ SL_F_IP_TTL, A_INT, 0, "netfilter.ttl" },
-	{ SL_F_IP_ID, A_INT, 0, "netfilter.ip_id" },
-	{ SL_F_IP6_FLOWLABEL, A_INT, 0, "netfilter.flowlabel" },
-	{ SL_F_IP_OPTIONS, A_BYTES, 0, "netfilter.ip_options" },
-	{ SL_F_TCP_FLAGS, A_INT, 0, "netfilter.tcp_flags" },
-	{ SL_F_TCP_SEQ, A_INT, 0, "netfilter.tcp_seq" },
-	{ SL_F_TCP_ACK, A_INT, 0, "netfilter.tcp_ack" },
-	{ SL_F_TCP_WINDOW, A_INT, 0, "netfilter.tcp_window" },
-	{ SL_F_TCP_URGP, A_INT, 0, "netfilter.tcp_urgp" },
-	{ SL_F_TCP_OPTIONS, A_BYTES, 0, "netfilter.tcp_options" },
-	{ SL_F_UDP_LEN, A_INT, 0, "netfilter.udp_len" },
-	{ SL_F_ICMP_TYPE, A_INT, 0, "netfilter.icmp_type" },
-	{ SL_F_ICMP_CODE, A_INT, 0, "netfilter.icmp_code" },
-	{ SL_F_ICMP_ID, A_INT, 0, "netfilter.icmp_id" },
-	{ SL_F_ICMP_SEQ, A_INT, 0, "netfilter.icmp_seq" },
-	{ SL_F_ICMP_MTU, A_INT, 0, "netfilter.icmp_mtu" },
-	{ SL_F_ICMP_GATEWAY, A_ADDR, 0, "netfilter.icmp_gateway" },
-	{ SL_F_ICMP_PARAM, A_INT, 0, "netfilter.icmp_param" },
-	{ SL_F_IPSEC_SPI, A_INT, 0, "netfilter.spi" },
-	{ SL_F_ARP_OP, A_INT, 0, "netfilter.arp_op" },
-	{ SL_F_ARP_SHA, A_MAC, 0, "netfilter.arp_sha" },
-	{ SL_F_ARP_SPA, A_ADDR, 0, "netfilter.arp_spa" },
-	{ SL_F_ARP_THA, A_MAC, 0, "netfilter.arp_tha" },
-	{ SL_F_ARP_TPA, A_ADDR, 0, "netfilter.arp_tpa" },
-	{ SL_F_ORIG_LEN, A_INT, 0, "netfilter.pktlen" },
-	{ SL_F_CAPLEN, A_INT, 0, "netfilter.caplen" },
-	{ SL_F_SEQ_LOCAL, A_INT, 0, "netfilter.seq_local" },
-	{ SL_F_SEQ_GLOBAL, A_INT, 0, "netfilter.seq_global" },
-	{ SL_F_CT_ID, A_INT, 0, "netfilter.ct_id" },
-	{ SL_F_CT_STATE, A_INT, 0, "netfilter.ct_state" },
-	{ SL_F_CT_STATUS, A_INT, 0, "netfilter.ct_status" },
-	{ SL_F_CT_ZONE, A_INT, 0, "netfilter.ct_zone" },
-	{ SL_F_ORIG_SRC, A_ADDR, 0, "netfilter.orig_src_ip" },
-	{ SL_F_ORIG_DST, A_ADDR, 0, "netfilter.orig_dest_ip" },
-	{ SL_F_ORIG_SPORT, A_INT, 0, "netfilter.orig_src_port" },
-	{ SL_F_ORIG_DPORT, A_INT, 0, "netfilter.orig_dest_port" },
-	{ SL_F_REPLY_SRC, A_ADDR, 0, "netfilter.reply_src_ip" },
-	{ SL_F_REPLY_DST, A_ADDR, 0, "netfilter.reply_dest_ip" },
-	{ SL_F_REPLY_SPORT, A_INT, 0, "netfilter.reply_src_port" },
-	{ SL_F_REPLY_DPORT, A_INT, 0, "netfilter.reply_dest_port" },
-	{ SL_F_ORIG_PACKETS, A_INT, 0, "netfilter.orig_packets" },
-	{ SL_F_ORIG_BYTES, A_INT, 0, "netfilter.orig_bytes" },
-	{ SL_F_REPLY_PACKETS, A_INT, 0, "netfilter.reply_packets" },
-	{ SL_F_REPLY_BYTES, A_INT, 0, "netfilter.reply_bytes" },
-};
-#define N_ATTRS (sizeof(attrs) / sizeof(attrs[0]))
-_Static_assert(N_ATTRS <= MAX_ATTRS, "otlp: MAX_ATTRS");
-
-/* Every field the attributes read, and the body's and time's. */
-static const struct sl_field_decl otlp_reads[] = {
-	SL_FIELD_DECL(SL_F_TEXT), SL_FIELD_DECL(SL_F_TIMESTAMP), SL_FIELD_DECL(SL_F_FAMILY),
-	SL_FIELD_DECL(SL_F_SRC_ADDR), SL_FIELD_DECL(SL_F_SPORT), SL_FIELD_DECL(SL_F_DST_ADDR),
-	SL_FIELD_DECL(SL_F_DPORT), SL_FIELD_DECL(SL_F_IP_PROTO), SL_FIELD_DECL(SL_F_IP_VERSION),
-	SL_FIELD_DECL(SL_F_IFNAME_IN), SL_FIELD_DECL(SL_F_PREFIX), SL_FIELD_DECL(SL_F_NFLOG_GROUP),
-	SL_FIELD_DECL(SL_F_HOOK), SL_FIELD_DECL(SL_F_IFINDEX_IN), SL_FIELD_DECL(SL_F_IFNAME_OUT),
-	SL_FIELD_DECL(SL_F_IFINDEX_OUT), SL_FIELD_DECL(SL_F_PHYSNAME_IN),
-	SL_FIELD_DECL(SL_F_PHYSNAME_OUT), SL_FIELD_DECL(SL_F_MARK), SL_FIELD_DECL(SL_F_UID),
-	SL_FIELD_DECL(SL_F_GID), SL_FIELD_DECL(SL_F_MAC_SRC), SL_FIELD_DECL(SL_F_MAC_DST),
-	SL_FIELD_DECL(SL_F_ETH_TYPE), SL_FIELD_DECL(SL_F_VLAN_ID), SL_FIELD_DECL(SL_F_IP_LEN), SL_FIELD_DECL(SL_F_IP_TOS),
-	SL_FIELD_DECL(SL_F_IP_TTL), SL_FIELD_DECL(SL_F_IP_ID), SL_FIELD_DECL(SL_F_IP_OPTIONS),
-	SL_FIELD_DECL(SL_F_TCP_FLAGS), SL_FIELD_DECL(SL_F_TCP_SEQ), SL_FIELD_DECL(SL_F_TCP_ACK),
-	SL_FIELD_DECL(SL_F_TCP_WINDOW), SL_FIELD_DECL(SL_F_TCP_OPTIONS), SL_FIELD_DECL(SL_F_UDP_LEN),
-	SL_FIELD_DECL(SL_F_ICMP_TYPE), SL_FIELD_DECL(SL_F_ICMP_CODE), SL_FIELD_DECL(SL_F_ICMP_ID),
-	SL_FIELD_DECL(SL_F_ICMP_SEQ), SL_FIELD_DECL(SL_F_ORIG_LEN), SL_FIELD_DECL(SL_F_TCP_URGP),
-	SL_FIELD_DECL(SL_F_ICMP_MTU), SL_FIELD_DECL(SL_F_ICMP_GATEWAY), SL_FIELD_DECL(SL_F_ICMP_PARAM),
-	SL_FIELD_DECL(SL_F_IPSEC_SPI), SL_FIELD_DECL(SL_F_ARP_OP), SL_FIELD_DECL(SL_F_ARP_SHA),
-	SL_FIELD_DECL(SL_F_ARP_SPA), SL_FIELD_DECL(SL_F_ARP_THA), SL_FIELD_DECL(SL_F_ARP_TPA),
-	SL_FIELD_DECL(SL_F_CAPLEN), SL_FIELD_DECL(SL_F_PHYSINDEX_IN), SL_FIELD_DECL(SL_F_PHYSINDEX_OUT),
-	SL_FIELD_DECL(SL_F_IP6_FLOWLABEL), SL_FIELD_DECL(SL_F_SEQ_LOCAL),
-	SL_FIELD_DECL(SL_F_SEQ_GLOBAL), SL_FIELD_DECL(SL_F_CT_ID), SL_FIELD_DECL(SL_F_CT_STATE),
-	SL_FIELD_DECL(SL_F_CT_STATUS), SL_FIELD_DECL(SL_F_CT_ZONE),
-	SL_FIELD_DECL(SL_F_ORIG_SRC), SL_FIELD_DECL(SL_F_ORIG_DST), SL_FIELD_DECL(SL_F_ORIG_SPORT),
-	SL_FIELD_DECL(SL_F_ORIG_DPORT), SL_FIELD_DECL(SL_F_REPLY_SRC), SL_FIELD_DECL(SL_F_REPLY_DST),
-	SL_FIELD_DECL(SL_F_REPLY_SPORT), SL_FIELD_DECL(SL_F_REPLY_DPORT),
-	SL_FIELD_DECL(SL_F_ORIG_PACKETS), SL_FIELD_DECL(SL_F_ORIG_BYTES),
-	SL_FIELD_DECL(SL_F_REPLY_PACKETS), SL_FIELD_DECL(SL_F_REPLY_BYTES),
-	SL_FIELD_END
-};
-
 struct otlp_state {
 	SL_STATE_HEAD(struct otlp_cfg);
 	struct otlp_kv res_attrs[66];
@@ -254,70 +122,12 @@ struct otlp_state {
 
 /* ---- encoding ---- */
 
-/* Record r's attributes into kv, their text in scratch: how many. */
-static unsigned record_attrs(const struct sl_record *r, struct otlp_kv *kv, char *scratch)
-{
-	bool v6 = sl_fmt_rec_v6(r);
-	unsigned n = 0;
-	char *s = scratch;
-
-	for (unsigned i = 0; i < N_ATTRS; i++) {
-		const struct attr *a = &attrs[i];
-		const union sl_value *v = &r->v[a->id];
-		struct otlp_kv *k = &kv[n];
-		const char *name;
-
-		if (!sl_has(r, a->id))
-			continue;
-		k->key = a->key;
-		k->keylen = strlen(a->key);
-		k->kind = OTLP_STR;
-		switch (a->kind) {
-		case A_IFINDEX:
-			if (sl_has(r, a->aux))
-				continue;
-			/* fall through */
-		case A_INT:
-			k->kind = OTLP_INT;
-			k->i = (int64_t)v->u64;
-			break;
-		case A_STR:
-		case A_BYTES:
-			k->kind = a->kind == A_STR ? OTLP_STR : OTLP_BYTES;
-			k->s = v->bytes.ptr;
-			k->n = v->bytes.len;
-			break;
-		case A_ADDR:
-		case A_MAC:
-			k->s = s;
-			s = a->kind == A_ADDR ? sl_fmt_addr_in_raw(s, v->addr, v6) : sl_fmt_mac_raw(s, v->addr);
-			k->n = (size_t)(s - (const char *)k->s);
-			break;
-		case A_PROTO:
-			name = sl_proto_name(v->u64, SL_PROTO_JSON);
-			k->s = name ? name : s;
-			if (!name)
-				s = sl_fmt_u64_raw(s, v->u64);
-			k->n = name ? strlen(name) : (size_t)(s - (const char *)k->s);
-			break;
-		case A_IPVER:
-			if (v->u64 != 4 && v->u64 != 6)
-				continue;
-			k->s = v->u64 == 4 ? "ipv4" : "ipv6";
-			k->n = 4;
-			break;
-		}
-		n++;
-	}
-	return n;
-}
-
 static bool otlp_encode(void *ctx, const struct sl_record *r)
 {
 	static const uint8_t sev_number[] = { 1, 5, 9, 13, 17, 21 };
 	struct otlp_state *st = ctx;
-	struct otlp_kv kv[MAX_ATTRS];
-	char scratch[SCRATCH];
+	struct otlp_kv kv[OTLP_ATTRS_MAX];
+	char scratch[OTLP_ATTRS_SCRATCH];
 	struct otlp_log l = {
 		.observed_ns = (uint64_t)sl_clock_ns(CLOCK_REALTIME),
 		.severity_number = sev_number[st->cfg->severity],
@@ -335,7 +145,7 @@ static bool otlp_encode(void *ctx, const struct sl_record *r)
 		l.body = r->v[f].bytes.ptr ? (const void *)r->v[f].bytes.ptr : "";
 		l.body_len = r->v[f].bytes.len;
 	}
-	l.nattrs = record_attrs(r, kv, scratch);
+	l.nattrs = otlp_record_attrs(r, kv, scratch);
 	if (!otlp_log_append(&st->b, st->cfg->encoding, &l))
 		return false;
 	st->ends[++st->units] = st->b.len;
@@ -834,7 +644,7 @@ static const struct sl_plugin otlp_plugin = {
 	.description = "send records as OpenTelemetry log records over OTLP/HTTP (protobuf or JSON)",
 	.config_size = sizeof(struct otlp_cfg),
 	.options = otlp_opts,
-	.reads = otlp_reads,
+	.reads = otlp_fields_read,
 	.configure = otlp_configure,
 	.start = otlp_start,
 	.process = otlp_process,
