@@ -102,6 +102,7 @@ struct otlp_state {
 
 	CURL *curl;
 	struct curl_slist *headers[2];	/* per encoding */
+	struct curl_slist *connect_to;	/* tls_server_name: its name to url's host */
 	char curl_err[CURL_ERROR_SIZE];
 	char answer[ANSWER_MAX + 1];
 	size_t answer_len;
@@ -471,9 +472,9 @@ static int check_tls(const struct sl_host *host, struct sl_instance *inst, const
 		host->config_error(inst, set, "only applies to an https:// url");
 		return -1;
 	}
-	if (c->tls.server_name) {
-		host->config_error(inst, "tls_server_name", "not supported by otlp: libcurl checks "
-				   "the certificate against the url's host; put that name in url");
+	if (c->tls.server_name && (!c->tls.server_name[0] ||
+				   strpbrk(c->tls.server_name, ":/[]@?# \t\r\n"))) {
+		host->config_error(inst, "tls_server_name", "expected a host name");
 		return -1;
 	}
 	if (!c->tls.cert_file != !c->tls.key_file) {
@@ -542,6 +543,38 @@ fail:
 	return NULL;
 }
 
+/*
+ * tls_server_name: libcurl checks the certificate against the url's host,
+ * so the url names the server and CURLOPT_CONNECT_TO sends the connection
+ * to the host the user wrote ("name:port:host:port").  Host: is the name.
+ */
+static int set_server_name(struct otlp_state *st)
+{
+	const char *name = st->cfg->tls.server_name;
+	CURLU *u = curl_url();
+	char *host = NULL, *port = NULL, *url = NULL, line[600];
+	int rc = -1;
+
+	if (u && !curl_url_set(u, CURLUPART_URL, st->cfg->url, 0) &&
+	    !curl_url_get(u, CURLUPART_HOST, &host, 0) &&
+	    !curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) &&
+	    !curl_url_set(u, CURLUPART_HOST, name, 0) && !curl_url_get(u, CURLUPART_URL, &url, 0) &&
+	    (size_t)snprintf(line, sizeof(line), "%s:%s:%s:%s", name, port, host, port) < sizeof(line) &&
+	    (st->connect_to = curl_slist_append(NULL, line))) {
+		curl_easy_setopt(st->curl, CURLOPT_URL, url);	/* copied by libcurl */
+		curl_easy_setopt(st->curl, CURLOPT_CONNECT_TO, st->connect_to);
+		rc = 0;
+	} else {
+		st->host->log(st->inst, SL_LOG_ERR, "cannot set tls_server_name %s on url %s", name,
+			      st->cfg->url);
+	}
+	curl_free(host);
+	curl_free(port);
+	curl_free(url);
+	curl_url_cleanup(u);
+	return rc;
+}
+
 static void set_tls(struct otlp_state *st)
 {
 	const struct sl_tls_cfg *t = &st->cfg->tls;
@@ -589,6 +622,8 @@ static int otlp_start(void *state)
 	curl_easy_setopt(st->curl, CURLOPT_HEADERDATA, st);
 	curl_easy_setopt(st->curl, CURLOPT_TCP_KEEPALIVE, 1L);
 	set_tls(st);
+	if (c->tls.server_name && set_server_name(st) < 0)
+		return -1;
 	return sl_sink_start(&st->sink);
 }
 
@@ -610,6 +645,8 @@ static void release(struct otlp_state *st)
 		curl_slist_free_all(st->headers[e]);
 		st->headers[e] = NULL;
 	}
+	curl_slist_free_all(st->connect_to);
+	st->connect_to = NULL;
 }
 
 static void otlp_stop(void *state)

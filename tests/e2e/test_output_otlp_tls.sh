@@ -8,7 +8,10 @@
 #      through, the certificate error is logged, the records dropped and counted;
 #   3. tls_verify: false: all delivered, and a warning says the certificate is not checked;
 #   4. a receiver requiring a client certificate: delivered with
-#      tls_cert_file and tls_key_file, refused without.
+#      tls_cert_file and tls_key_file, refused without;
+#   5. a receiver whose certificate names otel.test only: refused at
+#      127.0.0.1, delivered with tls_server_name: otel.test (the url's
+#      host still the one connected to), which the receiver sees as Host.
 . "$(dirname "$0")/lib.sh"
 need_cmd python3 openssl
 . "$(dirname "$0")/otlp_lib.sh"
@@ -21,6 +24,7 @@ cert() {	# cert NAME SUBJECT_ALT_NAME: a self-signed certificate and its key
 }
 cert server IP:127.0.0.1
 cert client DNS:sluice-client
+cert named DNS:otel.test
 
 # run NAME RECEIVER_DIR OPTIONS: replay into the receiver, the counters of o.otlp in NAME.count
 run() {
@@ -54,4 +58,12 @@ run mtls "tls_ca_file: \"$WORK/server.pem\", tls_cert_file: \"$WORK/client.pem\"
 delivered mtls
 run nocert "tls_ca_file: \"$WORK/server.pem\""
 refused nocert
-pass "https: verified with tls_ca_file, refused without, tls_verify false, mutual TLS"
+stop_receiver
+
+start_receiver - "$WORK/rn" --tls "$WORK/named.pem" "$WORK/named.key"
+run wrongname "tls_ca_file: \"$WORK/named.pem\""
+refused wrongname
+run servername "tls_ca_file: \"$WORK/named.pem\", tls_server_name: otel.test"
+delivered servername
+grep -q "\"host\": \"otel.test:$RECV_PORT\"" "$WORK"/rn/*.head || fail "the receiver did not see Host: otel.test"
+pass "https: verified with tls_ca_file, refused without, tls_verify false, mutual TLS, tls_server_name"
