@@ -104,14 +104,28 @@ static uint8_t *put_fixed64(uint8_t *p, uint64_t v)
 	return p;
 }
 
-/* Bytes of s[0..n) once every invalid byte is U+00XX (2 bytes of UTF-8). */
+/*
+ * Bytes of s[0..n) once every invalid byte is U+00XX (2 bytes of UTF-8):
+ * n when there is none (then the string is copied as it is).  Runs of
+ * ASCII go 8 bytes at a time: bodies are mostly json's ASCII text.
+ */
 static size_t utf8_size(const uint8_t *s, size_t n)
 {
 	size_t out = 0, i = 0;
 
 	while (i < n) {
-		size_t l = s[i] < 0x80 ? 1 : s[i] >= 0xc2 && s[i] <= 0xf4 ? sl_utf8_len(s + i, n - i) : 0;
+		uint64_t w;
+		size_t l;
 
+		if (n - i >= 8) {
+			memcpy(&w, s + i, 8);
+			if (!(w & 0x8080808080808080ull)) {
+				i += 8;
+				out += 8;
+				continue;
+			}
+		}
+		l = s[i] < 0x80 ? 1 : s[i] >= 0xc2 && s[i] <= 0xf4 ? sl_utf8_len(s + i, n - i) : 0;
 		out += l ? l : 2;
 		i += l ? l : 1;
 	}
@@ -150,10 +164,19 @@ static uint8_t *put_head(uint8_t *p, uint8_t tag, size_t len)
 	return put_varint(p, len);
 }
 
+/* A string field whose utf8_size() is size. */
+static uint8_t *put_sized(uint8_t *p, uint8_t tag, const void *s, size_t n, size_t size)
+{
+	p = put_head(p, tag, size);
+	if (size != n)
+		return put_utf8(p, s, n);
+	memcpy(p, s, n);
+	return p + n;
+}
+
 static uint8_t *put_string(uint8_t *p, uint8_t tag, const void *s, size_t n)
 {
-	p = put_head(p, tag, utf8_size(s, n));
-	return put_utf8(p, s, n);
+	return put_sized(p, tag, s, n, utf8_size(s, n));
 }
 
 static uint8_t *put_raw(uint8_t *p, uint8_t tag, const void *s, size_t n)
@@ -163,32 +186,25 @@ static uint8_t *put_raw(uint8_t *p, uint8_t tag, const void *s, size_t n)
 	return p + n;
 }
 
-/* AnyValue of an attribute, without its own tag and length. */
-static size_t anyvalue_size(const struct otlp_kv *kv)
+/* The sizes of an attribute's parts, computed once for its size and its writing. */
+struct kvsz {
+	size_t key, val, av, kv;	/* key and string value (utf8_size), AnyValue, KeyValue */
+};
+
+static void kv_sizes(const struct otlp_kv *kv, struct kvsz *z)
 {
-	switch (kv->kind) {
-	case OTLP_INT:
-		return 1 + varint_size((uint64_t)kv->i);
-	case OTLP_BYTES:
-		return field_size(kv->n);
-	default:
-		return field_size(utf8_size(kv->s, kv->n));
-	}
+	z->key = utf8_size((const uint8_t *)kv->key, kv->keylen);
+	z->val = kv->kind == OTLP_STR ? utf8_size(kv->s, kv->n) : kv->n;
+	z->av = kv->kind == OTLP_INT ? 1 + varint_size((uint64_t)kv->i) : field_size(z->val);
+	z->kv = field_size(z->key) + field_size(z->av);
 }
 
-static size_t kv_size(const struct otlp_kv *kv)
+static uint8_t *put_kv_sized(uint8_t *p, uint8_t tag, const struct otlp_kv *kv,
+			     const struct kvsz *z)
 {
-	return field_size(utf8_size((const uint8_t *)kv->key, kv->keylen)) +
-	       field_size(anyvalue_size(kv));
-}
-
-static uint8_t *put_kv(uint8_t *p, uint8_t tag, const struct otlp_kv *kv)
-{
-	size_t av = anyvalue_size(kv);
-
-	p = put_head(p, tag, kv_size(kv));
-	p = put_string(p, KV_KEY, kv->key, kv->keylen);
-	p = put_head(p, KV_VALUE, av);
+	p = put_head(p, tag, z->kv);
+	p = put_sized(p, KV_KEY, kv->key, kv->keylen, z->key);
+	p = put_head(p, KV_VALUE, z->av);
 	switch (kv->kind) {
 	case OTLP_INT:
 		*p++ = AV_INT;
@@ -196,8 +212,24 @@ static uint8_t *put_kv(uint8_t *p, uint8_t tag, const struct otlp_kv *kv)
 	case OTLP_BYTES:
 		return put_raw(p, AV_BYTES, kv->s, kv->n);
 	default:
-		return put_string(p, AV_STRING, kv->s, kv->n);
+		return put_sized(p, AV_STRING, kv->s, kv->n, z->val);
 	}
+}
+
+static size_t kv_size(const struct otlp_kv *kv)
+{
+	struct kvsz z;
+
+	kv_sizes(kv, &z);
+	return z.kv;
+}
+
+static uint8_t *put_kv(uint8_t *p, uint8_t tag, const struct otlp_kv *kv)
+{
+	struct kvsz z;
+
+	kv_sizes(kv, &z);
+	return put_kv_sized(p, tag, kv, &z);
 }
 
 static size_t kvs_size(const struct otlp_kv *kv, unsigned n)
@@ -209,7 +241,14 @@ static size_t kvs_size(const struct otlp_kv *kv, unsigned n)
 	return s;
 }
 
-static size_t log_size(const struct otlp_log *l)
+/* Attributes of one record whose sizes are kept while it is written (more: sized twice). */
+#define KV_CACHE 128
+
+/*
+ * The LogRecord's size; *body its body's string size (utf8_size) and
+ * z[i] the sizes of attribute i (i < KV_CACHE): every string scanned once.
+ */
+static size_t log_size(const struct otlp_log *l, size_t *body, struct kvsz *z)
 {
 	size_t s = 9 + 9 + 1 + varint_size((uint64_t)(int64_t)l->severity_number);
 
@@ -218,14 +257,22 @@ static size_t log_size(const struct otlp_log *l)
 	if (l->severity_text)
 		s += field_size(utf8_size((const uint8_t *)l->severity_text,
 					  strlen(l->severity_text)));
+	*body = l->body ? utf8_size(l->body, l->body_len) : 0;
 	if (l->body)
-		s += field_size(field_size(utf8_size(l->body, l->body_len)));
-	return s + kvs_size(l->attrs, l->nattrs);
+		s += field_size(field_size(*body));
+	for (unsigned i = 0; i < l->nattrs; i++) {
+		struct kvsz t;
+
+		kv_sizes(&l->attrs[i], i < KV_CACHE ? &z[i] : &t);
+		s += field_size(i < KV_CACHE ? z[i].kv : t.kv);
+	}
+	return s;
 }
 
 static bool log_pb(struct otlp_buf *b, const struct otlp_log *l)
 {
-	size_t len = log_size(l);
+	struct kvsz z[KV_CACHE];
+	size_t body, len = log_size(l, &body, z);
 	uint8_t *p;
 
 	if (!otlp_buf_reserve(b, field_size(len)))
@@ -240,11 +287,12 @@ static bool log_pb(struct otlp_buf *b, const struct otlp_log *l)
 	if (l->severity_text)
 		p = put_string(p, LR_SEVERITY_TEXT, l->severity_text, strlen(l->severity_text));
 	if (l->body) {
-		p = put_head(p, LR_BODY, field_size(utf8_size(l->body, l->body_len)));
-		p = put_string(p, AV_STRING, l->body, l->body_len);
+		p = put_head(p, LR_BODY, field_size(body));
+		p = put_sized(p, AV_STRING, l->body, l->body_len, body);
 	}
 	for (unsigned i = 0; i < l->nattrs; i++)
-		p = put_kv(p, LR_ATTRIBUTES, &l->attrs[i]);
+		p = i < KV_CACHE ? put_kv_sized(p, LR_ATTRIBUTES, &l->attrs[i], &z[i])
+				 : put_kv(p, LR_ATTRIBUTES, &l->attrs[i]);
 	*p++ = LR_OBSERVED_TIME;
 	p = put_fixed64(p, l->observed_ns);
 	b->len = (size_t)(p - b->p);

@@ -94,6 +94,32 @@ static void test_protobuf(void)
 	otlp_buf_free(&req);
 }
 
+/* More attributes than the encoder keeps sizes for (KV_CACHE): the same bytes each. */
+static void test_many_attrs(void)
+{
+	static struct otlp_kv many[KV_CACHE + 3];
+	struct otlp_log l = { .observed_ns = 1, .severity_number = 9, .attrs = many };
+	struct otlp_buf u = { 0 };
+	size_t c0, a, cn, n = KV_CACHE + 3;
+
+	for (size_t i = 0; i < n; i++)
+		many[i] = (struct otlp_kv){ "k\xff", 2, OTLP_STR, 0, "v\xe9", 2 };
+	CHECK(otlp_log_append(&u, OTLP_PROTOBUF, &l));
+	c0 = u.len - 2;
+	l.nattrs = 1;
+	u.len = 0;
+	CHECK(otlp_log_append(&u, OTLP_PROTOBUF, &l));
+	a = u.len - 2 - c0;
+	l.nattrs = (unsigned)n;
+	u.len = 0;
+	CHECK(otlp_log_append(&u, OTLP_PROTOBUF, &l));
+	cn = c0 + n * a;
+	CHECK_EQ_U(u.len, 1 + varint_size(cn) + cn);
+	/* attribute 0 right after the severity (10 09), the last before observed (59 + 8) */
+	CHECK(!memcmp(u.p + 1 + varint_size(cn) + 2, u.p + u.len - 9 - a, a));
+	otlp_buf_free(&u);
+}
+
 static void test_json(void)
 {
 	struct otlp_buf u = { 0 }, req = { 0 };
@@ -168,6 +194,7 @@ static void test_response(void)
 int main(void)
 {
 	test_protobuf();
+	test_many_attrs();
 	test_json();
 	test_response();
 	return check_summary("test_otlp_pb");
