@@ -205,8 +205,8 @@ static void wait_retry_after(struct otlp_state *st)
 	uint64_t now = sl_mono_ms(), ms;
 	struct timespec ts;
 
-	if (st->not_before <= now)
-		return;
+	if (st->not_before <= now || st->sink.stopping)
+		return;	/* at a stop, the engine's few short retries instead */
 	ms = st->not_before - now;
 	if (ms > st->cfg->sink.retry_max)
 		ms = st->cfg->sink.retry_max;
