@@ -8,6 +8,7 @@
 #   start_receiver NS DIR [ARGS]  a receiver in namespace NS (-: this one)
 #                            saving into DIR; RECV_PID, RECV_PORT set
 #   decode DIR OUT           every saved request's log records into OUT (JSON lines)
+[ -e "$BUILDDIR/plugins/otlp.so" ] || skip "otlp.so not built (SLUICE_WITH_OTLP=OFF)"
 OTLP_TRANSFORMER=@opentelemetry/otlp-transformer@0.208.0	# ships build/src/generated/root.js
 OTLP_NPM_CACHE=${OTLP_NPM_CACHE:-/var/tmp/sluice-otlp-npm-0.208.0}
 

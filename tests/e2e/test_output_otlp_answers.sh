@@ -12,7 +12,6 @@
 . "$(dirname "$0")/lib.sh"
 need_cmd python3
 . "$(dirname "$0")/otlp_lib.sh"
-[ -e "$BUILDDIR/plugins/otlp.so" ] || skip "otlp.so not built (SLUICE_WITH_OTLP=OFF)"
 CAP="$SRCDIR/tests/data/eth-mixed.pcap"
 
 start_receiver - "$WORK/r400" --status 400

@@ -15,7 +15,6 @@
 . "$(dirname "$0")/lib.sh"
 need_cmd python3 openssl
 . "$(dirname "$0")/otlp_lib.sh"
-[ -e "$BUILDDIR/plugins/otlp.so" ] || skip "otlp.so not built (SLUICE_WITH_OTLP=OFF)"
 CAP="$SRCDIR/tests/data/eth-mixed.pcap"
 
 cert() {	# cert NAME SUBJECT_ALT_NAME: a self-signed certificate and its key
