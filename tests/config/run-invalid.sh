@@ -12,6 +12,8 @@ pass=0 fail=0
 for conf in tests/config/invalid/*.yaml; do
 	# the kafka output is only built with SLUICE_WITH_KAFKA
 	case "$conf" in */kafka-*) [ -e "$BUILDDIR/plugins/kafka.so" ] || continue ;; esac
+	# and otlp only with SLUICE_WITH_OTLP
+	case "$conf" in */otlp-*) [ -e "$BUILDDIR/plugins/otlp.so" ] || continue ;; esac
 	# and nfacct only with SLUICE_WITH_NFACCT
 	case "$conf" in */nfacct-*) [ -e "$BUILDDIR/plugins/nfacct.so" ] || continue ;; esac
 	want="${conf%.yaml}.err"

@@ -60,6 +60,7 @@ declare -A PLUGINS=(
 	[sluice-nftrace]="nftrace"
 	[sluice-kafka]="kafka"
 	[sluice-clickhouse]="clickhouse"
+	[sluice-otlp]="otlp"
 	[sluice-sql]="sql"
 	[sluice-geoip]="geoip"
 	[sluice-metrics]="metrics_http"

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * A record's fields as OpenTelemetry log attributes, for the otlp output:
+ * the semantic conventions' names where one exists (source.address,
+ * destination.port, network.transport, network.type,
+ * network.interface.name) and netfilter.<the json filter's key> for the
+ * rest, each typed (int, string, bytes) and with the value json prints
+ * (addresses, MACs, the protocol's name), except hook, tcp_flags and
+ * ct_state, which are numbers.  docs/PLUGINS.md's otlp section lists them;
+ * keep it in step with OTLP_ATTRS in otlp_attrs.c.
+ */
+#ifndef SLUICE_OTLP_ATTRS_H
+#define SLUICE_OTLP_ATTRS_H
+
+#include <sluice/plugin.h>
+
+#include "otlp_pb.h"
+
+#define OTLP_ATTRS_MAX 96		/* attributes of one record, at most */
+#define OTLP_ATTRS_SCRATCH 1024		/* their text (addresses, MACs), at most */
+
+/*
+ * Every field the otlp output reads (the attributes', the body's text and
+ * the time), SL_FIELD_END-terminated: its `reads`.
+ */
+extern const struct sl_field_decl otlp_fields_read[];
+
+/*
+ * Record r's attributes into kv[0..OTLP_ATTRS_MAX), in the table's
+ * order, their text in scratch[0..OTLP_ATTRS_SCRATCH): how many.  kv
+ * points into r and scratch: valid while both are.
+ */
+unsigned otlp_record_attrs(const struct sl_record *r, struct otlp_kv *kv, char *scratch);
+
+#endif /* SLUICE_OTLP_ATTRS_H */
