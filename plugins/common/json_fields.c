@@ -194,3 +194,41 @@ void sl_json_rows_of(struct sl_json_rows *jr, const struct sl_record *r, uint64_
 	rows[0] = set0 & ~clear0;
 	rows[1] = set1 & ~clear1;
 }
+
+void sl_json_hex_str(struct sl_fmt_buf *b, const struct sl_bytes *v)
+{
+	sl_fmt_chr(b, '"');
+	sl_fmt_hexbytes(b, v->ptr, v->len, 0);
+	sl_fmt_chr(b, '"');
+}
+
+void sl_json_typed_value(struct sl_fmt_buf *b, enum sl_type type, const union sl_value *v,
+			 struct sl_fmt_time_cache *tc, bool v6)
+{
+	switch (type) {
+	case SL_T_U64:
+		sl_fmt_u64(b, v->u64);
+		break;
+	case SL_T_STRING:
+		sl_fmt_json_str(b, v->bytes.ptr, v->bytes.len);
+		break;
+	case SL_T_BYTES:
+		sl_json_hex_str(b, &v->bytes);
+		break;
+	case SL_T_ADDR:
+		sl_fmt_chr(b, '"');
+		sl_fmt_addr_in(b, v->addr, v6);
+		sl_fmt_chr(b, '"');
+		break;
+	case SL_T_MAC:
+		sl_fmt_chr(b, '"');
+		sl_fmt_mac(b, v->addr);
+		sl_fmt_chr(b, '"');
+		break;
+	case SL_T_TIME:
+		sl_fmt_chr(b, '"');
+		sl_fmt_rfc3339(b, tc, v->time);
+		sl_fmt_chr(b, '"');
+		break;
+	}
+}

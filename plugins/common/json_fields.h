@@ -82,6 +82,16 @@ void sl_json_rows_of(struct sl_json_rows *jr, const struct sl_record *r, uint64_
 
 /* ---- the values ---- */
 
+/* Bytes as a JSON string of lowercase hex. */
+void sl_json_hex_str(struct sl_fmt_buf *b, const struct sl_bytes *v);
+/*
+ * The value of a field some plugin registered, by its type, as JSON text
+ * (a number, or a string: escaped text, hex bytes, an address, a MAC, an
+ * RFC 3339 time from tc).
+ */
+void sl_json_typed_value(struct sl_fmt_buf *b, enum sl_type type, const union sl_value *v,
+			 struct sl_fmt_time_cache *tc, bool v6);
+
 /*
  * Names in padded slots, written with one fixed-size copy: the bytes
  * after the name are scratch that the next piece overwrites.

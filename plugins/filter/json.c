@@ -87,13 +87,6 @@ static const struct sl_field_decl json_provides[] = {
 
 /* ---- value writers ---- */
 
-static void put_hex_str(struct sl_fmt_buf *b, const struct sl_bytes *v)
-{
-	sl_fmt_chr(b, '"');
-	sl_fmt_hexbytes(b, v->ptr, v->len, 0);
-	sl_fmt_chr(b, '"');
-}
-
 /*
  * Room one row of a fixed-size kind needs (all but J_STR and J_HEX): its
  * key (a KEY_COPY-byte copy) and its value with the scratch of the copies
@@ -122,32 +115,7 @@ static __attribute__((noinline)) void put_extra(struct json *st, struct sl_fmt_b
 						bool first)
 {
 	sl_fmt_mem(b, x->key + first, x->keylen - first);
-	switch (x->type) {
-	case SL_T_U64:
-		sl_fmt_u64(b, v->u64);
-		break;
-	case SL_T_STRING:
-		sl_fmt_json_str(b, v->bytes.ptr, v->bytes.len);
-		break;
-	case SL_T_BYTES:
-		put_hex_str(b, &v->bytes);
-		break;
-	case SL_T_ADDR:
-		sl_fmt_chr(b, '"');
-		sl_fmt_addr_in(b, v->addr, st->v6);
-		sl_fmt_chr(b, '"');
-		break;
-	case SL_T_MAC:
-		sl_fmt_chr(b, '"');
-		sl_fmt_mac(b, v->addr);
-		sl_fmt_chr(b, '"');
-		break;
-	case SL_T_TIME:
-		sl_fmt_chr(b, '"');
-		sl_fmt_rfc3339(b, &st->tc[0], v->time);
-		sl_fmt_chr(b, '"');
-		break;
-	}
+	sl_json_typed_value(b, x->type, v, &st->tc[0], st->v6);
 }
 
 /* Write one record's object; the caller checks b->overflow. */
@@ -219,12 +187,12 @@ static void json_record(struct json *st, struct sl_fmt_buf *b, const struct sl_r
 	}
 	if (st->packet && sl_has(r, SL_F_PACKET)) {
 		sl_fmt_mem(b, &",\"packet\":"[first], sizeof(",\"packet\":") - 1 - first);
-		put_hex_str(b, &r->v[SL_F_PACKET].bytes);
+		sl_json_hex_str(b, &r->v[SL_F_PACKET].bytes);
 		first = false;
 	}
 	if (st->payload && sl_has(r, SL_F_PAYLOAD)) {
 		sl_fmt_mem(b, &",\"payload\":"[first], sizeof(",\"payload\":") - 1 - first);
-		put_hex_str(b, &r->v[SL_F_PAYLOAD].bytes);
+		sl_json_hex_str(b, &r->v[SL_F_PAYLOAD].bytes);
 	}
 	sl_fmt_chr(b, '}');
 }
