@@ -347,7 +347,7 @@ static void bound_send_time(struct journal *st)
 	} else {
 		st->host->log(st->inst, SL_LOG_NOTICE,
 			      "cannot tell libsystemd's journal socket (%d candidates): a journald that "
-			      "reads nothing blocks this output until daemon.stop_timeout", n);
+			      "reads nothing blocks this output for as long as it stalls", n);
 	}
 	free(st->pre_fds);
 	st->pre_fds = NULL;

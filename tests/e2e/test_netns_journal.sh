@@ -46,7 +46,7 @@ stacks:
   jn: [fw, dec, logline, {plugin: journal}]
 YAML
 "$SLUICE" -t -c "$WORK/j.yaml" >/dev/null || fail "sluice -t refused the configuration"
-in_jns ip netns exec "$B" "$SLUICE" -c "$WORK/j.yaml" >"$WORK/sluice.log" 2>&1 &
+"${JNS[@]}" ip netns exec "$B" "$SLUICE" -c "$WORK/j.yaml" >"$WORK/sluice.log" 2>&1 &
 SLUICE_PID=$!
 at_exit "kill $SLUICE_PID"
 wait_for 10 grep -qs "bound NFLOG group $G" "$WORK/sluice.log" || { cat "$WORK/sluice.log"; fail "nflog did not start"; }
@@ -67,10 +67,12 @@ PY
 counts=$(ip netns exec "$B" nft list table inet sluice_e2e | sed -n 's/.*counter packets \([0-9]*\) .*/\1/p')
 sent=$(echo "$counts" | head -3 | awk '{ s += $1 } END { print s + 0 }')
 ssh=$(echo "$counts" | tail -1)
-entries() { jctl -t sluice -o json 2>/dev/null | wc -l; }
-wait_for 10 test "$(entries)" -ge "$sent" || true
+entries() { jctl -t sluice -o cat 2>/dev/null | wc -l; }
+have_entries() { [ "$(entries)" -ge "$1" ]; }
+wait_for 10 have_entries "$sent" || true
 kill -TERM "$SLUICE_PID"
 wait "$SLUICE_PID" || true
+wait_for 10 have_entries "$sent" || true	# what journald has yet to read
 jctl -t sluice -o json >"$WORK/journal.json" || fail "journalctl cannot read the journal"
 jctl -t sluice -o json DEST_PORT=22 >"$WORK/ssh.json" || fail "journalctl cannot query DEST_PORT=22"
 n=$(wc -l <"$WORK/journal.json")
