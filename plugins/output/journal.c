@@ -11,7 +11,8 @@
  * in decimal, a JSON string without its quotes (a string from the packet
  * or the ruleset as its own bytes, binary-safe: libsystemd sends a value
  * with a newline in journald's binary form), decode_flags as its JSON
- * array.  The table and the values are json's own (common/json_fields.h).
+ * array.  The entry is written by common/journal_entry.c from json's own
+ * table and values (common/json_fields.h).
  * A field another plugin registered is named the same way, its name
  * mapped to what journald accepts (A-Z, 0-9, _; not a leading _ or
  * digit; 64 bytes at most).
@@ -23,7 +24,8 @@
  * so a batch of several could fail half sent, and the engine would send
  * (or spool) its first half again.  The entry is encoded once as its
  * fields, each a 4-byte little-endian length and NAME=value, which is
- * also its spool record.
+ * also its spool record (read back checked: a damaged one is dropped and
+ * counted in spool_dropped, never sent).
  *
  * What libsystemd does not say: with no socket at all (journald not
  * started, or between the old socket's removal and the new one's bind
@@ -60,17 +62,13 @@
 #include <sluice/plugin.h>
 
 #include "clock.h"
-#include "fmt.h"
-#include "grow.h"
-#include "json_fields.h"
+#include "journal_entry.h"
 #include "plugin_state.h"
 #include "sink.h"
 
 #define JOURNAL_SOCKET "/run/systemd/journal/socket"	/* libsystemd's, fixed */
 #define SEND_TIMEOUT_MS 500
 #define SEND_WARN_NS (10 * 1000000000LL)
-#define NAME_MAX_LEN 64		/* journald's longest field name */
-#define MAX_ENTRY_FIELDS (3 + SL_JSON_NFIELDS + SL_MAX_FIELDS)
 
 static const char *const priority_names[] = {
 	"emerg", "alert", "crit", "err", "warning", "notice", "info", "debug", NULL
@@ -95,32 +93,14 @@ static const struct sl_option journal_options[] = {
 	SL_OPT_END
 };
 
-/* A field a plugin registered: its journal name with '=', and its type. */
-struct jextra {
-	sl_field id;
-	enum sl_type type;
-	uint8_t namelen;	/* with the '=' */
-	char name[NAME_MAX_LEN + 1];
-};
-
 struct journal {
 	SL_STATE_HEAD(struct journal_cfg);
 	struct sl_sink_cfg sink_cfg;	/* cfg->sink with batch_size 1 */
 	struct sl_sink sink;
 
-	char names[SL_JSON_NFIELDS][NAME_MAX_LEN + 1];	/* "SRC_IP=" per row */
-	uint8_t namelen[SL_JSON_NFIELDS];
-	struct jextra *extra;
-	unsigned nextra;
-	struct sl_json_rows rows;
-	struct sl_fmt_time_cache tc[SL_JSON_TIME_CACHES];
-	char prio[16];		/* "PRIORITY=6" */
-	char *ident;		/* "SYSLOG_IDENTIFIER=..." */
-
-	char *buf;		/* the entry: fields as length + NAME=value */
-	size_t len, cap;
-	bool oom;		/* encoding ran out of memory */
-	struct iovec *iov;	/* MAX_ENTRY_FIELDS */
+	struct sl_journal_fmt fmt;
+	struct sl_journal_entry e;	/* the batch: one entry */
+	struct iovec *iov;		/* SL_JOURNAL_MAX_FIELDS */
 
 	bool fd_looked;		/* libsystemd's socket looked for (timeout set or not) */
 	unsigned char *pre_fds;	/* candidates before the first send, a bit per fd */
@@ -130,141 +110,6 @@ struct journal {
 	int64_t warned_ns;
 	uint64_t errors_total;
 };
-
-/* ---- the entry ---- */
-
-/* Room for need more bytes in the entry; false (and oom set) when out of memory. */
-static bool room(struct journal *st, size_t need)
-{
-	if (sl_grow(&st->buf, &st->cap, st->len + need))
-		return true;
-	st->oom = true;
-	return false;
-}
-
-/* One field: its length, NAME= (name holds the '='), the value. */
-static void put_field(struct journal *st, const char *name, size_t nlen, const void *v, size_t vlen)
-{
-	size_t n = nlen + vlen;
-	unsigned char *p;
-
-	if (n > UINT32_MAX || !room(st, 4 + n))
-		return;
-	p = (unsigned char *)st->buf + st->len;
-	p[0] = (unsigned char)n;
-	p[1] = (unsigned char)(n >> 8);
-	p[2] = (unsigned char)(n >> 16);
-	p[3] = (unsigned char)(n >> 24);
-	memcpy(p + 4, name, nlen);
-	if (vlen)
-		memcpy(p + 4 + nlen, v, vlen);
-	st->len += 4 + n;
-}
-
-/* JSON text of a value, without the quotes of a string (whose text here needs no escape). */
-static void put_json_value(struct journal *st, const char *name, size_t nlen, const char *v, size_t vlen)
-{
-	if (vlen >= 2 && v[0] == '"' && v[vlen - 1] == '"') {
-		v++;
-		vlen -= 2;
-	}
-	put_field(st, name, nlen, v, vlen);
-}
-
-static void put_extra(struct journal *st, const struct jextra *x, const union sl_value *v, bool v6)
-{
-	char tmp[256];
-	struct sl_fmt_buf fb;
-
-	if (x->type == SL_T_STRING) {
-		put_field(st, x->name, x->namelen, v->bytes.ptr, v->bytes.len);
-		return;
-	}
-	if (x->type == SL_T_BYTES) {
-		/* hex of any length: written into the entry's own room */
-		size_t need = 2 * (size_t)v->bytes.len + 2;
-		char *hex = malloc(need);
-
-		if (!hex) {
-			st->oom = true;
-			return;
-		}
-		sl_fmt_init(&fb, hex, need);
-		sl_json_hex_str(&fb, &v->bytes);
-		put_json_value(st, x->name, x->namelen, hex, fb.len);
-		free(hex);
-		return;
-	}
-	sl_fmt_init(&fb, tmp, sizeof(tmp));
-	sl_json_typed_value(&fb, x->type, v, &st->tc[0], v6);
-	if (!fb.overflow)
-		put_json_value(st, x->name, x->namelen, tmp, fb.len);
-}
-
-/* Record r as the entry in buf; false when out of memory (nothing kept). */
-static bool journal_encode(void *ctx, const struct sl_record *r)
-{
-	struct journal *st = ctx;
-	static const char msg[] = "MESSAGE=";
-	const struct sl_bytes *text = NULL;
-	bool v6 = sl_fmt_rec_v6(r);
-	uint64_t rows[2];
-
-	st->len = 0;
-	st->oom = false;
-	if (sl_has(r, SL_F_TEXT))
-		text = &r->v[SL_F_TEXT].bytes;
-	else if (sl_has(r, SL_F_PREFIX))
-		text = &r->v[SL_F_PREFIX].bytes;
-	put_field(st, msg, sizeof(msg) - 1, text ? text->ptr : NULL, text ? text->len : 0);
-	put_field(st, st->prio, strlen(st->prio), NULL, 0);
-	put_field(st, st->ident, strlen(st->ident), NULL, 0);
-	sl_json_rows_of(&st->rows, r, rows);
-	for (unsigned w = 0; w < 2; w++) {
-		for (uint64_t m = rows[w]; m; m &= m - 1) {
-			unsigned i = w * 64 + (unsigned)__builtin_ctzll(m);
-			const struct sl_jfield *f = &sl_jfields[i];
-			char tmp[SL_JSON_VALUE_MAX];
-
-			if (f->kind == J_STR) {
-				const struct sl_bytes *s = &r->v[f->id].bytes;
-
-				put_field(st, st->names[i], st->namelen[i], s->ptr, s->len);
-				continue;
-			}
-			put_json_value(st, st->names[i], st->namelen[i], tmp,
-				       (size_t)(sl_json_value(tmp, f, r, st->tc, v6) - tmp));
-		}
-	}
-	for (unsigned x = 0; x < st->nextra; x++)
-		if (sl_has(r, st->extra[x].id))
-			put_extra(st, &st->extra[x], &r->v[st->extra[x].id], v6);
-	return !st->oom;
-}
-
-/* The entry rec (len bytes) as iovecs: how many, or 0 when it is not one (a spool record gone bad). */
-static unsigned entry_iov(struct journal *st, const unsigned char *rec, size_t len)
-{
-	unsigned n = 0;
-	size_t off = 0;
-
-	while (off < len) {
-		size_t flen;
-
-		if (len - off < 4 || n == MAX_ENTRY_FIELDS)
-			return 0;
-		flen = (size_t)rec[off] | (size_t)rec[off + 1] << 8 | (size_t)rec[off + 2] << 16 |
-		       (size_t)rec[off + 3] << 24;
-		off += 4;
-		if (flen < 2 || flen > len - off || !memchr(rec + off, '=', flen))
-			return 0;
-		st->iov[n].iov_base = (void *)(rec + off);
-		st->iov[n].iov_len = flen;
-		n++;
-		off += flen;
-	}
-	return n;
-}
 
 /* ---- sending ---- */
 
@@ -406,10 +251,17 @@ static enum sl_sink_result result_of(struct journal *st, int err)
 
 /* ---- the sink's callbacks (sink.h) ---- */
 
+static bool journal_encode(void *ctx, const struct sl_record *r)
+{
+	struct journal *st = ctx;
+
+	return sl_journal_encode(&st->fmt, &st->e, r);
+}
+
 static enum sl_sink_result journal_send(void *ctx, unsigned n)
 {
 	struct journal *st = ctx;
-	unsigned k = entry_iov(st, (const unsigned char *)st->buf, st->len);
+	unsigned k = sl_journal_entry_iov(st->e.buf, st->e.len, st->iov, SL_JOURNAL_MAX_FIELDS);
 	int err;
 
 	(void)n;	/* 1: batch_size */
@@ -422,15 +274,15 @@ static const void *journal_spool_rec(void *ctx, unsigned i, size_t *len)
 	struct journal *st = ctx;
 
 	(void)i;
-	*len = st->len;
-	return st->buf;
+	*len = st->e.len;
+	return st->e.buf;
 }
 
 static void journal_reset(void *ctx)
 {
 	struct journal *st = ctx;
 
-	st->len = 0;
+	st->e.len = 0;
 }
 
 /* The oldest spooled entries, one by one, until one fails. */
@@ -440,7 +292,8 @@ static enum sl_sink_result journal_send_spooled(void *ctx, const struct iovec *r
 	struct journal *st = ctx;
 
 	for (unsigned i = 0; i < n; i++) {
-		unsigned k = entry_iov(st, rec[i].iov_base, rec[i].iov_len);
+		unsigned k = sl_journal_entry_iov(rec[i].iov_base, rec[i].iov_len, st->iov,
+						  SL_JOURNAL_MAX_FIELDS);
 		int err;
 
 		if (!k) {
@@ -495,43 +348,6 @@ static const struct sl_sink_def journal_sink_def = {
 
 /* ---- lifecycle ---- */
 
-/* name as a journal field name with its '=': A-Z0-9_, no leading _ or digit, at most 64. */
-static uint8_t journal_name(char out[NAME_MAX_LEN + 1], const char *name, size_t n)
-{
-	size_t o = 0;
-
-	if (!n || name[0] == '_' || (name[0] >= '0' && name[0] <= '9'))
-		out[o++] = 'X';
-	for (size_t i = 0; i < n && o < NAME_MAX_LEN; i++) {
-		char c = name[i];
-
-		if (c >= 'a' && c <= 'z')
-			c = (char)(c - 'a' + 'A');
-		else if (!((c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')))
-			c = '_';
-		out[o++] = c;
-	}
-	out[o++] = '=';
-	return (uint8_t)o;
-}
-
-/* Whether an entry has this name already (with its '='). */
-static bool name_taken(const struct journal *st, const char *name, size_t len)
-{
-	static const char *const own[] = { "MESSAGE=", "PRIORITY=", "SYSLOG_IDENTIFIER=" };
-
-	for (unsigned i = 0; i < 3; i++)
-		if (strlen(own[i]) == len && !memcmp(own[i], name, len))
-			return true;
-	for (unsigned i = 0; i < SL_JSON_NFIELDS; i++)
-		if (st->namelen[i] == len && !memcmp(st->names[i], name, len))
-			return true;
-	for (unsigned i = 0; i < st->nextra; i++)
-		if (st->extra[i].namelen == len && !memcmp(st->extra[i].name, name, len))
-			return true;
-	return false;
-}
-
 /* The fields plugins registered (ids after the well-known ones).  0 or -1. */
 static int find_extra(struct journal *st)
 {
@@ -540,20 +356,13 @@ static int find_extra(struct journal *st)
 
 	for (id = SL_F_WELL_KNOWN_COUNT;
 	     id < SL_MAX_FIELDS && (name = st->host->field_name(st->inst, id)); id++) {
-		struct jextra x = { .id = (sl_field)id, .type = st->host->field_type(st->inst, id) };
-		struct jextra *grown;
+		int r = sl_journal_fmt_add(&st->fmt, (sl_field)id, st->host->field_type(st->inst, id), name);
 
-		x.namelen = journal_name(x.name, name, strlen(name));
-		if (name_taken(st, x.name, x.namelen)) {
+		if (r < 0)
+			return -1;
+		if (!r)
 			st->host->log(st->inst, SL_LOG_WARNING,
 				      "field '%s' has the journal name of another field: not written", name);
-			continue;
-		}
-		grown = realloc(st->extra, (st->nextra + 1) * sizeof(*grown));
-		if (!grown)
-			return -1;
-		st->extra = grown;
-		st->extra[st->nextra++] = x;
 	}
 	return 0;
 }
@@ -575,22 +384,13 @@ static int journal_configure(const struct sl_host *host, struct sl_instance *ins
 	st = sl_state_new(struct journal, host, inst, cfg);
 	if (!st)
 		return -1;
-	for (unsigned i = 0; i < SL_JSON_NFIELDS; i++)
-		st->namelen[i] = journal_name(st->names[i], sl_jfields[i].key + 2,
-					      sl_jfields[i].keylen - 4u);
-	sl_json_rows_init(&st->rows);
-	for (unsigned i = 0; i < SL_JSON_TIME_CACHES; i++)
-		sl_fmt_time_cache_init(&st->tc[i], false);
-	snprintf(st->prio, sizeof(st->prio), "PRIORITY=%d", cfg->priority);
-	st->ident = malloc(strlen("SYSLOG_IDENTIFIER=") + strlen(cfg->identifier) + 1);
-	st->iov = calloc(MAX_ENTRY_FIELDS, sizeof(*st->iov));
-	if (!st->ident || !st->iov || find_extra(st) < 0) {
+	st->iov = calloc(SL_JOURNAL_MAX_FIELDS, sizeof(*st->iov));
+	if (sl_journal_fmt_init(&st->fmt, cfg->priority, cfg->identifier) < 0 || !st->iov ||
+	    find_extra(st) < 0) {
 		journal_destroy(st);
 		host->config_error(inst, NULL, "out of memory");
 		return -1;
 	}
-	strcpy(st->ident, "SYSLOG_IDENTIFIER=");
-	strcat(st->ident, cfg->identifier);
 	st->c_entries = host->counter_new(inst, "entries");
 	st->c_send_errors = host->counter_new(inst, "send_errors");
 	st->c_retries = host->counter_new(inst, "retries");
@@ -642,10 +442,9 @@ static void journal_destroy(void *state)
 	struct journal *st = state;
 
 	sl_sink_destroy(&st->sink);
-	free(st->buf);
+	sl_journal_fmt_free(&st->fmt);
+	free(st->e.buf);
 	free(st->iov);
-	free(st->ident);
-	free(st->extra);
 	free(st->pre_fds);
 	free(st);
 }
