@@ -103,6 +103,7 @@ struct journal {
 	struct iovec *iov;		/* SL_JOURNAL_MAX_FIELDS */
 
 	bool fd_looked;		/* libsystemd's socket looked for (timeout set or not) */
+	int timeout_fd;		/* libsystemd's socket, with the send timeout; -1: not known */
 	unsigned char *pre_fds;	/* candidates before the first send, a bit per fd */
 	int pre_nfd;
 
@@ -130,6 +131,20 @@ static bool journal_like(int fd)
 		return false;
 	l = sizeof(sa);
 	return getsockname(fd, (struct sockaddr *)&sa, &l) == 0 && l <= sizeof(sa_family_t);
+}
+
+static const struct timeval send_timeout = {
+	.tv_sec = SEND_TIMEOUT_MS / 1000, .tv_usec = (SEND_TIMEOUT_MS % 1000) * 1000
+};
+
+/* Whether fd has this output's send timeout. */
+static bool has_timeout(int fd)
+{
+	struct timeval tv;
+	socklen_t l = sizeof(tv);
+
+	return getsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, &l) == 0 &&
+	       tv.tv_sec == send_timeout.tv_sec && tv.tv_usec == send_timeout.tv_usec;
 }
 
 /*
@@ -172,28 +187,37 @@ static int scan_fds(struct journal *st, bool after, int *found, int *nfound)
 		} else if (fd >= st->pre_nfd || !(st->pre_fds[fd / 8] & (1u << (fd % 8)))) {
 			*found = (int)fd;
 			++*nfound;
+		} else if (has_timeout((int)fd)) {
+			st->timeout_fd = (int)fd;	/* set by an earlier instance (a reload's) */
 		}
 	}
 	closedir(d);
 	return 0;
 }
 
-/* After the first send: libsystemd's socket gets a send timeout, or a notice says why not. */
+/*
+ * After the first send: libsystemd's socket (the one new candidate) gets
+ * the send timeout; one that has it already (an earlier instance of this
+ * process set it) is enough; else a notice says a stall would block.
+ */
 static void bound_send_time(struct journal *st)
 {
-	struct timeval tv = { .tv_sec = SEND_TIMEOUT_MS / 1000, .tv_usec = (SEND_TIMEOUT_MS % 1000) * 1000 };
 	int fd = -1, n = 0;
 
 	st->fd_looked = true;
+	st->timeout_fd = -1;
 	if (scan_fds(st, true, &fd, &n) == 0 && n == 1 &&
-	    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) == 0) {
+	    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &send_timeout, sizeof(send_timeout)) == 0)
+		st->timeout_fd = fd;
+	else if (n)
+		st->timeout_fd = -1;
+	if (st->timeout_fd >= 0)
 		st->host->log(st->inst, SL_LOG_DEBUG, "libsystemd's journal socket is fd %d: sends wait %d ms at most",
-			      fd, SEND_TIMEOUT_MS);
-	} else {
+			      st->timeout_fd, SEND_TIMEOUT_MS);
+	else
 		st->host->log(st->inst, SL_LOG_NOTICE,
 			      "cannot tell libsystemd's journal socket (%d candidates): a journald that "
 			      "reads nothing blocks this output for as long as it stalls", n);
-	}
 	free(st->pre_fds);
 	st->pre_fds = NULL;
 }
@@ -228,8 +252,11 @@ static int send_entry(struct journal *st, unsigned n)
 		return errno;
 	if (!S_ISSOCK(before.st_mode))
 		return ENOTSOCK;
-	if (!st->fd_looked && !st->pre_fds && scan_fds(st, false, &fd, &nfd) < 0)
-		st->fd_looked = true;	/* no /proc: no timeout, said below */
+	if (!st->fd_looked && !st->pre_fds && scan_fds(st, false, &fd, &nfd) < 0) {
+		st->fd_looked = true;
+		st->host->log(st->inst, SL_LOG_NOTICE, "cannot read /proc/self/fd: a journald that reads "
+			      "nothing blocks this output for as long as it stalls");
+	}
 	r = sd_journal_sendv(st->iov, (int)n);
 	if (!st->fd_looked)
 		bound_send_time(st);
