@@ -3,7 +3,8 @@
  * json: SL_F_TEXT = one JSON object per record (no newline), written with
  * the formatters of plugins/common/fmt.c straight into the batch arena.
  * Only fields present in the record are written, in a fixed order; the
- * schema is documented in docs/JSON.md.  Every string is escaped (a prefix
+ * schema is documented in docs/JSON.md, its table and values are
+ * common/json_fields.h (the journal output's too).  Every string is escaped (a prefix
  * may hold any byte) and the output is always valid UTF-8 JSON.
  */
 #include <stdlib.h>
@@ -12,126 +13,8 @@
 
 #include "fmt.h"
 #include "json_ecs.h"
-#include "names.h"
+#include "json_fields.h"
 #include "plugin_state.h"
-
-enum jkind {
-	J_U64,		/* number */
-	J_STR,		/* escaped string */
-	J_ADDR,		/* "192.0.2.1" / "2001:db8::1" */
-	J_MAC,		/* "aa:bb:cc:dd:ee:ff" */
-	J_TIME,		/* RFC 3339 */
-	J_HEX,		/* bytes as a lowercase hex string */
-	J_HOOK,		/* name of the hook, by family */
-	J_FAMILY,	/* "ipv4", "ipv6", ... */
-	J_PROTO,	/* "tcp", "udp", ... or the number as a string */
-	J_TCPFLAGS,	/* "SYN ACK" */
-	J_IPFLAGS,	/* "DF MF" */
-	J_FRAGOFF,	/* fragment offset in bytes, when not 0 */
-	J_IFINDEX,	/* index, only when the matching name is absent */
-	J_DECODE,	/* ["truncated", ...] */
-	J_CTSTATE,
-	J_CTEVENT,
-	J_TCPSTATE,
-	J_ENDREASON,
-};
-
-struct jfield {
-	sl_field id;
-	uint8_t kind;
-	uint8_t aux;		/* J_TIME: cache index; J_IFINDEX: name field */
-	const char *key;	/* ",\"key\":" ready to copy, see JF() */
-	uint8_t keylen;
-};
-
-/* The key ",\"name\":" fits the KEY_COPY-byte copy (else this does not compile). */
-#define JF(id_, kind_, aux_, name)                                                \
-	{ (id_), (kind_), (aux_), ",\"" name "\":",                                \
-	  sizeof(",\"" name "\":") - 1 + 0 * sizeof(char[sizeof(name) <= 29 ? 1 : -1]) }
-
-/* Output order.  Keep docs/JSON.md in step with this table. */
-static const struct jfield jfields[] = {
-	JF(SL_F_TIMESTAMP, J_TIME, 0, "timestamp"),
-	JF(SL_F_PREFIX, J_STR, 0, "prefix"),
-	JF(SL_F_NFLOG_GROUP, J_U64, 0, "group"),
-	JF(SL_F_FAMILY, J_FAMILY, 0, "family"),
-	JF(SL_F_HOOK, J_HOOK, 0, "hook"),
-	JF(SL_F_IFNAME_IN, J_STR, 0, "in"),
-	JF(SL_F_IFINDEX_IN, J_IFINDEX, SL_F_IFNAME_IN, "ifindex_in"),
-	JF(SL_F_IFNAME_OUT, J_STR, 0, "out"),
-	JF(SL_F_IFINDEX_OUT, J_IFINDEX, SL_F_IFNAME_OUT, "ifindex_out"),
-	JF(SL_F_PHYSNAME_IN, J_STR, 0, "physin"),
-	JF(SL_F_PHYSINDEX_IN, J_IFINDEX, SL_F_PHYSNAME_IN, "physindex_in"),
-	JF(SL_F_PHYSNAME_OUT, J_STR, 0, "physout"),
-	JF(SL_F_PHYSINDEX_OUT, J_IFINDEX, SL_F_PHYSNAME_OUT, "physindex_out"),
-	JF(SL_F_MARK, J_U64, 0, "mark"),
-	JF(SL_F_UID, J_U64, 0, "uid"),
-	JF(SL_F_GID, J_U64, 0, "gid"),
-	JF(SL_F_MAC_SRC, J_MAC, 0, "mac_src"),
-	JF(SL_F_MAC_DST, J_MAC, 0, "mac_dst"),
-	JF(SL_F_ETH_TYPE, J_U64, 0, "eth_type"),
-	JF(SL_F_VLAN_ID, J_U64, 0, "vlan"),
-	JF(SL_F_IP_VERSION, J_U64, 0, "ip_version"),
-	JF(SL_F_SRC_ADDR, J_ADDR, 0, "src_ip"),
-	JF(SL_F_DST_ADDR, J_ADDR, 0, "dest_ip"),
-	JF(SL_F_IP_PROTO, J_PROTO, 0, "proto"),
-	JF(SL_F_IP_LEN, J_U64, 0, "len"),
-	JF(SL_F_IP_TOS, J_U64, 0, "tos"),
-	JF(SL_F_IP_TTL, J_U64, 0, "ttl"),
-	JF(SL_F_IP_ID, J_U64, 0, "ip_id"),
-	JF(SL_F_IP_FRAG, J_IPFLAGS, 0, "ip_flags"),
-	JF(SL_F_IP_FRAG, J_FRAGOFF, 0, "frag_offset"),
-	JF(SL_F_IP6_FLOWLABEL, J_U64, 0, "flowlabel"),
-	JF(SL_F_SPORT, J_U64, 0, "src_port"),
-	JF(SL_F_DPORT, J_U64, 0, "dest_port"),
-	JF(SL_F_TCP_FLAGS, J_TCPFLAGS, 0, "tcp_flags"),
-	JF(SL_F_TCP_SEQ, J_U64, 0, "tcp_seq"),
-	JF(SL_F_TCP_ACK, J_U64, 0, "tcp_ack"),
-	JF(SL_F_TCP_WINDOW, J_U64, 0, "tcp_window"),
-	JF(SL_F_TCP_URGP, J_U64, 0, "tcp_urgp"),
-	JF(SL_F_UDP_LEN, J_U64, 0, "udp_len"),
-	JF(SL_F_ICMP_TYPE, J_U64, 0, "icmp_type"),
-	JF(SL_F_ICMP_CODE, J_U64, 0, "icmp_code"),
-	JF(SL_F_ICMP_ID, J_U64, 0, "icmp_id"),
-	JF(SL_F_ICMP_SEQ, J_U64, 0, "icmp_seq"),
-	JF(SL_F_ICMP_MTU, J_U64, 0, "icmp_mtu"),
-	JF(SL_F_ICMP_GATEWAY, J_ADDR, 0, "icmp_gateway"),
-	JF(SL_F_ICMP_PARAM, J_U64, 0, "icmp_param"),
-	JF(SL_F_IPSEC_SPI, J_U64, 0, "spi"),
-	JF(SL_F_ARP_OP, J_U64, 0, "arp_op"),
-	JF(SL_F_ARP_SHA, J_MAC, 0, "arp_sha"),
-	JF(SL_F_ARP_SPA, J_ADDR, 0, "arp_spa"),
-	JF(SL_F_ARP_THA, J_MAC, 0, "arp_tha"),
-	JF(SL_F_ARP_TPA, J_ADDR, 0, "arp_tpa"),
-	JF(SL_F_ORIG_LEN, J_U64, 0, "pktlen"),
-	JF(SL_F_CAPLEN, J_U64, 0, "caplen"),
-	JF(SL_F_SEQ_LOCAL, J_U64, 0, "seq_local"),
-	JF(SL_F_SEQ_GLOBAL, J_U64, 0, "seq_global"),
-	JF(SL_F_CT_ID, J_U64, 0, "ct_id"),
-	JF(SL_F_CT_STATE, J_CTSTATE, 0, "ct_state"),
-	JF(SL_F_CT_EVENT, J_CTEVENT, 0, "ct_event"),
-	JF(SL_F_CT_STATUS, J_U64, 0, "ct_status"),
-	JF(SL_F_CT_ZONE, J_U64, 0, "ct_zone"),
-	JF(SL_F_TCP_STATE, J_TCPSTATE, 0, "tcp_state"),
-	JF(SL_F_ORIG_SRC, J_ADDR, 0, "orig_src_ip"),
-	JF(SL_F_ORIG_DST, J_ADDR, 0, "orig_dest_ip"),
-	JF(SL_F_ORIG_SPORT, J_U64, 0, "orig_src_port"),
-	JF(SL_F_ORIG_DPORT, J_U64, 0, "orig_dest_port"),
-	JF(SL_F_REPLY_SRC, J_ADDR, 0, "reply_src_ip"),
-	JF(SL_F_REPLY_DST, J_ADDR, 0, "reply_dest_ip"),
-	JF(SL_F_REPLY_SPORT, J_U64, 0, "reply_src_port"),
-	JF(SL_F_REPLY_DPORT, J_U64, 0, "reply_dest_port"),
-	JF(SL_F_ORIG_PACKETS, J_U64, 0, "orig_packets"),
-	JF(SL_F_ORIG_BYTES, J_U64, 0, "orig_bytes"),
-	JF(SL_F_REPLY_PACKETS, J_U64, 0, "reply_packets"),
-	JF(SL_F_REPLY_BYTES, J_U64, 0, "reply_bytes"),
-	JF(SL_F_FLOW_START, J_TIME, 1, "flow_start"),
-	JF(SL_F_FLOW_END, J_TIME, 2, "flow_end"),
-	JF(SL_F_FLOW_TCP_FLAGS, J_TCPFLAGS, 0, "flow_tcp_flags"),
-	JF(SL_F_FLOW_END_REASON, J_ENDREASON, 0, "flow_end_reason"),
-	JF(SL_F_DECODE_FLAGS, J_DECODE, 0, "decode_flags"),
-};
-#define N_TIME_CACHES 3
 
 static const char *const tz_choices[] = {"utc", "local", NULL};
 static const char *const schema_choices[] = {"sluice", "ecs", NULL};
@@ -154,27 +37,13 @@ struct json_cfg {
 #define KEY_SLOT 40		/* 32 bytes read from offset 0 or 1, and room */
 #define KEY_COPY 32
 
-#define N_JFIELDS (sizeof(jfields) / sizeof(jfields[0]))
-/* Table fields are well-known, so their presence bits are in present[0..1]. */
-#define JF_ID_LIMIT 128
-_Static_assert(SL_F_WELL_KNOWN_COUNT <= JF_ID_LIMIT, "json: widen jbits for more well-known fields");
-_Static_assert(N_JFIELDS <= 128, "json: rows are a 128-bit set");
+#define N_JFIELDS SL_JSON_NFIELDS
+#define N_TIME_CACHES SL_JSON_TIME_CACHES
 
 struct json {
 	SL_STATE_HEAD(struct json_cfg);
-	/*
-	 * Per field id: the rows of jfields[] that print it (set), and the
-	 * rows its presence leaves out (clear: an interface index when its
-	 * name is there), as 128-bit sets (row i is bit i % 64 of word
-	 * i / 64).  A record's rows are found from its presence bits and
-	 * walked in row order: the cost follows the ~20 fields a record has,
-	 * not the 79 rows of the table.
-	 */
-	struct jrows {
-		uint64_t set[2], clear[2];
-	} jrows[JF_ID_LIMIT];
-	uint64_t ipflags_row[2], fragoff_row[2];	/* those rows, as sets */
-	uint64_t last_present[2], last_rows[2];	/* the rows of the last presence bits */
+	/* the rows of sl_jfields[] a record prints, walked in row order (json_fields.h) */
+	struct sl_json_rows rows;
 	char keys[N_JFIELDS][KEY_SLOT];
 	bool packet, payload;
 	bool v6;		/* the record being written is IPv6 (sl_fmt_rec_v6) */
@@ -219,189 +88,6 @@ static const struct sl_field_decl json_provides[] = {
 /* ---- value writers ---- */
 
 /*
- * Names in padded slots, written with one fixed-size copy (see KEY_SLOT):
- * the bytes after the name are scratch that the next piece overwrites.
- */
-struct jname {
-	char s[23];
-	uint8_t len;
-};
-#define JN(str) { str, sizeof(str) - 1 }
-
-/* One static slot per case: NAMES(X) lists X(value, "name"). */
-#define JNAME_CASE(v, str)                           \
-	case v: {                                    \
-		static const struct jname n_ = JN(str); \
-		return &n_;                          \
-	}
-
-/*
- * Protocol and family names come from the one table in common/names.c,
- * copied once into padded slots so writing one is a fixed-size copy.
- * Written when the plugin is loaded (fill_all() below), before any thread
- * can read them: a reload's configure() runs beside running instances.
- */
-static struct jname proto_slots[256], family_slots[16];
-
-static void fill_slots(struct jname *slots, size_t n, const char *(*name)(uint64_t))
-{
-	for (size_t v = 0; v < n; v++) {
-		const char *s = name(v);
-
-		if (s && strlen(s) < sizeof(slots[v].s)) {
-			memcpy(slots[v].s, s, strlen(s));
-			slots[v].len = (uint8_t)strlen(s);
-		}
-	}
-}
-
-static const char *json_proto(uint64_t p)
-{
-	return sl_proto_name(p, SL_PROTO_JSON);
-}
-
-__attribute__((constructor)) static void fill_all(void)
-{
-	fill_slots(proto_slots, 256, json_proto);
-	fill_slots(family_slots, 16, sl_family_name);
-}
-
-static const struct jname *proto_name(uint64_t p)
-{
-	return p < 256 && proto_slots[p].len ? &proto_slots[p] : NULL;
-}
-
-static const struct jname *family_name(uint64_t f)
-{
-	return f < 16 && family_slots[f].len ? &family_slots[f] : NULL;
-}
-
-enum { NFPROTO_ARP_ = 3, NFPROTO_NETDEV_ = 5 };
-
-static const struct jname *hook_name(uint64_t h, const struct sl_record *r)
-{
-	static const struct jname ip[] = {JN("PREROUTING"), JN("INPUT"), JN("FORWARD"), JN("OUTPUT"),
-					  JN("POSTROUTING")};
-	static const struct jname arp[] = {JN("INPUT"), JN("OUTPUT"), JN("FORWARD")};
-	static const struct jname netdev[] = {JN("ingress"), JN("egress")};
-	uint64_t fam = sl_has(r, SL_F_FAMILY) ? r->v[SL_F_FAMILY].u64 : 0;
-
-	if (fam == NFPROTO_ARP_)
-		return h < 3 ? &arp[h] : NULL;
-	if (fam == NFPROTO_NETDEV_)
-		return h < 2 ? &netdev[h] : NULL;
-	/* ipv4, ipv6, inet, bridge (NF_BR_* use the same numbers), unknown */
-	return h < 5 ? &ip[h] : NULL;
-}
-
-#define CT_STATE_NAMES(X)                                                                     \
-	X(0, "established") X(1, "related") X(2, "new") X(3, "established_reply")               \
-	X(4, "related_reply") X(7, "untracked")
-
-static const struct jname *ct_state_name(uint64_t s)
-{
-	switch (s) {
-	CT_STATE_NAMES(JNAME_CASE)
-	default: return NULL;
-	}
-}
-
-static const struct jname *tcp_state_name(uint64_t s)
-{
-	static const struct jname n[] = {JN("none"), JN("syn_sent"), JN("syn_recv"), JN("established"),
-					 JN("fin_wait"), JN("close_wait"), JN("last_ack"), JN("time_wait"),
-					 JN("close"), JN("syn_sent2")};
-
-	return s < 10 ? &n[s] : NULL;
-}
-
-#define END_REASON_NAMES(X)                                                                   \
-	X(SL_FLOW_END_IDLE, "idle") X(SL_FLOW_END_ACTIVE, "active") X(SL_FLOW_END_EOF, "eof")   \
-	X(SL_FLOW_END_EVICTED, "evicted") X(SL_FLOW_END_DESTROY, "destroy")
-
-static const struct jname *end_reason_name(uint64_t s)
-{
-	switch (s) {
-	END_REASON_NAMES(JNAME_CASE)
-	default: return NULL;
-	}
-}
-
-static inline char *put_jname(char *q, const struct jname *n)
-{
-	memcpy(q, n->s, sizeof(n->s));
-	return q + n->len;
-}
-
-/* A name, or the number as a string when there is none. */
-static char *put_name(char *q, const struct jname *n, uint64_t v)
-{
-	*q++ = '"';
-	q = n ? put_jname(q, n) : sl_fmt_u64_inline(q, v);
-	*q++ = '"';
-	return q;
-}
-
-/* Space-separated names of the set bits, in the order given. */
-static char *put_bits(char *q, uint64_t v, const uint64_t *bits, const struct jname *names, unsigned n)
-{
-	char *start;
-	unsigned i;
-
-	*q++ = '"';
-	start = q;
-	for (i = 0; i < n; i++) {
-		if (!(v & bits[i]))
-			continue;
-		*q = ' ';
-		q += q != start;
-		q = put_jname(q, &names[i]);
-	}
-	*q++ = '"';
-	return q;
-}
-
-static char *put_tcp_flags(char *q, uint64_t v)
-{
-	/* the kernel LOG target's order; AE is reserved bit 0 (<< 8) */
-	static const uint64_t bits[] = {0x100, 0x80, 0x40, 0x20, 0x10, 0x08, 0x04, 0x02, 0x01};
-	static const struct jname names[] = {JN("AE"),	JN("CWR"), JN("ECE"), JN("URG"), JN("ACK"),
-					     JN("PSH"), JN("RST"), JN("SYN"), JN("FIN")};
-
-	return put_bits(q, v, bits, names, 9);
-}
-
-static char *put_decode_flags(char *q, uint64_t v)
-{
-	static const uint64_t bits[] = {SL_DECODE_TRUNCATED, SL_DECODE_BAD_IP_CSUM, SL_DECODE_BAD_L4_CSUM,
-					SL_DECODE_FRAGMENT, SL_DECODE_MALFORMED};
-	static const struct jname names[] = {JN("\"truncated\""), JN("\"bad_ip_checksum\""),
-					     JN("\"bad_l4_checksum\""), JN("\"fragment\""),
-					     JN("\"malformed\"")};
-	char *start;
-	unsigned i;
-
-	*q++ = '[';
-	start = q;
-	for (i = 0; i < 5; i++) {
-		if (!(v & bits[i]))
-			continue;
-		*q = ',';
-		q += q != start;
-		q = put_jname(q, &names[i]);
-	}
-	*q++ = ']';
-	return q;
-}
-
-static void put_hex_str(struct sl_fmt_buf *b, const struct sl_bytes *v)
-{
-	sl_fmt_chr(b, '"');
-	sl_fmt_hexbytes(b, v->ptr, v->len, 0);
-	sl_fmt_chr(b, '"');
-}
-
-/*
  * Room one row of a fixed-size kind needs (all but J_STR and J_HEX): its
  * key (a KEY_COPY-byte copy) and its value with the scratch of the copies
  * above.  The largest value is decode_flags with every bit (72 bytes), the
@@ -410,121 +96,17 @@ static void put_hex_str(struct sl_fmt_buf *b, const struct sl_bytes *v)
 #define ROW_MAX 128
 
 /*
- * Row i of jfields[] (of a fixed-size kind) at q, which has ROW_MAX bytes:
+ * Row i of sl_jfields[] (of a fixed-size kind) at q, which has ROW_MAX bytes:
  * no bound checks per piece.  Returns the end.
  */
 static inline __attribute__((always_inline)) char *json_row(struct json *st, char *q, const struct sl_record *r, unsigned i, bool first)
 {
-	const struct jfield *f = &jfields[i];
-	const union sl_value *v = &r->v[f->id];
+	const struct sl_jfield *f = &sl_jfields[i];
 
 	/* the first key goes without its leading comma */
 	memcpy(q, st->keys[i] + first, KEY_COPY);
 	q += f->keylen - first;
-
-	switch (f->kind) {
-	case J_U64:
-	case J_IFINDEX:
-		return sl_fmt_u64_inline(q, v->u64);
-	case J_ADDR:
-		*q++ = '"';
-		q = sl_fmt_addr_in_raw(q, v->addr, st->v6);
-		*q++ = '"';
-		return q;
-	case J_MAC:
-		*q++ = '"';
-		q = sl_fmt_mac_raw(q, v->addr);
-		*q++ = '"';
-		return q;
-	case J_TIME:
-		*q++ = '"';
-		q = sl_fmt_rfc3339_raw(q, &st->tc[f->aux], v->time);
-		*q++ = '"';
-		return q;
-	case J_HOOK:
-		return put_name(q, hook_name(v->u64, r), v->u64);
-	case J_FAMILY:
-		return put_name(q, family_name(v->u64), v->u64);
-	case J_PROTO:
-		return put_name(q, proto_name(v->u64), v->u64);
-	case J_TCPFLAGS:
-		return put_tcp_flags(q, v->u64);
-	case J_IPFLAGS: {
-		static const uint64_t bits[] = {SL_FRAG_CE, SL_FRAG_DF, SL_FRAG_MF};
-		static const struct jname names[] = {JN("CE"), JN("DF"), JN("MF")};
-
-		return put_bits(q, v->u64, bits, names, 3);
-	}
-	case J_FRAGOFF:
-		return sl_fmt_u64_inline(q, v->u64 & 0xffff);
-	case J_DECODE:
-		return put_decode_flags(q, v->u64);
-	case J_CTSTATE:
-		return put_name(q, ct_state_name(v->u64), v->u64);
-	case J_CTEVENT: {
-		static const uint64_t bits[] = {SL_CT_EVENT_NEW, SL_CT_EVENT_UPDATE, SL_CT_EVENT_DESTROY};
-		static const struct jname names[] = {JN("NEW"), JN("UPDATE"), JN("DESTROY")};
-
-		return put_bits(q, v->u64, bits, names, 3);
-	}
-	case J_TCPSTATE:
-		return put_name(q, tcp_state_name(v->u64), v->u64);
-	case J_ENDREASON:
-		return put_name(q, end_reason_name(v->u64), v->u64);
-	}
-	return q;
-}
-
-/*
- * The rows of jfields[] record r prints, as a 128-bit set.  (Scalars, not
- * an array: a 16-byte load of words just stored one by one would wait.)
- */
-static void json_rows(struct json *st, const struct sl_record *r, uint64_t rows[2])
-{
-	uint64_t set0 = 0, set1 = 0, clear0 = 0, clear1 = 0;
-	unsigned w;
-
-	/* records of one stream mostly have the same fields: keep the last set */
-	if (r->present[0] == st->last_present[0] && r->present[1] == st->last_present[1]) {
-		set0 = st->last_rows[0];
-		set1 = st->last_rows[1];
-	} else {
-		for (w = 0; w < JF_ID_LIMIT / 64; w++) {
-			uint64_t x = r->present[w];
-
-			while (x) {
-				const struct jrows *j = &st->jrows[w * 64 + (unsigned)__builtin_ctzll(x)];
-
-				set0 |= j->set[0];
-				set1 |= j->set[1];
-				clear0 |= j->clear[0];
-				clear1 |= j->clear[1];
-				x &= x - 1;
-			}
-		}
-		set0 &= ~clear0;
-		set1 &= ~clear1;
-		clear0 = clear1 = 0;
-		st->last_present[0] = r->present[0];
-		st->last_present[1] = r->present[1];
-		st->last_rows[0] = set0;
-		st->last_rows[1] = set1;
-	}
-	/* ip_flags and frag_offset are left out when they would be empty / 0 */
-	if (sl_has(r, SL_F_IP_FRAG)) {
-		uint64_t v = r->v[SL_F_IP_FRAG].u64;
-
-		if (!(v & (SL_FRAG_DF | SL_FRAG_MF | SL_FRAG_CE))) {
-			clear0 |= st->ipflags_row[0];
-			clear1 |= st->ipflags_row[1];
-		}
-		if (!(v & 0xffff)) {
-			clear0 |= st->fragoff_row[0];
-			clear1 |= st->fragoff_row[1];
-		}
-	}
-	rows[0] = set0 & ~clear0;
-	rows[1] = set1 & ~clear1;
+	return sl_json_value(q, f, r, st->tc, st->v6);
 }
 
 /* A registered field; kept out of json_record(), which usually has none. */
@@ -533,32 +115,7 @@ static __attribute__((noinline)) void put_extra(struct json *st, struct sl_fmt_b
 						bool first)
 {
 	sl_fmt_mem(b, x->key + first, x->keylen - first);
-	switch (x->type) {
-	case SL_T_U64:
-		sl_fmt_u64(b, v->u64);
-		break;
-	case SL_T_STRING:
-		sl_fmt_json_str(b, v->bytes.ptr, v->bytes.len);
-		break;
-	case SL_T_BYTES:
-		put_hex_str(b, &v->bytes);
-		break;
-	case SL_T_ADDR:
-		sl_fmt_chr(b, '"');
-		sl_fmt_addr_in(b, v->addr, st->v6);
-		sl_fmt_chr(b, '"');
-		break;
-	case SL_T_MAC:
-		sl_fmt_chr(b, '"');
-		sl_fmt_mac(b, v->addr);
-		sl_fmt_chr(b, '"');
-		break;
-	case SL_T_TIME:
-		sl_fmt_chr(b, '"');
-		sl_fmt_rfc3339(b, &st->tc[0], v->time);
-		sl_fmt_chr(b, '"');
-		break;
-	}
+	sl_json_typed_value(b, x->type, v, &st->tc[0], st->v6);
 }
 
 /* Write one record's object; the caller checks b->overflow. */
@@ -569,7 +126,7 @@ static void json_record(struct json *st, struct sl_fmt_buf *b, const struct sl_r
 	char *q, *lim;
 	unsigned w;
 
-	json_rows(st, r, rows);
+	sl_json_rows_of(&st->rows, r, rows);
 	st->v6 = sl_fmt_rec_v6(r);
 	sl_fmt_chr(b, '{');
 	if (st->host_frag) {
@@ -586,7 +143,7 @@ static void json_record(struct json *st, struct sl_fmt_buf *b, const struct sl_r
 
 		while (m) {
 			unsigned i = w * 64 + (unsigned)__builtin_ctzll(m);
-			const struct jfield *f = &jfields[i];
+			const struct sl_jfield *f = &sl_jfields[i];
 
 			m &= m - 1;
 			if (f->kind == J_STR) {
@@ -630,12 +187,12 @@ static void json_record(struct json *st, struct sl_fmt_buf *b, const struct sl_r
 	}
 	if (st->packet && sl_has(r, SL_F_PACKET)) {
 		sl_fmt_mem(b, &",\"packet\":"[first], sizeof(",\"packet\":") - 1 - first);
-		put_hex_str(b, &r->v[SL_F_PACKET].bytes);
+		sl_json_hex_str(b, &r->v[SL_F_PACKET].bytes);
 		first = false;
 	}
 	if (st->payload && sl_has(r, SL_F_PAYLOAD)) {
 		sl_fmt_mem(b, &",\"payload\":"[first], sizeof(",\"payload\":") - 1 - first);
-		put_hex_str(b, &r->v[SL_F_PAYLOAD].bytes);
+		sl_json_hex_str(b, &r->v[SL_F_PAYLOAD].bytes);
 	}
 	sl_fmt_chr(b, '}');
 }
@@ -649,8 +206,8 @@ static bool key_taken(const char *name)
 
 	if (!strcmp(name, "host") || !strcmp(name, "packet") || !strcmp(name, "payload"))
 		return true;
-	for (unsigned i = 0; i < sizeof(jfields) / sizeof(jfields[0]); i++)
-		if (jfields[i].keylen == n + 4 && !memcmp(jfields[i].key + 2, name, n))
+	for (unsigned i = 0; i < SL_JSON_NFIELDS; i++)
+		if (sl_jfields[i].keylen == n + 4 && !memcmp(sl_jfields[i].key + 2, name, n))
 			return true;
 	return false;
 }
@@ -723,19 +280,9 @@ static int json_configure(const struct sl_host *host, struct sl_instance *inst, 
 
 	if (!st)
 		return -1;
-	for (i = 0; i < N_JFIELDS; i++) {
-		const struct jfield *f = &jfields[i];
-		uint64_t bit = (uint64_t)1 << (i % 64);
-
-		memcpy(st->keys[i], f->key, f->keylen);
-		st->jrows[f->id].set[i / 64] |= bit;
-		if (f->kind == J_IFINDEX)
-			st->jrows[f->aux].clear[i / 64] |= bit;
-		if (f->kind == J_IPFLAGS)
-			st->ipflags_row[i / 64] |= bit;
-		if (f->kind == J_FRAGOFF)
-			st->fragoff_row[i / 64] |= bit;
-	}
+	for (i = 0; i < N_JFIELDS; i++)
+		memcpy(st->keys[i], sl_jfields[i].key, sl_jfields[i].keylen);
+	sl_json_rows_init(&st->rows);
 	st->packet = cfg->packet;
 	st->payload = cfg->payload;
 	for (i = 0; i < N_TIME_CACHES; i++)

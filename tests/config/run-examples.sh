@@ -18,6 +18,8 @@ for conf in conf/*.yaml; do
 	[ "$conf" != conf/kafka.yaml ] || [ -e "$BUILDDIR/plugins/kafka.so" ] || continue
 	[ "$conf" != conf/otlp.yaml ] || [ -e "$BUILDDIR/plugins/otlp.so" ] || continue
 	[ "$conf" != conf/geoip.yaml ] || [ -e "$BUILDDIR/plugins/geoip.so" ] || continue
+	# and journal only with SLUICE_WITH_JOURNAL
+	[ "$conf" != conf/journal.yaml ] || [ -e "$BUILDDIR/plugins/journal.so" ] || continue
 	# and nftrace only with SLUICE_WITH_NFTRACE
 	[ "$conf" != conf/nftrace.yaml ] || [ -e "$BUILDDIR/plugins/nftrace.so" ] || continue
 	# and nfacct only with SLUICE_WITH_NFACCT

@@ -59,6 +59,7 @@ declare -A PLUGINS=(
 	[sluice-syslog]="syslog"
 	[sluice-nftrace]="nftrace"
 	[sluice-kafka]="kafka"
+	[sluice-journal]="journal"
 	[sluice-clickhouse]="clickhouse"
 	[sluice-otlp]="otlp"
 	[sluice-sql]="sql"
