@@ -28,7 +28,7 @@ TOP=$(cd "$(dirname "$0")/.." && pwd)
 SETUP_PACKAGES="tcpdump tshark wireshark-common nftables iproute2 rsyslog conntrack python3 iputils-ping nfdump
 	kmod procps clang libclang-rt-14-dev valgrind logrotate groff-base man-db libmicrohttpd-dev prometheus curl
 	dpkg-dev debhelper fakeroot lintian rsyslog-gnutls rsyslog-relp openssl ca-certificates kcat clickhouse-server clickhouse-client mmdb-bin libmaxmind-db-writer-perl
-	psad fail2ban logwatch tzdata nfacct iptables ulogd2 ulogd2-json postgresql sqlite3 python3-yaml g++"
+	psad fail2ban logwatch tzdata nfacct iptables ulogd2 ulogd2-json postgresql sqlite3 python3-yaml g++ nats-server"
 . "$TOP/tests/setup.sh"
 SANITIZE=${SLUICE_TEST_SANITIZE-address,undefined}
 SAN_BUILD="${SLUICE_SAN_BUILD_DIR:-$TOP/build-asan}"

@@ -59,6 +59,7 @@ declare -A PLUGINS=(
 	[sluice-syslog]="syslog"
 	[sluice-nftrace]="nftrace"
 	[sluice-kafka]="kafka"
+	[sluice-nats]="nats"
 	[sluice-clickhouse]="clickhouse"
 	[sluice-sql]="sql"
 	[sluice-geoip]="geoip"
