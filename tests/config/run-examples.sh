@@ -16,6 +16,8 @@ pass=0 fail=0
 for conf in conf/*.yaml; do
 	# the kafka output is only built with SLUICE_WITH_KAFKA
 	[ "$conf" != conf/kafka.yaml ] || [ -e "$BUILDDIR/plugins/kafka.so" ] || continue
+	# and nats only with SLUICE_WITH_NATS
+	[ "$conf" != conf/nats.yaml ] || [ -e "$BUILDDIR/plugins/nats.so" ] || continue
 	[ "$conf" != conf/geoip.yaml ] || [ -e "$BUILDDIR/plugins/geoip.so" ] || continue
 	# and nftrace only with SLUICE_WITH_NFTRACE
 	[ "$conf" != conf/nftrace.yaml ] || [ -e "$BUILDDIR/plugins/nftrace.so" ] || continue

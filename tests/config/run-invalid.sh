@@ -12,6 +12,8 @@ pass=0 fail=0
 for conf in tests/config/invalid/*.yaml; do
 	# the kafka output is only built with SLUICE_WITH_KAFKA
 	case "$conf" in */kafka-*) [ -e "$BUILDDIR/plugins/kafka.so" ] || continue ;; esac
+	# and nats only with SLUICE_WITH_NATS
+	case "$conf" in */nats-*) [ -e "$BUILDDIR/plugins/nats.so" ] || continue ;; esac
 	# and nfacct only with SLUICE_WITH_NFACCT
 	case "$conf" in */nfacct-*) [ -e "$BUILDDIR/plugins/nfacct.so" ] || continue ;; esac
 	want="${conf%.yaml}.err"

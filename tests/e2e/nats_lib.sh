@@ -25,20 +25,27 @@ CONF
 	if [ $# -gt 0 ]; then
 		local cport="$1"
 		shift
-		for p in "$@"; do routes="$routes nats-route://127.0.0.1:$p"; done
+		for p in "$@"; do routes="$routes${routes:+, }\"nats-route://127.0.0.1:$p\""; done
 		cat >>"$conf" <<CONF
-cluster { name: sl, listen: 127.0.0.1:$cport, routes: [$routes ] }
+cluster { name: sl, listen: 127.0.0.1:$cport, routes: [$routes] }
 CONF
 	fi
 	# not through a function: ip execs, so $! is the server itself
 	ip netns exec "$NATS_NETNS" nats-server -c "$conf" >"$WORK/$name.log" 2>&1 &
 	eval "NATS_PID_$name=$!"
+	NATS_PIDS="${NATS_PIDS:-} $!"
 	at_exit "kill -CONT $! 2>/dev/null; kill $!"
 }
 
 # nats_ready PORT: JetStream answers on PORT (within a generous deadline).
 nats_ready() {
-	nats_js_up() { nats_ns python3 "$NATS_CLIENT" "127.0.0.1:$1" ready 2>/dev/null; }
+	nats_js_up() {
+		local p
+		for p in $NATS_PIDS; do	# a server that exited (a bad config) will not come
+			kill -0 "$p" 2>/dev/null || { cat "$WORK"/*.log; fail "nats-server $p exited"; }
+		done
+		nats_ns python3 "$NATS_CLIENT" "127.0.0.1:$1" ready 2>/dev/null
+	}
 	wait_for 30 nats_js_up "$1" || { cat "$WORK"/*.log; fail "JetStream on port $1 did not come up"; }
 }
 
