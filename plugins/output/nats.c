@@ -25,8 +25,9 @@
  * only count errors under a mutex, read by send() on our thread.  While
  * the connection is not up (libnats reconnects on its own threads, for
  * ever), send() fails at once without publishing, so nothing piles up in
- * libnats' reconnect buffer; every wait is bounded by ack_timeout (2 s at
- * most during a flush or stop), so a stop never waits on a server.
+ * libnats' reconnect buffer; every wait is bounded by ack_timeout (1 s at
+ * most during a flush or stop), every write by a deadline, so a stop never
+ * waits long on a server.
  *
  * Without jetstream, a batch is published and then flushed with a PING
  * (natsConnection_FlushTimeout): SENT once the server has read it.  Core
@@ -59,7 +60,7 @@
 #define UNIT_HDR 4u			/* 'n', id length, subject length */
 #define ID_MAX 40u
 #define UNIT_MAX (256u << 10)		/* the spool takes up to 256 KiB - 24 */
-#define STOP_WAIT_MS 2000		/* longest wait for acknowledgements at flush or stop */
+#define STOP_WAIT_MS 1000		/* longest wait for acknowledgements at flush or stop */
 #define SPOOL_PEEK 1000u
 
 struct nats_cfg {
@@ -129,6 +130,7 @@ struct nats_state {
 	uint8_t *buf;
 	size_t len, cap;
 	size_t *ends;
+	struct iovec *iov;		/* the batch's units, for publish() */
 	unsigned units;
 
 	/* the acknowledgement errors, from libnats' threads */
@@ -258,6 +260,16 @@ static int nats_configure(const struct sl_host *host, struct sl_instance *inst, 
 	return 0;
 }
 
+/* A server's text, for a log line: printable ASCII only, cut to cap - 1 bytes. */
+static void printable(char *dst, size_t cap, const char *src)
+{
+	size_t n = 0;
+
+	for (; src && *src && n + 1 < cap; src++)
+		dst[n++] = *src >= ' ' && *src < 0x7f ? *src : '?';
+	dst[n] = 0;
+}
+
 /* ---- acknowledgements (libnats' threads) ---- */
 
 /* A failed acknowledgement: the server's error, a timeout, no stream (no responders). */
@@ -282,8 +294,9 @@ static void on_ack_error(jsCtx *js, jsPubAckErr *pae, void *closure)
 	pthread_mutex_lock(&st->lock);
 	st->ack_errors++;
 	st->ack_permanent |= permanent;
-	snprintf(st->ack_text, sizeof(st->ack_text), "%s (%d)",
-		 pae->ErrText ? pae->ErrText : natsStatus_GetText(pae->Err), (int)pae->ErrCode);
+	printable(st->ack_text, sizeof(st->ack_text) - 16,
+		  pae->ErrText ? pae->ErrText : natsStatus_GetText(pae->Err));
+	snprintf(st->ack_text + strlen(st->ack_text), 16, " (%d)", (int)pae->ErrCode);
 	pthread_mutex_unlock(&st->lock);
 }
 
@@ -390,12 +403,20 @@ static enum sl_sink_result publish(struct nats_state *st, const struct iovec *v,
 	natsStatus s;
 
 	if (natsConnection_Status(st->nc) != NATS_CONN_STATUS_CONNECTED) {
-		if (!st->down_logged)
-			st->host->log(st->inst, SL_LOG_WARNING, "not connected to a NATS server: "
-				      "%u records wait", n);
+		if (!st->down_logged) {
+			const char *last = NULL;
+			char why[160];
+
+			natsConnection_GetLastError(st->nc, &last);
+			printable(why, sizeof(why), last && *last ? last : "connecting");
+			st->host->log(st->inst, SL_LOG_WARNING, "not connected to a NATS server "
+				      "(%s): %u records wait", why, n);
+		}
 		st->down_logged = true;
 		return SL_SINK_RETRY;
 	}
+	if (st->down_logged)
+		st->host->log(st->inst, SL_LOG_NOTICE, "connected to a NATS server again");
 	st->down_logged = false;
 	if (st->sink.stopping && wait > STOP_WAIT_MS)
 		wait = STOP_WAIT_MS;
@@ -505,18 +526,12 @@ static bool nats_encode(void *ctx, const struct sl_record *r)
 static enum sl_sink_result nats_send(void *ctx, unsigned n)
 {
 	struct nats_state *st = ctx;
-	struct iovec *v = malloc(sizeof(*v) * (n ? n : 1));
-	enum sl_sink_result r;
 
-	if (!v)
-		return SL_SINK_RETRY;
 	for (unsigned i = 0; i < n; i++) {
-		v[i].iov_base = st->buf + st->ends[i];
-		v[i].iov_len = st->ends[i + 1] - st->ends[i];
+		st->iov[i].iov_base = st->buf + st->ends[i];
+		st->iov[i].iov_len = st->ends[i + 1] - st->ends[i];
 	}
-	r = publish(st, v, n);
-	free(v);
-	return r;
+	return publish(st, st->iov, n);
 }
 
 static const void *nats_spool_rec(void *ctx, unsigned i, size_t *len)
@@ -595,6 +610,9 @@ static int options_build(struct nats_state *st, natsOptions **out)
 		s = natsOptions_SetPingInterval(o, 2000);
 	if (s == NATS_OK)
 		s = natsOptions_SetMaxPingsOut(o, 2);
+	if (s == NATS_OK)	/* no write blocks for ever on a server that stopped reading */
+		s = natsOptions_SetWriteDeadline(o, c->ack_timeout > 1000 ? (int64_t)c->ack_timeout
+									 : 1000);
 	if (s == NATS_OK)
 		s = natsOptions_SetName(o, "sluice");
 	if (s == NATS_OK && c->user)
@@ -645,7 +663,8 @@ static int nats_start(void *state)
 	}
 	snprintf(st->boot, sizeof(st->boot), "%016" PRIx64, boot);
 	st->ends = calloc((size_t)st->cfg->sink.batch_size + 1, sizeof(*st->ends));
-	if (!st->ends) {
+	st->iov = calloc((size_t)st->cfg->sink.batch_size, sizeof(*st->iov));
+	if (!st->ends || !st->iov) {
 		st->host->log(st->inst, SL_LOG_ERR, "out of memory");
 		return -1;
 	}
@@ -715,6 +734,7 @@ static void nats_destroy(void *state)
 	pthread_mutex_destroy(&st->lock);
 	free(st->buf);
 	free(st->ends);
+	free(st->iov);
 	free(st);
 }
 
