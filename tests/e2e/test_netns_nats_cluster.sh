@@ -95,7 +95,10 @@ wait "$SLUICE_PID" || { cat "$L"; fail "sluice exited with an error"; }
 grep -E "n.nats .*(dropped|dropped_records|spool_dropped|spool_corrupt|no_text|bad_subject|queue_dropped)=[1-9]" "$L" &&
 	fail "records counted lost"
 grep -E "counters: fw .*(lost|seq_lost|enobufs)=[1-9]" "$L" && fail "the kernel's records were lost before sluice"
+# the failover must have made batches fail, else nothing was resent
+resent=$(($(counter "$L" n.nats timeouts) + $(counter "$L" n.nats ack_errors)))
+[ "$resent" -gt 0 ] || { cat "$L"; fail "no batch failed across the failover: nothing was resent"; }
 nats_cli "$Q" dump LOGS "$WORK/stream.json" || fail "cannot read the stream back"
 python3 "$SRCDIR/tests/e2e/nats_compare.py" "$WORK/ref.json" "$WORK/stream.json" "fw.$G" unordered ||
 	fail "the stream differs from the json file"
-pass "leader $leader killed at $before messages; nft counted $logged, the stream holds each once"
+pass "leader $leader killed at $before messages, $resent failed acknowledgements; nft counted $logged, the stream holds each once"
