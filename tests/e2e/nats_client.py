@@ -9,11 +9,16 @@ the nats output's tests: JetStream's API by request and reply.
   nats_client.py URL leader NAME                the server_name of the stream's leader
   nats_client.py URL dump NAME OUT              every message, oldest first, one JSON
                                                 object a line: seq, subject, msg_id, data
-URL is host:port.  A JetStream error answer is printed and exits 1.
+URL is host:port.  A JetStream error answer is printed and exits 1.  With
+NATS_TLS_CA set (and NATS_TLS_CERT, NATS_TLS_KEY for a client certificate)
+the connection is upgraded to TLS after the server's INFO, as the protocol
+does for a server that requires it.
 """
 import base64
 import json
+import os
 import socket
+import ssl
 import sys
 
 
@@ -25,6 +30,12 @@ class Nats:
         info = self.f.readline()
         if not info.startswith(b"INFO "):
             raise SystemExit("not a NATS server: %r" % info[:40])
+        if os.environ.get("NATS_TLS_CA"):
+            ctx = ssl.create_default_context(cafile=os.environ["NATS_TLS_CA"])
+            if os.environ.get("NATS_TLS_CERT"):
+                ctx.load_cert_chain(os.environ["NATS_TLS_CERT"], os.environ["NATS_TLS_KEY"])
+            self.s = ctx.wrap_socket(self.s, server_hostname=host)
+            self.f = self.s.makefile("rb")
         self.s.sendall(b'CONNECT {"verbose":false,"pedantic":false,"headers":true,'
                        b'"no_responders":true,"protocol":1}\r\nPING\r\n')
         self.wait_pong()

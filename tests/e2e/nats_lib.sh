@@ -12,7 +12,7 @@ nats_ns() { ip netns exec "$NATS_NETNS" "$@"; }
 # nats_start NAME PORT [CLUSTER_PORT ROUTE_PORT...]: a server named NAME
 # listening on 127.0.0.1:PORT, JetStream in $WORK/NAME; with a cluster port,
 # a member of cluster "sl" routed to every ROUTE_PORT.  NATS_PID_<NAME> is
-# its PID.
+# its PID.  $NATS_EXTRA, when set, is added to its configuration (tls {...}).
 nats_start() {
 	local name="$1" port="$2" conf="$WORK/$1.conf" routes="" p
 	shift 2
@@ -21,6 +21,7 @@ nats_start() {
 server_name: $name
 listen: 127.0.0.1:$port
 jetstream { store_dir: "$WORK/$name" }
+${NATS_EXTRA:-}
 CONF
 	if [ $# -gt 0 ]; then
 		local cport="$1"
