@@ -18,8 +18,9 @@
  * spool, so every resend has the same id and the stream's duplicate
  * window (default 2 minutes) stores it once.  The id is "<boot>-<n>":
  * 16 hex digits drawn at random when the instance starts, and the
- * record's number since then; ids never repeat between starts, and a
- * record spooled by an earlier run keeps the id it had.
+ * record's number since then (two starts drawing the same 64 bits is
+ * not a practical concern); a record spooled by an earlier run keeps the
+ * id it had.
  *
  * Acknowledgements come on libnats' own threads (the ErrHandler): they
  * only count errors under a mutex, read by send() on our thread.  While
