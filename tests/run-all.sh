@@ -29,7 +29,7 @@ SETUP_PACKAGES="tcpdump tshark wireshark-common nftables iproute2 rsyslog conntr
 	kmod procps clang libclang-rt-14-dev valgrind logrotate groff-base man-db libmicrohttpd-dev prometheus curl
 	dpkg-dev debhelper fakeroot lintian rsyslog-gnutls rsyslog-relp openssl ca-certificates kcat clickhouse-server clickhouse-client mmdb-bin libmaxmind-db-writer-perl
 	psad fail2ban logwatch tzdata nfacct iptables ulogd2 ulogd2-json postgresql sqlite3 python3-yaml g++
-	gnuplot-nox nodejs systemd"
+	gnuplot-nox nodejs systemd nats-server"
 # The otlp tests decode with node and an npm package.  Debian's npm conflicts
 # with a nodejs that ships its own npm (nodesource's): only when none is there.
 command -v npm >/dev/null 2>&1 || SETUP_PACKAGES+=" npm"

@@ -17,6 +17,8 @@ for conf in conf/*.yaml; do
 	# the kafka output is only built with SLUICE_WITH_KAFKA
 	[ "$conf" != conf/kafka.yaml ] || [ -e "$BUILDDIR/plugins/kafka.so" ] || continue
 	[ "$conf" != conf/otlp.yaml ] || [ -e "$BUILDDIR/plugins/otlp.so" ] || continue
+	# and nats only with SLUICE_WITH_NATS
+	[ "$conf" != conf/nats.yaml ] || [ -e "$BUILDDIR/plugins/nats.so" ] || continue
 	[ "$conf" != conf/geoip.yaml ] || [ -e "$BUILDDIR/plugins/geoip.so" ] || continue
 	# and journal only with SLUICE_WITH_JOURNAL
 	[ "$conf" != conf/journal.yaml ] || [ -e "$BUILDDIR/plugins/journal.so" ] || continue

@@ -14,6 +14,8 @@ for conf in tests/config/invalid/*.yaml; do
 	case "$conf" in */kafka-*) [ -e "$BUILDDIR/plugins/kafka.so" ] || continue ;; esac
 	# and otlp only with SLUICE_WITH_OTLP
 	case "$conf" in */otlp-*) [ -e "$BUILDDIR/plugins/otlp.so" ] || continue ;; esac
+	# and nats only with SLUICE_WITH_NATS
+	case "$conf" in */nats-*) [ -e "$BUILDDIR/plugins/nats.so" ] || continue ;; esac
 	# and nfacct only with SLUICE_WITH_NFACCT
 	case "$conf" in */nfacct-*) [ -e "$BUILDDIR/plugins/nfacct.so" ] || continue ;; esac
 	want="${conf%.yaml}.err"

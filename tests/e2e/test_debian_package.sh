@@ -60,6 +60,7 @@ declare -A PLUGINS=(
 	[sluice-nftrace]="nftrace"
 	[sluice-kafka]="kafka"
 	[sluice-journal]="journal"
+	[sluice-nats]="nats"
 	[sluice-clickhouse]="clickhouse"
 	[sluice-otlp]="otlp"
 	[sluice-sql]="sql"
