@@ -14,7 +14,7 @@
  *   holds as many attributes as were given, ints equal to theirs;
  * - the JSON request is valid UTF-8 without a raw control byte, and its
  *   braces and brackets balance outside strings;
- * - otlp_response_rejected() on the input, in both encodings, answers
+ * - sl_otlp_response_rejected() on the input, in both encodings, answers
  *   -1 or a count, never reading past the input (ASan).
  */
 #include <stddef.h>
@@ -151,17 +151,17 @@ static void check_json(const uint8_t *p, size_t n)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const struct otlp_kv rattr[] = { { "service.name", 12, OTLP_STR, 0, "sluice", 6 } };
-	static const struct otlp_resource res = { rattr, 1, "sluice", "0" };
-	struct otlp_kv kv[4];
-	struct otlp_log l = { .time_ns = 1, .observed_ns = 2, .severity_text = "INFO" };
-	struct otlp_buf u = { 0 }, req = { 0 };
+	static const struct sl_otlp_kv rattr[] = { { "service.name", 12, OTLP_STR, 0, "sluice", 6 } };
+	static const struct sl_otlp_resource res = { rattr, 1, "sluice", "0" };
+	struct sl_otlp_kv kv[4];
+	struct sl_otlp_log l = { .time_ns = 1, .observed_ns = 2, .severity_text = "INFO" };
+	struct sl_otlp_buf u = { 0 }, req = { 0 };
 	struct iovec v;
 	size_t at = 2, len;
 	unsigned nkv = 0;
 
 	for (int e = OTLP_PROTOBUF; e <= OTLP_JSON; e++) {
-		int64_t r = otlp_response_rejected((enum otlp_encoding)e, data, size);
+		int64_t r = sl_otlp_response_rejected((enum sl_otlp_encoding)e, data, size);
 
 		check(r >= -1);
 	}
@@ -192,21 +192,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	l.attrs = kv;
 	l.nattrs = nkv;
 
-	check(otlp_log_append(&u, OTLP_PROTOBUF, &l));
+	check(sl_otlp_log_append(&u, OTLP_PROTOBUF, &l));
 	v.iov_base = u.p;
 	v.iov_len = u.len;
-	check(otlp_request(&req, OTLP_PROTOBUF, &res, &v, 1));
+	check(sl_otlp_request(&req, OTLP_PROTOBUF, &res, &v, 1));
 	n_attrs = n_ints = 0;
 	walk(req.p, req.p + req.len, M_REQ);
 	check(n_attrs == nkv);
 
 	u.len = 0;
-	check(otlp_log_append(&u, OTLP_JSON, &l));
+	check(sl_otlp_log_append(&u, OTLP_JSON, &l));
 	v.iov_base = u.p;
 	v.iov_len = u.len;
-	check(otlp_request(&req, OTLP_JSON, &res, &v, 1));
+	check(sl_otlp_request(&req, OTLP_JSON, &res, &v, 1));
 	check_json(req.p, req.len);
-	otlp_buf_free(&u);
-	otlp_buf_free(&req);
+	sl_otlp_buf_free(&u);
+	sl_otlp_buf_free(&req);
 	return 0;
 }

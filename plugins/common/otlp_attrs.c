@@ -104,10 +104,10 @@ struct attr {
 #define ATTR_ROW(id, kind, aux, name) { id, kind, aux, name, sizeof(name) - 1 },
 static const struct attr attrs[] = { OTLP_ATTRS(ATTR_ROW) };
 #define N_ATTRS (sizeof(attrs) / sizeof(attrs[0]))
-_Static_assert(N_ATTRS <= OTLP_ATTRS_MAX, "otlp_attrs: OTLP_ATTRS_MAX");
+_Static_assert(N_ATTRS <= SL_OTLP_ATTRS_MAX, "otlp_attrs: SL_OTLP_ATTRS_MAX");
 
 #define ATTR_FIELD(id, kind, aux, name) SL_FIELD_DECL(id),
-const struct sl_field_decl otlp_fields_read[] = {
+const struct sl_field_decl sl_otlp_fields_read[] = {
 	OTLP_ATTRS(ATTR_FIELD)
 	SL_FIELD_DECL(SL_F_FAMILY),	/* sl_fmt_rec_v6() */
 	SL_FIELD_DECL(SL_F_TEXT),	/* the body */
@@ -115,7 +115,7 @@ const struct sl_field_decl otlp_fields_read[] = {
 	SL_FIELD_END
 };
 
-unsigned otlp_record_attrs(const struct sl_record *r, struct otlp_kv *kv, char *scratch)
+unsigned sl_otlp_record_attrs(const struct sl_record *r, struct sl_otlp_kv *kv, char *scratch)
 {
 	bool v6 = sl_fmt_rec_v6(r);
 	unsigned n = 0;
@@ -124,7 +124,7 @@ unsigned otlp_record_attrs(const struct sl_record *r, struct otlp_kv *kv, char *
 	for (unsigned i = 0; i < N_ATTRS; i++) {
 		const struct attr *a = &attrs[i];
 		const union sl_value *v = &r->v[a->id];
-		struct otlp_kv *k = &kv[n];
+		struct sl_otlp_kv *k = &kv[n];
 		const char *name;
 
 		if (!sl_has(r, a->id))

@@ -16,20 +16,20 @@
 
 #include "otlp_pb.h"
 
-#define OTLP_ATTRS_MAX 96		/* attributes of one record, at most */
-#define OTLP_ATTRS_SCRATCH 1024		/* their text (addresses, MACs), at most */
+#define SL_OTLP_ATTRS_MAX 96		/* attributes of one record, at most */
+#define SL_OTLP_ATTRS_SCRATCH 1024		/* their text (addresses, MACs), at most */
 
 /*
  * Every field the otlp output reads (the attributes', the body's text and
  * the time), SL_FIELD_END-terminated: its `reads`.
  */
-extern const struct sl_field_decl otlp_fields_read[];
+extern const struct sl_field_decl sl_otlp_fields_read[];
 
 /*
- * Record r's attributes into kv[0..OTLP_ATTRS_MAX), in the table's
- * order, their text in scratch[0..OTLP_ATTRS_SCRATCH): how many.  kv
+ * Record r's attributes into kv[0..SL_OTLP_ATTRS_MAX), in the table's
+ * order, their text in scratch[0..SL_OTLP_ATTRS_SCRATCH): how many.  kv
  * points into r and scratch: valid while both are.
  */
-unsigned otlp_record_attrs(const struct sl_record *r, struct otlp_kv *kv, char *scratch);
+unsigned sl_otlp_record_attrs(const struct sl_record *r, struct sl_otlp_kv *kv, char *scratch);
 
 #endif /* SLUICE_OTLP_ATTRS_H */

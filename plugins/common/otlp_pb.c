@@ -47,7 +47,7 @@ enum { WT_VARINT = 0, WT_I64 = 1, WT_LEN = 2, WT_I32 = 5 };
 #define AV_INT TAG(3, WT_VARINT)
 #define AV_BYTES TAG(7, WT_LEN)
 
-bool otlp_buf_reserve(struct otlp_buf *b, size_t need)
+bool sl_otlp_buf_reserve(struct sl_otlp_buf *b, size_t need)
 {
 	size_t ncap = b->cap ? b->cap : 4096;
 	uint8_t *np;
@@ -66,7 +66,7 @@ bool otlp_buf_reserve(struct otlp_buf *b, size_t need)
 	return true;
 }
 
-void otlp_buf_free(struct otlp_buf *b)
+void sl_otlp_buf_free(struct sl_otlp_buf *b)
 {
 	free(b->p);
 	b->p = NULL;
@@ -191,7 +191,7 @@ struct kvsz {
 	size_t key, val, av, kv;	/* key and string value (utf8_size), AnyValue, KeyValue */
 };
 
-static void kv_sizes(const struct otlp_kv *kv, struct kvsz *z)
+static void kv_sizes(const struct sl_otlp_kv *kv, struct kvsz *z)
 {
 	z->key = utf8_size((const uint8_t *)kv->key, kv->keylen);
 	z->val = kv->kind == OTLP_STR ? utf8_size(kv->s, kv->n) : kv->n;
@@ -199,7 +199,7 @@ static void kv_sizes(const struct otlp_kv *kv, struct kvsz *z)
 	z->kv = field_size(z->key) + field_size(z->av);
 }
 
-static uint8_t *put_kv_sized(uint8_t *p, uint8_t tag, const struct otlp_kv *kv,
+static uint8_t *put_kv_sized(uint8_t *p, uint8_t tag, const struct sl_otlp_kv *kv,
 			     const struct kvsz *z)
 {
 	p = put_head(p, tag, z->kv);
@@ -216,7 +216,7 @@ static uint8_t *put_kv_sized(uint8_t *p, uint8_t tag, const struct otlp_kv *kv,
 	}
 }
 
-static size_t kv_size(const struct otlp_kv *kv)
+static size_t kv_size(const struct sl_otlp_kv *kv)
 {
 	struct kvsz z;
 
@@ -224,7 +224,7 @@ static size_t kv_size(const struct otlp_kv *kv)
 	return z.kv;
 }
 
-static uint8_t *put_kv(uint8_t *p, uint8_t tag, const struct otlp_kv *kv)
+static uint8_t *put_kv(uint8_t *p, uint8_t tag, const struct sl_otlp_kv *kv)
 {
 	struct kvsz z;
 
@@ -232,7 +232,7 @@ static uint8_t *put_kv(uint8_t *p, uint8_t tag, const struct otlp_kv *kv)
 	return put_kv_sized(p, tag, kv, &z);
 }
 
-static size_t kvs_size(const struct otlp_kv *kv, unsigned n)
+static size_t kvs_size(const struct sl_otlp_kv *kv, unsigned n)
 {
 	size_t s = 0;
 
@@ -248,7 +248,7 @@ static size_t kvs_size(const struct otlp_kv *kv, unsigned n)
  * The LogRecord's size; *body its body's string size (utf8_size) and
  * z[i] the sizes of attribute i (i < KV_CACHE): every string scanned once.
  */
-static size_t log_size(const struct otlp_log *l, size_t *body, struct kvsz *z)
+static size_t log_size(const struct sl_otlp_log *l, size_t *body, struct kvsz *z)
 {
 	size_t s = 9 + 9 + 1 + varint_size((uint64_t)(int64_t)l->severity_number);
 
@@ -269,13 +269,13 @@ static size_t log_size(const struct otlp_log *l, size_t *body, struct kvsz *z)
 	return s;
 }
 
-static bool log_pb(struct otlp_buf *b, const struct otlp_log *l)
+static bool log_pb(struct sl_otlp_buf *b, const struct sl_otlp_log *l)
 {
 	struct kvsz z[KV_CACHE];
 	size_t body, len = log_size(l, &body, z);
 	uint8_t *p;
 
-	if (!otlp_buf_reserve(b, field_size(len)))
+	if (!sl_otlp_buf_reserve(b, field_size(len)))
 		return false;
 	p = put_head(b->p + b->len, SL_LOG_RECORDS, len);
 	if (l->time_ns) {
@@ -304,7 +304,7 @@ static size_t str_field_size(const char *s)
 	return s ? field_size(utf8_size((const uint8_t *)s, strlen(s))) : 0;
 }
 
-static bool request_pb(struct otlp_buf *out, const struct otlp_resource *res,
+static bool request_pb(struct sl_otlp_buf *out, const struct sl_otlp_resource *res,
 		       const struct iovec *unit, unsigned n)
 {
 	size_t units = 0, resource = kvs_size(res->attrs, res->nattrs), scope, scope_logs, rl;
@@ -316,7 +316,7 @@ static bool request_pb(struct otlp_buf *out, const struct otlp_resource *res,
 	scope_logs = field_size(scope) + units;
 	rl = field_size(resource) + field_size(scope_logs);
 	out->len = 0;
-	if (!otlp_buf_reserve(out, field_size(rl)))
+	if (!sl_otlp_buf_reserve(out, field_size(rl)))
 		return false;
 	p = put_head(out->p, REQ_RESOURCE_LOGS, rl);
 	p = put_head(p, RL_RESOURCE, resource);
@@ -338,11 +338,11 @@ static bool request_pb(struct otlp_buf *out, const struct otlp_resource *res,
 
 /* ---- JSON ---- */
 
-static bool lit(struct otlp_buf *b, const char *s)
+static bool lit(struct sl_otlp_buf *b, const char *s)
 {
 	size_t n = strlen(s);
 
-	if (!otlp_buf_reserve(b, n))
+	if (!sl_otlp_buf_reserve(b, n))
 		return false;
 	memcpy(b->p + b->len, s, n);
 	b->len += n;
@@ -350,11 +350,11 @@ static bool lit(struct otlp_buf *b, const char *s)
 }
 
 /* A JSON string with its quotes: fmt.c's writer, whose rules are ours (otlp_pb.h). */
-static bool jstr(struct otlp_buf *b, const void *s, size_t n)
+static bool jstr(struct sl_otlp_buf *b, const void *s, size_t n)
 {
 	struct sl_fmt_buf fb;
 
-	if (n > (SIZE_MAX - 2) / 6 || !otlp_buf_reserve(b, 6 * n + 2))
+	if (n > (SIZE_MAX - 2) / 6 || !sl_otlp_buf_reserve(b, 6 * n + 2))
 		return false;
 	sl_fmt_init(&fb, b->p + b->len, 6 * n + 2);
 	sl_fmt_json_str(&fb, s, n);
@@ -362,11 +362,11 @@ static bool jstr(struct otlp_buf *b, const void *s, size_t n)
 	return !fb.overflow;
 }
 
-static bool jnum(struct otlp_buf *b, uint64_t v, bool quoted)
+static bool jnum(struct sl_otlp_buf *b, uint64_t v, bool quoted)
 {
 	char *p;
 
-	if (!otlp_buf_reserve(b, SL_FMT_U64_MAX + 2))
+	if (!sl_otlp_buf_reserve(b, SL_FMT_U64_MAX + 2))
 		return false;
 	p = (char *)b->p + b->len;
 	if (quoted)
@@ -379,19 +379,19 @@ static bool jnum(struct otlp_buf *b, uint64_t v, bool quoted)
 }
 
 /* A signed int64 as a quoted decimal (proto3 JSON: 64-bit integers are strings). */
-static bool jint64(struct otlp_buf *b, int64_t v)
+static bool jint64(struct sl_otlp_buf *b, int64_t v)
 {
 	if (v >= 0)
 		return jnum(b, (uint64_t)v, true);
 	return lit(b, "\"-") && jnum(b, -(uint64_t)v, false) && lit(b, "\"");
 }
 
-static bool jbase64(struct otlp_buf *b, const uint8_t *s, size_t n)
+static bool jbase64(struct sl_otlp_buf *b, const uint8_t *s, size_t n)
 {
 	static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 	uint8_t *p;
 
-	if (n > SIZE_MAX / 2 || !otlp_buf_reserve(b, (n + 2) / 3 * 4 + 2))
+	if (n > SIZE_MAX / 2 || !sl_otlp_buf_reserve(b, (n + 2) / 3 * 4 + 2))
 		return false;
 	p = b->p + b->len;
 	*p++ = '"';
@@ -409,7 +409,7 @@ static bool jbase64(struct otlp_buf *b, const uint8_t *s, size_t n)
 	return true;
 }
 
-static bool jkv(struct otlp_buf *b, const struct otlp_kv *kv)
+static bool jkv(struct sl_otlp_buf *b, const struct sl_otlp_kv *kv)
 {
 	bool ok = lit(b, "{\"key\":") && jstr(b, kv->key, kv->keylen);
 
@@ -426,7 +426,7 @@ static bool jkv(struct otlp_buf *b, const struct otlp_kv *kv)
 	return ok && lit(b, "}}");
 }
 
-static bool jkvs(struct otlp_buf *b, const struct otlp_kv *kv, unsigned n)
+static bool jkvs(struct sl_otlp_buf *b, const struct sl_otlp_kv *kv, unsigned n)
 {
 	bool ok = lit(b, "[");
 
@@ -435,7 +435,7 @@ static bool jkvs(struct otlp_buf *b, const struct otlp_kv *kv, unsigned n)
 	return ok && lit(b, "]");
 }
 
-static bool log_json(struct otlp_buf *b, const struct otlp_log *l)
+static bool log_json(struct sl_otlp_buf *b, const struct sl_otlp_log *l)
 {
 	bool ok = lit(b, "{");
 
@@ -456,12 +456,12 @@ static bool log_json(struct otlp_buf *b, const struct otlp_log *l)
 	return ok && lit(b, "}");
 }
 
-static bool jopt(struct otlp_buf *b, const char *key, const char *s, bool comma)
+static bool jopt(struct sl_otlp_buf *b, const char *key, const char *s, bool comma)
 {
 	return !s || ((!comma || lit(b, ",")) && lit(b, key) && jstr(b, s, strlen(s)));
 }
 
-static bool request_json(struct otlp_buf *out, const struct otlp_resource *res,
+static bool request_json(struct sl_otlp_buf *out, const struct sl_otlp_resource *res,
 			 const struct iovec *unit, unsigned n)
 {
 	bool ok;
@@ -473,7 +473,7 @@ static bool request_json(struct otlp_buf *out, const struct otlp_resource *res,
 	     jopt(out, "\"version\":", res->scope_version, res->scope_name != NULL) &&
 	     lit(out, "},\"logRecords\":[");
 	for (unsigned i = 0; ok && i < n; i++) {
-		ok = (!i || lit(out, ",")) && otlp_buf_reserve(out, unit[i].iov_len);
+		ok = (!i || lit(out, ",")) && sl_otlp_buf_reserve(out, unit[i].iov_len);
 		if (ok) {
 			memcpy(out->p + out->len, unit[i].iov_base, unit[i].iov_len);
 			out->len += unit[i].iov_len;
@@ -484,7 +484,7 @@ static bool request_json(struct otlp_buf *out, const struct otlp_resource *res,
 
 /* ---- the interface ---- */
 
-bool otlp_log_append(struct otlp_buf *b, enum otlp_encoding enc, const struct otlp_log *l)
+bool sl_otlp_log_append(struct sl_otlp_buf *b, enum sl_otlp_encoding enc, const struct sl_otlp_log *l)
 {
 	size_t len = b->len;
 
@@ -496,7 +496,7 @@ bool otlp_log_append(struct otlp_buf *b, enum otlp_encoding enc, const struct ot
 	return false;
 }
 
-bool otlp_request(struct otlp_buf *out, enum otlp_encoding enc, const struct otlp_resource *res,
+bool sl_otlp_request(struct sl_otlp_buf *out, enum sl_otlp_encoding enc, const struct sl_otlp_resource *res,
 		  const struct iovec *unit, unsigned n)
 {
 	return enc == OTLP_PROTOBUF ? request_pb(out, res, unit, n) : request_json(out, res, unit, n);
@@ -609,7 +609,7 @@ static int64_t rejected_json(const char *s, size_t len)
 	return digits ? (int64_t)v : -1;
 }
 
-int64_t otlp_response_rejected(enum otlp_encoding enc, const void *body, size_t len)
+int64_t sl_otlp_response_rejected(enum sl_otlp_encoding enc, const void *body, size_t len)
 {
 	if (!len)
 		return 0;

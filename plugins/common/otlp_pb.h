@@ -10,10 +10,10 @@
  *
  * A request is built in two steps, so a batch can be kept as units (and a
  * unit spooled on its own):
- *   1. otlp_log_append() appends one LogRecord, as a unit: in protobuf the
+ *   1. sl_otlp_log_append() appends one LogRecord, as a unit: in protobuf the
  *      whole ScopeLogs.log_records field (tag, length, message), in JSON
  *      one object;
- *   2. otlp_request() wraps units into one request: one ResourceLogs with
+ *   2. sl_otlp_request() wraps units into one request: one ResourceLogs with
  *      the resource's attributes and one ScopeLogs whose scope is
  *      {name, version}.  JSON units are joined with commas.
  * Units of one encoding only: a request never mixes them.
@@ -24,7 +24,7 @@
  * requires it) and equal in both encodings.  In JSON, '"', '\\' and the
  * control characters are escaped.
  *
- * otlp_response_rejected() reads partial_success.rejected_log_records
+ * sl_otlp_response_rejected() reads partial_success.rejected_log_records
  * from an ExportLogsServiceResponse, in either encoding.
  *
  * Errors: false when out of memory (the buffer keeps what it had before
@@ -38,59 +38,59 @@
 #include <stdint.h>
 #include <sys/uio.h>
 
-enum otlp_encoding { OTLP_PROTOBUF, OTLP_JSON };
+enum sl_otlp_encoding { OTLP_PROTOBUF, OTLP_JSON };
 
 /* A growable byte buffer (reused: len = 0 empties it). */
-struct otlp_buf {
+struct sl_otlp_buf {
 	uint8_t *p;
 	size_t len, cap;
 };
 
 /* The value types of an attribute (AnyValue's string_value, int_value, bytes_value). */
-enum otlp_kind { OTLP_STR, OTLP_INT, OTLP_BYTES };
+enum sl_otlp_kind { OTLP_STR, OTLP_INT, OTLP_BYTES };
 
 /* One attribute, KeyValue{key, AnyValue}: key and s are not NUL-terminated. */
-struct otlp_kv {
+struct sl_otlp_kv {
 	const char *key;
 	size_t keylen;
-	enum otlp_kind kind;
+	enum sl_otlp_kind kind;
 	int64_t i;		/* OTLP_INT */
 	const void *s;		/* OTLP_STR, OTLP_BYTES */
 	size_t n;
 };
 
 /* One LogRecord.  severity_text NULL: not written; body NULL: no body. */
-struct otlp_log {
+struct sl_otlp_log {
 	uint64_t time_ns;		/* time_unix_nano; 0: unknown (not written) */
 	uint64_t observed_ns;		/* observed_time_unix_nano */
 	int severity_number;		/* 1..24 (SeverityNumber) */
 	const char *severity_text;
 	const void *body;		/* AnyValue string_value */
 	size_t body_len;
-	const struct otlp_kv *attrs;
+	const struct sl_otlp_kv *attrs;
 	unsigned nattrs;
 };
 
 /* What every request of an output carries: resource attributes and the scope. */
-struct otlp_resource {
-	const struct otlp_kv *attrs;
+struct sl_otlp_resource {
+	const struct sl_otlp_kv *attrs;
 	unsigned nattrs;
 	const char *scope_name;		/* InstrumentationScope */
 	const char *scope_version;	/* NULL: not written */
 };
 
 /* Make room for `need` more bytes; false when out of memory. */
-bool otlp_buf_reserve(struct otlp_buf *b, size_t need);
-void otlp_buf_free(struct otlp_buf *b);
+bool sl_otlp_buf_reserve(struct sl_otlp_buf *b, size_t need);
+void sl_otlp_buf_free(struct sl_otlp_buf *b);
 
 /* Append log record l to b as one unit in encoding enc. */
-bool otlp_log_append(struct otlp_buf *b, enum otlp_encoding enc, const struct otlp_log *l);
+bool sl_otlp_log_append(struct sl_otlp_buf *b, enum sl_otlp_encoding enc, const struct sl_otlp_log *l);
 
 /*
  * Replace out's content with one ExportLogsServiceRequest holding the n
- * units unit[0..n) (from otlp_log_append, same enc) for resource res.
+ * units unit[0..n) (from sl_otlp_log_append, same enc) for resource res.
  */
-bool otlp_request(struct otlp_buf *out, enum otlp_encoding enc, const struct otlp_resource *res,
+bool sl_otlp_request(struct sl_otlp_buf *out, enum sl_otlp_encoding enc, const struct sl_otlp_resource *res,
 		  const struct iovec *unit, unsigned n);
 
 /*
@@ -99,6 +99,6 @@ bool otlp_request(struct otlp_buf *out, enum otlp_encoding enc, const struct otl
  * (truncated or malformed protobuf, or JSON without a readable number
  * after "rejectedLogRecords").  Never reads past body[len).
  */
-int64_t otlp_response_rejected(enum otlp_encoding enc, const void *body, size_t len);
+int64_t sl_otlp_response_rejected(enum sl_otlp_encoding enc, const void *body, size_t len);
 
 #endif /* SLUICE_OTLP_PB_H */

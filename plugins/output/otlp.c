@@ -96,8 +96,8 @@ static const struct sl_option otlp_opts[] = {
 
 struct otlp_state {
 	SL_STATE_HEAD(struct otlp_cfg);
-	struct otlp_kv res_attrs[66];
-	struct otlp_resource res;
+	struct sl_otlp_kv res_attrs[66];
+	struct sl_otlp_resource res;
 	char hostname[256];
 
 	CURL *curl;
@@ -109,10 +109,10 @@ struct otlp_state {
 	uint64_t retry_after_ms;	/* from the last answer's Retry-After; 0: none */
 	uint64_t not_before;		/* monotonic ms: no request before it */
 
-	struct otlp_buf b;		/* the batch: units back to back */
+	struct sl_otlp_buf b;		/* the batch: units back to back */
 	size_t *ends;			/* unit i is b.p[ends[i] .. ends[i + 1]) */
 	unsigned units;
-	struct otlp_buf req, gz;	/* one request body, and gzipped */
+	struct sl_otlp_buf req, gz;	/* one request body, and gzipped */
 	struct iovec *iov;		/* the units of one request */
 	unsigned iov_cap;
 	char *rec;			/* one spool record */
@@ -127,9 +127,9 @@ static bool otlp_encode(void *ctx, const struct sl_record *r)
 {
 	static const uint8_t sev_number[] = { 1, 5, 9, 13, 17, 21 };
 	struct otlp_state *st = ctx;
-	struct otlp_kv kv[OTLP_ATTRS_MAX];
-	char scratch[OTLP_ATTRS_SCRATCH];
-	struct otlp_log l = {
+	struct sl_otlp_kv kv[SL_OTLP_ATTRS_MAX];
+	char scratch[SL_OTLP_ATTRS_SCRATCH];
+	struct sl_otlp_log l = {
 		.observed_ns = (uint64_t)sl_clock_ns(CLOCK_REALTIME),
 		.severity_number = sev_number[st->cfg->severity],
 		.severity_text = severity_names[st->cfg->severity],
@@ -146,8 +146,8 @@ static bool otlp_encode(void *ctx, const struct sl_record *r)
 		l.body = r->v[f].bytes.ptr ? (const void *)r->v[f].bytes.ptr : "";
 		l.body_len = r->v[f].bytes.len;
 	}
-	l.nattrs = otlp_record_attrs(r, kv, scratch);
-	if (!otlp_log_append(&st->b, st->cfg->encoding, &l))
+	l.nattrs = sl_otlp_record_attrs(r, kv, scratch);
+	if (!sl_otlp_log_append(&st->b, st->cfg->encoding, &l))
 		return false;
 	st->ends[++st->units] = st->b.len;
 	return true;
@@ -225,7 +225,7 @@ static enum sl_sink_result post(struct otlp_state *st, int enc, const struct iov
 	CURLcode rc;
 	int64_t rejected;
 
-	if (!otlp_request(&st->req, enc, &st->res, iov, n))
+	if (!sl_otlp_request(&st->req, enc, &st->res, iov, n))
 		goto oom;
 	body = st->req.p;
 	len = st->req.len;
@@ -233,7 +233,7 @@ static enum sl_sink_result post(struct otlp_state *st, int enc, const struct iov
 		z_stream z = { 0 };
 
 		st->gz.len = 0;
-		if (!otlp_buf_reserve(&st->gz, deflateBound(&z, len) + 32) ||
+		if (!sl_otlp_buf_reserve(&st->gz, deflateBound(&z, len) + 32) ||
 		    deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 31, 8, Z_DEFAULT_STRATEGY) != Z_OK)
 			goto oom;
 		z.next_in = (Bytef *)st->req.p;
@@ -265,7 +265,7 @@ static enum sl_sink_result post(struct otlp_state *st, int enc, const struct iov
 	if (code >= 200 && code < 300) {
 		st->host->counter_add(st->inst, st->c_requests, 1);
 		st->host->counter_add(st->inst, st->c_records, n);
-		rejected = otlp_response_rejected(enc, st->answer, st->answer_len);
+		rejected = sl_otlp_response_rejected(enc, st->answer, st->answer_len);
 		if (rejected > 0) {
 			if (rejected > n)
 				rejected = n;
@@ -421,17 +421,17 @@ static int resource_attrs(struct otlp_state *st)
 		return -1;
 	}
 	for (unsigned i = 0; i + 1 < m->n; i += 2, n++) {
-		st->res_attrs[n] = (struct otlp_kv){ m->v[i], strlen(m->v[i]), OTLP_STR, 0,
+		st->res_attrs[n] = (struct sl_otlp_kv){ m->v[i], strlen(m->v[i]), OTLP_STR, 0,
 						     m->v[i + 1], strlen(m->v[i + 1]) };
 		service |= !strcmp(m->v[i], "service.name");
 		host |= !strcmp(m->v[i], "host.name");
 	}
 	if (!service)
-		st->res_attrs[n++] = (struct otlp_kv){ "service.name", 12, OTLP_STR, 0, "sluice", 6 };
+		st->res_attrs[n++] = (struct sl_otlp_kv){ "service.name", 12, OTLP_STR, 0, "sluice", 6 };
 	if (!host && !gethostname(st->hostname, sizeof(st->hostname) - 1) && st->hostname[0])
-		st->res_attrs[n++] = (struct otlp_kv){ "host.name", 9, OTLP_STR, 0, st->hostname,
+		st->res_attrs[n++] = (struct sl_otlp_kv){ "host.name", 9, OTLP_STR, 0, st->hostname,
 						       strlen(st->hostname) };
-	st->res = (struct otlp_resource){ st->res_attrs, n, "sluice", SLUICE_OTLP_VERSION };
+	st->res = (struct sl_otlp_resource){ st->res_attrs, n, "sluice", SLUICE_OTLP_VERSION };
 	return 0;
 }
 
@@ -607,7 +607,7 @@ static int otlp_start(void *state)
 	st->ends = calloc((size_t)c->sink.batch_size + 1, sizeof(*st->ends));
 	st->rec = c->sink.spool_dir ? malloc(REC_MAX) : NULL;
 	if (!st->curl || !st->headers[0] || !st->headers[1] || !st->ends ||
-	    (c->sink.spool_dir && !st->rec) || !otlp_buf_reserve(&st->b, 1 << 20)) {
+	    (c->sink.spool_dir && !st->rec) || !sl_otlp_buf_reserve(&st->b, 1 << 20)) {
 		st->host->log(st->inst, SL_LOG_ERR, "out of memory");
 		return -1;
 	}
@@ -665,9 +665,9 @@ static void otlp_destroy(void *state)
 		return;
 	sl_sink_destroy(&st->sink);
 	release(st);
-	otlp_buf_free(&st->b);
-	otlp_buf_free(&st->req);
-	otlp_buf_free(&st->gz);
+	sl_otlp_buf_free(&st->b);
+	sl_otlp_buf_free(&st->req);
+	sl_otlp_buf_free(&st->gz);
 	free(st->ends);
 	free(st->iov);
 	free(st->rec);
@@ -681,7 +681,7 @@ static const struct sl_plugin otlp_plugin = {
 	.description = "send records as OpenTelemetry log records over OTLP/HTTP (protobuf or JSON)",
 	.config_size = sizeof(struct otlp_cfg),
 	.options = otlp_opts,
-	.reads = otlp_fields_read,
+	.reads = sl_otlp_fields_read,
 	.configure = otlp_configure,
 	.start = otlp_start,
 	.process = otlp_process,

@@ -21,11 +21,11 @@ static union {
 	uint8_t mem[sizeof(struct sl_record) + SL_F_WELL_KNOWN_COUNT * sizeof(union sl_value)];
 } recmem;
 
-static struct otlp_kv kv[OTLP_ATTRS_MAX];
-static char scratch[OTLP_ATTRS_SCRATCH];
+static struct sl_otlp_kv kv[SL_OTLP_ATTRS_MAX];
+static char scratch[SL_OTLP_ATTRS_SCRATCH];
 
 /* Attribute `key` among kv[0..n), or NULL. */
-static const struct otlp_kv *find(unsigned n, const char *key)
+static const struct sl_otlp_kv *find(unsigned n, const char *key)
 {
 	for (unsigned i = 0; i < n; i++)
 		if (kv[i].keylen == strlen(key) && !memcmp(kv[i].key, key, kv[i].keylen))
@@ -35,7 +35,7 @@ static const struct otlp_kv *find(unsigned n, const char *key)
 
 static void check_str(unsigned n, const char *key, const char *want)
 {
-	const struct otlp_kv *k = find(n, key);
+	const struct sl_otlp_kv *k = find(n, key);
 
 	CHECK(k && k->kind == OTLP_STR && k->n == strlen(want) && !memcmp(k->s, want, k->n),
 	      "%s: %.*s, want %s", key, k ? (int)k->n : 6, k ? (const char *)k->s : "absent", want);
@@ -43,7 +43,7 @@ static void check_str(unsigned n, const char *key, const char *want)
 
 static void check_int(unsigned n, const char *key, int64_t want)
 {
-	const struct otlp_kv *k = find(n, key);
+	const struct sl_otlp_kv *k = find(n, key);
 
 	CHECK(k && k->kind == OTLP_INT && k->i == want, "%s: %lld, want %lld", key,
 	      k ? (long long)k->i : -1LL, (long long)want);
@@ -71,7 +71,7 @@ int main(void)
 	sl_set_u64(r, SL_F_HOOK, 1);
 	sl_set_mac(r, SL_F_MAC_SRC, mac);
 	sl_set_bytes(r, SL_F_TCP_OPTIONS, opts, 4);
-	n = otlp_record_attrs(r, kv, scratch);
+	n = sl_otlp_record_attrs(r, kv, scratch);
 	CHECK_EQ_U(n, 12);
 	CHECK(n && !strcmp(kv[0].key, "source.address"), "the table's order: source.address first");
 	check_str(n, "source.address", "192.0.2.1");
@@ -87,7 +87,7 @@ int main(void)
 	check_int(n, "netfilter.hook", 1);
 	check_str(n, "netfilter.mac_src", "02:00:00:98:00:01");
 	{
-		const struct otlp_kv *k = find(n, "netfilter.tcp_options");
+		const struct sl_otlp_kv *k = find(n, "netfilter.tcp_options");
 
 		CHECK(k && k->kind == OTLP_BYTES && k->n == 4 && !memcmp(k->s, opts, 4));
 	}
@@ -97,17 +97,17 @@ int main(void)
 	sl_set_ip4(r, SL_F_SRC_ADDR, a4);
 	sl_set_u64(r, SL_F_IP_VERSION, 6);
 	sl_set_u64(r, SL_F_IP_PROTO, 253);
-	n = otlp_record_attrs(r, kv, scratch);
+	n = sl_otlp_record_attrs(r, kv, scratch);
 	CHECK_EQ_U(n, 3);
 	check_str(n, "source.address", "::ffff:192.0.2.1");
 	check_str(n, "network.transport", "253");
 	check_str(n, "network.type", "ipv6");
 	sl_set_u64(r, SL_F_IP_VERSION, 5);
-	n = otlp_record_attrs(r, kv, scratch);
+	n = sl_otlp_record_attrs(r, kv, scratch);
 	CHECK(!find(n, "network.type"));
 
 	/* nothing present: no attribute */
 	memset(r->present, 0, sizeof(r->present));
-	CHECK_EQ_U(otlp_record_attrs(r, kv, scratch), 0);
+	CHECK_EQ_U(sl_otlp_record_attrs(r, kv, scratch), 0);
 	return check_summary("test_otlp_attrs");
 }
