@@ -94,7 +94,7 @@ readers_agree() {
 
 read_pcapng "$WORK/fw.pcapng"
 readers_agree "$WORK/fw.pcapng"
-m=$(python3 "$E2E/pcapng_check.py" cmp "$WORK/fw.json" "$WORK/fw.pcapng.tsv") ||
+m=$(python3 "$E2E/pcapng_check.py" cmp "$WORK/fw.json" "$WORK/fw.pcapng.tsv" 2>&1) ||
 	fail "pcapng against JSON: $m"
 [ "$m" = $N ] || fail "$m packets matched, want $N"
 want='prefix "png\\x3bin "; community_id 1:'
@@ -112,7 +112,7 @@ for f in "${files[@]}"; do
 	readers_agree "$f"
 	tsvs+=("$f.tsv")
 done
-m=$(python3 "$E2E/pcapng_check.py" cmp "$WORK/fw.json" "${tsvs[@]}") ||
+m=$(python3 "$E2E/pcapng_check.py" cmp "$WORK/fw.json" "${tsvs[@]}" 2>&1) ||
 	fail "rotated pcapng files against JSON: $m"
 [ "$m" = $N ] || fail "rotated: $m packets matched, want $N"
 note=""

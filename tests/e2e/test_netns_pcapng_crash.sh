@@ -90,6 +90,6 @@ t=$(tcpdump --count -r "$WORK/fw.pcapng" 2>/dev/null | sed -n 's/^\([0-9]*\) pac
 [ "$t" = "$n" ] || fail "tcpdump counts ${t:-none} packets, tshark $n"
 # the first burst's last packet was the one cut: the JSON without it
 sed "${N}d" "$WORK/fw.json" >"$WORK/kept.json"
-m=$(python3 "$E2E/pcapng_check.py" cmp "$WORK/kept.json" "$WORK/fw.tsv") || fail "pcapng against JSON: $m"
+m=$(python3 "$E2E/pcapng_check.py" cmp "$WORK/kept.json" "$WORK/fw.tsv" 2>&1) || fail "pcapng against JSON: $m"
 [ "$m" = "$n" ] || fail "$m packets matched, want $n"
 pass "torn block cut at restart, $n packets of two runs and a reopen read by tshark, capinfos and tcpdump, equal to the JSON"
