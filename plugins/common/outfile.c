@@ -27,7 +27,7 @@ struct sl_outfile {
 	bool is_stdout, is_pattern;
 
 	uint8_t *hdr;
-	size_t hdr_len;
+	size_t hdr_len, hdr_cap;
 
 	uint8_t *buf;		/* pending bytes are buf[head..tail) */
 	size_t cap, head, tail;
@@ -796,12 +796,16 @@ struct sl_outfile *sl_outfile_new(const struct sl_host *host, struct sl_instance
 
 int sl_outfile_set_header(struct sl_outfile *of, const void *hdr, size_t len)
 {
-	uint8_t *p = malloc(len ? len : 1);
+	uint8_t *p = of->hdr;
 
-	if (!p)
-		return -1;
-	memcpy(p, hdr, len);
-	free(of->hdr);
+	if (!p || len > of->hdr_cap) {
+		p = malloc(len ? len : 1);
+		if (!p)
+			return -1;
+		free(of->hdr);
+		of->hdr_cap = len;
+	}
+	memmove(p, hdr, len);
 	of->hdr = p;
 	of->hdr_len = len;
 	return 0;

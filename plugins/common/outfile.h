@@ -142,7 +142,8 @@ struct sl_outfile *sl_outfile_new(const struct sl_host *host, struct sl_instance
  * Bytes every new (empty) file starts with, e.g. the pcap file header.
  * An existing file that does not start with them is moved aside.  Copied;
  * may be called again while running (header_key: the next opening writes
- * the new one).
+ * the new one), without allocating when no longer than a header set
+ * before.
  */
 int sl_outfile_set_header(struct sl_outfile *of, const void *hdr, size_t len);
 

@@ -307,7 +307,8 @@ static int pcap_configure(const struct sl_host *host, struct sl_instance *inst, 
 		return -1;
 	}
 	st->of = sl_outfile_new(host, inst, &o);
-	if (!st->of ||
+	/* pcapng: room for the largest section now, so a new interface's costs no malloc */
+	if (!st->of || (!hdr && sl_outfile_set_header(st->of, st->ng.section, sizeof(st->ng.section)) < 0) ||
 	    (hdr ? sl_outfile_set_header(st->of, hdr, hdr_len)
 		 : sl_outfile_set_header(st->of, sl_pcapng_section(&st->ng, &hdr_len), st->ng.section_len)) < 0) {
 		free(hdr);
@@ -499,9 +500,8 @@ static void frame_commit(struct pcap_state *st, uint32_t caplen)
 	sl_pcapng_epb_end(st->frame + st->sect, caplen, st->comment, st->clen);
 	sl_outfile_commit(st->of, st->sect + sl_pcapng_epb_len(caplen, st->clen));
 	/* every file opened from now on starts with the grown section */
-	if (st->sect && sl_outfile_set_header(st->of, st->ng.section, st->ng.section_len) < 0)
-		st->host->log(st->inst, SL_LOG_ERR,
-			      "out of memory: files opened later lack interface %u", st->ng.n_if - 1);
+	if (st->sect)
+		sl_outfile_set_header(st->of, st->ng.section, st->ng.section_len);	/* fits: no malloc */
 }
 
 static int write_raw(struct pcap_state *st, const struct sl_record *r, const struct sl_time *ts)
