@@ -7,14 +7,15 @@
 # tests/data/nflog-mixed.pcap replayed to a pcapng and to JSON, tshark's
 # comment of every packet equals the JSON record's prefix and rule_*
 # fields.  Without the rule fields (no rulestub) the comment has no rule
-# part; with only some (no handle, no comment) it has what is there.
+# part; with only some (no handle, no comment) it has what is there.  The
+# link types raw, ethernet and nflog all carry the comment.
 . "$(dirname "$0")/lib.sh"
 need_cmd tshark python3
 E2E=$(dirname "$0")
 export SLUICE_PLUGIN_PATH="$SLUICE_PLUGIN_PATH:$SLUICE_TEST_PLUGIN_DIR/rules"
 [ -e "$SLUICE_TEST_PLUGIN_DIR/rules/rulestub.so" ] || skip "rulestub test plugin not built"
 
-# run NAME STUB_OPTIONS: replay -> decode -> [rulestub] -> pcapng and json
+# run NAME STUB_OPTIONS [LINKTYPE]: replay -> decode -> [rulestub] -> pcapng and json
 run() {
 	local stub=""
 	[ -z "$2" ] || stub="{ plugin: rulestub, $2 },"
@@ -22,7 +23,7 @@ run() {
 instances:
   rp: { plugin: replay, file: "$SRCDIR/tests/data/nflog-mixed.pcap" }
 stacks:
-  ng: [rp, decode, $stub { plugin: pcap, file: "$WORK/$1.pcapng", format: pcapng }]
+  ng: [rp, decode, $stub { plugin: pcap, file: "$WORK/$1.pcapng", format: pcapng, linktype: ${3:-raw} }]
   js: [rp, decode, $stub json, { plugin: file, file: "$WORK/$1.json" }]
 YAML
 	"$SLUICE" -c "$WORK/$1.yaml" >"$WORK/$1.log" 2>&1 || { cat "$WORK/$1.log"; fail "$1: sluice failed"; }
@@ -35,9 +36,9 @@ YAML
 run full 'table: filter, chain: "in;put", handle: 12, comment: "ssh \"in\"", verdict: accept'
 grep -q 'prefix "sluice-test "; rule filter/in\\x3bput#12 "ssh \\x22in\\x22" accept$' "$WORK/full.tsv" ||
 	fail "rule part not as documented: $(head -1 "$WORK/full.tsv")"
-run some 'table: filter, chain: input, verdict: "jump other"'
+run some 'table: filter, chain: input, verdict: "jump other"' ethernet
 grep -q 'prefix "sluice-test "; rule filter/input jump other$' "$WORK/some.tsv" ||
 	fail "partial rule not as documented: $(head -1 "$WORK/some.tsv")"
-run none ''
+run none '' nflog
 grep -q 'rule' "$WORK/none.tsv" && fail "a rule part without rule fields: $(head -1 "$WORK/none.tsv")"
 pass "the comment's rule part equals the JSON's rule_* fields for every packet (all, some, none)"
