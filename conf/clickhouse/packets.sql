@@ -15,6 +15,18 @@
 -- A current ClickHouse (>= 21) would use: time DateTime64(6) instead of time/time_us,
 -- src_addr/dst_addr IPv6 (its toIPv6 maps IPv4 the same way) and no *_ip4 columns,
 -- prefix/ifname_* LowCardinality(String) (18.16: needs allow_experimental_low_cardinality_type).
+--
+-- The packet <-> flow join (docs/JSON.md "Packets and their flows"): with
+-- nflog's conntrack: true and nfct's destroy events going to flows.sql's
+-- table, add the conntrack id here and to the output's columns (the
+-- built-in mapping has none: list it with the others),
+--   ALTER TABLE packets ADD COLUMN ct_id UInt32;
+--   columns: [time=timestamp:sec, time_us=timestamp:usec, prefix=prefix, ..., ct_id=ct_id]
+-- and each packet finds its connection (ids are reused: match the time too):
+--   SELECT time, prefix, ct_id, orig_bytes + reply_bytes AS bytes
+--   FROM packets ALL INNER JOIN
+--     (SELECT ct_id, time AS end_time, orig_bytes, reply_bytes FROM flows WHERE ct_event = 4)
+--   USING ct_id WHERE time <= end_time;
 CREATE TABLE IF NOT EXISTS packets (
 	time DateTime,
 	time_us UInt32,

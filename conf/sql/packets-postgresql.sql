@@ -4,6 +4,16 @@
 -- record lacks is NULL.  docs/MIGRATING.md shows a view with ulogd2's names.
 -- No index: COPY is fastest without; add the ones your queries need
 -- (an index on time roughly halves the insert rate).
+--
+-- The packet <-> flow join (docs/JSON.md "Packets and their flows"): with
+-- nflog's conntrack: true and nfct's destroy events in flows-postgresql.sql's
+-- table, add the conntrack id here and to the output's columns map (the
+-- default columns have none: list it with the others),
+--   ALTER TABLE packets ADD COLUMN ct_id bigint;
+--   columns: { time: timestamp, prefix: prefix, ..., ct_id: ct_id }
+-- and each packet finds its connection (ids are reused: match the time too):
+--   SELECT p.time, p.prefix, p.ct_id, f.orig_bytes + f.reply_bytes AS bytes
+--   FROM packets p JOIN flows f ON f.ct_id = p.ct_id AND f.ct_event = 4 AND p.time <= f.time;
 CREATE TABLE IF NOT EXISTS packets (
 	time		timestamptz,		-- the record's timestamp, microseconds
 	prefix		text,			-- log prefix of the rule

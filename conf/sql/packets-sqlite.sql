@@ -2,6 +2,12 @@
 -- The sql output's default packet table on SQLite (schema: packets).
 -- Times are text, 2026-12-01 05:53:27.175145+00:00, which SQLite's date
 -- functions read (datetime(time), unixepoch(time)); addresses are text.
+-- The packet <-> flow join (docs/JSON.md "Packets and their flows"): add
+--   ALTER TABLE packets ADD COLUMN ct_id INTEGER;
+-- and `ct_id: ct_id` to the output's columns map (with the others), then
+--   SELECT p.time, p.prefix, p.ct_id, f.orig_bytes + f.reply_bytes AS bytes
+--   FROM packets p JOIN flows f ON f.ct_id = p.ct_id AND f.ct_event = 4
+--   AND unixepoch(p.time) <= unixepoch(f.time);
 CREATE TABLE IF NOT EXISTS packets (
 	time		TEXT,
 	prefix		TEXT,

@@ -27,7 +27,7 @@ struct sl_outfile {
 	bool is_stdout, is_pattern;
 
 	uint8_t *hdr;
-	size_t hdr_len;
+	size_t hdr_len, hdr_cap;
 
 	uint8_t *buf;		/* pending bytes are buf[head..tail) */
 	size_t cap, head, tail;
@@ -305,11 +305,17 @@ static time_t birth_time(int fd)
 	return sl_clock_time(CLOCK_REALTIME).sec;
 }
 
+/* The bytes every file of ours starts with (outfile.h, header_key). */
+static size_t hdr_key(const struct sl_outfile *of)
+{
+	return of->o.header_key && of->o.header_key < of->hdr_len ? of->o.header_key : of->hdr_len;
+}
+
 /* Does the non-empty file start with our header?  (fd is write-only.) */
 static bool header_matches(struct sl_outfile *of, int fd, const char *name)
 {
 	uint8_t tmp[256];
-	size_t n = of->hdr_len < sizeof(tmp) ? of->hdr_len : sizeof(tmp);
+	size_t n = hdr_key(of) < sizeof(tmp) ? hdr_key(of) : sizeof(tmp);
 	char path[64];
 	bool same;
 	int rfd;
@@ -335,12 +341,13 @@ static void clash_name(char *out, size_t len, const char *base, int i)
 }
 
 /*
- * The header, whole or not at all: a new file that cannot take all of it
- * is cut back to empty and retried later.  One that cannot be cut either
- * is abandoned with an error (the next open moves it aside, as a file
- * with another header).
+ * The header, whole or not at all: a file that cannot take all of it is
+ * cut back to its size before (`base`: empty, or what a file of sections
+ * held) and retried later.  One that cannot be cut either is abandoned
+ * with an error (the next open moves it aside, as a file with another
+ * header, or cuts the torn section off).
  */
-static int write_header(struct sl_outfile *of, int fd, const char *name)
+static int write_header(struct sl_outfile *of, int fd, const char *name, off_t base)
 {
 	size_t done = 0;
 
@@ -355,7 +362,7 @@ static int write_header(struct sl_outfile *of, int fd, const char *name)
 		if (w < 0 && errno == EINTR)
 			continue;
 		err = w < 0 ? errno : EIO;
-		if (done && of->cur_is_reg && ftruncate(fd, 0) < 0)
+		if (done && of->cur_is_reg && ftruncate(fd, base) < 0)
 			of->host->log(of->inst, SL_LOG_ERR,
 				      "cannot remove a partial header from %s: %s; file abandoned", name,
 				      strerror(errno));
@@ -388,10 +395,10 @@ static size_t lines_end(const uint8_t *p, size_t len)
  */
 static void cut_torn_tail(struct sl_outfile *of, int fd, const char *name, struct stat *st)
 {
-	size_t size = (size_t)st->st_size, body, whole;
+	size_t size = (size_t)st->st_size, key = hdr_key(of), body, whole;
 	uint8_t *map;
 
-	if (size <= of->hdr_len)
+	if (size <= key)
 		return;
 	map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
 	if (map == MAP_FAILED) {
@@ -406,19 +413,19 @@ static void cut_torn_tail(struct sl_outfile *of, int fd, const char *name, struc
 			return;
 		}
 	}
-	body = size - of->hdr_len;
-	whole = (of->o.whole_end ? of->o.whole_end : lines_end)(map + of->hdr_len, body);
+	body = size - key;
+	whole = (of->o.whole_end ? of->o.whole_end : lines_end)(map + key, body);
 	munmap(map, size);
 	if (whole >= body)
 		return;
-	if (ftruncate(fd, (off_t)(of->hdr_len + whole)) < 0) {
+	if (ftruncate(fd, (off_t)(key + whole)) < 0) {
 		file_error(of, "cannot cut a partial record from", name, errno);
 		return;
 	}
 	of->host->log(of->inst, SL_LOG_WARNING,
 		      "%s ended inside a record (an earlier run stopped mid-write): cut %zu bytes",
 		      name, body - whole);
-	st->st_size = (off_t)(of->hdr_len + whole);
+	st->st_size = (off_t)(key + whole);
 }
 
 static int open_current(struct sl_outfile *of, bool fresh)
@@ -492,9 +499,12 @@ static int open_current(struct sl_outfile *of, bool fresh)
 	of->cur_is_reg = S_ISREG(st.st_mode);
 	of->cur_size = of->cur_is_reg ? (uint64_t)st.st_size : 0;
 	of->cur_start = of->cur_size ? birth_time(fd) : now;
-	if (of->hdr_len && (!of->cur_is_reg || st.st_size == 0)) {
-		/* Directly, before any pending record: a file is header first. */
-		if (write_header(of, fd, name) < 0) {
+	if (of->hdr_len && (!of->cur_is_reg || st.st_size == 0 || of->o.header_key)) {
+		/*
+		 * Directly, before any pending record: a file is header first,
+		 * and in a file of sections every opening starts a new one.
+		 */
+		if (write_header(of, fd, name, of->cur_is_reg ? st.st_size : 0) < 0) {
 			if (fd != STDOUT_FILENO)
 				close(fd);
 			return -2;	/* the file is there: only space is missing */
@@ -786,12 +796,16 @@ struct sl_outfile *sl_outfile_new(const struct sl_host *host, struct sl_instance
 
 int sl_outfile_set_header(struct sl_outfile *of, const void *hdr, size_t len)
 {
-	uint8_t *p = malloc(len ? len : 1);
+	uint8_t *p = of->hdr;
 
-	if (!p)
-		return -1;
-	memcpy(p, hdr, len);
-	free(of->hdr);
+	if (!p || len > of->hdr_cap) {
+		p = malloc(len ? len : 1);
+		if (!p)
+			return -1;
+		free(of->hdr);
+		of->hdr_cap = len;
+	}
+	memmove(p, hdr, len);
 	of->hdr = p;
 	of->hdr_len = len;
 	return 0;

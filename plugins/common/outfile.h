@@ -71,6 +71,16 @@ struct sl_outfile_opts {
 	 * whole up to the last newline.
 	 */
 	size_t (*whole_end)(const uint8_t *p, size_t len);
+	/*
+	 * 0: the header (sl_outfile_set_header) starts every new file, and an
+	 * existing file is ours when it starts with all of it.  Otherwise a
+	 * file of sections (pcapng): the header is the current section, which
+	 * may grow while running; it starts every opening of a file, also of
+	 * one appended to (after its torn tail is cut), and an existing file
+	 * is ours when it starts with the header's first header_key bytes,
+	 * the part every section shares; whole_end reads from there.
+	 */
+	size_t header_key;
 };
 
 struct sl_outfile;
@@ -130,7 +140,10 @@ struct sl_outfile *sl_outfile_new(const struct sl_host *host, struct sl_instance
 
 /*
  * Bytes every new (empty) file starts with, e.g. the pcap file header.
- * An existing file that does not start with them is moved aside.  Copied.
+ * An existing file that does not start with them is moved aside.  Copied;
+ * may be called again while running (header_key: the next opening writes
+ * the new one), without allocating when no longer than a header set
+ * before.
  */
 int sl_outfile_set_header(struct sl_outfile *of, const void *hdr, size_t len);
 

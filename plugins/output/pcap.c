@@ -4,6 +4,10 @@
  * raw IP, Ethernet or NFLOG (the format `tcpdump -i nflog -w` writes, so the
  * prefix, hook, mark, interfaces, uid/gid and hardware header survive).
  *
+ * `format: pcapng` writes the same frames as pcapng blocks (pcapng.h): an
+ * interface per (link type, interface name) and a comment per packet
+ * saying why it is there (prefix, rule, conntrack id, Community ID).
+ *
  * The file header comes from libpcap (pcap_open_dead_with_tstamp_precision
  * + pcap_dump_fopen into memory) and starts every file; records are laid out
  * exactly as pcap_dump() writes them (host-order 16-byte header, then the
@@ -25,6 +29,7 @@
 
 #include "clock.h"
 #include "outfile.h"
+#include "pcapng.h"
 #include "plugin_state.h"
 #include "time_clamp.h"
 
@@ -34,6 +39,8 @@
 
 enum { LT_RAW, LT_ETHERNET, LT_NFLOG };
 static const char *const linktype_names[] = { "raw", "ethernet", "nflog", NULL };
+enum { FMT_PCAP, FMT_PCAPNG };
+static const char *const format_names[] = { "pcap", "pcapng", NULL };
 
 #define PREFIX_MAX 255	/* the kernel's is 128 with the NUL */
 #define HWHDR_MAX 64
@@ -43,6 +50,7 @@ static const char *const linktype_names[] = { "raw", "ethernet", "nflog", NULL }
 
 struct pcap_cfg {
 	const char *file;
+	int format;
 	int linktype;
 	int64_t snaplen;
 	struct sl_outfile_cfg out;
@@ -52,6 +60,14 @@ struct pcap_state {
 	SL_OUTFILE_STATE_HEAD(struct pcap_cfg);
 	uint32_t snaplen;
 	int c_skipped;
+	/* format: pcapng */
+	uint16_t dlt;
+	int f_cid, f_table, f_chain, f_handle, f_comment, f_verdict;	/* -1: no such field */
+	uint8_t *frame;		/* the record being written: its first byte */
+	size_t sect;		/* bytes of section before its EPB (a new interface) */
+	size_t clen;		/* bytes of its comment */
+	char comment[SL_PCAPNG_COMMENT_MAX];
+	struct sl_pcapng ng;
 };
 /* What pcap_dump() writes before each packet (struct pcap_sf_pkthdr). */
 struct sf_pkthdr {
@@ -84,6 +100,8 @@ static size_t pcap_whole_end(const uint8_t *p, size_t len)
 static const struct sl_option pcap_opts[] = {
 	SL_OPT_STR("file", struct pcap_cfg, file, SL_PATH_REQUIRED(SL_OPT_OUT_FILE),
 		   "pcap file; '-' is stdout; a '%' makes it a strftime pattern"),
+	SL_OPT_ENUM("format", struct pcap_cfg, format, "pcap", format_names,
+		    "pcap, or pcapng (interfaces by name, a comment per packet saying why)"),
 	SL_OPT_ENUM("linktype", struct pcap_cfg, linktype, "raw", linktype_names,
 		    "raw (IP packets), ethernet (rebuilt link header) or nflog (all metadata)"),
 	SL_OPT_INT("snaplen", struct pcap_cfg, snaplen, "262144", 64, 262144,
@@ -137,6 +155,18 @@ static const struct sl_field_decl pcap_reads_nflog[] = {
 	SL_FIELD_DECL(SL_F_SEQ_GLOBAL),
 	SL_FIELD_DECL(SL_F_SEQ_LOCAL),
 	SL_FIELD_DECL(SL_F_UID),
+	SL_FIELD_END
+};
+
+/* What the pcapng comment and interface names read when present. */
+static const struct sl_field_decl pcap_reads_pcapng[] = {
+	SL_FIELD_DECL(SL_F_CT_ID),
+	SL_FIELD_DECL(SL_F_IFINDEX_IN),
+	SL_FIELD_DECL(SL_F_IFINDEX_OUT),
+	SL_FIELD_DECL(SL_F_IFNAME_IN),
+	SL_FIELD_DECL(SL_F_IFNAME_OUT),
+	SL_FIELD_DECL(SL_F_NFLOG_GROUP),
+	SL_FIELD_DECL(SL_F_PREFIX),
 	SL_FIELD_END
 };
 
@@ -194,6 +224,50 @@ static int make_header(struct pcap_state *st, uint8_t **hdr, size_t *len)
 	return 0;
 }
 
+/*
+ * A field the comment reads when a record has it, by name: registered by
+ * a plugin (community_id by decode, rule_* by nflog's rule attribution),
+ * so -1 when no plugin loaded has it, or it has another type.
+ */
+static int optional_field(const struct sl_host *host, struct sl_instance *inst, const char *name,
+			  enum sl_type type)
+{
+	int id = SL_HOST_HAS(host, read_field) ? host->read_field(inst, name)
+					       : host->field_id(inst, name);
+
+	if (id < 0 || host->field_type(inst, id) != type)
+		return -1;
+	return id;
+}
+
+/* The pcapng writer and the fields it reads beyond the frame's. */
+static void pcapng_configure(const struct sl_host *host, struct sl_instance *inst,
+			     struct pcap_state *st)
+{
+	for (const struct sl_field_decl *f = pcap_reads_pcapng;
+	     f->name && SL_HOST_HAS(host, read_field); f++)
+		host->read_field(inst, f->name);
+	st->dlt = (uint16_t)dlt_of(st->cfg->linktype);
+	st->f_cid = optional_field(host, inst, "community_id", SL_T_STRING);
+	st->f_table = optional_field(host, inst, "rule_table", SL_T_STRING);
+	st->f_chain = optional_field(host, inst, "rule_chain", SL_T_STRING);
+	st->f_handle = optional_field(host, inst, "rule_handle", SL_T_U64);
+	st->f_comment = optional_field(host, inst, "rule_comment", SL_T_STRING);
+	st->f_verdict = optional_field(host, inst, "rule_verdict", SL_T_STRING);
+	sl_pcapng_init(&st->ng, st->snaplen);
+}
+
+/* The bytes one packet record can take at most, and the buffer two need. */
+static uint64_t record_max(const struct pcap_cfg *cfg)
+{
+	uint64_t n = (uint64_t)cfg->snaplen + sizeof(struct sf_pkthdr) + NFLOG_META_MAX;
+
+	if (cfg->format == FMT_PCAPNG)	/* a new interface's section, the comment */
+		n = (uint64_t)cfg->snaplen + NFLOG_META_MAX + SL_PCAPNG_SECTION_MAX +
+		    sl_pcapng_epb_len(0, SL_PCAPNG_COMMENT_MAX);
+	return n;
+}
+
 static int pcap_configure(const struct sl_host *host, struct sl_instance *inst, const void *config,
 			  void **state)
 {
@@ -204,13 +278,15 @@ static int pcap_configure(const struct sl_host *host, struct sl_instance *inst, 
 	size_t hdr_len;
 
 	o.whole_end = pcap_whole_end;
+	if (cfg->format == FMT_PCAPNG) {
+		o.whole_end = sl_pcapng_whole_end;
+		o.header_key = SL_PCAPNG_SHB_LEN;
+	}
 	if (sl_outfile_check(host, inst, &o) < 0)
 		return -1;
-	if (cfg->out.buffer < 2 * ((uint64_t)cfg->snaplen + sizeof(struct sf_pkthdr) + NFLOG_META_MAX)) {
+	if (cfg->out.buffer < 2 * record_max(cfg)) {
 		host->config_error(inst, "buffer", "must be at least %llu bytes: two packets of snaplen %lld",
-				   (unsigned long long)(2 * ((uint64_t)cfg->snaplen +
-							     sizeof(struct sf_pkthdr) + NFLOG_META_MAX)),
-				   (long long)cfg->snaplen);
+				   (unsigned long long)(2 * record_max(cfg)), (long long)cfg->snaplen);
 		return -1;
 	}
 	/* read_field() is ABI 1.3: once SL_ABI_MINOR says so, every daemon loading this has it */
@@ -221,13 +297,20 @@ static int pcap_configure(const struct sl_host *host, struct sl_instance *inst, 
 	if (!st)
 		return -1;
 	st->snaplen = (uint32_t)cfg->snaplen;
-	if (make_header(st, &hdr, &hdr_len) < 0) {
+	if (cfg->format == FMT_PCAPNG) {
+		/* the section: the SHB until packets name interfaces */
+		pcapng_configure(host, inst, st);
+		hdr = NULL;
+	} else if (make_header(st, &hdr, &hdr_len) < 0) {
 		host->config_error(inst, "linktype", "libpcap cannot write this link type");
 		free(st);
 		return -1;
 	}
 	st->of = sl_outfile_new(host, inst, &o);
-	if (!st->of || sl_outfile_set_header(st->of, hdr, hdr_len) < 0) {
+	/* pcapng: room for the largest section now, so a new interface's costs no malloc */
+	if (!st->of || (!hdr && sl_outfile_set_header(st->of, st->ng.section, sizeof(st->ng.section)) < 0) ||
+	    (hdr ? sl_outfile_set_header(st->of, hdr, hdr_len)
+		 : sl_outfile_set_header(st->of, sl_pcapng_section(&st->ng, &hdr_len), st->ng.section_len)) < 0) {
 		free(hdr);
 		sl_outfile_free(st->of);
 		free(st);
@@ -305,6 +388,122 @@ static void put_rec_hdr(uint8_t *dst, const struct sl_time *ts, uint32_t caplen,
 	memcpy(dst, &h, sizeof(h));
 }
 
+/* A string field of the record, or NULL. */
+static const struct sl_bytes *str_of(const struct sl_record *r, int f)
+{
+	return f >= 0 && sl_has(r, (sl_field)f) ? &r->v[f].bytes : NULL;
+}
+
+/* Why the packet is there, as pcapng.h's comment: into st->comment. */
+static void make_comment(struct pcap_state *st, const struct sl_record *r)
+{
+	struct sl_pcapng_why why = {
+		.prefix = str_of(r, SL_F_PREFIX),
+		.table = str_of(r, st->f_table),
+		.chain = str_of(r, st->f_chain),
+		.comment = str_of(r, st->f_comment),
+		.verdict = str_of(r, st->f_verdict),
+		.has_handle = st->f_handle >= 0 && sl_has(r, (sl_field)st->f_handle),
+		.has_ct_id = sl_has(r, SL_F_CT_ID),
+		.community_id = str_of(r, st->f_cid),
+	};
+	struct sl_fmt_buf b;
+
+	if (why.has_handle)
+		why.handle = r->v[st->f_handle].u64;
+	if (why.has_ct_id)
+		why.ct_id = r->v[SL_F_CT_ID].u64;
+	sl_fmt_init(&b, st->comment, sizeof(st->comment));
+	st->clen = sl_pcapng_comment(&b, &why);
+}
+
+/*
+ * The interface a packet is written on: its input interface's name, else
+ * its output's, else the index ("ifindex:N"), else its NFLOG group
+ * ("nflog:N", as tcpdump names the device), else "any".  The index of
+ * that interface; *added when the section grew for it.
+ */
+static int interface_of(struct pcap_state *st, const struct sl_record *r, bool *added)
+{
+	char tmp[32];
+	const char *name = tmp;
+	size_t len;
+	int id;
+
+	*added = false;
+	if (sl_has(r, SL_F_IFNAME_IN) && r->v[SL_F_IFNAME_IN].bytes.len) {
+		name = (const char *)r->v[SL_F_IFNAME_IN].bytes.ptr;
+		len = r->v[SL_F_IFNAME_IN].bytes.len;
+	} else if (sl_has(r, SL_F_IFNAME_OUT) && r->v[SL_F_IFNAME_OUT].bytes.len) {
+		name = (const char *)r->v[SL_F_IFNAME_OUT].bytes.ptr;
+		len = r->v[SL_F_IFNAME_OUT].bytes.len;
+	} else if (sl_has(r, SL_F_IFINDEX_IN) || sl_has(r, SL_F_IFINDEX_OUT)) {
+		len = (size_t)snprintf(tmp, sizeof(tmp), "ifindex:%llu",
+				       (unsigned long long)r->v[sl_has(r, SL_F_IFINDEX_IN) ? SL_F_IFINDEX_IN
+											: SL_F_IFINDEX_OUT].u64);
+	} else if (sl_has(r, SL_F_NFLOG_GROUP)) {
+		len = (size_t)snprintf(tmp, sizeof(tmp), "nflog:%llu",
+				       (unsigned long long)r->v[SL_F_NFLOG_GROUP].u64);
+	} else {
+		len = (size_t)snprintf(tmp, sizeof(tmp), "any");
+	}
+	if (memchr(name, 0, len))
+		len = strlen(name);	/* a name stored with its C terminator */
+	id = sl_pcapng_if_find(&st->ng, st->dlt, name, len);
+	if (id < 0)
+		id = sl_pcapng_if_add(&st->ng, st->dlt, name, len, added);
+	return id;
+}
+
+/*
+ * Room for a frame of caplen bytes (of a len-byte packet) in its record:
+ * the place to copy the frame to, with the record's header written, or
+ * NULL (dropped and counted by the outfile).  frame_commit() finishes it.
+ * pcapng: the EPB, after the grown section when the interface is new (a
+ * packet dropped takes its interface back: the next one adds it again).
+ */
+static uint8_t *frame_reserve(struct pcap_state *st, const struct sl_record *r,
+			      const struct sl_time *ts, uint32_t caplen, uint32_t len)
+{
+	uint8_t *dst;
+	bool added;
+	int id;
+
+	if (st->cfg->format == FMT_PCAP) {
+		dst = sl_outfile_reserve(st->of, sizeof(struct sf_pkthdr) + caplen);
+		if (!dst)
+			return NULL;
+		put_rec_hdr(dst, ts, caplen, len);
+		return dst + sizeof(struct sf_pkthdr);
+	}
+	make_comment(st, r);
+	id = interface_of(st, r, &added);
+	st->sect = added ? st->ng.section_len : 0;
+	dst = sl_outfile_reserve(st->of, st->sect + sl_pcapng_epb_len(caplen, st->clen));
+	if (!dst) {
+		if (added)
+			sl_pcapng_if_undo(&st->ng);
+		return NULL;
+	}
+	memcpy(dst, st->ng.section, st->sect);
+	st->frame = dst;
+	sl_pcapng_epb_begin(dst + st->sect, (uint32_t)id, ts, caplen, len, st->clen);
+	return dst + st->sect + SL_PCAPNG_EPB_HDR;
+}
+
+static void frame_commit(struct pcap_state *st, uint32_t caplen)
+{
+	if (st->cfg->format == FMT_PCAP) {
+		sl_outfile_commit(st->of, sizeof(struct sf_pkthdr) + caplen);
+		return;
+	}
+	sl_pcapng_epb_end(st->frame + st->sect, caplen, st->comment, st->clen);
+	sl_outfile_commit(st->of, st->sect + sl_pcapng_epb_len(caplen, st->clen));
+	/* every file opened from now on starts with the grown section */
+	if (st->sect)
+		sl_outfile_set_header(st->of, st->ng.section, st->ng.section_len);	/* fits: no malloc */
+}
+
 static int write_raw(struct pcap_state *st, const struct sl_record *r, const struct sl_time *ts)
 {
 	const struct sl_bytes *pkt = &r->v[SL_F_PACKET].bytes;
@@ -315,12 +514,11 @@ static int write_raw(struct pcap_state *st, const struct sl_record *r, const str
 		return 1;	/* DLT_RAW holds only IPv4/IPv6 */
 	if (sl_has(r, SL_F_ORIG_LEN) && r->v[SL_F_ORIG_LEN].u64 > len)
 		len = (uint32_t)r->v[SL_F_ORIG_LEN].u64;
-	dst = sl_outfile_reserve(st->of, sizeof(struct sf_pkthdr) + caplen);
+	dst = frame_reserve(st, r, ts, caplen, len);
 	if (!dst)
 		return -1;
-	put_rec_hdr(dst, ts, caplen, len);
-	memcpy(dst + sizeof(struct sf_pkthdr), pkt->ptr, caplen);
-	sl_outfile_commit(st->of, sizeof(struct sf_pkthdr) + caplen);
+	memcpy(dst, pkt->ptr, caplen);
+	frame_commit(st, caplen);
 	return 0;
 }
 
@@ -366,14 +564,12 @@ static int write_eth(struct pcap_state *st, const struct sl_record *r, const str
 	caplen = l2len + pkt->len;
 	if (caplen > st->snaplen)
 		caplen = st->snaplen;
-	dst = sl_outfile_reserve(st->of, sizeof(struct sf_pkthdr) + caplen);
+	dst = frame_reserve(st, r, ts, caplen, len);
 	if (!dst)
 		return -1;
-	put_rec_hdr(dst, ts, caplen, len);
-	dst += sizeof(struct sf_pkthdr);
 	memcpy(dst, l2, l2len);	/* snaplen >= 64 > l2len */
 	memcpy(dst + l2len, pkt->ptr, caplen - l2len);
-	sl_outfile_commit(st->of, sizeof(struct sf_pkthdr) + caplen);
+	frame_commit(st, caplen);
 	return 0;
 }
 
@@ -516,19 +712,17 @@ static int write_nflog(struct pcap_state *st, const struct sl_record *r, const s
 	if (caplen > st->snaplen) {
 		/* Even the metadata does not fit: cut it, as tcpdump would. */
 		caplen = st->snaplen;
-		dst = sl_outfile_reserve(st->of, sizeof(struct sf_pkthdr) + caplen);
+		dst = frame_reserve(st, r, ts, caplen, full_len);
 		if (!dst)
 			return -1;
-		put_rec_hdr(dst, ts, caplen, full_len);
-		memcpy(dst + sizeof(struct sf_pkthdr), meta, caplen);
-		sl_outfile_commit(st->of, sizeof(struct sf_pkthdr) + caplen);
+		memcpy(dst, meta, caplen);
+		frame_commit(st, caplen);
 		return 0;
 	}
-	dst = sl_outfile_reserve(st->of, sizeof(struct sf_pkthdr) + caplen);
+	dst = frame_reserve(st, r, ts, caplen, full_len);
 	if (!dst)
 		return -1;
-	put_rec_hdr(dst, ts, caplen, full_len);
-	p = dst + sizeof(struct sf_pkthdr);
+	p = dst;
 	memcpy(p, meta, meta_len);
 	p += meta_len;
 	hdr[0] = (uint16_t)(4 + pay);
@@ -536,7 +730,7 @@ static int write_nflog(struct pcap_state *st, const struct sl_record *r, const s
 	memcpy(p, hdr, 4);
 	memcpy(p + 4, pkt->ptr, pay);
 	memset(p + 4 + pay, 0, pad);
-	sl_outfile_commit(st->of, sizeof(struct sf_pkthdr) + caplen);
+	frame_commit(st, caplen);
 	return 0;
 }
 

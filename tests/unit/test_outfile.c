@@ -379,6 +379,80 @@ static void test_header(void)
 }
 
 /*
+ * A file of sections (header_key, pcapng): an existing file is ours when
+ * it starts with the key, its torn tail is cut from there, and every
+ * opening (start, reopen) writes the current header again, which may have
+ * grown; a header that does not fit an appended file is cut back to the
+ * file's size before, never to empty.
+ */
+static void test_sections(void)
+{
+	char path[256], r[128], want[1024], *d;
+	struct sl_outfile_opts o = { .buffer_size = 64 * 1024, .header_key = 4 };
+	struct sl_outfile *of;
+	struct stat sb;
+	size_t len, wlen = 0;
+	off_t before;
+	int ok, fd;
+
+	reset_counts();
+	snprintf(path, sizeof(path), "%s/sections.log", dir);
+	o.path = path;
+	of = sl_outfile_new(&host, NULL, &o);
+	sl_outfile_set_header(of, "SEC:a\n", 6);
+	CHECK(sl_outfile_start(of) == 0);
+	put(of, 1, &ok);
+	sl_outfile_stop(of);
+	sl_outfile_free(of);
+	wlen += (size_t)sprintf(want + wlen, "SEC:a\n");
+	wlen += make_rec(want + wlen, 1);
+	/* a crash left half a record */
+	fd = open(path, O_WRONLY | O_APPEND);
+	CHECK(fd >= 0 && write(fd, "rec 0000", 8) == 8);
+	close(fd);
+
+	/* a restart with a grown section: ours (same key), tail cut, header again */
+	of = sl_outfile_new(&host, NULL, &o);
+	sl_outfile_set_header(of, "SEC:ab\n", 7);
+	CHECK(sl_outfile_start(of) == 0);
+	put(of, 2, &ok);
+	wlen += (size_t)sprintf(want + wlen, "SEC:ab\n");
+	wlen += make_rec(want + wlen, 2);
+	/* a reopen of the same file: the newest header, appended */
+	sl_outfile_set_header(of, "SEC:abc\n", 8);
+	CHECK(sl_outfile_reopen(of) == 0);
+	put(of, 3, &ok);
+	wlen += (size_t)sprintf(want + wlen, "SEC:abc\n");
+	wlen += make_rec(want + wlen, 3);
+	CHECK(sl_outfile_flush(of) == 0);
+	/* no room for the whole header at the next opening: cut back, data kept */
+	CHECK(stat(path, &sb) == 0);
+	before = sb.st_size;
+	set_fsize((rlim_t)before + 3);
+	CHECK(sl_outfile_reopen(of) < 0, "a header that cannot fit was written");
+	set_fsize(fsize_max);
+	CHECK(stat(path, &sb) == 0 && sb.st_size == before, "size %lld after a failed header, was %lld",
+	      (long long)sb.st_size, (long long)before);
+	CHECK(sl_outfile_reopen(of) == 0, "reopen with space failed");
+	put(of, 4, &ok);
+	wlen += (size_t)sprintf(want + wlen, "SEC:abc\n");
+	wlen += make_rec(want + wlen, 4);
+	sl_outfile_stop(of);
+	sl_outfile_free(of);
+	d = slurp(path, &len);
+	CHECK(d && len == wlen && memcmp(d, want, len) == 0, "file is\n%.*s\nwant\n%.*s", (int)len,
+	      d ? d : "", (int)wlen, want);
+	free(d);
+	snprintf(r, sizeof(r), "%s/sections.log.", dir);
+	{
+		char cmd[600];
+
+		snprintf(cmd, sizeof(cmd), "ls %s* >/dev/null 2>&1", r);
+		CHECK(system(cmd) != 0, "a file was moved aside");
+	}
+}
+
+/*
  * Stop with records that cannot be written, after a buffer that filled up
  * while the file failed: every record is either in the file or counted.
  */
@@ -546,6 +620,7 @@ int main(void)
 	test_retry();
 	test_reopen();
 	test_header();
+	test_sections();
 	test_counts();
 	test_tiny();
 	test_pipe();
