@@ -546,8 +546,9 @@ static void read_stmt(struct jp *j, struct scan *s, size_t rule, char *last, cha
 
 			j->depth++;
 			FOR_MEMBERS(j, k2) {
-				if (!strcmp(k2, "prefix"))
-					plen = jstr(j, prefix);
+				/* the kernel's prefix is a C string: up to a \u0000 */
+				if (!strcmp(k2, "prefix") && (plen = jstr(j, prefix)) >= 0)
+					plen = (long)strlen(prefix);
 				else if (!strcmp(k2, "group") && peek(j) != '"')
 					jnum(j, &group);
 				else
