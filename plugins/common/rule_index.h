@@ -32,8 +32,6 @@ struct sl_rule {
 	const char *verdict;	/* "accept", "drop", "reject", "jump X", "goto X"; NULL: none */
 	uint32_t family_len, table_len, chain_len, comment_len, verdict_len;
 	uint64_t handle;
-	/* for the owner's per-rule counters, carried from one index to the next */
-	uint64_t records, bytes;
 };
 
 struct sl_rule_index;

@@ -51,6 +51,7 @@ struct nflog_rules {
 	int64_t settle_at;	/* old generations' records may come until then */
 	bool settling;
 	int64_t retry_at;	/* a failed listing: next try */
+	uint64_t shared_hash;	/* of the shared keys last named in the log */
 
 	int f_family, f_table, f_chain, f_handle, f_comment, f_verdict;
 	int c_ambiguous, c_unattributed, c_listings;
@@ -70,6 +71,7 @@ struct nflog_rules *nflog_rules_new(const struct sl_host *host, struct sl_instan
 	nr->group = group;
 	nr->fd = -1;
 	nr->nflog_fd = -1;
+	nr->shared_hash = 14695981039346656037ull;	/* none named: the hash of none */
 	nr->settle_ns = (int64_t)flush_timeout_ms * 1000000 + SETTLE_MARGIN_NS;
 	nr->f_family = host->field_id(inst, "rule_family");
 	nr->f_table = host->field_id(inst, "rule_table");
@@ -100,12 +102,31 @@ static void log_shared(void *arg, const char *line)
 			  "records are counted in rule_ambiguous: %s", line);
 }
 
-/* The keys of our group that rules share, named (the first few). */
+static void hash_line(void *arg, const char *line)
+{
+	uint64_t *h = arg;
+
+	for (; *line; line++)
+		*h = (*h ^ (uint8_t)*line) * 1099511628211ull;
+	*h = (*h ^ '\n') * 1099511628211ull;
+}
+
+/*
+ * The keys of our group that rules share, named (the first few): at start,
+ * then when a new generation shares other keys than the last one named.
+ */
 static void warn_shared(struct nflog_rules *nr)
 {
 	struct shared_log sl = {nr, SHARED_LOG_MAX};
-	size_t n = sl_rule_index_shared(nr->cur, nr->group, log_shared, &sl);
+	uint64_t h = 14695981039346656037ull;
+	size_t n;
 
+	/* the keys come in the index's order, which a listing keeps: a hash tells them apart */
+	sl_rule_index_shared(nr->cur, nr->group, hash_line, &h);
+	if (h == nr->shared_hash)
+		return;
+	nr->shared_hash = h;
+	n = sl_rule_index_shared(nr->cur, nr->group, log_shared, &sl);
 	if (n > SHARED_LOG_MAX)
 		nr->host->log(nr->inst, SL_LOG_WARNING, "rules: and %zu more keys shared",
 			      n - SHARED_LOG_MAX);
@@ -125,27 +146,6 @@ static int build_cb(void *arg, const char *json, size_t len, uint32_t gen)
 	l->gen = gen;
 	l->ix = sl_rule_index_from_json(json, len, l->err, sizeof(l->err));
 	return l->ix ? 0 : -EPROTO;
-}
-
-/* Carry each rule's counts to the same rule of the next index. */
-static void carry_counts(struct sl_rule_index *from, struct sl_rule_index *to)
-{
-	size_t nf = sl_rule_index_count(from), nt = sl_rule_index_count(to);
-
-	for (size_t i = 0, j = 0; i < nt && nf; i++) {
-		struct sl_rule *r = sl_rule_index_rule(to, i);
-
-		/* the listing keeps its order: look from where the last match was */
-		for (size_t k = 0; k < nf; k++, j = (j + 1) % nf) {
-			struct sl_rule *o = sl_rule_index_rule(from, j);
-
-			if (sl_rule_same(o, r)) {
-				r->records = o->records;
-				r->bytes = o->bytes;
-				break;
-			}
-		}
-	}
 }
 
 /* The current index is of an older generation than the records to come. */
@@ -206,10 +206,6 @@ static int relist(struct nflog_rules *nr, bool first)
 		sl_rule_index_free(l.ix);
 		return 0;
 	}
-	if (nr->cur)
-		carry_counts(nr->cur, l.ix);
-	else if (nr->nold)
-		carry_counts(nr->old[nr->nold - 1], l.ix);
 	retire_current(nr);
 	nr->cur = l.ix;
 	nr->gen = l.gen;

@@ -5,7 +5,8 @@
 # in the input and the output chain (told apart by the hook), a regular
 # chain jumped to from both base chains (its rule attributed at either
 # hook), two rules sharing group, prefix and hook (counted in
-# rule_ambiguous, named in the log), and a rule added while sluice runs.
+# rule_ambiguous, named in the log), and a rule added while sluice runs;
+# over IPv4 and IPv6 (an inet table).
 # Every record of nflog -> decode -> json must carry the rule_* fields of
 # the rule that logged it, as `nft -j -a list ruleset` lists it (handle,
 # table, chain, family, comment, verdict), or none and be counted; the ECS
@@ -59,23 +60,26 @@ at_exit "kill $SLUICE_PID"
 wait_for 10 grep -qs "bound NFLOG group $G" "$WORK/sluice.log" ||
 	{ cat "$WORK/sluice.log"; fail "nflog did not start"; }
 
+# send ADDR PORT...: 3 datagrams to each port
 send() {
 	ip netns exec "$NS" python3 -c '
 import socket, sys
-s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-for port in sys.argv[1:]:
+s = socket.socket(socket.AF_INET6 if ":" in sys.argv[1] else socket.AF_INET, socket.SOCK_DGRAM)
+for port in sys.argv[2:]:
     for _ in range(3):
-        s.sendto(b"rules", ("127.0.0.1", int(port)))' "$@"
+        s.sendto(b"rules", (sys.argv[1], int(port)))' "$@"
 }
-send 5001 5002 5003 6001 6002
+send 127.0.0.1 5001 5002 5003 6001 6002
+# an inet table's statements key IPv6 packets too
+send ::1 5001 6002
 # a rule added while sluice runs: attributed, from a listing of the new generation
 ip netns exec "$NS" nft add rule inet f input udp dport 5004 counter log group $G prefix '"late"' drop comment '"added"'
-send 5004
-# 3 packets x (5001, 5002, 6001, 6002, 5004), 3 x 2 statements for 5003
+send 127.0.0.1 5004
+# 3 packets x (5001, 5002, 6001, 6002, 5004), 3 x 2 statements for 5003, IPv6: 3 x (5001, 6002)
 have_all() {
 	kill -USR1 "$SLUICE_PID"
 	sleep 0.1
-	grep -q "(nflog): in=21 " "$WORK/sluice.log"
+	grep -q "(nflog): in=27 " "$WORK/sluice.log"
 }
 wait_for 20 have_all || { cat "$WORK/sluice.log"; fail "not every packet was logged"; }
 ip netns exec "$NS" nft -j -a list ruleset >"$WORK/ruleset.json"
@@ -115,15 +119,18 @@ assert want(5004) == {"rule_family": "inet", "rule_table": "f", "rule_chain": "i
                       "rule_verdict": "drop"}, want(5004)
 fields = ("rule_family", "rule_table", "rule_chain", "rule_handle", "rule_comment", "rule_verdict")
 seen = {}
+v6 = 0
 for line in open(f"{work}/out.json"):
     rec = json.loads(line)
     port = rec["dest_port"]
+    v6 += rec["family"] == "ipv6"
     got = {k: rec[k] for k in fields if k in rec}
     assert got == expect[port], (port, rec["hook"], got, expect[port])
     seen[port] = seen.get(port, 0) + 1
     if port in (5002, 6002):
         assert rec["hook"] == ("INPUT" if port == 5002 else "OUTPUT"), rec
-assert seen == {5001: 3, 5002: 3, 5003: 6, 6001: 3, 6002: 3, 5004: 3}, seen
+assert seen == {5001: 6, 5002: 3, 5003: 6, 6001: 3, 6002: 6, 5004: 3}, seen
+assert v6 == 6, v6
 n = 0
 for line in open(f"{work}/ecs.json"):
     doc = json.loads(line)
@@ -138,7 +145,7 @@ for line in open(f"{work}/ecs.json"):
     assert doc["rule"] == rule, (doc["rule"], rule)
     assert doc["event"]["action"] == w.get("rule_verdict", "p"), doc["event"]
     n += 1
-assert n == 15, n
+assert n == 21, n
 # the two rules sharing a key are named
 dup = sorted(r["rule_handle"] for r in rules[5003])
 log = open(f"{work}/sluice.log").read()
@@ -148,4 +155,4 @@ PY
 counters=$(grep "counters: j.nflog (nflog):" "$WORK/sluice.log" | tail -1)
 [[ "$counters" == *" rule_ambiguous=6 "* ]] || fail "rule_ambiguous: $counters"
 [[ "$counters" == *" rule_unattributed=0 "* ]] || fail "rule_unattributed: $counters"
-pass "18 records attributed by hook, regular chain and a rule added live; 6 ambiguous, named"
+pass "21 records attributed by hook, regular chain, family and a rule added live; 6 ambiguous, named"
