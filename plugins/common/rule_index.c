@@ -87,8 +87,25 @@ static long jstr(struct jp *j, char *buf)
 		return -1;
 	}
 	while (j->p < j->end && *j->p != '"') {
-		unsigned char c = (unsigned char)*j->p++;
+		unsigned char c;
 		uint32_t u = 0;
+		const char *run = j->p;
+
+		/* a run without escapes: one copy */
+		while (run < j->end && *run != '"' && *run != '\\')
+			run++;
+		if (run > j->p) {
+			size_t k = (size_t)(run - j->p);
+
+			if (n + k >= STR_MAX)
+				goto bad;
+			if (buf)
+				memcpy(buf + n, j->p, k);
+			n += k;
+			j->p = run;
+			continue;
+		}
+		c = (unsigned char)*j->p++;
 
 		if (c == '\\') {
 			if (j->p >= j->end)
@@ -361,10 +378,24 @@ struct obj {
 	uint64_t handle;
 };
 
+/* An empty obj: its strings "" (not zeroed whole: 5 KiB a rule of 10,000) */
+static struct obj *obj_new(void)
+{
+	struct obj *o = malloc(sizeof(*o));
+
+	if (o) {
+		o->family[0] = o->table[0] = o->chain[0] = o->name[0] = o->comment[0] = '\0';
+		o->has_comment = false;
+		o->hook = -1;
+		o->handle = 0;
+	}
+	return o;
+}
+
 /* {"chain": {...}} */
 static void read_chain(struct jp *j, struct build *b)
 {
-	struct obj *o = calloc(1, sizeof(*o));
+	struct obj *o = obj_new();
 	char key[STR_MAX], hook[STR_MAX] = "";
 	struct chain *c;
 	int pf;
@@ -477,7 +508,7 @@ static void scan_value(struct scan *s)
 
 static void read_map(struct jp *j, struct build *b)
 {
-	struct obj *o = calloc(1, sizeof(*o));
+	struct obj *o = obj_new();
 	char key[STR_MAX];
 	bool verdict = false;
 	const char *elem = NULL;
@@ -587,7 +618,7 @@ static bool set_str(struct build *b, const char **dst, uint32_t *len, const char
 /* {"rule": {...}}: its jumps, and it if it holds a `log group`. */
 static void read_rule(struct jp *j, struct build *b)
 {
-	struct obj *o = calloc(1, sizeof(*o));
+	struct obj *o = obj_new();
 	struct sl_rule_index *ix = b->ix;
 	char key[STR_MAX], last[16] = "", target[STR_MAX] = "";
 	const char *expr = NULL;

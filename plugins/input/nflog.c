@@ -497,14 +497,15 @@ static int nflog_start(void *state)
 	if (sl_nl_open(&st->rd, st->cfg->netlink_buffer) < 0)
 		return -1;
 	st->portid = mnl_socket_get_portid(st->rd.nl);
-	if (configure_kernel(st) < 0)
-		return -1;
 #ifdef SLUICE_NFLOG_RULES
-	/* after the bind: a packet logged before the listing is of its generation or older */
+	/*
+	 * Before the bind: every packet we get is logged after the listing,
+	 * by its generation or by one whose change is notified after it.
+	 */
 	if (st->rules && nflog_rules_start(st->rules, st->rd.fd) < 0)
 		return -1;
 #endif
-	if (sl_nl_watch(&st->rd, nflog_readable, st) < 0)
+	if (configure_kernel(st) < 0 || sl_nl_watch(&st->rd, nflog_readable, st) < 0)
 		return -1;
 	st->host->log(st->inst, SL_LOG_INFO,
 		      "bound NFLOG group %lld (copy_range %lld, nlbufsiz %llu%s%s%s)",
