@@ -32,6 +32,11 @@ struct sl_rule {
 	const char *verdict;	/* "accept", "drop", "reject", "jump X", "goto X"; NULL: none */
 	uint32_t family_len, table_len, chain_len, comment_len, verdict_len;
 	uint64_t handle;
+	/*
+	 * The owner's per-rule counts (nflog's metrics): written by the one
+	 * thread that attributes records, read by others with relaxed atomics.
+	 */
+	uint64_t records, bytes;
 };
 
 struct sl_rule_index;

@@ -322,9 +322,10 @@ static uint32_t wanted_attrs(struct nflog *st)
 		st->attrs = sl_nflog_attrs_for(reads);
 		if (st->attrs != SL_NFLOG_ATTRS_ALL)
 			st->attrs |= (st->cfg->seq ? (uint32_t)1 << NFULA_SEQ : 0) |
-				     /* the key of the rule: hook and prefix */
+				     /* the key of the rule: hook and prefix; its bytes */
 				     (st->cfg->rules ? (uint32_t)1 << NFULA_PACKET_HDR |
-							       (uint32_t)1 << NFULA_PREFIX : 0) |
+							       (uint32_t)1 << NFULA_PREFIX |
+							       (uint32_t)1 << NFULA_PAYLOAD : 0) |
 				     1u;	/* NFULA_UNSPEC, nothing: marks the set as made */
 	}
 	return st->attrs;

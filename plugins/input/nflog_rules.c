@@ -3,11 +3,15 @@
 #include "nflog_rules.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include <libmnl/libmnl.h>
@@ -55,6 +59,12 @@ struct nflog_rules {
 
 	int f_family, f_table, f_chain, f_handle, f_comment, f_verdict;
 	int c_ambiguous, c_unattributed, c_listings;
+
+	/* the per-rule series: /metrics reads cur on the main thread */
+	pthread_mutex_t lock;	/* taken to change cur or free an index, and to read them */
+	bool stopped;
+	uint64_t unattributed;	/* relaxed atomics, as the rules' counts */
+	char netns[64];		/* the netns label: its name in /run/netns, or net:[inode] */
 };
 
 struct nflog_rules *nflog_rules_new(const struct sl_host *host, struct sl_instance *inst,
@@ -82,6 +92,7 @@ struct nflog_rules *nflog_rules_new(const struct sl_host *host, struct sl_instan
 	nr->c_ambiguous = host->counter_new(inst, "rule_ambiguous");
 	nr->c_unattributed = host->counter_new(inst, "rule_unattributed");
 	nr->c_listings = host->counter_new(inst, "ruleset_listings");
+	pthread_mutex_init(&nr->lock, NULL);
 	return nr;
 }
 
@@ -148,6 +159,27 @@ static int build_cb(void *arg, const char *json, size_t len, uint32_t gen)
 	return l->ix ? 0 : -EPROTO;
 }
 
+/* Carry each rule's counts to the same rule of the next index. */
+static void carry_counts(struct sl_rule_index *from, struct sl_rule_index *to)
+{
+	size_t nf = sl_rule_index_count(from), nt = sl_rule_index_count(to);
+
+	for (size_t i = 0, j = 0; i < nt && nf; i++) {
+		struct sl_rule *r = sl_rule_index_rule(to, i);
+
+		/* a listing keeps its order: look on from the last match */
+		for (size_t k = 0; k < nf; k++, j = (j + 1) % nf) {
+			struct sl_rule *o = sl_rule_index_rule(from, j);
+
+			if (sl_rule_same(o, r)) {
+				r->records = __atomic_load_n(&o->records, __ATOMIC_RELAXED);
+				r->bytes = __atomic_load_n(&o->bytes, __ATOMIC_RELAXED);
+				break;
+			}
+		}
+	}
+}
+
 /* The current index is of an older generation than the records to come. */
 static void retire_current(struct nflog_rules *nr)
 {
@@ -188,7 +220,9 @@ static int relist(struct nflog_rules *nr, bool first)
 			      err == -EPERM || err == -EACCES ? " (needs CAP_NET_ADMIN in the network namespace)" : "");
 		if (!first) {
 			nr->host->error_add(nr->inst, 1);
+			pthread_mutex_lock(&nr->lock);
 			retire_current(nr);	/* nothing is attributed until a listing works */
+			pthread_mutex_unlock(&nr->lock);
 			nr->retry_at = sl_clock_ns(CLOCK_MONOTONIC) + RETRY_NS;
 		}
 		return -1;
@@ -206,8 +240,12 @@ static int relist(struct nflog_rules *nr, bool first)
 		sl_rule_index_free(l.ix);
 		return 0;
 	}
+	if (nr->cur)
+		carry_counts(nr->cur, l.ix);
+	pthread_mutex_lock(&nr->lock);
 	retire_current(nr);
 	nr->cur = l.ix;
+	pthread_mutex_unlock(&nr->lock);
 	nr->gen = l.gen;
 	nr->retry_at = 0;
 	nr->host->log(nr->inst, SL_LOG_DEBUG, "rules: ruleset generation %u, %zu rules", l.gen,
@@ -254,9 +292,11 @@ static void notify_readable(void *ctx, int fd, uint32_t events)
 
 static void release_old(struct nflog_rules *nr)
 {
+	pthread_mutex_lock(&nr->lock);
 	for (unsigned i = 0; i < nr->nold; i++)
 		sl_rule_index_free(nr->old[i]);
 	nr->nold = 0;
+	pthread_mutex_unlock(&nr->lock);
 	nr->settling = false;
 	if (nr->cur)
 		nr->unsure = false;
@@ -281,6 +321,73 @@ static void settled(void *ctx)
 	}
 	if (recv(nr->nflog_fd, &c, 1, MSG_PEEK | MSG_DONTWAIT) < 0 && errno == EAGAIN)
 		release_old(nr);
+}
+
+/* The netns label: the name `ip netns` gave the namespace, else net:[inode]. */
+static void netns_name(struct nflog_rules *nr)
+{
+	struct stat self, st;
+	struct dirent *de;
+	DIR *d;
+
+	snprintf(nr->netns, sizeof(nr->netns), "?");
+	if (stat("/proc/self/ns/net", &self) < 0)
+		return;
+	snprintf(nr->netns, sizeof(nr->netns), "net:[%llu]", (unsigned long long)self.st_ino);
+	if (!(d = opendir("/run/netns")))
+		return;
+	while ((de = readdir(d))) {
+		char path[300];
+
+		if (de->d_name[0] == '.' || strlen(de->d_name) >= sizeof(nr->netns))
+			continue;
+		snprintf(path, sizeof(path), "/run/netns/%s", de->d_name);
+		if (stat(path, &st) == 0 && st.st_ino == self.st_ino && st.st_dev == self.st_dev) {
+			snprintf(nr->netns, sizeof(nr->netns), "%s", de->d_name);
+			break;
+		}
+	}
+	closedir(d);
+}
+
+/* /metrics: a series per rule of the current ruleset, and the records no rule explains. */
+static void series(void *ctx, sl_series_put put, void *out)
+{
+	static const char *const names[] = {"netns", "family", "table", "chain", "handle", "comment"};
+	struct nflog_rules *nr = ctx;
+	const char *labels[6] = {nr->netns};
+	struct sl_series s = {.names = names, .labels = labels, .nlabels = 1};
+	char handle[24];
+
+	pthread_mutex_lock(&nr->lock);
+	if (nr->stopped) {
+		pthread_mutex_unlock(&nr->lock);
+		return;
+	}
+	s.family = "sluice_rule_unattributed_total";
+	s.help = "Records nflog (rules: true) attributed to no rule: none, or not one for sure.";
+	s.value = __atomic_load_n(&nr->unattributed, __ATOMIC_RELAXED);
+	put(out, &s);
+	s.nlabels = 6;
+	for (size_t i = 0; nr->cur && i < sl_rule_index_count(nr->cur); i++) {
+		struct sl_rule *r = sl_rule_index_rule(nr->cur, i);
+
+		snprintf(handle, sizeof(handle), "%llu", (unsigned long long)r->handle);
+		labels[1] = r->family;
+		labels[2] = r->table;
+		labels[3] = r->chain;
+		labels[4] = handle;
+		labels[5] = r->comment ? r->comment : "";
+		s.family = "sluice_rule_records_total";
+		s.help = "Records nflog (rules: true) attributed to each rule of the ruleset.";
+		s.value = __atomic_load_n(&r->records, __ATOMIC_RELAXED);
+		put(out, &s);
+		s.family = "sluice_rule_bytes_total";
+		s.help = "Bytes of the packets nflog (rules: true) attributed to each rule.";
+		s.value = __atomic_load_n(&r->bytes, __ATOMIC_RELAXED);
+		put(out, &s);
+	}
+	pthread_mutex_unlock(&nr->lock);
 }
 
 int nflog_rules_start(struct nflog_rules *nr, int nflog_fd)
@@ -315,6 +422,8 @@ int nflog_rules_start(struct nflog_rules *nr, int nflog_fd)
 		nr->host->log(nr->inst, SL_LOG_ERR, "rules: cannot watch the notifications");
 		return -1;
 	}
+	netns_name(nr);
+	nr->host->series_source(nr->inst, series, nr);
 	return 0;
 }
 
@@ -383,7 +492,14 @@ void nflog_rules_attribute(struct nflog_rules *nr, struct sl_batch *b)
 		}
 		switch (who(nr, (uint8_t)r->v[SL_F_FAMILY].u64, (uint8_t)r->v[SL_F_HOOK].u64, prefix,
 			    plen, &rule)) {
-		case ONE:
+		case ONE: {
+			/* this thread alone writes the counts: no locked instruction */
+			struct sl_rule *w = (struct sl_rule *)rule;
+
+			__atomic_store_n(&w->records, w->records + 1, __ATOMIC_RELAXED);
+			if (sl_has(r, SL_F_PACKET))
+				__atomic_store_n(&w->bytes, w->bytes + r->v[SL_F_PACKET].bytes.len,
+						 __ATOMIC_RELAXED);
 			set_str(r, nr->f_family, rule->family, rule->family_len);
 			set_str(r, nr->f_table, rule->table, rule->table_len);
 			set_str(r, nr->f_chain, rule->chain, rule->chain_len);
@@ -392,6 +508,7 @@ void nflog_rules_attribute(struct nflog_rules *nr, struct sl_batch *b)
 			set_str(r, nr->f_comment, rule->comment, rule->comment_len);
 			set_str(r, nr->f_verdict, rule->verdict, rule->verdict_len);
 			break;
+		}
 		case SHARED:
 			ambiguous++;
 			break;
@@ -403,8 +520,10 @@ void nflog_rules_attribute(struct nflog_rules *nr, struct sl_batch *b)
 	}
 	if (ambiguous)
 		nr->host->counter_add(nr->inst, nr->c_ambiguous, ambiguous);
-	if (unattributed)
+	if (unattributed) {
 		nr->host->counter_add(nr->inst, nr->c_unattributed, unattributed);
+		__atomic_store_n(&nr->unattributed, nr->unattributed + unattributed, __ATOMIC_RELAXED);
+	}
 }
 
 void nflog_rules_idle(struct nflog_rules *nr)
@@ -434,16 +553,23 @@ void nflog_rules_stop(struct nflog_rules *nr)
 	nr->nl = NULL;
 	sl_nft_rules_free(nr->rs);
 	nr->rs = NULL;
+	nr->host->series_source(nr->inst, NULL, NULL);	/* and the lock: no scrape finds it */
+	pthread_mutex_lock(&nr->lock);
+	nr->stopped = true;
 	sl_rule_index_free(nr->cur);
 	nr->cur = NULL;
 	for (unsigned i = 0; i < nr->nold; i++)
 		sl_rule_index_free(nr->old[i]);
 	nr->nold = 0;
+	pthread_mutex_unlock(&nr->lock);
 	free(nr->buf);
 	nr->buf = NULL;
 }
 
 void nflog_rules_free(struct nflog_rules *nr)
 {
+	if (!nr)
+		return;
+	pthread_mutex_destroy(&nr->lock);
 	free(nr);
 }
