@@ -9,7 +9,8 @@
 # traffic is logged, each attributable rule's series equals its own nft
 # counter (packets and bytes), the two that share have 0 (their records
 # are ambiguous), nothing is unattributed, label values are escaped (a
-# backslash in a comment), and promtool accepts the text.
+# backslash in a comment), and promtool accepts the text.  `sluice stats
+# --rules` prints the same counts, busiest rule first.
 . "$(dirname "$0")/lib.sh"
 need_root
 need_cmd ip nft python3 curl promtool
@@ -43,6 +44,7 @@ NFT
 cat >"$WORK/c.yaml" <<YAML
 daemon:
   metrics: { listen: "127.0.0.1:$PORT" }
+  control_socket: $WORK/control
 stacks:
   j:
     - {plugin: nflog, group: $G, rules: true}
@@ -116,4 +118,26 @@ wait_for 20 matches || { cat "$WORK/compare.out"; grep sluice_rule "$WORK/m.txt"
 promtool check metrics <"$WORK/m.txt" >"$WORK/promtool.out" 2>&1 ||
 	{ cat "$WORK/promtool.out"; fail "promtool check metrics failed"; }
 [ ! -s "$WORK/promtool.out" ] || { cat "$WORK/promtool.out"; fail "promtool printed lint problems"; }
-pass "every attributable rule's series equals its nft counter"
+# sluice stats --rules: the same records and bytes per rule, busiest first
+"$SLUICE" stats --rules --socket "$WORK/control" >"$WORK/rules.txt" || fail "sluice stats --rules failed"
+python3 - "$WORK/m.txt" "$WORK/rules.txt" <<'PY' || { cat "$WORK/rules.txt"; fail "stats --rules differs from /metrics"; }
+import re, sys
+want = {}
+for m in re.finditer(r'^sluice_rule_(records|bytes)_total\{[^}]*chain="([^"]*)",handle="(\d+)"[^}]*\} (\d+)$',
+                     open(sys.argv[1]).read(), re.M):
+    want.setdefault((m.group(2), m.group(3)), {})[m.group(1)] = int(m.group(4))
+lines = open(sys.argv[2]).read().splitlines()
+assert lines[0].split()[:2] == ["RECORDS", "BYTES"], lines[0]
+got, last = {}, None
+for line in lines[1:]:
+    f = line.split()
+    rec, byt, inst, netns, fam, table, chain, handle = f[:8]
+    assert inst == "j.nflog" and fam == "inet" and table == "f", line
+    got[(chain, handle)] = {"records": int(rec), "bytes": int(byt)}
+    assert last is None or int(rec) <= last, "not busiest first: " + line
+    last = int(rec)
+    if chain == "sub":
+        assert line.endswith('"sub a\\x5cb rule"'), line
+assert got == want, (got, want)
+PY
+pass "every attributable rule's series equals its nft counter; stats --rules agrees"

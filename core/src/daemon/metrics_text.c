@@ -420,6 +420,134 @@ int metrics_text_render(const struct runtime *rt, int64_t start_time, uint64_t r
 	return t->failed ? -1 : 0;
 }
 
+/* ---- `sluice stats --rules`: the per-rule series as a table ---- */
+
+struct rule_row {
+	const char *inst;	/* the instance's name: lives as long as the graph */
+	char *labels[6];	/* netns, family, table, chain, handle, comment */
+	uint64_t records, bytes;
+};
+
+struct rules_out {
+	struct rule_row *rows;
+	size_t n, cap;
+	const char *inst;
+	bool failed;
+};
+
+static bool same_rule(const struct rule_row *r, const char *inst, const struct sl_series *s)
+{
+	if (r->inst != inst)
+		return false;
+	for (unsigned i = 0; i < 6; i++)
+		if (strcmp(r->labels[i], s->labels[i]))
+			return false;
+	return true;
+}
+
+static void rules_put(void *arg, const struct sl_series *s)
+{
+	struct rules_out *o = arg;
+	bool records = !strcmp(s->family, "sluice_rule_records_total");
+	struct rule_row *r = NULL;
+
+	if (o->failed || s->nlabels != 6 || (!records && strcmp(s->family, "sluice_rule_bytes_total")))
+		return;
+	/* a rule's two series come one after the other */
+	for (size_t i = o->n; i-- > 0 && i + 4 >= o->n;)
+		if (same_rule(&o->rows[i], o->inst, s)) {
+			r = &o->rows[i];
+			break;
+		}
+	if (!r) {
+		if (o->n == o->cap) {
+			size_t cap = o->cap ? 2 * o->cap : 64;
+			struct rule_row *grown = realloc(o->rows, cap * sizeof(*grown));
+
+			if (!grown) {
+				o->failed = true;
+				return;
+			}
+			o->rows = grown;
+			o->cap = cap;
+		}
+		r = &o->rows[o->n];
+		memset(r, 0, sizeof(*r));
+		r->inst = o->inst;
+		for (unsigned i = 0; i < 6; i++)
+			if (!(r->labels[i] = strdup(s->labels[i] ? s->labels[i] : "")))
+				o->failed = true;
+		o->n++;
+	}
+	if (records)
+		r->records = s->value;
+	else
+		r->bytes = s->value;
+}
+
+static int busiest_first(const void *a, const void *b)
+{
+	const struct rule_row *x = a, *y = b;
+
+	if (x->records != y->records)
+		return x->records > y->records ? -1 : 1;
+	return x->bytes > y->bytes ? -1 : x->bytes < y->bytes;
+}
+
+/* A value from a ruleset, for a terminal: controls, DEL and '\' as \xNN. */
+static void put_plain(FILE *out, const char *s)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c < 0x20 || c == 0x7f || c == '\\')
+			fprintf(out, "\\x%02x", c);
+		else
+			fputc(c, out);
+	}
+}
+
+int metrics_text_rules(const struct runtime *rt, FILE *out)
+{
+	const struct graph *g = rt->graph;
+	struct rules_out o = {0};
+
+	for (size_t i = 0; i < g->nall; i++) {
+		const struct sl_instance *inst = g->all[i];
+
+		if (!inst->series_cb || !inst->started)
+			continue;
+		o.inst = inst->name;
+		inst->series_cb(inst->series_ctx, rules_put, &o);
+	}
+	if (!o.failed) {
+		qsort(o.rows, o.n, sizeof(*o.rows), busiest_first);
+		fprintf(out, "%12s %14s  %s\n", "RECORDS", "BYTES",
+			"INSTANCE NETNS FAMILY TABLE CHAIN HANDLE COMMENT");
+		for (size_t r = 0; r < o.n; r++) {
+			const struct rule_row *row = &o.rows[r];
+
+			fprintf(out, "%12llu %14llu  ", (unsigned long long)row->records,
+				(unsigned long long)row->bytes);
+			put_plain(out, row->inst);
+			for (unsigned i = 0; i < 6; i++) {
+				fputc(' ', out);
+				if (i == 5)
+					fputc('"', out);
+				put_plain(out, row->labels[i]);
+				if (i == 5)
+					fputc('"', out);
+			}
+			fputc('\n', out);
+		}
+	}
+	for (size_t r = 0; r < o.n; r++)
+		for (unsigned i = 0; i < 6; i++)
+			free(o.rows[r].labels[i]);
+	free(o.rows);
+	return o.failed ? -1 : 0;
+}
+
 void metrics_text_free(struct metrics_text *t)
 {
 	free(t->buf);
