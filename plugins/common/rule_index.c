@@ -1,5 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The rule index of one ruleset generation (see rule_index.h). */
+/*
+ * The rule index of one ruleset generation (see rule_index.h).  Longer
+ * than most files because it holds its own JSON reader (a cursor over the
+ * text, nothing built): nft's listing is the only JSON a plugin reads, and
+ * the core's reader (libyaml, nft_ruleset.c) is not linked into plugins.
+ */
 #include "rule_index.h"
 
 #include <stdbool.h>
