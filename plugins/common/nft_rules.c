@@ -50,6 +50,12 @@ struct sl_nft_rules {
 #define TEXT_MAX 4096
 #define DUMP_RETRIES 5
 
+/*
+ * libnftables does not say it is thread-safe; a reload may list while an
+ * old instance does, and nftrace and nflog list on threads of their own.
+ */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
 struct sl_nft_rules *sl_nft_rules_new(void)
 {
 	return calloc(1, sizeof(struct sl_nft_rules));
@@ -235,8 +241,6 @@ static int list_line(struct ents *ents, struct where *w, const char *line, const
  */
 static int list_rules(struct sl_nft_rules *rs, struct ents *ents)
 {
-	/* libnftables does not say it is thread-safe; a reload may list while an old instance does */
-	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 	struct where w = {.family = -1};
 	struct nft_ctx *ctx;
 	const char *out;
@@ -274,6 +278,46 @@ static int list_rules(struct sl_nft_rules *rs, struct ents *ents)
 out:
 	free(w.table);
 	free(w.chain);
+	if (ctx)
+		nft_ctx_free(ctx);
+	pthread_mutex_unlock(&lock);
+	return err;
+}
+
+/* `nft -j -a list ruleset` as libnftables prints it, copied to *json: 0 or -errno. */
+static int list_json(struct sl_nft_rules *rs, char **json, size_t *len)
+{
+	struct nft_ctx *ctx;
+	const char *out;
+	int err = 0;
+
+	*json = NULL;
+	pthread_mutex_lock(&lock);
+	ctx = nft_ctx_new(NFT_CTX_DEFAULT);
+	if (!ctx) {
+		err = -ENOMEM;
+		goto out;
+	}
+	/* not terse: a named verdict map's elements say which chains it jumps to */
+	nft_ctx_output_set_flags(ctx, NFT_CTX_OUTPUT_HANDLE | NFT_CTX_OUTPUT_JSON);
+	if (nft_ctx_buffer_output(ctx) || nft_ctx_buffer_error(ctx)) {
+		err = -ENOMEM;
+		goto out;
+	}
+	errno = 0;
+	if (nft_run_cmd_from_buffer(ctx, "list ruleset")) {
+		const char *msg = nft_ctx_get_error_buffer(ctx);
+
+		err = errno == EPERM || errno == EACCES ? -errno : -EIO;
+		snprintf(rs->error, sizeof(rs->error), "%.*s", (int)strcspn(msg ? msg : "", "\n"),
+			 msg ? msg : "");
+		goto out;
+	}
+	out = nft_ctx_get_output_buffer(ctx);
+	*len = out ? strlen(out) : 0;
+	if (!(*json = strndup(out ? out : "", *len)))
+		err = -ENOMEM;
+out:
 	if (ctx)
 		nft_ctx_free(ctx);
 	pthread_mutex_unlock(&lock);
@@ -391,6 +435,13 @@ static int open_socket(struct sl_nft_rules *rs)
 	return 0;
 }
 
+int sl_nft_rules_gen(struct sl_nft_rules *rs, uint32_t *gen)
+{
+	int err = open_socket(rs);
+
+	return err < 0 ? err : get_gen(rs, gen);
+}
+
 int sl_nft_rules_changed(struct sl_nft_rules *rs)
 {
 	uint32_t gen;
@@ -497,4 +548,33 @@ int sl_nft_rules_hook(const struct sl_nft_rules *rs, uint8_t family, const char 
 	const struct ent *e = find(rs, CHAIN_HANDLE, family, table, table_len, chain, chain_len);
 
 	return e ? e->hook : -1;
+}
+
+int sl_nft_rules_json(struct sl_nft_rules *rs,
+		      int (*cb)(void *arg, const char *json, size_t len, uint32_t gen), void *arg)
+{
+	int err;
+
+	rs->error[0] = '\0';
+	if ((err = open_socket(rs)) < 0)
+		return err;
+	for (int i = 0; i < DUMP_RETRIES; i++) {
+		uint32_t gen, gen_after;
+		char *json = NULL;
+		size_t len = 0;
+
+		err = get_gen(rs, &gen);
+		if (!err)
+			err = list_json(rs, &json, &len);
+		if (!err)
+			err = get_gen(rs, &gen_after);
+		if (!err && gen_after != gen)
+			err = -EINTR;
+		if (!err)
+			err = cb(arg, json, len, gen);
+		free(json);
+		if (err != -EINTR)
+			break;
+	}
+	return err;
 }

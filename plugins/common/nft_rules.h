@@ -36,6 +36,19 @@ int sl_nft_rules_load(struct sl_nft_rules *rs);
  */
 int sl_nft_rules_changed(struct sl_nft_rules *rs);
 
+/*
+ * nft's JSON listing of the ruleset (`nft -j -a list ruleset`) of one
+ * generation: the listing between two NFT_MSG_GETGEN answers that agree
+ * (listed again when they do not).  cb(arg, json, len, gen) gets the text,
+ * valid during the call; returns what cb returned, or -errno (libnftables'
+ * message in sl_nft_rules_error()).  The contents of rs are not changed.
+ */
+int sl_nft_rules_json(struct sl_nft_rules *rs,
+		      int (*cb)(void *arg, const char *json, size_t len, uint32_t gen), void *arg);
+
+/* The ruleset's generation now (one NFT_MSG_GETGEN round trip): 0 or -errno. */
+int sl_nft_rules_gen(struct sl_nft_rules *rs, uint32_t *gen);
+
 /* libnftables' message of the last failed load ("" if none), for the log. */
 const char *sl_nft_rules_error(const struct sl_nft_rules *rs);
 

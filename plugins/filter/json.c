@@ -250,6 +250,15 @@ static int find_extra(struct json *st, const struct sl_host *host, struct sl_ins
 	return 0;
 }
 
+/* The id of registered field `name` when it has type t, else -1. */
+static int field_of(const struct sl_host *host, struct sl_instance *inst, const char *name,
+		    enum sl_type t)
+{
+	int id = host->field_id(inst, name);
+
+	return id >= 0 && host->field_type(inst, id) == t ? id : -1;
+}
+
 /* schema: ecs.  0 or -1 (the error said). */
 static int json_ecs_configure(struct json *st, const struct sl_host *host, struct sl_instance *inst,
 			      const struct json_cfg *cfg)
@@ -262,6 +271,10 @@ static int json_ecs_configure(struct json *st, const struct sl_host *host, struc
 	st->ecs = true;
 	st->ecs_ctx.tc = &st->tc[0];
 	st->ecs_ctx.cid_field = host->field_id(inst, "community_id");
+	st->ecs_ctx.rule_handle = field_of(host, inst, "rule_handle", SL_T_U64);
+	st->ecs_ctx.rule_comment = field_of(host, inst, "rule_comment", SL_T_STRING);
+	st->ecs_ctx.rule_table = field_of(host, inst, "rule_table", SL_T_STRING);
+	st->ecs_ctx.rule_verdict = field_of(host, inst, "rule_verdict", SL_T_STRING);
 	if (st->host_frag) {
 		/* "host": observer.hostname: the escaped string after the key */
 		static const char key[] = "\"host\":";

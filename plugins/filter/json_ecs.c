@@ -173,14 +173,29 @@ static void observer(const struct json_ecs *e, struct obj *top, const struct sl_
 	close_obj(&o);
 }
 
-/* event.action: the log prefix without the blanks that end most prefixes. */
-static void event(struct obj *top, const struct sl_record *r, struct sl_fmt_time_cache *tc)
+/* The string of registered field f of r, or NULL. */
+static const struct sl_bytes *str_of(const struct sl_record *r, int f)
 {
+	return f >= 0 && sl_has(r, (sl_field)f) ? &r->v[f].bytes : NULL;
+}
+
+/*
+ * event.action: the verdict of the rule that logged the packet (nflog's
+ * rules: true), else the log prefix without the blanks that end most
+ * prefixes.
+ */
+static void event(const struct json_ecs *e, struct obj *top, const struct sl_record *r,
+		  struct sl_fmt_time_cache *tc)
+{
+	const struct sl_bytes *verdict = str_of(r, e->rule_verdict);
 	struct obj o;
 
 	OPEN(top, &o, "\"event\":");
 	MEMBER(&o, "\"kind\":\"event\",\"category\":[\"network\"]");
-	if (sl_has(r, SL_F_PREFIX)) {
+	if (verdict) {
+		MEMBER(&o, "\"action\":");
+		sl_fmt_json_str(o.b, verdict->ptr, verdict->len);
+	} else if (sl_has(r, SL_F_PREFIX)) {
 		const struct sl_bytes *p = &r->v[SL_F_PREFIX].bytes;
 		uint32_t n = p->len;
 
@@ -257,6 +272,31 @@ static void network(const struct json_ecs *e, struct obj *top, const struct sl_r
 	close_obj(&o);
 }
 
+/* rule.id, rule.name, rule.ruleset: the rule that logged the packet (nflog's rules: true). */
+static void rule(const struct json_ecs *e, struct obj *top, const struct sl_record *r)
+{
+	const struct sl_bytes *name = str_of(r, e->rule_comment), *set = str_of(r, e->rule_table);
+	bool id = e->rule_handle >= 0 && sl_has(r, (sl_field)e->rule_handle);
+	struct obj o;
+
+	if (!set)
+		return;	/* only nflog's attribution sets rule_table (nftrace has rule_handle too) */
+	OPEN(top, &o, "\"rule\":");
+	if (id) {
+		MEMBER(&o, "\"id\":");
+		put_num_str(o.b, r->v[e->rule_handle].u64);
+	}
+	if (name) {
+		MEMBER(&o, "\"name\":");
+		sl_fmt_json_str(o.b, name->ptr, name->len);
+	}
+	if (set) {
+		MEMBER(&o, "\"ruleset\":");
+		sl_fmt_json_str(o.b, set->ptr, set->len);
+	}
+	close_obj(&o);
+}
+
 /*
  * What ECS has no field for, under "iptables" as Elastic's own iptables
  * integration (Filebeat's iptables module) names it: iptables.tcp.flags as
@@ -318,11 +358,12 @@ void json_ecs_record(const struct json_ecs *e, struct sl_fmt_buf *b, const struc
 	OPEN(&top, &ecs, "\"ecs\":");
 	MEMBER(&ecs, "\"version\":\"" SLUICE_ECS_VERSION "\"");
 	close_obj(&ecs);
-	event(&top, r, e->tc);
+	event(e, &top, r, e->tc);
 	observer(e, &top, r);
 	endpoint(&top, r, ",\"source\":{", 11, true);
 	endpoint(&top, r, ",\"destination\":{", 16, false);
 	network(e, &top, r);
+	rule(e, &top, r);
 	iptables(&top, r);
 	sl_fmt_chr(b, '}');
 }

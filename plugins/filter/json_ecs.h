@@ -19,6 +19,8 @@ struct json_ecs {
 	const char *host;	/* "hostname":"..." pre-escaped, or NULL */
 	size_t host_len;
 	int cid_field;		/* id of community_id, or -1 */
+	/* ids of nflog's rule_* fields (rules: true), or -1 */
+	int rule_handle, rule_comment, rule_table, rule_verdict;
 };
 
 /* Write record r's document; the caller checks b->overflow. */

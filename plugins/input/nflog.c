@@ -37,6 +37,9 @@
 #include "nflog_attrs.h"
 #include "nlsock.h"
 #include "plugin_state.h"
+#ifdef SLUICE_NFLOG_RULES
+#include "nflog_rules.h"
+#endif
 
 /* Datagrams per wake-up before we let the event loop run again. */
 #define MAX_DGRAMS_PER_WAKEUP 256
@@ -55,6 +58,7 @@ struct nflog_cfg {
 	uint64_t qtimeout;	/* ms; 0: not set, the kernel's default applies */
 	bool seq;
 	bool conntrack;
+	bool rules;
 };
 
 struct nflog {
@@ -72,6 +76,9 @@ struct nflog {
 	/* what the stacks below read (host subtree_reads()), as attributes to parse */
 	uint64_t reads[SL_PRESENCE_WORDS];
 	uint32_t attrs;
+#ifdef SLUICE_NFLOG_RULES
+	struct nflog_rules *rules;	/* rules: true */
+#endif
 };
 
 static const struct sl_option nflog_options[] = {
@@ -91,13 +98,33 @@ static const struct sl_option nflog_options[] = {
 		    "ask for sequence numbers and count the events lost (seq_lost)"),
 	SL_OPT_BOOL("conntrack", struct nflog_cfg, conntrack, "false",
 		    "ask for conntrack id and state of each packet (NFULNL_CFG_F_CONNTRACK)"),
+	SL_OPT_BOOL("rules", struct nflog_cfg, rules, "false",
+		    "attribute each record to the nftables rule that logged it (rule_* fields), "
+		    "from the ruleset, followed as it changes"),
 	SL_OPT_END
 };
 
 static const struct sl_field_decl nflog_provides[] = {
 	SL_NFLOG_PROVIDES,
+	/* rules: true */
+	{"rule_family", SL_T_STRING},
+	{"rule_table", SL_T_STRING},
+	{"rule_chain", SL_T_STRING},
+	{"rule_handle", SL_T_U64},
+	{"rule_comment", SL_T_STRING},
+	{"rule_verdict", SL_T_STRING},
 	SL_FIELD_END
 };
+
+/* A batch handed on: attributed first with rules: true. */
+static void emit(struct nflog *st, struct sl_batch *b)
+{
+#ifdef SLUICE_NFLOG_RULES
+	if (st->rules)
+		nflog_rules_attribute(st->rules, b);
+#endif
+	st->host->emit(st->inst, b);
+}
 
 /* ---- configuration of the kernel instance (start() only) ---- */
 
@@ -295,6 +322,10 @@ static uint32_t wanted_attrs(struct nflog *st)
 		st->attrs = sl_nflog_attrs_for(reads);
 		if (st->attrs != SL_NFLOG_ATTRS_ALL)
 			st->attrs |= (st->cfg->seq ? (uint32_t)1 << NFULA_SEQ : 0) |
+				     /* the key of the rule: hook and prefix; its bytes */
+				     (st->cfg->rules ? (uint32_t)1 << NFULA_PACKET_HDR |
+							       (uint32_t)1 << NFULA_PREFIX |
+							       (uint32_t)1 << NFULA_PAYLOAD : 0) |
 				     1u;	/* NFULA_UNSPEC, nothing: marks the set as made */
 	}
 	return st->attrs;
@@ -319,7 +350,7 @@ parse_msg(void *arg, const struct nlmsghdr *nlh, const struct sl_time *rx)
 		return false;
 	r = sl_batch_add(*bp);
 	if (!r) {
-		st->host->emit(st->inst, *bp);
+		emit(st, *bp);
 		if (!(*bp = st->host->batch_get(st->inst)))
 			return false;
 		r = sl_batch_add(*bp);
@@ -341,7 +372,7 @@ static void hand_on(void *arg)
 	struct nflog_rx *x = arg;
 
 	if (x->b && x->b->count) {
-		x->st->host->emit(x->st->inst, x->b);
+		emit(x->st, x->b);
 		x->b = NULL;
 	}
 }
@@ -372,7 +403,11 @@ static void nflog_readable(void *state, int fd, uint32_t events)
 		break;
 	}
 	if (x.b)
-		st->host->emit(st->inst, x.b);	/* empty or not */
+		emit(st, x.b);	/* empty or not */
+#ifdef SLUICE_NFLOG_RULES
+	if (st->rules && st->empty)
+		nflog_rules_idle(st->rules);
+#endif
 }
 
 /*
@@ -430,6 +465,21 @@ static int nflog_configure(const struct sl_host *host, struct sl_instance *inst,
 	st->c_seq_lost = host->counter_new(inst, "seq_lost");
 	st->rd.c_malformed = host->counter_new(inst, "malformed");
 	st->c_lost = host->counter_new(inst, "lost");
+	if (st->cfg->rules) {
+#ifdef SLUICE_NFLOG_RULES
+		/* the kernel sends a queued packet after its flush timeout at the latest */
+		if (!(st->rules = nflog_rules_new(host, inst, (uint16_t)st->cfg->group,
+						  st->cfg->qtimeout ? st->cfg->qtimeout : 1000))) {
+			free(st);
+			return -1;
+		}
+#else
+		host->config_error(inst, "rules",
+				   "this sluice was built without libnftables (SLUICE_WITH_NFTRACE=OFF)");
+		free(st);
+		return -1;
+#endif
+	}
 	*state = st;
 	return 0;
 }
@@ -448,13 +498,21 @@ static int nflog_start(void *state)
 	if (sl_nl_open(&st->rd, st->cfg->netlink_buffer) < 0)
 		return -1;
 	st->portid = mnl_socket_get_portid(st->rd.nl);
+#ifdef SLUICE_NFLOG_RULES
+	/*
+	 * Before the bind: every packet we get is logged after the listing,
+	 * by its generation or by one whose change is notified after it.
+	 */
+	if (st->rules && nflog_rules_start(st->rules, st->rd.fd) < 0)
+		return -1;
+#endif
 	if (configure_kernel(st) < 0 || sl_nl_watch(&st->rd, nflog_readable, st) < 0)
 		return -1;
 	st->host->log(st->inst, SL_LOG_INFO,
-		      "bound NFLOG group %lld (copy_range %lld, nlbufsiz %llu%s%s)",
+		      "bound NFLOG group %lld (copy_range %lld, nlbufsiz %llu%s%s%s)",
 		      (long long)st->cfg->group, (long long)st->cfg->copy_range,
 		      (unsigned long long)st->cfg->nlbufsiz, st->cfg->seq ? ", seq" : "",
-		      st->cfg->conntrack ? ", conntrack" : "");
+		      st->cfg->conntrack ? ", conntrack" : "", st->cfg->rules ? ", rules" : "");
 	return 0;
 }
 
@@ -464,10 +522,19 @@ static void nflog_stop(void *state)
 
 	/* closing the socket destroys the kernel instance: no UNBIND needed */
 	sl_nl_close(&st->rd);
+#ifdef SLUICE_NFLOG_RULES
+	nflog_rules_stop(st->rules);
+#endif
 }
 
 static void nflog_destroy(void *state)
 {
+#ifdef SLUICE_NFLOG_RULES
+	struct nflog *st = state;
+
+	if (st)
+		nflog_rules_free(st->rules);
+#endif
 	free(state);
 }
 

@@ -24,6 +24,8 @@ for conf in conf/*.yaml; do
 	[ "$conf" != conf/journal.yaml ] || [ -e "$BUILDDIR/plugins/journal.so" ] || continue
 	# and nftrace only with SLUICE_WITH_NFTRACE
 	[ "$conf" != conf/nftrace.yaml ] || [ -e "$BUILDDIR/plugins/nftrace.so" ] || continue
+	# (nflog's rules: true too: it reads the ruleset with libnftables)
+	[ "$conf" != conf/rules.yaml ] || [ -e "$BUILDDIR/plugins/nftrace.so" ] || continue
 	# and nfacct only with SLUICE_WITH_NFACCT
 	[ "$conf" != conf/nfacct.yaml ] || [ -e "$BUILDDIR/plugins/nfacct.so" ] || continue
 	sed -e "s|/var/log/sluice|$tmp/var/log/sluice|g" -e "s|/var/spool/sluice|$tmp/var/spool/sluice|g" \

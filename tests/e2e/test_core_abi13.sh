@@ -31,13 +31,13 @@ run_with() {	# run_with DIR ARGS...: the test plugins' gen replaced by DIR/gen.s
 run_with "$V/min2" -c "$WORK/c.yaml" 2>"$WORK/err" || fail "plugin needing 1.2 refused: $(cat "$WORK/err")"
 [ "$(wc -l <"$WORK/out.log")" = 3 ] || fail "plugin needing 1.2 did not run: $(cat "$WORK/err")"
 out=$("$SLUICE" --check-plugin "$V/min2/gen.so") || fail "--check-plugin refused min2: $out"
-grep -qF "$V/min2/gen.so: plugin 'gen' (input), needs ABI 1.2 (this sluice has 1.3): OK" <<<"$out" ||
+grep -qF "$V/min2/gen.so: plugin 'gen' (input), needs ABI 1.2 (this sluice has 1.4): OK" <<<"$out" ||
 	fail "--check-plugin min2: $out"
 
 # Needs a newer minor than the daemon's.
 rc=0; out=$(run_with "$V/nextminor" -t -c "$WORK/c.yaml" 2>&1) || rc=$?
 [ "$rc" = 78 ] || fail "plugin needing 1.4: exit $rc, expected 78: $out"
-grep -qF "$V/nextminor/gen.so: plugin needs sluice plugin ABI 1.4, this daemon has ABI 1.3" <<<"$out" ||
+grep -qF "$V/nextminor/gen.so: plugin needs sluice plugin ABI 1.5, this daemon has ABI 1.4" <<<"$out" ||
 	fail "newer-minor message: $out"
 
 # Declares 1.2, marks an option SL_OPT_SECRET (1.3): a 1.2 daemon would print the secret.

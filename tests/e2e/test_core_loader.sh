@@ -13,7 +13,7 @@ CONF
 
 rc=0; out=$(SLUICE_PLUGIN_PATH="$T/abi99:$SLUICE_PLUGIN_PATH" "$SLUICE" -t -c "$WORK/c.yaml" 2>&1) || rc=$?
 [ "$rc" = 78 ] || fail "ABI 99 plugin: exit $rc, expected 78"
-grep -qF "$T/abi99/gen.so: plugin built for sluice plugin ABI 99.3, this daemon has ABI 1.3" <<<"$out" ||
+grep -qF "$T/abi99/gen.so: plugin built for sluice plugin ABI 99.4, this daemon has ABI 1.4" <<<"$out" ||
 	fail "ABI mismatch message missing: $out"
 
 rc=0; out=$(SLUICE_PLUGIN_PATH="$T/noentry:$SLUICE_PLUGIN_PATH" "$SLUICE" -t -c "$WORK/c.yaml" 2>&1) || rc=$?

@@ -89,7 +89,7 @@ int main(void)
 	CHECK(has("option 'n' has an empty range (min 9 > max 1)"));
 	CHECK(has("bad default: option 'l': default '{a: b}': expected a list, not a mapping"));
 	CHECK(has("bad default: option 'e': expected one of"));
-	CHECK(has("option 's': flag bits 0x100000 are not defined by ABI 1.3"));
+	CHECK(has("option 's': flag bits 0x100000 are not defined by ABI 1.4"));
 	CHECK(has("option 'p': a path flag on an option of type integer"));
 	CHECK(has("option 'r' is required and has a default ('x')"));
 	CHECK(has("option 't' has an unknown type 42"));

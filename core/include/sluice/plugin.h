@@ -58,7 +58,7 @@ extern "C" {
 #endif
 
 #define SL_ABI_MAJOR 1
-#define SL_ABI_MINOR 3
+#define SL_ABI_MINOR 4
 
 /* Name of the entry symbol every plugin exports. */
 #define SL_PLUGIN_ENTRY_SYMBOL "sluice_plugin_entry"
@@ -272,6 +272,21 @@ enum sl_log_level { SL_LOG_ERR = 3, SL_LOG_WARNING = 4, SL_LOG_NOTICE = 5, SL_LO
 typedef void (*sl_fd_cb)(void *ctx, int fd, uint32_t epoll_events);
 typedef void (*sl_timer_cb)(void *ctx);
 
+/*
+ * ABI 1.4: one labelled counter a plugin keeps per something of its own
+ * (nflog: per rule), for /metrics.  `family` is the whole metric name
+ * (`sluice_rule_records_total`), `help` its HELP text; labels[i] is
+ * named names[i].  The strings need only live during the put() call.
+ */
+struct sl_series {
+	const char *family, *help;
+	const char *const *names, *const *labels;
+	unsigned nlabels;
+	uint64_t value;
+};
+typedef void (*sl_series_put)(void *out, const struct sl_series *s);
+typedef void (*sl_series_cb)(void *ctx, sl_series_put put, void *out);
+
 struct sl_host {
 	uint32_t size;	/* sizeof(struct sl_host) of the daemon */
 
@@ -403,6 +418,20 @@ struct sl_host {
 	 * if no field has that name.
 	 */
 	int (*read_field)(struct sl_instance *inst, const char *name);
+
+	/* ---- ABI 1.4 ---- */
+
+	/*
+	 * Labelled series of the plugin's own (struct sl_series), from
+	 * start() on: for each /metrics scrape the core calls cb(ctx, put,
+	 * out) on the main thread, and cb calls put(out, series) once per
+	 * series; the core adds the label instance="..." first, and writes
+	 * the series of one family together.  cb runs beside the instance's
+	 * own thread: it synchronises with it (a lock its record path never
+	 * takes) and answers nothing once stop() ran.  One cb per instance; a
+	 * later call replaces it, cb NULL removes it.
+	 */
+	void (*series_source)(struct sl_instance *inst, sl_series_cb cb, void *ctx);
 };
 
 /*

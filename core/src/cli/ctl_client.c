@@ -31,6 +31,7 @@ static void ctl_usage(FILE *out)
 {
 	fprintf(out,
 		"usage: sluice stats [-c FILE | --socket PATH] [--json] [--watch]\n"
+		"       sluice stats --rules [-c FILE | --socket PATH]\n"
 		"       sluice reload [-c FILE | --socket PATH]\n"
 		"       sluice reopen [-c FILE | --socket PATH]\n");
 }
@@ -238,11 +239,12 @@ int ctl_client_main(int argc, char **argv, const char *default_config)
 		{"socket", required_argument, NULL, 'S'},
 		{"json", no_argument, NULL, 'j'},
 		{"watch", no_argument, NULL, 'w'},
+		{"rules", no_argument, NULL, 'r'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *cmd = argv[0], *file = default_config, *sock = NULL;
-	bool json = false, watch = false, stats = strcmp(cmd, "stats") == 0;
+	bool json = false, watch = false, rules = false, stats = strcmp(cmd, "stats") == 0;
 	int c, status = 0;
 	char *path;
 
@@ -253,13 +255,15 @@ int ctl_client_main(int argc, char **argv, const char *default_config)
 		case 'S': sock = optarg; break;
 		case 'j': json = true; break;
 		case 'w': watch = true; break;
+		case 'r': rules = true; break;
 		case 'h': ctl_usage(stdout); return 0;
 		default: ctl_usage(stderr); return EX_USAGE;
 		}
 	}
-	if (optind < argc || (!stats && (json || watch))) {
+	if (optind < argc || (!stats && (json || watch || rules)) || (rules && (json || watch))) {
 		fprintf(stderr, "sluice %s: %s\n", cmd, optind < argc ? "unexpected argument" :
-			"--json and --watch are for stats");
+			!stats ? "--json, --watch and --rules are for stats" :
+			"--rules goes with neither --json nor --watch");
 		ctl_usage(stderr);
 		return EX_USAGE;
 	}
@@ -267,6 +271,8 @@ int ctl_client_main(int argc, char **argv, const char *default_config)
 		return status ? status : EX_OSERR;
 	if (!stats) {
 		status = run_op(path, cmd);
+	} else if (rules) {
+		status = run_op(path, "stats rules");
 	} else if (watch) {
 		status = watch_stats(path, json);
 	} else {

@@ -90,14 +90,29 @@ static void run_command(struct control *ctl, const struct ucred *peer, const cha
 		else
 			stats_write_table(&s, NULL, 0, out);
 		stats_free(&s);
+	} else if (strcmp(cmd, "stats rules") == 0) {
+		char *table = NULL;
+		size_t len = 0;
+		FILE *t = open_memstream(&table, &len);
+
+		if (!t || ctl->ops->rules(ctl->ctx, t) || fflush(t)) {
+			if (t)
+				fclose(t);
+			free(table);
+			fprintf(out, "error\nout of memory\n");
+			return;
+		}
+		fclose(t);
+		fprintf(out, "ok\n%s", table);
+		free(table);
 	} else if (strcmp(cmd, "reopen") == 0) {
 		log_msg(SL_LOG_NOTICE,
 			"control socket: reopening output files (asked by uid %u, pid %d)",
 			(unsigned)peer->uid, (int)peer->pid);
 		reply_op(out, ctl->ops->reopen(ctl->ctx, msg, sizeof(msg)), msg);
 	} else {
-		fprintf(out, "error\nunknown command '%.64s' (expected stats, stats json, reload or "
-			"reopen)\n", cmd);
+		fprintf(out, "error\nunknown command '%.64s' (expected stats, stats json, stats rules, "
+			"reload or reopen)\n", cmd);
 	}
 }
 

@@ -12,6 +12,7 @@
 #define SLUICE_CONTROL_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 
@@ -43,6 +44,8 @@ struct control_ops {
 	void (*reload_forget)(void *ctx, void *asker);
 	/* `reopen`: daemon_reopen()'s contract. */
 	int (*reopen)(void *ctx, char *msg, size_t len);
+	/* `stats rules`: the per-rule table (metrics_text_rules()) to out.  0, or -1. */
+	int (*rules)(void *ctx, FILE *out);
 };
 
 /*

@@ -150,6 +150,13 @@ static int ctl_reopen(void *ctx, char *msg, size_t len)
 	return daemon_reopen(ctx, msg, len);
 }
 
+static int ctl_rules(void *ctx, FILE *out)
+{
+	const struct daemon *d = ctx;
+
+	return metrics_text_rules(d->rt, out);
+}
+
 /* What a scrape of daemon.metrics serves (metrics.h). */
 static int metrics_render(void *ctx, struct metrics_text *t)
 {
@@ -163,6 +170,7 @@ static const struct control_ops ctl_ops = {
 	.reload = ctl_reload,
 	.reload_forget = ctl_reload_forget,
 	.reopen = ctl_reopen,
+	.rules = ctl_rules,
 };
 
 /* The HTTP server and the notify socket, which only the main loop serves. */

@@ -8,6 +8,7 @@
 #define SLUICE_METRICS_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -32,6 +33,13 @@ struct runtime;
 int metrics_text_render(const struct runtime *rt, int64_t start_time, uint64_t reloads_ok,
 			uint64_t reloads_failed, struct metrics_text *t);
 void metrics_text_free(struct metrics_text *t);
+/*
+ * `sluice stats --rules`: the plugins' per-rule series
+ * (sluice_rule_records_total, sluice_rule_bytes_total) as a table, the
+ * busiest rule first, values from rulesets escaped.  0, or -1 (out of
+ * memory).
+ */
+int metrics_text_rules(const struct runtime *rt, FILE *out);
 
 struct event_loop;
 struct plugin_loader;

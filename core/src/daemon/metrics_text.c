@@ -281,6 +281,120 @@ static void put_plugin_counters(struct metrics_text *t, const struct graph *g)
 	}
 }
 
+/* A plugin's series, labels written out, sorted into families. */
+struct series_row {
+	char *family, *help, *labels;	/* labels: ,name="value"... escaped */
+	size_t order;
+	uint64_t value;
+};
+
+struct series_out {
+	struct metrics_text *t;
+	struct series_row *rows;
+	size_t n, cap;
+	size_t order;			/* the instance's index */
+	struct metrics_text tmp;	/* where a row's labels are written */
+	bool failed;
+};
+
+/* A metric or label name: [a-zA-Z_:][a-zA-Z0-9_:]* (labels: no ':'; not checked). */
+static bool name_ok(const char *s)
+{
+	if (!s || !*s || (*s >= '0' && *s <= '9'))
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+		      *s == '_' || *s == ':'))
+			return false;
+	return true;
+}
+
+static void series_put(void *arg, const struct sl_series *s)
+{
+	struct series_out *o = arg;
+	struct series_row *r;
+
+	if (o->failed || !name_ok(s->family))
+		return;
+	for (unsigned i = 0; i < s->nlabels; i++)
+		if (!name_ok(s->names[i]) || !s->labels[i])
+			return;
+	if (o->n == o->cap) {
+		size_t cap = o->cap ? 2 * o->cap : 64;
+		struct series_row *grown = realloc(o->rows, cap * sizeof(*grown));
+
+		if (!grown) {
+			o->failed = true;
+			return;
+		}
+		o->rows = grown;
+		o->cap = cap;
+	}
+	o->tmp.len = 0;
+	o->tmp.failed = !reserve(&o->tmp, 1);
+	for (unsigned i = 0; i < s->nlabels; i++) {
+		put(&o->tmp, ",%s=\"", s->names[i]);
+		put_value(&o->tmp, s->labels[i]);
+		put(&o->tmp, "\"");
+	}
+	r = &o->rows[o->n];
+	r->family = strdup(s->family);
+	r->help = strdup(s->help ? s->help : "");
+	r->labels = o->tmp.failed ? NULL : strndup(o->tmp.buf ? o->tmp.buf : "", o->tmp.len);
+	r->order = o->order;
+	r->value = s->value;
+	if (!r->family || !r->help || !r->labels) {
+		free(r->family);
+		free(r->help);
+		free(r->labels);
+		o->failed = true;
+		return;
+	}
+	o->n++;
+}
+
+static int series_cmp(const void *a, const void *b)
+{
+	const struct series_row *x = a, *y = b;
+	int c = strcmp(x->family, y->family);
+
+	return c ? c : x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* The series plugins keep themselves (series_source()), one family after the other. */
+static void put_series(struct metrics_text *t, const struct graph *g)
+{
+	struct series_out o = {.t = t};
+
+	for (size_t i = 0; i < g->nall; i++) {
+		const struct sl_instance *inst = g->all[i];
+
+		if (!inst->series_cb || !inst->started)
+			continue;
+		o.order = i;	/* the instance, whose labels go first */
+		inst->series_cb(inst->series_ctx, series_put, &o);
+	}
+	qsort(o.rows, o.n, sizeof(*o.rows), series_cmp);
+	for (size_t r = 0; r < o.n; r++) {
+		const struct series_row *row = &o.rows[r];
+
+		if (!r || strcmp(row->family, o.rows[r - 1].family) != 0)
+			family(t, row->family, "counter", row->help);
+		open_sample(t, row->family, g->all[row->order]);
+		put(t, "%s", row->labels);
+		close_sample(t, row->value);
+	}
+	for (size_t r = 0; r < o.n; r++) {
+		free(o.rows[r].family);
+		free(o.rows[r].help);
+		free(o.rows[r].labels);
+	}
+	free(o.rows);
+	free(o.tmp.buf);
+	if (o.failed)
+		t->failed = true;
+}
+
 int metrics_text_render(const struct runtime *rt, int64_t start_time, uint64_t reloads_ok,
 			uint64_t reloads_failed, struct metrics_text *t)
 {
@@ -302,7 +416,136 @@ int metrics_text_render(const struct runtime *rt, int64_t start_time, uint64_t r
 	put_drops(t, g);
 	put_queues(t, g);
 	put_plugin_counters(t, g);
+	put_series(t, g);
 	return t->failed ? -1 : 0;
+}
+
+/* ---- `sluice stats --rules`: the per-rule series as a table ---- */
+
+struct rule_row {
+	const char *inst;	/* the instance's name: lives as long as the graph */
+	char *labels[6];	/* netns, family, table, chain, handle, comment */
+	uint64_t records, bytes;
+};
+
+struct rules_out {
+	struct rule_row *rows;
+	size_t n, cap;
+	const char *inst;
+	bool failed;
+};
+
+static bool same_rule(const struct rule_row *r, const char *inst, const struct sl_series *s)
+{
+	if (r->inst != inst)
+		return false;
+	for (unsigned i = 0; i < 6; i++)
+		if (strcmp(r->labels[i], s->labels[i]))
+			return false;
+	return true;
+}
+
+static void rules_put(void *arg, const struct sl_series *s)
+{
+	struct rules_out *o = arg;
+	bool records = !strcmp(s->family, "sluice_rule_records_total");
+	struct rule_row *r = NULL;
+
+	if (o->failed || s->nlabels != 6 || (!records && strcmp(s->family, "sluice_rule_bytes_total")))
+		return;
+	/* a rule's two series come one after the other */
+	for (size_t i = o->n; i-- > 0 && i + 4 >= o->n;)
+		if (same_rule(&o->rows[i], o->inst, s)) {
+			r = &o->rows[i];
+			break;
+		}
+	if (!r) {
+		if (o->n == o->cap) {
+			size_t cap = o->cap ? 2 * o->cap : 64;
+			struct rule_row *grown = realloc(o->rows, cap * sizeof(*grown));
+
+			if (!grown) {
+				o->failed = true;
+				return;
+			}
+			o->rows = grown;
+			o->cap = cap;
+		}
+		r = &o->rows[o->n];
+		memset(r, 0, sizeof(*r));
+		r->inst = o->inst;
+		for (unsigned i = 0; i < 6; i++)
+			if (!(r->labels[i] = strdup(s->labels[i] ? s->labels[i] : "")))
+				o->failed = true;
+		o->n++;
+	}
+	if (records)
+		r->records = s->value;
+	else
+		r->bytes = s->value;
+}
+
+static int busiest_first(const void *a, const void *b)
+{
+	const struct rule_row *x = a, *y = b;
+
+	if (x->records != y->records)
+		return x->records > y->records ? -1 : 1;
+	return x->bytes > y->bytes ? -1 : x->bytes < y->bytes;
+}
+
+/* A value from a ruleset, for a terminal: controls, DEL and '\' as \xNN. */
+static void put_plain(FILE *out, const char *s)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c < 0x20 || c == 0x7f || c == '\\')
+			fprintf(out, "\\x%02x", c);
+		else
+			fputc(c, out);
+	}
+}
+
+int metrics_text_rules(const struct runtime *rt, FILE *out)
+{
+	const struct graph *g = rt->graph;
+	struct rules_out o = {0};
+
+	for (size_t i = 0; i < g->nall; i++) {
+		const struct sl_instance *inst = g->all[i];
+
+		if (!inst->series_cb || !inst->started)
+			continue;
+		o.inst = inst->name;
+		inst->series_cb(inst->series_ctx, rules_put, &o);
+	}
+	if (!o.failed) {
+		qsort(o.rows, o.n, sizeof(*o.rows), busiest_first);
+		fprintf(out, "%12s %14s  %s\n", "RECORDS", "BYTES",
+			"INSTANCE NETNS FAMILY TABLE CHAIN HANDLE COMMENT");
+		for (size_t r = 0; r < o.n; r++) {
+			const struct rule_row *row = &o.rows[r];
+
+			fprintf(out, "%12llu %14llu  ", (unsigned long long)row->records,
+				(unsigned long long)row->bytes);
+			put_plain(out, row->inst);
+			for (unsigned i = 0; i < 6; i++) {
+				fputc(' ', out);
+				if (i == 5)
+					fputc('"', out);
+				put_plain(out, row->labels[i]);
+				if (i == 5)
+					fputc('"', out);
+			}
+			fputc('\n', out);
+		}
+	}
+	for (size_t r = 0; r < o.n; r++)
+		for (unsigned i = 0; i < 6; i++)
+			free(o.rows[r].labels[i]);
+	free(o.rows);
+	return o.failed ? -1 : 0;
 }
 
 void metrics_text_free(struct metrics_text *t)

@@ -59,6 +59,8 @@ struct sl_instance {
 	bool bad_field_logged;
 	struct named_counter *counters;
 	size_t ncounters;
+	sl_series_cb series_cb;		/* series_source(): the plugin's labelled series */
+	void *series_ctx;
 
 	/* fan-out scratch: the batch as it was before the first child ran */
 	struct sl_record **save_rec;

@@ -269,6 +269,12 @@ static int host_read_field(struct sl_instance *inst, const char *name)
 	return id;
 }
 
+static void host_series_source(struct sl_instance *inst, sl_series_cb cb, void *ctx)
+{
+	inst->series_cb = cb;
+	inst->series_ctx = ctx;
+}
+
 static const uint64_t *host_subtree_reads(struct sl_instance *inst)
 {
 	return inst->subtree_reads;
@@ -399,6 +405,7 @@ const struct sl_host host_table = {
 	.timer_free = host_timer_free,
 	.subtree_reads = host_subtree_reads,
 	.read_field = host_read_field,
+	.series_source = host_series_source,
 };
 
 /* ---- lifecycle ---- */
