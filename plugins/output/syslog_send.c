@@ -77,13 +77,36 @@ void syslog_adopt_spool(struct syslog_state *st)
  *         relp_spool_sync).
  */
 
-/* A send the socket cannot take now (full, or no buffer): EPOLLOUT armed, true. */
-static bool wait_writable(struct syslog_state *st, int err)
+/*
+ * What the failed send (errno) means, one rule for every transport:
+ * SEND_AGAIN interrupted, try now; SEND_WAIT the socket cannot take it now
+ * (full, or no buffer: EPOLLOUT armed); else the errno of a real failure.
+ */
+enum { SEND_AGAIN = -1, SEND_WAIT = -2 };
+
+static int send_failure(struct syslog_state *st)
 {
-	if (err != EAGAIN && err != EWOULDBLOCK && err != ENOBUFS)
-		return false;
-	syslog_arm_fd(st, syslog_idle_events(st) | EPOLLOUT);
-	return true;
+	int err = errno;
+
+	if (err == EINTR)
+		return SEND_AGAIN;
+	if (err == EAGAIN || err == EWOULDBLOCK || err == ENOBUFS) {
+		syslog_arm_fd(st, syslog_idle_events(st) | EPOLLOUT);
+		return SEND_WAIT;
+	}
+	return err;
+}
+
+/* A stream send failed: true to try again now, false to stop (waiting, or lost). */
+static bool stream_send_again(struct syslog_state *st)
+{
+	int err = send_failure(st);
+
+	if (err == SEND_AGAIN)
+		return true;
+	if (err != SEND_WAIT)
+		syslog_lost(st, "cannot send to", err);
+	return false;
 }
 
 /* TCP, the queue empty: send the spool's records, oldest first. */
@@ -101,12 +124,8 @@ static void spool_drain_tcp(struct syslog_state *st)
 		st->iov[0].iov_len -= st->spool_head_sent;
 		sent = sendmsg(st->fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
 		if (sent < 0) {
-			int err = errno;
-
-			if (err == EINTR)
+			if (stream_send_again(st))
 				continue;
-			if (!wait_writable(st, err))
-				syslog_lost(st, "cannot send to", err);
 			break;
 		}
 		done = syslog_iov_done(st, n, (size_t)sent, true, &part);
@@ -277,11 +296,11 @@ static void drain_dgram(struct syslog_state *st)
 
 		sent = sendmmsg(st->fd, st->mm, n, MSG_DONTWAIT | MSG_NOSIGNAL);
 		if (sent < 0) {
-			int err = errno;
+			int err = send_failure(st);
 
-			if (err == EINTR)
+			if (err == SEND_AGAIN)
 				continue;
-			if (wait_writable(st, err))
+			if (err == SEND_WAIT)
 				return;
 			if (err == EMSGSIZE) {	/* the receiver's limit: skip it */
 				syslog_sock_error(st, "message too long for", err);
@@ -326,13 +345,8 @@ static void drain_stream(struct syslog_state *st)
 		size_t part;
 
 		if (sent < 0) {
-			int err = errno;
-
-			if (err == EINTR)
+			if (stream_send_again(st))
 				continue;
-			if (wait_writable(st, err))
-				return;
-			syslog_lost(st, "cannot send to", err);
 			return;
 		}
 		done = syslog_iov_done(st, n, (size_t)sent, true, &part);
