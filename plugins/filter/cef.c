@@ -18,6 +18,7 @@
 
 #include "cef_fmt.h"
 #include "plugin_state.h"
+#include "text_room.h"
 
 #ifndef SLUICE_VERSION
 #define SLUICE_VERSION "0"
@@ -177,31 +178,16 @@ static int cef_process(void *state, struct sl_batch *b)
 
 	for (unsigned i = 0; i < b->count; i++) {
 		struct sl_record *r = b->rec[i];
-		size_t start = sl_batch_mark(b), room;
+		struct sl_text_room t;
 		struct sl_fmt_buf fb;
-		void *mem;
 
-		/* reserve, write, hand back the unused tail (nothing else allocates meanwhile) */
-		for (int pass = 0; pass < 2; pass++) {
-			sl_batch_rewind(b, start);
-			room = sl_batch_room(b);
-			room = room > 8 ? (room - 8) & ~(size_t)7 : 0;
-			if (pass == 0 && room > FIRST_TRY)
-				room = FIRST_TRY;
-			mem = room ? sl_batch_alloc(b, room) : NULL;
-			sl_fmt_init(&fb, mem, room);
+		sl_text_room_begin(&t, b, FIRST_TRY);
+		while (sl_text_room_try(&t, b, &fb))
 			sl_cef_format(&st->fmt, &fb, r);
-			if (!fb.overflow || room < FIRST_TRY)
-				break;
-		}
-		if (fb.overflow) {
-			sl_batch_rewind(b, start);
-			sl_unset(r, SL_F_TEXT);
+		if (!sl_text_room_keep(&t, b, &fb, r)) {
 			no_room++;
 			continue;
 		}
-		sl_batch_trim(b, mem, fb.len);
-		sl_set_bytes(r, SL_F_TEXT, mem, (uint32_t)fb.len);
 		if (st->safe)
 			sl_set_text_safe(r);
 	}

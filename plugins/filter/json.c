@@ -15,6 +15,7 @@
 #include "json_ecs.h"
 #include "json_fields.h"
 #include "plugin_state.h"
+#include "text_room.h"
 
 static const char *const tz_choices[] = {"utc", "local", NULL};
 static const char *const schema_choices[] = {"sluice", "ecs", NULL};
@@ -347,35 +348,20 @@ static int json_process(void *state, struct sl_batch *b)
 
 	for (i = 0; i < b->count; i++) {
 		struct sl_record *r = b->rec[i];
-		size_t start = sl_batch_mark(b), room;
+		struct sl_text_room t;
 		struct sl_fmt_buf fb;
-		void *mem;
-		int pass;
 
-		/* reserve, write, hand back the unused tail (nothing else allocates meanwhile) */
-		for (pass = 0; pass < 2; pass++) {
-			sl_batch_rewind(b, start);
-			room = sl_batch_room(b);
-			room = room > 8 ? (room - 8) & ~(size_t)7 : 0;
-			if (pass == 0 && room > FIRST_TRY)
-				room = FIRST_TRY;
-			mem = room ? sl_batch_alloc(b, room) : NULL;
-			sl_fmt_init(&fb, mem, room);
+		sl_text_room_begin(&t, b, FIRST_TRY);
+		while (sl_text_room_try(&t, b, &fb)) {
 			if (st->ecs)
 				json_ecs_record(&st->ecs_ctx, &fb, r);
 			else
 				json_record(st, &fb, r);
-			if (!fb.overflow || room < FIRST_TRY)
-				break;
 		}
-		if (fb.overflow) {
-			sl_batch_rewind(b, start);
-			sl_unset(r, SL_F_TEXT);
+		if (!sl_text_room_keep(&t, b, &fb, r)) {
 			no_room++;
 			continue;
 		}
-		sl_batch_trim(b, mem, fb.len);
-		sl_set_bytes(r, SL_F_TEXT, mem, (uint32_t)fb.len);
 		sl_set_text_safe(r);
 	}
 	if (no_room) {

@@ -25,6 +25,7 @@
 #include "fmt.h"
 #include "logline_fmt.h"
 #include "plugin_state.h"
+#include "text_room.h"
 #include "traceline_fmt.h"
 
 struct logline_cfg {
@@ -139,20 +140,17 @@ static int logline_process(void *state, struct sl_batch *b)
 
 	for (i = 0; i < b->count; i++) {
 		struct sl_record *r = b->rec[i];
-		size_t start = sl_batch_mark(b);
+		struct sl_text_room t;
 		struct sl_fmt_buf fb;
 		bool scan = false;	/* names may hold any byte: not marked safe */
-		size_t room;
-		void *mem;
 
 		/*
-		 * Reserve a line's worth of arena, format into it, then give
-		 * back the unused tail: nothing else allocates in between.
-		 * When less is left, try what there is (most lines are short).
+		 * One try (the counters below count each line once): a line's
+		 * worth of arena, or what there is when less is left (most
+		 * lines are short).
 		 */
-		room = sl_batch_room(b) >= LINE_ROOM + 8 ? LINE_ROOM : sl_batch_room(b) & ~(size_t)7;
-		mem = room ? sl_batch_alloc(b, room) : NULL;
-		sl_fmt_init(&fb, mem, room);
+		sl_text_room_begin(&t, b, LINE_ROOM);
+		sl_text_room_try(&t, b, &fb);
 		if (sl_traceline_applies(r, &st->trace_fields)) {
 			sl_traceline_format(&fb, r, &st->trace_fields);
 			scan = true;
@@ -166,7 +164,7 @@ static int logline_process(void *state, struct sl_batch *b)
 			sl_ctline_format(&fb, r, &st->ct_fields, st->ct_flags);
 			conns++;
 		} else if (!sl_logline_format(&fb, r, st->flags)) {
-			sl_batch_rewind(b, start);
+			sl_batch_rewind(b, t.start);
 			/* a filter's own line (ratelimit's, dedup's summaries): kept as it is */
 			if (!sl_has(r, SL_F_PACKET) && sl_has(r, SL_F_TEXT))
 				continue;
@@ -177,14 +175,10 @@ static int logline_process(void *state, struct sl_batch *b)
 			   (sl_has(r, SL_F_IFINDEX_OUT) && !sl_has(r, SL_F_IFNAME_OUT))) {
 			no_ifname++;	/* the line has IN= / OUT= empty */
 		}
-		if (fb.overflow) {
-			sl_batch_rewind(b, start);
+		if (!sl_text_room_keep(&t, b, &fb, r)) {
 			no_room++;
-			sl_unset(r, SL_F_TEXT);
 			continue;
 		}
-		sl_batch_trim(b, mem, fb.len);
-		sl_set_bytes(r, SL_F_TEXT, mem, (uint32_t)fb.len);
 		/* table, chain and object names may hold any byte: those lines are scanned */
 		if (!scan)
 			sl_set_text_safe(r);
