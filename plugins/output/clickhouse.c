@@ -46,6 +46,7 @@
 
 #include "clickhouse_rows.h"
 #include "flow_fields.h"
+#include "http_post.h"
 #include "plugin_state.h"
 #include "sink.h"
 
@@ -154,8 +155,8 @@ struct ch_state {
 	struct curl_slist *headers[2];	/* per format (FMT_*) */
 	char *insert_url[2];
 	char curl_err[CURL_ERROR_SIZE];
-	char answer[ANSWER_MAX + 1];
-	size_t answer_len;
+	char answer_buf[ANSWER_MAX + 1];
+	struct sl_http_answer answer;	/* in answer_buf */
 
 	struct ch_rows b;	/* the batch being built, reused */
 	struct sl_sink sink;
@@ -168,18 +169,6 @@ struct ch_state {
 
 /* ---- posting a batch ---- */
 
-static size_t on_answer(char *data, size_t size, size_t n, void *ctx)
-{
-	struct ch_state *st = ctx;
-	size_t len = size * n, room = ANSWER_MAX - st->answer_len;
-
-	if (len < room)
-		room = len;
-	memcpy(st->answer + st->answer_len, data, room);
-	st->answer_len += room;
-	return len;
-}
-
 /* One INSERT of len bytes (rows rows in format fmt): true on HTTP 200. */
 static bool post_rows(struct ch_state *st, int fmt, const char *buf, size_t len, unsigned rows)
 {
@@ -187,7 +176,7 @@ static bool post_rows(struct ch_state *st, int fmt, const char *buf, size_t len,
 	long code = 0;
 	char *nl;
 
-	st->answer_len = 0;
+	st->answer.len = 0;
 	if (!st->insert_url[fmt]) {
 		st->host->counter_add(st->inst, st->c_http_errors, 1);
 		st->host->log(st->inst, SL_LOG_WARNING, "%u spooled RowBinary rows cannot be sent with "
@@ -208,13 +197,13 @@ static bool post_rows(struct ch_state *st, int fmt, const char *buf, size_t len,
 	curl_easy_getinfo(st->curl, CURLINFO_RESPONSE_CODE, &code);
 	if (code == 200)
 		return true;
-	st->answer[st->answer_len] = 0;
-	nl = strchr(st->answer, '\n');
+	st->answer.buf[st->answer.len] = 0;
+	nl = strchr(st->answer.buf, '\n');
 	if (nl)
 		*nl = 0;
 	st->host->counter_add(st->inst, st->c_http_errors, 1);
 	st->host->log(st->inst, SL_LOG_WARNING, "INSERT of %u rows: HTTP %ld: %s", rows, code,
-		      st->answer);
+		      st->answer.buf);
 	return false;
 }
 
@@ -533,13 +522,8 @@ static int ch_start(void *state)
 			ulen && c->url[ulen - 1] == '/' ? "" : "/", q);
 		curl_free(q);
 	}
-	curl_easy_setopt(st->curl, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(st->curl, CURLOPT_TIMEOUT_MS, (long)c->timeout);
-	curl_easy_setopt(st->curl, CURLOPT_CONNECTTIMEOUT_MS, (long)c->timeout);
-	curl_easy_setopt(st->curl, CURLOPT_ERRORBUFFER, st->curl_err);
-	curl_easy_setopt(st->curl, CURLOPT_WRITEFUNCTION, on_answer);
-	curl_easy_setopt(st->curl, CURLOPT_WRITEDATA, st);
-	curl_easy_setopt(st->curl, CURLOPT_TCP_KEEPALIVE, 1L);
+	st->answer = (struct sl_http_answer){ .buf = st->answer_buf, .max = ANSWER_MAX };
+	sl_http_post_setup(st->curl, c->timeout, st->curl_err, &st->answer);
 	if (c->user)
 		curl_easy_setopt(st->curl, CURLOPT_USERNAME, c->user);
 	if (c->password)

@@ -39,6 +39,7 @@
 #include <sluice/plugin.h>
 
 #include "clock.h"
+#include "http_post.h"
 #include "otlp_attrs.h"
 #include "otlp_pb.h"
 #include "plugin_state.h"
@@ -104,8 +105,8 @@ struct otlp_state {
 	struct curl_slist *headers[2];	/* per encoding */
 	struct curl_slist *connect_to;	/* tls_server_name: its name to url's host */
 	char curl_err[CURL_ERROR_SIZE];
-	char answer[ANSWER_MAX + 1];
-	size_t answer_len;
+	char answer_buf[ANSWER_MAX + 1];
+	struct sl_http_answer answer;	/* in answer_buf */
 	uint64_t retry_after_ms;	/* from the last answer's Retry-After; 0: none */
 	uint64_t not_before;		/* monotonic ms: no request before it */
 
@@ -155,18 +156,6 @@ static bool otlp_encode(void *ctx, const struct sl_record *r)
 
 /* ---- posting ---- */
 
-static size_t on_answer(char *data, size_t size, size_t n, void *ctx)
-{
-	struct otlp_state *st = ctx;
-	size_t len = size * n, room = ANSWER_MAX - st->answer_len;
-
-	if (len < room)
-		room = len;
-	memcpy(st->answer + st->answer_len, data, room);
-	st->answer_len += room;
-	return len;
-}
-
 /* Retry-After in seconds (an HTTP date is not followed: the engine's backoff is). */
 static size_t on_header(char *data, size_t size, size_t n, void *ctx)
 {
@@ -190,13 +179,14 @@ static size_t on_header(char *data, size_t size, size_t n, void *ctx)
 /* The answer's first line, printable (it came from the network). */
 static const char *answer_line(struct otlp_state *st)
 {
+	char *a = st->answer.buf;
 	size_t i;
 
-	for (i = 0; i < st->answer_len && st->answer[i] != '\n' && i < 200; i++)
-		if ((unsigned char)st->answer[i] < 0x20 || (unsigned char)st->answer[i] >= 0x7f)
-			st->answer[i] = '?';
-	st->answer[i] = 0;
-	return st->answer;
+	for (i = 0; i < st->answer.len && a[i] != '\n' && i < 200; i++)
+		if ((unsigned char)a[i] < 0x20 || (unsigned char)a[i] >= 0x7f)
+			a[i] = '?';
+	a[i] = 0;
+	return a;
 }
 
 /* Wait out a Retry-After the receiver gave, at most retry_max. */
@@ -248,7 +238,7 @@ static enum sl_sink_result post(struct otlp_state *st, int enc, const struct iov
 		body = st->gz.p;
 		len = st->gz.len;
 	}
-	st->answer_len = 0;
+	st->answer.len = 0;
 	st->retry_after_ms = 0;
 	curl_easy_setopt(st->curl, CURLOPT_HTTPHEADER, st->headers[enc]);
 	curl_easy_setopt(st->curl, CURLOPT_POSTFIELDS, body);
@@ -265,7 +255,7 @@ static enum sl_sink_result post(struct otlp_state *st, int enc, const struct iov
 	if (code >= 200 && code < 300) {
 		st->host->counter_add(st->inst, st->c_requests, 1);
 		st->host->counter_add(st->inst, st->c_records, n);
-		rejected = sl_otlp_response_rejected(enc, st->answer, st->answer_len);
+		rejected = sl_otlp_response_rejected(enc, st->answer.buf, st->answer.len);
 		if (rejected > 0) {
 			if (rejected > n)
 				rejected = n;
@@ -612,15 +602,10 @@ static int otlp_start(void *state)
 		return -1;
 	}
 	curl_easy_setopt(st->curl, CURLOPT_URL, c->url);
-	curl_easy_setopt(st->curl, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(st->curl, CURLOPT_TIMEOUT_MS, (long)c->timeout);
-	curl_easy_setopt(st->curl, CURLOPT_CONNECTTIMEOUT_MS, (long)c->timeout);
-	curl_easy_setopt(st->curl, CURLOPT_ERRORBUFFER, st->curl_err);
-	curl_easy_setopt(st->curl, CURLOPT_WRITEFUNCTION, on_answer);
-	curl_easy_setopt(st->curl, CURLOPT_WRITEDATA, st);
+	st->answer = (struct sl_http_answer){ .buf = st->answer_buf, .max = ANSWER_MAX };
+	sl_http_post_setup(st->curl, c->timeout, st->curl_err, &st->answer);
 	curl_easy_setopt(st->curl, CURLOPT_HEADERFUNCTION, on_header);
 	curl_easy_setopt(st->curl, CURLOPT_HEADERDATA, st);
-	curl_easy_setopt(st->curl, CURLOPT_TCP_KEEPALIVE, 1L);
 	set_tls(st);
 	if (c->tls.server_name && set_server_name(st) < 0)
 		return -1;
