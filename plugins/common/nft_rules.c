@@ -232,6 +232,42 @@ static int list_line(struct ents *ents, struct where *w, const char *line, const
 }
 
 /*
+ * Takes the lock and runs `list ruleset` in a new libnftables context with
+ * the output flags flags: 0 with the listing in *ctx's output buffer, or
+ * -ENOMEM, or -errno of a failed listing (EPERM/EACCES as nft met them,
+ * else EIO; nft's first error line in rs->error).  Whatever it returns, the
+ * caller passes *ctx (maybe NULL) to ruleset_done() once it has read the output.
+ */
+static int ruleset_list(struct sl_nft_rules *rs, unsigned int flags, struct nft_ctx **ctx)
+{
+	pthread_mutex_lock(&lock);
+	*ctx = nft_ctx_new(NFT_CTX_DEFAULT);
+	if (!*ctx)
+		return -ENOMEM;
+	nft_ctx_output_set_flags(*ctx, flags);
+	if (nft_ctx_buffer_output(*ctx) || nft_ctx_buffer_error(*ctx))
+		return -ENOMEM;
+	errno = 0;
+	if (nft_run_cmd_from_buffer(*ctx, "list ruleset")) {
+		const char *msg = nft_ctx_get_error_buffer(*ctx);
+		int err = errno == EPERM || errno == EACCES ? -errno : -EIO;
+
+		snprintf(rs->error, sizeof(rs->error), "%.*s", (int)strcspn(msg ? msg : "", "\n"),
+			 msg ? msg : "");
+		return err;
+	}
+	return 0;
+}
+
+/* Frees ruleset_list()'s context and drops the lock. */
+static void ruleset_done(struct nft_ctx *ctx)
+{
+	if (ctx)
+		nft_ctx_free(ctx);
+	pthread_mutex_unlock(&lock);
+}
+
+/*
  * The rules of `nft -a list ruleset` as libnftables prints it — the text
  * `nft monitor trace` prints for a rule (nft's decompiler; rule_print() of
  * its cache), with the output flags that change rules as nft's (only the
@@ -244,30 +280,11 @@ static int list_rules(struct sl_nft_rules *rs, struct ents *ents)
 	struct where w = {.family = -1};
 	struct nft_ctx *ctx;
 	const char *out;
-	int err = 0;
+	int err;
 
-	pthread_mutex_lock(&lock);
-	ctx = nft_ctx_new(NFT_CTX_DEFAULT);
-	if (!ctx) {
-		err = -ENOMEM;
-		goto out;
-	}
 	/* terse: no elements of named sets (rules show them as @name), 0.03 s instead of 2.5 s with 200000 */
-	nft_ctx_output_set_flags(ctx, NFT_CTX_OUTPUT_HANDLE | NFT_CTX_OUTPUT_TERSE);
-	if (nft_ctx_buffer_output(ctx) || nft_ctx_buffer_error(ctx)) {
-		err = -ENOMEM;
-		goto out;
-	}
-	errno = 0;
-	if (nft_run_cmd_from_buffer(ctx, "list ruleset")) {
-		const char *msg = nft_ctx_get_error_buffer(ctx);
-
-		err = errno == EPERM || errno == EACCES ? -errno : -EIO;
-		snprintf(rs->error, sizeof(rs->error), "%.*s", (int)strcspn(msg ? msg : "", "\n"),
-			 msg ? msg : "");
-		goto out;
-	}
-	out = nft_ctx_get_output_buffer(ctx);
+	err = ruleset_list(rs, NFT_CTX_OUTPUT_HANDLE | NFT_CTX_OUTPUT_TERSE, &ctx);
+	out = err ? NULL : nft_ctx_get_output_buffer(ctx);
 	while (out && *out && !err) {
 		const char *nl = strchr(out, '\n');
 		const char *end = nl ? nl : out + strlen(out);
@@ -275,12 +292,9 @@ static int list_rules(struct sl_nft_rules *rs, struct ents *ents)
 		err = list_line(ents, &w, out, end);
 		out = nl ? nl + 1 : end;
 	}
-out:
 	free(w.table);
 	free(w.chain);
-	if (ctx)
-		nft_ctx_free(ctx);
-	pthread_mutex_unlock(&lock);
+	ruleset_done(ctx);
 	return err;
 }
 
@@ -289,38 +303,18 @@ static int list_json(struct sl_nft_rules *rs, char **json, size_t *len)
 {
 	struct nft_ctx *ctx;
 	const char *out;
-	int err = 0;
+	int err;
 
 	*json = NULL;
-	pthread_mutex_lock(&lock);
-	ctx = nft_ctx_new(NFT_CTX_DEFAULT);
-	if (!ctx) {
-		err = -ENOMEM;
-		goto out;
-	}
 	/* not terse: a named verdict map's elements say which chains it jumps to */
-	nft_ctx_output_set_flags(ctx, NFT_CTX_OUTPUT_HANDLE | NFT_CTX_OUTPUT_JSON);
-	if (nft_ctx_buffer_output(ctx) || nft_ctx_buffer_error(ctx)) {
-		err = -ENOMEM;
-		goto out;
+	err = ruleset_list(rs, NFT_CTX_OUTPUT_HANDLE | NFT_CTX_OUTPUT_JSON, &ctx);
+	if (!err) {
+		out = nft_ctx_get_output_buffer(ctx);
+		*len = out ? strlen(out) : 0;
+		if (!(*json = strndup(out ? out : "", *len)))
+			err = -ENOMEM;
 	}
-	errno = 0;
-	if (nft_run_cmd_from_buffer(ctx, "list ruleset")) {
-		const char *msg = nft_ctx_get_error_buffer(ctx);
-
-		err = errno == EPERM || errno == EACCES ? -errno : -EIO;
-		snprintf(rs->error, sizeof(rs->error), "%.*s", (int)strcspn(msg ? msg : "", "\n"),
-			 msg ? msg : "");
-		goto out;
-	}
-	out = nft_ctx_get_output_buffer(ctx);
-	*len = out ? strlen(out) : 0;
-	if (!(*json = strndup(out ? out : "", *len)))
-		err = -ENOMEM;
-out:
-	if (ctx)
-		nft_ctx_free(ctx);
-	pthread_mutex_unlock(&lock);
+	ruleset_done(ctx);
 	return err;
 }
 

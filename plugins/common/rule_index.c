@@ -397,25 +397,49 @@ static struct obj *obj_new(void)
 	return o;
 }
 
-/* {"chain": {...}} */
-static void read_chain(struct jp *j, struct build *b)
+/* obj_new(), or NULL with the build out of memory and the listing failed. */
+static struct obj *obj_open(struct jp *j, struct build *b)
 {
 	struct obj *o = obj_new();
-	char key[STR_MAX], hook[STR_MAX] = "";
-	struct chain *c;
-	int pf;
 
 	if (!o) {
 		b->nomem = true;
 		fail(j, "out of memory");
-		return;
 	}
+	return o;
+}
+
+/*
+ * The member named key read into o if it is "family" or "table": true;
+ * else false, nothing read.  key (STR_MAX bytes) is overwritten by a family's name.
+ */
+static bool read_where(struct jp *j, struct obj *o, char *key)
+{
+	if (!strcmp(key, "family")) {
+		jstr(j, key);
+		copy_small(o->family, sizeof(o->family), key);
+	} else if (!strcmp(key, "table")) {
+		jstr(j, o->table);
+	} else {
+		return false;
+	}
+	return true;
+}
+
+/* {"chain": {...}} */
+static void read_chain(struct jp *j, struct build *b)
+{
+	struct obj *o = obj_open(j, b);
+	char key[STR_MAX], hook[STR_MAX] = "";
+	struct chain *c;
+	int pf;
+
+	if (!o)
+		return;
 	FOR_MEMBERS(j, key) {
-		if (!strcmp(key, "family"))
-			jstr(j, key), copy_small(o->family, sizeof(o->family), key);
-		else if (!strcmp(key, "table"))
-			jstr(j, o->table);
-		else if (!strcmp(key, "name"))
+		if (read_where(j, o, key))
+			continue;
+		if (!strcmp(key, "name"))
 			jstr(j, o->name);
 		else if (!strcmp(key, "hook"))
 			jstr(j, hook);
@@ -462,6 +486,24 @@ static void add_edge(struct scan *s, const char *to, bool map)
 }
 
 /*
+ * The members of a {"jump"|"goto": {...}} at j: its "target" into target
+ * (STR_MAX bytes, left as it was without one), an edge to it if not "".
+ */
+static void read_jump(struct jp *j, struct scan *s, char *target)
+{
+	char key[STR_MAX];
+
+	FOR_MEMBERS(j, key) {
+		if (!strcmp(key, "target"))
+			jstr(j, target);
+		else
+			jskip(j);
+	}
+	if (*target)
+		add_edge(s, target, false);
+}
+
+/*
  * Any value, looking for {"jump"|"goto": {"target": X}} and "@map"
  * references at every depth.
  */
@@ -491,16 +533,9 @@ static void scan_value(struct scan *s)
 		j->depth++;
 		FOR_MEMBERS(j, key) {
 			if ((!strcmp(key, "jump") || !strcmp(key, "goto")) && peek(j) == '{') {
-				char k2[STR_MAX], target[STR_MAX] = "";
+				char target[STR_MAX] = "";
 
-				FOR_MEMBERS(j, k2) {
-					if (!strcmp(k2, "target"))
-						jstr(j, target);
-					else
-						jskip(j);
-				}
-				if (*target)
-					add_edge(s, target, false);
+				read_jump(j, s, target);
 			} else {
 				scan_value(s);
 			}
@@ -513,24 +548,18 @@ static void scan_value(struct scan *s)
 
 static void read_map(struct jp *j, struct build *b)
 {
-	struct obj *o = obj_new();
+	struct obj *o = obj_open(j, b);
 	char key[STR_MAX];
 	bool verdict = false;
 	const char *elem = NULL;
 
-	if (!o) {
-		b->nomem = true;
-		fail(j, "out of memory");
+	if (!o)
 		return;
-	}
 	/* the elements may come before "map": "verdict"; scan them, keep them if it is one */
 	FOR_MEMBERS(j, key) {
-		if (!strcmp(key, "family")) {
-			jstr(j, key);
-			copy_small(o->family, sizeof(o->family), key);
-		} else if (!strcmp(key, "table")) {
-			jstr(j, o->table);
-		} else if (!strcmp(key, "name")) {
+		if (read_where(j, o, key))
+			continue;
+		if (!strcmp(key, "name")) {
 			jstr(j, o->name);
 		} else if (!strcmp(key, "map")) {
 			if (peek(j) == '"' && jstr(j, key) >= 0)
@@ -595,16 +624,7 @@ static void read_stmt(struct jp *j, struct scan *s, size_t rule, char *last, cha
 				b->logs[b->nlogs++] = (struct logst){rule, s->chain, (uint16_t)group,
 								     dup_or(b, prefix), (uint32_t)plen};
 		} else if ((!strcmp(key, "jump") || !strcmp(key, "goto")) && peek(j) == '{') {
-			char k2[STR_MAX];
-
-			FOR_MEMBERS(j, k2) {
-				if (!strcmp(k2, "target"))
-					jstr(j, target);
-				else
-					jskip(j);
-			}
-			if (*target)
-				add_edge(s, target, false);
+			read_jump(j, s, target);
 		} else {
 			scan_value(s);
 		}
@@ -623,26 +643,20 @@ static bool set_str(struct build *b, const char **dst, uint32_t *len, const char
 /* {"rule": {...}}: its jumps, and it if it holds a `log group`. */
 static void read_rule(struct jp *j, struct build *b)
 {
-	struct obj *o = obj_new();
+	struct obj *o = obj_open(j, b);
 	struct sl_rule_index *ix = b->ix;
 	char key[STR_MAX], last[16] = "", target[STR_MAX] = "";
 	const char *expr = NULL;
 	size_t logs_before = b->nlogs, rule = ix->nrules;
 	struct sl_rule *r;
 
-	if (!o) {
-		b->nomem = true;
-		fail(j, "out of memory");
+	if (!o)
 		return;
-	}
 	/* family, table and chain may follow "expr": note where it is, read it after */
 	FOR_MEMBERS(j, key) {
-		if (!strcmp(key, "family")) {
-			jstr(j, key);
-			copy_small(o->family, sizeof(o->family), key);
-		} else if (!strcmp(key, "table")) {
-			jstr(j, o->table);
-		} else if (!strcmp(key, "chain")) {
+		if (read_where(j, o, key))
+			continue;
+		if (!strcmp(key, "chain")) {
 			jstr(j, o->chain);
 		} else if (!strcmp(key, "handle")) {
 			jnum(j, &o->handle);
