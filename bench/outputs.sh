@@ -107,7 +107,7 @@ OUT=/dev/shm/sluice-bench-outputs.$$
 mkdir -p "$OUT"
 # shellcheck source=bench/sinks_lib.sh
 . "$TOP/bench/sinks_lib.sh"
-RX_PID=""
+RX_PID="" JNS_PID=""
 cleanup() {
 	[ -n "$RX_PID" ] && kill "$RX_PID" 2>/dev/null
 	[ -n "$JNS_PID" ] && kill "$JNS_PID" 2>/dev/null
@@ -117,6 +117,13 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
+
+# rx_stop: the receiver started for this run (and the journal's namespace) ended.
+rx_stop() {
+	local p
+	for p in $RX_PID $JNS_PID; do kill -TERM "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+	RX_PID="" JNS_PID=""
+}
 
 # pin PID: the process and all its threads (later ones inherit it) to RXCPU.
 pin() { taskset -a -p -c "$RXCPU" "$1" >/dev/null; }
@@ -201,14 +208,16 @@ rx_nats() { # a nats-server with JetStream per run, its store in $W; RX_GOT: the
 		taskset -c "$RXCPU" nats-server -c "$d/conf" >"$d/log" 2>&1 &
 		RX_PID=$! RX_CPU_PID=$!
 		for _ in $(seq 100); do nats_cli ready 2>/dev/null && break; sleep 0.1; done
-		nats_cli create SL "fw.>" 1 120 >/dev/null || { cat "$d/log"; return 1; } ;;
+		nats_cli create SL "fw.>" 1 120 >/dev/null && return 0
+		cat "$d/log"
+		rx_stop
+		return 1 ;;
 	count)
 		# "published" counts acknowledged messages: all are stored when sluice ends
 		RX_GOT=$(nats_cli count SL) RX_BYTES=-
+		RX_GOT=${RX_GOT:-0}
 		RX_CPU1=$(proc_cpu "$RX_PID")
-		kill -TERM "$RX_PID"
-		wait "$RX_PID" 2>/dev/null
-		RX_PID=""
+		rx_stop
 		rm -rf "$d" ;;
 	esac
 }
@@ -216,7 +225,7 @@ nats_cli() { python3 "$TOP/tests/e2e/nats_client.py" "127.0.0.1:$PORT" "$@"; }
 # journal: a systemd-journald of its own per run, in a private mount
 # namespace (bench/journal_ns.sh: volatile storage, no rate limit), sluice
 # run in that namespace (RX_WRAP); RX_GOT: journalctl's entries of sluice.
-JOURNALD=/lib/systemd/systemd-journald JNS_PID=""
+JOURNALD=/lib/systemd/systemd-journald
 rx_journal() {
 	local d=$W/journal a b
 	case $1 in
@@ -241,6 +250,7 @@ rx_journal() {
 			sleep 0.1
 		done
 		cat "$d/journald.log"
+		rx_stop
 		return 1 ;;
 	count)
 		# datagrams journald has yet to read: wait until it stops working
@@ -248,9 +258,7 @@ rx_journal() {
 		while :; do sleep 0.3; a=$b b=$(proc_cpu "$RX_PID"); [ "$a" = "$b" ] && break; done
 		RX_CPU1=$b
 		RX_GOT=$("${RX_WRAP[@]}" journalctl -D /run/log/journal -t sluice -o cat | wc -l) RX_BYTES=-
-		kill -TERM "$RX_PID" "$JNS_PID"
-		wait "$RX_PID" "$JNS_PID" 2>/dev/null
-		RX_PID="" JNS_PID=""
+		rx_stop
 		rm -rf "$d" ;;
 	esac
 }
