@@ -18,17 +18,26 @@
 # /proc/PID/stat from before the run to when it has counted everything.
 # A run counts what arrived: the receiver's count (lines of the file, the
 # UDP datagrams or TCP lines sinkcount received, the topic's end offsets,
-# count() of the table) against what the output says it sent (its `out`
-# counter, or the counter the table names); a run that lost records is
-# kept, and its row says how many.
+# count() of the table, the OTLP log records in the requests, the
+# JetStream stream's messages, the journal's entries) against what the
+# output says it sent (its `out` counter, or the counter the table names);
+# a run that lost records is kept, and its row says how many.
 #
 # Adding an output is one line of OUTPUTS:
 #   NAME | RECEIVER | EXPECT | the stack after `replay, decode, `
 # RECEIVER is one of the rx_KIND functions below (none: the output writes a
 # file under @OUT@; udp, tcp: bench/gen/sinkcount on @PORT@; http:
-# bench/httpcount.py on @PORT@, answering 200 and counting requests; kafka: the
-# librdkafka mock cluster at @BOOTSTRAP@, topic sl; clickhouse: a private
-# server at @CH_HTTP@, table packets; sqlite: @OUT@/out.db, table packets);
+# bench/httpcount.py on @PORT@, answering 200 and counting requests; otlp:
+# the same counting the OTLP log records in the requests' protobuf (or
+# OTLP/JSON) bodies; kafka: the librdkafka mock cluster at @BOOTSTRAP@,
+# topic sl; clickhouse: a private server at @CH_HTTP@, table packets;
+# sqlite: @OUT@/out.db, table packets; nats: a nats-server with JetStream
+# on @PORT@ (store in the work dir, started for each run), stream SL on
+# subjects fw.>, counted by $JS.API.STREAM.INFO's state.messages
+# (tests/e2e/nats_client.py); journal: a private systemd-journald for each
+# run in a mount namespace of its own (bench/journal_ns.sh; volatile, no
+# rate limit; root only), sluice run inside it, counted by journalctl -t
+# sluice);
 # EXPECT names the output's counter the receiver's count must equal
 # (`out`: one record per message; ipfix: `messages`, one per datagram; an
 # HTTP output: its counter of requests, e.g. clickhouse's `inserts`).
@@ -78,6 +87,10 @@ kafka        | kafka      | out      | json, { plugin: kafka, brokers: [@BOOTSTR
 clickhouse   | clickhouse | out      | { plugin: clickhouse, url: "http://127.0.0.1:@CH_HTTP@", table: packets }
 sql-sqlite   | sqlite     | out      | { plugin: sql, driver: sqlite, path: @OUT@/out.db, table: packets }
 ipfix        | udp        | messages | { plugin: flow, max_flows: 262144 }, { plugin: ipfix, address: "127.0.0.1:@PORT@" }
+otlp         | otlp       | out      | json, { plugin: otlp, url: "http://127.0.0.1:@PORT@/v1/logs" }
+nats         | nats       | out      | json, { plugin: nats, servers: ["nats://127.0.0.1:@PORT@"], subject: "fw.{nflog_group}.{ip_proto}" }
+journal      | journal    | out      | logline, { plugin: journal }
+cef-file     | none       | out      | cef, { plugin: file, file: @OUT@/out.cef }
 '
 
 OUTPUTS="$OUTPUTS${OUTPUTS_EXTRA:+$'\n'$OUTPUTS_EXTRA}"
@@ -94,9 +107,10 @@ OUT=/dev/shm/sluice-bench-outputs.$$
 mkdir -p "$OUT"
 # shellcheck source=bench/sinks_lib.sh
 . "$TOP/bench/sinks_lib.sh"
-RX_PID=""
+RX_PID="" JNS_PID=""
 cleanup() {
 	[ -n "$RX_PID" ] && kill "$RX_PID" 2>/dev/null
+	[ -n "$JNS_PID" ] && kill "$JNS_PID" 2>/dev/null
 	sinks_stop
 	rm -rf "$OUT"
 	if [ "$KEEP" = 1 ]; then echo "work dir kept: $W" >&2; else rm -rf "$W"; fi
@@ -104,11 +118,19 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
+# rx_stop: the receiver started for this run (and the journal's namespace) ended.
+rx_stop() {
+	local p
+	for p in $RX_PID $JNS_PID; do kill -TERM "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+	RX_PID="" JNS_PID=""
+}
+
 # pin PID: the process and all its threads (later ones inherit it) to RXCPU.
 pin() { taskset -a -p -c "$RXCPU" "$1" >/dev/null; }
 
 # Receivers: rx_KIND start|count.  start readies it for one run (and sets
-# RX_CPU_PID to the process whose CPU is the receiver's, or ""); count
+# RX_CPU_PID to the process whose CPU is the receiver's, or "", and may set
+# RX_WRAP, a command that execs sluice where the receiver is); count
 # waits until everything sent has arrived and sets RX_GOT (records
 # received) and RX_BYTES (their bytes, "-" when unknown), and RX_CPU1 when
 # it ends the receiver (else the caller reads RX_CPU_PID's CPU after it).
@@ -147,24 +169,97 @@ rx_sink() { # rx_sink udp|tcp start|count|stop: bench/gen/sinkcount
 }
 rx_udp() { rx_sink udp "$1"; }
 rx_tcp() { rx_sink tcp "$1"; }
-rx_http() { # bench/httpcount.py: counts requests (RX_GOT) and body bytes, answers 200
-	case $1 in
+rx_httpcount() { # rx_httpcount ""|otlp start|count: bench/httpcount.py, answering 200
+	case $2 in
 	start)
 		PORT=$(free_port)
-		taskset -c "$RXCPU" python3 "$TOP/bench/httpcount.py" "$PORT" >"$W/http.out" 2>&1 &
+		taskset -c "$RXCPU" python3 "$TOP/bench/httpcount.py" "$PORT" ${1:+"$1"} >"$W/http.out" 2>&1 &
 		RX_PID=$! RX_CPU_PID=$!
 		for _ in $(seq 100); do grep -qx ready "$W/http.out" && return 0; sleep 0.1; done
 		return 1 ;;
 	count)
-		local a b
+		local a b req bytes recs bad
 		b=$(proc_cpu "$RX_PID")
 		while :; do sleep 0.3; a=$b b=$(proc_cpu "$RX_PID"); [ "$a" = "$b" ] && break; done
 		RX_CPU1=$b
 		kill -TERM "$RX_PID"
 		wait "$RX_PID" 2>/dev/null
 		RX_PID=""
-		read -r _ RX_GOT _ RX_BYTES < <(grep '^requests ' "$W/http.out")
-		RX_GOT=${RX_GOT:-0} RX_BYTES=${RX_BYTES:--} ;;
+		read -r _ req _ bytes _ recs _ bad < <(grep '^requests ' "$W/http.out")
+		RX_BYTES=${bytes:--}
+		if [ "$1" = otlp ]; then
+			RX_GOT=${recs:-0}
+			[ "${bad:-0}" = 0 ] || echo "  httpcount: $bad requests were not OTLP" >&2
+		else
+			RX_GOT=${req:-0}
+		fi ;;
+	esac
+}
+rx_http() { rx_httpcount "" "$1"; }	# RX_GOT: requests
+rx_otlp() { rx_httpcount otlp "$1"; }	# RX_GOT: the OTLP log records in the requests
+rx_nats() { # a nats-server with JetStream per run, its store in $W; RX_GOT: the stream's messages
+	local d=$W/nats
+	case $1 in
+	start)
+		command -v nats-server >/dev/null || { echo "no nats-server"; return 1; }
+		PORT=$(free_port)
+		rm -rf "$d" && mkdir -p "$d/store" || return 1
+		printf 'listen: 127.0.0.1:%s\njetstream { store_dir: "%s" }\n' "$PORT" "$d/store" >"$d/conf"
+		taskset -c "$RXCPU" nats-server -c "$d/conf" >"$d/log" 2>&1 &
+		RX_PID=$! RX_CPU_PID=$!
+		for _ in $(seq 100); do nats_cli ready 2>/dev/null && break; sleep 0.1; done
+		nats_cli create SL "fw.>" 1 120 >/dev/null && return 0
+		cat "$d/log"
+		rx_stop
+		return 1 ;;
+	count)
+		# "published" counts acknowledged messages: all are stored when sluice ends
+		RX_GOT=$(nats_cli count SL) RX_BYTES=-
+		RX_GOT=${RX_GOT:-0}
+		RX_CPU1=$(proc_cpu "$RX_PID")
+		rx_stop
+		rm -rf "$d" ;;
+	esac
+}
+nats_cli() { python3 "$TOP/tests/e2e/nats_client.py" "127.0.0.1:$PORT" "$@"; }
+# journal: a systemd-journald of its own per run, in a private mount
+# namespace (bench/journal_ns.sh: volatile storage, no rate limit), sluice
+# run in that namespace (RX_WRAP); RX_GOT: journalctl's entries of sluice.
+JOURNALD=/lib/systemd/systemd-journald
+rx_journal() {
+	local d=$W/journal a b
+	case $1 in
+	start)
+		[ "$(id -u)" = 0 ] || { echo "needs root (a mount namespace)"; return 1; }
+		[ -x "$JOURNALD" ] || { echo "no $JOURNALD"; return 1; }
+		for a in journalctl unshare nsenter; do command -v $a >/dev/null || { echo "no $a"; return 1; }; done
+		rm -rf "$d" && mkdir -p "$d" || return 1
+		printf '%s\n' "[Journal]" Storage=volatile RateLimitIntervalSec=0 RateLimitBurst=0 \
+			RuntimeMaxUse=16G RuntimeKeepFree=0 ReadKMsg=no Audit=no ForwardToSyslog=no \
+			ForwardToKMsg=no ForwardToConsole=no ForwardToWall=no >"$d/journald.conf"
+		unshare --mount --propagation private -- "$TOP/bench/journal_ns.sh" "$d/ready" "$d/journald.conf" \
+			>"$d/ns.log" 2>&1 &
+		JNS_PID=$!
+		for _ in $(seq 100); do [ -s "$d/ready" ] && break; sleep 0.1; done
+		[ -s "$d/ready" ] || { cat "$d/ns.log"; return 1; }
+		RX_WRAP=(nsenter -t "$JNS_PID" -m --)	# execs: $! below is journald's
+		"${RX_WRAP[@]}" taskset -c "$RXCPU" "$JOURNALD" >"$d/journald.log" 2>&1 &
+		RX_PID=$! RX_CPU_PID=$!
+		for _ in $(seq 100); do
+			"${RX_WRAP[@]}" test -S /run/systemd/journal/socket -a -d /run/log/journal && return 0
+			sleep 0.1
+		done
+		cat "$d/journald.log"
+		rx_stop
+		return 1 ;;
+	count)
+		# datagrams journald has yet to read: wait until it stops working
+		b=$(proc_cpu "$RX_PID")
+		while :; do sleep 0.3; a=$b b=$(proc_cpu "$RX_PID"); [ "$a" = "$b" ] && break; done
+		RX_CPU1=$b
+		RX_GOT=$("${RX_WRAP[@]}" journalctl -D /run/log/journal -t sluice -o cat | wc -l) RX_BYTES=-
+		rx_stop
+		rm -rf "$d" ;;
 	esac
 }
 rx_kafka() {
@@ -224,6 +319,7 @@ declare -A SKIPPED=()
 one_run() {
 	local name=$1 rx=$2 expect=$3 stack=$4 run=$5 inst t r0=0 r1=0 took sent
 	rm -f "$OUT"/out.*
+	RX_WRAP=()
 	if ! "rx_$rx" start >"$W/rx.err" 2>&1; then
 		SKIPPED[$name]="receiver $rx did not start: $(head -c 200 "$W/rx.err" | tr '\n' ' ')"
 		echo "  $name: skipped (${SKIPPED[$name]})" >&2
@@ -236,7 +332,7 @@ one_run() {
 	inst=b.$(last_plugin "$stack")
 	printf 'stacks:\n  b: [%s, { plugin: decode, ifnames: false }, %s]\n' "$REPLAY" "$stack" >"$W/conf.yaml"
 	[ -n "$RX_CPU_PID" ] && r0=$(proc_cpu "$RX_CPU_PID")
-	t=$(python3 - "$W/log" taskset -c "$CPU" "$SLUICE" -c "$W/conf.yaml" <<'PY'
+	t=$(python3 - "$W/log" "${RX_WRAP[@]}" taskset -c "$CPU" "$SLUICE" -c "$W/conf.yaml" <<'PY'
 import os, subprocess, sys, time
 t = time.monotonic()
 p = subprocess.Popen(sys.argv[2:], stdout=subprocess.DEVNULL, stderr=open(sys.argv[1], "w"))

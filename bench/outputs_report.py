@@ -27,6 +27,10 @@ LABEL = {
     "clickhouse": "clickhouse (packets schema, JSONEachRow)",
     "sql-sqlite": "sql, SQLite (packets table, WAL)",
     "ipfix": "flow → ipfix, UDP (flow records)",
+    "otlp": "json → otlp, protobuf (OTLP/HTTP, records counted by the receiver)",
+    "nats": "json → nats, JetStream (nats-server, file store)",
+    "journal": "logline → journal (a private systemd-journald)",
+    "cef-file": "cef → file (/dev/shm)",
 }
 
 

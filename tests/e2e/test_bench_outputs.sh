@@ -2,16 +2,26 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # bench/outputs.sh works (issue 21): a small capture through the outputs
 # whose receivers need no server (file, syslog over UDP and TCP to
-# bench/gen/sinkcount, SQLite, IPFIX; and, given as OUTPUTS_EXTRA, the
-# clickhouse output to bench/httpcount.py), each run counted at its receiver:
-# every record the output took arrives (IPFIX: every message it sent), the
-# table has a row per output with nothing lost, and outputs.tsv the runs.
+# bench/gen/sinkcount, SQLite, IPFIX, cef to a file, otlp to
+# bench/httpcount.py counting the log records in the requests; and, given
+# as OUTPUTS_EXTRA, the clickhouse output to httpcount.py counting
+# requests), and where they can run here nats into a nats-server with
+# JetStream and the journal output into a private journald (root, a mount
+# namespace), each run counted at its receiver: every record the output
+# took arrives (IPFIX: every message it sent), the table has a row per
+# output with nothing lost, and outputs.tsv the runs.
 # No figure is checked: the rates are the benchmark's, not a test's.
 . "$(dirname "$0")/lib.sh"
 need_cmd python3 taskset cc sqlite3
 [ -x "$BUILDDIR/bench/sinkcount" ] || skip "no $BUILDDIR/bench/sinkcount"
 
 only="file-json file-logline syslog-udp syslog-tcp sql-sqlite ipfix"
+[ -e "$BUILDDIR/plugins/cef.so" ] && only="$only cef-file"
+[ -e "$BUILDDIR/plugins/otlp.so" ] && only="$only otlp"
+[ -e "$BUILDDIR/plugins/nats.so" ] && command -v nats-server >/dev/null && only="$only nats"
+[ -e "$BUILDDIR/plugins/journal.so" ] && [ "$(id -u)" = 0 ] && [ -x /lib/systemd/systemd-journald ] &&
+	command -v journalctl >/dev/null && command -v nsenter >/dev/null &&
+	unshare --mount --propagation private true 2>/dev/null && only="$only journal"
 extra=""
 if [ -e "$BUILDDIR/plugins/clickhouse.so" ]; then # an HTTP output, its requests counted
 	only="$only ch-http"
