@@ -50,8 +50,57 @@ nats_ready() {
 	wait_for 30 nats_js_up "$1" || { cat "$WORK"/*.log; fail "JetStream on port $1 did not come up"; }
 }
 
+# nats_single MAX_AGE: one server n1 on port 4222, its stream LOGS on "fw.>" (1 replica).
+nats_single() {
+	nats_start n1 4222
+	nats_ready 4222
+	nats_cli 4222 create LOGS "fw.>" 1 "$1" >/dev/null || fail "cannot create the stream"
+}
+
 # nats_cli PORT ARGS...: nats_client.py against 127.0.0.1:PORT in the namespace.
 nats_cli() { local port="$1"; shift; nats_ns python3 "$NATS_CLIENT" "127.0.0.1:$port" "$@"; }
+
+# nats_nft_log TABLE SADDR PREFIX: nft in $B logs (and counts as "logged") UDP from SADDR to port 9999, group $G.
+nats_nft_log() {
+	ip netns exec "$B" nft -f - <<NFT || skip "nftables log group not available"
+table inet $1 {
+	counter logged { }
+	chain in {
+		type filter hook input priority 0; policy accept;
+		ip saddr $2 udp dport 9999 counter name logged log group $G prefix "$3 "
+	}
+}
+NFT
+}
+
+# nats_sluice N: the daemon on $WORK/live.yaml in $B, logging to $L, until its Nth start bound group $G.
+nats_sluice() {
+	ip netns exec "$B" "$SLUICE" -c "$WORK/live.yaml" >>"$L" 2>&1 &
+	SLUICE_PID=$!
+	at_exit "kill $SLUICE_PID"
+	bound() { [ "$(grep -c "bound NFLOG group $G" "$L")" -ge "$1" ]; }
+	wait_for 10 bound "$1" || { cat "$L"; fail "nflog did not start"; }
+}
+
+# nats_send NET TAG FIRST COUNT: datagrams TAG-FIRST.. from NET.1 (in $A) to NET.2:9999, a little paced.
+nats_send() {
+	ip netns exec "$A" python3 - "$@" <<'PY'
+import socket, sys, time
+net, tag, first, n = sys.argv[1], sys.argv[2].encode(), int(sys.argv[3]), int(sys.argv[4])
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind((net + ".1", 30000))
+for i in range(first, first + n):
+    s.sendto(b"%s-%d" % (tag, i), (net + ".2", 9999))
+    if i % 50 == 49:
+        time.sleep(0.005)
+PY
+}
+
+# stream_has N [PORT]: the stream LOGS holds N messages (asked on PORT, default 4222).
+stream_has() { [ "$(nats_cli "${2:-4222}" count LOGS 2>/dev/null)" = "$1" ]; }
+
+# lines_ge FILE N: FILE has at least N lines (for wait_for).
+lines_ge() { [ "$(wc -l <"$1")" -ge "$2" ]; }
 
 # nft_count NS TABLE COUNTER: packets the named counter saw.
 nft_count() {

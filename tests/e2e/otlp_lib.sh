@@ -56,6 +56,47 @@ records_ge() {
 	decode "$1" "$WORK/.count" && [ "$(wc -l <"$WORK/.count")" -ge "$2" ]
 }
 
+# otlp_nft_log TABLE SADDR PREFIX [RULE]: nft in $B logs (and counts as "logged") UDP from SADDR to port 9999, group $G; RULE is one more rule
+otlp_nft_log() {
+	local more=""
+	[ -z "${4:-}" ] || more=$'\n\t\t'"$4"
+	ip netns exec "$B" nft -f - <<NFT || skip "nftables log group not available"
+table inet $1 {
+	counter logged { }
+	chain in {
+		type filter hook input priority 0; policy accept;
+		ip saddr $2 udp dport 9999 counter name logged log group $G prefix "$3 "$more
+	}
+}
+NFT
+}
+
+# otlp_sluice: the daemon on $WORK/live.yaml in $B, logging to $WORK/sluice.log, until it bound group $G.
+otlp_sluice() {
+	ip netns exec "$B" "$SLUICE" -c "$WORK/live.yaml" >"$WORK/sluice.log" 2>&1 &
+	SLUICE_PID=$!
+	at_exit "kill $SLUICE_PID"
+	wait_for 10 grep -qs "bound NFLOG group $G" "$WORK/sluice.log" ||
+		{ cat "$WORK/sluice.log"; fail "nflog did not start"; }
+}
+
+# otlp_logged TABLE: the packets nft's counter "logged" in TABLE (in $B) saw.
+otlp_logged() {
+	ip netns exec "$B" nft -j list counter inet "$1" logged |
+		python3 -c 'import json,sys; print([o["counter"]["packets"] for o in json.load(sys.stdin)["nftables"] if "counter" in o][0])'
+}
+
+# otlp_drain N: N records reach the receiver in $WORK/recv, then the daemon stops, cleanly.
+otlp_drain() {
+	wait_for 60 records_ge "$WORK/recv" "$1" ||
+		{ cat "$WORK/sluice.log"; fail "the receiver has $(wc -l <"$WORK/.count") of $1 records"; }
+	kill -TERM "$SLUICE_PID"
+	wait "$SLUICE_PID" || { cat "$WORK/sluice.log"; fail "sluice exited with an error"; }
+}
+
+# lines_ge FILE N: FILE has at least N lines (for wait_for).
+lines_ge() { [ "$(wc -l <"$1")" -ge "$2" ]; }
+
 counter() {
 	sed -n "s/^sluice: counters: $2 ([a-z]*):.* $3=\([0-9]*\).*/\1/p" "$1" | tail -n 1
 }

@@ -18,15 +18,7 @@ netns_pair slc 97
 NATS_NETNS=$B
 . "$(dirname "$0")/nats_lib.sh"
 
-ip netns exec "$B" nft -f - <<NFT || skip "nftables log group not available"
-table inet sluice_natsc_e2e {
-	counter logged { }
-	chain in {
-		type filter hook input priority 0; policy accept;
-		ip saddr 10.97.0.1 udp dport 9999 counter name logged log group $G prefix "sluice-natsc "
-	}
-}
-NFT
+nats_nft_log sluice_natsc_e2e 10.97.0.1 sluice-natsc
 
 declare -A PORT=([n1]=4222 [n2]=4223 [n3]=4224)
 for n in n1 n2 n3; do
@@ -48,11 +40,8 @@ stacks:
       batch_size: 200, flush_interval: 100ms, ack_timeout: 2s, retry_max: 1s}]
   f: [fw, decode, json, {plugin: file, file: "$WORK/ref.json"}]
 YAML
-ip netns exec "$B" "$SLUICE" -c "$WORK/live.yaml" >"$WORK/sluice.log" 2>&1 &
-SLUICE_PID=$!
-at_exit "kill $SLUICE_PID"
 L="$WORK/sluice.log"
-wait_for 10 grep -qs "bound NFLOG group $G" "$L" || { cat "$L"; fail "nflog did not start"; }
+nats_sluice 1
 
 # The flood: paced datagrams until $WORK/stop exists.
 ip netns exec "$A" python3 - "$WORK/stop" <<'PY' &
@@ -84,10 +73,8 @@ wait_for 120 count_over "$Q" $((2 * before)) ||
 touch "$WORK/stop"
 wait "$GEN"
 logged=$(nft_count "$B" sluice_natsc_e2e logged)
-stream_has() { [ "$(nats_cli "$Q" count LOGS 2>/dev/null)" = "$1" ]; }
-wait_for 120 stream_has "$logged" ||
+wait_for 120 stream_has "$logged" "$Q" ||
 	{ cat "$L"; fail "the stream holds $(nats_cli "$Q" count LOGS), nft counted $logged"; }
-lines_ge() { [ "$(wc -l <"$1")" -ge "$2" ]; }
 wait_for 10 lines_ge "$WORK/ref.json" "$logged" || fail "the file has $(wc -l <"$WORK/ref.json") lines"
 kill -TERM "$SLUICE_PID"
 wait "$SLUICE_PID" || { cat "$L"; fail "sluice exited with an error"; }

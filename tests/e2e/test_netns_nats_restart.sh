@@ -19,19 +19,9 @@ netns_pair slr 96
 NATS_NETNS=$B
 . "$(dirname "$0")/nats_lib.sh"
 
-ip netns exec "$B" nft -f - <<NFT || skip "nftables log group not available"
-table inet sluice_natsr_e2e {
-	counter logged { }
-	chain in {
-		type filter hook input priority 0; policy accept;
-		ip saddr 10.96.0.1 udp dport 9999 counter name logged log group $G prefix "sluice-natsr "
-	}
-}
-NFT
+nats_nft_log sluice_natsr_e2e 10.96.0.1 sluice-natsr
 
-nats_start n1 4222
-nats_ready 4222
-nats_cli 4222 create LOGS "fw.>" 1 300 >/dev/null || fail "cannot create the stream"
+nats_single 300
 
 cat >"$WORK/live.yaml" <<YAML
 daemon: {stop_timeout: 10s}
@@ -44,29 +34,10 @@ stacks:
   f: [fw, decode, json, {plugin: file, file: "$WORK/ref.json"}]
 YAML
 L="$WORK/sluice.log"
-start_sluice() {
-	ip netns exec "$B" "$SLUICE" -c "$WORK/live.yaml" >>"$L" 2>&1 &
-	SLUICE_PID=$!
-	at_exit "kill $SLUICE_PID"
-	bound() { [ "$(grep -c "bound NFLOG group $G" "$L")" -ge "$1" ]; }
-	wait_for 10 bound "$1" || { cat "$L"; fail "nflog did not start"; }
-}
-start_sluice 1
+nats_sluice 1
 
-send() {
-	ip netns exec "$A" python3 - "$1" "$2" <<'PY'
-import socket, sys, time
-s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-s.bind(("10.96.0.1", 30000))
-first, n = int(sys.argv[1]), int(sys.argv[2])
-for i in range(first, first + n):
-    s.sendto(b"natsr-%d" % i, ("10.96.0.2", 9999))
-    if i % 50 == 49:
-        time.sleep(0.005)
-PY
-}
-stream_has() { [ "$(nats_cli 4222 count LOGS 2>/dev/null)" = "$1" ]; }
-lines_ge() { [ "$(wc -l <"$1")" -ge "$2" ]; }
+# send FIRST COUNT: datagrams FIRST.. from A, a little paced
+send() { nats_send 10.96.0 natsr "$@"; }
 
 send 0 $ROUND
 wait_for 30 stream_has $ROUND || fail "round 1: the stream holds $(nats_cli 4222 count LOGS), expected $ROUND"
@@ -84,7 +55,7 @@ grep -E "n.nats .*(dropped|dropped_records|spool_dropped|spool_corrupt)=[1-9]" "
 	fail "records counted lost at the stop"
 
 kill -CONT "$NATS_PID_n1"
-start_sluice 2
+nats_sluice 2
 send $((2 * ROUND)) $ROUND
 logged=$(nft_count "$B" sluice_natsr_e2e logged)
 [ "$logged" = $((3 * ROUND)) ] || fail "nft counted $logged of $((3 * ROUND)) datagrams"

@@ -20,19 +20,9 @@ netns_pair sln 98
 NATS_NETNS=$B
 . "$(dirname "$0")/nats_lib.sh"
 
-ip netns exec "$B" nft -f - <<NFT || skip "nftables log group not available"
-table inet sluice_nats_e2e {
-	counter logged { }
-	chain in {
-		type filter hook input priority 0; policy accept;
-		ip saddr 10.98.0.1 udp dport 9999 counter name logged log group $G prefix "sluice-nats "
-	}
-}
-NFT
+nats_nft_log sluice_nats_e2e 10.98.0.1 sluice-nats
 
-nats_start n1 4222
-nats_ready 4222
-nats_cli 4222 create LOGS "fw.>" 1 120 >/dev/null || fail "cannot create the stream"
+nats_single 120
 
 cat >"$WORK/live.yaml" <<YAML
 instances:
@@ -43,26 +33,11 @@ stacks:
       batch_size: 100, flush_interval: 100ms, ack_timeout: 1s, retry_max: 1s}]
   f: [fw, decode, json, {plugin: file, file: "$WORK/ref.json"}]
 YAML
-ip netns exec "$B" "$SLUICE" -c "$WORK/live.yaml" >"$WORK/sluice.log" 2>&1 &
-SLUICE_PID=$!
-at_exit "kill $SLUICE_PID"
 L="$WORK/sluice.log"
-wait_for 10 grep -qs "bound NFLOG group $G" "$L" || { cat "$L"; fail "nflog did not start"; }
+nats_sluice 1
 
 # send FIRST COUNT: datagrams FIRST.. from A, a little paced
-send() {
-	ip netns exec "$A" python3 - "$1" "$2" <<'PY'
-import socket, sys, time
-s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-s.bind(("10.98.0.1", 30000))
-first, n = int(sys.argv[1]), int(sys.argv[2])
-for i in range(first, first + n):
-    s.sendto(b"nats-%d" % i, ("10.98.0.2", 9999))
-    if i % 50 == 49:
-        time.sleep(0.005)
-PY
-}
-stream_has() { [ "$(nats_cli 4222 count LOGS 2>/dev/null)" = "$1" ]; }
+send() { nats_send 10.98.0 nats "$@"; }
 # live_counter NAME: the nats instance's counter NAME now (SIGUSR1)
 live_counter() {
 	kill -USR1 "$SLUICE_PID"
@@ -86,7 +61,6 @@ logged=$(nft_count "$B" sluice_nats_e2e logged)
 [ "$logged" = $((3 * ROUND)) ] || fail "nft counted $logged of $((3 * ROUND)) datagrams"
 wait_for 60 stream_has "$logged" ||
 	{ cat "$L"; fail "the stream holds $(nats_cli 4222 count LOGS), nft counted $logged"; }
-lines_ge() { [ "$(wc -l <"$1")" -ge "$2" ]; }
 wait_for 10 lines_ge "$WORK/ref.json" "$logged" || fail "the file has $(wc -l <"$WORK/ref.json") lines"
 kill -TERM "$SLUICE_PID"
 wait "$SLUICE_PID" || { cat "$L"; fail "sluice exited with an error"; }

@@ -24,20 +24,10 @@ leaf server ca "DNS:localhost,IP:127.0.0.1" serverAuth
 leaf client ca "DNS:sluice" clientAuth
 export NATS_TLS_CA="$C/ca.pem" NATS_TLS_CERT="$C/client.pem" NATS_TLS_KEY="$C/client.key"
 
-ip netns exec "$B" nft -f - <<NFT || skip "nftables log group not available"
-table inet sluice_natst_e2e {
-	counter logged { }
-	chain in {
-		type filter hook input priority 0; policy accept;
-		ip saddr 10.95.0.1 udp dport 9999 counter name logged log group $G prefix "sluice-natst "
-	}
-}
-NFT
+nats_nft_log sluice_natst_e2e 10.95.0.1 sluice-natst
 
 NATS_EXTRA="tls { cert_file: \"$C/server.pem\", key_file: \"$C/server.key\", ca_file: \"$C/ca.pem\", verify: true }"
-nats_start n1 4222
-nats_ready 4222
-nats_cli 4222 create LOGS "fw.>" 1 120 >/dev/null || fail "cannot create the stream"
+nats_single 120
 
 cat >"$WORK/live.yaml" <<YAML
 instances:
@@ -53,10 +43,7 @@ stacks:
       flush_interval: 100ms, max_retries: 1, retry_min: 100ms, retry_max: 100ms}]
 YAML
 L="$WORK/sluice.log"
-ip netns exec "$B" "$SLUICE" -c "$WORK/live.yaml" >"$L" 2>&1 &
-SLUICE_PID=$!
-at_exit "kill $SLUICE_PID"
-wait_for 10 grep -qs "bound NFLOG group $G" "$L" || { cat "$L"; fail "nflog did not start"; }
+nats_sluice 1
 
 ip netns exec "$A" python3 - "$N" <<'PY'
 import socket, sys, time
@@ -69,12 +56,10 @@ for i in range(int(sys.argv[1])):
 PY
 logged=$(nft_count "$B" sluice_natst_e2e logged)
 [ "$logged" = $N ] || fail "nft counted $logged of $N datagrams"
-stream_has() { [ "$(nats_cli 4222 count LOGS 2>/dev/null)" = "$1" ]; }
 wait_for 30 stream_has "$logged" ||
 	{ cat "$L"; fail "the stream holds $(nats_cli 4222 count LOGS), nft counted $logged"; }
 wait_for 30 grep -qs "x.nats: warning: not connected to a NATS server (.*[a-zA-Z]" "$L" ||
 	{ cat "$L"; fail "the untrusted server was not reported"; }
-lines_ge() { [ "$(wc -l <"$1")" -ge "$2" ]; }
 wait_for 10 lines_ge "$WORK/ref.json" "$logged" || fail "the file has $(wc -l <"$WORK/ref.json") lines"
 kill -TERM "$SLUICE_PID"
 wait "$SLUICE_PID" || { cat "$L"; fail "sluice exited with an error"; }

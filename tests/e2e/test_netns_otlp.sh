@@ -21,16 +21,8 @@ T=40
 TOKEN="Bearer s3cr3t-otlp-token"
 netns_pair slo 98
 
-ip netns exec "$B" nft -f - <<NFT || skip "nftables log group not available"
-table inet sluice_otlp_e2e {
-	counter logged { }
-	chain in {
-		type filter hook input priority 0; policy accept;
-		ip saddr 10.98.0.1 udp dport 9999 counter name logged log group $G prefix "sluice-otlp "
-		ip saddr 10.98.0.1 tcp dport 9998 tcp flags syn counter name logged log group $G prefix "sluice-otlp "
-	}
-}
-NFT
+otlp_nft_log sluice_otlp_e2e 10.98.0.1 sluice-otlp \
+	"ip saddr 10.98.0.1 tcp dport 9998 tcp flags syn counter name logged log group $G prefix \"sluice-otlp \""
 
 start_receiver "$B" "$WORK/recv"
 U="http://127.0.0.1:$RECV_PORT"
@@ -46,11 +38,7 @@ stacks:
   f: [fw, decode, json, {plugin: file, file: "$WORK/ref.json"}]
 YAML
 "$SLUICE" -t -c "$WORK/live.yaml" >"$WORK/check.log" 2>&1 || { cat "$WORK/check.log"; fail "sluice -t refused the configuration"; }
-ip netns exec "$B" "$SLUICE" -c "$WORK/live.yaml" >"$WORK/sluice.log" 2>&1 &
-SLUICE_PID=$!
-at_exit "kill $SLUICE_PID"
-wait_for 10 grep -qs "bound NFLOG group $G" "$WORK/sluice.log" ||
-	{ cat "$WORK/sluice.log"; fail "nflog did not start"; }
+otlp_sluice
 
 ip netns exec "$A" python3 - "$N" "$T" <<'PY'
 import socket, sys, time
@@ -72,9 +60,7 @@ for i in range(int(sys.argv[2])):
         pass
     c.close()
 PY
-logged=$(ip netns exec "$B" nft -j list counter inet sluice_otlp_e2e logged |
-	python3 -c 'import json,sys; print([o["counter"]["packets"] for o in json.load(sys.stdin)["nftables"] if "counter" in o][0])')
-lines_ge() { [ "$(wc -l <"$1")" -ge "$2" ]; }
+logged=$(otlp_logged sluice_otlp_e2e)
 wait_for 20 lines_ge "$WORK/ref.json" "$logged" || fail "the file has $(wc -l <"$WORK/ref.json") of $logged lines"
 wait_for 30 records_ge "$WORK/recv" $((3 * logged)) ||
 	fail "the receiver has $(wc -l <"$WORK/.count") of $((3 * logged)) records"

@@ -14,15 +14,7 @@ G=25
 N=200
 netns_pair slr 97
 
-ip netns exec "$B" nft -f - <<NFT || skip "nftables log group not available"
-table inet sluice_otlp_retry {
-	counter logged { }
-	chain in {
-		type filter hook input priority 0; policy accept;
-		ip saddr 10.97.0.1 udp dport 9999 counter name logged log group $G prefix "otlp-retry "
-	}
-}
-NFT
+otlp_nft_log sluice_otlp_retry 10.97.0.1 otlp-retry
 
 start_receiver "$B" "$WORK/recv" --fail 3 --retry-after 1
 cat >"$WORK/live.yaml" <<YAML
@@ -33,11 +25,7 @@ stacks:
                          flush_interval: 200ms, retry_min: 50ms, retry_max: 5s, max_retries: 8}]
   f: [fw, decode, json, {plugin: file, file: "$WORK/ref.json"}]
 YAML
-ip netns exec "$B" "$SLUICE" -c "$WORK/live.yaml" >"$WORK/sluice.log" 2>&1 &
-SLUICE_PID=$!
-at_exit "kill $SLUICE_PID"
-wait_for 10 grep -qs "bound NFLOG group $G" "$WORK/sluice.log" ||
-	{ cat "$WORK/sluice.log"; fail "nflog did not start"; }
+otlp_sluice
 
 ip netns exec "$A" python3 - "$N" <<'PY'
 import socket, sys
@@ -46,14 +34,9 @@ s.bind(("10.97.0.1", 0))
 for i in range(int(sys.argv[1])):
     s.sendto(b"retry-%d" % i, ("10.97.0.2", 9999))
 PY
-logged=$(ip netns exec "$B" nft -j list counter inet sluice_otlp_retry logged |
-	python3 -c 'import json,sys; print([o["counter"]["packets"] for o in json.load(sys.stdin)["nftables"] if "counter" in o][0])')
-lines_ge() { [ "$(wc -l <"$1")" -ge "$2" ]; }
+logged=$(otlp_logged sluice_otlp_retry)
 wait_for 20 lines_ge "$WORK/ref.json" "$logged" || fail "the file has $(wc -l <"$WORK/ref.json") of $logged lines"
-wait_for 60 records_ge "$WORK/recv" "$logged" ||
-	{ cat "$WORK/sluice.log"; fail "the receiver has $(wc -l <"$WORK/.count") of $logged records"; }
-kill -TERM "$SLUICE_PID"
-wait "$SLUICE_PID" || { cat "$WORK/sluice.log"; fail "sluice exited with an error"; }
+otlp_drain "$logged"
 L="$WORK/sluice.log"
 [ "$logged" = "$N" ] || fail "nft counted $logged of $N datagrams"
 [ "$(wc -l <"$WORK/recv/failed.log")" = 3 ] || fail "the receiver answered 503 $(wc -l <"$WORK/recv/failed.log") times, not 3"

@@ -13,15 +13,7 @@ G=26
 N=300
 netns_pair sls 96
 
-ip netns exec "$B" nft -f - <<NFT || skip "nftables log group not available"
-table inet sluice_otlp_spool {
-	counter logged { }
-	chain in {
-		type filter hook input priority 0; policy accept;
-		ip saddr 10.96.0.1 udp dport 9999 counter name logged log group $G prefix "otlp-spool "
-	}
-}
-NFT
+otlp_nft_log sluice_otlp_spool 10.96.0.1 otlp-spool
 
 # a port nobody listens on, then the receiver's
 start_receiver "$B" "$WORK/recv"
@@ -36,11 +28,7 @@ stacks:
                          spool_dir: "$WORK/spool"}]
   f: [fw, decode, json, {plugin: file, file: "$WORK/ref.json"}]
 YAML
-ip netns exec "$B" "$SLUICE" -c "$WORK/live.yaml" >"$WORK/sluice.log" 2>&1 &
-SLUICE_PID=$!
-at_exit "kill $SLUICE_PID"
-wait_for 10 grep -qs "bound NFLOG group $G" "$WORK/sluice.log" ||
-	{ cat "$WORK/sluice.log"; fail "nflog did not start"; }
+otlp_sluice
 
 send() {
 	ip netns exec "$A" python3 - "$1" "$2" <<'PY'
@@ -55,17 +43,12 @@ send 0 $((N / 2))
 wait_for 20 grep -qs "go to the spool" "$WORK/sluice.log" ||
 	{ cat "$WORK/sluice.log"; fail "nothing went to the spool"; }
 send $((N / 2)) "$N"
-lines_ge() { [ "$(wc -l <"$1")" -ge "$2" ]; }
 wait_for 20 lines_ge "$WORK/ref.json" "$N" || fail "the file has $(wc -l <"$WORK/ref.json") of $N lines"
 [ ! -e "$WORK/recv/000001.head" ] || fail "a request arrived while nobody listened"
 
 start_receiver "$B" "$WORK/recv" --port "$PORT"
-logged=$(ip netns exec "$B" nft -j list counter inet sluice_otlp_spool logged |
-	python3 -c 'import json,sys; print([o["counter"]["packets"] for o in json.load(sys.stdin)["nftables"] if "counter" in o][0])')
-wait_for 60 records_ge "$WORK/recv" "$logged" ||
-	{ cat "$WORK/sluice.log"; fail "the receiver has $(wc -l <"$WORK/.count") of $logged records"; }
-kill -TERM "$SLUICE_PID"
-wait "$SLUICE_PID" || { cat "$WORK/sluice.log"; fail "sluice exited with an error"; }
+logged=$(otlp_logged sluice_otlp_spool)
+otlp_drain "$logged"
 L="$WORK/sluice.log"
 [ "$logged" = "$N" ] || fail "nft counted $logged of $N datagrams"
 [ "$(counter "$L" o.otlp records)" = "$logged" ] || { cat "$L"; fail "records is not the nft counter $logged"; }
