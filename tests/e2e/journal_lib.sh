@@ -13,6 +13,9 @@
 #   journald_held_kill    that journald killed (SIGKILL): datagrams wait in the socket
 #   journald_held_restart the next journald on the same socket (JOURNALD_PID)
 #   jctl ARGS...          journalctl on the namespace's journal
+#   entries, have_entries N   how many entries sluice wrote; true once there are N
+#   journal_netns_start NAME NET  a live test's checks, netns_pair A -> B, then journal_ns_start
+#   journal_sluice_start  sluice on $WORK/j.yaml in the mount namespace and B (SLUICE_PID)
 JOURNALD=/lib/systemd/systemd-journald
 JOURNAL_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
@@ -76,3 +79,27 @@ journald_held_restart() {
 }
 
 jctl() { in_jns journalctl -D /run/log/journal "$@"; }
+
+# entries: how many entries the journal holds from sluice (its MESSAGE lines)
+entries() { jctl -t sluice -o cat 2>/dev/null | wc -l; }
+# have_entries N: true once the journal holds N entries from sluice
+have_entries() { [ "$(entries)" -ge "$1" ]; }
+
+# journal_netns_start NAME NET: skips without root, nft, python3 or the journal output; namespaces A -> B (netns_pair), then the mount namespace
+journal_netns_start() {
+	need_root
+	need_cmd ip nft python3
+	[ -e "$SLUICE_PLUGIN_PATH/journal.so" ] || skip "journal output not built"
+	netns_pair "$1" "$2"
+	# after the namespaces: the mount namespace binds their /run/netns
+	journal_ns_start
+}
+
+# journal_sluice_start: sluice on $WORK/j.yaml in the mount namespace and B, logging to $WORK/sluice.log (SLUICE_PID), once nflog bound group G
+journal_sluice_start() {
+	"${JNS[@]}" ip netns exec "$B" "$SLUICE" -c "$WORK/j.yaml" >"$WORK/sluice.log" 2>&1 &
+	SLUICE_PID=$!
+	at_exit "kill $SLUICE_PID"
+	wait_for 10 grep -qs "bound NFLOG group $G" "$WORK/sluice.log" ||
+		{ cat "$WORK/sluice.log"; fail "nflog did not start"; }
+}

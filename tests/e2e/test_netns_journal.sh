@@ -11,14 +11,9 @@
 # `journalctl -t sluice DEST_PORT=22` finds exactly the packets to port 22.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/journal_lib.sh"
-need_root
-need_cmd ip nft python3
-[ -e "$SLUICE_PLUGIN_PATH/journal.so" ] || skip "journal output not built"
 E2E=$(dirname "$0")
 G=7
-netns_pair sljo 97
-# after the namespaces: the mount namespace copies their /run/netns mounts
-journal_ns_start
+journal_netns_start sljo 97
 journald_start
 ip netns exec "$B" nft -f - <<NFT || skip "nftables log group not available"
 table inet sluice_e2e {
@@ -46,10 +41,7 @@ stacks:
   jn: [fw, dec, logline, {plugin: journal}]
 YAML
 "$SLUICE" -t -c "$WORK/j.yaml" >/dev/null || fail "sluice -t refused the configuration"
-"${JNS[@]}" ip netns exec "$B" "$SLUICE" -c "$WORK/j.yaml" >"$WORK/sluice.log" 2>&1 &
-SLUICE_PID=$!
-at_exit "kill $SLUICE_PID"
-wait_for 10 grep -qs "bound NFLOG group $G" "$WORK/sluice.log" || { cat "$WORK/sluice.log"; fail "nflog did not start"; }
+journal_sluice_start
 # 16 packets of mixed traffic, then 3 SYNs to port 22 per IP version (closed: one SYN each)
 ip netns exec "$A" python3 "$E2E/send_mixed.py" 10.97.0.2 fd97::2 sluice-e2e
 ip netns exec "$A" python3 - <<'PY'
@@ -67,8 +59,6 @@ PY
 counts=$(ip netns exec "$B" nft list table inet sluice_e2e | sed -n 's/.*counter packets \([0-9]*\) .*/\1/p')
 sent=$(echo "$counts" | head -3 | awk '{ s += $1 } END { print s + 0 }')
 ssh=$(echo "$counts" | tail -1)
-entries() { jctl -t sluice -o cat 2>/dev/null | wc -l; }
-have_entries() { [ "$(entries)" -ge "$1" ]; }
 wait_for 10 have_entries "$sent" || true
 kill -TERM "$SLUICE_PID"
 wait "$SLUICE_PID" || true

@@ -11,14 +11,9 @@
 # the json output's record for it.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/journal_lib.sh"
-need_root
-need_cmd ip nft python3
-[ -e "$SLUICE_PLUGIN_PATH/journal.so" ] || skip "journal output not built"
 E2E=$(dirname "$0")
 G=8
-netns_pair sljr 96
-# after the namespaces: the mount namespace binds their /run/netns
-journal_ns_start
+journal_netns_start sljr 96
 journald_held_start
 ip netns exec "$B" nft -f - <<NFT || skip "nftables log group not available"
 table inet sluice_e2e {
@@ -37,10 +32,7 @@ stacks:
   jn: [fw, decode, logline, {plugin: journal, spool_dir: "$WORK/spool", retry_min: 50ms, retry_max: 500ms,
                              queue: 4096}]
 YAML
-"${JNS[@]}" ip netns exec "$B" "$SLUICE" -c "$WORK/j.yaml" >"$WORK/sluice.log" 2>&1 &
-SLUICE_PID=$!
-at_exit "kill $SLUICE_PID"
-wait_for 10 grep -qs "bound NFLOG group $G" "$WORK/sluice.log" || { cat "$WORK/sluice.log"; fail "nflog did not start"; }
+journal_sluice_start
 # a paced flood until told to stop (a packet every 2 ms)
 ip netns exec "$A" python3 - "$WORK/stop" <<'PY' &
 import os, socket, sys, time
@@ -53,8 +45,6 @@ while not os.path.exists(sys.argv[1]) and i < 100000:
 PY
 GEN=$!
 at_exit "touch $WORK/stop"
-entries() { jctl -t sluice -o cat 2>/dev/null | wc -l; }
-have_entries() { [ "$(entries)" -ge "$1" ]; }
 wait_for 20 have_entries 100 ||
 	{ cat "$WORK/sluice.log" "$WORK/journald.log"; jctl -n 5; fail "no entries reach journald"; }
 journald_held_kill

@@ -11,24 +11,13 @@
 # time, interface); capinfos and tcpdump -r read every file, rotated ones
 # too, and count the same packets.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/pcapng_lib.sh"
 need_root
 need_cmd ip nft python3 tcpdump tshark capinfos
 E2E=$(dirname "$0")
 
 G=23
-netns_pair slpng 91
-
-ip netns exec "$B" nft -f - <<NFT || skip "nftables log group not available"
-table inet sluice_pcapng {
-	chain in {
-		type filter hook input priority 0; policy accept;
-		ct state new,established counter
-		ip saddr 10.91.0.1 meta l4proto { icmp, tcp, udp } log group $G prefix "png;in "
-		ip6 saddr fd91::1 meta l4proto { tcp, udp } log group $G prefix "png;in "
-		ip6 saddr fd91::1 icmpv6 type echo-request log group $G prefix "png;in "
-	}
-}
-NFT
+pcapng_netns slpng 91 sluice_pcapng "png;in " "ct state new,established counter"
 
 mkdir "$WORK/rot"
 # start_sluice CT: the daemon with nflog's conntrack: CT; 1 when the kernel cannot

@@ -12,23 +12,13 @@
 # time, interface and comment equals its JSON record (all but the one
 # packet cut off).
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/pcapng_lib.sh"
 need_root
 need_cmd ip nft python3 tcpdump tshark capinfos
 E2E=$(dirname "$0")
 
 G=24
-netns_pair slpngc 92
-
-ip netns exec "$B" nft -f - <<NFT || skip "nftables log group not available"
-table inet sluice_pcapng_crash {
-	chain in {
-		type filter hook input priority 0; policy accept;
-		ip saddr 10.92.0.1 meta l4proto { icmp, tcp, udp } log group $G prefix "crash "
-		ip6 saddr fd92::1 meta l4proto { tcp, udp } log group $G prefix "crash "
-		ip6 saddr fd92::1 icmpv6 type echo-request log group $G prefix "crash "
-	}
-}
-NFT
+pcapng_netns slpngc 92 sluice_pcapng_crash "crash "
 
 cat >"$WORK/c.yaml" <<YAML
 instances:

@@ -10,25 +10,14 @@
 # CONFIG_NETFILTER_NETLINK_GLUE_CT (nflog's conntrack: true); skipped
 # without it.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/pcapng_lib.sh"
 need_root
 need_cmd ip nft python3 tshark conntrack
 [ -e "$SLUICE_PLUGIN_PATH/nfct.so" ] || skip "nfct plugin not built"
 E2E=$(dirname "$0")
 
 G=25
-netns_pair slpngj 93
-
-ip netns exec "$B" nft -f - <<NFT || skip "nftables log group not available"
-table inet sluice_pcapng_join {
-	chain in {
-		type filter hook input priority 0; policy accept;
-		ct state new,established counter
-		ip saddr 10.93.0.1 meta l4proto { icmp, tcp, udp } log group $G prefix "join "
-		ip6 saddr fd93::1 meta l4proto { tcp, udp } log group $G prefix "join "
-		ip6 saddr fd93::1 icmpv6 type echo-request log group $G prefix "join "
-	}
-}
-NFT
+pcapng_netns slpngj 93 sluice_pcapng_join "join " "ct state new,established counter"
 
 cat >"$WORK/j.yaml" <<YAML
 instances:

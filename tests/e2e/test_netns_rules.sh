@@ -13,33 +13,11 @@
 # document of the same records must carry rule.id, rule.name,
 # rule.ruleset and event.action from the verdict.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/rules_lib.sh"
 need_root
 need_cmd ip nft python3
-# rules: true reads the ruleset with libnftables, as nftrace does
-[ -e "$BUILDDIR/plugins/nftrace.so" ] || skip "built without SLUICE_WITH_NFTRACE (no libnftables)"
-
-NS=$(unique_name slru)
-make_netns "$NS"
-G=7
-ip netns exec "$NS" nft -f - <<NFT || skip "nftables not available"
-table inet f {
-	chain sub {
-		counter log group $G prefix "sub" accept comment "sub rule"
-	}
-	chain input {
-		type filter hook input priority 0; policy accept;
-		udp dport 5001 counter log group $G prefix "p" accept comment "in 5001"
-		udp dport 5002 jump sub
-		udp dport 5003 counter log group $G prefix "dup"
-		udp dport 5003 counter log group $G prefix "dup" accept
-	}
-	chain output {
-		type filter hook output priority 0; policy accept;
-		udp dport 6001 counter log group $G prefix "p" comment "out 6001"
-		udp dport 6002 jump sub
-	}
-}
-NFT
+rules_netns slru
+rules_nft_load "sub rule" "out 6001"
 
 cat >"$WORK/c.yaml" <<YAML
 stacks:
@@ -54,11 +32,7 @@ stacks:
     - {plugin: json, schema: ecs}
     - {plugin: file, file: "$WORK/ecs.json"}
 YAML
-ip netns exec "$NS" "$SLUICE" -c "$WORK/c.yaml" >"$WORK/sluice.log" 2>&1 &
-SLUICE_PID=$!
-at_exit "kill $SLUICE_PID"
-wait_for 10 grep -qs "bound NFLOG group $G" "$WORK/sluice.log" ||
-	{ cat "$WORK/sluice.log"; fail "nflog did not start"; }
+rules_sluice_start
 
 # send ADDR PORT...: 3 datagrams to each port
 send() {

@@ -12,34 +12,14 @@
 # backslash in a comment), and promtool accepts the text.  `sluice stats
 # --rules` prints the same counts, busiest rule first.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/rules_lib.sh"
 need_root
 need_cmd ip nft python3 curl promtool
-[ -e "$BUILDDIR/plugins/nftrace.so" ] || skip "built without SLUICE_WITH_NFTRACE (no libnftables)"
 [ -e "${SLUICE_PLUGIN_PATH%%:*}/metrics_http.so" ] || skip "built without SLUICE_WITH_METRICS"
 
-NS=$(unique_name slrm)
-make_netns "$NS"
-G=7
+rules_netns slrm
 PORT=9464
-ip netns exec "$NS" nft -f - <<NFT || skip "nftables not available"
-table inet f {
-	chain sub {
-		counter log group $G prefix "sub" accept comment "sub a\\b rule"
-	}
-	chain input {
-		type filter hook input priority 0; policy accept;
-		udp dport 5001 counter log group $G prefix "p" accept comment "in 5001"
-		udp dport 5002 jump sub
-		udp dport 5003 counter log group $G prefix "dup"
-		udp dport 5003 counter log group $G prefix "dup" accept
-	}
-	chain output {
-		type filter hook output priority 0; policy accept;
-		udp dport 6001 counter log group $G prefix "p"
-		udp dport 6002 jump sub
-	}
-}
-NFT
+rules_nft_load "sub a\\b rule"
 
 cat >"$WORK/c.yaml" <<YAML
 daemon:
@@ -52,11 +32,7 @@ stacks:
     - json
     - {plugin: file, file: "$WORK/out.json"}
 YAML
-ip netns exec "$NS" "$SLUICE" -c "$WORK/c.yaml" >"$WORK/sluice.log" 2>&1 &
-SLUICE_PID=$!
-at_exit "kill $SLUICE_PID"
-wait_for 10 grep -qs "bound NFLOG group $G" "$WORK/sluice.log" ||
-	{ cat "$WORK/sluice.log"; fail "nflog did not start"; }
+rules_sluice_start
 
 ip netns exec "$NS" python3 - <<'PY'
 import socket

@@ -13,13 +13,11 @@
 # rule_unattributed; and after each replacement records are attributed
 # again, so both rulesets have records attributed to them.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/rules_lib.sh"
 need_root
 need_cmd ip nft python3
-[ -e "$BUILDDIR/plugins/nftrace.so" ] || skip "built without SLUICE_WITH_NFTRACE (no libnftables)"
 
-NS=$(unique_name slrr)
-make_netns "$NS"
-G=7
+rules_netns slrr
 cat >"$WORK/v1.nft" <<NFT
 flush ruleset
 table inet f {
@@ -51,11 +49,7 @@ stacks:
     - json
     - {plugin: file, file: "$WORK/out.json"}
 YAML
-ip netns exec "$NS" "$SLUICE" -c "$WORK/c.yaml" >"$WORK/sluice.log" 2>&1 &
-SLUICE_PID=$!
-at_exit "kill $SLUICE_PID"
-wait_for 10 grep -qs "bound NFLOG group $G" "$WORK/sluice.log" ||
-	{ cat "$WORK/sluice.log"; fail "nflog did not start"; }
+rules_sluice_start
 
 # the sender: until told to stop, then how many it sent
 ip netns exec "$NS" python3 - "$WORK" <<'PY' &
