@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The rule index of one ruleset generation (see rule_index.h).  Longer
- * than most files because it holds its own JSON reader (a cursor over the
- * text, nothing built): nft's listing is the only JSON a plugin reads, and
- * the core's reader (libyaml, nft_ruleset.c) is not linked into plugins.
+ * The rule index of one ruleset generation (see rule_index.h), read from
+ * nft's JSON listing with json_cursor.h (values read in place, nothing
+ * built): the core's reader (libyaml, nft_ruleset.c) is not linked into
+ * plugins.
  */
 #include "rule_index.h"
 
@@ -15,218 +15,8 @@
 #include <linux/netfilter.h>
 
 #include "fmt.h"
+#include "json_cursor.h"
 #include "text_escape.h"
-
-/* Deepest nesting of the listing we follow (nft's expressions nest a few levels). */
-#define MAX_DEPTH 64
-/* Longest string kept: names (NFT_NAME_MAXLEN 256), comments, prefixes. */
-#define STR_MAX 1024
-
-/* ---- a JSON cursor: values read in place, nothing built ---- */
-
-struct jp {
-	const char *p, *end;
-	int depth;
-	bool fresh;		/* just after an object's '{' */
-	const char *err;	/* NULL while all is well */
-};
-
-static void ws(struct jp *j)
-{
-	while (j->p < j->end && (*j->p == ' ' || *j->p == '\t' || *j->p == '\n' || *j->p == '\r'))
-		j->p++;
-}
-
-static void fail(struct jp *j, const char *why)
-{
-	if (!j->err)
-		j->err = why;
-	j->p = j->end;
-}
-
-/* The next character, after blanks; 0 at the end. */
-static char peek(struct jp *j)
-{
-	ws(j);
-	return j->p < j->end ? *j->p : 0;
-}
-
-static bool eat(struct jp *j, char c)
-{
-	if (peek(j) != c)
-		return false;
-	j->p++;
-	return true;
-}
-
-static void expect(struct jp *j, char c)
-{
-	if (!eat(j, c))
-		fail(j, "malformed JSON");
-}
-
-static void put_utf8(char *buf, size_t *n, uint32_t c)
-{
-	if (c < 0x80) {
-		buf[(*n)++] = (char)c;
-	} else if (c < 0x800) {
-		buf[(*n)++] = (char)(0xc0 | c >> 6);
-		buf[(*n)++] = (char)(0x80 | (c & 0x3f));
-	} else {
-		buf[(*n)++] = (char)(0xe0 | c >> 12);
-		buf[(*n)++] = (char)(0x80 | (c >> 6 & 0x3f));
-		buf[(*n)++] = (char)(0x80 | (c & 0x3f));
-	}
-}
-
-/*
- * A string, decoded into buf (STR_MAX bytes, NUL-terminated; NULL: only
- * stepped over): its length, or -1 (malformed or too long).
- */
-static long jstr(struct jp *j, char *buf)
-{
-	size_t n = 0;
-
-	if (!eat(j, '"')) {
-		fail(j, "malformed JSON: a string expected");
-		return -1;
-	}
-	while (j->p < j->end && *j->p != '"') {
-		unsigned char c;
-		uint32_t u = 0;
-		const char *run = j->p;
-
-		/* a run without escapes: one copy */
-		while (run < j->end && *run != '"' && *run != '\\')
-			run++;
-		if (run > j->p) {
-			size_t k = (size_t)(run - j->p);
-
-			if (n + k >= STR_MAX)
-				goto bad;
-			if (buf)
-				memcpy(buf + n, j->p, k);
-			n += k;
-			j->p = run;
-			continue;
-		}
-		c = (unsigned char)*j->p++;
-
-		if (c == '\\') {
-			if (j->p >= j->end)
-				break;
-			c = (unsigned char)*j->p++;
-			switch (c) {
-			case 'b': c = '\b'; break;
-			case 'f': c = '\f'; break;
-			case 'n': c = '\n'; break;
-			case 'r': c = '\r'; break;
-			case 't': c = '\t'; break;
-			case 'u':
-				if (j->end - j->p < 4)
-					goto bad;
-				for (int i = 0; i < 4; i++) {
-					char h = *j->p++;
-
-					u = u << 4 | (uint32_t)(h >= '0' && h <= '9' ? h - '0' :
-								h >= 'a' && h <= 'f' ? h - 'a' + 10 :
-								h >= 'A' && h <= 'F' ? h - 'A' + 10 : 99);
-					if (u > 0xffff)
-						goto bad;
-				}
-				if (n + 3 >= STR_MAX)
-					goto bad;
-				if (buf)
-					put_utf8(buf, &n, u);
-				continue;
-			default:
-				break;	/* \" \\ \/ */
-			}
-		}
-		if (n + 1 >= STR_MAX)
-			goto bad;
-		if (buf)
-			buf[n] = (char)c;
-		n++;
-	}
-	if (!eat(j, '"'))
-		goto bad;
-	if (buf)
-		buf[n] = '\0';
-	return (long)n;
-bad:
-	fail(j, "malformed JSON string (or longer than 1023 bytes)");
-	return -1;
-}
-
-/* An unsigned integer. */
-static bool jnum(struct jp *j, uint64_t *v)
-{
-	ws(j);
-	if (j->p >= j->end || *j->p < '0' || *j->p > '9') {
-		fail(j, "malformed JSON: a number expected");
-		return false;
-	}
-	for (*v = 0; j->p < j->end && *j->p >= '0' && *j->p <= '9'; j->p++)
-		*v = *v * 10 + (uint64_t)(*j->p - '0');
-	return true;
-}
-
-/* Step over one value of any kind. */
-static void jskip(struct jp *j)
-{
-	char c = peek(j);
-
-	if (c == '"') {
-		jstr(j, NULL);
-	} else if (c == '{' || c == '[') {
-		char close = c == '{' ? '}' : ']';
-
-		if (++j->depth > MAX_DEPTH) {
-			fail(j, "JSON nested too deep");
-			return;
-		}
-		j->p++;
-		if (!eat(j, close)) {
-			do {
-				if (c == '{') {
-					jstr(j, NULL);
-					expect(j, ':');
-				}
-				jskip(j);
-			} while (eat(j, ','));
-			expect(j, close);
-		}
-		j->depth--;
-	} else if (c == '-' || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z')) {
-		/* numbers, true, false, null */
-		while (j->p < j->end && (strchr("+-.eE", *j->p) || (*j->p >= '0' && *j->p <= '9') ||
-					 (*j->p >= 'a' && *j->p <= 'z')))
-			j->p++;
-	} else {
-		fail(j, "malformed JSON");
-	}
-}
-
-/* An object's next member: its name in key, the cursor at its value; false at its end. */
-static bool member(struct jp *j, char *key)
-{
-	if (j->err || eat(j, '}')) {
-		j->fresh = false;
-		return false;
-	}
-	if (!j->fresh)
-		expect(j, ',');
-	j->fresh = false;
-	if (jstr(j, key) < 0)
-		return false;
-	expect(j, ':');
-	return !j->err;
-}
-
-/* For each member of the object at the cursor: key is its name, the body reads its value. */
-#define FOR_MEMBERS(j, key) \
-	for (expect(j, '{'), (j)->fresh = true; member(j, key);)
 
 /* ---- what the listing holds ---- */
 
@@ -376,8 +166,8 @@ static char *dup_or(struct build *b, const char *s)
 
 /* Where an object of the listing sits: family, table, chain and name. */
 struct obj {
-	char family[16], table[STR_MAX], chain[STR_MAX], name[STR_MAX];
-	char comment[STR_MAX];
+	char family[16], table[SL_JC_STR_MAX], chain[SL_JC_STR_MAX], name[SL_JC_STR_MAX];
+	char comment[SL_JC_STR_MAX];
 	bool has_comment;
 	int hook;
 	uint64_t handle;
@@ -398,28 +188,28 @@ static struct obj *obj_new(void)
 }
 
 /* obj_new(), or NULL with the build out of memory and the listing failed. */
-static struct obj *obj_open(struct jp *j, struct build *b)
+static struct obj *obj_open(struct sl_json_cursor *j, struct build *b)
 {
 	struct obj *o = obj_new();
 
 	if (!o) {
 		b->nomem = true;
-		fail(j, "out of memory");
+		sl_jc_fail(j, "out of memory");
 	}
 	return o;
 }
 
 /*
  * The member named key read into o if it is "family" or "table": true;
- * else false, nothing read.  key (STR_MAX bytes) is overwritten by a family's name.
+ * else false, nothing read.  key (SL_JC_STR_MAX bytes) is overwritten by a family's name.
  */
-static bool read_where(struct jp *j, struct obj *o, char *key)
+static bool read_where(struct sl_json_cursor *j, struct obj *o, char *key)
 {
 	if (!strcmp(key, "family")) {
-		jstr(j, key);
+		sl_jc_str(j, key);
 		copy_small(o->family, sizeof(o->family), key);
 	} else if (!strcmp(key, "table")) {
-		jstr(j, o->table);
+		sl_jc_str(j, o->table);
 	} else {
 		return false;
 	}
@@ -427,24 +217,24 @@ static bool read_where(struct jp *j, struct obj *o, char *key)
 }
 
 /* {"chain": {...}} */
-static void read_chain(struct jp *j, struct build *b)
+static void read_chain(struct sl_json_cursor *j, struct build *b)
 {
 	struct obj *o = obj_open(j, b);
-	char key[STR_MAX], hook[STR_MAX] = "";
+	char key[SL_JC_STR_MAX], hook[SL_JC_STR_MAX] = "";
 	struct chain *c;
 	int pf;
 
 	if (!o)
 		return;
-	FOR_MEMBERS(j, key) {
+	SL_JC_FOR_MEMBERS(j, key) {
 		if (read_where(j, o, key))
 			continue;
 		if (!strcmp(key, "name"))
-			jstr(j, o->name);
+			sl_jc_str(j, o->name);
 		else if (!strcmp(key, "hook"))
-			jstr(j, hook);
+			sl_jc_str(j, hook);
 		else
-			jskip(j);
+			sl_jc_skip(j);
 	}
 	pf = family_pf(o->family);
 	if (!j->err && pf >= 0 && GROW(b, b->chains, b->nchains, b->capchains)) {
@@ -461,7 +251,7 @@ static void read_chain(struct jp *j, struct build *b)
 
 /* {"map": {...}}: the jump and goto targets of a verdict map's elements. */
 struct scan {
-	struct jp *j;
+	struct sl_json_cursor *j;
 	struct build *b;
 	int pf;
 	const char *table;
@@ -487,17 +277,17 @@ static void add_edge(struct scan *s, const char *to, bool map)
 
 /*
  * The members of a {"jump"|"goto": {...}} at j: its "target" into target
- * (STR_MAX bytes, left as it was without one), an edge to it if not "".
+ * (SL_JC_STR_MAX bytes, left as it was without one), an edge to it if not "".
  */
-static void read_jump(struct jp *j, struct scan *s, char *target)
+static void read_jump(struct sl_json_cursor *j, struct scan *s, char *target)
 {
-	char key[STR_MAX];
+	char key[SL_JC_STR_MAX];
 
-	FOR_MEMBERS(j, key) {
+	SL_JC_FOR_MEMBERS(j, key) {
 		if (!strcmp(key, "target"))
-			jstr(j, target);
+			sl_jc_str(j, target);
 		else
-			jskip(j);
+			sl_jc_skip(j);
 	}
 	if (*target)
 		add_edge(s, target, false);
@@ -509,31 +299,31 @@ static void read_jump(struct jp *j, struct scan *s, char *target)
  */
 static void scan_value(struct scan *s)
 {
-	struct jp *j = s->j;
-	char c = peek(j), key[STR_MAX];
+	struct sl_json_cursor *j = s->j;
+	char c = sl_jc_peek(j), key[SL_JC_STR_MAX];
 
-	if (j->depth > MAX_DEPTH) {
-		fail(j, "JSON nested too deep");
+	if (j->depth > SL_JC_MAX_DEPTH) {
+		sl_jc_fail(j, "JSON nested too deep");
 		return;
 	}
 	if (c == '"') {
-		if (jstr(j, key) > 1 && key[0] == '@')
+		if (sl_jc_str(j, key) > 1 && key[0] == '@')
 			add_edge(s, key + 1, true);
 	} else if (c == '[') {
 		j->p++;
 		j->depth++;
-		if (!eat(j, ']')) {
+		if (!sl_jc_eat(j, ']')) {
 			do
 				scan_value(s);
-			while (eat(j, ','));
-			expect(j, ']');
+			while (sl_jc_eat(j, ','));
+			sl_jc_expect(j, ']');
 		}
 		j->depth--;
 	} else if (c == '{') {
 		j->depth++;
-		FOR_MEMBERS(j, key) {
-			if ((!strcmp(key, "jump") || !strcmp(key, "goto")) && peek(j) == '{') {
-				char target[STR_MAX] = "";
+		SL_JC_FOR_MEMBERS(j, key) {
+			if ((!strcmp(key, "jump") || !strcmp(key, "goto")) && sl_jc_peek(j) == '{') {
+				char target[SL_JC_STR_MAX] = "";
 
 				read_jump(j, s, target);
 			} else {
@@ -542,39 +332,39 @@ static void scan_value(struct scan *s)
 		}
 		j->depth--;
 	} else {
-		jskip(j);
+		sl_jc_skip(j);
 	}
 }
 
-static void read_map(struct jp *j, struct build *b)
+static void read_map(struct sl_json_cursor *j, struct build *b)
 {
 	struct obj *o = obj_open(j, b);
-	char key[STR_MAX];
+	char key[SL_JC_STR_MAX];
 	bool verdict = false;
 	const char *elem = NULL;
 
 	if (!o)
 		return;
 	/* the elements may come before "map": "verdict"; scan them, keep them if it is one */
-	FOR_MEMBERS(j, key) {
+	SL_JC_FOR_MEMBERS(j, key) {
 		if (read_where(j, o, key))
 			continue;
 		if (!strcmp(key, "name")) {
-			jstr(j, o->name);
+			sl_jc_str(j, o->name);
 		} else if (!strcmp(key, "map")) {
-			if (peek(j) == '"' && jstr(j, key) >= 0)
+			if (sl_jc_peek(j) == '"' && sl_jc_str(j, key) >= 0)
 				verdict = !strcmp(key, "verdict");
 			else
-				jskip(j);
+				sl_jc_skip(j);
 		} else if (!strcmp(key, "elem")) {
 			elem = j->p;
-			jskip(j);
+			sl_jc_skip(j);
 		} else {
-			jskip(j);
+			sl_jc_skip(j);
 		}
 	}
 	if (!j->err && elem && verdict && family_pf(o->family) >= 0) {
-		struct jp sub = {.p = elem, .end = j->end};
+		struct sl_json_cursor sub = {.p = elem, .end = j->end};
 		struct scan s = {.j = &sub, .b = b, .pf = family_pf(o->family), .table = o->table,
 				 .map = o->name};
 
@@ -595,35 +385,35 @@ static size_t find_chain(const struct build *b, int pf, const char *table, const
 static const char *const verdicts[] = {"accept", "drop", "reject"};
 
 /* The members of one expression statement ({"log": {...}}, {"accept": null}, ...). */
-static void read_stmt(struct jp *j, struct scan *s, size_t rule, char *last, char *target)
+static void read_stmt(struct sl_json_cursor *j, struct scan *s, size_t rule, char *last, char *target)
 {
 	struct build *b = s->b;
-	char key[STR_MAX];
+	char key[SL_JC_STR_MAX];
 
 	*last = '\0';
 	*target = '\0';
-	FOR_MEMBERS(j, key) {
+	SL_JC_FOR_MEMBERS(j, key) {
 		copy_small(last, 16, key);
-		if (!strcmp(key, "log") && peek(j) == '{') {
-			char k2[STR_MAX], prefix[STR_MAX] = "";
+		if (!strcmp(key, "log") && sl_jc_peek(j) == '{') {
+			char k2[SL_JC_STR_MAX], prefix[SL_JC_STR_MAX] = "";
 			uint64_t group = UINT64_MAX;
 			long plen = 0;
 
 			j->depth++;
-			FOR_MEMBERS(j, k2) {
+			SL_JC_FOR_MEMBERS(j, k2) {
 				/* the kernel's prefix is a C string: up to a \u0000 */
-				if (!strcmp(k2, "prefix") && (plen = jstr(j, prefix)) >= 0)
+				if (!strcmp(k2, "prefix") && (plen = sl_jc_str(j, prefix)) >= 0)
 					plen = (long)strlen(prefix);
-				else if (!strcmp(k2, "group") && peek(j) != '"')
-					jnum(j, &group);
+				else if (!strcmp(k2, "group") && sl_jc_peek(j) != '"')
+					sl_jc_num(j, &group);
 				else
-					jskip(j);
+					sl_jc_skip(j);
 			}
 			j->depth--;
 			if (group <= 65535 && plen >= 0 && GROW(b, b->logs, b->nlogs, b->caplogs))
 				b->logs[b->nlogs++] = (struct logst){rule, s->chain, (uint16_t)group,
 								     dup_or(b, prefix), (uint32_t)plen};
-		} else if ((!strcmp(key, "jump") || !strcmp(key, "goto")) && peek(j) == '{') {
+		} else if ((!strcmp(key, "jump") || !strcmp(key, "goto")) && sl_jc_peek(j) == '{') {
 			read_jump(j, s, target);
 		} else {
 			scan_value(s);
@@ -641,11 +431,11 @@ static bool set_str(struct build *b, const char **dst, uint32_t *len, const char
 }
 
 /* {"rule": {...}}: its jumps, and it if it holds a `log group`. */
-static void read_rule(struct jp *j, struct build *b)
+static void read_rule(struct sl_json_cursor *j, struct build *b)
 {
 	struct obj *o = obj_open(j, b);
 	struct sl_rule_index *ix = b->ix;
-	char key[STR_MAX], last[16] = "", target[STR_MAX] = "";
+	char key[SL_JC_STR_MAX], last[16] = "", target[SL_JC_STR_MAX] = "";
 	const char *expr = NULL;
 	size_t logs_before = b->nlogs, rule = ix->nrules;
 	struct sl_rule *r;
@@ -653,40 +443,40 @@ static void read_rule(struct jp *j, struct build *b)
 	if (!o)
 		return;
 	/* family, table and chain may follow "expr": note where it is, read it after */
-	FOR_MEMBERS(j, key) {
+	SL_JC_FOR_MEMBERS(j, key) {
 		if (read_where(j, o, key))
 			continue;
 		if (!strcmp(key, "chain")) {
-			jstr(j, o->chain);
+			sl_jc_str(j, o->chain);
 		} else if (!strcmp(key, "handle")) {
-			jnum(j, &o->handle);
+			sl_jc_num(j, &o->handle);
 		} else if (!strcmp(key, "comment")) {
-			o->has_comment = jstr(j, o->comment) >= 0;
+			o->has_comment = sl_jc_str(j, o->comment) >= 0;
 		} else if (!strcmp(key, "expr")) {
 			expr = j->p;
-			jskip(j);
+			sl_jc_skip(j);
 		} else {
-			jskip(j);
+			sl_jc_skip(j);
 		}
 	}
 	if (j->err || !expr || family_pf(o->family) < 0)
 		goto out;
 	{
-		struct jp sub = {.p = expr, .end = j->end};
+		struct sl_json_cursor sub = {.p = expr, .end = j->end};
 		struct scan s = {.j = &sub, .b = b, .pf = family_pf(o->family), .table = o->table,
 				 .chain = find_chain(b, family_pf(o->family), o->table, o->chain)};
 
 		if (s.chain == SIZE_MAX)
 			goto out;	/* a rule of a chain not listed: nothing reaches it */
-		expect(&sub, '[');
-		if (!eat(&sub, ']')) {
+		sl_jc_expect(&sub, '[');
+		if (!sl_jc_eat(&sub, ']')) {
 			do
 				read_stmt(&sub, &s, rule, last, target);
-			while (eat(&sub, ','));
-			expect(&sub, ']');
+			while (sl_jc_eat(&sub, ','));
+			sl_jc_expect(&sub, ']');
 		}
 		if (sub.err) {
-			fail(j, sub.err);
+			sl_jc_fail(j, sub.err);
 			goto out;
 		}
 	}
@@ -704,7 +494,7 @@ static void read_rule(struct jp *j, struct build *b)
 		if (!strcmp(last, verdicts[i]))
 			set_str(b, &r->verdict, &r->verdict_len, last);
 	if ((!strcmp(last, "jump") || !strcmp(last, "goto")) && *target) {
-		char v[STR_MAX + 16];
+		char v[SL_JC_STR_MAX + 16];
 
 		snprintf(v, sizeof(v), "%s %s", last, target);
 		set_str(b, &r->verdict, &r->verdict_len, v);
@@ -714,22 +504,22 @@ out:
 }
 
 /* The listing: {"nftables": [{"metainfo": ...}, {"table": ...}, {"chain": ...}, ...]}. */
-static void read_listing(struct jp *j, struct build *b)
+static void read_listing(struct sl_json_cursor *j, struct build *b)
 {
-	char key[STR_MAX];
+	char key[SL_JC_STR_MAX];
 	bool seen = false;
 
-	FOR_MEMBERS(j, key) {
+	SL_JC_FOR_MEMBERS(j, key) {
 		if (strcmp(key, "nftables")) {
-			jskip(j);
+			sl_jc_skip(j);
 			continue;
 		}
 		seen = true;
-		expect(j, '[');
-		if (eat(j, ']'))
+		sl_jc_expect(j, '[');
+		if (sl_jc_eat(j, ']'))
 			continue;
 		do {
-			FOR_MEMBERS(j, key) {
+			SL_JC_FOR_MEMBERS(j, key) {
 				if (!strcmp(key, "chain"))
 					read_chain(j, b);
 				else if (!strcmp(key, "rule"))
@@ -737,15 +527,15 @@ static void read_listing(struct jp *j, struct build *b)
 				else if (!strcmp(key, "map"))
 					read_map(j, b);
 				else
-					jskip(j);
+					sl_jc_skip(j);
 			}
-		} while (eat(j, ','));
-		expect(j, ']');
+		} while (sl_jc_eat(j, ','));
+		sl_jc_expect(j, ']');
 	}
 	if (!j->err && !seen)
-		fail(j, "not an nft JSON listing (no \"nftables\" array)");
-	if (!j->err && peek(j))
-		fail(j, "text after the JSON listing");
+		sl_jc_fail(j, "not an nft JSON listing (no \"nftables\" array)");
+	if (!j->err && sl_jc_peek(j))
+		sl_jc_fail(j, "text after the JSON listing");
 }
 
 /* Every base chain's hooks carried along the jumps until nothing changes. */
@@ -928,7 +718,7 @@ struct sl_rule_index *sl_rule_index_from_json(const char *json, size_t len, char
 					      size_t errlen)
 {
 	struct build b = {0};
-	struct jp j = {.p = json, .end = json + len};
+	struct sl_json_cursor j = {.p = json, .end = json + len};
 	struct sl_rule_index *ix;
 
 	if (!(ix = b.ix = calloc(1, sizeof(*b.ix)))) {
