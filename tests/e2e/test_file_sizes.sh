@@ -9,7 +9,7 @@ MAX=1000
 
 long_files() {	# DIR: "LINES PATH" of each .c over MAX, longest first
 	find "$1/core" "$1/plugins" -name '*.c' -print0 | xargs -0 wc -l |
-		awk -v max=$MAX '$2 != "total" && $1 > max' | sort -rn
+		awk -v max=$MAX '$2 != "total" && $1 > max { print $1, $2 }' | sort -rn
 }
 
 long=$(long_files "$SRCDIR")
