@@ -52,12 +52,15 @@ rc=0; "$SLUICE" -t -c "$WORK/noparent.yaml" >"$WORK/t.out" 2>&1 || rc=$?
 	fail "-t, no parent: exit $rc: $(cat "$WORK/t.out")"
 sed "s|$WORK/root/control|$WORK/new/control|" "$WORK/root.yaml" >"$WORK/new.yaml"
 "$SLUICE" -t -c "$WORK/new.yaml" >"$WORK/t.out" 2>&1 || fail "-t, a folder to make: $(cat "$WORK/t.out")"
-# Serving: the socket is the user's and 0660 from its bind on.
+# Serving: the socket is 0660 from its bind on, and the user's once
+# chowned (just after the bind: wait for that, not only for the socket).
 mkdir -m 755 "$WORK/serve"
 sed "s|$WORK/root/|$WORK/serve/|; s/count: 1/count: -1, interval: 100ms/" "$WORK/root.yaml" >"$WORK/serve.yaml"
 chmod 644 "$WORK/serve.yaml"
 run_sluice_bg "$WORK/serve.err" -c "$WORK/serve.yaml"
 wait_for 10 test -S "$WORK/serve/control" || fail "no socket: $(cat "$WORK/serve.err")"
+[ "$(stat -c %a "$WORK/serve/control")" = 660 ] || fail "socket mode $(stat -c %a "$WORK/serve/control") at its bind"
+wait_for 10 eval '[ "$(stat -c %U "$WORK/serve/control")" = "$TUSER" ]'
 [ "$(stat -c "%U:%G %a" "$WORK/serve/control")" = "$TUSER:$TGROUP 660" ] ||
 	fail "socket is $(stat -c "%U:%G %a" "$WORK/serve/control")"
 as "$TUSER" "$SLUICE" stats --socket "$WORK/serve/control" >/dev/null || fail "the user cannot ask"

@@ -374,7 +374,8 @@ static void put_series(struct metrics_text *t, const struct graph *g)
 		o.order = i;	/* the instance, whose labels go first */
 		inst->series_cb(inst->series_ctx, series_put, &o);
 	}
-	qsort(o.rows, o.n, sizeof(*o.rows), series_cmp);
+	if (o.n)	/* rows is NULL without series: qsort's arguments must not be */
+		qsort(o.rows, o.n, sizeof(*o.rows), series_cmp);
 	for (size_t r = 0; r < o.n; r++) {
 		const struct series_row *row = &o.rows[r];
 
