@@ -522,7 +522,8 @@ int metrics_text_rules(const struct runtime *rt, FILE *out)
 		inst->series_cb(inst->series_ctx, rules_put, &o);
 	}
 	if (!o.failed) {
-		qsort(o.rows, o.n, sizeof(*o.rows), busiest_first);
+		if (o.n)	/* NULL without rules: not for qsort() */
+			qsort(o.rows, o.n, sizeof(*o.rows), busiest_first);
 		fprintf(out, "%12s %14s  %s\n", "RECORDS", "BYTES",
 			"INSTANCE NETNS FAMILY TABLE CHAIN HANDLE COMMENT");
 		for (size_t r = 0; r < o.n; r++) {
