@@ -35,7 +35,18 @@ CONF
 	ip netns exec "$NATS_NETNS" nats-server -c "$conf" >"$WORK/$name.log" 2>&1 &
 	eval "NATS_PID_$name=$!"
 	NATS_PIDS="${NATS_PIDS:-} $!"
-	at_exit "kill -CONT $! 2>/dev/null; kill $!"
+	at_exit "nats_stop $!"
+}
+
+# nats_stop PID: the server ended, and gone before the work folder is removed
+# (JetStream still writes its store while it shuts down); -9 after 10 s.
+nats_stop() {
+	kill -CONT "$1" 2>/dev/null
+	kill "$1" 2>/dev/null || return 0
+	local i
+	for i in $(seq 100); do kill -0 "$1" 2>/dev/null || break; sleep 0.1; done
+	kill -9 "$1" 2>/dev/null
+	wait "$1" 2>/dev/null || true
 }
 
 # nats_ready PORT: JetStream answers on PORT (within a generous deadline).
