@@ -76,6 +76,8 @@ while getopts "n:r:c:C:b:o:k" o; do
 	*) sed -n '8p' "$0" >&2; exit 64 ;;
 	esac
 done
+# Absolute: the journal row runs sluice from inside a mount namespace's script.
+BUILD=$(cd "$BUILD" && pwd) || exit 1
 
 # NAME | RECEIVER | EXPECT | stack after `replay, decode, ` (@OUT@ @PORT@ @BOOTSTRAP@ @CH_HTTP@)
 OUTPUTS='
