@@ -50,7 +50,8 @@
 # the generator's CPU (not real-time, like the kafka mock); the row's
 # output is what the receiver holds after sluice stopped, the detail has
 # the output's own counters (out, dropped, queue_dropped), the nflog
-# input's lost and the receiver's CPU seconds (rx_cpu).
+# input's lost and the receiver's CPU seconds (rx_cpu).  OUTPUT_OPTS adds
+# options to their output (below).
 #
 # Environment: QUICK=1; RUNS, DUR (seconds of traffic at full rate), SEARCH
 # (0/1), SIZES ("64 512"), LOGGERS (names, default all), BUILD (build dir),
@@ -93,6 +94,9 @@ KAFKA_PARTS=${KAFKA_PARTS:-48}
 # loopback (a namespace of the script's own: the ports are free).
 OTLP_PORT=4318 NATS_PORT=4222
 JOURNALD=/lib/systemd/systemd-journald
+# OUTPUT_OPTS="queue: 1024, batch_size: 5000": more options of the output of
+# those four rows, to try what a lossy row's output needs.
+OUTPUT_OPTS=${OUTPUT_OPTS:+, $OUTPUT_OPTS}
 # Every logger runs as ulogd2 2.0.8 runs itself: SCHED_RR priority 99.  On a
 # shared machine that keeps other work off the logger's CPU for all of them
 # alike (RT=" " to run them at normal priority).
@@ -215,10 +219,10 @@ sluice_conf() { # sluice_conf KIND DIR
 	text) echo "  text: [fw, decode, logline, { plugin: file, file: $d/out.log }]" ;;
 	json) echo "  json: [fw, decode, json, { plugin: file, file: $d/out.json }]" ;;
 	kafka) echo "  kafka: [fw, decode, json, { plugin: kafka, brokers: [$BOOTSTRAP], topic: sl }]" ;;
-	otlp) echo "  otlp: [fw, decode, json, { plugin: otlp, url: \"http://127.0.0.1:$OTLP_PORT/v1/logs\" }]" ;;
-	nats) echo "  nats: [fw, decode, json, { plugin: nats, servers: [\"nats://127.0.0.1:$NATS_PORT\"], subject: \"fw.{nflog_group}.{ip_proto}\", jetstream: true }]" ;;
-	journal) echo "  journal: [fw, decode, logline, { plugin: journal }]" ;;
-	cef) echo "  cef: [fw, decode, cef, { plugin: file, file: $d/out.cef, thread: true }]" ;;
+	otlp) echo "  otlp: [fw, decode, json, { plugin: otlp, url: \"http://127.0.0.1:$OTLP_PORT/v1/logs\"$OUTPUT_OPTS }]" ;;
+	nats) echo "  nats: [fw, decode, json, { plugin: nats, servers: [\"nats://127.0.0.1:$NATS_PORT\"], subject: \"fw.{nflog_group}.{ip_proto}\", jetstream: true$OUTPUT_OPTS }]" ;;
+	journal) echo "  journal: [fw, decode, logline, { plugin: journal$OUTPUT_OPTS }]" ;;
+	cef) echo "  cef: [fw, decode, cef, { plugin: file, file: $d/out.cef, thread: true$OUTPUT_OPTS }]" ;;
 	fan3) # the fan-out without syslog: what the UDP sends cost, by difference
 		echo "  pcap: [fw, { plugin: pcap, file: $d/out.pcap }]"
 		echo "  text: [fw, decode, logline, { plugin: file, file: $d/out.log }]"
@@ -491,15 +495,16 @@ lines() { [ -f "$1" ] && wc -l <"$1" || echo 0; }
 num() { [ -f "$1" ] && awk '$1 ~ /^[0-9]+$/ { n = $1 } END { print n + 0 }' "$1" || echo 0; } # a count a receiver wrote
 pcapn() { [ -f "$1" ] && "$G/pcapcount" "$1" 2>/dev/null || echo 0; }
 
-# out_detail DIR INSTANCE: "out=N,dropped=N,queue_dropped=N,nflog_lost=N" from the
-# output's last counters line (the core's out, dropped, which also counts
-# the output's own drops, and its queue's) and the nflog input's `lost`.
+# out_detail DIR INSTANCE: "out=N,dropped=N,queue_dropped=N,queue_high=N,nflog_lost=N"
+# from the output's last counters line (the core's out, dropped, which also
+# counts the output's own drops, and its queue's drops and deepest backlog
+# in batches) and the nflog input's `lost`.
 out_detail() {
-	local log=$1/log o dr q l
+	local log=$1/log o dr q h l
 	read -r o dr < <(sed -n "s/.*counters: $2 ([a-z_0-9]*): in=[0-9]* out=\([0-9]*\) dropped=\([0-9]*\) .*/\1 \2/p" "$log" | tail -1)
-	q=$(sed -n "s/.*counters: $2 ([a-z_0-9]*):.* queue_dropped=\([0-9]*\).*/\1/p" "$log" | tail -1)
+	read -r q h < <(sed -n "s/.*counters: $2 ([a-z_0-9]*):.* queue_dropped=\([0-9]*\) .* queue_high=\([0-9]*\).*/\1 \2/p" "$log" | tail -1)
 	l=$(sed -n "s/.*counters: fw (nflog):.* lost=\([0-9]*\).*/\1/p" "$log" | tail -1)
-	echo "out=${o:-?},dropped=${dr:-?},queue_dropped=${q:-?},nflog_lost=${l:-?}"
+	echo "out=${o:-?},dropped=${dr:-?},queue_dropped=${q:-?},queue_high=${h:-?},nflog_lost=${l:-?}"
 }
 
 # outputs NAME DIR: "count detail" — records in the logger's output(s); for

@@ -19,7 +19,7 @@ counter's packets less that, and the output's own counters from the
 detail: `dropped` (everything the output or its queue dropped) and of it
 `queue_dropped` (its queue was full), the nflog input's `lost` (the
 kernel's socket overran: lost before the output saw it) and the
-receiver's CPU (`rx_cpu`, kafka's `mock_cpu`).
+receiver's CPU (`rx_cpu`, kafka's `mock_cpu`) per record it holds.
 """
 import statistics as st
 import sys
@@ -106,7 +106,7 @@ def live_table(live):
     out.append("| live stack, generator's full rate, 64-byte payloads | rounds | sent pps (median) | "
                "nft logged | delivered (read back) | lost | loss % | output's dropped (of them: queue full) | "
                "nflog input's lost | sluice CPU µs/packet (median) | of which the input thread | "
-               "receiver CPU µs/packet (median) |")
+               "receiver CPU µs per record delivered (median) |")
     out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for name, label in LIVE_ROWS.items():
         rs = [r for r in lrows if r[3] == name]
@@ -122,8 +122,9 @@ def live_table(live):
             # below each partition's first) count as delivered, said below.
             trim = sum(d["mock_trimmed"] for d in ds if isinstance(d.get("mock_trimmed"), int))
             o += trim
-            notes.append(f"kafka: {trim:,} of the delivered records had been trimmed by the mock "
-                         "(its partitions keep ~5 MB) before kcat read the topic; they count by their offsets.")
+            if trim:
+                notes.append(f"kafka: {trim:,} of the delivered records had been trimmed by the mock "
+                             "(its partitions keep ~5 MB) before kcat read the topic; they count by their offsets.")
         loss = f"{100 * (k - o) / k:.2f}" if k else "–"
         if name in ("sluice-json", "sluice-kafka"):
             dropped = lost = "–"
@@ -135,8 +136,10 @@ def live_table(live):
         mains = [float(t.split("=")[1]) / int(r[7]) * 1e6 for r in rs if len(r) > 11 and int(r[7]) > 0
                  for t in r[11].split(";") if t.startswith("main=")]
         main = f"{st.median(mains):.3f}" if mains else "?"
+        # the receiver's CPU per record it holds (kafka's: with the trimmed)
         rx = [(d.get("rx_cpu", d.get("mock_cpu"))) for d in ds]
-        rxs = [float(c) / int(r[7]) * 1e6 for c, r in zip(rx, rs) if isinstance(c, (int, float)) and int(r[7]) > 0]
+        got = [int(r[8]) + (d["mock_trimmed"] if isinstance(d.get("mock_trimmed"), int) else 0) for r, d in zip(rs, ds)]
+        rxs = [float(c) / g * 1e6 for c, g in zip(rx, got) if isinstance(c, (int, float)) and g > 0]
         rxc = f"{st.median(rxs):.2f}" if rxs else "–"
         out.append(f"| {label} | {len(rs)} | {pps:,.0f} | {k:,} | {o:,} | {k - o:,} | {loss} | {dropped} | "
                    f"{lost} | {cpp:.3f} | {main} | {rxc} |")
