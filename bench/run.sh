@@ -60,7 +60,10 @@
 # OFFLINE=0 / CONNTRACK=0 / SINKS=0 / SQL=0 / OUTPUTS=0 (skip
 # bench/offline.sh / bench/conntrack.sh / bench/sinks.sh / bench/sql.sh /
 # bench/outputs.sh, which run after the live part and write their own
-# tables; see bench/README.md), NOTE (words for the charts' titles).
+# tables; see bench/README.md), NOTE (words for the charts' titles),
+# NOBUILD=1 (BUILD is built: no cmake), SAVE (where the copies of the
+# results, the loggers' logs and the NODOC=1 charts go, default /tmp:
+# SAVE/sluice-bench-results.tsv, SAVE/sluice-bench-logs/).
 #
 # Charts (issue 21): the results go to docs/charts/live.tsv (NODOC=1:
 # /tmp/sluice-bench-charts/live.tsv) and bench/charts.sh draws the SVGs
@@ -113,8 +116,13 @@ command -v tcpdump >/dev/null || HAVE_TCPDUMP=0
 ULOGD_LIB=$(dirname "$(ls /usr/lib/*/ulogd/ulogd_inppkt_NFLOG.so 2>/dev/null | head -1)" 2>/dev/null)
 [ -n "$ULOGD_LIB" ] || HAVE_ULOGD=0
 
-echo "== build ($BUILD)"
-{ cmake -S "$TOP" -B "$BUILD" >/dev/null && cmake --build "$BUILD" -j2 >/dev/null; } || die "build failed"
+if [ "${NOBUILD:-0}" = 1 ]; then # a test's: the build is done, and not this script's to touch
+	[ -x "$BUILD/core/sluice" ] || die "NOBUILD=1 and no $BUILD/core/sluice"
+else
+	echo "== build ($BUILD)"
+	{ cmake -S "$TOP" -B "$BUILD" >/dev/null && cmake --build "$BUILD" -j2 >/dev/null; } || die "build failed"
+fi
+SAVE=${SAVE:-/tmp}
 SLUICE=$BUILD/core/sluice
 export SLUICE_PLUGIN_PATH=$BUILD/plugins
 G=$BUILD/bench
@@ -687,7 +695,7 @@ for round in $(seq "$RUNS"); do
 	done
 done
 ELAPSED=$((SECONDS - START))
-rm -rf /tmp/sluice-bench-logs && cp -r "$T/logs" /tmp/sluice-bench-logs # each logger's own log
+rm -rf "$SAVE/sluice-bench-logs" && cp -r "$T/logs" "$SAVE/sluice-bench-logs" # each logger's own log
 LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg)
 echo "== measured in ${ELAPSED}s"
 
@@ -744,13 +752,13 @@ python3 "$TOP/bench/live_report.py" --pcap-target "$RESULTS" || echo "run.sh: no
 python3 "$TOP/bench/live_report.py" --syslog-target "$RESULTS" || echo "run.sh: no syslog figure computed" >&2
 # charts: the results beside outputs.sh's, drawn from both (bench/charts.sh)
 CHARTS_DIR=$TOP/docs/charts
-[ "${NODOC:-0}" = 1 ] && CHARTS_DIR=/tmp/sluice-bench-charts
+[ "${NODOC:-0}" = 1 ] && CHARTS_DIR=$SAVE/sluice-bench-charts
 mkdir -p "$CHARTS_DIR" && cp "$RESULTS" "$CHARTS_DIR/live.tsv"
 if [ "${CHARTS:-1}" = 1 ]; then
 	"$TOP/bench/charts.sh" "$CHARTS_DIR" || echo "run.sh: charts not drawn" >&2
 fi
-[ "${NODOC:-0}" = 1 ] && { cp "$RESULTS" /tmp/sluice-bench-results.tsv; echo "results: /tmp/sluice-bench-results.tsv"; exit 0; }
-cp "$RESULTS" /tmp/sluice-bench-results.tsv
+[ "${NODOC:-0}" = 1 ] && { cp "$RESULTS" "$SAVE/sluice-bench-results.tsv"; echo "results: $SAVE/sluice-bench-results.tsv"; exit 0; }
+cp "$RESULTS" "$SAVE/sluice-bench-results.tsv"
 python3 "$TOP/bench/live_report.py" "$RESULTS" "$TOP/docs/BENCHMARKS.md" \
 	--quick "$QUICK" --runs "$RUNS" --dur "$DUR" --elapsed "$ELAPSED" --search-steps "$SEARCH_STEPS" \
 	--notes "$TOP/bench/live-notes.md" --load "$LOAD_BEFORE / $LOAD_AFTER" --stalls "$STALLS" \
