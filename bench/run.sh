@@ -37,6 +37,21 @@
 # output is the topic read back with kcat and counted, the detail has the
 # kafka output's delivered counter, the topic's end offset and the mock's
 # CPU seconds.
+# sluice-otlp, sluice-nats, sluice-journal, sluice-cef (issue 21; by name
+# only, bench/sinks.sh runs them): nflog -> decode -> json -> otlp (to
+# bench/httpcount.py, which counts the log records in the requests),
+# json -> nats (jetstream: true, to a nats-server with JetStream whose
+# stream SL's state.messages is the count), logline -> journal (into a
+# private systemd-journald in a mount namespace of its own, bench/
+# journal_ns.sh, counted with journalctl -t sluice) and cef -> file
+# (`thread: true`: the file output's default is no thread of its own;
+# its lines counted).  Each output runs on its own thread (the network
+# outputs' default), each receiver in namespace B on loopback, pinned to
+# the generator's CPU (not real-time, like the kafka mock); the row's
+# output is what the receiver holds after sluice stopped, the detail has
+# the output's own counters (out, dropped, queue_dropped), the nflog
+# input's lost and the receiver's CPU seconds (rx_cpu).  OUTPUT_OPTS adds
+# options to their output (below).
 #
 # Environment: QUICK=1; RUNS, DUR (seconds of traffic at full rate), SEARCH
 # (0/1), SIZES ("64 512"), LOGGERS (names, default all), BUILD (build dir),
@@ -45,7 +60,10 @@
 # OFFLINE=0 / CONNTRACK=0 / SINKS=0 / SQL=0 / OUTPUTS=0 (skip
 # bench/offline.sh / bench/conntrack.sh / bench/sinks.sh / bench/sql.sh /
 # bench/outputs.sh, which run after the live part and write their own
-# tables; see bench/README.md), NOTE (words for the charts' titles).
+# tables; see bench/README.md), NOTE (words for the charts' titles),
+# NOBUILD=1 (BUILD is built: no cmake), SAVE (where the copies of the
+# results, the loggers' logs and the NODOC=1 charts go, default /tmp:
+# SAVE/sluice-bench-results.tsv, SAVE/sluice-bench-logs/).
 #
 # Charts (issue 21): the results go to docs/charts/live.tsv (NODOC=1:
 # /tmp/sluice-bench-charts/live.tsv) and bench/charts.sh draws the SVGs
@@ -75,6 +93,13 @@ GEN_CPU=0 LOG_CPU=1
 # partitioner), so batches stay as large as with one partition.  (The mock
 # takes ~0.15 s per partition to start.)
 KAFKA_PARTS=${KAFKA_PARTS:-48}
+# The receivers of sluice-otlp and sluice-nats listen on namespace B's
+# loopback (a namespace of the script's own: the ports are free).
+OTLP_PORT=4318 NATS_PORT=4222
+JOURNALD=/lib/systemd/systemd-journald
+# OUTPUT_OPTS="queue: 1024, batch_size: 5000": more options of the output of
+# those four rows, to try what a lossy row's output needs.
+OUTPUT_OPTS=${OUTPUT_OPTS:+, $OUTPUT_OPTS}
 # Every logger runs as ulogd2 2.0.8 runs itself: SCHED_RR priority 99.  On a
 # shared machine that keeps other work off the logger's CPU for all of them
 # alike (RT=" " to run them at normal priority).
@@ -91,8 +116,13 @@ command -v tcpdump >/dev/null || HAVE_TCPDUMP=0
 ULOGD_LIB=$(dirname "$(ls /usr/lib/*/ulogd/ulogd_inppkt_NFLOG.so 2>/dev/null | head -1)" 2>/dev/null)
 [ -n "$ULOGD_LIB" ] || HAVE_ULOGD=0
 
-echo "== build ($BUILD)"
-{ cmake -S "$TOP" -B "$BUILD" >/dev/null && cmake --build "$BUILD" -j2 >/dev/null; } || die "build failed"
+if [ "${NOBUILD:-0}" = 1 ]; then # a test's: the build is done, and not this script's to touch
+	[ -x "$BUILD/core/sluice" ] || die "NOBUILD=1 and no $BUILD/core/sluice"
+else
+	echo "== build ($BUILD)"
+	{ cmake -S "$TOP" -B "$BUILD" >/dev/null && cmake --build "$BUILD" -j2 >/dev/null; } || die "build failed"
+fi
+SAVE=${SAVE:-/tmp}
 SLUICE=$BUILD/core/sluice
 export SLUICE_PLUGIN_PATH=$BUILD/plugins
 G=$BUILD/bench
@@ -104,6 +134,7 @@ LOGGER_PID=
 cleanup() {
 	[ -n "$LOGGER_PID" ] && kill -KILL "$LOGGER_PID" 2>/dev/null
 	[ -n "${SINK_PID:-}" ] && kill -KILL "$SINK_PID" 2>/dev/null
+	[ -n "${JNS_PID:-}" ] && kill -KILL "$JNS_PID" 2>/dev/null
 	ip netns del $NA 2>/dev/null
 	ip netns del $NB 2>/dev/null
 	ip netns del $NC 2>/dev/null
@@ -196,6 +227,10 @@ sluice_conf() { # sluice_conf KIND DIR
 	text) echo "  text: [fw, decode, logline, { plugin: file, file: $d/out.log }]" ;;
 	json) echo "  json: [fw, decode, json, { plugin: file, file: $d/out.json }]" ;;
 	kafka) echo "  kafka: [fw, decode, json, { plugin: kafka, brokers: [$BOOTSTRAP], topic: sl }]" ;;
+	otlp) echo "  otlp: [fw, decode, json, { plugin: otlp, url: \"http://127.0.0.1:$OTLP_PORT/v1/logs\"$OUTPUT_OPTS }]" ;;
+	nats) echo "  nats: [fw, decode, json, { plugin: nats, servers: [\"nats://127.0.0.1:$NATS_PORT\"], subject: \"fw.{nflog_group}.{ip_proto}\", jetstream: true$OUTPUT_OPTS }]" ;;
+	journal) echo "  journal: [fw, decode, logline, { plugin: journal$OUTPUT_OPTS }]" ;;
+	cef) echo "  cef: [fw, decode, cef, { plugin: file, file: $d/out.cef, thread: true$OUTPUT_OPTS }]" ;;
 	fan3) # the fan-out without syslog: what the UDP sends cost, by difference
 		echo "  pcap: [fw, { plugin: pcap, file: $d/out.pcap }]"
 		echo "  text: [fw, decode, logline, { plugin: file, file: $d/out.log }]"
@@ -304,17 +339,87 @@ kafka_readback() {
 		/proc/"$SINK_PID"/stat >"$1/mock.cpu" 2>/dev/null
 }
 
+# The receivers of sluice-otlp, -nats and -journal: rx_start KIND DIR starts
+# one in namespace B on GEN_CPU (SINK_PID; journal: JNS_PID, the mount
+# namespace's holder, and LOGGER_WRAP, what puts sluice in it) and sets
+# RX_KIND, DIR/rx.err says why one did not start; rx_readback, once sluice
+# has stopped, writes the records it holds to DIR/rx.count (otlp: the
+# receiver prints them when stop_logger ends it) and its CPU seconds (every
+# thread) to DIR/rx.cpu.
+proc_cpu() { awk -v t="$(getconf CLK_TCK)" '{ sub(/.*\) /, ""); printf "%.3f\n", ($12 + $13) / t }' /proc/"$1"/stat 2>/dev/null; }
+nats_cli() { ip netns exec $NB python3 "$TOP/tests/e2e/nats_client.py" "127.0.0.1:$NATS_PORT" "$@"; }
+rx_start() {
+	local kind=$1 d=$2 i
+	RX_KIND=$kind RX_DIR=$d
+	case $kind in
+	otlp)
+		ip netns exec $NB taskset -c $GEN_CPU python3 "$TOP/bench/httpcount.py" $OTLP_PORT otlp >"$d/http.out" 2>"$d/rx.err" &
+		SINK_PID=$!
+		for i in $(seq 100); do grep -qx ready "$d/http.out" && return 0; sleep 0.1; done ;;
+	nats)
+		command -v nats-server >/dev/null || { echo "no nats-server" >"$d/rx.err"; return 1; }
+		mkdir -p "$d/nats"
+		printf 'listen: 127.0.0.1:%s\njetstream { store_dir: "%s" }\n' $NATS_PORT "$d/nats" >"$d/nats.conf"
+		ip netns exec $NB taskset -c $GEN_CPU nats-server -c "$d/nats.conf" >"$d/rx.err" 2>&1 &
+		SINK_PID=$!
+		for i in $(seq 100); do nats_cli ready 2>/dev/null && break; sleep 0.1; done
+		# the stream of outputs.sh's nats receiver: one replica, file storage
+		nats_cli create SL "fw.>" 1 120 >>"$d/rx.err" 2>&1 && return 0 ;;
+	journal)
+		[ -x "$JOURNALD" ] && command -v journalctl >/dev/null && command -v nsenter >/dev/null ||
+			{ echo "needs $JOURNALD, journalctl and nsenter" >"$d/rx.err"; return 1; }
+		printf '%s\n' "[Journal]" Storage=volatile RateLimitIntervalSec=0 RateLimitBurst=0 \
+			RuntimeMaxUse=16G RuntimeKeepFree=0 ReadKMsg=no Audit=no ForwardToSyslog=no \
+			ForwardToKMsg=no ForwardToConsole=no ForwardToWall=no >"$d/journald.conf"
+		# unshare and the script exec: $! is the holder.  Not under `ip
+		# netns exec`, whose mount namespace has a sysfs without the cgroup
+		# mount journald needs; namespace B is entered by nsenter, which
+		# opens /run/netns/B before it enters the mount namespace (whose /run
+		# is journal_ns.sh's tmpfs), and execs.
+		unshare --mount --propagation private -- "$TOP/bench/journal_ns.sh" \
+			"$d/jns.ready" "$d/journald.conf" >"$d/rx.err" 2>&1 &
+		JNS_PID=$!
+		for i in $(seq 100); do [ -s "$d/jns.ready" ] && break; sleep 0.1; done
+		[ -s "$d/jns.ready" ] || return 1
+		LOGGER_WRAP=(nsenter -t "$JNS_PID" -m --net="/run/netns/$NB" --)
+		"${LOGGER_WRAP[@]}" taskset -c $GEN_CPU "$JOURNALD" >>"$d/rx.err" 2>&1 &
+		SINK_PID=$!
+		for i in $(seq 100); do
+			nsenter -t "$JNS_PID" -m -- test -S /run/systemd/journal/socket -a -d /run/log/journal && return 0
+			sleep 0.1
+		done ;;
+	esac
+	return 1
+}
+rx_readback() {
+	local d=$RX_DIR a b
+	case $RX_KIND in
+	nats) nats_cli count SL >"$d/rx.count" 2>>"$d/rx.err" ;;
+	journal)
+		# datagrams journald has yet to read: wait until it stops working
+		b=$(proc_cpu "$SINK_PID")
+		for _ in $(seq 200); do sleep 0.3; a=$b b=$(proc_cpu "$SINK_PID"); [ "$a" = "$b" ] && break; done
+		nsenter -t "$JNS_PID" -m -- journalctl -D /run/log/journal -t sluice -o cat 2>>"$d/rx.err" |
+			wc -l >"$d/rx.count" ;;
+	esac
+	proc_cpu "$SINK_PID" >"$d/rx.cpu"
+}
+
 # start_logger NAME DIR: starts it in namespace B on LOG_CPU, sets LOGGER_PID
 # (the logger's own pid: every wrapper execs) and SINK_PID (syslog receiver).
 start_logger() {
 	local name=$1 d=$2
-	SINK_PID=
+	SINK_PID='' RX_KIND='' LOGGER_WRAP=()
 	case $name in
 	drain)
 		ip netns exec $NB $RT taskset -c $LOG_CPU "$G/nflog_drain" -g $GROUP >"$d/drain.out" 2>"$d/log" &
 		LOGGER_PID=$! ;;
 	sluice-*)
 		[ "$name" = sluice-kafka ] && { start_mock "$d" || return; }
+		case $name in
+		sluice-otlp | sluice-nats | sluice-journal)
+			rx_start "${name#sluice-}" "$d" || { echo "   $name: receiver did not start: $(head -c 300 "$d/rx.err")" >"$d/log"; return; } ;;
+		esac
 		case $name in
 		sluice-grp*) sluice_grp_conf "${name#sluice-}" "$d" >"$d/sluice.yaml" ;;
 		*) sluice_conf "${name#sluice-}" "$d" >"$d/sluice.yaml" ;;
@@ -328,7 +433,11 @@ start_logger() {
 			SINK_PID=$!
 			sleep 0.1
 		fi
-		ip netns exec $NB $RT taskset -c $LOG_CPU "$SLUICE" -c "$d/sluice.yaml" >"$d/log" 2>&1 &
+		if [ ${#LOGGER_WRAP[@]} -gt 0 ]; then # in the journal's mount namespace (and B)
+			"${LOGGER_WRAP[@]}" $RT taskset -c $LOG_CPU "$SLUICE" -c "$d/sluice.yaml" >"$d/log" 2>&1 &
+		else
+			ip netns exec $NB $RT taskset -c $LOG_CPU "$SLUICE" -c "$d/sluice.yaml" >"$d/log" 2>&1 &
+		fi
 		LOGGER_PID=$! ;;
 	ulogd-*)
 		ulogd_conf "${name#ulogd-}" "$d" >"$d/ulogd.conf"
@@ -371,11 +480,18 @@ stop_logger() {
 		kafka_readback "$KAFKA_DIR"
 		KAFKA_DIR=
 	fi
+	[ -n "$RX_KIND" ] && [ -n "$SINK_PID" ] && rx_readback
+	RX_KIND=
 	if [ -n "$SINK_PID" ]; then
 		sleep 0.2
 		kill -TERM "$SINK_PID" 2>/dev/null
 		wait "$SINK_PID" 2>/dev/null
 		SINK_PID=
+	fi
+	if [ -n "${JNS_PID:-}" ]; then
+		kill -TERM "$JNS_PID" 2>/dev/null
+		wait "$JNS_PID" 2>/dev/null
+		JNS_PID=
 	fi
 	if [ -n "$PRINTK_OLD" ]; then
 		sysctl -qw net.netfilter.nf_log_all_netns="$PRINTK_OLD"
@@ -384,7 +500,20 @@ stop_logger() {
 }
 
 lines() { [ -f "$1" ] && wc -l <"$1" || echo 0; }
+num() { [ -f "$1" ] && awk '$1 ~ /^[0-9]+$/ { n = $1 } END { print n + 0 }' "$1" || echo 0; } # a count a receiver wrote
 pcapn() { [ -f "$1" ] && "$G/pcapcount" "$1" 2>/dev/null || echo 0; }
+
+# out_detail DIR INSTANCE: "out=N,dropped=N,queue_dropped=N,queue_high=N,nflog_lost=N"
+# from the output's last counters line (the core's out, dropped, which also
+# counts the output's own drops, and its queue's drops and deepest backlog
+# in batches) and the nflog input's `lost`.
+out_detail() {
+	local log=$1/log o dr q h l
+	read -r o dr < <(sed -n "s/.*counters: $2 ([a-z_0-9]*): in=[0-9]* out=\([0-9]*\) dropped=\([0-9]*\) .*/\1 \2/p" "$log" | tail -1)
+	read -r q h < <(sed -n "s/.*counters: $2 ([a-z_0-9]*):.* queue_dropped=\([0-9]*\) .* queue_high=\([0-9]*\).*/\1 \2/p" "$log" | tail -1)
+	l=$(sed -n "s/.*counters: fw (nflog):.* lost=\([0-9]*\).*/\1/p" "$log" | tail -1)
+	echo "out=${o:-?},dropped=${dr:-?},queue_dropped=${q:-?},queue_high=${h:-?},nflog_lost=${l:-?}"
+}
 
 # outputs NAME DIR: "count detail" — records in the logger's output(s); for
 # the fan-outs the smallest of the four, with each one in the detail.
@@ -407,6 +536,13 @@ outputs() {
 	*-kafka)
 		local dl=$(sed -n 's/.*counters: kafka\.kafka (kafka):.* delivered=\([0-9]*\).*/\1/p' "$d/log" | tail -1)
 		echo "$(cat "$d/topic.count" 2>/dev/null || echo 0) delivered=${dl:-?},topic_end=$(cat "$d/topic.end" 2>/dev/null),mock_trimmed=$(cat "$d/topic.start" 2>/dev/null),mock_cpu=$(cat "$d/mock.cpu" 2>/dev/null)" ;;
+	*-otlp) # httpcount.py's "requests R bytes B records N bad X"
+		local rq rc bad
+		read -r _ rq _ _ _ rc _ bad < <(grep '^requests ' "$d/http.out" 2>/dev/null)
+		echo "${rc:-0} $(out_detail "$d" otlp.otlp),requests=${rq:-?},bad=${bad:-?},rx_cpu=$(cat "$d/rx.cpu" 2>/dev/null)" ;;
+	*-nats) echo "$(num "$d/rx.count") $(out_detail "$d" nats.nats),rx_cpu=$(cat "$d/rx.cpu" 2>/dev/null)" ;;
+	*-journal) echo "$(num "$d/rx.count") $(out_detail "$d" journal.journal),rx_cpu=$(cat "$d/rx.cpu" 2>/dev/null)" ;;
+	*-cef) echo "$(lines "$d/out.cef") $(out_detail "$d" cef.file)" ;;
 	*-grp2)
 		p=$(lines "$d/out.json") t=$(lines "$d/out1.json")
 		echo "$((p + t)) g0=$p,g1=$t" ;;
@@ -559,7 +695,7 @@ for round in $(seq "$RUNS"); do
 	done
 done
 ELAPSED=$((SECONDS - START))
-rm -rf /tmp/sluice-bench-logs && cp -r "$T/logs" /tmp/sluice-bench-logs # each logger's own log
+rm -rf "$SAVE/sluice-bench-logs" && cp -r "$T/logs" "$SAVE/sluice-bench-logs" # each logger's own log
 LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg)
 echo "== measured in ${ELAPSED}s"
 
@@ -616,13 +752,13 @@ python3 "$TOP/bench/live_report.py" --pcap-target "$RESULTS" || echo "run.sh: no
 python3 "$TOP/bench/live_report.py" --syslog-target "$RESULTS" || echo "run.sh: no syslog figure computed" >&2
 # charts: the results beside outputs.sh's, drawn from both (bench/charts.sh)
 CHARTS_DIR=$TOP/docs/charts
-[ "${NODOC:-0}" = 1 ] && CHARTS_DIR=/tmp/sluice-bench-charts
+[ "${NODOC:-0}" = 1 ] && CHARTS_DIR=$SAVE/sluice-bench-charts
 mkdir -p "$CHARTS_DIR" && cp "$RESULTS" "$CHARTS_DIR/live.tsv"
 if [ "${CHARTS:-1}" = 1 ]; then
 	"$TOP/bench/charts.sh" "$CHARTS_DIR" || echo "run.sh: charts not drawn" >&2
 fi
-[ "${NODOC:-0}" = 1 ] && { cp "$RESULTS" /tmp/sluice-bench-results.tsv; echo "results: /tmp/sluice-bench-results.tsv"; exit 0; }
-cp "$RESULTS" /tmp/sluice-bench-results.tsv
+[ "${NODOC:-0}" = 1 ] && { cp "$RESULTS" "$SAVE/sluice-bench-results.tsv"; echo "results: $SAVE/sluice-bench-results.tsv"; exit 0; }
+cp "$RESULTS" "$SAVE/sluice-bench-results.tsv"
 python3 "$TOP/bench/live_report.py" "$RESULTS" "$TOP/docs/BENCHMARKS.md" \
 	--quick "$QUICK" --runs "$RUNS" --dur "$DUR" --elapsed "$ELAPSED" --search-steps "$SEARCH_STEPS" \
 	--notes "$TOP/bench/live-notes.md" --load "$LOAD_BEFORE / $LOAD_AFTER" --stalls "$STALLS" \

@@ -17,14 +17,20 @@
 #    Every run is checked: the kafka output's `delivered` counter and the
 #    topic's end offsets, and count() of the table, must equal RECORDS.
 # 2. Live (LIVE=0 skips it; needs root): bench/run.sh's rig with
-#    LOGGERS="sluice-json sluice-kafka" (nflog -> decode -> json -> file and
-#    nflog -> decode -> json -> kafka at the generator's full rate, 64-byte
-#    payloads, LIVE_RUNS rounds, default 3, of LIVE_DUR seconds, default 1:
-#    the mock cluster keeps only ~5 MB per partition): the kafka stack's output is
-#    the topic read back with kcat and counted, against the nft counter.
+#    LOGGERS="sluice-json sluice-kafka sluice-otlp sluice-nats
+#    sluice-journal sluice-cef" (LIVE_LOGGERS: another list): nflog ->
+#    decode -> json -> file, and the same into kafka, otlp, nats (JetStream),
+#    the journal (logline) and cef -> file, each output on its own thread, at
+#    the generator's full rate, 64-byte payloads, LIVE_RUNS rounds, default
+#    3, of LIVE_DUR seconds, default 1 (the mock cluster keeps only ~5 MB
+#    per partition): each stack's output is what its receiver holds, read
+#    back after the run (run.sh says how), against the nft counter, with
+#    the output's dropped counters and the receiver's CPU.
+#    LIVE_ONLY=1 skips part 1 (and writes no document: the block has both).
 #
-# Results: a markdown table on stdout and in docs/BENCHMARKS.md between
-# <!-- sinks-tables:begin/end --> (DOC=path another copy, NODOC=1 none).
+# Results: markdown tables (bench/sinks_report.py) on stdout and in
+# docs/BENCHMARKS.md between <!-- sinks-tables:begin/end --> (DOC=path
+# another copy, NODOC=1 none).
 set -uo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -42,16 +48,21 @@ while getopts "n:r:c:b:k" o; do
 done
 LIVE=${LIVE:-1}
 LIVE_RUNS=${LIVE_RUNS:-3}
+LIVE_LOGGERS=${LIVE_LOGGERS:-sluice-json sluice-kafka sluice-otlp sluice-nats sluice-journal sluice-cef}
+LIVE_ONLY=${LIVE_ONLY:-0}
+[ "$LIVE_ONLY" = 1 ] && NODOC=1
 SLUICE=$BUILD/core/sluice
 export SLUICE_PLUGIN_PATH=$BUILD/plugins
 
 die() { echo "sinks.sh: $*" >&2; exit 1; }
-for c in taskset python3 kcat clickhouse-server clickhouse-client curl ${CC:-cc}; do
-	command -v "$c" >/dev/null || die "needs $c"
-done
 [ -x "$SLUICE" ] || die "no daemon at $SLUICE (build first, or -b BUILDDIR)"
-[ -x "$BUILD/tests/kafka_mock" ] || die "no $BUILD/tests/kafka_mock (SLUICE_WITH_KAFKA=OFF?)"
-for p in kafka clickhouse; do [ -e "$SLUICE_PLUGIN_PATH/$p.so" ] || die "$p.so not built"; done
+if [ "$LIVE_ONLY" != 1 ]; then
+	for c in taskset python3 kcat clickhouse-server clickhouse-client curl ${CC:-cc}; do
+		command -v "$c" >/dev/null || die "needs $c"
+	done
+	[ -x "$BUILD/tests/kafka_mock" ] || die "no $BUILD/tests/kafka_mock (SLUICE_WITH_KAFKA=OFF?)"
+	for p in kafka clickhouse; do [ -e "$SLUICE_PLUGIN_PATH/$p.so" ] || die "$p.so not built"; done
+fi
 if [ "$LIVE" = 1 ] && [ "$(id -u)" != 0 ]; then
 	echo "sinks.sh: not root: skipping the live part" >&2
 	LIVE=0
@@ -71,10 +82,12 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
-${CC:-cc} -O2 -Wall -Wextra -o "$W/gen_nflog" "$TOP/bench/gen_nflog.c" || die "cannot build gen_nflog"
-"$W/gen_nflog" -o "$W/in.pcap" -n "$N" -m mix 2>/dev/null || die "gen_nflog failed"
-mock_start -p 3 sl || die "kafka_mock did not start"
-ch_start || die "clickhouse-server did not start"
+if [ "$LIVE_ONLY" != 1 ]; then
+	${CC:-cc} -O2 -Wall -Wextra -o "$W/gen_nflog" "$TOP/bench/gen_nflog.c" || die "cannot build gen_nflog"
+	"$W/gen_nflog" -o "$W/in.pcap" -n "$N" -m mix 2>/dev/null || die "gen_nflog failed"
+	mock_start -p 3 sl || die "kafka_mock did not start"
+	ch_start || die "clickhouse-server did not start"
+fi
 
 RESULTS=$W/results.tsv
 : >"$RESULTS"
@@ -121,93 +134,30 @@ PY
 	printf '  %-10s sluice cpu/wall %s s, sink cpu %s s\n' "$pipe" "$t" "$(tail -1 "$RESULTS" | cut -f4)" >&2
 }
 
-echo "== replay: $N records, $RUNS runs, sluice on CPU $CPU" >&2
-for ((i = 1; i <= RUNS; i++)); do
-	for pipe in file kafka clickhouse; do one_run "$pipe"; done
-done
-# what ClickHouse stores per row: the last run's table
-ch_query "SELECT sum(data_compressed_bytes), sum(data_uncompressed_bytes), sum(rows) FROM system.parts
-	WHERE active AND table = 'packets' AND database = currentDatabase()" | tr '\t' ' ' >"$W/parts"
-sinks_stop
+if [ "$LIVE_ONLY" != 1 ]; then
+	echo "== replay: $N records, $RUNS runs, sluice on CPU $CPU" >&2
+	for ((i = 1; i <= RUNS; i++)); do
+		for pipe in file kafka clickhouse; do one_run "$pipe"; done
+	done
+	# what ClickHouse stores per row: the last run's table
+	ch_query "SELECT sum(data_compressed_bytes), sum(data_uncompressed_bytes), sum(rows) FROM system.parts
+		WHERE active AND table = 'packets' AND database = currentDatabase()" | tr '\t' ' ' >"$W/parts"
+	sinks_stop
+fi
 
 # ---- 2. live ----
 LIVE_TSV=$W/live.tsv
 : >"$LIVE_TSV"
 if [ "$LIVE" = 1 ]; then
-	echo "== live: bench/run.sh LOGGERS=\"sluice-json sluice-kafka\" RUNS=$LIVE_RUNS" >&2
-	BUILD=$BUILD LOGGERS="sluice-json sluice-kafka" RUNS=$LIVE_RUNS DUR=${LIVE_DUR:-1} SIZES=64 SEARCH=0 \
+	echo "== live: bench/run.sh LOGGERS=\"$LIVE_LOGGERS\" RUNS=$LIVE_RUNS" >&2
+	BUILD=$BUILD LOGGERS="$LIVE_LOGGERS" RUNS=$LIVE_RUNS DUR=${LIVE_DUR:-1} SIZES=64 SEARCH=0 \
 		QUICK=0 NODOC=1 OFFLINE=0 CONNTRACK=0 SINKS=0 SQL=0 OUTPUTS=0 CHARTS=0 "$TOP/bench/run.sh" >&2 ||
 		echo "sinks.sh: the live part failed" >&2
 	grep -v '^#' /tmp/sluice-bench-results.tsv >"$LIVE_TSV" 2>/dev/null
 fi
 LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg)
 
-python3 - "$RESULTS" "$N" "$W/parts" "$LIVE_TSV" <<'PY' | tee "$W/results.md"
-import statistics as st, sys
-res, n, parts, live = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
-rows = {}
-for l in open(res):
-    pipe, cpu, wall, sink = l.split()
-    rows.setdefault(pipe, []).append((float(cpu), float(wall), float(sink)))
-names = {"file": "replay → decode → json → file (/dev/shm)",
-         "kafka": "replay → decode → json → kafka (mock cluster)",
-         "clickhouse": "replay → decode → clickhouse (packets schema)"}
-med = {p: (st.median(c for c, _, _ in r), st.median(w for _, w, _ in r), st.median(s for _, _, s in r),
-           min(c for c, _, _ in r), max(c for c, _, _ in r)) for p, r in rows.items()}
-print("| pipeline | records per sluice CPU s (median) | spread (min–max CPU s) | vs file | "
-      "sluice µs/record | sink CPU µs/record | sluice + sink records per CPU s | wall s |")
-print("|---|---:|---:|---:|---:|---:|---:|---:|")
-for p in ("file", "kafka", "clickhouse"):
-    if p not in med:
-        continue
-    c, w, s, lo, hi = med[p]
-    print(f"| {names[p]} | {n / c:,.0f} | {lo:.2f}–{hi:.2f} | {med['file'][0] / c:.2f}× | "
-          f"{c / n * 1e6:.2f} | {('–' if p == 'file' else f'{s / n * 1e6:.2f}')} | "
-          f"{n / (c + s):,.0f} | {w:.2f} |")
-print()
-try:
-    comp, unc, prow = (int(x) for x in open(parts).read().split())
-    print(f"ClickHouse stored the last run's {prow:,} rows in {comp:,} bytes "
-          f"({comp / prow:.1f} B/row compressed, {unc / prow:.1f} B/row uncompressed, "
-          f"{unc / comp:.1f}× LZ4; `system.parts` right after the insert, before merges).")
-except (OSError, ValueError, ZeroDivisionError):
-    pass
-lrows = [l.rstrip("\n").split("\t") for l in open(live) if l.strip()]
-lrows = [r for r in lrows if r[1] == "full"]
-if lrows:
-    print()
-    print("| live stack, generator's full rate, 64-byte payloads | rounds | sent pps (median) | "
-          "nft logged | records out | of them trimmed by the mock | lost | sluice CPU µs/packet (median) | "
-          "of which the input thread | mock cluster CPU µs/packet |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-    label = {"sluice-json": "nflog → decode → json → file",
-             "sluice-kafka": "nflog → decode → json → kafka (read back from the topic)"}
-    for name in ("sluice-json", "sluice-kafka"):
-        rs = [r for r in lrows if r[3] == name]
-        if not rs:
-            continue
-        pps = st.median(int(r[5]) / float(r[6]) for r in rs if float(r[6]) > 0)
-        k = sum(int(r[7]) for r in rs)
-        o = sum(int(r[8]) for r in rs)
-        # The mock keeps only the tail of each partition: records it had
-        # appended and then discarded before kcat read (their offsets are
-        # below each partition's first) count as out, and are shown apart.
-        trim = sum(int(d.split("=")[1]) for r in rs for d in r[10].split(",")
-                   if d.startswith("mock_trimmed=") and d.split("=")[1].isdigit())
-        o += trim
-        cpp = st.median(float(r[9]) / int(r[7]) * 1e6 for r in rs if int(r[7]) > 0)
-        # the input's thread is the main one (run.sh's twelfth column: name=seconds;...)
-        mains = [float(t.split("=")[1]) / int(r[7]) * 1e6 for r in rs if len(r) > 11 and int(r[7]) > 0
-                 for t in r[11].split(";") if t.startswith("main=")]
-        main = f"{st.median(mains):.3f}" if mains else "?"
-        mock = "–"
-        if name == "sluice-kafka":
-            m = [float(d.split("=")[1]) / int(r[7]) * 1e6 for r in rs for d in r[10].split(",")
-                 if d.startswith("mock_cpu=") and int(r[7]) > 0]
-            mock = f"{st.median(m):.2f}" if m else "?"
-        t = f"{trim:,}" if name == "sluice-kafka" else "–"
-        print(f"| {label[name]} | {len(rs)} | {pps:,.0f} | {k:,} | {o:,} | {t} | {k - o:,} | {cpp:.3f} | {main} | {mock} |")
-PY
+python3 "$TOP/bench/sinks_report.py" "$RESULTS" "$N" "$W/parts" "$LIVE_TSV" | tee "$W/results.md"
 if [ "${NODOC:-0}" != 1 ]; then
 	DOC=${DOC:-$TOP/docs/BENCHMARKS.md}
 	python3 "$TOP/bench/benchdoc.py" "$DOC" sinks-tables --by "bench/sinks.sh -n $N -r $RUNS" \
