@@ -53,6 +53,7 @@
 
 #include <sluice/plugin.h>
 
+#include "grow.h"
 #include "plugin_state.h"
 #include "sink.h"
 #include "subject_tmpl.h"
@@ -499,18 +500,8 @@ static bool nats_encode(void *ctx, const struct sl_record *r)
 	size_t need = UNIT_HDR + idlen + st->subject_len + t->len;
 	uint8_t *p;
 
-	if (st->len + need > st->cap) {
-		size_t cap = st->cap ? st->cap : 1 << 16;
-		uint8_t *nb;
-
-		while (cap < st->len + need)
-			cap *= 2;
-		nb = realloc(st->buf, cap);
-		if (!nb)
-			return false;
-		st->buf = nb;
-		st->cap = cap;
-	}
+	if (!sl_grow_from(&st->buf, &st->cap, st->len + need, 1 << 16))
+		return false;
 	p = st->buf + st->len;
 	p[0] = 'n';
 	p[1] = (uint8_t)idlen;
