@@ -255,13 +255,9 @@ struct sl_sink_state_head {
 	SL_SINK_STATE_HEAD(void);
 };
 
-/* 0, and a compile error unless `type` starts with SL_SINK_STATE_HEAD. */
-#define SL_SINK_STATE_CHECK(type) \
-	(0 * sizeof(char[offsetof(type, sink) == offsetof(struct sl_sink_state_head, sink) ? 1 : -1]))
-
-#define sl_sink_state_new(type, host, inst, config)                                     \
-	((type *)sl_state_alloc(sizeof(type) + SL_STATE_CHECK(type) + SL_SINK_STATE_CHECK(type), \
-				(host), (inst), (config)))
+/* A compile error unless `type` starts with SL_SINK_STATE_HEAD. */
+#define sl_sink_state_new(type, host, inst, config) \
+	sl_state_new_head(type, struct sl_sink_state_head, sink, host, inst, config)
 
 int sl_sink_plugin_process(void *state, struct sl_batch *b);
 int sl_sink_plugin_flush(void *state);
