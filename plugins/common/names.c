@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Protocol, family and TCP state names: see names.h. */
 #include <stdlib.h>
+#include <string.h>
 #include <strings.h>
+
+#include <linux/netfilter.h>
 
 #include "names.h"
 
@@ -54,6 +57,22 @@ int sl_proto_number(const char *s)
 const char *const sl_family_names[13] = {
 	[1] = "inet", [2] = "ipv4", [3] = "arp", [5] = "netdev", [7] = "bridge", [10] = "ipv6",
 };
+
+int sl_nft_family_number(const char *name, size_t len)
+{
+	static const struct {
+		const char *name;
+		int num;
+	} fams[] = {
+		{"ip", NFPROTO_IPV4}, {"ip6", NFPROTO_IPV6}, {"inet", NFPROTO_INET},
+		{"arp", NFPROTO_ARP}, {"bridge", NFPROTO_BRIDGE}, {"netdev", NFPROTO_NETDEV},
+	};
+
+	for (size_t i = 0; i < sizeof(fams) / sizeof(fams[0]); i++)
+		if (strlen(fams[i].name) == len && !memcmp(fams[i].name, name, len))
+			return fams[i].num;
+	return -1;
+}
 
 /* libnetfilter_conntrack's states[] (TCP_CONNTRACK_MAX = 10). */
 const struct sl_tcp_state_name sl_tcp_state_names[SL_TCP_STATES] = {

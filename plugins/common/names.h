@@ -9,6 +9,7 @@
 #ifndef SLUICE_NAMES_H
 #define SLUICE_NAMES_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* Vocabularies of protocol names (struct sl_proto_name.sets). */
@@ -55,6 +56,12 @@ static inline const char *sl_family_name(uint64_t f)
 {
 	return f < sizeof(sl_family_names) / sizeof(sl_family_names[0]) ? sl_family_names[f] : NULL;
 }
+
+/*
+ * NFPROTO_* of a family as nft names it (ip, ip6, inet, arp, bridge,
+ * netdev), the first len bytes of name; -1 if not one.
+ */
+int sl_nft_family_number(const char *name, size_t len);
 
 /* TCP_CONNTRACK_* states, as conntrack -E writes them and in lower case. */
 struct sl_tcp_state_name {

@@ -19,6 +19,8 @@
 #include <linux/netfilter/nf_tables.h>
 #include <linux/netfilter/nfnetlink.h>
 
+#include "names.h"
+
 /* One rule or one base chain (handle UINT64_MAX, hook in `hook`). */
 struct ent {
 	uint64_t handle;
@@ -109,23 +111,6 @@ struct dump {
 	int err;
 };
 
-/* NFPROTO_* of a family name as nft prints it; -1 if not one. */
-static int family_num(const char *name, size_t len)
-{
-	static const struct {
-		const char *name;
-		int num;
-	} fams[] = {
-		{"ip", NFPROTO_IPV4}, {"ip6", NFPROTO_IPV6}, {"inet", NFPROTO_INET},
-		{"arp", NFPROTO_ARP}, {"bridge", NFPROTO_BRIDGE}, {"netdev", NFPROTO_NETDEV},
-	};
-
-	for (size_t i = 0; i < sizeof(fams) / sizeof(fams[0]); i++)
-		if (strlen(fams[i].name) == len && !memcmp(fams[i].name, name, len))
-			return fams[i].num;
-	return -1;
-}
-
 /* The next word of *p (a name nft may have put in quotes), moving *p past it. */
 static const char *word(const char **p, size_t *len)
 {
@@ -206,7 +191,7 @@ static int list_line(struct ents *ents, struct where *w, const char *line, const
 	if (!strncmp(line, "table ", 6)) {
 		p = line + 6;
 		name = word(&p, &len);
-		w->family = family_num(name, len);
+		w->family = sl_nft_family_number(name, len);
 		name = word(&p, &len);
 		free(w->table);
 		w->table = strndup(name, len);

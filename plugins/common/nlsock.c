@@ -117,15 +117,21 @@ int sl_nl_watch(struct sl_nl_reader *rd, sl_fd_cb cb, void *arg)
 	return 0;
 }
 
+void sl_nl_sock_close(const struct sl_host *host, struct sl_instance *inst,
+		      struct mnl_socket **nl, int *fd, bool *watching)
+{
+	if (*watching)
+		host->unwatch_fd(inst, *fd);
+	*watching = false;
+	if (*nl)
+		mnl_socket_close(*nl);
+	*nl = NULL;
+	*fd = -1;
+}
+
 void sl_nl_close(struct sl_nl_reader *rd)
 {
-	if (rd->watching)
-		rd->host->unwatch_fd(rd->inst, rd->fd);
-	rd->watching = false;
-	if (rd->nl)
-		mnl_socket_close(rd->nl);
-	rd->nl = NULL;
-	rd->fd = -1;
+	sl_nl_sock_close(rd->host, rd->inst, &rd->nl, &rd->fd, &rd->watching);
 	free(rd->buf);
 	rd->buf = NULL;
 }

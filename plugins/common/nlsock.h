@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Netlink socket helpers shared by the netlink inputs (nflog, nfct). */
+/* Netlink socket helpers shared by the netlink inputs (nflog, nfct, nftrace, nfacct) and decode. */
 #ifndef SLUICE_NLSOCK_H
 #define SLUICE_NLSOCK_H
 
@@ -118,6 +118,13 @@ int sl_nl_watch(struct sl_nl_reader *rd, sl_fd_cb cb, void *arg);
 
 /* Unwatch, close and free what sl_nl_open() and sl_nl_watch() made (any part of it). */
 void sl_nl_close(struct sl_nl_reader *rd);
+/*
+ * The socket part of that, for a netlink socket a plugin opens itself
+ * (nfacct's requests, decode's rtnetlink): unwatched when *watching,
+ * closed when *nl is set; then *nl NULL, *fd -1, *watching false.
+ */
+void sl_nl_sock_close(const struct sl_host *host, struct sl_instance *inst,
+		      struct mnl_socket **nl, int *fd, bool *watching);
 
 /* One ENOBUFS: counted, and warned about at most every 10 s. */
 void sl_nl_enobufs(struct sl_nl_reader *rd);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "fmt.h"
+#include "grow.h"
 #include "otlp_pb.h"
 #include "utf8.h"
 
@@ -49,21 +50,11 @@ enum { WT_VARINT = 0, WT_I64 = 1, WT_LEN = 2, WT_I32 = 5 };
 
 bool sl_otlp_buf_reserve(struct sl_otlp_buf *b, size_t need)
 {
-	size_t ncap = b->cap ? b->cap : 4096;
-	uint8_t *np;
-
 	if (need <= b->cap - b->len)
 		return true;
 	if (need > SIZE_MAX / 4 - b->len)
 		return false;
-	while (ncap - b->len < need)
-		ncap *= 2;
-	np = realloc(b->p, ncap);
-	if (!np)
-		return false;
-	b->p = np;
-	b->cap = ncap;
-	return true;
+	return sl_grow_from(&b->p, &b->cap, b->len + need, 4096);
 }
 
 void sl_otlp_buf_free(struct sl_otlp_buf *b)

@@ -189,13 +189,9 @@ struct sl_outfile_state_head {
 	SL_OUTFILE_STATE_HEAD(void);
 };
 
-/* 0, and a compile error unless `type` starts with SL_OUTFILE_STATE_HEAD. */
-#define SL_OUTFILE_STATE_CHECK(type) \
-	(0 * sizeof(char[offsetof(type, of) == offsetof(struct sl_outfile_state_head, of) ? 1 : -1]))
-
-#define sl_outfile_state_new(type, host, inst, config)                                  \
-	((type *)sl_state_alloc(sizeof(type) + SL_STATE_CHECK(type) + SL_OUTFILE_STATE_CHECK(type), \
-				(host), (inst), (config)))
+/* A compile error unless `type` starts with SL_OUTFILE_STATE_HEAD. */
+#define sl_outfile_state_new(type, host, inst, config) \
+	sl_state_new_head(type, struct sl_outfile_state_head, of, host, inst, config)
 
 int sl_outfile_plugin_start(void *state);
 int sl_outfile_plugin_flush(void *state);

@@ -33,4 +33,18 @@ void *sl_state_alloc(size_t size, const struct sl_host *host, struct sl_instance
 #define sl_state_new(type, host, inst, config) \
 	((type *)sl_state_alloc(sizeof(type) + SL_STATE_CHECK(type), (host), (inst), (config)))
 
+/*
+ * A state that begins with a longer head (`head`, a struct beginning with
+ * SL_STATE_HEAD and ending with `member`, as struct sl_outfile_state_head
+ * and struct sl_sink_state_head): 0, and a compile error unless `type`
+ * has `member` where `head` has it.
+ */
+#define SL_STATE_HEAD_CHECK(type, head, member) \
+	(0 * sizeof(char[offsetof(type, member) == offsetof(head, member) ? 1 : -1]))
+
+/* sl_state_new() of a `type` that begins with such a head. */
+#define sl_state_new_head(type, head, member, host, inst, config)                           \
+	((type *)sl_state_alloc(sizeof(type) + SL_STATE_CHECK(type) +                          \
+				SL_STATE_HEAD_CHECK(type, head, member), (host), (inst), (config)))
+
 #endif

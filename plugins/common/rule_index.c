@@ -16,6 +16,7 @@
 
 #include "fmt.h"
 #include "json_cursor.h"
+#include "names.h"
 #include "text_escape.h"
 
 /* ---- what the listing holds ---- */
@@ -107,18 +108,7 @@ static bool grow(void **v, size_t *cap, size_t n, size_t sz)
 
 static int family_pf(const char *name)
 {
-	static const struct {
-		const char *name;
-		int pf;
-	} fams[] = {
-		{"ip", NFPROTO_IPV4}, {"ip6", NFPROTO_IPV6}, {"inet", NFPROTO_INET},
-		{"arp", NFPROTO_ARP}, {"bridge", NFPROTO_BRIDGE}, {"netdev", NFPROTO_NETDEV},
-	};
-
-	for (size_t i = 0; i < sizeof(fams) / sizeof(fams[0]); i++)
-		if (!strcmp(fams[i].name, name))
-			return fams[i].pf;
-	return -1;
+	return sl_nft_family_number(name, strlen(name));
 }
 
 /* The hook number of a hook name in a table of family pf; -1 if none. */

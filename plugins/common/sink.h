@@ -61,9 +61,11 @@
  *   configure:  check with sl_sink_check(); create the output's counters
  *               (retries and dropped among them); sl_sink_init().
  *   start:      the output's connection, then sl_sink_start().
- *   process:    return sl_sink_process(&sink, batch);
- *   flush:      sl_sink_flush();   stop: sl_sink_stop(), then the
- *               output's connection;   destroy: sl_sink_destroy().
+ *   process:    return sl_sink_process(&sink, batch), or
+ *               sl_sink_plugin_process as the plugin's process (below);
+ *   flush:      sl_sink_flush(), or sl_sink_plugin_flush (below).
+ *   stop:       sl_sink_stop(), then the output's connection.
+ *   destroy:    sl_sink_destroy().
  */
 #ifndef SLUICE_SINK_H
 #define SLUICE_SINK_H
@@ -75,6 +77,7 @@
 
 #include <sluice/plugin.h>
 
+#include "plugin_state.h"
 #include "sink_spool.h"
 
 #define SL_SINK_STOP_RETRIES 2		/* at a flush or stop, do not wait the full backoff */
@@ -235,5 +238,28 @@ void sl_sink_stop(struct sl_sink *sk);
 void sl_sink_destroy(struct sl_sink *sk);
 /* n spooled records could not be read: spool_dropped and the core's dropped. */
 void sl_sink_spool_dropped(struct sl_sink *sk, uint64_t n);
+
+/*
+ * An output whose state begins with SL_SINK_STATE_HEAD (SL_STATE_HEAD,
+ * then its sink) and is allocated by sl_sink_state_new() (a zeroed state,
+ * as sl_state_new()) can take sl_sink_plugin_process() and
+ * sl_sink_plugin_flush() as its process and flush: sl_sink_process() on
+ * the state's sink, and sl_sink_flush() then 0 (the core flushes only
+ * before a stop or a reload: the batch goes with short retries).
+ */
+#define SL_SINK_STATE_HEAD(cfg_type) \
+	SL_STATE_HEAD(cfg_type);     \
+	struct sl_sink sink
+
+struct sl_sink_state_head {
+	SL_SINK_STATE_HEAD(void);
+};
+
+/* A compile error unless `type` starts with SL_SINK_STATE_HEAD. */
+#define sl_sink_state_new(type, host, inst, config) \
+	sl_state_new_head(type, struct sl_sink_state_head, sink, host, inst, config)
+
+int sl_sink_plugin_process(void *state, struct sl_batch *b);
+int sl_sink_plugin_flush(void *state);
 
 #endif /* SLUICE_SINK_H */

@@ -24,6 +24,7 @@
 
 #include <sluice/plugin.h>
 
+#include "nlsock.h"
 #include "pkt_decode.h"
 #include "plugin_state.h"
 #ifdef SLUICE_COMMUNITY_ID
@@ -516,13 +517,7 @@ static void decode_stop(void *state)
 {
 	struct decode_state *st = state;
 
-	if (st->watched)
-		st->host->unwatch_fd(st->inst, st->fd);
-	st->watched = false;
-	if (st->nl)
-		mnl_socket_close(st->nl);
-	st->nl = NULL;
-	st->fd = -1;
+	sl_nl_sock_close(st->host, st->inst, &st->nl, &st->fd, &st->watched);
 	st->dumping = false;
 	st->dump_again = false;
 	free(st->buf);

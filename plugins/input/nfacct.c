@@ -434,13 +434,7 @@ static void nfacct_stop(void *state)
 	if (st->timer)
 		st->host->timer_free(st->timer);
 	st->timer = NULL;
-	if (st->watching)
-		st->host->unwatch_fd(st->inst, st->fd);
-	st->watching = false;
-	if (st->nl)
-		mnl_socket_close(st->nl);
-	st->nl = NULL;
-	st->fd = -1;
+	sl_nl_sock_close(st->host, st->inst, &st->nl, &st->fd, &st->watching);
 	if (st->b)
 		st->host->batch_put(st->inst, st->b);
 	st->b = NULL;

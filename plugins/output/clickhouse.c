@@ -147,7 +147,7 @@ static const struct sl_field_decl ch_reads[] = {
 };
 
 struct ch_state {
-	SL_STATE_HEAD(struct ch_cfg);
+	SL_SINK_STATE_HEAD(struct ch_cfg);
 	struct ch_column col[MAX_COLUMNS];
 	unsigned ncol;
 
@@ -159,7 +159,6 @@ struct ch_state {
 	struct sl_http_answer answer;	/* in answer_buf */
 
 	struct ch_rows b;	/* the batch being built, reused */
-	struct sl_sink sink;
 	char *rec;		/* with spool_dir: one spool record, a format byte and a row */
 	char *sbuf;		/* one INSERT from the spool, reused */
 	size_t scap;
@@ -334,13 +333,6 @@ static const struct sl_sink_def ch_sink_def = {
 	.spool_peek = SPOOL_PEEK,
 };
 
-static int ch_process(void *state, struct sl_batch *b)
-{
-	struct ch_state *st = state;
-
-	return sl_sink_process(&st->sink, b);
-}
-
 /* ---- configuration ---- */
 
 /* "column=field[:conv]" into c; -1 after a config error. */
@@ -442,7 +434,7 @@ static int ch_configure(const struct sl_host *host, struct sl_instance *inst, co
 		host->config_error(inst, "columns", "at most %d columns", MAX_COLUMNS);
 		return -1;
 	}
-	st = sl_state_new(struct ch_state, host, inst, config);
+	st = sl_sink_state_new(struct ch_state, host, inst, config);
 	if (!st)
 		return -1;
 	for (unsigned i = 0; i < n; i++)
@@ -543,15 +535,6 @@ static int ch_start(void *state)
 	return sl_sink_start(&st->sink);
 }
 
-/* The core flushes only before a stop or a reload: do not wait long then. */
-static int ch_flush(void *state)
-{
-	struct ch_state *st = state;
-
-	sl_sink_flush(&st->sink);
-	return 0;
-}
-
 static void ch_stop(void *state)
 {
 	struct ch_state *st = state;
@@ -598,8 +581,8 @@ static const struct sl_plugin ch_plugin = {
 	.reads = ch_reads,
 	.configure = ch_configure,
 	.start = ch_start,
-	.process = ch_process,
-	.flush = ch_flush,
+	.process = sl_sink_plugin_process,
+	.flush = sl_sink_plugin_flush,
 	.stop = ch_stop,
 	.destroy = ch_destroy,
 	.flags = SL_PLUGIN_NETWORK,

@@ -107,12 +107,11 @@ static const struct sl_field_decl ipfix_reads[] = {
 };
 
 struct ipfix {
-	SL_STATE_HEAD(struct ipfix_cfg);
+	SL_SINK_STATE_HEAD(struct ipfix_cfg);
 	char *host_part, *port_part;
 
 	int fd;
 	struct sl_sink_cfg sink_cfg;	/* cfg->sink with batch_size MAX_RECORDS */
-	struct sl_sink sink;
 
 	uint8_t *msg;
 	uint8_t *tmsg;		/* after msg: a message of templates only */
@@ -380,21 +379,6 @@ static const struct sl_sink_def ipfix_sink_def = {
 	.done = "sent",
 };
 
-static int ipfix_process(void *state, struct sl_batch *b)
-{
-	struct ipfix *st = state;
-
-	return sl_sink_process(&st->sink, b);
-}
-
-static int ipfix_flush(void *state)
-{
-	struct ipfix *st = state;
-
-	sl_sink_flush(&st->sink);
-	return 0;
-}
-
 /* ---- lifecycle ---- */
 
 /* Split "host:port", "[v6]:port", "host" or "v6" into parts; -1 if malformed. */
@@ -445,7 +429,7 @@ static int ipfix_configure(const struct sl_host *host, struct sl_instance *inst,
 
 	if (sl_sink_check(&cfg->sink, host, inst) < 0)
 		return -1;
-	st = sl_state_new(struct ipfix, host, inst, cfg);
+	st = sl_sink_state_new(struct ipfix, host, inst, cfg);
 	if (!st)
 		return -1;
 	if (split_address(cfg->address, &st->host_part, &st->port_part) < 0) {
@@ -544,8 +528,8 @@ static const struct sl_plugin ipfix_plugin = {
 	.options = ipfix_options,
 	.needs = ipfix_needs,
 	.reads = ipfix_reads,
-	.process = ipfix_process,
-	.flush = ipfix_flush,
+	.process = sl_sink_plugin_process,
+	.flush = sl_sink_plugin_flush,
 	.stop = ipfix_stop,
 	.destroy = ipfix_destroy,
 	.configure = ipfix_configure,

@@ -94,9 +94,8 @@ static const struct sl_option journal_options[] = {
 };
 
 struct journal {
-	SL_STATE_HEAD(struct journal_cfg);
+	SL_SINK_STATE_HEAD(struct journal_cfg);
 	struct sl_sink_cfg sink_cfg;	/* cfg->sink with batch_size 1 */
-	struct sl_sink sink;
 
 	struct sl_journal_fmt fmt;
 	struct sl_journal_entry e;	/* the batch: one entry */
@@ -408,7 +407,7 @@ static int journal_configure(const struct sl_host *host, struct sl_instance *ins
 		host->config_error(inst, "identifier", "must not be empty");
 		return -1;
 	}
-	st = sl_state_new(struct journal, host, inst, cfg);
+	st = sl_sink_state_new(struct journal, host, inst, cfg);
 	if (!st)
 		return -1;
 	st->iov = calloc(SL_JOURNAL_MAX_FIELDS, sizeof(*st->iov));
@@ -442,21 +441,6 @@ static int journal_start(void *state)
 	return 0;
 }
 
-static int journal_process(void *state, struct sl_batch *b)
-{
-	struct journal *st = state;
-
-	return sl_sink_process(&st->sink, b);
-}
-
-static int journal_flush(void *state)
-{
-	struct journal *st = state;
-
-	sl_sink_flush(&st->sink);
-	return 0;
-}
-
 static void journal_stop(void *state)
 {
 	struct journal *st = state;
@@ -486,8 +470,8 @@ static const struct sl_plugin journal_plugin = {
 	.options = journal_options,
 	.configure = journal_configure,
 	.start = journal_start,
-	.process = journal_process,
-	.flush = journal_flush,
+	.process = sl_sink_plugin_process,
+	.flush = sl_sink_plugin_flush,
 	.stop = journal_stop,
 	.destroy = journal_destroy,
 	.flags = SL_PLUGIN_NETWORK,

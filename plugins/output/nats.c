@@ -53,6 +53,7 @@
 
 #include <sluice/plugin.h>
 
+#include "grow.h"
 #include "plugin_state.h"
 #include "sink.h"
 #include "subject_tmpl.h"
@@ -117,7 +118,7 @@ static const struct sl_field_decl nats_reads[] = {
 };
 
 struct nats_state {
-	SL_STATE_HEAD(struct nats_cfg);
+	SL_SINK_STATE_HEAD(struct nats_cfg);
 	struct sl_subject_tmpl subj;
 
 	natsConnection *nc;
@@ -140,7 +141,6 @@ struct nats_state {
 	bool ack_permanent;		/* one of them will not change on a resend */
 	char ack_text[160];
 
-	struct sl_sink sink;
 	int c_published, c_retries, c_dropped, c_ack_errors, c_timeouts, c_no_text,
 	    c_bad_subject;
 	bool down_logged;
@@ -238,7 +238,7 @@ static int nats_configure(const struct sl_host *host, struct sl_instance *inst, 
 	if (check_servers(host, inst, c, &tls) < 0 || check_auth(host, inst, c, tls) < 0 ||
 	    sl_sink_check(&c->sink, host, inst) < 0)
 		return -1;
-	st = sl_state_new(struct nats_state, host, inst, config);
+	st = sl_sink_state_new(struct nats_state, host, inst, config);
 	if (!st)
 		return -1;
 	if (sl_subject_parse(&st->subj, c->subject, resolve_field, st, err, sizeof(err)) < 0) {
@@ -500,18 +500,8 @@ static bool nats_encode(void *ctx, const struct sl_record *r)
 	size_t need = UNIT_HDR + idlen + st->subject_len + t->len;
 	uint8_t *p;
 
-	if (st->len + need > st->cap) {
-		size_t cap = st->cap ? st->cap : 1 << 16;
-		uint8_t *nb;
-
-		while (cap < st->len + need)
-			cap *= 2;
-		nb = realloc(st->buf, cap);
-		if (!nb)
-			return false;
-		st->buf = nb;
-		st->cap = cap;
-	}
+	if (!sl_grow_from(&st->buf, &st->cap, st->len + need, 1 << 16))
+		return false;
 	p = st->buf + st->len;
 	p[0] = 'n';
 	p[1] = (uint8_t)idlen;
@@ -580,13 +570,6 @@ static const struct sl_sink_def nats_sink_def = {
 	.spool_peek = SPOOL_PEEK,
 	.reject_retries = 2,
 };
-
-static int nats_process(void *state, struct sl_batch *b)
-{
-	struct nats_state *st = state;
-
-	return sl_sink_process(&st->sink, b);
-}
 
 /* ---- start and stop ---- */
 
@@ -696,15 +679,6 @@ static int nats_start(void *state)
 	return sl_sink_start(&st->sink);
 }
 
-/* The core flushes only before a stop or a reload: do not wait long then. */
-static int nats_flush(void *state)
-{
-	struct nats_state *st = state;
-
-	sl_sink_flush(&st->sink);
-	return 0;
-}
-
 static void close_conn(struct nats_state *st)
 {
 	if (st->js)
@@ -751,8 +725,8 @@ static const struct sl_plugin nats_plugin = {
 	.reads = nats_reads,
 	.configure = nats_configure,
 	.start = nats_start,
-	.process = nats_process,
-	.flush = nats_flush,
+	.process = sl_sink_plugin_process,
+	.flush = sl_sink_plugin_flush,
 	.stop = nats_stop,
 	.destroy = nats_destroy,
 	.flags = SL_PLUGIN_NETWORK,

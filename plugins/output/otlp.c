@@ -96,7 +96,7 @@ static const struct sl_option otlp_opts[] = {
 };
 
 struct otlp_state {
-	SL_STATE_HEAD(struct otlp_cfg);
+	SL_SINK_STATE_HEAD(struct otlp_cfg);
 	struct sl_otlp_kv res_attrs[66];
 	struct sl_otlp_resource res;
 	char hostname[256];
@@ -117,7 +117,6 @@ struct otlp_state {
 	struct iovec *iov;		/* the units of one request */
 	unsigned iov_cap;
 	char *rec;			/* one spool record */
-	struct sl_sink sink;
 
 	int c_requests, c_records, c_http_errors, c_conn_errors, c_retries, c_dropped, c_rejected;
 };
@@ -390,13 +389,6 @@ static const struct sl_sink_def otlp_sink_def = {
 	.reject_retries = 0,	/* the same request gets the same answer */
 };
 
-static int otlp_process(void *state, struct sl_batch *b)
-{
-	struct otlp_state *st = state;
-
-	return sl_sink_process(&st->sink, b);
-}
-
 /* ---- configuration ---- */
 
 /* The resource's attributes: the user's, then the defaults they did not set. */
@@ -488,7 +480,7 @@ static int otlp_configure(const struct sl_host *host, struct sl_instance *inst, 
 	if (check_tls(host, inst, c) < 0 || check_headers(host, inst, &c->headers) < 0 ||
 	    sl_sink_check(&c->sink, host, inst) < 0)
 		return -1;
-	st = sl_state_new(struct otlp_state, host, inst, config);
+	st = sl_sink_state_new(struct otlp_state, host, inst, config);
 	if (!st)
 		return -1;
 	if (resource_attrs(st) < 0) {
@@ -612,15 +604,6 @@ static int otlp_start(void *state)
 	return sl_sink_start(&st->sink);
 }
 
-/* The core flushes only before a stop or a reload: do not wait long then. */
-static int otlp_flush(void *state)
-{
-	struct otlp_state *st = state;
-
-	sl_sink_flush(&st->sink);
-	return 0;
-}
-
 static void release(struct otlp_state *st)
 {
 	if (st->curl)
@@ -669,8 +652,8 @@ static const struct sl_plugin otlp_plugin = {
 	.reads = sl_otlp_fields_read,
 	.configure = otlp_configure,
 	.start = otlp_start,
-	.process = otlp_process,
-	.flush = otlp_flush,
+	.process = sl_sink_plugin_process,
+	.flush = sl_sink_plugin_flush,
 	.stop = otlp_stop,
 	.destroy = otlp_destroy,
 	.flags = SL_PLUGIN_NETWORK,

@@ -140,7 +140,7 @@ static const struct sl_field_decl sql_reads[] = {
 };
 
 struct sql_state {
-	SL_STATE_HEAD(struct sql_cfg);
+	SL_SINK_STATE_HEAD(struct sql_cfg);
 	const struct sql_driver *drv;
 	struct sql_driver_cfg dcfg;
 	void *d;
@@ -148,7 +148,6 @@ struct sql_state {
 	unsigned ncol;
 
 	struct sql_batch b;
-	struct sl_sink sink;
 	struct sql_batch sb;		/* with spool_dir: rows read back from the spool, reused */
 	char *rec;			/* with spool_dir: one row as a spool record */
 	size_t rec_cap;
@@ -424,13 +423,6 @@ static const struct sl_sink_def sql_sink_def = {
 	.reject_retries = REJECT_RETRIES,
 };
 
-static int sql_process(void *state, struct sl_batch *b)
-{
-	struct sql_state *st = state;
-
-	return sl_sink_process(&st->sink, b);
-}
-
 /* ---- configuration ---- */
 
 static int find_name(const char *const *names, const char *s)
@@ -571,7 +563,7 @@ static int sql_configure(const struct sl_host *host, struct sl_instance *inst, c
 		host->config_error(inst, "table", "expected a table name of letters, digits and '_'");
 		return -1;
 	}
-	st = sl_state_new(struct sql_state, host, inst, c);
+	st = sl_sink_state_new(struct sql_state, host, inst, c);
 	if (!st)
 		return -1;
 	if (parse_columns(st) < 0) {
@@ -639,15 +631,6 @@ static int sql_start(void *state)
 	return sl_sink_start(&st->sink);
 }
 
-/* The core flushes only before a stop or a reload: do not wait long then. */
-static int sql_flush(void *state)
-{
-	struct sql_state *st = state;
-
-	sl_sink_flush(&st->sink);
-	return 0;
-}
-
 static void sql_stop(void *state)
 {
 	struct sql_state *st = state;
@@ -685,8 +668,8 @@ static const struct sl_plugin sql_plugin = {
 	.reads = sql_reads,
 	.configure = sql_configure,
 	.start = sql_start,
-	.process = sql_process,
-	.flush = sql_flush,
+	.process = sl_sink_plugin_process,
+	.flush = sl_sink_plugin_flush,
 	.stop = sql_stop,
 	.destroy = sql_destroy,
 	.flags = SL_PLUGIN_NETWORK,

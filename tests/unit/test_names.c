@@ -3,10 +3,12 @@
  * The one table of protocol, family and TCP state names
  * (plugins/common/names.c), against what each user printed before it:
  * libnetfilter_conntrack's l4proto2str and states[] for the conntrack -E
- * line, the json filter's names, nfct's `protocols` vocabulary.
+ * line, the json filter's names, nfct's `protocols` vocabulary; nft's
+ * family names (nflog's rule cache, the rule index).
  */
 #include <netinet/in.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "check.h"
 #include "names.h"
@@ -101,6 +103,25 @@ static void families(void)
 	CHECK_STREQ(sl_family_name(UINT64_MAX), NULL);
 }
 
+/* nft's family names, as nflog's rule cache and the rule index read them. */
+static void nft_families(void)
+{
+	static const struct {
+		const char *s;
+		int want;
+	} cases[] = {
+		{"ip", 2}, {"ip6", 10}, {"inet", 1}, {"arp", 3}, {"bridge", 7}, {"netdev", 5},
+		{"ipv4", -1}, {"IP", -1}, {"", -1}, {"i", -1}, {"ip66", -1},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		CHECK(sl_nft_family_number(cases[i].s, strlen(cases[i].s)) == cases[i].want,
+		      "\"%s\" -> %d, want %d", cases[i].s,
+		      sl_nft_family_number(cases[i].s, strlen(cases[i].s)), cases[i].want);
+	CHECK(sl_nft_family_number("ip6 filter", 3) == 10);	/* a word within a line */
+	CHECK(sl_nft_family_number("inet", 2) == -1);
+}
+
 static void tcp_states(void)
 {
 	/* libnetfilter_conntrack's states[] */
@@ -123,6 +144,7 @@ int main(void)
 	iana_keywords();
 	proto_numbers();
 	families();
+	nft_families();
 	tcp_states();
 	return check_summary("names");
 }

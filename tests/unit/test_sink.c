@@ -13,7 +13,8 @@
  * (doubled after each failure), then sent back oldest first in order and
  * acknowledged; what is left at stop stays on disk for the next run; a
  * spooled record the output cannot read skipped and counted; the spool's
- * option rows and their texts, and spool_dir's check, which syslog (its own spool) shares.
+ * option rows and their texts, and spool_dir's check, which syslog (its own spool) shares;
+ * sl_sink_plugin_process/flush on a state that begins with its sink.
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -205,7 +206,8 @@ static struct sl_record rec_dummy;
 static struct sl_record *recs[MAXU];
 static char base[64];
 
-static void fresh_def(const char *spool_dir, const struct sl_sink_def *d)
+/* sk from scratch, started: the fake host, the destination, the clock. */
+static void fresh_sink(struct sl_sink *sk, const char *spool_dir, const struct sl_sink_def *d)
 {
 	static const struct sl_sink_clock clock = { t_now, t_sleep, NULL };
 	int c_retries, c_dropped;
@@ -221,9 +223,14 @@ static void fresh_def(const char *spool_dir, const struct sl_sink_def *d)
 	};
 	c_retries = fake_host.counter_new(NULL, "retries");
 	c_dropped = fake_host.counter_new(NULL, "dropped_rows");
-	sl_sink_init(&sink, &fake_host, NULL, &cfg, d, &sink, c_retries, c_dropped);
-	sl_sink_clock(&sink, &clock);
-	CHECK(sl_sink_start(&sink) == 0);
+	sl_sink_init(sk, &fake_host, NULL, &cfg, d, sk, c_retries, c_dropped);
+	sl_sink_clock(sk, &clock);
+	CHECK(sl_sink_start(sk) == 0);
+}
+
+static void fresh_def(const char *spool_dir, const struct sl_sink_def *d)
+{
+	fresh_sink(&sink, spool_dir, d);
 }
 
 static void fresh(const char *spool_dir)
@@ -641,6 +648,39 @@ static void test_check_spool_dir(void)
 	CHECK_STREQ(H.last_log, "config spool_dir: expected an absolute directory path");
 }
 
+/*
+ * An output's state that begins with its sink (SL_SINK_STATE_HEAD): the
+ * engine's process and flush serve as the plugin's, on that sink.
+ */
+struct plug_state {
+	SL_SINK_STATE_HEAD(struct sl_sink_cfg);
+	int after;			/* the output's own members follow */
+};
+
+static void test_plugin_callbacks(void)
+{
+	struct plug_state *st = sl_sink_state_new(struct plug_state, &fake_host, NULL, &cfg);
+	struct sl_batch b = { .count = 6, .rec = recs };
+
+	CHECK(st != NULL);
+	if (!st)
+		return;
+	CHECK(st->host == &fake_host && st->cfg == &cfg && st->after == 0);
+	fresh_sink(&st->sink, NULL, &def);
+	for (unsigned i = 0; i < 6; i++)
+		recs[i] = &rec_dummy;
+	CHECK(sl_sink_plugin_process(st, &b) == 0);	/* 6: one batch of 4 sent, 2 wait */
+	CHECK_EQ_U(D.sends, 1);
+	CHECK_EQ_U(st->sink.units, 2);
+	CHECK(sl_sink_plugin_flush(st) == 0);		/* the 2 go now, not at the timer */
+	CHECK_EQ_U(D.sends, 2);
+	CHECK_EQ_U(st->sink.units, 0);
+	CHECK(got_in_order(6));
+	sl_sink_stop(&st->sink);
+	sl_sink_destroy(&st->sink);
+	free(st);
+}
+
 int main(void)
 {
 	char cmd[256];
@@ -660,6 +700,7 @@ int main(void)
 	test_spool_rows();
 	test_spool_rows_own();
 	test_check_spool_dir();
+	test_plugin_callbacks();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", base);
 	if (system(cmd) != 0)
 		fprintf(stderr, "cannot remove %s\n", base);

@@ -281,6 +281,26 @@ static void put_plugin_counters(struct metrics_text *t, const struct graph *g)
 	}
 }
 
+/*
+ * Room in *rows (capacity *cap rows of `size` bytes, doubled from 64) for
+ * row n, the next; false when out of memory (*rows as it was).
+ */
+static bool room_for_row(void **rows, size_t *cap, size_t n, size_t size)
+{
+	size_t ncap;
+	void *grown;
+
+	if (n < *cap)
+		return true;
+	ncap = *cap ? 2 * *cap : 64;
+	grown = realloc(*rows, ncap * size);
+	if (!grown)
+		return false;
+	*rows = grown;
+	*cap = ncap;
+	return true;
+}
+
 /* A plugin's series, labels written out, sorted into families. */
 struct series_row {
 	char *family, *help, *labels;	/* labels: ,name="value"... escaped */
@@ -319,16 +339,9 @@ static void series_put(void *arg, const struct sl_series *s)
 	for (unsigned i = 0; i < s->nlabels; i++)
 		if (!name_ok(s->names[i]) || !s->labels[i])
 			return;
-	if (o->n == o->cap) {
-		size_t cap = o->cap ? 2 * o->cap : 64;
-		struct series_row *grown = realloc(o->rows, cap * sizeof(*grown));
-
-		if (!grown) {
-			o->failed = true;
-			return;
-		}
-		o->rows = grown;
-		o->cap = cap;
+	if (!room_for_row((void **)&o->rows, &o->cap, o->n, sizeof(*o->rows))) {
+		o->failed = true;
+		return;
 	}
 	o->tmp.len = 0;
 	o->tmp.failed = !reserve(&o->tmp, 1);
@@ -461,16 +474,9 @@ static void rules_put(void *arg, const struct sl_series *s)
 			break;
 		}
 	if (!r) {
-		if (o->n == o->cap) {
-			size_t cap = o->cap ? 2 * o->cap : 64;
-			struct rule_row *grown = realloc(o->rows, cap * sizeof(*grown));
-
-			if (!grown) {
-				o->failed = true;
-				return;
-			}
-			o->rows = grown;
-			o->cap = cap;
+		if (!room_for_row((void **)&o->rows, &o->cap, o->n, sizeof(*o->rows))) {
+			o->failed = true;
+			return;
 		}
 		r = &o->rows[o->n];
 		memset(r, 0, sizeof(*r));
