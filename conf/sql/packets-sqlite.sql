@@ -8,6 +8,22 @@
 --   SELECT p.time, p.prefix, p.ct_id, f.orig_bytes + f.reply_bytes AS bytes
 --   FROM packets p JOIN flows f ON f.ct_id = p.ct_id AND f.ct_event = 4
 --   AND unixepoch(p.time) <= unixepoch(f.time);
+-- The rule that logged each packet (nflog's rules: true, docs/PLUGINS.md):
+-- add its columns, NULL for a packet no single rule logged, and list them
+-- in the output's columns map with the others (the default columns have
+-- none, so a table without them keeps working as it is):
+--   ALTER TABLE packets ADD COLUMN rule_family TEXT;
+--   ALTER TABLE packets ADD COLUMN rule_table TEXT;
+--   ALTER TABLE packets ADD COLUMN rule_chain TEXT;
+--   ALTER TABLE packets ADD COLUMN rule_handle INTEGER;
+--   ALTER TABLE packets ADD COLUMN rule_comment TEXT;
+--   ALTER TABLE packets ADD COLUMN rule_verdict TEXT;
+--   columns: { time: timestamp, prefix: prefix, ..., rule_family: rule_family,
+--              rule_table: rule_table, rule_chain: rule_chain, rule_handle: rule_handle,
+--              rule_comment: rule_comment, rule_verdict: rule_verdict }
+-- then, e.g., the packets each rule logged:
+--   SELECT rule_table, rule_chain, rule_handle, rule_comment, count(*)
+--   FROM packets GROUP BY 1, 2, 3, 4 ORDER BY 5 DESC;
 CREATE TABLE IF NOT EXISTS packets (
 	time		TEXT,
 	prefix		TEXT,
