@@ -56,23 +56,8 @@ stacks:
 YAML
 rules_sluice_start
 
-send() {
-	ip netns exec "$NS" python3 -c '
-import socket, sys
-s = socket.socket(socket.AF_INET6 if ":" in sys.argv[1] else socket.AF_INET, socket.SOCK_DGRAM)
-for port in sys.argv[2:]:
-    for _ in range(3):
-        s.sendto(b"rules", (sys.argv[1], int(port)))' "$@"
-}
-send 127.0.0.1 5001 5002 5003 6001 6002
-send ::1 5001 6002
-# 3 packets x (5001, 5002, 6001, 6002), 3 x 2 statements for 5003, IPv6: 3 x (5001, 6002)
-have_all() {
-	kill -USR1 "$SLUICE_PID"
-	sleep 0.1
-	grep -q "(nflog): in=24 " "$WORK/sluice.log"
-}
-wait_for 20 have_all || { cat "$WORK/sluice.log"; fail "not every packet was logged"; }
+rules_send_all
+wait_for 20 rules_logged 24 || { cat "$WORK/sluice.log"; fail "not every packet was logged"; }
 kill -TERM "$SLUICE_PID"
 wait "$SLUICE_PID" || { cat "$WORK/sluice.log"; fail "sluice exited with $?"; }
 wait_for 10 eval '[ "$(wc -l <"$WORK/syslog.txt")" -ge 24 ]' ||
