@@ -16,16 +16,13 @@
 --   FROM packets p JOIN flows f ON f.ct_id = p.ct_id AND f.ct_event = 4 AND p.time <= f.time;
 --
 -- The rule that logged each packet (nflog's rules: true, docs/PLUGINS.md):
--- add its columns, NULL for a packet no single rule logged, and list them
--- in the output's columns map with the others (the default columns have
--- none, so a table without them keeps working as it is):
+-- the rule_* columns, NULL for a packet no single rule logged.  A table
+-- made before them keeps working without them; to have them, add them:
 --   ALTER TABLE packets ADD COLUMN rule_family text, ADD COLUMN rule_table text,
 --     ADD COLUMN rule_chain text, ADD COLUMN rule_handle bigint,
 --     ADD COLUMN rule_comment text, ADD COLUMN rule_verdict text;
---   columns: { time: timestamp, prefix: prefix, ..., rule_family: rule_family,
---              rule_table: rule_table, rule_chain: rule_chain, rule_handle: rule_handle,
---              rule_comment: rule_comment, rule_verdict: rule_verdict }
--- then, e.g., the packets each rule logged:
+-- (sluice writes them from its next start), then, e.g., the packets each
+-- rule logged:
 --   SELECT rule_table, rule_chain, rule_handle, rule_comment, count(*)
 --   FROM packets GROUP BY 1, 2, 3, 4 ORDER BY 5 DESC;
 CREATE TABLE IF NOT EXISTS packets (
@@ -45,5 +42,11 @@ CREATE TABLE IF NOT EXISTS packets (
 	tcp_flags	integer,		-- low 8 bits: FIN SYN RST PSH ACK URG ECE CWR
 	icmp_type	smallint,
 	icmp_code	smallint,
-	mark		bigint
+	mark		bigint,
+	rule_family	text,			-- the rule (nflog's rules: true), else NULL
+	rule_table	text,
+	rule_chain	text,
+	rule_handle	bigint,
+	rule_comment	text,
+	rule_verdict	text
 );
