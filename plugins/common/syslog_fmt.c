@@ -83,26 +83,21 @@ static void sd_param(struct sl_fmt_buf *b, bool *open, const char *sd_id, const 
 static void sd_rule(struct sl_fmt_buf *b, bool *open, const char *sd_id,
 		    const struct sl_rule_fields *rf, const struct sl_record *r)
 {
-	const struct {
-		int id;
-		const char *name;
-	} strs[] = {
-		{ rf->family, "rule_family" }, { rf->table, "rule_table" }, { rf->chain, "rule_chain" },
-		{ -1, "rule_handle" }, { rf->comment, "rule_comment" }, { rf->verdict, "rule_verdict" },
+	static const char *const names[] = {
+		"rule_family", "rule_table", "rule_chain", "rule_handle", "rule_comment", "rule_verdict",
 	};
+	const int ids[] = { rf->family, rf->table, rf->chain, rf->handle, rf->comment, rf->verdict };
+	const unsigned handle = 3;	/* the one number */
 
-	for (unsigned i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {
-		const struct sl_bytes *v = sl_rule_str(r, strs[i].id);
-
-		if (i == 3 && rf->handle >= 0 && sl_has(r, (sl_field)rf->handle)) {
-			sd_param(b, open, sd_id, strs[i].name);
-			sl_fmt_u64(b, r->v[rf->handle].u64);
-			sl_fmt_chr(b, '"');
-		} else if (v) {
-			sd_param(b, open, sd_id, strs[i].name);
-			sl_syslog_fmt_sd_value(b, v->ptr, v->len);
-			sl_fmt_chr(b, '"');
-		}
+	for (unsigned i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
+		if (ids[i] < 0 || !sl_has(r, (sl_field)ids[i]))
+			continue;
+		sd_param(b, open, sd_id, names[i]);
+		if (i == handle)
+			sl_fmt_u64(b, r->v[ids[i]].u64);
+		else
+			sl_syslog_fmt_sd_value(b, r->v[ids[i]].bytes.ptr, r->v[ids[i]].bytes.len);
+		sl_fmt_chr(b, '"');
 	}
 }
 
