@@ -5,7 +5,10 @@
  * delimiter, severity, which fields are present, room, time, addresses,
  * numbers: the layout is in make-cef-seeds.py), then NUL-separated
  * vendor, signature template, name template, action, interface in,
- * interface out, and the prefix (the rest).
+ * interface out, and the prefix (the rest).  With flag 8 the record has a
+ * rule (nflog's rules: true): table the interface in's piece, chain the
+ * interface out's, comment the action's, verdict the signature's, handle
+ * the last head byte.
  * abort() when what comes out breaks a rule the header states:
  *
  * - the line fits its room, or overflow is set and it is no longer than it;
@@ -13,11 +16,13 @@
  *   DEL, no C1 control;
  * - a strict reader written from the standard (tests/unit/cef_parse.h)
  *   splits the header into its fields and the extension into pairs;
- * - vendor, signature, name, prefix, interface names and action read back
- *   to the bytes the documented replacement rule gives (cefp_expect);
+ * - vendor, signature, name, prefix, interface names, action and the rule
+ *   (act/action its verdict, cs3/rule TABLE/CHAIN#HANDLE "COMMENT") read
+ *   back to the bytes the documented replacement rule gives (cefp_expect);
  * - every key written once, ports and numbers back as their values.
  */
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,8 +37,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define BIG (1u << 16)
 
 static _Alignas(16) uint8_t
-	store[sizeof(struct sl_record) + SL_F_WELL_KNOWN_COUNT * sizeof(union sl_value)];
-static char out[BIG], dec[4 * BIG], want[BIG], piece_buf[BIG];
+	store[sizeof(struct sl_record) + (SL_F_WELL_KNOWN_COUNT + 8) * sizeof(union sl_value)];
+static char out[BIG], dec[4 * BIG], want[BIG], piece_buf[BIG], rule_text[BIG];
 
 static void check(int ok)
 {
@@ -96,6 +101,42 @@ static void check_num(const struct cefp_line *l, const char *k, uint64_t v)
 	check(same(s, buf + sizeof(buf) - n, n));
 }
 
+/* The rule's fields, ids after the well-known ones as the host registers them. */
+static void set_rule(struct sl_cef *f, struct sl_record *r, char str[][256], const size_t *slen,
+		     uint8_t handle)
+{
+	const sl_field base = SL_F_WELL_KNOWN_COUNT;
+
+	f->rule = (struct sl_rule_fields){ base, base + 1, base + 2, base + 3, base + 4, base + 5 };
+	sl_set_bytes(r, base + 1, str[4], (uint32_t)slen[4]);
+	sl_set_bytes(r, base + 2, str[5], (uint32_t)slen[5]);
+	sl_set_u64(r, base + 3, handle);
+	sl_set_bytes(r, base + 4, str[3], (uint32_t)slen[3]);
+	sl_set_bytes(r, base + 5, str[1], (uint32_t)slen[1]);
+}
+
+/* What cs3 reads back as: TABLE/CHAIN#HANDLE "COMMENT" (quote and backslash escaped), mapped. */
+static size_t rule_expect(char *o, char str[][256], const size_t *slen, uint8_t handle)
+{
+	size_t n = 0;
+
+	memcpy(rule_text, str[4], slen[4]);
+	n = slen[4];
+	rule_text[n++] = '/';
+	memcpy(rule_text + n, str[5], slen[5]);
+	n += slen[5];
+	n += (size_t)snprintf(rule_text + n, 8, "#%u", handle);
+	rule_text[n++] = ' ';
+	rule_text[n++] = '"';
+	for (size_t i = 0; i < slen[3]; i++) {
+		if (str[3][i] == '"' || str[3][i] == '\\')
+			rule_text[n++] = '\\';
+		rule_text[n++] = str[3][i];
+	}
+	rule_text[n++] = '"';
+	return cefp_expect(o, (const uint8_t *)rule_text, n, false, true);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct sl_record *r = (struct sl_record *)store;
@@ -107,7 +148,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct sl_fmt_buf b;
 	struct cefp_line l;
 	struct cefp_out o = { dec, 0, sizeof(dec) };
-	bool leef, v6, has_prefix;
+	bool leef, v6, has_prefix, rule;
 	uint8_t d, fl, pres;
 	uint16_t room;
 	const char *vk = NULL;
@@ -147,6 +188,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	c.action = fl & 4 ? str[3] : NULL;
 	c.delimiter = (char)d;
 	check(sl_cef_init(&f, &c) == 0);
+	rule = fl & 8;
+	if (rule)
+		set_rule(&f, r, str, slen, data[HEAD - 1]);
 
 	has_prefix = pres & 1;
 	if (has_prefix)
@@ -232,7 +276,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		wn = cefp_expect(want, (const uint8_t *)str[5], slen[5], false, true);
 		check(same(cefp_get(&l, "deviceOutboundInterface"), want, wn));
 	}
-	if (c.action) {
+	if (rule) {	/* its verdict first, its text in cs3 */
+		wn = cefp_expect(want, (const uint8_t *)str[1], slen[1], false, true);
+		check(same(cefp_get(&l, leef ? "action" : "act"), want, wn));
+		wn = rule_expect(want, str, slen, data[HEAD - 1]);
+		check(same(cefp_get(&l, leef ? "rule" : "cs3"), want, wn));
+	} else if (c.action) {
 		wn = cefp_expect(want, (const uint8_t *)str[3], slen[3], false, true);
 		check(same(cefp_get(&l, leef ? "action" : "act"), want, wn));
 	}

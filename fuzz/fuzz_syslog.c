@@ -5,7 +5,9 @@
  * facility, severity, room, which structured-data fields are present, the
  * time, addresses, ports: the layout is in make-syslog-seeds.py), then
  * NUL-separated hostname, app-name, procid, msgid, SD-ID, in and out
- * interface names, and the text (the rest).
+ * interface names, and the text (the rest).  Flag 64: the record has a
+ * rule (nflog's rules: true): family the procid's piece, table in's,
+ * chain out's, comment msgid's, verdict hostname's, handle byte 50.
  * abort() when what comes out breaks a rule the header states:
  *
  * - the message fits its room; 0 only when the header alone does not fit,
@@ -13,14 +15,15 @@
  * - PRI is facility * 8 + severity; each header field is one token of
  *   1..max PRINTUSASCII bytes, "-" when it was empty;
  * - the SD reads back with an RFC 5424 reader (tests/unit/syslog_parse.h)
- *   to exactly the params present, in order, the interface names'
- *   values equal to their \xNN-escaped bytes: no value ends its param or
- *   element early;
+ *   to exactly the params present, in order, the interface names' and the
+ *   rule's values equal to their \xNN-escaped bytes: no value ends its
+ *   param or element early;
  * - the text holds no control byte but TAB, no DEL, no invalid UTF-8
  *   (unless vouched for); it is the text itself when that was clean;
  * - the octet-counting prefix reads back as the message's length.
  */
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,7 +38,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define BIG (1u << 18)
 
 static _Alignas(16) uint8_t
-	store[sizeof(struct sl_record) + SL_F_WELL_KNOWN_COUNT * sizeof(union sl_value)];
+	store[sizeof(struct sl_record) + (SL_F_WELL_KNOWN_COUNT + 8) * sizeof(union sl_value)];
 static char whole[BIG], cut[BIG];
 static struct sdp_element el[2];
 
@@ -44,6 +47,11 @@ static const sl_field sd_fields[] = {
 	SL_F_DPORT,    SL_F_IFNAME_IN, SL_F_IFNAME_OUT,
 };
 static const char *const sd_names[] = { "src", "dst", "proto", "spt", "dpt", "in", "out" };
+/* The rule's params after those, and the piece each string comes from (-1: the handle). */
+static const char *const rule_names[] = {
+	"rule_family", "rule_table", "rule_chain", "rule_handle", "rule_comment", "rule_verdict",
+};
+static const int rule_piece[] = { 2, 5, 6, -1, 3, 0 };
 
 static void check(int ok)
 {
@@ -75,6 +83,39 @@ static const char *token(const char *s, const char *end, size_t max, char stop)
 	return p + 1;
 }
 
+/* The rule's fields, ids after the well-known ones as the host registers them. */
+static void set_rule(struct sl_syslog_fmt *f, struct sl_record *r, char str[][300], const size_t *slen,
+		     uint8_t handle)
+{
+	const sl_field base = SL_F_WELL_KNOWN_COUNT;
+
+	f->rule = (struct sl_rule_fields){ base, base + 1, base + 2, base + 3, base + 4, base + 5 };
+	for (unsigned j = 0; j < 6; j++)
+		if (rule_piece[j] < 0)
+			sl_set_u64(r, base + j, handle);
+		else
+			sl_set_bytes(r, base + j, str[rule_piece[j]], (uint32_t)slen[rule_piece[j]]);
+}
+
+/* The rule's six params from el's k-th on: names in order, values escaped. */
+static void check_rule(const struct sdp_element *e, unsigned k, char str[][300], const size_t *slen,
+		       uint8_t handle)
+{
+	for (unsigned j = 0; j < 6; j++, k++) {
+		char esc[SL_SYSLOG_SD_VALUE_MAX], num[4];
+		size_t n;
+
+		check(strcmp(e->p[k].name, rule_names[j]) == 0);
+		if (rule_piece[j] < 0) {
+			n = (size_t)snprintf(num, sizeof(num), "%u", handle);
+			check(e->p[k].len == n && !memcmp(e->p[k].value, num, n));
+			continue;
+		}
+		n = sl_esc_write(esc, sizeof(esc), str[rule_piece[j]], slen[rule_piece[j]], 0, NULL);
+		check(e->p[k].len == n && !memcmp(e->p[k].value, esc, n));
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct sl_record *r = (struct sl_record *)store;
@@ -84,7 +125,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t slen[8], at = HEAD, n, nc, nw, cap, text_len;
 	const char *p, *end, *text;
 	struct sl_time ts;
-	bool escaped, escaped_cut, lf, safe;
+	bool escaped, escaped_cut, lf, safe, rule;
 	unsigned present = 0, nel, i;
 	char pre[SL_SYSLOG_FRAME_MAX];
 	uint16_t cap16;
@@ -114,6 +155,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	c.msgid = str[3];
 	c.sd_id = data[0] & 8 ? str[4] : NULL;
 	check(sl_syslog_fmt_init(&f, &c) == 0);
+	rule = data[0] & 64;
+	if (rule)
+		set_rule(&f, r, str, slen, data[50]);
 	memcpy(&cap16, data + 4, 2);
 	cap = cap16;
 	memcpy(&ts.sec, data + 6, 8);
@@ -175,11 +219,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		p = token(p, end, SL_SYSLOG_MSGID_MAX, ' ');
 		n = sdp_parse(p, (size_t)(end - p), el, 2, &nel);
 		check(n > 0 && p + n < end && p[n] == ' ');
-		check(nel == (c.sd_id && present ? 1u : 0u));
+		check(nel == (c.sd_id && (present || rule) ? 1u : 0u));
 		if (nel) {
 			unsigned k = 0;
 
-			check(strcmp(el[0].id, f.sd_id) == 0 && el[0].nparams == (unsigned)__builtin_popcount(present));
+			check(strcmp(el[0].id, f.sd_id) == 0 &&
+			      el[0].nparams == (unsigned)__builtin_popcount(present) + (rule ? 6u : 0u));
 			for (i = 0; i < 7; i++) {
 				char esc[SL_SYSLOG_SD_VALUE_MAX];
 				size_t e;
@@ -193,6 +238,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				}
 				k++;
 			}
+			if (rule)
+				check_rule(&el[0], k, str, slen, data[50]);
 		}
 		p += n + 1;
 	} else {

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Seeds for fuzz_cef (the layout is fuzz_cef.c's): a 40-byte head
-#   0 flags (1 leef, 2 IPv6, 4 action)  1 LEEF delimiter  2 severity
+#   0 flags (1 leef, 2 IPv6, 4 action, 8 rule: table = in, chain = out,
+#     comment = action, verdict = signature, handle = byte 39)  1 LEEF delimiter  2 severity
 #   3 present (1 prefix, 2 in, 4 out, 8 time, 16 packet, 32 connection,
 #     64 proto, 128 ct id)  4-5 room (u16 LE, also the ct id's bytes)
 #   6-13 seconds (i64 LE)  14-17 ns  18-33 address  34-37 ports (u16 LE)
@@ -35,6 +36,10 @@ seeds = {
     'leef-caret': seed(1 | 2, ord('^'), 1, 0x57, 60, -62135596801, 0, V6, 80, 8080, 0, 6,
                        [b'v^', b'{prefix}', b'', b'', b'a^b', b''], b'p^q\\r'),
     'empty-templates': seed(0, 0, 0, 0, 10, 0, 0, bytes(16), 0, 0, 0, 0, [b'', b'', b'', b'', b'', b''], b''),
+    'cef-rule': seed(4 | 8, 0, 5, 0xff & ~32, 300, 1700000000, 0, V4, 40000, 22, 0, 12,
+                     [b'sluice', b'jump x=y', b'{prefix}', b'ssh "in" a\\b=c]|\n', b'filter', b'input'], b'in '),
+    'leef-rule': seed(1 | 8, ord('^'), 5, 0x51, 300, 1700000000, 0, V4, 1, 2, 0, 7,
+                      [b'v', b'drop', b'', b'c^m\t', b'f^t', b'ch'], b'p'),
     'time-range': seed(0, 0, 0, 8 | 1, 400, 2**63 - 1, 2**31, bytes(16), 0, 0, 0, 0, F, b'{prefix}'),
 }
 os.makedirs('corpus/cef', exist_ok=True)

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Seeds for fuzz_syslog (the layout is fuzz_syslog.c's): a 56-byte head
-#   0 flags (1 rfc5424, 2 local, 4 hostname, 8 sd_id, 16 text vouched for, 32 IPv6)
+#   0 flags (1 rfc5424, 2 local, 4 hostname, 8 sd_id, 16 text vouched for, 32 IPv6,
+#     64 a rule: family = procid, table = in, chain = out, comment = msgid,
+#     verdict = hostname, handle = byte 50)
 #   1 which SD fields are present (src dst proto spt dpt in out)
 #   2 facility  3 severity  4-5 room (u16 LE)  6-13 seconds (i64 LE)  14-17 ns
 #   18-33 src  34-49 dst  50-55 proto, spt, dpt (u16 LE)
@@ -42,6 +44,11 @@ seeds = {
     'bad-names': seed(1 | 4 | 8, 0x01, 3, 3, 8192, -62135596801, 5, V4([10, 0, 0, 1]), bytes(16),
                       (0, 0, 0), [b'my host\x7f\xc3\xa9', b'a' * 60, b'p i d', b'm' * 40,
                                   b'id=x]"y z' * 5, b'', b''], b'x'),
+    'rule-sd': seed(1 | 4 | 8 | 64, 0x10, 20, 5, 8192, 1700000000, 0, bytes(16), bytes(16), (12, 0, 22),
+                    [b'jump x', b'sluice', b'inet', b'ssh "in"] a\\b\n\xff', b'sluice@32473', b'fi]l"ter', b'in\tput'],
+                    b'pIN=lo'),
+    'rule-only': seed(1 | 8 | 64, 0, 20, 5, 8192, 1700000000, 0, bytes(16), bytes(16), (255, 0, 0),
+                      [b'', b'sluice', b'', b'', b'i@1', b'', b''], b''),
     'ipv6-safe': seed(1 | 8 | 16 | 32, 0x1f, 10, 1, 8192, 1700000000, 123456789, V6, V6,
                       (58, 0, 0), F, b'clean text vouched for'),
 }

@@ -27,6 +27,19 @@
 --   FROM packets ALL INNER JOIN
 --     (SELECT ct_id, time AS end_time, orig_bytes, reply_bytes FROM flows WHERE ct_event = 4)
 --   USING ct_id WHERE time <= end_time;
+--
+-- The rule that logged each packet (nflog's rules: true, docs/PLUGINS.md):
+-- add its columns, Nullable so that a packet no single rule logged has NULL
+-- (the field is left out of its row), and list them in the output's columns
+-- with the others (the built-in mapping has none, so a table without them
+-- keeps working as it is):
+--   ALTER TABLE packets ADD COLUMN rule_family Nullable(String),
+--     ADD COLUMN rule_table Nullable(String), ADD COLUMN rule_chain Nullable(String),
+--     ADD COLUMN rule_handle Nullable(UInt64), ADD COLUMN rule_comment Nullable(String),
+--     ADD COLUMN rule_verdict Nullable(String);
+--   columns: [time=timestamp:sec, time_us=timestamp:usec, prefix=prefix, ...,
+--             rule_family=rule_family, rule_table=rule_table, rule_chain=rule_chain,
+--             rule_handle=rule_handle, rule_comment=rule_comment, rule_verdict=rule_verdict]
 CREATE TABLE IF NOT EXISTS packets (
 	time DateTime,
 	time_us UInt32,

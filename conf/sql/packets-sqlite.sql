@@ -8,6 +8,19 @@
 --   SELECT p.time, p.prefix, p.ct_id, f.orig_bytes + f.reply_bytes AS bytes
 --   FROM packets p JOIN flows f ON f.ct_id = p.ct_id AND f.ct_event = 4
 --   AND unixepoch(p.time) <= unixepoch(f.time);
+-- The rule that logged each packet (nflog's rules: true, docs/PLUGINS.md):
+-- the rule_* columns, NULL for a packet no single rule logged.  A table
+-- made before them keeps working without them; to have them, add them:
+--   ALTER TABLE packets ADD COLUMN rule_family TEXT;
+--   ALTER TABLE packets ADD COLUMN rule_table TEXT;
+--   ALTER TABLE packets ADD COLUMN rule_chain TEXT;
+--   ALTER TABLE packets ADD COLUMN rule_handle INTEGER;
+--   ALTER TABLE packets ADD COLUMN rule_comment TEXT;
+--   ALTER TABLE packets ADD COLUMN rule_verdict TEXT;
+-- (sluice writes them from its next start), then, e.g., the packets each
+-- rule logged:
+--   SELECT rule_table, rule_chain, rule_handle, rule_comment, count(*)
+--   FROM packets GROUP BY 1, 2, 3, 4 ORDER BY 5 DESC;
 CREATE TABLE IF NOT EXISTS packets (
 	time		TEXT,
 	prefix		TEXT,
@@ -25,5 +38,11 @@ CREATE TABLE IF NOT EXISTS packets (
 	tcp_flags	INTEGER,
 	icmp_type	INTEGER,
 	icmp_code	INTEGER,
-	mark		INTEGER
+	mark		INTEGER,
+	rule_family	TEXT,			-- the rule (nflog's rules: true), else NULL
+	rule_table	TEXT,
+	rule_chain	TEXT,
+	rule_handle	INTEGER,
+	rule_comment	TEXT,
+	rule_verdict	TEXT
 );

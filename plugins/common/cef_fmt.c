@@ -133,6 +133,7 @@ int sl_cef_init(struct sl_cef *f, const struct sl_cef_conf *c)
 	memset(f, 0, sizeof(*f));
 	f->format = c->format;
 	f->verdict_field = -1;
+	f->rule = (struct sl_rule_fields)SL_RULE_FIELDS_NONE;
 	f->delimiter = c->delimiter ? c->delimiter : '\t';
 	for (unsigned i = 0; i < 3; i++)
 		cap += 3 * strlen(parts[i]) + 1;
@@ -189,7 +190,7 @@ struct key {
 enum {
 	K_RT, K_START, K_END, K_SRC, K_DST, K_SRC6, K_DST6, K_SPT, K_DPT, K_PROTO, K_SMAC, K_DMAC,
 	K_IN_IF, K_OUT_IF, K_BYTES_IN, K_BYTES_OUT, K_ACT, K_SUID, K_CT_ID, K_GROUP, K_MARK,
-	K_CT_EVENT, K_PREFIX, K_SEV,
+	K_CT_EVENT, K_RULE, K_PREFIX, K_SEV,
 };
 
 /* Keep docs/PLUGINS.md ("cef") in step with this table. */
@@ -216,6 +217,7 @@ static const struct key keys[] = {
 	[K_GROUP] = { "cn2", "nflogGroup" },
 	[K_MARK] = { "cn3", "mark" },
 	[K_CT_EVENT] = { "cs2", "conntrackEvent" },
+	[K_RULE] = { "cs3", "rule" },
 	[K_PREFIX] = { "cs1", "prefix" },
 	[K_SEV] = { NULL, "sev" },
 };
@@ -228,6 +230,7 @@ static const char *const labels[] = {
 	[K_GROUP] = "cn2Label=nflogGroup",
 	[K_MARK] = "cn3Label=mark",
 	[K_CT_EVENT] = "cs2Label=conntrackEvent",
+	[K_RULE] = "cs3Label=rule",
 	[K_PREFIX] = "cs1Label=prefix",
 };
 
@@ -350,6 +353,51 @@ static void put_ct_event(struct line *l, uint64_t v)
 	}
 }
 
+/* The rule as TABLE/CHAIN#HANDLE "COMMENT" (cef_fmt.h), escaped as a value. */
+static void put_rule(struct line *l, const struct sl_rule_fields *rf, const struct sl_record *r)
+{
+	const struct sl_bytes *table = sl_rule_str(r, rf->table), *chain = sl_rule_str(r, rf->chain);
+	const struct sl_bytes *comment = sl_rule_str(r, rf->comment);
+	/* names of 256 bytes at most, a comment of 1023 bytes each quoted */
+	char text[3072];
+	struct sl_fmt_buf t;
+
+	sl_fmt_init(&t, text, sizeof(text));
+	sl_fmt_mem(&t, table->ptr, table->len);
+	sl_fmt_chr(&t, '/');
+	sl_fmt_mem(&t, chain->ptr, chain->len);
+	if (rf->handle >= 0 && sl_has(r, (sl_field)rf->handle)) {
+		sl_fmt_chr(&t, '#');
+		sl_fmt_u64(&t, r->v[rf->handle].u64);
+	}
+	if (comment) {
+		sl_fmt_lit(&t, " \"");
+		for (size_t i = 0; i < comment->len; i++) {
+			if (comment->ptr[i] == '"' || comment->ptr[i] == '\\')
+				sl_fmt_chr(&t, '\\');
+			sl_fmt_chr(&t, (char)comment->ptr[i]);
+		}
+		sl_fmt_chr(&t, '"');
+	}
+	put_str(l, K_RULE, text, t.len);
+}
+
+/* act=: the record's verdict (nftrace's), else its rule's (nflog's), else the configured one. */
+static void put_act(struct line *l, const struct sl_record *r)
+{
+	const struct sl_cef *f = l->f;
+	const struct sl_bytes *v = sl_rule_str(r, f->verdict_field);
+
+	if (!v)
+		v = sl_rule_str(r, f->rule.verdict);
+	if (v) {
+		put_str(l, K_ACT, v->ptr, v->len);
+	} else if (f->action) {
+		put_key(l, K_ACT);
+		sl_fmt_mem(l->b, f->action, f->action_len);
+	}
+}
+
 /* The header up to the extension. */
 static void put_header(const struct sl_cef *f, struct sl_fmt_buf *b, const struct sl_record *r)
 {
@@ -420,14 +468,7 @@ void sl_cef_format(const struct sl_cef *f, struct sl_fmt_buf *b, const struct sl
 		put_u64(&l, K_BYTES_IN, r->v[SL_F_ORIG_BYTES].u64);
 	if (!packet && sl_has(r, SL_F_REPLY_BYTES))
 		put_u64(&l, K_BYTES_OUT, r->v[SL_F_REPLY_BYTES].u64);
-	if (f->verdict_field >= 0 && sl_has(r, (sl_field)f->verdict_field)) {
-		const struct sl_bytes *v = &r->v[f->verdict_field].bytes;
-
-		put_str(&l, K_ACT, v->ptr, v->len);
-	} else if (f->action) {
-		put_key(&l, K_ACT);
-		sl_fmt_mem(b, f->action, f->action_len);
-	}
+	put_act(&l, r);
 	if (sl_has(r, SL_F_UID))
 		put_u64(&l, K_SUID, r->v[SL_F_UID].u64);
 	if (sl_has(r, SL_F_CT_ID))
@@ -438,6 +479,8 @@ void sl_cef_format(const struct sl_cef *f, struct sl_fmt_buf *b, const struct sl
 		put_u64(&l, K_MARK, r->v[SL_F_MARK].u64);
 	if (sl_has(r, SL_F_CT_EVENT))
 		put_ct_event(&l, r->v[SL_F_CT_EVENT].u64);
+	if (sl_rule_of(&f->rule, r))
+		put_rule(&l, &f->rule, r);
 	/* last: a prefix often ends in a space, which a reader may trim before the next key */
 	if (sl_has(r, SL_F_PREFIX) && r->v[SL_F_PREFIX].bytes.len)
 		put_str(&l, K_PREFIX, r->v[SL_F_PREFIX].bytes.ptr, r->v[SL_F_PREFIX].bytes.len);

@@ -23,6 +23,15 @@
  * docs/PLUGINS.md ("cef"); a key is written only when the record has its
  * field.  Packets (after decode) give their addresses and ports,
  * connections and flows (nfct, flow: no packet) their original direction.
+ *
+ * The rule an nflog record was attributed to (rule_fields.h): act= (LEEF
+ * action=) is its verdict (accept, drop, reject, jump X) when the record
+ * has no verdict field of its own, and cs3=, with cs3Label=rule (LEEF
+ * rule=), is the rule as
+ *   TABLE/CHAIN#HANDLE "COMMENT"
+ * (#HANDLE without a handle, the comment only when it has one; inside the
+ * quotes '"' and '' get a '' before them), then escaped as any value.
+ * cs2 stays the conntrack event's (nfct records).
  */
 #ifndef SLUICE_CEF_FMT_H
 #define SLUICE_CEF_FMT_H
@@ -34,6 +43,7 @@
 #include <sluice/record.h>
 
 #include "fmt.h"
+#include "rule_fields.h"
 
 enum sl_cef_format { SL_CEF_CEF, SL_CEF_LEEF };
 
@@ -82,6 +92,8 @@ struct sl_cef {
 	 * the caller after sl_cef_init().
 	 */
 	int verdict_field;
+	/* nflog's rule_* fields, all -1 after sl_cef_init(): set by the caller */
+	struct sl_rule_fields rule;
 };
 
 /* Fill f from c (copies and escapes what it keeps).  0, or -1 (ENOMEM). */

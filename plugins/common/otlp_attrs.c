@@ -104,7 +104,7 @@ struct attr {
 #define ATTR_ROW(id, kind, aux, name) { id, kind, aux, name, sizeof(name) - 1 },
 static const struct attr attrs[] = { OTLP_ATTRS(ATTR_ROW) };
 #define N_ATTRS (sizeof(attrs) / sizeof(attrs[0]))
-_Static_assert(N_ATTRS <= SL_OTLP_ATTRS_MAX, "otlp_attrs: SL_OTLP_ATTRS_MAX");
+_Static_assert(N_ATTRS + SL_OTLP_RULE_ATTRS <= SL_OTLP_ATTRS_MAX, "otlp_attrs: SL_OTLP_ATTRS_MAX");
 
 #define ATTR_FIELD(id, kind, aux, name) SL_FIELD_DECL(id),
 const struct sl_field_decl sl_otlp_fields_read[] = {
@@ -169,5 +169,40 @@ unsigned sl_otlp_record_attrs(const struct sl_record *r, struct sl_otlp_kv *kv, 
 		}
 		n++;
 	}
+	return n;
+}
+
+/* One string attribute from field id, when r has it. */
+static unsigned rule_str(struct sl_otlp_kv *k, const struct sl_record *r, int id, const char *key)
+{
+	const struct sl_bytes *v = sl_rule_str(r, id);
+
+	if (!v)
+		return 0;
+	k->key = key;
+	k->keylen = strlen(key);
+	k->kind = OTLP_STR;
+	k->s = v->ptr;
+	k->n = v->len;
+	return 1;
+}
+
+unsigned sl_otlp_rule_attrs(const struct sl_rule_fields *f, const struct sl_record *r,
+			    struct sl_otlp_kv *kv)
+{
+	unsigned n = 0;
+
+	n += rule_str(&kv[n], r, f->family, "netfilter.rule_family");
+	n += rule_str(&kv[n], r, f->table, "security_rule.ruleset.name");
+	n += rule_str(&kv[n], r, f->chain, "netfilter.rule_chain");
+	if (f->handle >= 0 && sl_has(r, (sl_field)f->handle)) {
+		kv[n].key = "netfilter.rule_handle";
+		kv[n].keylen = sizeof("netfilter.rule_handle") - 1;
+		kv[n].kind = OTLP_INT;
+		kv[n].i = (int64_t)r->v[f->handle].u64;
+		n++;
+	}
+	n += rule_str(&kv[n], r, f->comment, "security_rule.name");
+	n += rule_str(&kv[n], r, f->verdict, "netfilter.rule_verdict");
 	return n;
 }

@@ -44,6 +44,7 @@ int sl_syslog_fmt_init(struct sl_syslog_fmt *f, const struct sl_syslog_fmt_conf 
 	f->format = c->format;
 	f->local = c->local;
 	f->sd = c->sd_id != NULL;
+	f->rule = (struct sl_rule_fields)SL_RULE_FIELDS_NONE;
 	f->pri_len = (uint8_t)snprintf(f->pri, sizeof(f->pri), "<%d>", c->facility * 8 + c->severity);
 	token(f->hostname, SL_SYSLOG_HOSTNAME_MAX, c->hostname, "");
 	token(f->app_name, SL_SYSLOG_APP_NAME_MAX, c->app_name, "");
@@ -78,7 +79,30 @@ static void sd_param(struct sl_fmt_buf *b, bool *open, const char *sd_id, const 
 	sl_fmt_lit(b, "=\"");
 }
 
-void sl_syslog_fmt_sd(struct sl_fmt_buf *b, const char *sd_id, const struct sl_record *r)
+/* The rule's params (sl_syslog_fmt_sd's element is open or not yet). */
+static void sd_rule(struct sl_fmt_buf *b, bool *open, const char *sd_id,
+		    const struct sl_rule_fields *rf, const struct sl_record *r)
+{
+	static const char *const names[] = {
+		"rule_family", "rule_table", "rule_chain", "rule_handle", "rule_comment", "rule_verdict",
+	};
+	const int ids[] = { rf->family, rf->table, rf->chain, rf->handle, rf->comment, rf->verdict };
+	const unsigned handle = 3;	/* the one number */
+
+	for (unsigned i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
+		if (ids[i] < 0 || !sl_has(r, (sl_field)ids[i]))
+			continue;
+		sd_param(b, open, sd_id, names[i]);
+		if (i == handle)
+			sl_fmt_u64(b, r->v[ids[i]].u64);
+		else
+			sl_syslog_fmt_sd_value(b, r->v[ids[i]].bytes.ptr, r->v[ids[i]].bytes.len);
+		sl_fmt_chr(b, '"');
+	}
+}
+
+void sl_syslog_fmt_sd(struct sl_fmt_buf *b, const char *sd_id, const struct sl_rule_fields *rule,
+		      const struct sl_record *r)
 {
 	static const struct {
 		sl_field f;
@@ -107,6 +131,8 @@ void sl_syslog_fmt_sd(struct sl_fmt_buf *b, const char *sd_id, const struct sl_r
 			sl_fmt_u64(b, r->v[f].u64);
 		sl_fmt_chr(b, '"');
 	}
+	if (sd_id && rule)
+		sd_rule(b, &open, sd_id, rule, r);
 	if (open)
 		sl_fmt_chr(b, ']');
 	else
@@ -129,7 +155,7 @@ static void header(struct sl_syslog_fmt *f, struct sl_fmt_buf *b, const struct s
 		sl_fmt_chr(b, ' ');
 		sl_fmt_str(b, f->msgid);
 		sl_fmt_chr(b, ' ');
-		sl_syslog_fmt_sd(b, f->sd ? f->sd_id : NULL, r);
+		sl_syslog_fmt_sd(b, f->sd ? f->sd_id : NULL, &f->rule, r);
 		sl_fmt_chr(b, ' ');
 	} else {
 		sl_fmt_date3164(b, &f->tc3164, ts.sec);

@@ -20,7 +20,10 @@
  *                [SD-ID src="..." dst="..." proto="6" spt="..." dpt="..." in="..." out="..."]
  *              with the params the record has, in that order: addresses as
  *              sl_fmt_addr_in writes them, numbers in decimal, interface names
- *              as sl_syslog_fmt_sd_value() escapes them
+ *              as sl_syslog_fmt_sd_value() escapes them; then the rule an
+ *              nflog record was attributed to (rule_fields.h), each part it
+ *              has: rule_family, rule_table, rule_chain, rule_handle (decimal),
+ *              rule_comment, rule_verdict, the strings escaped the same way
  *
  * RFC 3164 (SL_SYSLOG_RFC3164), as rsyslog and the BSD syslog() write it:
  *
@@ -62,6 +65,7 @@
 #include <sluice/record.h>
 
 #include "fmt.h"
+#include "rule_fields.h"
 
 /* RFC 5424 6: the longest of each header field, and of an SD-ID / SD-NAME. */
 #define SL_SYSLOG_HOSTNAME_MAX 255
@@ -106,6 +110,7 @@ struct sl_syslog_fmt {
 	char procid[SL_SYSLOG_PROCID_MAX + 1];
 	char msgid[SL_SYSLOG_MSGID_MAX + 1];
 	char sd_id[SL_SYSLOG_SD_NAME_MAX + 1];
+	struct sl_rule_fields rule;		/* all -1 after init: set by the caller */
 	struct sl_fmt_time_cache tc5424;		/* local time, with the offset */
 	struct sl_fmt_date3164_cache tc3164;
 };
@@ -135,10 +140,12 @@ size_t sl_syslog_fmt_message(struct sl_syslog_fmt *f, char *buf, size_t cap,
 			     const struct sl_record *r, struct sl_time ts, bool *escaped);
 
 /*
- * The SD field for r: "-", or the element described above.  sd_id NULL
- * is "-".  Appends to b (overflow as fmt.h says).
+ * The SD field for r: "-", or the element described above, with the rule
+ * fields `rule` names (NULL: none).  sd_id NULL is "-".  Appends to b
+ * (overflow as fmt.h says).
  */
-void sl_syslog_fmt_sd(struct sl_fmt_buf *b, const char *sd_id, const struct sl_record *r);
+void sl_syslog_fmt_sd(struct sl_fmt_buf *b, const char *sd_id, const struct sl_rule_fields *rule,
+		      const struct sl_record *r);
 
 /*
  * An SD-PARAM value (without the quotes): control bytes, DEL and invalid

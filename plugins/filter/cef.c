@@ -56,7 +56,7 @@ static const struct sl_option cef_options[] = {
 	SL_OPT_INT("severity", struct cef_cfg, severity, "5", 0, 10,
 		   "the header's Severity (LEEF: sev=), 0 to 10"),
 	SL_OPT_STR("action", struct cef_cfg, action, NULL,
-		   "act= (LEEF: action=) on records without a verdict of their own (nftrace's): the verdict of the rules logging here, e.g. drop"),
+		   "act= (LEEF: action=) on records without a verdict of their own (nftrace's, or their rule's with nflog's rules: true): the verdict of the rules logging here, e.g. drop"),
 	SL_OPT_STR("delimiter", struct cef_cfg, delimiter, "tab",
 		   "LEEF's attribute delimiter: tab, or one printable character such as ^ (not a letter, digit, space or one of \\ = | : . , - _)"),
 	SL_OPT_END
@@ -155,6 +155,7 @@ static int cef_configure(const struct sl_host *host, struct sl_instance *inst, c
 	verdict = host->field_id(inst, "verdict");
 	if (verdict >= 0 && host->field_type(inst, verdict) == SL_T_STRING)
 		st->fmt.verdict_field = host->read_field(inst, "verdict");
+	sl_rule_fields_find(&st->fmt.rule, host, inst);	/* nflog's attribution (rules: true) */
 	st->safe = c.format == SL_CEF_CEF || c.delimiter != '\t';
 	*state = st;
 	return 0;

@@ -100,6 +100,7 @@ struct otlp_state {
 	struct sl_otlp_kv res_attrs[66];
 	struct sl_otlp_resource res;
 	char hostname[256];
+	struct sl_rule_fields rule;	/* nflog's rule_* fields (rules: true) */
 
 	CURL *curl;
 	struct curl_slist *headers[2];	/* per encoding */
@@ -147,6 +148,7 @@ static bool otlp_encode(void *ctx, const struct sl_record *r)
 		l.body_len = r->v[f].bytes.len;
 	}
 	l.nattrs = sl_otlp_record_attrs(r, kv, scratch);
+	l.nattrs += sl_otlp_rule_attrs(&st->rule, r, kv + l.nattrs);
 	if (!sl_otlp_log_append(&st->b, st->cfg->encoding, &l))
 		return false;
 	st->ends[++st->units] = st->b.len;
@@ -487,6 +489,7 @@ static int otlp_configure(const struct sl_host *host, struct sl_instance *inst, 
 		free(st);
 		return -1;
 	}
+	sl_rule_fields_find(&st->rule, host, inst);
 	st->c_requests = host->counter_new(inst, "requests");
 	st->c_records = host->counter_new(inst, "records");
 	st->c_http_errors = host->counter_new(inst, "http_errors");

@@ -108,7 +108,11 @@ static const char *const packet_columns[] = {
 	"src_addr", "src_addr", "dst_addr", "dst_addr", "ip_proto", "ip_proto",
 	"sport", "sport", "dport", "dport", "ip_len", "ip_len", "ip_ttl", "ip_ttl",
 	"tcp_flags", "tcp_flags", "icmp_type", "icmp_type", "icmp_code", "icmp_code",
-	"mark", "mark", NULL
+	"mark", "mark",
+	/* optional (optional_column()): nflog's, written where the table has them */
+	"rule_family", "rule_family", "rule_table", "rule_table", "rule_chain", "rule_chain",
+	"rule_handle", "rule_handle", "rule_comment", "rule_comment", "rule_verdict", "rule_verdict",
+	NULL
 };
 static const char *const flow_columns[] = {
 	"time", "timestamp", "ct_event", "ct_event", "ct_id", "ct_id", "family", "family",
@@ -145,7 +149,7 @@ struct sql_state {
 	struct sql_driver_cfg dcfg;
 	void *d;
 	struct sql_column col[SQL_MAX_COLUMNS];
-	unsigned ncol;
+	unsigned ncol, nfixed;		/* nfixed: the columns before the optional ones */
 
 	struct sql_batch b;
 	struct sql_batch sb;		/* with spool_dir: rows read back from the spool, reused */
@@ -497,6 +501,16 @@ static int parse_part(struct sql_state *st, const char *where, const char *spec,
 	return 0;
 }
 
+/*
+ * A default column a table made before it may lack: the rule's (nflog's
+ * rules: true, issue 22), last in packet_columns.  Left out where no plugin
+ * registers its field, and where the table has no such column.
+ */
+static bool optional_column(bool user, const char *name)
+{
+	return !user && !strncmp(name, "rule_", 5);
+}
+
 /* The columns: the user's map (fields needed upstream) or the schema's. */
 static int parse_columns(struct sql_state *st)
 {
@@ -505,7 +519,7 @@ static int parse_columns(struct sql_state *st)
 	bool user = c->columns.n > 0;
 	const char *const *defs = c->schema == SCH_FLOWS ? flow_columns : packet_columns;
 	const char *const *v = user ? c->columns.v : defs;
-	unsigned n = 0;
+	unsigned n = 0, out = 0;
 	char where[SQL_NAME_MAX + 16];
 
 	if (user)
@@ -518,7 +532,7 @@ static int parse_columns(struct sql_state *st)
 		return -1;
 	}
 	for (unsigned i = 0; i < n; i++) {
-		struct sql_column *col = &st->col[i];
+		struct sql_column *col = &st->col[out];
 		const char *name = v[2 * i], *spec = v[2 * i + 1], *colon = strchr(spec, ':');
 		char field[64];
 		int id;
@@ -529,25 +543,33 @@ static int parse_columns(struct sql_state *st)
 					   "or '_', not starting with a digit", name, SQL_NAME_MAX);
 			return -1;
 		}
-		for (unsigned k = 0; k < i; k++)
+		for (unsigned k = 0; k < out; k++)
 			if (!strcmp(st->col[k].name, name)) {
 				host->config_error(st->inst, where, "column '%s' is mapped twice", name);
 				return -1;
 			}
 		snprintf(field, sizeof(field), "%.*s", colon ? (int)(colon - spec) : (int)strlen(spec), spec);
 		id = user ? host->need_field(st->inst, where, field) : host->field_id(st->inst, field);
+		if (id < 0 && optional_column(user, name))
+			continue;
 		if (id < 0) {
 			if (!user)
 				host->config_error(st->inst, "columns", "no field '%s'", field);
 			return -1;
 		}
+		if (optional_column(user, name) && SL_HOST_HAS(host, read_field))
+			host->read_field(st->inst, field);	/* not among sql_reads: registered */
 		snprintf(col->name, sizeof(col->name), "%s", name);
+		col->optional = optional_column(user, name);
+		if (!col->optional)
+			st->nfixed = out + 1;
 		col->field = (sl_field)id;
 		col->type = (uint8_t)host->field_type(st->inst, id);
 		if (colon && parse_part(st, where, spec, colon + 1, col) < 0)
 			return -1;
+		out++;
 	}
-	st->ncol = n;
+	st->ncol = out;
 	return 0;
 }
 
@@ -606,6 +628,7 @@ static int sql_start(void *state)
 	int rc;
 
 	st->b.ncol = st->ncol;
+	st->b.nfixed = st->nfixed;
 	st->b.cells = calloc(cells, sizeof(*st->b.cells));
 	if (!st->b.cells || !arena_ensure(&st->b, 1 << 16)) {
 		st->host->log(st->inst, SL_LOG_ERR, "out of memory");
@@ -622,6 +645,7 @@ static int sql_start(void *state)
 		return -1;
 	if (st->cfg->sink.spool_dir) {
 		st->sb.ncol = st->ncol;
+		st->sb.nfixed = st->nfixed;
 		st->sb.cells = calloc(cells, sizeof(*st->sb.cells));
 		if (!st->sb.cells) {
 			st->host->log(st->inst, SL_LOG_ERR, "spool_dir: out of memory");

@@ -43,6 +43,7 @@ enum sql_conv {
 	SQL_CV_NONE,		/* time as 2026-12-01 05:53:27.175145+00:00, blob as a blob */
 	SQL_CV_TIME_SEC,	/* time as seconds since the epoch (integer column) */
 	SQL_CV_HEX,		/* blob as hex text (text column) */
+	SQL_CV_ABSENT,		/* an optional column the table lacks: not written */
 };
 
 struct sql_column {
@@ -51,6 +52,13 @@ struct sql_column {
 	uint8_t type;		/* enum sl_type of the value (SL_T_U64 for a time's part) */
 	uint8_t conv;		/* enum sql_conv, set by the driver's check */
 	uint8_t part;		/* enum sql_part: a time field's seconds or microseconds */
+	/*
+	 * A default column a table made before it may lack (the rule's, of
+	 * nflog's rules: true): the check sets conv SQL_CV_ABSENT then, and the
+	 * driver leaves it out of its INSERT or COPY.  Optional columns come
+	 * last, after every other.
+	 */
+	bool optional;
 };
 
 /* `field:sec`, `field:usec` in a columns map: one part of a time, as an integer. */
@@ -59,6 +67,7 @@ enum sql_part { SQL_PART_NONE, SQL_PART_SEC, SQL_PART_USEC };
 struct sql_batch {
 	struct sql_cell *cells;	/* rows × ncol, room for batch_size rows */
 	unsigned rows, ncol;
+	unsigned nfixed;	/* the columns before the optional ones */
 	char *arena;
 	size_t used, cap;
 };
@@ -89,7 +98,8 @@ struct sql_driver {
 			const struct sql_driver_cfg *cfg);
 	/*
 	 * Connect (or open) and check that the table has every column with a
-	 * type the column's field can go into; set each column's conv.  An
+	 * type the column's field can go into; set each column's conv (an
+	 * optional column the table lacks: SQL_CV_ABSENT, not an error).  An
 	 * error is logged naming the table or column.  0 ok, -1 a wrong table
 	 * (fatal at start), -2 the server cannot be reached (write() connects
 	 * and checks again).
@@ -122,7 +132,8 @@ size_t sql_row_encode(const struct sql_batch *b, unsigned r, char **buf, size_t 
 /*
  * A spool record as the next row of b (cells for one more row, the arena
  * grown for its bytes); false when it does not parse or has another
- * number of cells than b->ncol.
+ * number of cells than b->ncol, or fewer but at least b->nfixed (a row
+ * spooled before the optional columns: they are NULL).
  */
 bool sql_row_decode(struct sql_batch *b, const unsigned char *p, size_t n);
 

@@ -7,7 +7,8 @@
  * seconds and 4 of microseconds, TEXT and BLOB a u32 LE length and the
  * bytes, NULL nothing.  A record that does not parse, or has another
  * number of cells (the columns changed between runs), is refused, and the
- * output skips and counts it in spool_dropped.
+ * output skips and counts it in spool_dropped; one with only the columns
+ * before the optional ones (spooled by a sluice without them) gets NULLs.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -83,8 +84,12 @@ bool sql_row_decode(struct sql_batch *b, const unsigned char *p, size_t n)
 {
 	struct sql_cell *row = b->cells + (size_t)b->rows * b->ncol;
 	size_t at = 3;
+	unsigned ncells;
 
-	if (n < 3 || p[0] != REC_TAG || get_le(p + 1, 2) != b->ncol)
+	if (n < 3 || p[0] != REC_TAG)
+		return false;
+	ncells = (unsigned)get_le(p + 1, 2);
+	if (ncells != b->ncol && (ncells > b->ncol || ncells < b->nfixed))
 		return false;
 	/* the arena grows to hold a whole batch's bytes: at most the records' size */
 	if (b->used + n > b->cap) {
@@ -99,7 +104,9 @@ bool sql_row_decode(struct sql_batch *b, const unsigned char *p, size_t n)
 		b->arena = na;
 		b->cap = cap;
 	}
-	for (unsigned i = 0; i < b->ncol; i++) {
+	for (unsigned i = ncells; i < b->ncol; i++)
+		row[i].kind = SQL_NULL;
+	for (unsigned i = 0; i < ncells; i++) {
 		struct sql_cell *c = &row[i];
 
 		if (at >= n)

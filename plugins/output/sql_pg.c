@@ -239,6 +239,10 @@ static int check_columns(struct pg *p, PGresult *r)
 
 		for (k = 0; k < n && strcasecmp(PQgetvalue(r, k, 0), c->name); k++)
 			;
+		if (k == n && c->optional) {
+			c->conv = SQL_CV_ABSENT;	/* a table made before it */
+			continue;
+		}
 		if (k == n) {
 			p->host->log(p->inst, SL_LOG_ERR, "table '%s' has no column '%s'", table, c->name);
 			return -1;
@@ -250,6 +254,21 @@ static int check_columns(struct pg *p, PGresult *r)
 		}
 	}
 	return 0;
+}
+
+/* COPY table (the columns the table has) FROM STDIN, into copy_sql (sized at create). */
+static void copy_command(struct pg *p)
+{
+	const struct sql_driver_cfg *cfg = p->cfg;
+	size_t len;
+	unsigned k = 0;
+
+	/* identifiers are plain (sql_ident_ok): folded to lower case like the check */
+	len = (size_t)sprintf(p->copy_sql, "COPY %s (", cfg->table);
+	for (unsigned i = 0; i < cfg->ncol; i++)
+		if (cfg->col[i].conv != SQL_CV_ABSENT)
+			len += (size_t)sprintf(p->copy_sql + len, "%s%s", k++ ? ", " : "", cfg->col[i].name);
+	strcpy(p->copy_sql + len, ") FROM STDIN");
 }
 
 static int pg_check(void *d)
@@ -281,6 +300,8 @@ static int pg_check(void *d)
 	}
 	rc = check_columns(p, r);
 	PQclear(r);
+	if (!rc)
+		copy_command(p);
 	if (!drain_results(p)) {
 		drop_conn(p);
 		return -2;
@@ -368,8 +389,10 @@ static bool encode(struct pg *p, const struct sql_batch *b)
 		if (!buf_ensure(p, need))
 			return false;
 		o = p->buf + p->len;
-		for (unsigned i = 0; i < b->ncol; i++) {
-			if (i)
+		for (unsigned i = 0, k = 0; i < b->ncol; i++) {
+			if (p->cfg->col[i].conv == SQL_CV_ABSENT)
+				continue;	/* the table lacks this optional column */
+			if (k++)
 				*o++ = '\t';
 			o = put_cell(o, b, &row[i], p->cfg->col[i].conv);
 		}
@@ -486,11 +509,7 @@ static void *pg_create(const struct sl_host *host, struct sl_instance *inst,
 		free(p);
 		return NULL;
 	}
-	/* identifiers are plain (sql_ident_ok): folded to lower case like the check */
-	len = (size_t)sprintf(p->copy_sql, "COPY %s (", cfg->table);
-	for (unsigned i = 0; i < cfg->ncol; i++)
-		len += (size_t)sprintf(p->copy_sql + len, "%s%s", i ? ", " : "", cfg->col[i].name);
-	strcpy(p->copy_sql + len, ") FROM STDIN");
+	copy_command(p);	/* every column until a check says which the table has */
 	return p;
 }
 

@@ -147,7 +147,9 @@ static int check_columns(struct lite *l)
 		return -1;
 	}
 	for (unsigned i = 0; i < l->cfg->ncol && !rc; i++)
-		if (!found[i]) {
+		if (!found[i] && l->cfg->col[i].optional) {
+			l->cfg->col[i].conv = SQL_CV_ABSENT;	/* a table made before it */
+		} else if (!found[i]) {
 			l->host->log(l->inst, SL_LOG_ERR, "table '%s' has no column '%s'", l->cfg->table,
 				     l->cfg->col[i].name);
 			rc = -1;
@@ -194,15 +196,18 @@ static int prepare(struct lite *l)
 {
 	size_t size = 64 + l->cfg->ncol * (SQL_NAME_MAX + 8), len;	/* `, "name"` and `, ?` */
 	char *sql = malloc(size);
+	unsigned k = 0;
 	int rc;
 
 	if (!sql)
 		return -1;
 	len = (size_t)snprintf(sql, size, "INSERT INTO \"%s\" (", l->cfg->table);
 	for (unsigned i = 0; i < l->cfg->ncol; i++)
-		len += (size_t)snprintf(sql + len, size - len, "%s\"%s\"", i ? ", " : "", l->cfg->col[i].name);
+		if (l->cfg->col[i].conv != SQL_CV_ABSENT)
+			len += (size_t)snprintf(sql + len, size - len, "%s\"%s\"", k++ ? ", " : "",
+						l->cfg->col[i].name);
 	len += (size_t)snprintf(sql + len, size - len, ") VALUES (");
-	for (unsigned i = 0; i < l->cfg->ncol; i++)
+	for (unsigned i = 0; i < k; i++)
 		len += (size_t)snprintf(sql + len, size - len, "%s?", i ? ", " : "");
 	snprintf(sql + len, size - len, ")");
 	rc = sqlite3_prepare_v3(l->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &l->insert, NULL) ||
@@ -249,6 +254,7 @@ static int lite_check(void *d)
 static bool bind_row(struct lite *l, const struct sql_batch *b, const struct sql_cell *row)
 {
 	size_t hex_need = 0, hex_at = 0;
+	int k = 0;	/* the parameter's number: absent columns have none */
 
 	for (unsigned i = 0; i < b->ncol; i++)
 		if (row[i].kind == SQL_BLOB && l->cfg->col[i].conv == SQL_CV_HEX)
@@ -265,7 +271,10 @@ static bool bind_row(struct lite *l, const struct sql_batch *b, const struct sql
 		static const char hexd[] = "0123456789abcdef";
 		const struct sql_cell *c = &row[i];
 		const char *s = b->arena + c->off;
-		int k = (int)i + 1;
+
+		if (l->cfg->col[i].conv == SQL_CV_ABSENT)
+			continue;	/* the table lacks this optional column */
+		k++;
 
 		switch (c->kind) {
 		case SQL_INT:

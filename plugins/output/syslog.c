@@ -89,7 +89,7 @@ static const struct sl_option syslog_opts[] = {
 		   "HOSTNAME field (default: gethostname() at start)"),
 	SL_OPT_STR("msgid", struct syslog_cfg, msgid, "-", "rfc5424 MSGID"),
 	SL_OPT_BOOL("structured_data", struct syslog_cfg, structured_data, "false",
-		    "rfc5424: add the packet's addresses, protocol and ports as structured data"),
+		    "rfc5424: add the packet's addresses, protocol and ports (and with nflog's rules: true its rule_* fields) as structured data"),
 	SL_OPT_STR("sd_id", struct syslog_cfg, sd_id, "sluice@32473",
 		   "SD-ID of that structured data element"),
 	SL_OPT_SIZE("queue_size", struct syslog_cfg, queue_size, "4MiB", 65536, (int64_t)1 << 30,
@@ -413,6 +413,9 @@ static int syslog_configure(const struct sl_host *host, struct sl_instance *inst
 	st->c_no_text = host->counter_new(inst, "no_text");
 	st->c_escaped = host->counter_new(inst, "escaped");
 	st->c_possibly_lost = host->counter_new(inst, "possibly_lost");
+	st->rule = (struct sl_rule_fields)SL_RULE_FIELDS_NONE;
+	if (c->structured_data)
+		sl_rule_fields_find(&st->rule, host, inst);
 	if (configure_tls(host, inst, c, st, c->address ? h : "127.0.0.1") < 0) {
 		free(st);
 		return -1;
@@ -496,6 +499,8 @@ static int syslog_start(void *state)
 	}
 	snprintf(pid, sizeof(pid), "%d", (int)getpid());
 	sl_syslog_fmt_init(&st->fmt, &fc);	/* facility and severity are the enums' */
+	if (c->structured_data)
+		st->fmt.rule = st->rule;	/* nflog's rule_* fields, found at configure */
 	st->framing = !syslog_stream(c) ? SL_SYSLOG_FRAME_NONE
 		      : c->framing == FR_LF ? SL_SYSLOG_FRAME_LF : SL_SYSLOG_FRAME_OCTET;
 

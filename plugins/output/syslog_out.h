@@ -123,6 +123,7 @@ struct syslog_state {
 	char *msg;			/* one message being formatted */
 	size_t msg_cap;
 	struct sl_syslog_fmt fmt;	/* header fields, date caches */
+	struct sl_rule_fields rule;	/* nflog's rule_* fields, for structured_data */
 	enum sl_syslog_framing framing;	/* none (datagrams, relp), octets or LF */
 
 	/* TLS: credentials loaded at configure time, a session per connection */

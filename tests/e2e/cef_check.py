@@ -15,6 +15,11 @@ Standard (and IBM's LEEF 2.0), not from sluice's code:
 Connection records (nfct: no packet) are compared by their original
 direction (orig_*), ports only for protocols with ports, in/out their two
 directions' bytes, the conntrack id and event.
+A packet nflog's rules: true attributed to its rule (json's rule_* keys)
+has act (LEEF action) = its verdict, when it has one, and cs3
+(cs3Label=rule; LEEF rule) = TABLE/CHAIN#HANDLE "COMMENT", a quote or
+backslash of the comment with a backslash before it, then escaped as any
+value.
 Every line must be one line (no control byte but LEEF's TAB, valid UTF-8),
 there must be exactly one per record (as many as json objects), and every
 value must be the record's as json prints it.  Prefixes come back as
@@ -238,6 +243,17 @@ def compare(kind, d, o, raw, line):
                    ("uid", "suid")):
         if jk in o:
             want[ck] = str(o[jk])
+    if "rule_table" in o:
+        text = "%s/%s" % (o["rule_table"], o["rule_chain"])
+        if "rule_handle" in o:
+            text += "#%d" % o["rule_handle"]
+        if "rule_comment" in o:
+            text += ' "%s"' % o["rule_comment"].replace("\\", "\\\\").replace('"', '\\"')
+        want["rule" if leef else "cs3"] = expected(text.encode("utf-8"), header=False)
+        if not leef:
+            want["cs3Label"] = "rule"
+        if "rule_verdict" in o:
+            want["action" if leef else "act"] = expected(o["rule_verdict"].encode("utf-8"), header=False)
     if raw:
         want[K["prefix"]] = expected(raw, header=False)
     if leef:

@@ -5,7 +5,8 @@
 #   - as many records as lines, each line's text the body of exactly one
 #     record (no record lost, none twice);
 #   - every attribute equal to what json prints for it, with its type:
-#     the semantic-convention names and netfilter.<json key> (docs/PLUGINS.md),
+#     the semantic-convention names (security_rule.* for the rule) and
+#     netfilter.<json key> (docs/PLUGINS.md),
 #     hook and tcp_flags as numbers of json's names; no attribute without a
 #     json key, no json key without its attribute;
 #   - time_unix_nano the json timestamp (to its microseconds), observed
@@ -39,6 +40,10 @@ NF_STR = ["prefix", "icmp_gateway", "arp_sha", "arp_spa", "arp_tha", "arp_tpa", 
 MAP = dict(SEMCONV)
 MAP.update({k: ("netfilter." + k, "int") for k in NF_INT})
 MAP.update({k: ("netfilter." + k, "str") for k in NF_STR})
+# the rule nflog's rules: true attributed the record to
+MAP.update({"rule_family": ("netfilter.rule_family", "str"), "rule_table": ("security_rule.ruleset.name", "str"),
+            "rule_chain": ("netfilter.rule_chain", "str"), "rule_handle": ("netfilter.rule_handle", "int"),
+            "rule_comment": ("security_rule.name", "str"), "rule_verdict": ("netfilter.rule_verdict", "str")})
 MAP["hook"] = ("netfilter.hook", "hook")
 MAP["tcp_flags"] = ("netfilter.tcp_flags", "tcpflags")
 # keys json prints that have no attribute (family: network.type says it; the

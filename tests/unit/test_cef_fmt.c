@@ -4,7 +4,8 @@
  * packet and a connection; hostile bytes (pipes, backslashes, equals
  * signs, CR, LF, TAB, controls, DEL, C1, invalid UTF-8) in every place they
  * can reach (prefix in the header's templates and in cs1, interface
- * names, vendor, action), each read back by a strict reader written from
+ * names, vendor, action, an nftables rule's comment in cs3), each read
+ * back by a strict reader written from
  * the standard (cef_parse.h) to the bytes expected by the documented
  * replacement rule; a cut buffer; and random bytes through every escaping.
  * The formatter sources are compiled in (the unit-test rule links only the
@@ -22,7 +23,7 @@
 
 static union {
 	struct sl_record r;
-	uint8_t mem[sizeof(struct sl_record) + (SL_F_WELL_KNOWN_COUNT + 1) * sizeof(union sl_value)];
+	uint8_t mem[sizeof(struct sl_record) + (SL_F_WELL_KNOWN_COUNT + 8) * sizeof(union sl_value)];
 } recmem;
 
 /* A registered field, as nftrace's `verdict` would be. */
@@ -254,6 +255,91 @@ static void test_hostile(void)
 	sl_cef_free(&f);
 }
 
+/* nflog's rule_* fields, as the host registers them after VERDICT. */
+static const struct sl_rule_fields rule_ids = {
+	VERDICT + 1, VERDICT + 2, VERDICT + 3, VERDICT + 4, VERDICT + 5, VERDICT + 6,
+};
+
+static void set_rule(struct sl_record *r, const char *comment, size_t n)
+{
+	set_str(r, (sl_field)rule_ids.family, "inet", 4);
+	set_str(r, (sl_field)rule_ids.table, "filter", 6);
+	set_str(r, (sl_field)rule_ids.chain, "input", 5);
+	sl_set_u64(r, (sl_field)rule_ids.handle, 12);
+	if (comment)
+		set_str(r, (sl_field)rule_ids.comment, comment, n);
+	set_str(r, (sl_field)rule_ids.verdict, "drop", 4);
+}
+
+/*
+ * The rule (nflog's rules: true): act= its verdict, cs3 TABLE/CHAIN#HANDLE
+ * "COMMENT" with a hostile comment escaped inside the quotes and then as a
+ * value; nftrace's verdict first; nothing of it on an unattributed record.
+ */
+static void test_rule(void)
+{
+	struct sl_record *r = rec_new();
+	struct sl_cef f = cef_make(SL_CEF_CEF, "{prefix}", "{prefix}", "accept", 0);
+	char quoted[256], want[1024], comment[sizeof(hostile) + 1];
+	size_t n, qn = 0, en;
+	struct cefp_line l;
+
+	set_str(r, SL_F_PREFIX, "in ", 3);
+	n = fmt(&f, r);
+	CHECK(!strstr(line, "cs3") && strstr(line, "|5|act=accept ") != NULL, "%s", line);
+	f.rule = rule_ids;
+	n = fmt(&f, r);
+	CHECK(!strstr(line, "cs3"), "no table and chain, no rule: %s", line);
+	set_rule(r, "ssh in", 6);
+	n = fmt(&f, r);
+	CHECK_STREQ(line, "CEF:0|sluice|sluice|0.1.0|in |in |5|act=drop cs3Label=rule "
+			"cs3=filter/input#12 \"ssh in\" cs1Label=prefix cs1=in ");
+	/* a hostile comment: quote and backslash escaped in the quotes, then CEF's rules */
+	quoted[qn++] = '"';
+	for (size_t i = 0; i < sizeof(hostile) - 1; i++) {
+		if (hostile[i] == '"' || hostile[i] == '\\')
+			quoted[qn++] = '\\';
+		quoted[qn++] = (char)hostile[i];
+	}
+	quoted[qn++] = '\\';
+	quoted[qn++] = '"';
+	quoted[qn++] = '"';
+	memcpy(comment, hostile, sizeof(hostile) - 1);
+	comment[sizeof(hostile) - 1] = '"';	/* the hostile bytes and a quote */
+	set_rule(r, comment, sizeof(hostile));
+	n = fmt(&f, r);
+	check_one_line(n, false);
+	parse(&l, n);
+	memcpy(want, "filter/input#12 ", 16);
+	en = 16 + cefp_expect(want + 16, (const uint8_t *)quoted, qn, false, true);
+	CHECK(str_is(cefp_get(&l, "cs3"), want, en), "cs3 read back: %s", line);
+	CHECK(STR_IS(cefp_get(&l, "cs3Label"), "rule"));
+	CHECK(STR_IS(cefp_get(&l, "act"), "drop"));
+	/* nftrace's verdict comes first */
+	f.verdict_field = VERDICT;
+	set_str(r, VERDICT, "accept", 6);
+	n = fmt(&f, r);
+	CHECK(strstr(line, "|5|act=accept ") != NULL);
+	sl_unset(r, VERDICT);
+	/* without handle and comment: TABLE/CHAIN alone */
+	sl_unset(r, (sl_field)rule_ids.handle);
+	sl_unset(r, (sl_field)rule_ids.comment);
+	n = fmt(&f, r);
+	CHECK(strstr(line, " cs3Label=rule cs3=filter/input cs1Label") != NULL, "%s", line);
+	sl_cef_free(&f);
+
+	/* LEEF: action= and rule= */
+	f = cef_make(SL_CEF_LEEF, "{prefix}", "{prefix}", NULL, 0);
+	f.rule = rule_ids;
+	set_rule(r, "a\tb", 3);
+	n = fmt(&f, r);
+	CHECK(strstr(line, "\taction=drop\trule=filter/input#12 \"a\xef\xbf\xbd" "b\"\tprefix=in ") != NULL,
+	      "%s", line);
+	parse(&l, n);
+	CHECK(STR_IS(cefp_get(&l, "rule"), "filter/input#12 \"a\xef\xbf\xbd" "b\""));
+	sl_cef_free(&f);
+}
+
 static void test_templates(void)
 {
 	struct sl_record *r = rec_new();
@@ -348,6 +434,7 @@ int main(void)
 	test_packet();
 	test_ipv6_and_connection();
 	test_hostile();
+	test_rule();
 	test_templates();
 	test_overflow();
 	test_random();

@@ -2,7 +2,9 @@
 /*
  * plugins/common/logline_fmt.c against lines the kernel's LOG target
  * printed for the same packets (tests/data/logline-kernel.txt, recorded by
- * tests/data/gen-logline-vectors.py), plus hand-made edge cases.  The
+ * tests/data/gen-logline-vectors.py), each also with the rule_* fields
+ * of nflog's rules: true set (the line stays the kernel's: issue 22),
+ * plus hand-made edge cases.  The
  * formatter sources are compiled in so the test needs only the core
  * library the unit-test rule links.
  */
@@ -21,7 +23,7 @@ static int failures;
 
 static union {
 	struct sl_record r;
-	uint8_t mem[sizeof(struct sl_record) + SL_F_WELL_KNOWN_COUNT * sizeof(union sl_value)];
+	uint8_t mem[sizeof(struct sl_record) + (SL_F_WELL_KNOWN_COUNT + 8) * sizeof(union sl_value)];
 } recmem;
 
 static uint8_t pkt[65536], hw[256];
@@ -49,6 +51,19 @@ static void set_str(struct sl_record *r, sl_field f, const char *s)
 }
 
 /* One vector: flags family in out hwtype hwhdr hwproto mark uid gid packet expected */
+/* nflog's rule_* fields (rules: true), set as its attribution sets them. */
+static void set_rule(struct sl_record *r)
+{
+	const sl_field base = SL_F_WELL_KNOWN_COUNT;
+
+	set_str(r, base, "inet");
+	set_str(r, base + 1, "filter");
+	set_str(r, base + 2, "input");
+	sl_set_u64(r, base + 3, 12);
+	set_str(r, base + 4, "ssh in");
+	set_str(r, base + 5, "drop");
+}
+
 static void run_vector(char *line, unsigned lineno)
 {
 	char *col[12];
@@ -103,12 +118,16 @@ static void run_vector(char *line, unsigned lineno)
 	prefix[sp - want] = 0;
 	sl_set_bytes(r, SL_F_PREFIX, prefix, (uint32_t)strlen(prefix));
 
-	sl_fmt_init(&b, bufmem, sizeof(bufmem));
-	if (!sl_logline_format(&b, r, flags) || b.overflow || b.len != strlen(want) ||
-	    memcmp(b.p, want, b.len) != 0) {
-		fprintf(stderr, "logline-kernel.txt:%u:\n  want '%s'\n  got  '%.*s'\n", lineno, want,
-			(int)b.len, b.p);
-		failures++;
+	for (i = 0; i < 2; i++) {
+		if (i)	/* attributed to its rule (ids after the well-known fields, as registered) */
+			set_rule(r);
+		sl_fmt_init(&b, bufmem, sizeof(bufmem));
+		if (!sl_logline_format(&b, r, flags) || b.overflow || b.len != strlen(want) ||
+		    memcmp(b.p, want, b.len) != 0) {
+			fprintf(stderr, "logline-kernel.txt:%u%s:\n  want '%s'\n  got  '%.*s'\n", lineno,
+				i ? " (with a rule)" : "", want, (int)b.len, b.p);
+			failures++;
+		}
 	}
 }
 

@@ -5,8 +5,10 @@
  * ints, addresses and MACs as json writes them (an IPv6 packet's
  * ::ffff:a.b.c.d kept as such), the protocol's name or else its number,
  * network.type only for 4 and 6, an interface index only without its
- * name, options as bytes; nothing for an absent field.  The sources are
- * compiled in (the unit-test rule links only the core library).
+ * name, options as bytes; nothing for an absent field.  The rule an nflog
+ * record was attributed to: security_rule.* and netfilter.rule_*, the
+ * handle an int, only the parts the record has, none without a rule.  The
+ * sources are compiled in (the unit-test rule links only the core library).
  */
 #include "../../plugins/common/fmt.c"
 #include "../../plugins/common/names.c"
@@ -18,7 +20,7 @@
 
 static union {
 	struct sl_record r;
-	uint8_t mem[sizeof(struct sl_record) + SL_F_WELL_KNOWN_COUNT * sizeof(union sl_value)];
+	uint8_t mem[sizeof(struct sl_record) + (SL_F_WELL_KNOWN_COUNT + 8) * sizeof(union sl_value)];
 } recmem;
 
 static struct sl_otlp_kv kv[SL_OTLP_ATTRS_MAX];
@@ -47,6 +49,40 @@ static void check_int(unsigned n, const char *key, int64_t want)
 
 	CHECK(k && k->kind == OTLP_INT && k->i == want, "%s: %lld, want %lld", key,
 	      k ? (long long)k->i : -1LL, (long long)want);
+}
+
+/* The rule's attributes: ids after the well-known fields, as the host registers them. */
+static void check_rule(struct sl_record *r)
+{
+	const sl_field base = SL_F_WELL_KNOWN_COUNT;
+	struct sl_rule_fields none = SL_RULE_FIELDS_NONE, f = {
+		base, base + 1, base + 2, base + 3, base + 4, base + 5,
+	};
+	static const char comment[] = "ssh \"in\"\n";
+	unsigned n;
+
+	CHECK_EQ_U(sl_otlp_rule_attrs(&f, r, kv), 0);	/* unattributed: nothing */
+	sl_set_bytes(r, base, "inet", 4);
+	sl_set_bytes(r, base + 1, "filter", 6);
+	sl_set_bytes(r, base + 2, "input", 5);
+	sl_set_u64(r, base + 3, 12);
+	sl_set_bytes(r, base + 4, comment, sizeof(comment) - 1);
+	sl_set_bytes(r, base + 5, "jump log_drop", 13);
+	n = sl_otlp_rule_attrs(&f, r, kv);
+	CHECK_EQ_U(n, 6);
+	check_str(n, "netfilter.rule_family", "inet");
+	check_str(n, "security_rule.ruleset.name", "filter");
+	check_str(n, "netfilter.rule_chain", "input");
+	check_int(n, "netfilter.rule_handle", 12);
+	check_str(n, "security_rule.name", comment);	/* bytes as they are: protobuf and json escape */
+	check_str(n, "netfilter.rule_verdict", "jump log_drop");
+	CHECK_EQ_U(sl_otlp_rule_attrs(&none, r, kv), 0);	/* no plugin registers them */
+	/* a rule without comment and verdict: only what it has */
+	sl_unset(r, base + 4);
+	sl_unset(r, base + 5);
+	n = sl_otlp_rule_attrs(&f, r, kv);
+	CHECK_EQ_U(n, 4);
+	CHECK(!find(n, "security_rule.name") && !find(n, "netfilter.rule_verdict"));
 }
 
 int main(void)
@@ -109,5 +145,6 @@ int main(void)
 	/* nothing present: no attribute */
 	memset(r->present, 0, sizeof(r->present));
 	CHECK_EQ_U(sl_otlp_record_attrs(r, kv, scratch), 0);
+	check_rule(r);
 	return check_summary("test_otlp_attrs");
 }

@@ -4,7 +4,8 @@
  * first with the one difference the formatter documents: a numeric +00:00
  * offset and microseconds), PRI = facility * 8 + severity at the edges,
  * NILVALUE for every empty field, structured data read back by an RFC
- * 5424 reader (syslog_parse.h) with '"', '\' and ']' each escaped, the
+ * 5424 reader (syslog_parse.h) with '"', '\' and ']' each escaped (an
+ * nftables rule's hostile comment among the rule_* params), the
  * header fields' limits and PRINTUSASCII rule, the RFC 3164 header, the
  * text's escaping and cut, times outside the calendar, and the framing.
  * The formatter sources are compiled in (the unit-test rule links only
@@ -23,7 +24,7 @@
 
 static union {
 	struct sl_record r;
-	uint8_t mem[sizeof(struct sl_record) + SL_F_WELL_KNOWN_COUNT * sizeof(union sl_value)];
+	uint8_t mem[sizeof(struct sl_record) + (SL_F_WELL_KNOWN_COUNT + 8) * sizeof(union sl_value)];
 } recmem;
 
 static char out[70000];
@@ -200,6 +201,51 @@ static void test_sd(void)
 	EXPECT_MSG(&f, r, t_ex1,
 		   "<132>1 2003-10-11T22:14:15.003000+00:00 fw sluice 42 - [sluice@32473 "
 		   "dst=\"2001:db8::1\" out=\"o\"] t");
+}
+
+/*
+ * The rule an nflog record was attributed to: its params after the
+ * packet's, a hostile comment escaped and read back; none unattributed.
+ */
+static void test_sd_rule(void)
+{
+	const sl_field base = SL_F_WELL_KNOWN_COUNT;
+	static const char comment[] = "a\"b]c\\d\ne";
+	struct sl_syslog_fmt f;
+	struct sl_record *r;
+	struct sdp_element el[2];
+	unsigned nel;
+	size_t used;
+
+	init(&f, SL_SYSLOG_RFC5424, 16, 4, "fw", "sluice", "42", "-", "sluice@32473");
+	f.rule = (struct sl_rule_fields){ base, base + 1, base + 2, base + 3, base + 4, base + 5 };
+	r = rec_text("t");
+	sl_set_u64(r, SL_F_DPORT, 22);
+	EXPECT_MSG(&f, r, t_ex1, "<132>1 2003-10-11T22:14:15.003000+00:00 fw sluice 42 - "
+		   "[sluice@32473 dpt=\"22\"] t");
+	sl_set_bytes(r, base, "inet", 4);
+	sl_set_bytes(r, base + 1, "filter", 6);
+	sl_set_bytes(r, base + 2, "input", 5);
+	sl_set_u64(r, base + 3, 12);
+	sl_set_bytes(r, base + 4, comment, sizeof(comment) - 1);
+	sl_set_bytes(r, base + 5, "jump x", 6);
+	EXPECT_MSG(&f, r, t_ex1, "<132>1 2003-10-11T22:14:15.003000+00:00 fw sluice 42 - "
+		   "[sluice@32473 dpt=\"22\" rule_family=\"inet\" rule_table=\"filter\" "
+		   "rule_chain=\"input\" rule_handle=\"12\" rule_comment=\"a\\\"b\\]c\\\\d\\\\x0ae\" "
+		   "rule_verdict=\"jump x\"] t");
+	used = sdp_parse(sd_start(), strlen(sd_start()), el, 2, &nel);
+	CHECK(used && nel == 1 && el[0].nparams == 7);
+	CHECK(used && !strcmp(el[0].p[5].name, "rule_comment") && el[0].p[5].len == 12 &&
+	      !memcmp(el[0].p[5].value, "a\"b]c\\d\\x0ae", 12), "comment read back: %s", sd_start());
+	/* the rule alone makes the element; without an SD-ID nothing */
+	sl_unset(r, SL_F_DPORT);
+	sl_unset(r, base + 4);
+	EXPECT_MSG(&f, r, t_ex1, "<132>1 2003-10-11T22:14:15.003000+00:00 fw sluice 42 - "
+		   "[sluice@32473 rule_family=\"inet\" rule_table=\"filter\" rule_chain=\"input\" "
+		   "rule_handle=\"12\" rule_verdict=\"jump x\"] t");
+	init(&f, SL_SYSLOG_RFC5424, 16, 4, "fw", "sluice", "42", "-", NULL);
+	f.rule = (struct sl_rule_fields){ base, base + 1, base + 2, base + 3, base + 4, base + 5 };
+	EXPECT_MSG(&f, r, t_ex1, "<132>1 2003-10-11T22:14:15.003000+00:00 fw sluice 42 - - t");
 }
 
 /* in="raw" through the whole formatter: the SD text, and its value read back. */
@@ -391,6 +437,7 @@ int main(void)
 	test_nilvalue();
 	test_sd();
 	test_sd_escaping();
+	test_sd_rule();
 	test_names();
 	test_rfc3164();
 	test_text();
