@@ -17,7 +17,7 @@
  * - a strict reader written from the standard (tests/unit/cef_parse.h)
  *   splits the header into its fields and the extension into pairs;
  * - vendor, signature, name, prefix, interface names, action and the rule
- *   (act/action its verdict, cs3/rule TABLE/CHAIN#HANDLE "COMMENT") read
+ *   (act/action its verdict, cs2/rule TABLE/CHAIN#HANDLE "COMMENT") read
  *   back to the bytes the documented replacement rule gives (cefp_expect);
  * - every key written once, ports and numbers back as their values.
  */
@@ -115,7 +115,7 @@ static void set_rule(struct sl_cef *f, struct sl_record *r, char str[][256], con
 	sl_set_bytes(r, base + 5, str[1], (uint32_t)slen[1]);
 }
 
-/* What cs3 reads back as: TABLE/CHAIN#HANDLE "COMMENT" (quote and backslash escaped), mapped. */
+/* What cs2 reads back as: TABLE/CHAIN#HANDLE "COMMENT" (quote and backslash escaped), mapped. */
 static size_t rule_expect(char *o, char str[][256], const size_t *slen, uint8_t handle)
 {
 	size_t n = 0;
@@ -276,11 +276,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		wn = cefp_expect(want, (const uint8_t *)str[5], slen[5], false, true);
 		check(same(cefp_get(&l, "deviceOutboundInterface"), want, wn));
 	}
-	if (rule) {	/* its verdict first, its text in cs3 */
+	if (rule) {	/* its verdict first, its text in cs2 */
 		wn = cefp_expect(want, (const uint8_t *)str[1], slen[1], false, true);
 		check(same(cefp_get(&l, leef ? "action" : "act"), want, wn));
 		wn = rule_expect(want, str, slen, data[HEAD - 1]);
-		check(same(cefp_get(&l, leef ? "rule" : "cs3"), want, wn));
+		check(same(cefp_get(&l, leef ? "rule" : "cs2"), want, wn));
 	} else if (c.action) {
 		wn = cefp_expect(want, (const uint8_t *)str[3], slen[3], false, true);
 		check(same(cefp_get(&l, leef ? "action" : "act"), want, wn));

@@ -216,8 +216,8 @@ static const struct key keys[] = {
 	[K_CT_ID] = { "cn1", "conntrackId" },
 	[K_GROUP] = { "cn2", "nflogGroup" },
 	[K_MARK] = { "cn3", "mark" },
-	[K_CT_EVENT] = { "cs2", "conntrackEvent" },
-	[K_RULE] = { "cs3", "rule" },
+	[K_CT_EVENT] = { "cs3", "conntrackEvent" },
+	[K_RULE] = { "cs2", "rule" },
 	[K_PREFIX] = { "cs1", "prefix" },
 	[K_SEV] = { NULL, "sev" },
 };
@@ -229,8 +229,8 @@ static const char *const labels[] = {
 	[K_CT_ID] = "cn1Label=conntrackId",
 	[K_GROUP] = "cn2Label=nflogGroup",
 	[K_MARK] = "cn3Label=mark",
-	[K_CT_EVENT] = "cs2Label=conntrackEvent",
-	[K_RULE] = "cs3Label=rule",
+	[K_CT_EVENT] = "cs3Label=conntrackEvent",
+	[K_RULE] = "cs2Label=rule",
 	[K_PREFIX] = "cs1Label=prefix",
 };
 

@@ -26,12 +26,12 @@
  *
  * The rule an nflog record was attributed to (rule_fields.h): act= (LEEF
  * action=) is its verdict (accept, drop, reject, jump X) when the record
- * has no verdict field of its own, and cs3=, with cs3Label=rule (LEEF
+ * has no verdict field of its own, and cs2=, with cs2Label=rule (LEEF
  * rule=), is the rule as
  *   TABLE/CHAIN#HANDLE "COMMENT"
  * (#HANDLE without a handle, the comment only when it has one; inside the
  * quotes '"' and '' get a '' before them), then escaped as any value.
- * cs2 stays the conntrack event's (nfct records).
+ * cs3 stays the conntrack event's (nfct records).
  */
 #ifndef SLUICE_CEF_FMT_H
 #define SLUICE_CEF_FMT_H

@@ -16,8 +16,8 @@ Connection records (nfct: no packet) are compared by their original
 direction (orig_*), ports only for protocols with ports, in/out their two
 directions' bytes, the conntrack id and event.
 A packet nflog's rules: true attributed to its rule (json's rule_* keys)
-has act (LEEF action) = its verdict, when it has one, and cs3
-(cs3Label=rule; LEEF rule) = TABLE/CHAIN#HANDLE "COMMENT", a quote or
+has act (LEEF action) = its verdict, when it has one, and cs2
+(cs2Label=rule; LEEF rule) = TABLE/CHAIN#HANDLE "COMMENT", a quote or
 backslash of the comment with a backslash before it, then escaped as any
 value.
 Every line must be one line (no control byte but LEEF's TAB, valid UTF-8),
@@ -231,9 +231,9 @@ def compare(kind, d, o, raw, line):
         if "ct_id" in o and not leef:
             want["cn1Label"] = "conntrackId"
         if "ct_event" in o:
-            want["conntrackEvent" if leef else "cs2"] = o["ct_event"].replace(" ", ",")
+            want["conntrackEvent" if leef else "cs3"] = o["ct_event"].replace(" ", ",")
             if not leef:
-                want["cs2Label"] = "conntrackEvent"
+                want["cs3Label"] = "conntrackEvent"
     for jk in ("flow_start", "flow_end"):
         if jk in o:
             want[jk[5:]] = ms(o[jk])
@@ -249,9 +249,9 @@ def compare(kind, d, o, raw, line):
             text += "#%d" % o["rule_handle"]
         if "rule_comment" in o:
             text += ' "%s"' % o["rule_comment"].replace("\\", "\\\\").replace('"', '\\"')
-        want["rule" if leef else "cs3"] = expected(text.encode("utf-8"), header=False)
+        want["rule" if leef else "cs2"] = expected(text.encode("utf-8"), header=False)
         if not leef:
-            want["cs3Label"] = "rule"
+            want["cs2Label"] = "rule"
         if "rule_verdict" in o:
             want["action" if leef else "act"] = expected(o["rule_verdict"].encode("utf-8"), header=False)
     if raw:

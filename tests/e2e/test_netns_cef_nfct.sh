@@ -43,14 +43,14 @@ ip netns exec "$NS" python3 "$E2E/nfct_traffic.py" flows || fail "traffic failed
 ip netns exec "$NS" ping -c 2 -i 0.2 -q 127.0.0.1 >/dev/null || fail "ping failed"
 ip netns exec "$NS" ping -6 -c 2 -i 0.2 -q ::1 >/dev/null || fail "ping6 failed"
 ip netns exec "$NS" conntrack -F 2>/dev/null
-destroyed() { [ "$(grep -c 'cs2=DESTROY' "$WORK/out.cef")" -ge 4 ] && grep -qs 'proto=TCP' "$WORK/out.cef"; }
+destroyed() { [ "$(grep -c 'cs3=DESTROY' "$WORK/out.cef")" -ge 4 ] && grep -qs 'proto=TCP' "$WORK/out.cef"; }
 wait_for 10 destroyed || fail "no DESTROY events in the CEF file: $(cat "$WORK/sluice.log")"
 kill -TERM "$SLUICE_PID"
 wait "$SLUICE_PID" || fail "sluice exit status $?: $(cat "$WORK/sluice.log")"
 
 python3 "$SRCDIR/tests/e2e/cef_check.py" "$WORK/out.cef" "$WORK/out.leef" "$WORK/out.json" ||
 	{ head -c 3000 "$WORK/out.cef"; fail "CEF/LEEF lines of connections do not read back"; }
-for want in 'c6a2=::1' 'proto=ICMP ' 'proto=ICMPV6' 'proto=UDP' 'cs2=NEW' 'cn3=7' 'out='; do
+for want in 'c6a2=::1' 'proto=ICMP ' 'proto=ICMPV6' 'proto=UDP' 'cs3=NEW' 'cn3=7' 'out='; do
 	grep -qF -- "$want" "$WORK/out.cef" || fail "no CEF line has $want"
 done
 pass "$(wc -l <"$WORK/out.cef") connection events as CEF and LEEF, read back to json's values"

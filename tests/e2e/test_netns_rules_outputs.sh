@@ -8,7 +8,7 @@
 # its default columns on SQLite: the table of conf/sql/packets-sqlite.sql,
 # the same table as made before the rule columns, and that one with the
 # ALTER TABLEs the file's comment gives.  Every record's rule in each output
-# must be the json record's: cef_check.py reads CEF's act/cs3 and LEEF's
+# must be the json record's: cef_check.py reads CEF's act/cs2 and LEEF's
 # action/rule back, the SD element's rule_* params are read by an RFC 5424
 # parser, the SQL row's rule columns are NULL exactly where json has no
 # rule (the ambiguous records) and the table without them gets every row,

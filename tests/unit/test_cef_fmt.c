@@ -4,7 +4,7 @@
  * packet and a connection; hostile bytes (pipes, backslashes, equals
  * signs, CR, LF, TAB, controls, DEL, C1, invalid UTF-8) in every place they
  * can reach (prefix in the header's templates and in cs1, interface
- * names, vendor, action, an nftables rule's comment in cs3), each read
+ * names, vendor, action, an nftables rule's comment in cs2), each read
  * back by a strict reader written from
  * the standard (cef_parse.h) to the bytes expected by the documented
  * replacement rule; a cut buffer; and random bytes through every escaping.
@@ -198,7 +198,7 @@ static void test_ipv6_and_connection(void)
 	fmt(&f, r);
 	CHECK_STREQ(line, "CEF:0|sluice|sluice|0.1.0|fw|conn |5|src=10.0.0.1 dst=10.0.0.2 spt=5353 "
 			"dpt=53 proto=UDP in=100 out=300 act=accept cn1Label=conntrackId cn1=4242 "
-			"cs2Label=conntrackEvent cs2=DESTROY");
+			"cs3Label=conntrackEvent cs3=DESTROY");
 	sl_set_u64(r, SL_F_IP_PROTO, 1);	/* ICMP: orig_sport is an id, not a port */
 	n = fmt(&f, r);
 	CHECK(!strstr(line, "spt=") && !strstr(line, "dpt="));
@@ -272,7 +272,7 @@ static void set_rule(struct sl_record *r, const char *comment, size_t n)
 }
 
 /*
- * The rule (nflog's rules: true): act= its verdict, cs3 TABLE/CHAIN#HANDLE
+ * The rule (nflog's rules: true): act= its verdict, cs2 TABLE/CHAIN#HANDLE
  * "COMMENT" with a hostile comment escaped inside the quotes and then as a
  * value; nftrace's verdict first; nothing of it on an unattributed record.
  */
@@ -286,14 +286,14 @@ static void test_rule(void)
 
 	set_str(r, SL_F_PREFIX, "in ", 3);
 	n = fmt(&f, r);
-	CHECK(!strstr(line, "cs3") && strstr(line, "|5|act=accept ") != NULL, "%s", line);
+	CHECK(!strstr(line, "cs2") && strstr(line, "|5|act=accept ") != NULL, "%s", line);
 	f.rule = rule_ids;
 	n = fmt(&f, r);
-	CHECK(!strstr(line, "cs3"), "no table and chain, no rule: %s", line);
+	CHECK(!strstr(line, "cs2"), "no table and chain, no rule: %s", line);
 	set_rule(r, "ssh in", 6);
 	n = fmt(&f, r);
-	CHECK_STREQ(line, "CEF:0|sluice|sluice|0.1.0|in |in |5|act=drop cs3Label=rule "
-			"cs3=filter/input#12 \"ssh in\" cs1Label=prefix cs1=in ");
+	CHECK_STREQ(line, "CEF:0|sluice|sluice|0.1.0|in |in |5|act=drop cs2Label=rule "
+			"cs2=filter/input#12 \"ssh in\" cs1Label=prefix cs1=in ");
 	/* a hostile comment: quote and backslash escaped in the quotes, then CEF's rules */
 	quoted[qn++] = '"';
 	for (size_t i = 0; i < sizeof(hostile) - 1; i++) {
@@ -312,8 +312,8 @@ static void test_rule(void)
 	parse(&l, n);
 	memcpy(want, "filter/input#12 ", 16);
 	en = 16 + cefp_expect(want + 16, (const uint8_t *)quoted, qn, false, true);
-	CHECK(str_is(cefp_get(&l, "cs3"), want, en), "cs3 read back: %s", line);
-	CHECK(STR_IS(cefp_get(&l, "cs3Label"), "rule"));
+	CHECK(str_is(cefp_get(&l, "cs2"), want, en), "cs2 read back: %s", line);
+	CHECK(STR_IS(cefp_get(&l, "cs2Label"), "rule"));
 	CHECK(STR_IS(cefp_get(&l, "act"), "drop"));
 	/* nftrace's verdict comes first */
 	f.verdict_field = VERDICT;
@@ -325,7 +325,7 @@ static void test_rule(void)
 	sl_unset(r, (sl_field)rule_ids.handle);
 	sl_unset(r, (sl_field)rule_ids.comment);
 	n = fmt(&f, r);
-	CHECK(strstr(line, " cs3Label=rule cs3=filter/input cs1Label") != NULL, "%s", line);
+	CHECK(strstr(line, " cs2Label=rule cs2=filter/input cs1Label") != NULL, "%s", line);
 	sl_cef_free(&f);
 
 	/* LEEF: action= and rule= */
