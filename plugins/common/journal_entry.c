@@ -91,9 +91,9 @@ void sl_journal_fmt_free(struct sl_journal_fmt *f)
 
 /* NAME=value\n, or NAME\n, value's length (64 bits, little-endian), value, \n (a newline in it). */
 static void put_native(struct sl_journal_entry *e, const char *name, size_t nlen, const void *v,
-		       size_t vlen)
+		       size_t vlen, bool plain)
 {
-	bool binary = vlen && memchr(v, '\n', vlen);
+	bool binary = !plain && vlen && memchr(v, '\n', vlen);
 	size_t n = nlen + vlen + 1 + (binary ? 8 : 0);
 	unsigned char *p;
 
@@ -122,7 +122,7 @@ void sl_journal_entry_put(struct sl_journal_entry *e, const char *name, size_t n
 	unsigned char *p;
 
 	if (e->native) {
-		put_native(e, name, nlen, v, vlen);
+		put_native(e, name, nlen, v, vlen, false);
 		return;
 	}
 	if (n > UINT32_MAX || !sl_grow(&e->buf, &e->cap, e->len + 4 + n)) {
@@ -140,14 +140,21 @@ void sl_journal_entry_put(struct sl_journal_entry *e, const char *name, size_t n
 	e->len += 4 + n;
 }
 
-/* JSON text of a value, without the quotes of a string (json's strings here need no escape). */
+/*
+ * JSON text of a value, without the quotes of a string (json's strings
+ * here need no escape).  JSON text holds no raw newline: no need to look
+ * for one.
+ */
 static void put_json(struct sl_journal_entry *e, const char *name, size_t nlen, const char *v, size_t vlen)
 {
 	if (vlen >= 2 && v[0] == '"' && v[vlen - 1] == '"') {
 		v++;
 		vlen -= 2;
 	}
-	sl_journal_entry_put(e, name, nlen, v, vlen);
+	if (e->native)
+		put_native(e, name, nlen, v, vlen, true);
+	else
+		sl_journal_entry_put(e, name, nlen, v, vlen);
 }
 
 static void put_extra(struct sl_journal_fmt *f, struct sl_journal_entry *e,

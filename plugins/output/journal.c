@@ -61,9 +61,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/sockios.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <systemd/sd-journal.h>
@@ -78,6 +81,8 @@
 #define JOURNAL_SOCKET "/run/systemd/journal/socket"	/* journald's, fixed */
 #define JOURNAL_BATCH 256	/* entries per batch, and per sendmmsg() */
 #define SEND_WAIT_MS 500	/* longest wait for journald to take a datagram */
+#define PACE_MIN_NS 20000LL	/* the pause after journald's queue was full: bounds */
+#define PACE_MAX_NS 5000000LL
 #define SEND_WARN_NS (10 * 1000000000LL)
 
 static const char *const priority_names[] = {
@@ -126,6 +131,7 @@ struct journal {
 	struct mmsghdr msg[JOURNAL_BATCH];
 	struct iovec miov[JOURNAL_BATCH];
 
+	int64_t pace_ns;		/* the pause when journald's queue is full; 0: none yet */
 	int fd;				/* connected to JOURNAL_SOCKET; -1: not */
 	dev_t dev;			/* the socket connected to */
 	ino_t ino;
@@ -198,6 +204,49 @@ static bool wait_writable(struct journal *st, int64_t *deadline)
 		now = sl_clock_ns(CLOCK_MONOTONIC);
 	}
 	return false;
+}
+
+/* Bytes of this socket's datagrams journald has not read yet (SIOCOUTQ); -1 unknown. */
+static int64_t unread(const struct journal *st)
+{
+	int q;
+
+	return ioctl(st->fd, SIOCOUTQ, &q) < 0 ? -1 : q;
+}
+
+/*
+ * journald's queue is full.  Waking as soon as one entry fits (poll)
+ * would send one entry per wakeup while journald is the slower side, a
+ * context switch per entry; so the output pauses for about the time
+ * journald takes to read three quarters of what waits, learnt from the
+ * last pause: `full` bytes unread before it, fewer after.  A pause after
+ * which journald read nothing waits for room with poll (bounded by
+ * *deadline, see wait_writable) and the next pause is longer.  Whether
+ * to send again.
+ */
+static bool wait_room(struct journal *st, int64_t *deadline)
+{
+	int64_t full = unread(st), left, p;
+	struct timespec ts = { 0, 0 };
+
+	if (!st->pace_ns)
+		st->pace_ns = PACE_MIN_NS * 10;
+	if (*deadline && sl_clock_ns(CLOCK_MONOTONIC) + st->pace_ns > *deadline)
+		return wait_writable(st, deadline);
+	ts.tv_nsec = (long)st->pace_ns;
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+	left = unread(st);
+	if (full <= 0 || left < 0)
+		return wait_writable(st, deadline);	/* cannot tell: the plain wait */
+	if (left >= full) {
+		p = st->pace_ns * 2;
+		st->pace_ns = p > PACE_MAX_NS ? PACE_MAX_NS : p;
+		return wait_writable(st, deadline);
+	}
+	p = st->pace_ns * 3 * full / (4 * (full - left));
+	st->pace_ns = p < PACE_MIN_NS ? PACE_MIN_NS : p > PACE_MAX_NS ? PACE_MAX_NS : p;
+	return true;
 }
 
 /* ---- sending ---- */
@@ -303,15 +352,18 @@ static int send_all(struct journal *st, const struct dgrams *g, unsigned *i)
 			*i += (unsigned)r;
 			st->host->counter_add(st->inst, st->c_entries, (uint64_t)r);
 			deadline = 0;
+			/* cut short: journald's queue is full (what fits now is a slot or two) */
+			if (*i < g->n && !wait_room(st, &deadline))
+				return EAGAIN;
 			continue;
 		}
 		err = r < 0 ? errno : EAGAIN;
 		if (err == EINTR)
 			continue;
 		if (err == EAGAIN || err == EWOULDBLOCK) {
-			if (wait_writable(st, &deadline))
-				continue;
-			return EAGAIN;
+			if (!wait_room(st, &deadline))
+				return EAGAIN;
+			continue;
 		}
 		if (err == EMSGSIZE) {
 			if ((err = send_large(st, g->d.buf + g->off[*i], g->off[*i + 1] - g->off[*i],
