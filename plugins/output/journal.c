@@ -22,9 +22,12 @@
  * /run/systemd/journal/socket; each entry one datagram, built in one
  * buffer with the others of its batch (the records one process() brought,
  * JOURNAL_BATCH at most) and sent with sendmmsg(), many per system call.
- *  - journald's queue full (slow or stopped): EAGAIN; the output waits
- *    for the socket to be writable (poll) at most SEND_WAIT_MS without
- *    progress, then the send fails: the sink engine (sink.h) retries it
+ *  - journald's queue full (slow or stopped): EAGAIN, or a sendmmsg()
+ *    cut short; the output pauses (wait_room(): about the time journald
+ *    takes to read most of what waits, so a slower journald costs a
+ *    wakeup per many entries, not one per entry) and polls for room when
+ *    journald read nothing, at most SEND_WAIT_MS without progress; then
+ *    the send fails: the sink engine (sink.h) retries it
  *    with backoff and then drops and counts it, or with spool_dir puts it
  *    in the disk spool.  The thread never waits longer, so a stalled
  *    journald wedges neither the daemon nor its stop.  Entries of a batch
