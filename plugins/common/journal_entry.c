@@ -89,12 +89,42 @@ void sl_journal_fmt_free(struct sl_journal_fmt *f)
 	f->nextra = 0;
 }
 
+/* NAME=value\n, or NAME\n, value's length (64 bits, little-endian), value, \n (a newline in it). */
+static void put_native(struct sl_journal_entry *e, const char *name, size_t nlen, const void *v,
+		       size_t vlen, bool plain)
+{
+	bool binary = !plain && vlen && memchr(v, '\n', vlen);
+	size_t n = nlen + vlen + 1 + (binary ? 8 : 0);
+	unsigned char *p;
+
+	if (!nlen || !sl_grow(&e->buf, &e->cap, e->len + n)) {
+		e->oom = true;
+		return;
+	}
+	p = (unsigned char *)e->buf + e->len;
+	memcpy(p, name, nlen);
+	p += nlen;
+	if (binary) {
+		p[-1] = '\n';
+		for (unsigned i = 0; i < 8; i++)
+			*p++ = (unsigned char)((uint64_t)vlen >> (8 * i));
+	}
+	if (vlen)
+		memcpy(p, v, vlen);
+	p[vlen] = '\n';
+	e->len += n;
+}
+
 void sl_journal_entry_put(struct sl_journal_entry *e, const char *name, size_t nlen, const void *v,
 			  size_t vlen)
 {
 	size_t n = nlen + vlen;
 	unsigned char *p;
 
+	if (e->native) {
+		put_native(e, name, nlen, v, vlen, false);
+		return;
+	}
 	if (n > UINT32_MAX || !sl_grow(&e->buf, &e->cap, e->len + 4 + n)) {
 		e->oom = true;
 		return;
@@ -110,14 +140,21 @@ void sl_journal_entry_put(struct sl_journal_entry *e, const char *name, size_t n
 	e->len += 4 + n;
 }
 
-/* JSON text of a value, without the quotes of a string (json's strings here need no escape). */
+/*
+ * JSON text of a value, without the quotes of a string (json's strings
+ * here need no escape).  JSON text holds no raw newline: no need to look
+ * for one.
+ */
 static void put_json(struct sl_journal_entry *e, const char *name, size_t nlen, const char *v, size_t vlen)
 {
 	if (vlen >= 2 && v[0] == '"' && v[vlen - 1] == '"') {
 		v++;
 		vlen -= 2;
 	}
-	sl_journal_entry_put(e, name, nlen, v, vlen);
+	if (e->native)
+		put_native(e, name, nlen, v, vlen, true);
+	else
+		sl_journal_entry_put(e, name, nlen, v, vlen);
 }
 
 static void put_extra(struct sl_journal_fmt *f, struct sl_journal_entry *e,
@@ -153,8 +190,8 @@ bool sl_journal_encode(struct sl_journal_fmt *f, struct sl_journal_entry *e, con
 	const struct sl_bytes *text = NULL;
 	bool v6 = sl_fmt_rec_v6(r);
 	uint64_t rows[2];
+	size_t start = e->len;
 
-	e->len = 0;
 	e->oom = false;
 	if (sl_has(r, SL_F_TEXT))
 		text = &r->v[SL_F_TEXT].bytes;
@@ -183,21 +220,36 @@ bool sl_journal_encode(struct sl_journal_fmt *f, struct sl_journal_entry *e, con
 	for (unsigned x = 0; x < f->nextra; x++)
 		if (sl_has(r, f->extra[x].id))
 			put_extra(f, e, &f->extra[x], &r->v[f->extra[x].id], v6);
+	if (e->oom)
+		e->len = start;
 	return !e->oom;
 }
 
-/* NAME= at p (n bytes): 1..SL_JOURNAL_NAME_MAX of A-Z0-9_, not starting with _ or a digit. */
+static bool name_char(unsigned char c)
+{
+	return (c >= 'A' && c <= 'Z') || c == '_' || (c >= '0' && c <= '9');
+}
+
+/* NAME at p (k bytes): 1..SL_JOURNAL_NAME_MAX of A-Z0-9_, not starting with _ or a digit. */
+static bool valid_name(const unsigned char *p, size_t k)
+{
+	if (k < 1 || k > SL_JOURNAL_NAME_MAX || p[0] == '_' || (p[0] >= '0' && p[0] <= '9'))
+		return false;
+	for (size_t i = 0; i < k; i++)
+		if (!name_char(p[i]))
+			return false;
+	return true;
+}
+
+/* NAME= at p (n bytes), a valid name. */
 static bool valid_field(const unsigned char *p, size_t n)
 {
 	size_t i;
 
-	for (i = 0; i < n && i <= SL_JOURNAL_NAME_MAX && p[i] != '='; i++) {
-		unsigned char c = p[i];
-
-		if (!((c >= 'A' && c <= 'Z') || c == '_' || (c >= '0' && c <= '9')))
+	for (i = 0; i < n && i <= SL_JOURNAL_NAME_MAX && p[i] != '='; i++)
+		if (!name_char(p[i]))
 			return false;
-	}
-	return i > 0 && i < n && p[i] == '=' && p[0] != '_' && !(p[0] >= '0' && p[0] <= '9');
+	return i < n && p[i] == '=' && valid_name(p, i);
 }
 
 unsigned sl_journal_entry_iov(const void *rec, size_t len, struct iovec *iov, unsigned max)
@@ -222,4 +274,84 @@ unsigned sl_journal_entry_iov(const void *rec, size_t len, struct iovec *iov, un
 		off += flen;
 	}
 	return n;
+}
+
+unsigned sl_journal_native_fields(const void *dgram, size_t len, struct sl_journal_field *out,
+				  unsigned max)
+{
+	const unsigned char *p = dgram;
+	unsigned n = 0;
+	size_t off = 0;
+
+	while (off < len) {
+		const unsigned char *nl = memchr(p + off, '\n', len - off);
+		const unsigned char *eq;
+		size_t line, vlen = 0;
+
+		if (!nl || n == max)
+			return 0;
+		line = (size_t)(nl - (p + off));
+		eq = memchr(p + off, '=', line);
+		if (eq) {
+			out[n].name = (const char *)p + off;
+			out[n].nlen = (size_t)(eq - (p + off)) + 1;
+			out[n].value = eq + 1;
+			out[n].vlen = line - out[n].nlen;
+			off += line + 1;
+		} else {
+			/* NAME\n, a 64-bit length, the value, \n */
+			if (len - off - line - 1 < 8)
+				return 0;
+			for (unsigned i = 0; i < 8; i++)
+				vlen |= (size_t)nl[1 + i] << (8 * i);
+			if (vlen > len - off - line - 9 || vlen == len - off - line - 9 ||
+			    nl[9 + vlen] != '\n')
+				return 0;
+			out[n].name = (const char *)p + off;
+			out[n].nlen = line + 1;	/* the \n stands for '=' */
+			out[n].value = nl + 9;
+			out[n].vlen = vlen;
+			off += line + 9 + vlen + 1;
+		}
+		if (!valid_name((const unsigned char *)out[n].name, out[n].nlen - 1))
+			return 0;
+		n++;
+	}
+	return n;
+}
+
+bool sl_journal_native_entry(const void *dgram, size_t len, struct sl_journal_field *fields,
+			     unsigned max, struct sl_journal_entry *e)
+{
+	unsigned n = sl_journal_native_fields(dgram, len, fields, max);
+	char name[SL_JOURNAL_NAME_MAX + 2];
+
+	e->native = false;
+	e->len = 0;
+	e->oom = false;
+	for (unsigned i = 0; i < n; i++) {
+		memcpy(name, fields[i].name, fields[i].nlen - 1);
+		name[fields[i].nlen - 1] = '=';
+		sl_journal_entry_put(e, name, fields[i].nlen, fields[i].value, fields[i].vlen);
+	}
+	return n && !e->oom;
+}
+
+bool sl_journal_entry_native(const void *rec, size_t len, struct iovec *iov, unsigned max,
+			     struct sl_journal_entry *e)
+{
+	unsigned n = sl_journal_entry_iov(rec, len, iov, max);
+	size_t start = e->len;
+
+	e->native = true;
+	e->oom = false;
+	for (unsigned i = 0; i < n; i++) {
+		const char *p = iov[i].iov_base;
+		size_t nl = (size_t)((const char *)memchr(p, '=', iov[i].iov_len) - p) + 1;
+
+		sl_journal_entry_put(e, p, nl, p + nl, iov[i].iov_len - nl);
+	}
+	if (!n || e->oom)
+		e->len = start;
+	return n && !e->oom;
 }

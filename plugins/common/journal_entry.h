@@ -8,11 +8,19 @@
  * the ruleset as its own bytes), then the fields plugins registered,
  * named the same way (sl_journal_name()).
  *
- * The entry is a byte string of fields, each a 4-byte little-endian
- * length and NAME=value: what the output sends as iovecs
- * (sl_journal_entry_iov()) and keeps as its spool record.  Reading one
- * back checks every length and that each field is NAME=... with a valid
- * name, so a damaged spool record is refused, never sent.
+ * An entry has two forms (struct sl_journal_entry's `native`):
+ *  - journald's native protocol (https://systemd.io/JOURNAL_NATIVE_PROTOCOL/),
+ *    one datagram: each field NAME=value\n, or, for a value with a
+ *    newline, NAME\n, the value's length as 64 bits little-endian, the
+ *    value, \n.  What the journal output sends; read back by
+ *    sl_journal_native_fields().
+ *  - the spool's: each field a 4-byte little-endian length and
+ *    NAME=value, read back as iovecs by sl_journal_entry_iov() (what
+ *    sd_journal_sendv() takes).
+ * sl_journal_native_entry() and sl_journal_entry_native() turn one into
+ * the other.  Reading either back checks every length and that each
+ * field has a valid name, so a damaged spool record is refused, never
+ * sent.
  */
 #ifndef SLUICE_JOURNAL_ENTRY_H
 #define SLUICE_JOURNAL_ENTRY_H
@@ -68,16 +76,20 @@ int sl_journal_fmt_init(struct sl_journal_fmt *f, int priority, const char *iden
 int sl_journal_fmt_add(struct sl_journal_fmt *f, sl_field id, enum sl_type type, const char *name);
 void sl_journal_fmt_free(struct sl_journal_fmt *f);
 
-/* An entry being written; buf grows (and is reused). */
+/* Entries being written; buf grows (and is reused). */
 struct sl_journal_entry {
 	char *buf;
 	size_t len, cap;
 	bool oom;		/* a field did not fit in memory */
+	bool native;		/* journald's native form, else the spool's */
 };
 
-/* Record r as the entry e (emptied first): false when out of memory. */
+/*
+ * Record r appended to e as one entry, in e's form (set len to 0 for
+ * one entry alone): false when out of memory (e as it was before).
+ */
 bool sl_journal_encode(struct sl_journal_fmt *f, struct sl_journal_entry *e, const struct sl_record *r);
-/* One field NAME=value (name holds the '='), value as its bytes. */
+/* One field NAME=value (name holds the '=', nlen counts it), value as its bytes, in e's form. */
 void sl_journal_entry_put(struct sl_journal_entry *e, const char *name, size_t nlen, const void *v,
 			  size_t vlen);
 
@@ -87,5 +99,35 @@ void sl_journal_entry_put(struct sl_journal_entry *e, const char *name, size_t n
  * field that is not NAME=... with a valid name, nothing at all).
  */
 unsigned sl_journal_entry_iov(const void *rec, size_t len, struct iovec *iov, unsigned max);
+
+/* A field of a native datagram: name with nlen bytes, its last '=' or '\n' (not part of the name). */
+struct sl_journal_field {
+	const char *name;
+	size_t nlen;
+	const void *value;
+	size_t vlen;
+};
+
+/*
+ * The native datagram (len bytes) as fields, at most max: how many, or 0
+ * when it is not one (a field not ended by \n, a binary length past the
+ * end, an invalid name, more than max fields, nothing at all).
+ */
+unsigned sl_journal_native_fields(const void *dgram, size_t len, struct sl_journal_field *out,
+				  unsigned max);
+/*
+ * The native datagram as one entry in the spool's form, in e (emptied,
+ * e->native cleared), fields[max] the room to read it: false when it is
+ * not a datagram or out of memory.
+ */
+bool sl_journal_native_entry(const void *dgram, size_t len, struct sl_journal_field *fields,
+			     unsigned max, struct sl_journal_entry *e);
+/*
+ * The spool record rec (len bytes) appended to e as a native datagram
+ * (e->native set), iov[max] the room to read it: false when it is not an
+ * entry or out of memory (e as it was).
+ */
+bool sl_journal_entry_native(const void *rec, size_t len, struct iovec *iov, unsigned max,
+			     struct sl_journal_entry *e);
 
 #endif /* SLUICE_JOURNAL_ENTRY_H */

@@ -98,6 +98,7 @@ static void reset(struct sl_sink *sk)
 {
 	sk->def->ops->reset(sk->ctx);
 	sk->units = 0;
+	sk->done = 0;
 }
 
 /* ---- the spool ---- */
@@ -129,7 +130,7 @@ static void spool_batch(struct sl_sink *sk)
 {
 	static const char too_long;
 
-	for (unsigned i = 0; i < sk->units; i++) {
+	for (unsigned i = sk->done; i < sk->units; i++) {
 		size_t len = 0;
 		const void *rec = sk->def->ops->spool_rec(sk->ctx, i, &len);
 
@@ -201,7 +202,7 @@ static void drain(struct sl_sink *sk)
 /* A batch that failed goes to the spool: its first send from there after retry_min. */
 static void spool_failed(struct sl_sink *sk)
 {
-	sk->host->log(sk->inst, SL_LOG_NOTICE, "%u rows go to the spool, %s", sk->units,
+	sk->host->log(sk->inst, SL_LOG_NOTICE, "%u rows go to the spool, %s", sk->units - sk->done,
 		      sk->def->from_spool);
 	sk->delay = sk->cfg->retry_min;
 	sk->next_try = now_ms(sk) + sk->delay;
@@ -242,12 +243,13 @@ static void send_batch(struct sl_sink *sk)
 			return;
 		}
 		if (i >= tries || (r == SL_SINK_REJECTED && i >= sk->def->reject_retries)) {
+			/* the units the output said were delivered are not lost */
 			if (sk->def->ops->retried)
-				sk->def->ops->retried(sk->ctx, n, i, false);
+				sk->def->ops->retried(sk->ctx, n - sk->done, i, false);
 			else
 				sk->host->log(sk->inst, SL_LOG_ERR, "%u rows dropped after %lld retries",
-					      n, (long long)i);
-			lost(sk, n);
+					      n - sk->done, (long long)i);
+			lost(sk, n - sk->done);
 			break;
 		}
 		sk->host->counter_add(sk->inst, sk->c_retries, 1);
@@ -324,6 +326,17 @@ int sl_sink_start(struct sl_sink *sk)
 	/* units left by an earlier run go first */
 	sk->host->timer_arm(sk->retry_timer, 0, 0);
 	return 0;
+}
+
+void sl_sink_send(struct sl_sink *sk)
+{
+	if (sk->started)
+		send_batch(sk);
+}
+
+void sl_sink_delivered(struct sl_sink *sk, unsigned k)
+{
+	sk->done = k < sk->units ? k : sk->units;
 }
 
 void sl_sink_flush(struct sl_sink *sk)

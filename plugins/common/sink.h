@@ -199,6 +199,7 @@ struct sl_sink {
 	void *ctx;			/* the output's, for its callbacks */
 	struct sl_sink_clock clock;
 	unsigned units;			/* in the batch */
+	unsigned done;			/* of them delivered by a send that failed after (sl_sink_delivered) */
 	bool started, stopping, oom_logged;
 	int c_retries, c_dropped;	/* the output's counters */
 
@@ -230,6 +231,19 @@ void sl_sink_clock(struct sl_sink *sk, const struct sl_sink_clock *clock);
 int sl_sink_start(struct sl_sink *sk);
 /* Each record encoded; a full batch sent; then from the spool a while.  0. */
 int sl_sink_process(struct sl_sink *sk, struct sl_batch *b);
+/*
+ * The batch now, with the usual retries (an output whose batch is what
+ * one process() brought calls it after sl_sink_process).
+ */
+void sl_sink_send(struct sl_sink *sk);
+/*
+ * From send(), before it returns SL_SINK_RETRY or SL_SINK_REJECTED: the
+ * first k units of the batch were delivered (a send of several
+ * datagrams that stopped part way).  They are neither spooled nor counted
+ * lost; the batch's next send() is of the same n units, and the output
+ * skips the first k itself.  reset() forgets it.
+ */
+void sl_sink_delivered(struct sl_sink *sk, unsigned k);
 /* The core's flush (before a stop or reload): the batch, with short retries. */
 void sl_sink_flush(struct sl_sink *sk);
 /* Timers off, the batch sent, the spool for a while, then closed. */

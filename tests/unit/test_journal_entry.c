@@ -109,6 +109,7 @@ static void test_entry(void)
 	sl_set_bytes(r, (sl_field)(cid + 2), "\x01\xff", 2);
 
 	/* no text: the prefix is the message, bytes as they are */
+	e.len = 0;
 	CHECK(sl_journal_encode(&f, &e, r));
 	niov = sl_journal_entry_iov(e.buf, e.len, iov, SL_JOURNAL_MAX_FIELDS);
 	CHECK(niov == 13);
@@ -129,11 +130,13 @@ static void test_entry(void)
 
 	/* a text is the message; no prefix, no text: an empty one */
 	sl_set_bytes(r, SL_F_TEXT, "line", 4);
+	e.len = 0;
 	CHECK(sl_journal_encode(&f, &e, r));
 	niov = sl_journal_entry_iov(e.buf, e.len, iov, SL_JOURNAL_MAX_FIELDS);
 	CHECK(has("MESSAGE", "line"));
 	sl_unset(r, SL_F_TEXT);
 	sl_unset(r, SL_F_PREFIX);
+	e.len = 0;
 	CHECK(sl_journal_encode(&f, &e, r));
 	niov = sl_journal_entry_iov(e.buf, e.len, iov, SL_JOURNAL_MAX_FIELDS);
 	CHECK(niov == 12 && has("MESSAGE", ""));
@@ -165,9 +168,103 @@ static void test_entry(void)
 	sl_journal_fmt_free(&f);
 }
 
+static struct sl_journal_field jf[SL_JOURNAL_MAX_FIELDS];
+
+/* The value of NAME in the native datagram read back (n fields), or NULL. */
+static const char *nfield(unsigned n, const char *name, size_t *len)
+{
+	size_t k = strlen(name);
+
+	for (unsigned i = 0; i < n; i++)
+		if (jf[i].nlen == k + 1 && !memcmp(jf[i].name, name, k)) {
+			*len = jf[i].vlen;
+			return jf[i].value;
+		}
+	return NULL;
+}
+
+/*
+ * The native form: a value with a newline in the binary form (the exact
+ * bytes the protocol document gives), others NAME=value; several entries
+ * one after another; read back field for field; turned into the spool's
+ * form and back, the same bytes; damaged datagrams refused.
+ */
+static void test_native(void)
+{
+	struct sl_journal_fmt f;
+	struct sl_journal_entry e = { .native = true }, sp = { 0 }, back = { .native = true };
+	struct sl_record *r = &recmem.r;
+	static const char prefix[] = "drop\nin=\"x\" ";
+	static const char want_prefix[] = "PREFIX\n\x0c\0\0\0\0\0\0\0drop\nin=\"x\" \n";
+	size_t len, first;
+	const char *v;
+	unsigned n;
+
+	CHECK(sl_journal_fmt_init(&f, 6, "sluice") == 0);
+	memset(recmem.mem, 0, sizeof(recmem.mem));
+	sl_set_bytes(r, SL_F_TEXT, "a line", 6);
+	sl_set_bytes(r, SL_F_PREFIX, prefix, sizeof(prefix) - 1);
+	sl_set_u64(r, SL_F_DPORT, 22);
+	CHECK(sl_journal_encode(&f, &e, r));
+	first = e.len;
+	CHECK(e.len > 8 && !memcmp(e.buf, "MESSAGE=a line\nPRIORITY=6\nSYSLOG_IDENTIFIER=sluice\n", 50));
+	CHECK(memmem(e.buf, e.len, want_prefix, sizeof(want_prefix) - 1) != NULL);
+	CHECK(memmem(e.buf, e.len, "\nDEST_PORT=22\n", 14) != NULL);
+	n = sl_journal_native_fields(e.buf, e.len, jf, SL_JOURNAL_MAX_FIELDS);
+	CHECK(n == 5, "%u fields", n);
+	CHECK((v = nfield(n, "PREFIX", &len)) && len == sizeof(prefix) - 1 && !memcmp(v, prefix, len));
+	CHECK((v = nfield(n, "MESSAGE", &len)) && len == 6 && !memcmp(v, "a line", 6));
+	CHECK((v = nfield(n, "DEST_PORT", &len)) && len == 2 && !memcmp(v, "22", 2));
+
+	/* appended: a second entry after the first, the first untouched */
+	sl_unset(r, SL_F_TEXT);
+	CHECK(sl_journal_encode(&f, &e, r));
+	CHECK(sl_journal_native_fields(e.buf + first, e.len - first, jf, SL_JOURNAL_MAX_FIELDS) == 5);
+	CHECK((v = nfield(5, "MESSAGE", &len)) && len == sizeof(prefix) - 1);	/* binary form too */
+	CHECK(sl_journal_native_fields(e.buf, first, jf, SL_JOURNAL_MAX_FIELDS) == 5);
+
+	/* the spool's form and back: the same datagram */
+	CHECK(sl_journal_native_entry(e.buf, first, jf, SL_JOURNAL_MAX_FIELDS, &sp));
+	niov = sl_journal_entry_iov(sp.buf, sp.len, iov, SL_JOURNAL_MAX_FIELDS);
+	CHECK(niov == 5 && has("PREFIX", prefix) && has("MESSAGE", "a line"));
+	CHECK(sl_journal_entry_native(sp.buf, sp.len, iov, SL_JOURNAL_MAX_FIELDS, &back));
+	CHECK(back.len == first && !memcmp(back.buf, e.buf, first));
+	CHECK(!sl_journal_entry_native(sp.buf, sp.len - 1, iov, SL_JOURNAL_MAX_FIELDS, &back));
+	CHECK(back.len == first);	/* a failed one adds nothing */
+
+	/* damaged datagrams are refused */
+	{
+		char *copy = malloc(first);
+		char *bin = memmem(e.buf, first, "PREFIX\n", 7);
+		size_t at = (size_t)(bin - e.buf) + 7;
+
+		memcpy(copy, e.buf, first);
+		CHECK(sl_journal_native_fields(copy, first, jf, 4) == 0);		/* more fields than room */
+		CHECK(sl_journal_native_fields(copy, first - 1, jf, SL_JOURNAL_MAX_FIELDS) == 0);	/* no final \n */
+		CHECK(sl_journal_native_fields(copy, 0, jf, SL_JOURNAL_MAX_FIELDS) == 0);
+		CHECK(sl_journal_native_fields(copy, at + 4, jf, SL_JOURNAL_MAX_FIELDS) == 0);	/* cut length */
+		copy[at] = 13;								/* one past its \n */
+		CHECK(sl_journal_native_fields(copy, first, jf, SL_JOURNAL_MAX_FIELDS) == 0);
+		copy[at] = (char)0xff;							/* past the end */
+		CHECK(sl_journal_native_fields(copy, first, jf, SL_JOURNAL_MAX_FIELDS) == 0);
+		memcpy(copy, e.buf, first);
+		copy[0] = 'm';								/* "mESSAGE=" */
+		CHECK(sl_journal_native_fields(copy, first, jf, SL_JOURNAL_MAX_FIELDS) == 0);
+		CHECK(!sl_journal_native_entry(copy, first, jf, SL_JOURNAL_MAX_FIELDS, &sp));
+		copy[0] = '_';								/* trusted */
+		CHECK(sl_journal_native_fields(copy, first, jf, SL_JOURNAL_MAX_FIELDS) == 0);
+		free(copy);
+	}
+	free(e.buf);
+	free(sp.buf);
+	free(back.buf);
+	sl_journal_fmt_free(&f);
+}
+
 int main(void)
 {
 	test_names();
 	test_entry();
+	test_native();
 	return check_summary("journal_entry");
 }
