@@ -10,7 +10,9 @@
 # hook (echo replies, the RST of the closed TCP port, whose connection
 # conntrack destroys at once, and the port unreachable errors of the UDP
 # datagrams, related to their connection) join too; packets a rule logs and drops
-# (their connection is never confirmed) get no ct_id.
+# (their connection is never confirmed) get no ct_id.  Datagrams DNATed
+# (to port 9997, now 9000) are logged after NAT: their tuple is neither of
+# the connection's, and is found as the inverse of its reply tuple.
 # The kernel gives the id with the packet when it has
 # CONFIG_NETFILTER_NETLINK_GLUE_CT; without it (CI's, this one's) nflog
 # looks it up through ctnetlink and conntrack's destroy events
@@ -37,6 +39,13 @@ table inet sluice_pcapng_join2 {
 	chain in {
 		type filter hook input priority -10; policy accept;
 		udp dport 9998 log group $G prefix "dropped " drop
+		udp dport 9000 log group $G prefix "nat "
+	}
+}
+table ip sluice_pcapng_join_nat {
+	chain pre {
+		type nat hook prerouting priority dstnat; policy accept;
+		udp dport 9997 dnat to 10.93.0.2:9000
 	}
 }
 NFT
@@ -64,10 +73,13 @@ ip netns exec "$A" python3 -c '
 import socket
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 for i in range(3):
-    s.sendto(b"dropped", ("10.93.0.2", 9998))'
-# 16 from A; 2 echo replies and 1 RST per IP version; 3 dropped; and up to
-# 5 port unreachables per IP version (rate-limited by the kernel: not counted)
-N=25
+    s.sendto(b"dropped", ("10.93.0.2", 9998))
+for i in range(3):
+    s.sendto(b"nat", ("10.93.0.2", 9997))'
+# 16 from A; 2 echo replies and 1 RST per IP version; 3 dropped; 3 DNATed
+# ones, logged twice; and up to 8 port unreachables (rate-limited by the
+# kernel: not counted)
+N=31
 lines_ge() { [ "$(wc -l <"$1" 2>/dev/null || echo 0)" -ge "$2" ]; }
 wait_for 10 lines_ge "$WORK/packets.json" $N || fail "only $(wc -l <"$WORK/packets.json") of $N packets"
 # every connection ends now: one DESTROY event each
@@ -112,6 +124,9 @@ if missing:
     sys.exit(1)
 if dropped != 3:
     sys.exit("%d dropped packets logged, want 3" % dropped)
+nat = sum(1 for p in pk if p["prefix"] == "nat " and p.get("dest_port") == 9000)
+if nat != 3:
+    sys.exit("%d packets logged after DNAT, want 3" % nat)
 print(len(pk) - dropped)
 PY
 joined() { python3 "$WORK/join.py" "$WORK/packets.json" "$WORK/flows.json" $LOOKUP >"$WORK/join.out" 2>&1; }
