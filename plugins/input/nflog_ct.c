@@ -205,6 +205,21 @@ static int find(struct nflog_ct *c, const struct sl_ct_tuple *t, uint32_t *id, u
 	return lookup(c, &inv, id);
 }
 
+/*
+ * A connection that ended since: by its destroy event, read now if it came
+ * after the batch began; by the packet's tuple or, after NAT, its inverse.
+ */
+static bool gone(struct nflog_ct *c, const struct sl_ct_tuple *t, int64_t now, uint32_t *id)
+{
+	struct sl_ct_tuple inv = *t;
+
+	read_events(c, now);
+	if (sl_ct_cache_get(&c->gone, t, now, id))
+		return true;
+	sl_ct_tuple_invert(&inv);
+	return sl_ct_cache_get(&c->gone, &inv, now, id);
+}
+
 void nflog_ct_fill(struct nflog_ct *c, struct sl_batch *b)
 {
 	int64_t now = sl_clock_ns(CLOCK_MONOTONIC);
@@ -233,8 +248,7 @@ void nflog_ct_fill(struct nflog_ct *c, struct sl_batch *b)
 					     "conntrack: lookup failed: %s (counted in ct_missing; "
 					     "warned once)", strerror(errno));
 			}
-			/* a connection that ended since: by its destroy event */
-			if (rc == 0 && sl_ct_cache_get(&c->gone, &t, now, &id))
+			if (rc == 0 && gone(c, &t, now, &id))
 				rc = 1;
 			if (rc <= 0) {
 				missing++;

@@ -19,7 +19,9 @@
  * logged packets up to its flush timeout): the input also listens to
  * conntrack's destroy events (NFNLGRP_CONNTRACK_DESTROY) and keeps both
  * tuples of each ended connection for the flush timeout and a second; a
- * lookup that finds no live connection takes the id from there.  Lookups that find
+ * lookup that finds no live connection reads the events that came and
+ * takes the id from there (by the packet's tuple or, after NAT, its
+ * inverse).  Lookups that find
  * nothing are not cached: a connection is only in the table once its first
  * packet was accepted (confirmed), and a later packet of it must find it.
  *
