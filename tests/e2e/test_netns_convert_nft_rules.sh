@@ -54,6 +54,8 @@ g1=$(grp 7001) g2=$(grp 7002) gs=$(grp sub) g5=$(grp 7005)
 [ "$g1" != "$g2" ] && [ "$gs" != "$g1" ] && [ "$gs" != "$g2" ] ||
 	fail "rules sharing hook and prefix share a group: 7001 $g1, 7002 $g2, sub $gs"
 [ "$g5" = "$g1" ] || fail "the output rule got group $g5, not the input rule's $g1 (another hook: no clash)"
+[ "$(grep -c '^# group [0-9]*: .*(a further group: ' "$WORK/conv.out")" = 2 ] ||
+	{ cat "$WORK/conv.out"; fail "the preview does not say why the two further groups are there"; }
 
 # sluice with rules: true on every group chosen, one JSON file each
 groups=$(awk '{ print $2 }' "$WORK/rules.txt" | sort -un)

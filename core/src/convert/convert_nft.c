@@ -253,14 +253,21 @@ static void report(const struct nft_ruleset *rs, const char *name)
 	}
 }
 
-static void describe_group(const struct nft_group *g, FILE *out)
+/* Group i's comment line; a further group of the same (level, flags) says why it is one. */
+static void describe_group(const struct nft_group *groups, int i, FILE *out)
 {
+	const struct nft_group *g = &groups[i];
+	bool again = false;
 	char flags[96];
 
+	for (int k = 0; k < i; k++)
+		again |= groups[k].level == g->level && groups[k].flags == g->flags;
 	nft_flags_text(g->flags, flags, sizeof(flags));
-	fprintf(out, "# group %u: level %s (syslog severity %s), flags %s: %zu statement%s\n",
+	fprintf(out, "# group %u: level %s (syslog severity %s), flags %s: %zu statement%s%s\n",
 		g->group, nft_level_name(g->level), nft_severity_name(g->level),
-		flags[0] ? flags : "none", g->nstmts, g->nstmts == 1 ? "" : "s");
+		flags[0] ? flags : "none", g->nstmts, g->nstmts == 1 ? "" : "s",
+		again ? " (a further group: in an earlier one, rules: true could not tell its "
+			"rules from others with the same hook and prefix)" : "");
 }
 
 /* The statements of the rule that starts at stmts[i], convertible ones only. */
@@ -304,7 +311,7 @@ static void print_batch_text(const struct nft_ruleset *rs, const struct nft_grou
 		     "# sluice convert nft: printk log statements -> NFLOG groups %u-%u\n",
 		groups[0].group, groups[ngroups - 1].group);
 	for (int g = 0; g < ngroups; g++)
-		describe_group(&groups[g], out);
+		describe_group(groups, g, out);
 	fputs("# --apply applies the same change as one JSON batch (nft -j -f): all rules or none\n",
 	      out);
 	for (size_t i = 0, next; i < rs->n; i = next) {
@@ -411,7 +418,7 @@ static void write_yaml(const struct nft_ruleset *rs, const struct nft_group *gro
 	      "# Written by `sluice convert nft`: the printk `log` rules, now `log group N`,\n"
 	      "# logged as the kernel printed them (logline), to a file and to syslog.\n", out);
 	for (int g = 0; g < ngroups; g++) {
-		describe_group(&groups[g], out);
+		describe_group(groups, g, out);
 		for (size_t i = 0; i < rs->n; i++) {
 			const struct nft_logstmt *s = &rs->stmts[i];
 
