@@ -35,6 +35,7 @@
 #include "clock.h"
 #include "lost_count.h"
 #include "nflog_attrs.h"
+#include "nflog_ct.h"
 #include "nlsock.h"
 #include "plugin_state.h"
 #ifdef SLUICE_NFLOG_RULES
@@ -76,6 +77,8 @@ struct nflog {
 	/* what the stacks below read (host subtree_reads()), as attributes to parse */
 	uint64_t reads[SL_PRESENCE_WORDS];
 	uint32_t attrs;
+	bool ct_wanted;		/* the stacks below read ct_id */
+	struct nflog_ct *ct;	/* conntrack: true; looks ids up without the kernel's glue */
 #ifdef SLUICE_NFLOG_RULES
 	struct nflog_rules *rules;	/* rules: true */
 #endif
@@ -97,7 +100,9 @@ static const struct sl_option nflog_options[] = {
 	SL_OPT_BOOL("seq", struct nflog_cfg, seq, "true",
 		    "ask for sequence numbers and count the events lost (seq_lost)"),
 	SL_OPT_BOOL("conntrack", struct nflog_cfg, conntrack, "false",
-		    "ask for conntrack id and state of each packet (NFULNL_CFG_F_CONNTRACK)"),
+		    "the conntrack id (ct_id) and state of each packet: from the kernel "
+		    "(NFULNL_CFG_F_CONNTRACK), or, on a kernel without its glue, the id "
+		    "looked up through ctnetlink"),
 	SL_OPT_BOOL("rules", struct nflog_cfg, rules, "false",
 		    "attribute each record to the nftables rule that logged it (rule_* fields), "
 		    "from the ruleset, followed as it changes"),
@@ -116,9 +121,11 @@ static const struct sl_field_decl nflog_provides[] = {
 	SL_FIELD_END
 };
 
-/* A batch handed on: attributed first with rules: true. */
+/* A batch handed on: conntrack ids looked up, then attributed with rules: true. */
 static void emit(struct nflog *st, struct sl_batch *b)
 {
+	if (st->ct_wanted && nflog_ct_active(st->ct))
+		nflog_ct_fill(st->ct, b);
 #ifdef SLUICE_NFLOG_RULES
 	if (st->rules)
 		nflog_rules_attribute(st->rules, b);
@@ -203,11 +210,50 @@ static int set_u32(struct nflog *st, uint16_t attr, uint32_t value, const char *
 	return 0;
 }
 
-static int configure_kernel(struct nflog *st)
+/*
+ * NFULA_CFG_FLAGS: seq, conntrack.  A kernel without
+ * CONFIG_NETFILTER_NETLINK_GLUE_CT refuses the conntrack flag
+ * (EOPNOTSUPP): the ids are then looked up through ctnetlink (nflog_ct.h).
+ */
+static int set_flags(struct nflog *st)
 {
 	const struct nflog_cfg *cfg = st->cfg;
 	struct nlmsghdr *nlh;
 	uint16_t flags = 0;
+	int err;
+
+	if (cfg->seq)
+		flags |= NFULNL_CFG_F_SEQ | NFULNL_CFG_F_SEQ_GLOBAL;
+	if (cfg->conntrack)
+		flags |= NFULNL_CFG_F_CONNTRACK;
+	if (!flags)
+		return 0;
+	nlh = cfg_header(st);
+	mnl_attr_put_u16(nlh, NFULA_CFG_FLAGS, htons(flags));
+	err = send_cfg(st, nlh);
+	if (cfg->conntrack && err == -EOPNOTSUPP) {
+		if (nflog_ct_start(st->ct) < 0)
+			return -1;
+		flags &= (uint16_t)~NFULNL_CFG_F_CONNTRACK;
+		err = 0;
+		if (flags) {
+			nlh = cfg_header(st);
+			mnl_attr_put_u16(nlh, NFULA_CFG_FLAGS, htons(flags));
+			err = send_cfg(st, nlh);
+		}
+	}
+	if (err) {
+		st->host->log(st->inst, SL_LOG_ERR, "%s: %s", cfg->conntrack ? "seq/conntrack" : "seq",
+			      strerror(-err));
+		return -1;
+	}
+	return 0;
+}
+
+static int configure_kernel(struct nflog *st)
+{
+	const struct nflog_cfg *cfg = st->cfg;
+	struct nlmsghdr *nlh;
 	int err;
 
 	nlh = cfg_header(st);
@@ -242,24 +288,8 @@ static int configure_kernel(struct nflog *st)
 	    set_u32(st, NFULA_CFG_TIMEOUT, (uint32_t)((cfg->qtimeout + 9) / 10), "qtimeout") < 0)
 		return -1;
 
-	if (cfg->seq)
-		flags |= NFULNL_CFG_F_SEQ | NFULNL_CFG_F_SEQ_GLOBAL;
-	if (cfg->conntrack)
-		flags |= NFULNL_CFG_F_CONNTRACK;
-	if (flags) {
-		nlh = cfg_header(st);
-		mnl_attr_put_u16(nlh, NFULA_CFG_FLAGS, htons(flags));
-		if ((err = send_cfg(st, nlh)) != 0) {
-			if (cfg->conntrack && err == -EOPNOTSUPP)
-				st->host->log(st->inst, SL_LOG_ERR,
-					      "conntrack: not supported by this kernel (needs "
-					      "nf_conntrack_netlink and CONFIG_NETFILTER_NETLINK_GLUE_CT)");
-			else
-				st->host->log(st->inst, SL_LOG_ERR, "%s: %s",
-					      cfg->conntrack ? "seq/conntrack" : "seq", strerror(-err));
-			return -1;
-		}
-	}
+	if (set_flags(st) < 0)
+		return -1;
 	return 0;
 
 fail_copy_range:
@@ -314,8 +344,10 @@ static uint32_t wanted_attrs(struct nflog *st)
 {
 	const uint64_t *reads;
 
-	if (!SL_HOST_HAS(st->host, subtree_reads))
+	if (!SL_HOST_HAS(st->host, subtree_reads)) {
+		st->ct_wanted = true;
 		return SL_NFLOG_ATTRS_ALL;
+	}
 	reads = st->host->subtree_reads(st->inst);
 	if (memcmp(reads, st->reads, sizeof(st->reads)) != 0 || !st->attrs) {
 		memcpy(st->reads, reads, sizeof(st->reads));
@@ -327,6 +359,10 @@ static uint32_t wanted_attrs(struct nflog *st)
 							       (uint32_t)1 << NFULA_PREFIX |
 							       (uint32_t)1 << NFULA_PAYLOAD : 0) |
 				     1u;	/* NFULA_UNSPEC, nothing: marks the set as made */
+		st->ct_wanted = (st->attrs >> NFULA_CT) & 1;
+		/* ct_id without the kernel's glue: from the packet's tuple */
+		if (st->ct_wanted && nflog_ct_active(st->ct))
+			st->attrs |= (uint32_t)1 << NFULA_PACKET_HDR | (uint32_t)1 << NFULA_PAYLOAD;
 	}
 	return st->attrs;
 }
@@ -465,6 +501,11 @@ static int nflog_configure(const struct sl_host *host, struct sl_instance *inst,
 	st->c_seq_lost = host->counter_new(inst, "seq_lost");
 	st->rd.c_malformed = host->counter_new(inst, "malformed");
 	st->c_lost = host->counter_new(inst, "lost");
+	if (st->cfg->conntrack &&
+	    !(st->ct = nflog_ct_new(host, inst, st->cfg->qtimeout ? st->cfg->qtimeout : 1000))) {
+		free(st);
+		return -1;
+	}
 	if (st->cfg->rules) {
 #ifdef SLUICE_NFLOG_RULES
 		/* the kernel sends a queued packet after its flush timeout at the latest */
@@ -522,6 +563,7 @@ static void nflog_stop(void *state)
 
 	/* closing the socket destroys the kernel instance: no UNBIND needed */
 	sl_nl_close(&st->rd);
+	nflog_ct_stop(st->ct);
 #ifdef SLUICE_NFLOG_RULES
 	nflog_rules_stop(st->rules);
 #endif
@@ -529,13 +571,15 @@ static void nflog_stop(void *state)
 
 static void nflog_destroy(void *state)
 {
-#ifdef SLUICE_NFLOG_RULES
 	struct nflog *st = state;
 
-	if (st)
-		nflog_rules_free(st->rules);
+	if (!st)
+		return;
+	nflog_ct_free(st->ct);
+#ifdef SLUICE_NFLOG_RULES
+	nflog_rules_free(st->rules);
 #endif
-	free(state);
+	free(st);
 }
 
 static const struct sl_plugin nflog_plugin = {

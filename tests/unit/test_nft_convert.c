@@ -398,6 +398,53 @@ static void test_bad_input(void)
 	}
 }
 
+/*
+ * clash.json: rules that would share (family, hook, group, prefix) get
+ * distinct groups, as nflog's `rules: true` keys them: hooks carried to
+ * regular chains through jumps and an anonymous vmap, inet meeting ip and
+ * not ip6, an unreached chain meeting nothing, two statements of one rule
+ * sharing a group; and when no group is left, the rules are named.
+ */
+static void test_clash(void)
+{
+	static const struct {
+		const char *table;
+		uint64_t handle;
+		int nth;
+		unsigned group;
+	} want[] = {
+		{"f", 7, 0, 5}, {"f", 8, 0, 6}, {"f", 10, 0, 5}, {"f", 13, 0, 5}, {"f", 15, 0, 5},
+		{"f", 15, 1, 5}, {"f", 17, 0, 7}, {"f", 18, 0, 8}, {"f", 19, 0, 9}, {"f", 20, 0, 5},
+		{"g", 2, 0, 10}, {"h", 2, 0, 5},
+	};
+	struct nft_ruleset rs;
+	struct nft_group g[8];
+
+	load(&rs, "clash.json");
+	CHECK_EQ_U(rs.n, 12);
+	CHECK_EQ_I(nft_assign_groups(&rs, 5, g, 8), 6);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		const struct nft_logstmt *s = NULL;
+		int nth = want[i].nth;
+
+		for (size_t k = 0; k < rs.n && !s; k++)
+			if (rs.stmts[k].handle == want[i].handle &&
+			    !strcmp(rs.stmts[k].table, want[i].table) && nth-- == 0)
+				s = &rs.stmts[k];
+		CHECK(s, "%s #%llu", want[i].table, (unsigned long long)want[i].handle);
+		if (s)
+			CHECK(s->group == want[i].group, "%s #%llu: group %u, want %u", want[i].table,
+			      (unsigned long long)want[i].handle, s->group, want[i].group);
+	}
+	/* one group left: the second rule of input with prefix "x " has none */
+	CHECK_EQ_I(nft_assign_groups(&rs, 65535, g, 8), -1);
+	CHECK(rs.stuck && rs.stuck->handle == 8 && rs.stuck_with && rs.stuck_with->handle == 7);
+	/* no room for a group: a new (level, flags), clashing with nothing */
+	CHECK_EQ_I(nft_assign_groups(&rs, 5, g, 3), -1);
+	CHECK(rs.stuck && rs.stuck->handle == 18 && !rs.stuck_with);
+	nft_ruleset_free(&rs);
+}
+
 int main(void)
 {
 	struct nft_ruleset rs;
@@ -420,5 +467,6 @@ int main(void)
 	test_escapes();
 	test_unconvertible();
 	test_bad_input();
+	test_clash();
 	return check_summary("test_nft_convert");
 }

@@ -6,7 +6,9 @@
  * flags) of the printk `log` statements its own NFLOG group from --group
  * upward (a logline formatter has one set of flags, a syslog output one
  * severity, so each such pair needs its own stack; the prefix travels with
- * the packet and needs none), and prints
+ * the packet and needs none), and more groups where two rules would share
+ * (family, hook, group, prefix) so that nflog's `rules: true` can tell
+ * them apart (nft_reach.c), and prints
  *   - the nft batch that replaces every such rule by the same rule with
  *     `log group N prefix "..."`, as text to review (nft_rewrite.c), and
  *   - a sluice YAML: per group nflog -> decode -> logline (the flags) ->
@@ -42,7 +44,7 @@
 #include "subproc.h"
 
 #define ME "sluice convert nft"
-#define MAX_GROUPS 256		/* 8 levels x 32 flag sets */
+#define MAX_GROUPS 4096	/* 8 levels x 32 flag sets, and more where rules would clash */
 
 struct nft_opts {
 	unsigned group;
@@ -55,7 +57,8 @@ static void usage(FILE *out)
 	fputs("usage: sluice convert nft [--group N] [--file RULESET.json|-] [--yaml OUT]\n"
 	      "                          [--apply | --check] [--batch OUT.json]\n"
 	      "                          [--log-file PATH] [--syslog ADDRESS|none]\n"
-	      "  --group N       first NFLOG group; one group per distinct (level, flags) (default 5)\n"
+	      "  --group N       first NFLOG group; one group per distinct (level, flags), more where\n"
+	      "                  rules would share hook and prefix (default 5)\n"
 	      "  --file F        read `nft -j list ruleset` output from F ('-': stdin) instead of\n"
 	      "                  running it; --apply then applies only if the live ruleset still\n"
 	      "                  holds the rules F shows\n"
@@ -250,14 +253,21 @@ static void report(const struct nft_ruleset *rs, const char *name)
 	}
 }
 
-static void describe_group(const struct nft_group *g, FILE *out)
+/* Group i's comment line; a further group of the same (level, flags) says why it is one. */
+static void describe_group(const struct nft_group *groups, int i, FILE *out)
 {
+	const struct nft_group *g = &groups[i];
+	bool again = false;
 	char flags[96];
 
+	for (int k = 0; k < i; k++)
+		again |= groups[k].level == g->level && groups[k].flags == g->flags;
 	nft_flags_text(g->flags, flags, sizeof(flags));
-	fprintf(out, "# group %u: level %s (syslog severity %s), flags %s: %zu statement%s\n",
+	fprintf(out, "# group %u: level %s (syslog severity %s), flags %s: %zu statement%s%s\n",
 		g->group, nft_level_name(g->level), nft_severity_name(g->level),
-		flags[0] ? flags : "none", g->nstmts, g->nstmts == 1 ? "" : "s");
+		flags[0] ? flags : "none", g->nstmts, g->nstmts == 1 ? "" : "s",
+		again ? " (a further group: in an earlier one, rules: true could not tell its "
+			"rules from others with the same hook and prefix)" : "");
 }
 
 /* The statements of the rule that starts at stmts[i], convertible ones only. */
@@ -301,7 +311,7 @@ static void print_batch_text(const struct nft_ruleset *rs, const struct nft_grou
 		     "# sluice convert nft: printk log statements -> NFLOG groups %u-%u\n",
 		groups[0].group, groups[ngroups - 1].group);
 	for (int g = 0; g < ngroups; g++)
-		describe_group(&groups[g], out);
+		describe_group(groups, g, out);
 	fputs("# --apply applies the same change as one JSON batch (nft -j -f): all rules or none\n",
 	      out);
 	for (size_t i = 0, next; i < rs->n; i = next) {
@@ -408,7 +418,7 @@ static void write_yaml(const struct nft_ruleset *rs, const struct nft_group *gro
 	      "# Written by `sluice convert nft`: the printk `log` rules, now `log group N`,\n"
 	      "# logged as the kernel printed them (logline), to a file and to syslog.\n", out);
 	for (int g = 0; g < ngroups; g++) {
-		describe_group(&groups[g], out);
+		describe_group(groups, g, out);
 		for (size_t i = 0; i < rs->n; i++) {
 			const struct nft_logstmt *s = &rs->stmts[i];
 
@@ -688,6 +698,25 @@ static void note_taken_groups(const struct nft_ruleset *rs, unsigned first,
 	}
 }
 
+/* nft_assign_groups() found no free group: for which rule, and which it would share one with. */
+static void no_group(const struct nft_ruleset *rs, unsigned first)
+{
+	fprintf(stderr, ME ": --group %u: the groups needed would pass 65535 (or %d groups)", first,
+		MAX_GROUPS);
+	if (!rs->stuck) {
+		fputc('\n', stderr);
+		return;
+	}
+	fputs(": no group left for ", stderr);
+	rule_name(rs->stuck, stderr);
+	if (rs->stuck_with) {
+		fputs(", which would share its group, hook and prefix with ", stderr);
+		rule_name(rs->stuck_with, stderr);
+		fputs(" (give them distinct prefixes, or a lower --group)", stderr);
+	}
+	fputc('\n', stderr);
+}
+
 /* --check on the live ruleset: would nft take the batch --apply hands it? */
 static int check_batch(struct nft_ruleset *rs, const struct nft_opts *o)
 {
@@ -696,7 +725,7 @@ static int check_batch(struct nft_ruleset *rs, const struct nft_opts *o)
 	int ngroups = nft_assign_groups(rs, o->group, groups, MAX_GROUPS), rc;
 
 	if (ngroups < 0) {
-		fprintf(stderr, ME ": --group %u: the groups needed would pass 65535\n", o->group);
+		no_group(rs, o->group);
 		return 1;
 	}
 	note_taken_groups(rs, o->group, groups, ngroups);
@@ -728,7 +757,7 @@ static int convert(struct nft_ruleset *rs, const struct nft_opts *o)
 	}
 	ngroups = nft_assign_groups(rs, o->group, groups, MAX_GROUPS);
 	if (ngroups < 0) {
-		fprintf(stderr, ME ": --group %u: the groups needed would pass 65535\n", o->group);
+		no_group(rs, o->group);
 		return EX_USAGE;
 	}
 	note_taken_groups(rs, o->group, groups, ngroups);

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "nft_ruleset.h"
+#include "nft_reach.h"
 
 static const char *const level_names[] = {
 	"emerg", "alert", "crit", "err", "warn", "notice", "info", "debug",
@@ -294,6 +295,11 @@ int nft_ruleset_read(struct nft_ruleset *rs, const char *name, const char *text,
 			return -1;
 		}
 	}
+	if (nft_reach_compute(rs) < 0) {
+		snprintf(err, errlen, "%s: out of memory", name);
+		nft_ruleset_free(rs);
+		return -1;
+	}
 	return 0;
 }
 
@@ -322,26 +328,45 @@ const struct nft_used_group *nft_group_user(const struct nft_ruleset *rs, unsign
 	return NULL;
 }
 
+/* A statement before i in group `group` that s would clash with, or NULL. */
+static const struct nft_logstmt *clash_in(const struct nft_ruleset *rs, size_t i, unsigned group)
+{
+	for (size_t j = 0; j < i; j++)
+		if (!rs->stmts[j].why && rs->stmts[j].group == group &&
+		    nft_reach_clash(&rs->stmts[i], &rs->stmts[j]))
+			return &rs->stmts[j];
+	return NULL;
+}
+
 int nft_assign_groups(struct nft_ruleset *rs, unsigned first, struct nft_group *groups,
 		      size_t max)
 {
 	size_t ng = 0;
 	unsigned next = first;
 
+	rs->stuck = rs->stuck_with = NULL;
 	for (size_t i = 0; i < rs->n; i++) {
 		struct nft_logstmt *s = &rs->stmts[i];
+		const struct nft_logstmt *with = NULL, *w;
 		size_t g;
 
 		if (s->why)
 			continue;
-		for (g = 0; g < ng; g++)
-			if (groups[g].level == s->level && groups[g].flags == s->flags)
+		for (g = 0; g < ng; g++) {
+			if (groups[g].level != s->level || groups[g].flags != s->flags)
+				continue;
+			if (!(w = clash_in(rs, i, groups[g].group)))
 				break;
+			with = w;
+		}
 		if (g == ng) {
 			while (next <= 65535 && nft_group_user(rs, next))
 				next++;
-			if (ng == max || next > 65535)
+			if (ng == max || next > 65535) {
+				rs->stuck = s;
+				rs->stuck_with = with;
 				return -1;
+			}
 			groups[ng] = (struct nft_group){next++, s->level, s->flags, 0};
 			ng++;
 		}

@@ -38,6 +38,8 @@ struct nft_logstmt {
 	unsigned flags;			/* NFTLOG_* */
 	const char *why;		/* NULL: convertible; else why not */
 	unsigned group;			/* set by nft_assign_groups() */
+	uint8_t pfs;			/* packet families it logs (nft_reach.h) */
+	uint32_t hooks;			/* hooks that reach its chain (nft_reach.h) */
 };
 
 /* A `log group N` already in the ruleset: N is not free for the conversion. */
@@ -55,9 +57,11 @@ struct nft_ruleset {
 	size_t nrules;			/* rules seen */
 	struct nft_used_group *used;	/* the nflog groups of those, in listing order */
 	size_t nused;
+	/* nft_assign_groups() failed at stuck, which clashes with stuck_with (or NULL) */
+	const struct nft_logstmt *stuck, *stuck_with;
 };
 
-/* The NFLOG groups chosen: one per distinct (level, flags). */
+/* The NFLOG groups chosen: per distinct (level, flags), more where rules would clash. */
 struct nft_group {
 	unsigned group, level, flags;
 	size_t nstmts;
@@ -76,8 +80,13 @@ size_t nft_unconvertible(const struct nft_ruleset *rs);
  * Give every convertible statement a group: one per distinct (level,
  * flags), numbered from `first` in order of first appearance, skipping the
  * groups a `log group N` of the ruleset already uses (two listeners on one
- * group would each get the other's packets).  Returns the number of groups
- * (at most `max` are filled), or -1 if they would pass 65535.
+ * group would each get the other's packets); and a further group of the
+ * same (level, flags) for a statement that would clash (nft_reach_clash():
+ * same prefix, a family and hook in common, another rule) with one of each
+ * group so far, so that `rules: true` attributes every converted rule.
+ * Returns the number of groups (at most `max` are filled), or -1 if they
+ * would pass 65535 or `max`: rs->stuck is then the statement left without
+ * one, rs->stuck_with the last statement it clashes with (NULL: no clash).
  */
 int nft_assign_groups(struct nft_ruleset *rs, unsigned first, struct nft_group *groups,
 		      size_t max);
