@@ -17,6 +17,7 @@
 #include "log.h"
 #include "privileges.h"
 #include "stats.h"
+#include "tap.h"
 
 struct client {
 	struct control *ctl;
@@ -28,6 +29,11 @@ struct client {
 	size_t replylen, sent;
 	struct ucred peer;		/* who asked: logged with reload/reopen */
 	bool reloading;			/* waiting for a reload's answer */
+	/* tail: the session (-1: none) and what of its lines is not sent yet */
+	int tap;
+	char *tbuf;
+	size_t tlen, tsent;
+	uint64_t lost_said;		/* the last "l N" */
 };
 
 struct control {
@@ -48,6 +54,10 @@ static void client_close(struct client *cl)
 	if (cl->reloading)
 		cl->ctl->ops->reload_forget(cl->ctl->ctx, cl);
 	cl->reloading = false;
+	tap_close(cl->tap);
+	cl->tap = -1;
+	free(cl->tbuf);
+	cl->tbuf = NULL;
 	event_loop_unwatch(cl->ctl->loop, cl->fd);
 	close(cl->fd);
 	cl->fd = -1;
@@ -57,10 +67,16 @@ static void client_close(struct client *cl)
 	cl->reply = NULL;
 }
 
+static void tail_tick(struct client *cl);
+
 static void on_deadline(void *ctx)
 {
 	struct client *cl = ctx;
 
+	if (cl->tap >= 0) {
+		tail_tick(cl);
+		return;
+	}
 	log_msg(SL_LOG_DEBUG, "control: a client took more than %d ms; dropped", CONTROL_TIMEOUT_MS);
 	client_close(cl);
 }
@@ -112,7 +128,7 @@ static void run_command(struct control *ctl, const struct ucred *peer, const cha
 		reply_op(out, ctl->ops->reopen(ctl->ctx, msg, sizeof(msg)), msg);
 	} else {
 		fprintf(out, "error\nunknown command '%.64s' (expected stats, stats json, stats rules, "
-			"reload or reopen)\n", cmd);
+			"reload, reopen or tail)\n", cmd);
 	}
 }
 
@@ -176,6 +192,142 @@ static void ask_reload(struct client *cl)
 	client_close(cl);
 }
 
+/* A whole reply from text; the connection closes after it. */
+static void reply_text(struct client *cl, const char *text)
+{
+	if (!(cl->reply = strdup(text))) {
+		client_close(cl);
+		return;
+	}
+	cl->replylen = strlen(text);
+	cl->sent = 0;
+	send_reply(cl);
+}
+
+/* Send what tbuf holds, as far as the socket takes it.  0, or -1: closed. */
+static int tail_send(struct client *cl)
+{
+	while (cl->tsent < cl->tlen) {
+		ssize_t n = send(cl->fd, cl->tbuf + cl->tsent, cl->tlen - cl->tsent,
+				 MSG_NOSIGNAL | MSG_DONTWAIT);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return 0;	/* the next tick tries again; the session buffers meanwhile */
+		if (n <= 0) {
+			client_close(cl);
+			return -1;
+		}
+		cl->tsent += (size_t)n;
+	}
+	return 0;
+}
+
+/*
+ * The session is over (the client closed its side, or a reload ended it):
+ * the rest of its lines, "l N" and the last line last, then close.
+ */
+static void tail_finish(struct client *cl, const char *last)
+{
+	size_t rest = cl->tlen - cl->tsent, n;
+	uint64_t lost;
+	bool ended;
+	char *r = malloc(rest + TAP_BUF + 64);
+
+	if (!r) {
+		client_close(cl);
+		return;
+	}
+	memcpy(r, cl->tbuf + cl->tsent, rest);
+	n = tap_take(cl->tap, r + rest, TAP_BUF, &lost, &ended);
+	n += rest;
+	n += (size_t)snprintf(r + n, 64, "l %llu\n%s", (unsigned long long)lost, last);
+	tap_close(cl->tap);
+	cl->tap = -1;
+	free(cl->tbuf);
+	cl->tbuf = NULL;
+	cl->reply = r;
+	cl->replylen = n;
+	cl->sent = 0;
+	event_loop_modify(cl->ctl->loop, cl->fd, 0);
+	event_loop_timer_arm(cl->deadline, CONTROL_TIMEOUT_MS, 0);
+	send_reply(cl);
+}
+
+/* Every CONTROL_TAIL_MS: the session's new lines, once the last ones are sent. */
+static void tail_tick(struct client *cl)
+{
+	uint64_t lost;
+	bool ended;
+
+	if (tail_send(cl) || cl->tsent < cl->tlen)
+		return;
+	cl->tsent = 0;
+	cl->tlen = tap_take(cl->tap, cl->tbuf, TAP_BUF, &lost, &ended);
+	if (ended) {
+		tail_finish(cl, "e reload\n");
+		return;
+	}
+	if (lost != cl->lost_said) {
+		cl->tlen += (size_t)snprintf(cl->tbuf + cl->tlen, 64, "l %llu\n",
+					     (unsigned long long)lost);
+		cl->lost_said = lost;
+	}
+	tail_send(cl);
+}
+
+/* The client said something, or closed its side: the end of its session. */
+static void tail_input(struct client *cl)
+{
+	char drain[256];
+	ssize_t n = recv(cl->fd, drain, sizeof(drain), MSG_DONTWAIT);
+
+	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+		return;
+	tail_finish(cl, "e\n");
+}
+
+/* `tail FORMAT INSTANCE [WHERE]`: open the session, answer "ok", stream. */
+static void start_tail(struct client *cl)
+{
+	char *fmt = cl->req + 5, *inst = strchr(fmt, ' '), *where = NULL, err[768], e[800];
+	int json, id;
+
+	if (inst) {
+		*inst++ = 0;
+		if ((where = strchr(inst, ' ')))
+			*where++ = 0;
+	}
+	json = strcmp(fmt, "json") == 0 ? 1 : strcmp(fmt, "text") == 0 ? 0 : -1;
+	if (json < 0 || !inst || !*inst) {
+		reply_text(cl, "error\nusage: tail json|text INSTANCE|- [WHERE]\n");
+		return;
+	}
+	id = cl->ctl->ops->tail(cl->ctl->ctx, strcmp(inst, "-") ? inst : NULL, json, where, err,
+				sizeof(err));
+	if (id < 0) {
+		snprintf(e, sizeof(e), "error\n%s\n", err);
+		reply_text(cl, e);
+		return;
+	}
+	if (!(cl->tbuf = malloc(TAP_BUF + 64))) {
+		tap_close(id);
+		reply_text(cl, "error\nout of memory\n");
+		return;
+	}
+	log_msg(SL_LOG_NOTICE, "control socket: tail session (asked by uid %u, pid %d)",
+		(unsigned)cl->peer.uid, (int)cl->peer.pid);
+	cl->tap = id;
+	cl->lost_said = 0;
+	memcpy(cl->tbuf, "ok\n", 3);
+	cl->tlen = 3;
+	cl->tsent = 0;
+	event_loop_modify(cl->ctl->loop, cl->fd, EPOLLIN);
+	event_loop_timer_arm(cl->deadline, CONTROL_TAIL_MS, CONTROL_TAIL_MS);
+	tail_send(cl);
+}
+
 /* The request is complete: run it and start sending the reply. */
 static void answer(struct client *cl)
 {
@@ -187,6 +339,10 @@ static void answer(struct client *cl)
 	cl->req[len] = 0;
 	if (strcmp(cl->req, "reload") == 0) {
 		ask_reload(cl);
+		return;
+	}
+	if (strncmp(cl->req, "tail ", 5) == 0) {
+		start_tail(cl);
 		return;
 	}
 	out = open_memstream(&cl->reply, &cl->replylen);
@@ -214,6 +370,10 @@ static void on_client(void *ctx, int fd, uint32_t events)
 			client_close(cl);
 		return;
 	}
+	if (cl->tap >= 0) {
+		tail_input(cl);
+		return;
+	}
 	if (cl->reply) {
 		send_reply(cl);
 		return;
@@ -230,8 +390,10 @@ static void on_client(void *ctx, int fd, uint32_t events)
 	if ((nl = memchr(cl->req, '\n', cl->reqlen))) {
 		cl->reqlen = (size_t)(nl - cl->req);
 	} else if (n && cl->reqlen == sizeof(cl->req) - 1) {
-		const char *e = "error\nrequest longer than 255 bytes\n";
+		char e[64];
 
+		snprintf(e, sizeof(e), "error\nrequest longer than %d bytes\n",
+			 CONTROL_MAX_REQUEST - 1);
 		send(fd, e, strlen(e), MSG_NOSIGNAL | MSG_DONTWAIT);
 		client_close(cl);
 		return;
@@ -485,6 +647,7 @@ struct control *control_open(struct event_loop *loop, const struct control_ops *
 	for (size_t i = 0; i < CONTROL_MAX_CLIENTS; i++) {
 		ctl->clients[i].ctl = ctl;
 		ctl->clients[i].fd = -1;
+		ctl->clients[i].tap = -1;
 	}
 	ctl->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (ctl->fd < 0) {
