@@ -15,7 +15,9 @@
 #    goes on and gets SIGINT, it exits 0, says "N records lost" (N > 0),
 #    and what it printed plus N is exactly what was logged meanwhile;
 #  - a user outside the socket's group is refused (exit 77), one in it is
-#    served; a bad --where and an unknown instance are refused (exit 1).
+#    served; a bad --where and an unknown instance are refused (exit 1);
+#  - a reload that changes the graph ends a session (exit 1, said), the
+#    daemon's stop too (exit 0, said), and the daemon exits 0.
 . "$(dirname "$0")/lib.sh"
 need_root
 need_cmd ip nft python3 ping setpriv
@@ -146,4 +148,31 @@ tail_ nosuch >/dev/null 2>"$WORK/bad" || rc=$?
 [ "$rc" = 1 ] && grep -q "no instance is named 'nosuch'" "$WORK/bad" ||
 	fail "an unknown instance: exit $rc, '$(cat "$WORK/bad")'"
 kill -0 "$SLUICE_PID" || fail "the daemon died: $(cat "$L")"
+
+# 4. A reload that changes the graph ends the sessions (they watch its
+# instances); the daemon's stop ends them too, and says so.
+gone() { ! kill -0 "$1" 2>/dev/null; }
+sessions=$(grep -c "tail session" "$L")
+"$SLUICE" tail -c "$WORK/sluice.yaml" >/dev/null 2>"$WORK/reload.err" &
+TPID=$!
+at_exit "kill $TPID"
+wait_for 10 sessions_over "$sessions" || fail "no tail session before the reload"
+echo "  txt2: [fw, decode, logline, {plugin: file, file: \"$D/fw.log\"}]" >>"$WORK/sluice.yaml"
+"$SLUICE" reload -c "$WORK/sluice.yaml" >"$WORK/reload.out" || fail "reload: $(cat "$WORK/reload.out")"
+wait_for 10 gone "$TPID" || fail "the tail session outlived a reload"
+rc=0; wait "$TPID" || rc=$?
+[ "$rc" = 1 ] && grep -q "the daemon reloaded its configuration" "$WORK/reload.err" ||
+	fail "tail across a reload: exit $rc, '$(cat "$WORK/reload.err")'"
+sessions=$(grep -c "tail session" "$L")
+"$SLUICE" tail -c "$WORK/sluice.yaml" >/dev/null 2>"$WORK/stop.err" &
+TPID=$!
+at_exit "kill $TPID"
+wait_for 10 sessions_over "$sessions" || fail "no tail session before the stop"
+kill -TERM "$SLUICE_PID"
+wait_for 10 gone "$TPID" || fail "the tail session outlived the daemon"
+rc=0; wait "$TPID" || rc=$?
+[ "$rc" = 0 ] && grep -q "the daemon stopped" "$WORK/stop.err" ||
+	fail "tail across the daemon's stop: exit $rc, '$(cat "$WORK/stop.err")'"
+rc=0; wait "$SLUICE_PID" || rc=$?
+[ "$rc" = 0 ] || fail "the daemon exited $rc: $(cat "$L")"
 pass "20 UDP of a ping flood; stalled reader: $logged logged, all in the file, $printed printed + $lost lost"

@@ -37,7 +37,7 @@ static void tail_usage(FILE *out)
 
 struct tail_run {
 	unsigned long long want, got, lost;
-	bool ok_seen, ending, done, reload;
+	bool ok_seen, ending, done, reload, stop;
 };
 
 /* One line of the stream (without its newline).  0, or an exit status. */
@@ -65,7 +65,8 @@ static int tail_line(struct tail_run *t, int fd, char *line, size_t len)
 		t->lost = strtoull(line + 2, NULL, 10);
 	} else if (line[0] == 'e') {
 		t->done = true;
-		t->reload = len > 1;
+		t->reload = len == 8 && memcmp(line, "e reload", 8) == 0;
+		t->stop = len == 6 && memcmp(line, "e stop", 6) == 0;
 	}
 	return 0;
 }
@@ -131,6 +132,8 @@ static int tail_stream(int fd, const char *path, unsigned long long count)
 		st = EX_IOERR;
 	if (t.lost)
 		fprintf(stderr, "%llu records lost\n", t.lost);
+	if (t.stop && !st)
+		fprintf(stderr, "sluice: the daemon stopped\n");
 	if (t.reload && !st) {
 		fprintf(stderr, "sluice: the daemon reloaded its configuration; the session ended\n");
 		st = 1;

@@ -690,8 +690,12 @@ void control_close(struct control *ctl)
 
 	if (!ctl)
 		return;
-	for (size_t i = 0; i < CONTROL_MAX_CLIENTS; i++)
+	for (size_t i = 0; i < CONTROL_MAX_CLIENTS; i++) {
+		/* a tail client is told, as far as its socket takes it at once */
+		if (ctl->clients[i].tap >= 0)
+			tail_finish(&ctl->clients[i], "e stop\n");
 		client_close(&ctl->clients[i]);
+	}
 	event_loop_unwatch(ctl->loop, ctl->fd);
 	close(ctl->fd);
 	/* After the drop this needs write access to the folder; if not, the next start clears it. */

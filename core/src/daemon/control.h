@@ -9,7 +9,8 @@
  * points) streams instead: after "ok", lines "r RECORD", and "l N" when
  * N records (in all) were lost because the client did not keep up; the
  * client ends it by closing its side (or sending anything), then gets
- * the rest, "l N" and "e"; "e reload" when a reload ended the session.
+ * the rest, "l N" and "e"; "e reload" when a reload ended the session,
+ * "e stop" when the daemon stops.
  * A tail connection has no deadline and never makes the daemon wait: its
  * records wait in a bounded buffer (tap.h) and are lost when it is full.  Nothing a client does can
  * stall the loop: sockets are non-blocking, a request line is bounded,
