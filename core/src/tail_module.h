@@ -52,7 +52,7 @@ struct sl_tail_module {
 	/*
 	 * Record r's line at buf, without a newline and with no newline or
 	 * control byte in it: its length; 0 when r does not match; -1 when it
-	 * does not fit in cap bytes.
+	 * does not fit in cap bytes (cap 0: only whether it matches, no line).
 	 */
 	long (*format)(struct sl_tail_fmt *t, const struct sl_record *r, char *buf, size_t cap);
 	void (*close)(struct sl_tail_fmt *t);

@@ -141,6 +141,9 @@ static long tail_format(struct sl_tail_fmt *t, const struct sl_record *r, char *
 
 	if (t->where && !sl_expr_match(t->where, r))
 		return 0;
+	/* a full buffer (tap.c passes 0 then): lost, without formatting */
+	if (!cap)
+		return -1;
 	sl_fmt_init(&b, buf, cap);
 	/* logline_fmt needs room for the kernel's longest line before it starts */
 	if (t->json || !sl_has(r, SL_F_PACKET) ||

@@ -6,7 +6,8 @@
  * record is either a line or counted lost (never both, never neither),
  * each thread's lines keep their order, the records the formatter does
  * not match and those of an unwatched instance never appear, a full
- * buffer loses and counts instead of waiting; tap_end_all() stops the
+ * buffer loses and counts instead of waiting, without formatting what it
+ * loses; tap_end_all() stops the
  * feed and tap_take() says so; a fifth session is refused (EBUSY) and its
  * formatter closed; tap_close() closes it too.
  */
@@ -27,6 +28,7 @@
 #define BATCH 64
 
 static int closed;
+static uint64_t tried;	/* matching records format() was given room for */
 
 /* Even SEQ_LOCAL matches: "T:N"; the thread is in SEQ_GLOBAL. */
 static long fake_format(struct sl_tail_fmt *t, const struct sl_record *r, char *buf, size_t cap)
@@ -36,6 +38,8 @@ static long fake_format(struct sl_tail_fmt *t, const struct sl_record *r, char *
 
 	if (r->v[SL_F_SEQ_LOCAL].u64 % 2)
 		return 0;
+	if (cap)
+		__atomic_fetch_add(&tried, 1, __ATOMIC_RELAXED);
 	n = snprintf(tmp, sizeof(tmp), "%llu:%llu", (unsigned long long)r->v[SL_F_SEQ_GLOBAL].u64,
 		     (unsigned long long)r->v[SL_F_SEQ_LOCAL].u64);
 	if ((size_t)n > cap)
@@ -135,6 +139,7 @@ static void run_sessions(void)
 		size_t got;
 
 		last[0] = -1;
+		tried = 0;
 		feed(&f[0]);
 		got = tap_take(id, out, TAP_BUF, &lost, &ended);
 		lines = check_lines(out, got, last);
@@ -142,6 +147,8 @@ static void run_sessions(void)
 		/* full: the next line (at most 10 bytes) did not fit */
 		CHECK(lost > before && got <= TAP_BUF && got > TAP_BUF - 10, "%zu bytes, %llu lost",
 		      got, (unsigned long long)(lost - before));
+		/* once full, the lost ones were matched, not formatted */
+		CHECK_EQ_U(tried, lines + 1);
 	}
 
 	tap_end_all();

@@ -102,8 +102,12 @@ static int tail_stream(int fd, const char *path, unsigned long long count)
 			continue;
 		if (n <= 0) {
 			fprintf(stderr, "sluice: %s: %s\n", path, n < 0 ? strerror(errno) :
-				"the daemon closed the connection");
+				t.ok_seen ? "the stream ended before its last line (did the daemon stop?)"
+					  : "the daemon closed the connection");
+			if (t.lost)
+				fprintf(stderr, "%llu records lost (at least)\n", t.lost);
 			free(buf);
+			fflush(stdout);
 			return EX_UNAVAILABLE;
 		}
 		len += (size_t)n;

@@ -204,7 +204,11 @@ static void reply_text(struct client *cl, const char *text)
 	send_reply(cl);
 }
 
-/* Send what tbuf holds, as far as the socket takes it.  0, or -1: closed. */
+/*
+ * Send what tbuf holds, as far as the socket takes it; when it is full,
+ * go on once it is writable (EPOLLOUT), the session buffering meanwhile.
+ * 0, or -1: closed.
+ */
 static int tail_send(struct client *cl)
 {
 	while (cl->tsent < cl->tlen) {
@@ -213,14 +217,17 @@ static int tail_send(struct client *cl)
 
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-			return 0;	/* the next tick tries again; the session buffers meanwhile */
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			event_loop_modify(cl->ctl->loop, cl->fd, EPOLLIN | EPOLLOUT);
+			return 0;
+		}
 		if (n <= 0) {
 			client_close(cl);
 			return -1;
 		}
 		cl->tsent += (size_t)n;
 	}
+	event_loop_modify(cl->ctl->loop, cl->fd, EPOLLIN);
 	return 0;
 }
 
@@ -255,33 +262,48 @@ static void tail_finish(struct client *cl, const char *last)
 	send_reply(cl);
 }
 
-/* Every CONTROL_TAIL_MS: the session's new lines, once the last ones are sent. */
+/*
+ * Every CONTROL_TAIL_MS, and when a full socket has room again: the
+ * session's new lines, as long as the client takes them (a few buffers a
+ * turn, so that one fast client cannot hold the loop).
+ */
 static void tail_tick(struct client *cl)
 {
 	uint64_t lost;
 	bool ended;
 
-	if (tail_send(cl) || cl->tsent < cl->tlen)
-		return;
-	cl->tsent = 0;
-	cl->tlen = tap_take(cl->tap, cl->tbuf, TAP_BUF, &lost, &ended);
-	if (ended) {
-		tail_finish(cl, "e reload\n");
-		return;
-	}
-	if (lost != cl->lost_said) {
-		cl->tlen += (size_t)snprintf(cl->tbuf + cl->tlen, 64, "l %llu\n",
-					     (unsigned long long)lost);
-		cl->lost_said = lost;
+	for (int turn = 0; turn < 4; turn++) {
+		if (tail_send(cl) || cl->tsent < cl->tlen)
+			return;
+		cl->tsent = 0;
+		cl->tlen = tap_take(cl->tap, cl->tbuf, TAP_BUF, &lost, &ended);
+		if (ended) {
+			tail_finish(cl, "e reload\n");
+			return;
+		}
+		if (lost != cl->lost_said) {
+			cl->tlen += (size_t)snprintf(cl->tbuf + cl->tlen, 64, "l %llu\n",
+						     (unsigned long long)lost);
+			cl->lost_said = lost;
+		}
+		if (!cl->tlen)
+			return;
 	}
 	tail_send(cl);
 }
 
-/* The client said something, or closed its side: the end of its session. */
-static void tail_input(struct client *cl)
+/* Room to send (EPOLLOUT); or the client said something, or closed its side: the end. */
+static void tail_input(struct client *cl, uint32_t events)
 {
 	char drain[256];
-	ssize_t n = recv(cl->fd, drain, sizeof(drain), MSG_DONTWAIT);
+	ssize_t n;
+
+	if (events & EPOLLOUT) {
+		tail_tick(cl);
+		if (cl->tap < 0 || !(events & (EPOLLIN | EPOLLHUP | EPOLLERR)))
+			return;
+	}
+	n = recv(cl->fd, drain, sizeof(drain), MSG_DONTWAIT);
 
 	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
 		return;
@@ -323,7 +345,6 @@ static void start_tail(struct client *cl)
 	memcpy(cl->tbuf, "ok\n", 3);
 	cl->tlen = 3;
 	cl->tsent = 0;
-	event_loop_modify(cl->ctl->loop, cl->fd, EPOLLIN);
 	event_loop_timer_arm(cl->deadline, CONTROL_TAIL_MS, CONTROL_TAIL_MS);
 	tail_send(cl);
 }
@@ -371,7 +392,7 @@ static void on_client(void *ctx, int fd, uint32_t events)
 		return;
 	}
 	if (cl->tap >= 0) {
-		tail_input(cl);
+		tail_input(cl, events);
 		return;
 	}
 	if (cl->reply) {

@@ -18,6 +18,7 @@ struct tap {
 	size_t ninsts;
 	char *buf;
 	size_t len;
+	bool full;			/* a line did not fit: the rest is lost until a take */
 	uint64_t lost;
 };
 
@@ -65,6 +66,7 @@ int tap_open(const struct sl_tail_module *mod, struct sl_tail_fmt *fmt,
 	t->fmt = fmt;
 	t->len = 0;
 	t->lost = 0;
+	t->full = false;
 	t->used = t->feeding = true;
 	pthread_mutex_unlock(&t->lock);
 	for (size_t i = 0; i < n; i++)
@@ -72,15 +74,19 @@ int tap_open(const struct sl_tail_module *mod, struct sl_tail_fmt *fmt,
 	return id;
 }
 
-/* Under t->lock: b's records as lines, or lost when there is no room. */
+/*
+ * Under t->lock: b's records as lines.  Once one does not fit, the
+ * matching ones are lost (counted) without being formatted, until the
+ * next take: a stalled reader costs its session's where and nothing more.
+ */
 static void tap_lines(struct tap *t, const struct sl_batch *b)
 {
 	for (unsigned i = 0; i < b->count; i++) {
-		size_t room = TAP_BUF - t->len;
-		long n = room > 3 ? t->mod->format(t->fmt, b->rec[i], t->buf + t->len + 2, room - 3)
-				  : t->mod->format(t->fmt, b->rec[i], t->buf, 0);
+		size_t room = t->full || TAP_BUF - t->len <= 3 ? 0 : TAP_BUF - t->len - 3;
+		long n = t->mod->format(t->fmt, b->rec[i], room ? t->buf + t->len + 2 : t->buf, room);
 
 		if (n < 0) {
+			t->full = true;
 			t->lost++;
 		} else if (n > 0) {
 			memcpy(t->buf + t->len, "r ", 2);
@@ -113,6 +119,7 @@ size_t tap_take(int id, char *out, size_t cap, uint64_t *lost, bool *ended)
 	n = t->len <= cap ? t->len : 0;
 	memcpy(out, t->buf, n);
 	t->len = 0;
+	t->full = false;
 	*lost = t->lost;
 	*ended = !t->feeding;
 	pthread_mutex_unlock(&t->lock);
