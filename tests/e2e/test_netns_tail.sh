@@ -13,7 +13,8 @@
 #    packets are logged: the file still has every packet the kernel's
 #    counter counted, so the stack did not slow down; once the reader
 #    goes on and gets SIGINT, it exits 0, says "N records lost" (N > 0),
-#    and what it printed plus N is exactly what was logged meanwhile;
+#    and what it printed plus N is exactly what was logged meanwhile, each
+#    line the very object the json filter wrote to the file;
 #  - a user outside the socket's group is refused (exit 77), one in it is
 #    served; a bad --where and an unknown instance are refused (exit 1);
 #  - a reload that changes the graph ends a session (exit 1, said), the
@@ -121,10 +122,14 @@ lost=$(sed -n 's/^\([0-9]*\) records lost$/\1/p' "$WORK/stalled.err")
 printed=$(lines "$WORK/stalled.json")
 [ $((printed + lost)) = "$logged" ] ||
 	fail "the stalled tail printed $printed and lost $lost, the kernel logged $logged"
+# the json filter's objects: each line the tail printed is one the file stack wrote
 python3 -c '
 import json, sys
+written = set(open(sys.argv[2]))
 for l in open(sys.argv[1]):
-    assert json.loads(l)["proto"] == "udp"' "$WORK/stalled.json" || fail "stalled tail: not JSON"
+    assert json.loads(l)["proto"] == "udp", l
+    assert l in written, "not in the file: " + l' "$WORK/stalled.json" "$D/fw.json" ||
+	fail "the stalled tail printed other JSON than the json filter"
 
 # 3. Access: the socket's group, as for stats; refusals.
 chgrp daemon "$SOCK"
