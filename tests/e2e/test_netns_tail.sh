@@ -9,7 +9,7 @@
 #    'ip_proto == 17' --json` prints 20 JSON objects, every one UDP, and
 #    exits 0 (and a tail without --where does show the pings: the filter
 #    is what keeps them out); --text prints the kernel's LOG lines;
-#  - a tail reader stopped (SIGSTOP) beside the file stack while 20,000
+#  - a tail reader stopped (SIGSTOP) beside the file stack while 6,000
 #    packets are logged: the file still has every packet the kernel's
 #    counter counted, so the stack did not slow down; once the reader
 #    goes on and gets SIGINT, it exits 0, says "N records lost" (N > 0),
@@ -106,8 +106,8 @@ kill -STOP "$TPID"
 before=$(nft_logged)
 in_file=$(lines "$D/fw.json")
 offset=$((in_file - before - $(pings)))
-N=20000
-send -n $N -r 20000 >"$WORK/gen2.out"
+N=6000
+send -n $N -r 3000 >"$WORK/gen2.out"
 wait_for 30 file_has "$offset" ||
 	fail "while a tail reader was stopped the file got $(($(lines "$D/fw.json") - in_file)) records, the kernel logged $(($(nft_logged) - before))"
 logged=$(($(nft_logged) - before))
