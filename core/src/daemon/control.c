@@ -13,41 +13,14 @@
 #include <unistd.h>
 
 #include "control.h"
+#include "control_int.h"
 #include "event_loop.h"
 #include "log.h"
 #include "privileges.h"
 #include "stats.h"
 #include "tap.h"
 
-struct client {
-	struct control *ctl;
-	int fd;				/* -1: slot free */
-	struct loop_timer *deadline;
-	char req[CONTROL_MAX_REQUEST];
-	size_t reqlen;
-	char *reply;			/* NULL while reading the request */
-	size_t replylen, sent;
-	struct ucred peer;		/* who asked: logged with reload/reopen */
-	bool reloading;			/* waiting for a reload's answer */
-	/* tail: the session (-1: none) and what of its lines is not sent yet */
-	int tap;
-	char *tbuf;
-	size_t tlen, tsent;
-	uint64_t lost_said;		/* the last "l N" */
-};
-
-struct control {
-	struct event_loop *loop;
-	const struct control_ops *ops;
-	void *ctx;			/* the ops' */
-	int fd;
-	char *path;
-	dev_t dev;			/* the socket file we made, so that we */
-	ino_t ino;			/* never remove another daemon's */
-	struct client clients[CONTROL_MAX_CLIENTS];
-};
-
-static void client_close(struct client *cl)
+void control_client_close(struct client *cl)
 {
 	if (cl->fd < 0)
 		return;
@@ -67,18 +40,16 @@ static void client_close(struct client *cl)
 	cl->reply = NULL;
 }
 
-static void tail_tick(struct client *cl);
-
 static void on_deadline(void *ctx)
 {
 	struct client *cl = ctx;
 
 	if (cl->tap >= 0) {
-		tail_tick(cl);
+		control_tail_tick(cl);
 		return;
 	}
 	log_msg(SL_LOG_DEBUG, "control: a client took more than %d ms; dropped", CONTROL_TIMEOUT_MS);
-	client_close(cl);
+	control_client_close(cl);
 }
 
 /* reload/reopen: "ok", or "error" and the reasons; msg alone if it says more than ok. */
@@ -132,7 +103,7 @@ static void run_command(struct control *ctl, const struct ucred *peer, const cha
 	}
 }
 
-static void send_reply(struct client *cl)
+void control_send_reply(struct client *cl)
 {
 	while (cl->sent < cl->replylen) {
 		ssize_t n = send(cl->fd, cl->reply + cl->sent, cl->replylen - cl->sent,
@@ -149,7 +120,7 @@ static void send_reply(struct client *cl)
 			break;
 		cl->sent += (size_t)n;
 	}
-	client_close(cl);
+	control_client_close(cl);
 }
 
 /* The reload's answer has come: send it within the deadline. */
@@ -160,16 +131,16 @@ static void on_reloaded(void *ctx, int rc, const char *msg)
 
 	cl->reloading = false;
 	if (!out) {
-		client_close(cl);
+		control_client_close(cl);
 		return;
 	}
 	reply_op(out, rc, msg);
 	if (fclose(out) || !cl->reply) {
-		client_close(cl);
+		control_client_close(cl);
 		return;
 	}
 	event_loop_timer_arm(cl->deadline, CONTROL_TIMEOUT_MS, 0);
-	send_reply(cl);
+	control_send_reply(cl);
 }
 
 /*
@@ -189,164 +160,7 @@ static void ask_reload(struct client *cl)
 		return;
 	cl->reloading = false;
 	send(cl->fd, e, sizeof(e) - 1, MSG_NOSIGNAL | MSG_DONTWAIT);
-	client_close(cl);
-}
-
-/* A whole reply from text; the connection closes after it. */
-static void reply_text(struct client *cl, const char *text)
-{
-	if (!(cl->reply = strdup(text))) {
-		client_close(cl);
-		return;
-	}
-	cl->replylen = strlen(text);
-	cl->sent = 0;
-	send_reply(cl);
-}
-
-/*
- * Send what tbuf holds, as far as the socket takes it; when it is full,
- * go on once it is writable (EPOLLOUT), the session buffering meanwhile.
- * 0, or -1: closed.
- */
-static int tail_send(struct client *cl)
-{
-	while (cl->tsent < cl->tlen) {
-		ssize_t n = send(cl->fd, cl->tbuf + cl->tsent, cl->tlen - cl->tsent,
-				 MSG_NOSIGNAL | MSG_DONTWAIT);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-			event_loop_modify(cl->ctl->loop, cl->fd, EPOLLIN | EPOLLOUT);
-			return 0;
-		}
-		if (n <= 0) {
-			client_close(cl);
-			return -1;
-		}
-		cl->tsent += (size_t)n;
-	}
-	event_loop_modify(cl->ctl->loop, cl->fd, EPOLLIN);
-	return 0;
-}
-
-/*
- * The session is over (the client closed its side, or a reload ended it):
- * the rest of its lines, "l N" and the last line last, then close.
- */
-static void tail_finish(struct client *cl, const char *last)
-{
-	size_t rest = cl->tlen - cl->tsent, n;
-	uint64_t lost;
-	bool ended;
-	char *r = malloc(rest + TAP_BUF + 64);
-
-	if (!r) {
-		client_close(cl);
-		return;
-	}
-	memcpy(r, cl->tbuf + cl->tsent, rest);
-	n = tap_take(cl->tap, r + rest, TAP_BUF, &lost, &ended);
-	n += rest;
-	n += (size_t)snprintf(r + n, 64, "l %llu\n%s", (unsigned long long)lost, last);
-	tap_close(cl->tap);
-	cl->tap = -1;
-	free(cl->tbuf);
-	cl->tbuf = NULL;
-	cl->reply = r;
-	cl->replylen = n;
-	cl->sent = 0;
-	event_loop_modify(cl->ctl->loop, cl->fd, 0);
-	event_loop_timer_arm(cl->deadline, CONTROL_TIMEOUT_MS, 0);
-	send_reply(cl);
-}
-
-/*
- * Every CONTROL_TAIL_MS, and when a full socket has room again: the
- * session's new lines, as long as the client takes them (a few buffers a
- * turn, so that one fast client cannot hold the loop).
- */
-static void tail_tick(struct client *cl)
-{
-	uint64_t lost;
-	bool ended;
-
-	for (int turn = 0; turn < 4; turn++) {
-		if (tail_send(cl) || cl->tsent < cl->tlen)
-			return;
-		cl->tsent = 0;
-		cl->tlen = tap_take(cl->tap, cl->tbuf, TAP_BUF, &lost, &ended);
-		if (ended) {
-			tail_finish(cl, "e reload\n");
-			return;
-		}
-		if (lost != cl->lost_said) {
-			cl->tlen += (size_t)snprintf(cl->tbuf + cl->tlen, 64, "l %llu\n",
-						     (unsigned long long)lost);
-			cl->lost_said = lost;
-		}
-		if (!cl->tlen)
-			return;
-	}
-	tail_send(cl);
-}
-
-/* Room to send (EPOLLOUT); or the client said something, or closed its side: the end. */
-static void tail_input(struct client *cl, uint32_t events)
-{
-	char drain[256];
-	ssize_t n;
-
-	if (events & EPOLLOUT) {
-		tail_tick(cl);
-		if (cl->tap < 0 || !(events & (EPOLLIN | EPOLLHUP | EPOLLERR)))
-			return;
-	}
-	n = recv(cl->fd, drain, sizeof(drain), MSG_DONTWAIT);
-
-	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
-		return;
-	tail_finish(cl, "e\n");
-}
-
-/* `tail FORMAT INSTANCE [WHERE]`: open the session, answer "ok", stream. */
-static void start_tail(struct client *cl)
-{
-	char *fmt = cl->req + 5, *inst = strchr(fmt, ' '), *where = NULL, err[768], e[800];
-	int json, id;
-
-	if (inst) {
-		*inst++ = 0;
-		if ((where = strchr(inst, ' ')))
-			*where++ = 0;
-	}
-	json = strcmp(fmt, "json") == 0 ? 1 : strcmp(fmt, "text") == 0 ? 0 : -1;
-	if (json < 0 || !inst || !*inst) {
-		reply_text(cl, "error\nusage: tail json|text INSTANCE|- [WHERE]\n");
-		return;
-	}
-	id = cl->ctl->ops->tail(cl->ctl->ctx, strcmp(inst, "-") ? inst : NULL, json, where, err,
-				sizeof(err));
-	if (id < 0) {
-		snprintf(e, sizeof(e), "error\n%s\n", err);
-		reply_text(cl, e);
-		return;
-	}
-	if (!(cl->tbuf = malloc(TAP_BUF + 64))) {
-		tap_close(id);
-		reply_text(cl, "error\nout of memory\n");
-		return;
-	}
-	log_msg(SL_LOG_NOTICE, "control socket: tail session (asked by uid %u, pid %d)",
-		(unsigned)cl->peer.uid, (int)cl->peer.pid);
-	cl->tap = id;
-	cl->lost_said = 0;
-	memcpy(cl->tbuf, "ok\n", 3);
-	cl->tlen = 3;
-	cl->tsent = 0;
-	event_loop_timer_arm(cl->deadline, CONTROL_TAIL_MS, CONTROL_TAIL_MS);
-	tail_send(cl);
+	control_client_close(cl);
 }
 
 /* The request is complete: run it and start sending the reply. */
@@ -363,20 +177,20 @@ static void answer(struct client *cl)
 		return;
 	}
 	if (strncmp(cl->req, "tail ", 5) == 0) {
-		start_tail(cl);
+		control_tail_start(cl);
 		return;
 	}
 	out = open_memstream(&cl->reply, &cl->replylen);
 	if (!out) {
-		client_close(cl);
+		control_client_close(cl);
 		return;
 	}
 	run_command(cl->ctl, &cl->peer, cl->req, out);
 	if (fclose(out) || !cl->reply) {
-		client_close(cl);
+		control_client_close(cl);
 		return;
 	}
-	send_reply(cl);
+	control_send_reply(cl);
 }
 
 static void on_client(void *ctx, int fd, uint32_t events)
@@ -388,22 +202,22 @@ static void on_client(void *ctx, int fd, uint32_t events)
 	if (cl->reloading) {
 		/* Nothing to read; a client gone (HUP) no longer waits. */
 		if (events & (EPOLLHUP | EPOLLERR))
-			client_close(cl);
+			control_client_close(cl);
 		return;
 	}
 	if (cl->tap >= 0) {
-		tail_input(cl, events);
+		control_tail_input(cl, events);
 		return;
 	}
 	if (cl->reply) {
-		send_reply(cl);
+		control_send_reply(cl);
 		return;
 	}
 	n = recv(fd, cl->req + cl->reqlen, sizeof(cl->req) - 1 - cl->reqlen, MSG_DONTWAIT);
 	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
 		return;
 	if (n < 0 || (n == 0 && !cl->reqlen)) {
-		client_close(cl);
+		control_client_close(cl);
 		return;
 	}
 	cl->reqlen += (size_t)n;
@@ -416,7 +230,7 @@ static void on_client(void *ctx, int fd, uint32_t events)
 		snprintf(e, sizeof(e), "error\nrequest longer than %d bytes\n",
 			 CONTROL_MAX_REQUEST - 1);
 		send(fd, e, strlen(e), MSG_NOSIGNAL | MSG_DONTWAIT);
-		client_close(cl);
+		control_client_close(cl);
 		return;
 	} else if (n) {
 		return;	/* more to come; an end of file ends the line too */
@@ -714,8 +528,8 @@ void control_close(struct control *ctl)
 	for (size_t i = 0; i < CONTROL_MAX_CLIENTS; i++) {
 		/* a tail client is told, as far as its socket takes it at once */
 		if (ctl->clients[i].tap >= 0)
-			tail_finish(&ctl->clients[i], "e stop\n");
-		client_close(&ctl->clients[i]);
+			control_tail_finish(&ctl->clients[i], "e stop\n");
+		control_client_close(&ctl->clients[i]);
 	}
 	event_loop_unwatch(ctl->loop, ctl->fd);
 	close(ctl->fd);
