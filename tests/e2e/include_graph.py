@@ -8,8 +8,8 @@ Every `#include "..."` line of a .c or .h file under core/ and plugins/
 is an arrow from its file to the file it names, looked up as the compiler
 does: beside the including file, then in the include directories
 (core/include, core/src and each of core/src's folders for the core,
-core/include and core/src for metrics_http, core/include and
-plugins/common for plugins).  A .c and the .h of the same name in the same
+core/include and core/src for metrics_http, the same and plugins/common
+for tail_fmt, core/include and plugins/common for plugins).  A .c and the .h of the same name in the same
 folder are one module (foo.c includes foo.h without making a loop), and
 so is foo_int.h, foo's private header; any other header is a module of
 its own.
@@ -83,6 +83,8 @@ def include_dirs(rel):
         return ["core/include", "core/src"] + CORE_FOLDERS
     if rel == "plugins/service/metrics_http.c":
         return ["core/include", "core/src"]
+    if rel == "plugins/service/tail_fmt.c":
+        return ["core/include", "core/src", "plugins/common"]
     return ["core/include", "plugins/common"]
 
 

@@ -8,7 +8,8 @@
 # the plugin links (the plugin comes first in its own lookup scope), and
 # would be an interface nobody promised.
 # The entries are the symbols the daemon dlsym()s: SL_PLUGIN_ENTRY_SYMBOL
-# in a plugin, SL_METRICS_ENTRY in the metrics module.
+# in a plugin, SL_METRICS_ENTRY in the metrics module, SL_TAIL_ENTRY in
+# the tail formatter.
 . "$(dirname "$0")/lib.sh"
 need_cmd nm
 
@@ -17,7 +18,8 @@ entry_of() {
 }
 plugin_entry=$(entry_of core/include/sluice/plugin.h SL_PLUGIN_ENTRY_SYMBOL)
 metrics_entry=$(entry_of core/src/metrics_module.h SL_METRICS_ENTRY)
-[ -n "$plugin_entry" ] && [ -n "$metrics_entry" ] || fail "cannot read the entry symbol names"
+tail_entry=$(entry_of core/src/tail_module.h SL_TAIL_ENTRY)
+[ -n "$plugin_entry" ] && [ -n "$metrics_entry" ] && [ -n "$tail_entry" ] || fail "cannot read the entry symbol names"
 
 dir="$BUILDDIR/plugins"
 n=0 bad=0 report=""
@@ -26,6 +28,7 @@ for so in "$dir"/*.so; do
 	name=$(basename "$so" .so)
 	want=$plugin_entry
 	[ "$name" = metrics_http ] && want=$metrics_entry
+	[ "$name" = tail_fmt ] && want=$tail_entry
 	syms=$(nm -D --defined-only "$so" | awk '{ print $NF }' | sort) || fail "nm cannot read $so"
 	extra=$(grep -vx -- "$want" <<<"$syms" || true)
 	grep -qx -- "$want" <<<"$syms" || { echo "$name.so: does not export $want" >&2; bad=$((bad + 1)); }

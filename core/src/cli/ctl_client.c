@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The client side of the control socket: `sluice stats`, `sluice reload`,
- * `sluice reopen`.  The socket is --socket PATH, else the configuration
+ * `sluice reopen` (`sluice tail`: ctl_tail.c).  The socket is --socket PATH, else the configuration
  * file's daemon.control_socket.
  */
 #include <errno.h>
@@ -33,11 +33,13 @@ static void ctl_usage(FILE *out)
 		"usage: sluice stats [-c FILE | --socket PATH] [--json] [--watch]\n"
 		"       sluice stats --rules [-c FILE | --socket PATH]\n"
 		"       sluice reload [-c FILE | --socket PATH]\n"
-		"       sluice reopen [-c FILE | --socket PATH]\n");
+		"       sluice reopen [-c FILE | --socket PATH]\n"
+		"       sluice tail [-c FILE | --socket PATH] [INSTANCE] [--where EXPR] [--json | --text]\n"
+		"                   [-n COUNT]\n");
 }
 
 /* The socket path: --socket, else daemon.control_socket of the file.  malloc'd. */
-static char *socket_path(const char *sock, const char *file, int *status)
+char *ctl_client_socket_path(const char *sock, const char *file, int *status)
 {
 	struct config cfg;
 	struct diag diag = {0};
@@ -59,7 +61,7 @@ static char *socket_path(const char *sock, const char *file, int *status)
 	return path;
 }
 
-static int connect_to(const char *path)
+int ctl_client_connect(const char *path)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	struct timeval tv = {.tv_sec = CTL_TIMEOUT_S};
@@ -98,7 +100,7 @@ static int request(const char *path, const char *cmd, char **body, bool *ok)
 {
 	size_t cap = 65536, len = 0;
 	char *buf, *nl, line[64];
-	int fd = connect_to(path);
+	int fd = ctl_client_connect(path);
 	ssize_t n;
 
 	if (fd < 0)
@@ -248,6 +250,8 @@ int ctl_client_main(int argc, char **argv, const char *default_config)
 	int c, status = 0;
 	char *path;
 
+	if (strcmp(cmd, "tail") == 0)
+		return ctl_tail_main(argc, argv, default_config);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "c:h", longopts, NULL)) != -1) {
 		switch (c) {
@@ -267,7 +271,7 @@ int ctl_client_main(int argc, char **argv, const char *default_config)
 		ctl_usage(stderr);
 		return EX_USAGE;
 	}
-	if (!(path = socket_path(sock, file, &status)))
+	if (!(path = ctl_client_socket_path(sock, file, &status)))
 		return status ? status : EX_OSERR;
 	if (!stats) {
 		status = run_op(path, cmd);
@@ -289,5 +293,5 @@ int ctl_client_main(int argc, char **argv, const char *default_config)
 int ctl_client_is_command(const char *arg)
 {
 	return strcmp(arg, "stats") == 0 || strcmp(arg, "reload") == 0 ||
-	       strcmp(arg, "reopen") == 0;
+	       strcmp(arg, "reopen") == 0 || strcmp(arg, "tail") == 0;
 }

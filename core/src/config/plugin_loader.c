@@ -9,6 +9,7 @@
 
 #include "fields.h"
 #include "metrics_module.h"
+#include "tail_module.h"
 #include "plugin_check.h"
 #include "plugin_loader.h"
 
@@ -420,8 +421,10 @@ void plugin_loader_load_all(struct plugin_loader *l, void (*on_error)(const char
 			if (len < 4 || strcmp(de->d_name + len - 3, ".so") != 0)
 				continue;
 			/* The core's own HTTP module lives there too; it is no plugin. */
-			if (len - 3 == strlen(SL_METRICS_MODULE_NAME) &&
-			    strncmp(de->d_name, SL_METRICS_MODULE_NAME, len - 3) == 0)
+			if ((len - 3 == strlen(SL_METRICS_MODULE_NAME) &&
+			     strncmp(de->d_name, SL_METRICS_MODULE_NAME, len - 3) == 0) ||
+			    (len - 3 == strlen(SL_TAIL_MODULE_NAME) &&
+			     strncmp(de->d_name, SL_TAIL_MODULE_NAME, len - 3) == 0))
 				continue;
 			grown = realloc(names, (n + 1) * sizeof(*names));
 			if (!grown)

@@ -13,41 +13,24 @@
 #include <unistd.h>
 
 #include "control.h"
+#include "control_int.h"
 #include "event_loop.h"
 #include "log.h"
 #include "privileges.h"
 #include "stats.h"
+#include "tap.h"
 
-struct client {
-	struct control *ctl;
-	int fd;				/* -1: slot free */
-	struct loop_timer *deadline;
-	char req[CONTROL_MAX_REQUEST];
-	size_t reqlen;
-	char *reply;			/* NULL while reading the request */
-	size_t replylen, sent;
-	struct ucred peer;		/* who asked: logged with reload/reopen */
-	bool reloading;			/* waiting for a reload's answer */
-};
-
-struct control {
-	struct event_loop *loop;
-	const struct control_ops *ops;
-	void *ctx;			/* the ops' */
-	int fd;
-	char *path;
-	dev_t dev;			/* the socket file we made, so that we */
-	ino_t ino;			/* never remove another daemon's */
-	struct client clients[CONTROL_MAX_CLIENTS];
-};
-
-static void client_close(struct client *cl)
+void control_client_close(struct client *cl)
 {
 	if (cl->fd < 0)
 		return;
 	if (cl->reloading)
 		cl->ctl->ops->reload_forget(cl->ctl->ctx, cl);
 	cl->reloading = false;
+	tap_close(cl->tap);
+	cl->tap = -1;
+	free(cl->tbuf);
+	cl->tbuf = NULL;
 	event_loop_unwatch(cl->ctl->loop, cl->fd);
 	close(cl->fd);
 	cl->fd = -1;
@@ -61,8 +44,12 @@ static void on_deadline(void *ctx)
 {
 	struct client *cl = ctx;
 
+	if (cl->tap >= 0) {
+		control_tail_tick(cl);
+		return;
+	}
 	log_msg(SL_LOG_DEBUG, "control: a client took more than %d ms; dropped", CONTROL_TIMEOUT_MS);
-	client_close(cl);
+	control_client_close(cl);
 }
 
 /* reload/reopen: "ok", or "error" and the reasons; msg alone if it says more than ok. */
@@ -112,11 +99,11 @@ static void run_command(struct control *ctl, const struct ucred *peer, const cha
 		reply_op(out, ctl->ops->reopen(ctl->ctx, msg, sizeof(msg)), msg);
 	} else {
 		fprintf(out, "error\nunknown command '%.64s' (expected stats, stats json, stats rules, "
-			"reload or reopen)\n", cmd);
+			"reload, reopen or tail)\n", cmd);
 	}
 }
 
-static void send_reply(struct client *cl)
+void control_send_reply(struct client *cl)
 {
 	while (cl->sent < cl->replylen) {
 		ssize_t n = send(cl->fd, cl->reply + cl->sent, cl->replylen - cl->sent,
@@ -133,7 +120,7 @@ static void send_reply(struct client *cl)
 			break;
 		cl->sent += (size_t)n;
 	}
-	client_close(cl);
+	control_client_close(cl);
 }
 
 /* The reload's answer has come: send it within the deadline. */
@@ -144,16 +131,16 @@ static void on_reloaded(void *ctx, int rc, const char *msg)
 
 	cl->reloading = false;
 	if (!out) {
-		client_close(cl);
+		control_client_close(cl);
 		return;
 	}
 	reply_op(out, rc, msg);
 	if (fclose(out) || !cl->reply) {
-		client_close(cl);
+		control_client_close(cl);
 		return;
 	}
 	event_loop_timer_arm(cl->deadline, CONTROL_TIMEOUT_MS, 0);
-	send_reply(cl);
+	control_send_reply(cl);
 }
 
 /*
@@ -173,7 +160,7 @@ static void ask_reload(struct client *cl)
 		return;
 	cl->reloading = false;
 	send(cl->fd, e, sizeof(e) - 1, MSG_NOSIGNAL | MSG_DONTWAIT);
-	client_close(cl);
+	control_client_close(cl);
 }
 
 /* The request is complete: run it and start sending the reply. */
@@ -189,17 +176,21 @@ static void answer(struct client *cl)
 		ask_reload(cl);
 		return;
 	}
+	if (strncmp(cl->req, "tail ", 5) == 0) {
+		control_tail_start(cl);
+		return;
+	}
 	out = open_memstream(&cl->reply, &cl->replylen);
 	if (!out) {
-		client_close(cl);
+		control_client_close(cl);
 		return;
 	}
 	run_command(cl->ctl, &cl->peer, cl->req, out);
 	if (fclose(out) || !cl->reply) {
-		client_close(cl);
+		control_client_close(cl);
 		return;
 	}
-	send_reply(cl);
+	control_send_reply(cl);
 }
 
 static void on_client(void *ctx, int fd, uint32_t events)
@@ -211,18 +202,22 @@ static void on_client(void *ctx, int fd, uint32_t events)
 	if (cl->reloading) {
 		/* Nothing to read; a client gone (HUP) no longer waits. */
 		if (events & (EPOLLHUP | EPOLLERR))
-			client_close(cl);
+			control_client_close(cl);
+		return;
+	}
+	if (cl->tap >= 0) {
+		control_tail_input(cl, events);
 		return;
 	}
 	if (cl->reply) {
-		send_reply(cl);
+		control_send_reply(cl);
 		return;
 	}
 	n = recv(fd, cl->req + cl->reqlen, sizeof(cl->req) - 1 - cl->reqlen, MSG_DONTWAIT);
 	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
 		return;
 	if (n < 0 || (n == 0 && !cl->reqlen)) {
-		client_close(cl);
+		control_client_close(cl);
 		return;
 	}
 	cl->reqlen += (size_t)n;
@@ -230,10 +225,12 @@ static void on_client(void *ctx, int fd, uint32_t events)
 	if ((nl = memchr(cl->req, '\n', cl->reqlen))) {
 		cl->reqlen = (size_t)(nl - cl->req);
 	} else if (n && cl->reqlen == sizeof(cl->req) - 1) {
-		const char *e = "error\nrequest longer than 255 bytes\n";
+		char e[64];
 
+		snprintf(e, sizeof(e), "error\nrequest longer than %d bytes\n",
+			 CONTROL_MAX_REQUEST - 1);
 		send(fd, e, strlen(e), MSG_NOSIGNAL | MSG_DONTWAIT);
-		client_close(cl);
+		control_client_close(cl);
 		return;
 	} else if (n) {
 		return;	/* more to come; an end of file ends the line too */
@@ -485,6 +482,7 @@ struct control *control_open(struct event_loop *loop, const struct control_ops *
 	for (size_t i = 0; i < CONTROL_MAX_CLIENTS; i++) {
 		ctl->clients[i].ctl = ctl;
 		ctl->clients[i].fd = -1;
+		ctl->clients[i].tap = -1;
 	}
 	ctl->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (ctl->fd < 0) {
@@ -527,8 +525,12 @@ void control_close(struct control *ctl)
 
 	if (!ctl)
 		return;
-	for (size_t i = 0; i < CONTROL_MAX_CLIENTS; i++)
-		client_close(&ctl->clients[i]);
+	for (size_t i = 0; i < CONTROL_MAX_CLIENTS; i++) {
+		/* a tail client is told, as far as its socket takes it at once */
+		if (ctl->clients[i].tap >= 0)
+			control_tail_finish(&ctl->clients[i], "e stop\n");
+		control_client_close(&ctl->clients[i]);
+	}
 	event_loop_unwatch(ctl->loop, ctl->fd);
 	close(ctl->fd);
 	/* After the drop this needs write access to the folder; if not, the next start clears it. */

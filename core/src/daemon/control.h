@@ -4,7 +4,15 @@
  * main event loop.  One command per connection, one line of text:
  * `stats`, `stats json`, `reload`, `reopen`.  The reply starts with a
  * status line, `ok` or `error`, then the body; the daemon closes the
- * connection after it (docs/OPERATIONS.md).  Nothing a client does can
+ * connection after it (docs/OPERATIONS.md).  `tail FORMAT INSTANCE
+ * [WHERE]` (FORMAT json or text, INSTANCE a name or "-": the default
+ * points) streams instead: after "ok", lines "r RECORD", and "l N" when
+ * N records (in all) were lost because the client did not keep up; the
+ * client ends it by closing its side (or sending anything), then gets
+ * the rest, "l N" and "e"; "e reload" when a reload ended the session,
+ * "e stop" when the daemon stops.
+ * A tail connection has no deadline and never makes the daemon wait: its
+ * records wait in a bounded buffer (tap.h) and are lost when it is full.  Nothing a client does can
  * stall the loop: sockets are non-blocking, a request line is bounded,
  * every connection has a deadline, and only a few are served at once.
  */
@@ -23,8 +31,10 @@ struct stats_snap;
 
 /* Whole connections at once; more are refused with "error: busy". */
 #define CONTROL_MAX_CLIENTS 16
-/* A request line, with its newline. */
-#define CONTROL_MAX_REQUEST 256
+/* A request line, with its newline (a tail's `where` expression). */
+#define CONTROL_MAX_REQUEST 4096
+/* How often a tail connection is sent what its session gathered. */
+#define CONTROL_TAIL_MS 50
 /* From accept to the last byte of the reply, less the wait for a reload being read. */
 #define CONTROL_TIMEOUT_MS 5000
 
@@ -46,6 +56,9 @@ struct control_ops {
 	int (*reopen)(void *ctx, char *msg, size_t len);
 	/* `stats rules`: the per-rule table (metrics_text_rules()) to out.  0, or -1. */
 	int (*rules)(void *ctx, FILE *out);
+	/* `tail`: tail_session_open()'s contract (inst NULL: the default points). */
+	int (*tail)(void *ctx, const char *inst, int json, const char *where, char *err,
+		    size_t errlen);
 };
 
 /*

@@ -22,6 +22,7 @@
 #include "stats.h"
 #include "stop.h"
 #include "strict.h"
+#include "tail.h"
 #include "worker.h"
 
 /*
@@ -157,6 +158,14 @@ static int ctl_rules(void *ctx, FILE *out)
 	return metrics_text_rules(d->rt, out);
 }
 
+static int ctl_tail(void *ctx, const char *inst, int json, const char *where, char *err,
+		    size_t errlen)
+{
+	const struct daemon *d = ctx;
+
+	return tail_session_open(d->rt, inst, json, where, err, errlen);
+}
+
 /* What a scrape of daemon.metrics serves (metrics.h). */
 static int metrics_render(void *ctx, struct metrics_text *t)
 {
@@ -171,6 +180,7 @@ static const struct control_ops ctl_ops = {
 	.reload_forget = ctl_reload_forget,
 	.reopen = ctl_reopen,
 	.rules = ctl_rules,
+	.tail = ctl_tail,
 };
 
 /* The HTTP server and the notify socket, which only the main loop serves. */

@@ -26,6 +26,7 @@
 #include "queue.h"
 #include "reload.h"
 #include "reload_int.h"
+#include "tap.h"
 #include "worker.h"
 
 #define say reload_say
@@ -433,6 +434,8 @@ static int apply(struct runtime *rt, struct graph *og, struct graph *ng, struct 
 		say(r, "out of memory");
 		goto fail;
 	}
+	/* tail sessions watch instances this may stop: they end here (tap.h) */
+	tap_end_all();
 	worker_pause(rt);
 	if (worker_place(rt, ng)) {
 		say(r, "out of memory");

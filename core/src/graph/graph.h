@@ -88,6 +88,7 @@ struct sl_instance {
 
 	struct graph *graph;
 	struct runtime *rt;
+	unsigned taps;			/* atomic: bits of the tail sessions fed here (tap.h) */
 	bool configuring;		/* config_error() allowed */
 
 	/* threads (inst_keys.c reads the keys, worker.c places the instance) */

@@ -12,6 +12,7 @@
 #include "queue.h"
 #include "secret.h"
 #include "strict.h"
+#include "tap.h"
 #include "worker.h"
 
 /* ---- batches: each thread has its own pool (worker.c) ---- */
@@ -111,6 +112,9 @@ void host_process(struct sl_instance *inst, struct sl_batch *b)
 	}
 	counter_take64(&inst->out, before - b->count);
 	counter_add64(&inst->dropped, before - b->count);
+	/* a `sluice tail` session (rare): one load and a branch otherwise */
+	if (__builtin_expect(__atomic_load_n(&inst->taps, __ATOMIC_RELAXED) != 0, 0))
+		tap_batch(inst, b);
 	/* an output has no children: nothing more to do for it */
 	if (b->count && inst->nchildren)
 		deliver(inst, b);
@@ -162,6 +166,8 @@ static void host_emit(struct sl_instance *inst, struct sl_batch *b)
 	if (inst->desc->kind == SL_KIND_INPUT)
 		counter_add64(&inst->in, b->count);
 	counter_add64(&inst->out, b->count);
+	if (__builtin_expect(__atomic_load_n(&inst->taps, __ATOMIC_RELAXED) != 0, 0))
+		tap_batch(inst, b);
 	if (b->count && inst->nchildren)
 		deliver(inst, b);
 	host_batch_put(inst, b);
