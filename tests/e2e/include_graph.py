@@ -58,6 +58,10 @@ ALLOWED = [
     # A natural pair: the expression parser (expr.c) drives its lexer
     # (expr_lex.c), which reads literals into the compiled form's types.
     ("plugins/common/expr_lex", "plugins/common/expr"),
+    # A natural pair: reading a ruleset (nft_ruleset.c) computes which
+    # hooks reach each log statement (nft_reach.c), which walks the
+    # ruleset's own types.
+    ("core/src/convert/nft_reach", "core/src/convert/nft_ruleset"),
 ]
 
 # Arrows between the core's folders (its floors, docs/ARCHITECTURE.md)
