@@ -239,12 +239,13 @@ rx_journal() {
 		printf '%s\n' "[Journal]" Storage=volatile RateLimitIntervalSec=0 RateLimitBurst=0 \
 			RuntimeMaxUse=16G RuntimeKeepFree=0 ReadKMsg=no Audit=no ForwardToSyslog=no \
 			ForwardToKMsg=no ForwardToConsole=no ForwardToWall=no >"$d/journald.conf"
-		unshare --mount --propagation private -- "$TOP/bench/journal_ns.sh" "$d/ready" "$d/journald.conf" \
+		# its own network namespace too, with the datagram queue systemd gives a host (journal_ns.sh)
+		JNS_DGRAM_QLEN=512 unshare --mount --net --propagation private -- "$TOP/bench/journal_ns.sh" "$d/ready" "$d/journald.conf" \
 			>"$d/ns.log" 2>&1 &
 		JNS_PID=$!
 		for _ in $(seq 100); do [ -s "$d/ready" ] && break; sleep 0.1; done
 		[ -s "$d/ready" ] || { cat "$d/ns.log"; return 1; }
-		RX_WRAP=(nsenter -t "$JNS_PID" -m --)	# execs: $! below is journald's
+		RX_WRAP=(nsenter -t "$JNS_PID" -m -n --)	# execs: $! below is journald's
 		"${RX_WRAP[@]}" taskset -c "$RXCPU" "$JOURNALD" >"$d/journald.log" 2>&1 &
 		RX_PID=$! RX_CPU_PID=$!
 		for _ in $(seq 100); do

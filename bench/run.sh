@@ -376,6 +376,8 @@ rx_start() {
 		# mount journald needs; namespace B is entered by nsenter, which
 		# opens /run/netns/B before it enters the mount namespace (whose /run
 		# is journal_ns.sh's tmpfs), and execs.
+		# namespace B's datagram queue as systemd sets a host's (journal_ns.sh)
+		ip netns exec $NB sysctl -qw net.unix.max_dgram_qlen=512
 		unshare --mount --propagation private -- "$TOP/bench/journal_ns.sh" \
 			"$d/jns.ready" "$d/journald.conf" >"$d/rx.err" 2>&1 &
 		JNS_PID=$!
