@@ -49,11 +49,14 @@ static bool parse_line(const char *p, const char *end, uint64_t *addr, const cha
 		return false;
 	p += 3;
 	*name = p;
-	while (p < end && *p != ' ' && *p != '\t')
+	while (p < end && *p != ' ' && *p != '\t') {
+		if ((unsigned char)*p < 0x21 || *p == 0x7f)
+			return false;	/* a NUL or control byte: not the kernel's */
 		p++;
+	}
 	*nlen = (size_t)(p - *name);
 	*addr = a;
-	return *nlen > 0;
+	return *nlen > 0 && *nlen <= 256;
 }
 
 int sl_kallsyms_parse(struct sl_kallsyms *k, const char *text, size_t len)
