@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct btf;
+#include <bpf/btf.h>
 
 struct sl_drop_reasons {
 	char **name;		/* name[v]: the reason of value v, or NULL */
