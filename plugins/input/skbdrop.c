@@ -73,13 +73,14 @@ struct skbdrop {
 	struct sl_timer *timer;		/* reads the per-CPU counters */
 	int64_t mono_to_real;		/* CLOCK_REALTIME - CLOCK_MONOTONIC, ns */
 
+	uint32_t own_netns;		/* the daemon's namespace: its ifindexes are decode's */
 	struct netns_name netns[NETNS_CACHE];
 	unsigned nnetns;
 	uint64_t netns_scanned_ms;
 
 	char start_error[256];		/* the kernel lacks what skbdrop needs: start() fails */
 	struct sl_batch *b;
-	int f_reason, f_location, f_netns, f_netns_inode;
+	int f_reason, f_location, f_netns, f_netns_inode, f_netns_ifindex;
 	int c_records, c_suppressed, c_lost, c_malformed;
 	uint64_t seen_records, seen_suppressed, seen_lost;	/* the kernel's sums already counted */
 };
@@ -102,6 +103,7 @@ static const struct sl_field_decl skbdrop_provides[] = {
 	{"drop_location", SL_T_STRING},
 	{"netns", SL_T_STRING},
 	{"netns_inode", SL_T_U64},
+	{"netns_ifindex", SL_T_U64},
 	SL_FIELD_END
 };
 
@@ -169,8 +171,11 @@ static void set_record(struct skbdrop *st, struct sl_record *r, const struct skb
 	if (family_of(e->protocol))
 		sl_set_u64(r, SL_F_FAMILY, family_of(e->protocol));
 	sl_set_u64(r, SL_F_HW_PROTOCOL, e->protocol);
-	if (e->ifindex)
+	/* another namespace's index would be named after one of ours by decode */
+	if (e->ifindex && (e->netns == st->own_netns || !e->netns))
 		sl_set_u64(r, SL_F_IFINDEX_IN, e->ifindex);
+	else if (e->ifindex)
+		sl_set_u64(r, (sl_field)st->f_netns_ifindex, e->ifindex);
 	sl_set_time(r, SL_F_TIMESTAMP, t / 1000000000, (uint32_t)(t % 1000000000));
 	sl_set_u64(r, SL_F_ORIG_LEN, e->len);
 	if (e->caplen < e->len)
@@ -340,6 +345,7 @@ static int skbdrop_configure(const struct sl_host *host, struct sl_instance *ins
 	st->f_location = host->field_id(inst, "drop_location");
 	st->f_netns = host->field_id(inst, "netns");
 	st->f_netns_inode = host->field_id(inst, "netns_inode");
+	st->f_netns_ifindex = host->field_id(inst, "netns_ifindex");
 	st->c_records = host->counter_new(inst, "records");
 	st->c_suppressed = host->counter_new(inst, "suppressed");
 	st->c_lost = host->counter_new(inst, "ring_lost");
@@ -393,6 +399,7 @@ static int load_program(struct skbdrop *st)
 static int skbdrop_start(void *state)
 {
 	struct skbdrop *st = state;
+	struct stat sb;
 	int ret;
 
 	if (st->start_error[0]) {
@@ -405,6 +412,8 @@ static int skbdrop_start(void *state)
 		st->host->log(st->inst, SL_LOG_WARNING, "no drop_location: /proc/kallsyms: %s",
 			      errno == EPERM ? "addresses hidden (needs CAP_SYSLOG)" : strerror(errno));
 	netns_scan(st);
+	if (stat("/proc/self/ns/net", &sb) == 0)
+		st->own_netns = (uint32_t)sb.st_ino;
 	st->mono_to_real = sl_clock_ns(CLOCK_REALTIME) - sl_clock_ns(CLOCK_MONOTONIC);
 	loading = st;
 	libbpf_set_print(libbpf_log);

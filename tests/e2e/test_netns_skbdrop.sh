@@ -13,7 +13,10 @@
 #  3. rate: 100: fewer records than drops, and the `suppressed` counter
 #     holds the rest (records + suppressed = packets);
 #  4. an unknown reason is a configuration error at its file:line:column
-#     naming close matches.
+#     naming close matches;
+#  5. without capabilities (root's uid, empty sets: what the daemon has
+#     after dropping to daemon.user, as far as BPF goes) the start fails,
+#     naming CAP_BPF and CAP_PERFMON.
 . "$(dirname "$0")/lib.sh"
 need_root
 need_cmd ip nft python3
@@ -77,8 +80,14 @@ wait_for 20 r1_done || { tail -5 "$WORK/r1.log"; records r1 NETFILTER_DROP 7777;
 stop r1
 got=$(records r1 NETFILTER_DROP 7777) || fail "run 1: $got"
 [ "${got% *}" = "$(nft_count)" ] || fail "run 1: ${got% *} records, the counter says $(nft_count)"
-ns=$(grep -m1 "\"netns_inode\":$INODE" "$WORK/r1.json" | python3 -c 'import json,sys; print(json.load(sys.stdin).get("netns"))')
-[ "$ns" = "$B" ] || fail "run 1: records name the namespace '$ns', not $B"
+# the namespace's name, and vb's index as netns_ifindex (not ifindex_in: not ours)
+rec=$(grep -m1 "\"netns_inode\":$INODE" "$WORK/r1.json" | python3 -c 'import json,sys
+r = json.load(sys.stdin)
+print(r.get("netns"), r.get("netns_ifindex"), r.get("in") or r.get("ifindex_in"), r.get("drop_location", "")[:2])')
+vb=$(ip -n "$B" -o link show vb | cut -d: -f1)
+# (nft_do_chain on 6.x with a drop verdict's reason, nf_hook_slow before)
+[ "$rec" = "$B $vb None nf" ] ||
+	fail "run 1: record says 'netns netns_ifindex in location[:2]' = '$rec', want '$B $vb None nf'"
 nosock=$(records r1 NO_SOCKET 7778) || fail "run 1: $nosock"
 [ "${nosock% *}" = 0 ] || fail "run 1: ${nosock% *} NO_SOCKET records although only NETFILTER_DROP is listed"
 
@@ -108,7 +117,9 @@ stop r3
 got=$(records r3 NETFILTER_DROP 7777) || fail "run 3: $got"
 n=${got% *} other=${got#* }
 rec=$(counter "$WORK/r3.log" records) sup=$(counter "$WORK/r3.log" suppressed)
-[ "$n" -gt 0 ] && [ "$n" -lt 3000 ] || fail "run 3: $n records at rate 100/s per CPU"
+# drops of other namespaces (the host's) may take the sending CPU's tokens
+[ "$n" -lt 3000 ] && { [ "$n" -gt 0 ] || [ "$other" -gt 0 ]; } ||
+	fail "run 3: $n records at rate 100/s per CPU"
 [ "$rec" = $((n + other)) ] || fail "run 3: counter records=$rec, but $((n + other)) records written"
 if [ "$other" = 0 ]; then
 	[ $((n + sup)) = 3000 ] || fail "run 3: $n records + $sup suppressed != 3000 packets"
@@ -129,4 +140,15 @@ YAML
 if "$SLUICE" -t -c "$WORK/bad.yaml" >"$WORK/bad.out" 2>&1; then fail "an unknown reason passed sluice -t"; fi
 grep -q "bad.yaml:3:[0-9]*:.*unknown drop reason 'NETFILTER_DORP' (did you mean NETFILTER_DROP" "$WORK/bad.out" ||
 	{ cat "$WORK/bad.out"; fail "the unknown reason's error does not name its position and NETFILTER_DROP"; }
+# ---- 5. no CAP_BPF ----
+if command -v setpriv >/dev/null; then
+	if setpriv --inh-caps=-all --ambient-caps=-all --bounding-set=-all \
+		"$SLUICE" -c "$WORK/r1.yaml" >"$WORK/nocap.log" 2>&1; then
+		cat "$WORK/nocap.log"; fail "skbdrop started without CAP_BPF"
+	fi
+	grep -q "skbdrop: error: cannot load the BPF program: .*needs CAP_BPF and CAP_PERFMON" "$WORK/nocap.log" ||
+		{ cat "$WORK/nocap.log"; fail "no start error naming CAP_BPF without capabilities"; }
+else
+	echo "NOTE: no setpriv: the start without capabilities is not tried"
+fi
 pass "3000 NETFILTER_DROP records = the rule's counter, NO_SOCKET only when listed, rate limit counted ($n + $sup)"
