@@ -71,6 +71,7 @@ struct skbdrop {
 	struct sl_kallsyms ksyms;
 	bool have_ksyms;
 	struct sl_timer *timer;		/* reads the per-CPU counters */
+	struct sl_timer *poll;		/* reads the ring: the program wakes us per batch only */
 	int64_t mono_to_real;		/* CLOCK_REALTIME - CLOCK_MONOTONIC, ns */
 
 	uint32_t own_netns;		/* the daemon's namespace: its ifindexes are decode's */
@@ -237,6 +238,12 @@ static void ring_readable(void *state, int fd, uint32_t events)
 	if (ring_buffer__consume(st->ring) < 0)
 		st->host->error_add(st->inst, 1);
 	emit_batch(st);
+}
+
+/* What waits in the ring below the program's wakeup threshold. */
+static void poll_ring(void *state)
+{
+	ring_readable(state, -1, 0);
 }
 
 /* The per-CPU counters of the program, summed, added to the instance's. */
@@ -431,9 +438,11 @@ static int skbdrop_start(void *state)
 		return -1;
 	}
 	st->watching = true;
-	if (!(st->timer = st->host->timer_new(st->inst, read_counters, st)))
+	if (!(st->timer = st->host->timer_new(st->inst, read_counters, st)) ||
+	    !(st->poll = st->host->timer_new(st->inst, poll_ring, st)))
 		return -1;
 	st->host->timer_arm(st->timer, 1000, 1000);
+	st->host->timer_arm(st->poll, SKBDROP_POLL_MS, SKBDROP_POLL_MS);
 	st->host->log(st->inst, SL_LOG_INFO, "reporting drops of %u reason%s on skb:kfree_skb (snaplen %lld, rate %lld/s per CPU)",
 		      st->cfg->reasons.n, st->cfg->reasons.n == 1 ? "" : "s",
 		      (long long)st->cfg->snaplen, (long long)st->cfg->rate);
@@ -452,6 +461,9 @@ static void skbdrop_stop(void *state)
 	if (st->timer)
 		st->host->timer_free(st->timer);
 	st->timer = NULL;
+	if (st->poll)
+		st->host->timer_free(st->poll);
+	st->poll = NULL;
 	ring_buffer__free(st->ring);
 	st->ring = NULL;
 	st->ring_fd = -1;

@@ -16,6 +16,11 @@
 #define SKBDROP_REASONS_MAX 1024
 #define SKBDROP_REASON_WORDS (SKBDROP_REASONS_MAX / 64)
 
+/* The program wakes the reader once this much waits in the ring ... */
+#define SKBDROP_WAKEUP_BYTES (64 * sizeof(struct skbdrop_event))
+/* ... and the reader reads it at least this often (ms) anyway. */
+#define SKBDROP_POLL_MS 100
+
 struct skbdrop_event {
 	__u64 ktime;		/* bpf_ktime_get_ns(): CLOCK_MONOTONIC */
 	__u64 location;		/* the kernel address that freed the packet */
