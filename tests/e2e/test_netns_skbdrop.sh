@@ -10,6 +10,7 @@
 #     address and port and B's, equal to the rule's counter; the 50
 #     datagrams to the closed port (NO_SOCKET) are not reported;
 #  2. reasons: [NETFILTER_DROP, NO_SOCKET]: the 50 now come as NO_SOCKET;
+#     IPv6 drops are decoded too;
 #  3. rate: 100: fewer records than drops, and the `suppressed` counter
 #     holds the rest (records + suppressed = packets);
 #  4. an unknown reason is a configuration error at its file:line:column
@@ -35,13 +36,14 @@ table inet skb {
 	}
 }
 NFT
-# send PORT COUNT: COUNT datagrams from A (10.61.0.1:5555) to B's PORT
+# send PORT COUNT [6]: COUNT datagrams from A (10.61.0.1:5555, or fd61::1) to B's PORT
 send() {
 	ip netns exec "$A" python3 -c 'import socket, sys
-s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-s.bind(("10.61.0.1", 5555))
+v6 = len(sys.argv) > 3
+s = socket.socket(socket.AF_INET6 if v6 else socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("fd61::1" if v6 else "10.61.0.1", 5555))
 for i in range(int(sys.argv[2])):
-    s.sendto(b"d%05d" % i, ("10.61.0.2", int(sys.argv[1])))' "$1" "$2"
+    s.sendto(b"d%05d" % i, ("fd61::2" if v6 else "10.61.0.2", int(sys.argv[1])))' "$@"
 }
 nft_count() { ip netns exec "$B" nft list counter inet skb c7777 | sed -n 's/.*packets \([0-9]*\).*/\1/p'; }
 # counter LOG NAME: the last value of skbdrop's counter NAME printed on SIGUSR1
@@ -68,6 +70,7 @@ stop() {
 }
 # records NAME REASON: "N OTHER" of run NAME (B's records of REASON, others')
 records() { $CHECK "$WORK/$1.json" "$INODE" "$2" 10.61.0.1 10.61.0.2 5555 "$3"; }
+records6() { $CHECK "$WORK/$1.json" "$INODE" "$2" fd61::1 fd61::2 5555 "$3"; }
 
 # ---- 1. NETFILTER_DROP only ----
 run r1 "[NETFILTER_DROP]" 0
@@ -95,9 +98,12 @@ nosock=$(records r1 NO_SOCKET 7778) || fail "run 1: $nosock"
 run r2 "[NETFILTER_DROP, NO_SOCKET]" 0
 send 7778 50
 send 7777 10
+send 7777 20 6
 r2_done() { [ -s "$WORK/r2.json" ] && [ "$(records r2 NO_SOCKET 7778 | cut -d' ' -f1)" = 50 ] &&
-	[ "$(records r2 NETFILTER_DROP 7777 | cut -d' ' -f1)" = 10 ]; }
-wait_for 20 r2_done || { records r2 NO_SOCKET 7778; fail "run 2: not 50 NO_SOCKET and 10 NETFILTER_DROP records"; }
+	[ "$(records r2 NETFILTER_DROP 7777 | cut -d' ' -f1)" = 10 ] &&
+	[ "$(records6 r2 NETFILTER_DROP 7777 | cut -d' ' -f1)" = 20 ]; }
+wait_for 20 r2_done || { records r2 NO_SOCKET 7778; records6 r2 NETFILTER_DROP 7777
+	fail "run 2: not 50 NO_SOCKET, 10 NETFILTER_DROP and 20 IPv6 NETFILTER_DROP records"; }
 stop r2
 
 # ---- 3. the rate limit counts what it leaves out ----
