@@ -274,6 +274,23 @@ static void read_counters(void *state)
 	free(c);
 }
 
+static struct skbdrop *loading;	/* libbpf's messages during start() go to its log */
+
+static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	char text[4096], *line, *save = NULL;
+	unsigned n = 0;
+
+	if (!loading || level == LIBBPF_DEBUG)
+		return 0;
+	vsnprintf(text, sizeof(text), fmt, ap);
+	/* a verifier log comes as one message of many lines: its last ones say why */
+	for (line = strtok_r(text, "\n", &save); line && n < 40; line = strtok_r(NULL, "\n", &save), n++)
+		loading->host->log(loading->inst, level == LIBBPF_WARN ? SL_LOG_WARNING : SL_LOG_INFO,
+				   "%s", line);
+	return 0;
+}
+
 /* ---- configuration ---- */
 
 /* Each name of `reasons` as a bit of the bitmap; a config error at the first unknown one. */
@@ -313,8 +330,10 @@ static int load_reasons(struct sl_drop_reasons *names, char *msg, size_t len)
 	int ret = -1;
 
 	if (!btf) {
+		/* libbpf says ESRCH when it found no BTF anywhere */
 		snprintf(msg, len, "the kernel has no BTF (/sys/kernel/btf/vmlinux: %s): "
-			 "skbdrop needs a kernel built with CONFIG_DEBUG_INFO_BTF", strerror(errno));
+			 "skbdrop needs a kernel built with CONFIG_DEBUG_INFO_BTF",
+			 errno == ESRCH ? "missing" : strerror(errno));
 		return -1;
 	}
 	if (sl_drop_reasons_tracepoint_ok(btf) < 0)
@@ -336,6 +355,7 @@ static int skbdrop_configure(const struct sl_host *host, struct sl_instance *ins
 
 	if (!(st = sl_state_new(struct skbdrop, host, inst, config)))
 		return -1;
+	libbpf_set_print(libbpf_log);	/* nothing outside start(): the error below says it */
 	/*
 	 * Without the kernel's BTF the names cannot be checked here: `sluice -t`
 	 * on a machine other than the firewall passes, the start fails.
@@ -362,23 +382,6 @@ static int skbdrop_configure(const struct sl_host *host, struct sl_instance *ins
 }
 
 /* ---- start and stop ---- */
-
-static struct skbdrop *loading;	/* libbpf's messages during start() go to its log */
-
-static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	char text[4096], *line, *save = NULL;
-	unsigned n = 0;
-
-	if (!loading || level == LIBBPF_DEBUG)
-		return 0;
-	vsnprintf(text, sizeof(text), fmt, ap);
-	/* a verifier log comes as one message of many lines: its last ones say why */
-	for (line = strtok_r(text, "\n", &save); line && n < 40; line = strtok_r(NULL, "\n", &save), n++)
-		loading->host->log(loading->inst, level == LIBBPF_WARN ? SL_LOG_WARNING : SL_LOG_INFO,
-				   "%s", line);
-	return 0;
-}
 
 static int load_program(struct skbdrop *st)
 {
@@ -423,7 +426,6 @@ static int skbdrop_start(void *state)
 		st->own_netns = (uint32_t)sb.st_ino;
 	st->mono_to_real = sl_clock_ns(CLOCK_REALTIME) - sl_clock_ns(CLOCK_MONOTONIC);
 	loading = st;
-	libbpf_set_print(libbpf_log);
 	ret = load_program(st);
 	loading = NULL;
 	if (ret < 0)

@@ -17,7 +17,10 @@
 #     naming close matches;
 #  5. without capabilities (root's uid, empty sets: what the daemon has
 #     after dropping to daemon.user, as far as BPF goes) the start fails,
-#     naming CAP_BPF and CAP_PERFMON.
+#     naming CAP_BPF and CAP_PERFMON;
+#  6. without the kernel's BTF (an empty tmpfs over /sys/kernel/btf)
+#     `sluice -t` passes (the names cannot be checked) and the start fails
+#     saying the kernel has no BTF.
 . "$(dirname "$0")/lib.sh"
 need_root
 need_cmd ip nft python3
@@ -156,5 +159,18 @@ if command -v setpriv >/dev/null; then
 		{ cat "$WORK/nocap.log"; fail "no start error naming CAP_BPF without capabilities"; }
 else
 	echo "NOTE: no setpriv: the start without capabilities is not tried"
+fi
+# ---- 6. no BTF ----
+# (libbpf also looks in /boot and /lib/modules: a machine with a vmlinux there is not tried)
+if ! ls /boot/vmlinux-"$(uname -r)" /lib/modules/"$(uname -r)"/vmlinux* /usr/lib/debug/boot/vmlinux-"$(uname -r)" \
+	>/dev/null 2>&1 && unshare --mount true 2>/dev/null; then
+	unshare --mount --propagation private bash -c 'mount -t tmpfs none /sys/kernel/btf &&
+		"$1" -t -c "$2" && echo CHECK-PASSED && exec "$1" -c "$2"' nobtf "$SLUICE" "$WORK/r1.yaml" \
+		>"$WORK/nobtf.log" 2>&1 && { cat "$WORK/nobtf.log"; fail "skbdrop started without BTF"; }
+	grep -q CHECK-PASSED "$WORK/nobtf.log" || { cat "$WORK/nobtf.log"; fail "sluice -t failed without BTF"; }
+	grep -q "skbdrop: error: the kernel has no BTF (/sys/kernel/btf/vmlinux: missing)" "$WORK/nobtf.log" ||
+		{ cat "$WORK/nobtf.log"; fail "no start error saying the kernel has no BTF"; }
+else
+	echo "NOTE: a vmlinux with BTF outside /sys, or no mount namespace: the start without BTF is not tried"
 fi
 pass "3000 NETFILTER_DROP records = the rule's counter, NO_SOCKET only when listed, rate limit counted ($n + $sup)"
