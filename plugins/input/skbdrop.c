@@ -204,6 +204,7 @@ static int on_event(void *ctx, void *data, size_t size)
 	struct sl_record *r;
 	uint8_t *pkt;
 	char *loc = NULL;
+	size_t mark;
 
 	if (size < sizeof(*e) || e->caplen > SKBDROP_SNAPLEN_MAX) {
 		st->host->counter_add(st->inst, st->c_malformed, 1);
@@ -216,10 +217,12 @@ static int on_event(void *ctx, void *data, size_t size)
 		st->host->error_add(st->inst, 1);
 		return 0;
 	}
+	mark = sl_batch_mark(st->b);
 	if (!(r = sl_batch_add(st->b)) || !(pkt = sl_batch_alloc(st->b, e->caplen ? e->caplen : 1)) ||
 	    (st->have_ksyms && !(loc = sl_batch_alloc(st->b, LOCATION_MAX)))) {
 		if (r)
 			sl_batch_unadd(st->b);
+		sl_batch_rewind(st->b, mark);
 		st->host->error_add(st->inst, 1);
 		return 0;
 	}
@@ -246,7 +249,7 @@ static void poll_ring(void *state)
 	ring_readable(state, -1, 0);
 }
 
-/* The per-CPU counters of the program, summed, added to the instance's. */
+/* The per-CPU counters of the program, summed, added to the instance's; every second. */
 static void read_counters(void *state)
 {
 	struct skbdrop *st = state;
@@ -255,6 +258,8 @@ static void read_counters(void *state)
 	uint64_t rec = 0, sup = 0, lost = 0;
 	uint32_t zero = 0;
 
+	/* the program's clock is CLOCK_MONOTONIC: follow steps of the wall clock */
+	st->mono_to_real = sl_clock_ns(CLOCK_REALTIME) - sl_clock_ns(CLOCK_MONOTONIC);
 	if (ncpu <= 0 || !(c = calloc((size_t)ncpu, sizeof(*c))))
 		return;
 	if (bpf_map__lookup_elem(st->skel->maps.stats, &zero, sizeof(zero), c,
