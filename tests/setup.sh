@@ -9,7 +9,7 @@ BUILD="${SLUICE_BUILD_DIR:-$TOP/build}"
 
 BUILD_PACKAGES="cmake make gcc pkg-config libmnl-dev libnetfilter-log-dev libpcap-dev
 	libyaml-dev liblz4-dev libmicrohttpd-dev libgnutls28-dev librelp-dev librdkafka-dev nettle-dev libcurl4-openssl-dev libmaxminddb-dev libnftnl-dev libnftables-dev libnetfilter-acct-dev libpq-dev libsqlite3-dev zlib1g-dev
-	libsystemd-dev libnats-dev"
+	libsystemd-dev libnats-dev libbpf-dev bpftool clang"
 
 install_missing() {
 	local missing=() p

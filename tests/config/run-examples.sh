@@ -28,6 +28,8 @@ for conf in conf/*.yaml; do
 	[ "$conf" != conf/rules.yaml ] || [ -e "$BUILDDIR/plugins/nftrace.so" ] || continue
 	# and nfacct only with SLUICE_WITH_NFACCT
 	[ "$conf" != conf/nfacct.yaml ] || [ -e "$BUILDDIR/plugins/nfacct.so" ] || continue
+	# and skbdrop only with SLUICE_WITH_BPF
+	[ "$conf" != conf/skbdrop.yaml ] || [ -e "$BUILDDIR/plugins/skbdrop.so" ] || continue
 	sed -e "s|/var/log/sluice|$tmp/var/log/sluice|g" -e "s|/var/spool/sluice|$tmp/var/spool/sluice|g" \
 		-e "s|\([: ]\)out/demo/|\1$tmp/out/demo/|g" "$conf" >"$tmp/$conf"
 	chmod 644 "$tmp/$conf"

@@ -58,6 +58,7 @@ declare -A PLUGINS=(
 	[sluice-pcap]="bpf pcap replay"
 	[sluice-syslog]="syslog"
 	[sluice-nftrace]="nftrace"
+	[sluice-skbdrop]="skbdrop"
 	[sluice-kafka]="kafka"
 	[sluice-journal]="journal"
 	[sluice-nats]="nats"
