@@ -5,9 +5,9 @@
 #   rules_nft_load SUB [OUT]    the inet ruleset of test_netns_rules{,_metrics}
 #   rules_sluice_start          sluice on $WORK/c.yaml in NS (SLUICE_PID)
 
-# rules_netns NAME: skips unless libnftables is built in, then NS (a namespace named after NAME) and G=7
+# rules_netns NAME: skips unless rules: true is built in (SLUICE_WITH_NFTRACE), then NS (a namespace named after NAME) and G=7
 rules_netns() {
-	# rules: true reads the ruleset with libnftables, as nftrace does
+	# rules: true is built with nftrace (SLUICE_WITH_NFTRACE)
 	[ -e "$BUILDDIR/plugins/nftrace.so" ] || skip "built without SLUICE_WITH_NFTRACE (no libnftables)"
 	NS=$(unique_name "$1")
 	make_netns "$NS"
