@@ -90,9 +90,11 @@ static int one_msg(const struct nlmsghdr *nlh, void *data)
 }
 
 /*
- * A request of nf_tables (type; family; a dump when dump; a set's table
- * and name when set), its answers to cb: 0, -EINTR when the dump was
- * interrupted, or -errno (the socket is then closed: answers may be left).
+ * A request of nf_tables (type; family; a dump when dump; when set, a
+ * table and the name of a set or chain in the attributes 1 and 2, which
+ * are NFTA_SET_ELEM_LIST_TABLE/_SET and NFTA_RULE_TABLE/_CHAIN alike), its
+ * answers to cb: 0, -EINTR when the dump was interrupted, or -errno (the
+ * socket is then closed: answers may be left).
  */
 static int request(struct sl_rule_dump *d, uint16_t type, uint8_t family, bool dump,
 		   const char *table, const char *set, mnl_cb_t cb, void *arg)
@@ -117,6 +119,8 @@ static int request(struct sl_rule_dump *d, uint16_t type, uint8_t family, bool d
 	g->version = NFNETLINK_V0;
 	g->res_id = 0;
 	if (set) {
+		_Static_assert((int)NFTA_SET_ELEM_LIST_TABLE == (int)NFTA_RULE_TABLE &&
+			       (int)NFTA_SET_ELEM_LIST_SET == (int)NFTA_RULE_CHAIN, "attributes 1 and 2");
 		mnl_attr_put_strz(nlh, NFTA_SET_ELEM_LIST_TABLE, table);
 		mnl_attr_put_strz(nlh, NFTA_SET_ELEM_LIST_SET, set);
 	}
@@ -167,7 +171,13 @@ static int nl_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
-/* One dump of everything into rn: 0, -EINTR (again), -errno. */
+/*
+ * One dump of everything into rn: 0, -EINTR (again), -errno.  The rules
+ * chain by chain: the kernel resumes a dump by skipping what it already
+ * sent, from the first rule of the ruleset, or of the chain asked for, so
+ * one dump of 10,000 rules in 170 datagrams walks 850,000 rules (half of
+ * its time); chain by chain, a request per chain.
+ */
 static int dump_all(struct sl_rule_dump *d, struct sl_rule_nl *rn)
 {
 	static const uint16_t first[] = {NFT_MSG_GETCHAIN, NFT_MSG_GETSET};
@@ -186,7 +196,14 @@ static int dump_all(struct sl_rule_dump *d, struct sl_rule_nl *rn)
 		if (err < 0)
 			return err;
 	}
-	return request(d, NFT_MSG_GETRULE, NFPROTO_UNSPEC, true, NULL, NULL, nl_cb, rn);
+	for (size_t i = 0; sl_rule_nl_chain(rn, i, &family, &table, &name) == 0; i++) {
+		err = request(d, NFT_MSG_GETRULE, family, true, table, name, nl_cb, rn);
+		if (err == -ENOENT)
+			return -EINTR;	/* the chain went meanwhile */
+		if (err < 0)
+			return err;
+	}
+	return 0;
 }
 
 int sl_rule_dump_index(struct sl_rule_dump *d, struct sl_rule_index **ix, uint32_t *gen,

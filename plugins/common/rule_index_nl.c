@@ -347,6 +347,17 @@ int sl_rule_nl_map(const struct sl_rule_nl *rn, size_t i, uint8_t *family, const
 	return 0;
 }
 
+int sl_rule_nl_chain(const struct sl_rule_nl *rn, size_t i, uint8_t *family, const char **table,
+		     const char **name)
+{
+	if (i >= rn->b.nchains)
+		return -1;
+	*family = (uint8_t)rn->b.chains[i].pf;
+	*table = rn->b.chains[i].table;
+	*name = rn->b.chains[i].name;
+	return 0;
+}
+
 static void maps_free(struct sl_rule_nl *rn)
 {
 	for (size_t i = 0; i < rn->nmaps; i++) {

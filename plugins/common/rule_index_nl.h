@@ -43,6 +43,14 @@ int sl_rule_nl_msg(struct sl_rule_nl *rn, const void *msg, size_t len);
 int sl_rule_nl_map(const struct sl_rule_nl *rn, size_t i, uint8_t *family, const char **table,
 		   const char **name);
 
+/*
+ * Chain i of those read (its table's family, table, name), whose rules a
+ * dump asks for chain by chain: 0, or -1 when there are fewer.  The
+ * strings live as long as rn.
+ */
+int sl_rule_nl_chain(const struct sl_rule_nl *rn, size_t i, uint8_t *family, const char **table,
+		     const char **name);
+
 /* The index of what was read, or NULL with why in err; rn is freed either way. */
 struct sl_rule_index *sl_rule_nl_done(struct sl_rule_nl *rn, char *err, size_t errlen);
 
