@@ -452,13 +452,38 @@ static void set_str(struct sl_record *r, int f, const char *s, uint32_t len)
 		sl_set_bytes(r, (sl_field)f, s, len);
 }
 
+/* The last key looked up in a batch and what it found: a batch is mostly one rule's records. */
+struct last_key {
+	bool set;
+	uint8_t pf, hook;
+	const char *prefix;
+	uint32_t plen;
+	enum verdict v;
+	const struct sl_rule *rule;
+};
+
+static enum verdict who_cached(const struct nflog_rules *nr, struct last_key *l, uint8_t pf,
+			       uint8_t hook, const char *prefix, uint32_t plen,
+			       const struct sl_rule **rule)
+{
+	if (!l->set || l->pf != pf || l->hook != hook || l->plen != plen ||
+	    (plen && memcmp(l->prefix, prefix, plen))) {
+		l->rule = NULL;
+		l->v = who(nr, pf, hook, prefix, plen, &l->rule);
+		*l = (struct last_key){true, pf, hook, prefix, plen, l->v, l->rule};
+	}
+	*rule = l->rule;
+	return l->v;
+}
+
 void nflog_rules_attribute(struct nflog_rules *nr, struct sl_batch *b)
 {
 	uint64_t ambiguous = 0, unattributed = 0;
+	struct last_key last = {0};
 
 	if (!b->count)
 		return;
-	follow(nr);
+	follow(nr);	/* the generations stay as they are for the whole batch */
 	for (unsigned i = 0; i < b->count; i++) {
 		struct sl_record *r = b->rec[i];
 		const struct sl_rule *rule = NULL;
@@ -473,8 +498,8 @@ void nflog_rules_attribute(struct nflog_rules *nr, struct sl_batch *b)
 			prefix = (const char *)r->v[SL_F_PREFIX].bytes.ptr;
 			plen = r->v[SL_F_PREFIX].bytes.len;
 		}
-		switch (who(nr, (uint8_t)r->v[SL_F_FAMILY].u64, (uint8_t)r->v[SL_F_HOOK].u64, prefix,
-			    plen, &rule)) {
+		switch (who_cached(nr, &last, (uint8_t)r->v[SL_F_FAMILY].u64,
+				   (uint8_t)r->v[SL_F_HOOK].u64, prefix, plen, &rule)) {
 		case ONE: {
 			/* this thread alone writes the counts: no locked instruction */
 			struct sl_rule *w = (struct sl_rule *)rule;
