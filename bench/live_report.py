@@ -22,6 +22,7 @@ LABEL = {
     "sluice-pcap": "sluice `nflog → pcap`",
     "sluice-text": "sluice `nflog → decode → logline → file`",
     "sluice-json": "sluice `nflog → decode → json → file`",
+    "sluice-json-rules": "sluice `nflog (rules: true) → decode → json → file`, the log rule attributed",
     "sluice-fan3": "sluice fan-out without syslog: pcap + text + JSON",
     "sluice-fan4": "sluice fan-out: pcap + text + JSON + syslog/UDP (syslog on its own thread, the default)",
     "sluice-fan4lo": "(same, the syslog receiver on loopback: its kernel half on sluice's CPU, as before issue 20)",
@@ -273,6 +274,8 @@ def targets(rows, sizes):
         ratio_row("CPU per packet: `nflog → pcap` ≤ 1.3× the drain", s, "sluice-pcap", "drain", PCAP_TARGET)
         ratio_row("CPU per packet: text stack ≤ 1/5 of ulogd2 LOGEMU's", s, "sluice-text", "ulogd-text", 0.2)
         ratio_row("CPU per packet: JSON stack ≤ 1/8 of ulogd2 JSON's", s, "sluice-json", "ulogd-json", 0.125)
+        ratio_row("CPU per packet: JSON stack with `rules: true` ≤ 1.05× without (issue 22)", s,
+                  "sluice-json-rules", "sluice-json", RULES_TARGET)
         ratio_row("CPU per packet: four-stack fan-out < 2× a single stack (the JSON stack, the dearest)", s,
                   "sluice-fan4", "sluice-json", 2.0)
         ratio_row("(same, syslog over TCP instead of UDP)", s, "sluice-fan4tcp", "sluice-json", 2.0)
@@ -307,6 +310,28 @@ def targets(rows, sizes):
 
 
 PCAP_TARGET = 1.3
+RULES_TARGET = 1.05
+
+
+def rules_target(rows):
+    """Issue 22's lookup cost as lines for the terminal: CPU µs per packet of
+    `nflog (rules: true) → decode → json` and of the same without, per
+    payload size (medians over rounds, range), and their per-round ratio."""
+    out = []
+    for s in sorted({r["size"] for r in rows}):
+        rs = per_round_ratio(rows, s, "sluice-json-rules", "sluice-json")
+        if not rs:
+            out.append(f"rules lookup ({s} B): not measured (no sluice-json-rules or sluice-json row)")
+            continue
+        full = [r for r in rows if r["mode"] == "full" and r["size"] == s]
+        us = {n: [cpu_us(r) for r in full if r["name"] == n] for n in ("sluice-json", "sluice-json-rules")}
+        att = [kv_detail(r).get("attributed", "?") for r in full if r["name"] == "sluice-json-rules"]
+        m = med(rs)
+        out.append(f"rules lookup ({s} B): CPU µs per packet {spread(us['sluice-json-rules'], f_us)} with rules: true, "
+                   f"{spread(us['sluice-json'], f_us)} without: {spread(rs, lambda x: f'{x:.3f}×')} "
+                   f"(rounds: {', '.join(f'{x:.3f}' for x in rs)}; attributed records {', '.join(map(str, att))}), "
+                   f"limit {RULES_TARGET}×: {'met' if m <= RULES_TARGET else 'MISSED'}")
+    return out
 
 
 def pcap_target(rows):
@@ -343,6 +368,9 @@ def syslog_target(rows):
 def main():
     if len(sys.argv) == 3 and sys.argv[1] == "--pcap-target":
         print("\n".join(pcap_target(load(sys.argv[2]))))
+        return
+    if len(sys.argv) == 3 and sys.argv[1] == "--rules-target":
+        print("\n".join(rules_target(load(sys.argv[2]))))
         return
     if len(sys.argv) == 3 and sys.argv[1] == "--syslog-target":
         print("\n".join(syslog_target(load(sys.argv[2]))))

@@ -31,6 +31,10 @@
 # sluice-grp1 / -grp2: one NFLOG group on one input thread against the same
 # traffic split over two groups (`numgen inc mod 2`) on two input threads,
 # each nflog -> decode -> json -> file.
+# sluice-json-rules (issue 22): sluice-json with `rules: true` on nflog,
+# every record attributed to the bench's log rule (the detail counts the
+# records naming it); the report compares its CPU per packet with
+# sluice-json's (limit 1.05x).
 # sluice-kafka (by name only, not in the default LOGGERS; bench/sinks.sh
 # runs it): nflog -> decode -> json -> kafka into tests/kafka_mock (a
 # librdkafka mock cluster in namespace B, on the generator's CPU); its
@@ -57,9 +61,9 @@
 # (0/1), SIZES ("64 512"), LOGGERS (names, default all), BUILD (build dir),
 # KEEP=1 (keep the work dir), NODOC=1 (do not touch docs/BENCHMARKS.md),
 # PERF="sluice-fan4 ..." (perf record those loggers; with KEEP=1),
-# OFFLINE=0 / CONNTRACK=0 / SINKS=0 / SQL=0 / OUTPUTS=0 (skip
+# OFFLINE=0 / CONNTRACK=0 / SINKS=0 / SQL=0 / OUTPUTS=0 / RULES=0 (skip
 # bench/offline.sh / bench/conntrack.sh / bench/sinks.sh / bench/sql.sh /
-# bench/outputs.sh, which run after the live part and write their own
+# bench/outputs.sh / bench/rules.sh, which run after the live part and write their own
 # tables; see bench/README.md), NOTE (words for the charts' titles),
 # NOBUILD=1 (BUILD is built: no cmake), SAVE (where the copies of the
 # results, the loggers' logs and the NODOC=1 charts go, default /tmp:
@@ -81,7 +85,7 @@ fi
 SIZES=${SIZES:-"64 512"}
 SEARCH_DUR=${SEARCH_DUR:-1}
 SEARCH_STEPS=${SEARCH_STEPS:-4}
-ALL_LOGGERS="drain sluice-pcap sluice-text sluice-json sluice-fan3 sluice-fan4 sluice-fan4lo sluice-fan4nt sluice-fan4tcp sluice-stall sluice-grp1 sluice-grp2 ulogd-pcap ulogd-text ulogd-json ulogd-fan4 tcpdump printk"
+ALL_LOGGERS="drain sluice-pcap sluice-text sluice-json sluice-json-rules sluice-fan3 sluice-fan4 sluice-fan4lo sluice-fan4nt sluice-fan4tcp sluice-stall sluice-grp1 sluice-grp2 ulogd-pcap ulogd-text ulogd-json ulogd-fan4 tcpdump printk"
 LOGGERS=${LOGGERS:-$ALL_LOGGERS}
 GROUP=42 GROUP2=43 PORT=9999 SYSPORT=5514
 STALL_SECS=${STALL_SECS:-4} # traffic of the stall scenario: the sink stops 0.5 s in, for 2 s
@@ -220,12 +224,16 @@ thread_cpu() {
 sluice_conf() { # sluice_conf KIND DIR
 	local d=$2
 	echo "instances:"
-	echo "  fw: { plugin: nflog, group: $GROUP }"
+	if [ "$1" = json-rules ]; then # issue 22: each record attributed to the log rule
+		echo "  fw: { plugin: nflog, group: $GROUP, rules: true }"
+	else
+		echo "  fw: { plugin: nflog, group: $GROUP }"
+	fi
 	echo "stacks:"
 	case $1 in
 	pcap) echo "  pcap: [fw, { plugin: pcap, file: $d/out.pcap }]" ;;
 	text) echo "  text: [fw, decode, logline, { plugin: file, file: $d/out.log }]" ;;
-	json) echo "  json: [fw, decode, json, { plugin: file, file: $d/out.json }]" ;;
+	json | json-rules) echo "  json: [fw, decode, json, { plugin: file, file: $d/out.json }]" ;;
 	kafka) echo "  kafka: [fw, decode, json, { plugin: kafka, brokers: [$BOOTSTRAP], topic: sl }]" ;;
 	otlp) echo "  otlp: [fw, decode, json, { plugin: otlp, url: \"http://127.0.0.1:$OTLP_PORT/v1/logs\"$OUTPUT_OPTS }]" ;;
 	nats) echo "  nats: [fw, decode, json, { plugin: nats, servers: [\"nats://127.0.0.1:$NATS_PORT\"], subject: \"fw.{nflog_group}.{ip_proto}\", jetstream: true$OUTPUT_OPTS }]" ;;
@@ -526,6 +534,8 @@ outputs() {
 	*-pcap | tcpdump) echo "$(pcapn "$d/out.pcap") -" ;;
 	*-text) echo "$(lines "$d/out.log") -" ;;
 	*-json) echo "$(lines "$d/out.json") -" ;;
+	*-json-rules) # and how many records name the rule
+		echo "$(lines "$d/out.json") attributed=$(grep -c '"rule_handle"' "$d/out.json" 2>/dev/null || true)" ;;
 	*-fan3)
 		p=$(pcapn "$d/out.pcap") t=$(lines "$d/out.log") j=$(lines "$d/out.json")
 		echo "$(printf '%s\n' "$p" "$t" "$j" | sort -n | head -1) pcap=$p,text=$t,json=$j" ;;
@@ -747,9 +757,19 @@ if [ "${CONNTRACK:-1}" = 1 ]; then
 		"$TOP/bench/conntrack.sh" -b "$BUILD" || echo "run.sh: conntrack.sh failed" >&2
 	fi
 fi
+if [ "${RULES:-1}" = 1 ]; then
+	echo "== bench/rules.sh"
+	if [ "$QUICK" = 1 ]; then
+		"$TOP/bench/rules.sh" -b "$BUILD" -r 3 || echo "run.sh: rules.sh failed" >&2
+	else
+		"$TOP/bench/rules.sh" -b "$BUILD" || echo "run.sh: rules.sh failed" >&2
+	fi
+fi
 
 # issue 19: say whether nflog -> pcap is within 1.3x the drain's CPU per packet
 python3 "$TOP/bench/live_report.py" --pcap-target "$RESULTS" || echo "run.sh: no pcap target computed" >&2
+# issue 22: what `rules: true` costs per packet (sluice-json-rules against sluice-json)
+python3 "$TOP/bench/live_report.py" --rules-target "$RESULTS" || echo "run.sh: no rules figure computed" >&2
 # issue 20: the UDP syslog thread's CPU per message (fan4: across veth; fan4lo: loopback)
 python3 "$TOP/bench/live_report.py" --syslog-target "$RESULTS" || echo "run.sh: no syslog figure computed" >&2
 # charts: the results beside outputs.sh's, drawn from both (bench/charts.sh)

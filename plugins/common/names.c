@@ -58,20 +58,29 @@ const char *const sl_family_names[13] = {
 	[1] = "inet", [2] = "ipv4", [3] = "arp", [5] = "netdev", [7] = "bridge", [10] = "ipv6",
 };
 
+/* nftables' family names (nft's words) and their NFPROTO_ numbers. */
+static const struct {
+	const char *name;
+	int num;
+} nft_fams[] = {
+	{"ip", NFPROTO_IPV4}, {"ip6", NFPROTO_IPV6}, {"inet", NFPROTO_INET},
+	{"arp", NFPROTO_ARP}, {"bridge", NFPROTO_BRIDGE}, {"netdev", NFPROTO_NETDEV},
+};
+
 int sl_nft_family_number(const char *name, size_t len)
 {
-	static const struct {
-		const char *name;
-		int num;
-	} fams[] = {
-		{"ip", NFPROTO_IPV4}, {"ip6", NFPROTO_IPV6}, {"inet", NFPROTO_INET},
-		{"arp", NFPROTO_ARP}, {"bridge", NFPROTO_BRIDGE}, {"netdev", NFPROTO_NETDEV},
-	};
-
-	for (size_t i = 0; i < sizeof(fams) / sizeof(fams[0]); i++)
-		if (strlen(fams[i].name) == len && !memcmp(fams[i].name, name, len))
-			return fams[i].num;
+	for (size_t i = 0; i < sizeof(nft_fams) / sizeof(nft_fams[0]); i++)
+		if (strlen(nft_fams[i].name) == len && !memcmp(nft_fams[i].name, name, len))
+			return nft_fams[i].num;
 	return -1;
+}
+
+const char *sl_nft_family_name(int num)
+{
+	for (size_t i = 0; i < sizeof(nft_fams) / sizeof(nft_fams[0]); i++)
+		if (nft_fams[i].num == num)
+			return nft_fams[i].name;
+	return NULL;
 }
 
 /* libnetfilter_conntrack's states[] (TCP_CONNTRACK_MAX = 10). */

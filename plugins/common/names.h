@@ -62,6 +62,8 @@ static inline const char *sl_family_name(uint64_t f)
  * netdev), the first len bytes of name; -1 if not one.
  */
 int sl_nft_family_number(const char *name, size_t len);
+/* The nft family name of NFPROTO_ number num ("ip", "inet", ...); NULL if none. */
+const char *sl_nft_family_name(int num);
 
 /* TCP_CONNTRACK_* states, as conntrack -E writes them and in lower case. */
 struct sl_tcp_state_name {

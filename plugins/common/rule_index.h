@@ -78,6 +78,16 @@ enum sl_rule_match sl_rule_index_find(const struct sl_rule_index *ix, uint8_t pf
 size_t sl_rule_index_shared(const struct sl_rule_index *ix, int group,
 			    void (*cb)(void *arg, const char *line), void *arg);
 
+/*
+ * Each key of the index: cb(arg, pf, hook, group, prefix, plen, rule),
+ * rule NULL for a key several rules share.  Returns how many keys.  For
+ * comparing two indexes (bench/rules_read.c -c).
+ */
+size_t sl_rule_index_keys(const struct sl_rule_index *ix,
+			  void (*cb)(void *arg, uint8_t pf, uint8_t hook, uint16_t group,
+				     const char *prefix, uint32_t plen, const struct sl_rule *rule),
+			  void *arg);
+
 /* Whether a and b say the same of a packet: family, table, chain, handle, comment, verdict. */
 bool sl_rule_same(const struct sl_rule *a, const struct sl_rule *b);
 

@@ -20,7 +20,7 @@
 #include <linux/netlink.h>
 
 #include "clock.h"
-#include "nft_rules.h"
+#include "rule_dump.h"
 #include "rule_index.h"
 
 /* Generations kept while their records may still come; more: nothing attributed meanwhile. */
@@ -40,7 +40,7 @@ struct nflog_rules {
 	uint16_t group;
 	int64_t settle_ns;	/* flush timeout + margin */
 
-	struct sl_nft_rules *rs;	/* libnftables' listing, the generation */
+	struct sl_rule_dump *dump;	/* the ruleset's dumps, the generation */
 	struct mnl_socket *nl;		/* the notifications */
 	int fd;
 	char *buf;
@@ -143,22 +143,6 @@ static void warn_shared(struct nflog_rules *nr)
 			      n - SHARED_LOG_MAX);
 }
 
-struct listing {
-	struct nflog_rules *nr;
-	struct sl_rule_index *ix;
-	uint32_t gen;
-	char err[256];
-};
-
-static int build_cb(void *arg, const char *json, size_t len, uint32_t gen)
-{
-	struct listing *l = arg;
-
-	l->gen = gen;
-	l->ix = sl_rule_index_from_json(json, len, l->err, sizeof(l->err));
-	return l->ix ? 0 : -EPROTO;
-}
-
 /* Carry each rule's counts to the same rule of the next index. */
 static void carry_counts(struct sl_rule_index *from, struct sl_rule_index *to)
 {
@@ -201,22 +185,21 @@ static void retire_current(struct nflog_rules *nr)
 /* List the ruleset again (at start: first); 0 or -1 (logged). */
 static int relist(struct nflog_rules *nr, bool first)
 {
-	struct listing l = {.nr = nr};
+	struct sl_rule_index *ix;
+	char msg[256];
 	uint32_t gen;
 	int err;
 
 	/* a change of ours already listed (notifications come in bursts) */
-	if (!first && nr->cur && sl_nft_rules_gen(nr->rs, &gen) == 0 && gen == nr->gen)
+	if (!first && nr->cur && sl_rule_dump_gen(nr->dump, &gen) == 0 && gen == nr->gen)
 		return 0;
 	nr->host->counter_add(nr->inst, nr->c_listings, 1);
-	err = sl_nft_rules_json(nr->rs, build_cb, &l);
+	err = sl_rule_dump_index(nr->dump, &ix, &gen, msg, sizeof(msg));
 	if (err) {
-		const char *msg = err == -EPROTO ? l.err : sl_nft_rules_error(nr->rs);
-
 		nr->host->log(nr->inst, first ? SL_LOG_ERR : SL_LOG_WARNING,
 			      "rules: cannot read the ruleset: %s%s%s%s",
-			      err == -EPROTO ? "nft's JSON listing" : strerror(-err), *msg ? ": " : "",
-			      msg,
+			      err == -EPROTO ? "the kernel's netlink dump" : strerror(-err),
+			      err == -EPROTO ? ": " : "", err == -EPROTO ? msg : "",
 			      err == -EPERM || err == -EACCES ? " (needs CAP_NET_ADMIN in the network namespace)" : "");
 		if (!first) {
 			nr->host->error_add(nr->inst, 1);
@@ -228,28 +211,28 @@ static int relist(struct nflog_rules *nr, bool first)
 		return -1;
 	}
 	if (first) {
-		nr->cur = l.ix;
-		nr->gen = l.gen;
+		nr->cur = ix;
+		nr->gen = gen;
 		nr->host->log(nr->inst, SL_LOG_INFO,
 			      "rules: %zu rules with log group statements in ruleset generation %u",
-			      sl_rule_index_count(l.ix), l.gen);
+			      sl_rule_index_count(ix), gen);
 		warn_shared(nr);
 		return 0;
 	}
-	if (nr->cur && l.gen == nr->gen) {
-		sl_rule_index_free(l.ix);
+	if (nr->cur && gen == nr->gen) {
+		sl_rule_index_free(ix);
 		return 0;
 	}
 	if (nr->cur)
-		carry_counts(nr->cur, l.ix);
+		carry_counts(nr->cur, ix);
 	pthread_mutex_lock(&nr->lock);
 	retire_current(nr);
-	nr->cur = l.ix;
+	nr->cur = ix;
 	pthread_mutex_unlock(&nr->lock);
-	nr->gen = l.gen;
+	nr->gen = gen;
 	nr->retry_at = 0;
-	nr->host->log(nr->inst, SL_LOG_DEBUG, "rules: ruleset generation %u, %zu rules", l.gen,
-		      sl_rule_index_count(l.ix));
+	nr->host->log(nr->inst, SL_LOG_DEBUG, "rules: ruleset generation %u, %zu rules", gen,
+		      sl_rule_index_count(ix));
 	warn_shared(nr);
 	return 0;
 }
@@ -400,7 +383,7 @@ int nflog_rules_start(struct nflog_rules *nr, int nflog_fd)
 		return -1;
 	}
 
-	if (!(nr->rs = sl_nft_rules_new()) || !(nr->buf = malloc(NOTIFY_BUF))) {
+	if (!(nr->dump = sl_rule_dump_new()) || !(nr->buf = malloc(NOTIFY_BUF))) {
 		nr->host->log(nr->inst, SL_LOG_ERR, "out of memory");
 		return -1;
 	}
@@ -469,13 +452,38 @@ static void set_str(struct sl_record *r, int f, const char *s, uint32_t len)
 		sl_set_bytes(r, (sl_field)f, s, len);
 }
 
+/* The last key looked up in a batch and what it found: a batch is mostly one rule's records. */
+struct last_key {
+	bool set;
+	uint8_t pf, hook;
+	const char *prefix;
+	uint32_t plen;
+	enum verdict v;
+	const struct sl_rule *rule;
+};
+
+static enum verdict who_cached(const struct nflog_rules *nr, struct last_key *l, uint8_t pf,
+			       uint8_t hook, const char *prefix, uint32_t plen,
+			       const struct sl_rule **rule)
+{
+	if (!l->set || l->pf != pf || l->hook != hook || l->plen != plen ||
+	    (plen && memcmp(l->prefix, prefix, plen))) {
+		l->rule = NULL;
+		l->v = who(nr, pf, hook, prefix, plen, &l->rule);
+		*l = (struct last_key){true, pf, hook, prefix, plen, l->v, l->rule};
+	}
+	*rule = l->rule;
+	return l->v;
+}
+
 void nflog_rules_attribute(struct nflog_rules *nr, struct sl_batch *b)
 {
 	uint64_t ambiguous = 0, unattributed = 0;
+	struct last_key last = {0};
 
 	if (!b->count)
 		return;
-	follow(nr);
+	follow(nr);	/* the generations stay as they are for the whole batch */
 	for (unsigned i = 0; i < b->count; i++) {
 		struct sl_record *r = b->rec[i];
 		const struct sl_rule *rule = NULL;
@@ -490,8 +498,8 @@ void nflog_rules_attribute(struct nflog_rules *nr, struct sl_batch *b)
 			prefix = (const char *)r->v[SL_F_PREFIX].bytes.ptr;
 			plen = r->v[SL_F_PREFIX].bytes.len;
 		}
-		switch (who(nr, (uint8_t)r->v[SL_F_FAMILY].u64, (uint8_t)r->v[SL_F_HOOK].u64, prefix,
-			    plen, &rule)) {
+		switch (who_cached(nr, &last, (uint8_t)r->v[SL_F_FAMILY].u64,
+				   (uint8_t)r->v[SL_F_HOOK].u64, prefix, plen, &rule)) {
 		case ONE: {
 			/* this thread alone writes the counts: no locked instruction */
 			struct sl_rule *w = (struct sl_rule *)rule;
@@ -551,8 +559,8 @@ void nflog_rules_stop(struct nflog_rules *nr)
 	if (nr->nl)
 		mnl_socket_close(nr->nl);
 	nr->nl = NULL;
-	sl_nft_rules_free(nr->rs);
-	nr->rs = NULL;
+	sl_rule_dump_free(nr->dump);
+	nr->dump = NULL;
 	nr->host->series_source(nr->inst, NULL, NULL);	/* and the lock: no scrape finds it */
 	pthread_mutex_lock(&nr->lock);
 	nr->stopped = true;

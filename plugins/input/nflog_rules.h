@@ -16,7 +16,8 @@
  * is attributed and when their socket is readable; an index is freed only
  * between wake-ups, when no record points into it any more.  Attributing a
  * batch costs one recv() (the notifications, usually none) and a hash probe
- * per record.
+ * per run of records with the same key (the last key's answer is kept for
+ * the batch).
  */
 #ifndef SLUICE_NFLOG_RULES_H
 #define SLUICE_NFLOG_RULES_H

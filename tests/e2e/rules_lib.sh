@@ -8,9 +8,9 @@
 #   rules_send_all              test_netns_rules_outputs' 24 records: both chains, both families
 #   rules_logged N              true once nflog's `in` counter is N (for wait_for)
 
-# rules_netns NAME: skips unless libnftables is built in, then NS (a namespace named after NAME) and G=7
+# rules_netns NAME: skips unless rules: true is built in (SLUICE_WITH_NFTRACE), then NS (a namespace named after NAME) and G=7
 rules_netns() {
-	# rules: true reads the ruleset with libnftables, as nftrace does
+	# rules: true is built with nftrace (SLUICE_WITH_NFTRACE)
 	[ -e "$BUILDDIR/plugins/nftrace.so" ] || skip "built without SLUICE_WITH_NFTRACE (no libnftables)"
 	NS=$(unique_name "$1")
 	make_netns "$NS"
