@@ -1,0 +1,228 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
+#include <glob.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/epoll.h>
+#include <sys/inotify.h>
+
+#include "netns_open.h"
+#include "netns_set.h"
+#include "netns_spec.h"
+
+/* A glob's file that is not a namespace yet is tried again this often. */
+#define RETRY_MS 200
+
+int sl_netns_set_init(struct sl_netns_set *set, const struct sl_host *host,
+		      struct sl_instance *inst, const char *spec, sl_netns_join_cb join,
+		      sl_netns_leave_cb leave, void *arg)
+{
+	char path[PATH_MAX];
+	const char *why;
+
+	memset(set, 0, sizeof(*set));
+	set->host = host;
+	set->inst = inst;
+	set->ifd = -1;
+	set->join = join;
+	set->leave = leave;
+	set->arg = arg;
+	set->kind = sl_netns_spec_check(spec, &why);
+	if (set->kind < 0 || sl_netns_spec_path(spec, path, sizeof(path)) < 0) {
+		host->log(inst, SL_LOG_ERR, "netns: %s", set->kind < 0 ? why : strerror(errno));
+		return -1;
+	}
+	if (!(set->pattern = strdup(path))) {
+		host->log(inst, SL_LOG_ERR, "netns: out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+static struct sl_netns_member *member_add(struct sl_netns_set *set, const char *path)
+{
+	struct sl_netns_member *m = calloc(1, sizeof(*m));
+
+	if (!m || !(m->path = strdup(path))) {
+		free(m);
+		set->host->log(set->inst, SL_LOG_ERR, "netns %s: out of memory", path);
+		return NULL;
+	}
+	m->label_len = sl_netns_label(m->path, &m->label);
+	m->next = set->members;
+	set->members = m;
+	return m;
+}
+
+/* Try to join m: 0 joined, 1 not a namespace yet, -1 failed (logged). */
+static int member_join(struct sl_netns_set *set, struct sl_netns_member *m)
+{
+	int fd = sl_netns_open(m->path);
+
+	if (fd < 0 && errno == ENOTNAM && set->kind == SL_NETNS_GLOB) {
+		m->pending = true;
+		return 1;
+	}
+	m->pending = false;
+	if (fd < 0) {
+		set->host->log(set->inst, SL_LOG_ERR, "netns %s: %s", m->path,
+			       errno == ENOTNAM ? "not a network namespace" : strerror(errno));
+		m->failed = true;
+		return -1;
+	}
+	m->data = set->join(set->arg, m, fd);
+	close(fd);
+	m->failed = !m->data;
+	if (m->data)
+		set->host->log(set->inst, SL_LOG_INFO, "netns %.*s: joined (%s)", (int)m->label_len,
+			       m->label, m->path);
+	return m->data ? 0 : -1;
+}
+
+static void member_leave(struct sl_netns_set *set, struct sl_netns_member *m)
+{
+	if (m->data)
+		set->leave(set->arg, m);
+	m->data = NULL;
+}
+
+static void retry_cb(void *ctx);
+
+/* A glob's scan: join new and pending files, leave the vanished ones. */
+static void scan(struct sl_netns_set *set)
+{
+	struct sl_netns_member **mp, *m;
+	bool pending = false;
+	glob_t g;
+	int r = glob(set->pattern, GLOB_NOSORT, NULL, &g);
+
+	if (r != 0 && r != GLOB_NOMATCH) {
+		set->host->log(set->inst, SL_LOG_ERR, "netns %s: cannot list the directory",
+			       set->pattern);
+		return;	/* the members stay as they are */
+	}
+	for (m = set->members; m; m = m->next)
+		m->seen = false;
+	for (size_t i = 0; r == 0 && i < g.gl_pathc; i++) {
+		for (m = set->members; m && strcmp(m->path, g.gl_pathv[i]); m = m->next)
+			;
+		if (!m && !(m = member_add(set, g.gl_pathv[i])))
+			continue;
+		m->seen = true;
+		if (!m->data && !m->failed)
+			pending |= member_join(set, m) == 1;
+	}
+	if (r == 0)
+		globfree(&g);
+	for (mp = &set->members; (m = *mp);) {
+		if (m->seen) {
+			mp = &m->next;
+			continue;
+		}
+		if (m->data)
+			set->host->log(set->inst, SL_LOG_WARNING, "netns %.*s: gone (%s): left",
+				       (int)m->label_len, m->label, m->path);
+		member_leave(set, m);
+		*mp = m->next;
+		free(m->path);
+		free(m);
+	}
+	if (pending && !set->retry_armed)
+		set->host->timer_arm(set->retry, RETRY_MS, RETRY_MS);
+	else if (!pending && set->retry_armed)
+		set->host->timer_disarm(set->retry);
+	set->retry_armed = pending;
+}
+
+static void retry_cb(void *ctx)
+{
+	scan(ctx);
+}
+
+static void inotify_cb(void *ctx, int fd, uint32_t events)
+{
+	struct sl_netns_set *set = ctx;
+	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+
+	(void)events;
+	/* drained: which file changed does not matter (nor a queue overflow), the scan looks at all */
+	while (read(fd, buf, sizeof(buf)) > 0)
+		;
+	scan(set);
+}
+
+static int watch_dir(struct sl_netns_set *set)
+{
+	char dir[PATH_MAX];
+	char *slash;
+
+	strcpy(dir, set->pattern);
+	slash = strrchr(dir, '/');
+	slash[slash == dir] = '\0';	/* "/x*": the root */
+	set->ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (set->ifd < 0 ||
+	    inotify_add_watch(set->ifd, dir,
+			      IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_ATTRIB |
+				      IN_ONLYDIR) < 0) {
+		set->host->log(set->inst, SL_LOG_ERR, "netns %s: cannot watch %s: %s", set->pattern,
+			       dir, strerror(errno));
+		return -1;
+	}
+	if (set->host->watch_fd(set->inst, set->ifd, EPOLLIN, inotify_cb, set) < 0) {
+		set->host->log(set->inst, SL_LOG_ERR, "netns %s: cannot watch: %s", set->pattern,
+			       strerror(errno));
+		close(set->ifd);
+		set->ifd = -1;
+		return -1;
+	}
+	return 0;
+}
+
+int sl_netns_set_start(struct sl_netns_set *set)
+{
+	if (set->kind != SL_NETNS_GLOB) {
+		if (!set->members && !member_add(set, set->pattern))
+			return -1;
+		return member_join(set, set->members);
+	}
+	if (!set->retry && !(set->retry = set->host->timer_new(set->inst, retry_cb, set))) {
+		set->host->log(set->inst, SL_LOG_ERR, "netns: cannot make a timer");
+		return -1;
+	}
+	/* watched before the first scan: a file made between them is not missed */
+	if (watch_dir(set) < 0)
+		return -1;
+	scan(set);
+	return 0;
+}
+
+void sl_netns_set_stop(struct sl_netns_set *set)
+{
+	struct sl_netns_member *m;
+
+	if (set->ifd >= 0) {
+		set->host->unwatch_fd(set->inst, set->ifd);
+		close(set->ifd);
+		set->ifd = -1;
+	}
+	if (set->retry_armed)
+		set->host->timer_disarm(set->retry);
+	set->retry_armed = false;
+	while ((m = set->members)) {
+		member_leave(set, m);
+		set->members = m->next;
+		free(m->path);
+		free(m);
+	}
+}
+
+void sl_netns_set_free(struct sl_netns_set *set)
+{
+	if (set->retry && SL_HOST_HAS(set->host, timer_free))
+		set->host->timer_free(set->retry);
+	set->retry = NULL;
+	free(set->pattern);
+	set->pattern = NULL;
+}

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The namespaces one instance reads (`netns:`, netns_spec.h): its members,
+ * each a namespace file the input made its own sockets in (netns_open.h).
+ *
+ * A name or a path is one member, joined at start or the start fails.  A
+ * glob's members are the matching files: those there at start, and those
+ * that appear later (inotify on the directory wakes a rescan; a file `ip
+ * netns add` just created is not a namespace until its bind mount, so a
+ * file that is not one yet is tried again every RETRY_MS until it is, or
+ * is gone).  A member whose file disappears is left (its sockets closed:
+ * they would otherwise keep the namespace alive) and logged; a member that
+ * cannot be joined is logged and tried again only when its file comes
+ * back.  Nothing about a glob's members is fatal, and none may exist.
+ *
+ * One set belongs to one instance and runs on its thread (the host's
+ * watch_fd and timers).  join() and leave() are the input's: join makes
+ * the member's sockets from the namespace fd (valid during the call only)
+ * and returns their state, or NULL having logged why; leave closes them.
+ */
+#ifndef SLUICE_NETNS_SET_H
+#define SLUICE_NETNS_SET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <sluice/plugin.h>
+
+struct sl_netns_member {
+	char *path;
+	const char *label;	/* into path: sl_netns_label() */
+	size_t label_len;
+	void *data;		/* join()'s answer; NULL: not joined */
+	bool pending;		/* not a namespace yet: tried again */
+	bool failed;		/* join() failed: tried again when the file comes back */
+	bool seen;		/* found by the current scan */
+	struct sl_netns_member *next;
+};
+
+typedef void *(*sl_netns_join_cb)(void *arg, struct sl_netns_member *m, int nsfd);
+typedef void (*sl_netns_leave_cb)(void *arg, struct sl_netns_member *m);
+
+struct sl_netns_set {
+	const struct sl_host *host;
+	struct sl_instance *inst;
+	int kind;		/* enum sl_netns_kind */
+	char *pattern;		/* the absolute path or glob */
+	int ifd;		/* inotify on the glob's directory; -1: none */
+	struct sl_timer *retry;
+	bool retry_armed;
+	sl_netns_join_cb join;
+	sl_netns_leave_cb leave;
+	void *arg;
+	struct sl_netns_member *members;
+};
+
+/*
+ * A set for a checked `netns:` value (sl_netns_spec_check()): 0, or -1
+ * logged.  Nothing is opened yet.
+ */
+int sl_netns_set_init(struct sl_netns_set *set, const struct sl_host *host,
+		      struct sl_instance *inst, const char *spec, sl_netns_join_cb join,
+		      sl_netns_leave_cb leave, void *arg);
+
+/*
+ * Join the members there are (a glob: and watch its directory): 0, or -1
+ * logged (a name or path that cannot be joined; a glob whose directory
+ * cannot be watched).
+ */
+int sl_netns_set_start(struct sl_netns_set *set);
+
+/* Leave every member, stop watching; the set can be started again. */
+void sl_netns_set_stop(struct sl_netns_set *set);
+
+/* Free what init made (after stop). */
+void sl_netns_set_free(struct sl_netns_set *set);
+
+#endif
