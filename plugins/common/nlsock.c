@@ -100,8 +100,14 @@ int sl_nl_open_in(struct sl_nl_reader *rd, uint64_t rcvbuf, int nsfd)
 	}
 	rd->nl = sl_netns_mnl_socket(nsfd, NETLINK_NETFILTER);
 	if (!rd->nl) {
-		rd->host->log(rd->inst, SL_LOG_ERR, "netlink socket%s: %s",
-			      nsfd < 0 ? "" : " in the namespace", strerror(errno));
+		int err = errno;
+
+		rd->host->log(rd->inst, SL_LOG_ERR, "netlink socket%s: %s%s",
+			      nsfd < 0 ? "" : " in the namespace", strerror(err),
+			      nsfd >= 0 && err == EPERM
+				      ? " (joining a namespace needs CAP_SYS_ADMIN; daemon.user keeps "
+					"CAP_NET_ADMIN only: docs/SECURITY.md)"
+				      : "");
 		return -1;
 	}
 	rd->fd = mnl_socket_get_fd(rd->nl);
