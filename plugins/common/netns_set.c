@@ -226,3 +226,56 @@ void sl_netns_set_free(struct sl_netns_set *set)
 	free(set->pattern);
 	set->pattern = NULL;
 }
+
+int sl_netns_one_configure(struct sl_netns_one *one, const struct sl_host *host,
+			   struct sl_instance *inst, const char *spec)
+{
+	char path[PATH_MAX];
+	const char *why;
+	int kind;
+
+	memset(one, 0, sizeof(*one));
+	one->fd = -1;
+	if (!spec)
+		return 0;
+	kind = sl_netns_spec_check(spec, &why);
+	if (kind == SL_NETNS_GLOB)
+		why = "a glob is not supported by this input: one instance per namespace";
+	if (kind < 0 || kind == SL_NETNS_GLOB) {
+		host->config_error(inst, "netns", "%s", why);
+		return -1;
+	}
+	if (sl_netns_spec_path(spec, path, sizeof(path)) < 0 || !(one->path = strdup(path))) {
+		host->config_error(inst, "netns", "%s", strerror(errno));
+		return -1;
+	}
+	one->label_len = (uint32_t)sl_netns_label(one->path, &one->label);
+	one->field = host->field_id(inst, "netns");
+	return 0;
+}
+
+int sl_netns_one_open(struct sl_netns_one *one, const struct sl_host *host,
+		      struct sl_instance *inst)
+{
+	if (!one->path)
+		return 0;
+	if ((one->fd = sl_netns_open(one->path)) < 0) {
+		host->log(inst, SL_LOG_ERR, "netns %s: %s", one->path,
+			  errno == ENOTNAM ? "not a network namespace" : strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+void sl_netns_one_close(struct sl_netns_one *one)
+{
+	if (one->fd >= 0)
+		close(one->fd);
+	one->fd = -1;
+}
+
+void sl_netns_one_free(struct sl_netns_one *one)
+{
+	free(one->path);
+	one->path = NULL;
+}

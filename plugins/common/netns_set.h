@@ -75,4 +75,41 @@ void sl_netns_set_stop(struct sl_netns_set *set);
 /* Free what init made (after stop). */
 void sl_netns_set_free(struct sl_netns_set *set);
 
+/*
+ * The one namespace of an input that reads a single one (nfct, nfacct: a
+ * glob's many namespaces would each need the input's whole state): a name
+ * or a path, opened at start and kept open for sockets made later.
+ */
+struct sl_netns_one {
+	char *path;		/* NULL: no netns, sluice's own namespace */
+	const char *label;	/* into path: sl_netns_label() */
+	uint32_t label_len;
+	int field;		/* the `netns` field */
+	int fd;			/* the namespace file while started; -1 */
+};
+
+/*
+ * Read a `netns:` value (NULL: none) at configure(): 0, or -1 after
+ * config_error() (a glob is refused: `what` says why for this input).
+ */
+int sl_netns_one_configure(struct sl_netns_one *one, const struct sl_host *host,
+			   struct sl_instance *inst, const char *spec);
+
+/* At start: open the namespace file (none: fd -1): 0, or -1 logged. */
+int sl_netns_one_open(struct sl_netns_one *one, const struct sl_host *host,
+		      struct sl_instance *inst);
+
+/* At stop: close the file. */
+void sl_netns_one_close(struct sl_netns_one *one);
+
+/* At destroy. */
+void sl_netns_one_free(struct sl_netns_one *one);
+
+/* Tag a record with the namespace's label (nothing without netns). */
+static inline void sl_netns_one_tag(const struct sl_netns_one *one, struct sl_record *r)
+{
+	if (one->path)
+		sl_set_bytes(r, (sl_field)one->field, one->label, one->label_len);
+}
+
 #endif

@@ -40,7 +40,6 @@
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,7 +47,6 @@
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <time.h>
-#include <unistd.h>
 
 #include <arpa/inet.h>
 #include <libmnl/libmnl.h>
@@ -65,7 +63,7 @@
 #include "flow_fields.h"
 #include "names.h"
 #include "netns_open.h"
-#include "netns_spec.h"
+#include "netns_set.h"
 #include "nlsock.h"
 #include "plugin_state.h"
 
@@ -160,12 +158,8 @@ struct nfct {
 
 	struct sl_nl_reader ev;	/* the event socket, its buffer, enobufs and malformed */
 
-	/* netns: the namespace both sockets are made in (kept for a dump socket made later) */
-	char *netns_path;
-	int nsfd;		/* -1: ours */
-	int netns_field;
-	const char *netns_label;
-	uint32_t netns_label_len;
+	/* netns: the namespace both sockets are made in (open for a dump socket made later) */
+	struct sl_netns_one ns;
 
 	struct mnl_socket *dump_nl;
 	int dump_fd;
@@ -212,8 +206,8 @@ static struct sl_record *next_record(struct nfct *st, struct sl_batch **bp)
 			return NULL;
 		r = sl_batch_add(*bp);
 	}
-	if (r && st->netns_label)
-		sl_set_bytes(r, (sl_field)st->netns_field, st->netns_label, st->netns_label_len);
+	if (r)
+		sl_netns_one_tag(&st->ns, r);
 	return r;
 }
 
@@ -514,7 +508,7 @@ static void dump_readable(void *state, int fd, uint32_t events)
 
 static int open_dump_socket(struct nfct *st)
 {
-	st->dump_nl = sl_netns_mnl_socket(st->nsfd, NETLINK_NETFILTER);
+	st->dump_nl = sl_netns_mnl_socket(st->ns.fd, NETLINK_NETFILTER);
 	if (!st->dump_nl || fcntl(mnl_socket_get_fd(st->dump_nl), F_SETFL, O_NONBLOCK) < 0) {
 		st->host->log(st->inst, SL_LOG_ERR, "netlink socket for dumps: %s", strerror(errno));
 		return -1;
@@ -595,29 +589,6 @@ static void request_resync(struct nfct *st)
 
 /* ---- lifecycle ---- */
 
-/* netns: a name or a path (a glob's many namespaces would need a table each: not yet). */
-static int configure_netns(struct nfct *st)
-{
-	char path[PATH_MAX];
-	const char *why;
-	int kind = sl_netns_spec_check(st->cfg->netns, &why);
-
-	if (kind == SL_NETNS_GLOB)
-		why = "a glob is not supported by nfct yet: one instance per namespace";
-	if (kind < 0 || kind == SL_NETNS_GLOB) {
-		st->host->config_error(st->inst, "netns", "%s", why);
-		return -1;
-	}
-	if (sl_netns_spec_path(st->cfg->netns, path, sizeof(path)) < 0 ||
-	    !(st->netns_path = strdup(path))) {
-		st->host->config_error(st->inst, "netns", "%s", strerror(errno));
-		return -1;
-	}
-	st->netns_label_len = (uint32_t)sl_netns_label(st->netns_path, &st->netns_label);
-	st->netns_field = st->host->field_id(st->inst, "netns");
-	return 0;
-}
-
 static int nfct_configure(const struct sl_host *host, struct sl_instance *inst, const void *config,
 			  void **state)
 {
@@ -628,8 +599,7 @@ static int nfct_configure(const struct sl_host *host, struct sl_instance *inst, 
 		return -1;
 	sl_nl_reader_init(&st->ev, host, inst);
 	st->dump_fd = -1;
-	st->nsfd = -1;
-	if (cfg->netns && configure_netns(st) < 0)
+	if (sl_netns_one_configure(&st->ns, host, inst, cfg->netns) < 0)
 		goto fail;
 	sl_ct_table_init(&st->t, (uint64_t)cfg->track_max);
 	for (unsigned i = 0; i < cfg->events.n; i++) {
@@ -690,7 +660,7 @@ static int nfct_configure(const struct sl_host *host, struct sl_instance *inst, 
 	*state = st;
 	return 0;
 fail:
-	free(st->netns_path);
+	sl_netns_one_free(&st->ns);
 	free(st);
 	return -1;
 }
@@ -746,12 +716,8 @@ static int nfct_start(void *state)
 		return -1;
 	}
 	st->ev.bufsize = st->ev.maxdg = RX_BUFSIZE;
-	if (st->netns_path && (st->nsfd = sl_netns_open(st->netns_path)) < 0) {
-		st->host->log(st->inst, SL_LOG_ERR, "netns %s: %s", st->netns_path,
-			      errno == ENOTNAM ? "not a network namespace" : strerror(errno));
-		return -1;
-	}
-	if (sl_nl_open_in(&st->ev, st->cfg->netlink_buffer, st->nsfd) < 0)
+	if (sl_netns_one_open(&st->ns, st->host, st->inst) < 0 ||
+	    sl_nl_open_in(&st->ev, st->cfg->netlink_buffer, st->ns.fd) < 0)
 		return -1;
 	if (st->cfg->reliable &&
 	    (mnl_socket_setsockopt(st->ev.nl, NETLINK_BROADCAST_ERROR, &on, sizeof(on)) < 0 ||
@@ -771,7 +737,7 @@ static int nfct_start(void *state)
 			return -1;
 		}
 	}
-	if (!st->netns_path)
+	if (!st->ns.path)
 		check_sysctls(st);	/* /proc/sys/net is our namespace's */
 	if (sl_nl_watch(&st->ev, ev_readable, st) < 0)
 		return -1;
@@ -797,7 +763,7 @@ static int nfct_start(void *state)
 		      st->emit_mask & SL_CT_EVENT_DESTROY ? " destroy" : "",
 		      st->cfg->reliable ? ", reliable" : "",
 		      st->tracking ? ", tracking connections" : "",
-		      st->netns_path ? ", netns " : "", st->netns_path ? st->netns_path : "");
+		      st->ns.path ? ", netns " : "", st->ns.path ? st->ns.path : "");
 	return 0;
 }
 
@@ -841,9 +807,7 @@ static void nfct_stop(void *state)
 	st->dumping = false;
 	free(st->dump_buf);
 	st->dump_buf = NULL;
-	if (st->nsfd >= 0)
-		close(st->nsfd);
-	st->nsfd = -1;
+	sl_netns_one_close(&st->ns);
 }
 
 static void nfct_destroy(void *state)
@@ -851,7 +815,7 @@ static void nfct_destroy(void *state)
 	struct nfct *st = state;
 
 	sl_ct_table_free(&st->t);
-	free(st->netns_path);
+	sl_netns_one_free(&st->ns);
 	free(st);
 }
 
