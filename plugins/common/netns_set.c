@@ -23,6 +23,7 @@ int sl_netns_set_init(struct sl_netns_set *set, const struct sl_host *host,
 	const char *why;
 
 	memset(set, 0, sizeof(*set));
+	pthread_mutex_init(&set->lock, NULL);
 	set->host = host;
 	set->inst = inst;
 	set->ifd = -1;
@@ -51,8 +52,10 @@ static struct sl_netns_member *member_add(struct sl_netns_set *set, const char *
 		return NULL;
 	}
 	m->label_len = sl_netns_label(m->path, &m->label);
+	pthread_mutex_lock(&set->lock);
 	m->next = set->members;
 	set->members = m;
+	pthread_mutex_unlock(&set->lock);
 	return m;
 }
 
@@ -72,7 +75,13 @@ static int member_join(struct sl_netns_set *set, struct sl_netns_member *m)
 		m->failed = true;
 		return -1;
 	}
-	m->data = set->join(set->arg, m, fd);
+	{
+		void *data = set->join(set->arg, m, fd);
+
+		pthread_mutex_lock(&set->lock);
+		m->data = data;
+		pthread_mutex_unlock(&set->lock);
+	}
 	close(fd);
 	m->failed = !m->data;
 	if (m->data)
@@ -81,11 +90,13 @@ static int member_join(struct sl_netns_set *set, struct sl_netns_member *m)
 	return m->data ? 0 : -1;
 }
 
-static void member_leave(struct sl_netns_set *set, struct sl_netns_member *m)
+/* Leave and free m, which the caller unlinked under the lock. */
+static void member_drop(struct sl_netns_set *set, struct sl_netns_member *m)
 {
 	if (m->data)
 		set->leave(set->arg, m);
-	m->data = NULL;
+	free(m->path);
+	free(m);
 }
 
 static void retry_cb(void *ctx);
@@ -124,10 +135,10 @@ static void scan(struct sl_netns_set *set)
 		if (m->data)
 			set->host->log(set->inst, SL_LOG_WARNING, "netns %.*s: gone (%s): left",
 				       (int)m->label_len, m->label, m->path);
-		member_leave(set, m);
+		pthread_mutex_lock(&set->lock);
 		*mp = m->next;
-		free(m->path);
-		free(m);
+		pthread_mutex_unlock(&set->lock);
+		member_drop(set, m);
 	}
 	if (pending && !set->retry_armed)
 		set->host->timer_arm(set->retry, RETRY_MS, RETRY_MS);
@@ -210,11 +221,14 @@ void sl_netns_set_stop(struct sl_netns_set *set)
 	if (set->retry_armed)
 		set->host->timer_disarm(set->retry);
 	set->retry_armed = false;
-	while ((m = set->members)) {
-		member_leave(set, m);
-		set->members = m->next;
-		free(m->path);
-		free(m);
+	for (;;) {
+		pthread_mutex_lock(&set->lock);
+		if ((m = set->members))
+			set->members = m->next;
+		pthread_mutex_unlock(&set->lock);
+		if (!m)
+			break;
+		member_drop(set, m);
 	}
 }
 
@@ -225,6 +239,17 @@ void sl_netns_set_free(struct sl_netns_set *set)
 	set->retry = NULL;
 	free(set->pattern);
 	set->pattern = NULL;
+	pthread_mutex_destroy(&set->lock);
+}
+
+void sl_netns_set_each(struct sl_netns_set *set,
+		       void (*fn)(void *ctx, const struct sl_netns_member *m), void *ctx)
+{
+	pthread_mutex_lock(&set->lock);
+	for (const struct sl_netns_member *m = set->members; m; m = m->next)
+		if (m->data)
+			fn(ctx, m);
+	pthread_mutex_unlock(&set->lock);
 }
 
 int sl_netns_one_configure(struct sl_netns_one *one, const struct sl_host *host,

@@ -21,6 +21,7 @@
 #ifndef SLUICE_NETNS_SET_H
 #define SLUICE_NETNS_SET_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -51,6 +52,12 @@ struct sl_netns_set {
 	sl_netns_join_cb join;
 	sl_netns_leave_cb leave;
 	void *arg;
+	/*
+	 * The list and each member's data change under the lock (the
+	 * instance's thread); another thread reads them with
+	 * sl_netns_set_each().  join() and leave() run outside it.
+	 */
+	pthread_mutex_t lock;
 	struct sl_netns_member *members;
 };
 
@@ -74,6 +81,13 @@ void sl_netns_set_stop(struct sl_netns_set *set);
 
 /* Free what init made (after stop). */
 void sl_netns_set_free(struct sl_netns_set *set);
+
+/*
+ * Call fn on each joined member under the lock, from any thread (a
+ * /metrics scrape): fn must not call back into the set.
+ */
+void sl_netns_set_each(struct sl_netns_set *set,
+		       void (*fn)(void *ctx, const struct sl_netns_member *m), void *ctx);
 
 /*
  * The one namespace of an input that reads a single one (nfct, nfacct: a

@@ -17,6 +17,7 @@
  */
 #include <errno.h>
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -81,6 +82,7 @@ struct nflog_member {
 	struct sl_lost_count lc;	/* what c_lost says, and how */
 	const char *label;	/* netns: the records' `netns` (the set's member); NULL: none */
 	uint32_t label_len;
+	uint64_t records;	/* netns: made from this member (relaxed atomics: /metrics reads) */
 };
 
 struct nflog {
@@ -333,6 +335,7 @@ struct nflog_rx {
 	struct nflog_member *m;
 	struct sl_batch *b;
 	uint32_t attrs;		/* sl_nflog_parse_some() */
+	uint64_t n;		/* records made */
 };
 
 /*
@@ -396,6 +399,7 @@ parse_msg(void *arg, const struct nlmsghdr *nlh, const struct sl_time *rx)
 		check_seq(m, r);
 	if (m->label)
 		sl_set_bytes(r, (sl_field)st->f_netns, m->label, m->label_len);
+	x->n++;
 	return true;
 }
 
@@ -438,6 +442,8 @@ static void nflog_readable(void *state, int fd, uint32_t events)
 	}
 	if (x.b)
 		emit(st, x.b);	/* empty or not */
+	if (m->label && x.n)
+		__atomic_fetch_add(&m->records, x.n, __ATOMIC_RELAXED);
 #ifdef SLUICE_NFLOG_RULES
 	if (st->rules && m->empty)
 		nflog_rules_idle(st->rules);
@@ -632,6 +638,40 @@ static int nflog_configure(const struct sl_host *host, struct sl_instance *inst,
 	return 0;
 }
 
+/* /metrics with netns: each member's records, labelled with its namespace. */
+struct series_out {
+	sl_series_put put;
+	void *out;
+};
+
+static void put_member(void *ctx, const struct sl_netns_member *nm)
+{
+	static const char *const names[] = {"netns"};
+	const struct series_out *o = ctx;
+	const struct nflog_member *m = nm->data;
+	char label[256];
+	const char *labels[] = {label};
+	struct sl_series s = {
+		.family = "sluice_netns_records_total",
+		.help = "Records an input with netns made in each of its namespaces.",
+		.names = names,
+		.labels = labels,
+		.nlabels = 1,
+	};
+
+	snprintf(label, sizeof(label), "%.*s", (int)nm->label_len, nm->label);
+	s.value = __atomic_load_n(&m->records, __ATOMIC_RELAXED);
+	o->put(o->out, &s);
+}
+
+static void series(void *ctx, sl_series_put put, void *out)
+{
+	struct nflog *st = ctx;
+	struct series_out o = {put, out};
+
+	sl_netns_set_each(&st->ns, put_member, &o);
+}
+
 static int nflog_start(void *state)
 {
 	struct nflog *st = state;
@@ -639,6 +679,8 @@ static int nflog_start(void *state)
 	if (st->has_ns) {
 		if (sl_netns_set_start(&st->ns) < 0)
 			return -1;
+		if (SL_HOST_HAS(st->host, series_source))
+			st->host->series_source(st->inst, series, st);
 	} else if (member_open(&st->own, -1) < 0) {
 		return -1;
 	}
@@ -657,6 +699,8 @@ static void nflog_stop(void *state)
 
 	/* closing the socket destroys the kernel instance: no UNBIND needed */
 	st->stopping = true;
+	if (st->has_ns && SL_HOST_HAS(st->host, series_source))
+		st->host->series_source(st->inst, NULL, NULL);
 	if (st->has_ns)
 		sl_netns_set_stop(&st->ns);
 	st->stopping = false;

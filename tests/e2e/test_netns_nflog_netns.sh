@@ -5,7 +5,9 @@
 # glob, one of which is created after the start.  Each namespace's
 # records equal its own nft counter and carry its name (`netns`); the
 # daemon's threads all stay in the root namespace; a namespace deleted
-# while running is left and logged, and the others go on.
+# while running is left and logged, and the others go on.  With the metrics
+# module built, /metrics has each namespace's records (netns label), the
+# deleted one gone.
 . "$(dirname "$0")/lib.sh"
 need_root
 need_cmd ip nft python3
@@ -34,7 +36,15 @@ NFT
 log_rules "$N1" || skip "nftables log group not available"
 for ns in "$N2" "$P-1" "$P-2"; do log_rules "$ns"; done
 
-cat >"$WORK/netns.yaml" <<YAML
+METRICS=false
+if command -v curl >/dev/null && [ -e "${SLUICE_PLUGIN_PATH%%:*}/metrics_http.so" ]; then
+	METRICS=true
+	# a free port of the root namespace (other tests' daemons may listen there)
+	PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+fi
+{
+	if $METRICS; then echo "daemon: { metrics: { listen: \"127.0.0.1:$PORT\" } }"; fi
+	cat <<YAML
 instances:
   out: {plugin: file, file: "$WORK/out.json"}
 stacks:
@@ -51,6 +61,7 @@ stacks:
     - json
     - out
 YAML
+} >"$WORK/netns.yaml"
 "$SLUICE" -t -c "$WORK/netns.yaml" || fail "sluice -t refused the configuration"
 run_sluice_bg "$WORK/sluice.log" -c "$WORK/netns.yaml"
 started() { [ "$(grep -c "bound NFLOG group $G" "$WORK/sluice.log")" = 3 ]; }
@@ -133,6 +144,18 @@ wait_for 20 all_equal "$N1" "$N2" "$P-1" "$P-3" || {
 }
 [ "$(records "$P-2")" = "$gone" ] || fail "$P-2: $(records "$P-2") records, its counter said $gone"
 [ "$(counter "$N1")" = 5 ] && [ "$(counter "$P-3")" = 11 ] || fail "unexpected counters"
+if $METRICS; then
+	curl -sS --max-time 5 -o "$WORK/m.txt" "http://127.0.0.1:$PORT/metrics" || fail "no /metrics"
+	# metric NS: the netns series of NS
+	metric() { sed -n "s/^sluice_netns_records_total{.*netns=\"$1\"} \([0-9]*\)$/\1/p" "$WORK/m.txt"; }
+	for ns in "$N1" "$N2" "$P-1" "$P-3"; do
+		[ "$(metric "$ns")" = "$(counter "$ns")" ] ||
+			{ cat "$WORK/m.txt"; fail "/metrics: $ns has '$(metric "$ns")', its counter $(counter "$ns")"; }
+	done
+	[ -z "$(metric "$P-2")" ] || fail "/metrics still has the deleted $P-2"
+else
+	echo "note: /metrics not checked (no curl or metrics module)"
+fi
 # every record tagged: no record without netns
 untagged=$(python3 -c 'import json, sys
 print(sum(1 for l in open(sys.argv[1]) if "netns" not in json.loads(l)))' "$WORK/out.json")
