@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include <sys/epoll.h>
 #include <sys/inotify.h>
+#include <sys/stat.h>
 
 #include "netns_open.h"
 #include "netns_set.h"
@@ -14,6 +15,8 @@
 
 /* A glob's file that is not a namespace yet is tried again this often. */
 #define RETRY_MS 200
+/* A glob's directory that is missing is looked for this often. */
+#define DIR_RETRY_MS 1000
 
 int sl_netns_set_init(struct sl_netns_set *set, const struct sl_host *host,
 		      struct sl_instance *inst, const char *spec, sl_netns_join_cb join,
@@ -76,8 +79,11 @@ static int member_join(struct sl_netns_set *set, struct sl_netns_member *m)
 		return -1;
 	}
 	{
-		void *data = set->join(set->arg, m, fd);
+		struct stat sb = {0};
+		void *data = fstat(fd, &sb) == 0 ? set->join(set->arg, m, fd) : NULL;
 
+		m->dev = sb.st_dev;
+		m->ino = sb.st_ino;
 		pthread_mutex_lock(&set->lock);
 		m->data = data;
 		pthread_mutex_unlock(&set->lock);
@@ -101,6 +107,26 @@ static void member_drop(struct sl_netns_set *set, struct sl_netns_member *m)
 
 static void retry_cb(void *ctx);
 
+/* The retry timer every ms (0: off). */
+static void arm_retry(struct sl_netns_set *set, unsigned ms)
+{
+	if (ms == set->retry_ms)
+		return;
+	if (ms)
+		set->host->timer_arm(set->retry, ms, ms);
+	else
+		set->host->timer_disarm(set->retry);
+	set->retry_ms = ms;
+}
+
+/* Whether a joined member's file still holds the namespace it joined. */
+static bool same_namespace(const struct sl_netns_member *m)
+{
+	struct stat sb;
+
+	return stat(m->path, &sb) == 0 && sb.st_dev == m->dev && sb.st_ino == m->ino;
+}
+
 /* A glob's scan: join new and pending files, leave the vanished ones. */
 static void scan(struct sl_netns_set *set)
 {
@@ -121,8 +147,10 @@ static void scan(struct sl_netns_set *set)
 			;
 		if (!m && !(m = member_add(set, g.gl_pathv[i])))
 			continue;
-		m->seen = true;
-		if (!m->data && !m->failed)
+		m->seen = !m->data || same_namespace(m);
+		if (!m->seen)
+			pending = true;	/* left below, joined again at the next scan */
+		else if (!m->data && !m->failed)
 			pending |= member_join(set, m) == 1;
 	}
 	if (r == 0)
@@ -140,31 +168,55 @@ static void scan(struct sl_netns_set *set)
 		pthread_mutex_unlock(&set->lock);
 		member_drop(set, m);
 	}
-	if (pending && !set->retry_armed)
-		set->host->timer_arm(set->retry, RETRY_MS, RETRY_MS);
-	else if (!pending && set->retry_armed)
-		set->host->timer_disarm(set->retry);
-	set->retry_armed = pending;
+	arm_retry(set, pending ? RETRY_MS : 0);
 }
+
+static int watch_dir(struct sl_netns_set *set, bool quiet);
 
 static void retry_cb(void *ctx)
 {
-	scan(ctx);
+	struct sl_netns_set *set = ctx;
+
+	if (set->ifd < 0 && watch_dir(set, true) < 0)
+		return;	/* the directory is still missing */
+	scan(set);
+}
+
+/* The directory went away (or the watch did): looked for again every second. */
+static void dir_lost(struct sl_netns_set *set)
+{
+	set->host->log(set->inst, SL_LOG_WARNING, "netns %s: the directory is gone: looked for "
+		       "every second", set->pattern);
+	set->host->unwatch_fd(set->inst, set->ifd);
+	close(set->ifd);
+	set->ifd = -1;
+	scan(set);	/* its members are gone too */
+	arm_retry(set, DIR_RETRY_MS);
 }
 
 static void inotify_cb(void *ctx, int fd, uint32_t events)
 {
 	struct sl_netns_set *set = ctx;
 	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+	bool lost = false;
+	ssize_t got;
 
 	(void)events;
 	/* drained: which file changed does not matter (nor a queue overflow), the scan looks at all */
-	while (read(fd, buf, sizeof(buf)) > 0)
-		;
-	scan(set);
+	while ((got = read(fd, buf, sizeof(buf))) > 0)
+		for (char *p = buf; p < buf + got;) {
+			const struct inotify_event *ev = (const struct inotify_event *)p;
+
+			lost |= (ev->mask & (IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF)) != 0;
+			p += sizeof(*ev) + ev->len;
+		}
+	if (lost)
+		dir_lost(set);
+	else
+		scan(set);
 }
 
-static int watch_dir(struct sl_netns_set *set)
+static int watch_dir(struct sl_netns_set *set, bool quiet)
 {
 	char dir[PATH_MAX];
 	char *slash;
@@ -176,9 +228,17 @@ static int watch_dir(struct sl_netns_set *set)
 	if (set->ifd < 0 ||
 	    inotify_add_watch(set->ifd, dir,
 			      IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_ATTRIB |
-				      IN_ONLYDIR) < 0) {
-		set->host->log(set->inst, SL_LOG_ERR, "netns %s: cannot watch %s: %s", set->pattern,
-			       dir, strerror(errno));
+				      IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR) < 0) {
+		int err = errno;
+
+		if (!quiet)
+			set->host->log(set->inst, err == ENOENT ? SL_LOG_WARNING : SL_LOG_ERR,
+				       "netns %s: cannot watch %s: %s%s", set->pattern, dir,
+				       strerror(err), err == ENOENT ? " (looked for every second)" : "");
+		if (set->ifd >= 0)
+			close(set->ifd);
+		set->ifd = -1;
+		errno = err;
 		return -1;
 	}
 	if (set->host->watch_fd(set->inst, set->ifd, EPOLLIN, inotify_cb, set) < 0) {
@@ -203,8 +263,13 @@ int sl_netns_set_start(struct sl_netns_set *set)
 		return -1;
 	}
 	/* watched before the first scan: a file made between them is not missed */
-	if (watch_dir(set) < 0)
-		return -1;
+	if (watch_dir(set, false) < 0) {
+		if (errno != ENOENT)
+			return -1;
+		/* not there yet (no `ip netns add` since boot, no docker): not fatal */
+		arm_retry(set, DIR_RETRY_MS);
+		return 0;
+	}
 	scan(set);
 	return 0;
 }
@@ -218,9 +283,8 @@ void sl_netns_set_stop(struct sl_netns_set *set)
 		close(set->ifd);
 		set->ifd = -1;
 	}
-	if (set->retry_armed)
-		set->host->timer_disarm(set->retry);
-	set->retry_armed = false;
+	if (set->retry)
+		arm_retry(set, 0);
 	for (;;) {
 		pthread_mutex_lock(&set->lock);
 		if ((m = set->members))

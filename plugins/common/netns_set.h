@@ -8,7 +8,9 @@
  * that appear later (inotify on the directory wakes a rescan; a file `ip
  * netns add` just created is not a namespace until its bind mount, so a
  * file that is not one yet is tried again every RETRY_MS until it is, or
- * is gone).  A member whose file disappears is left (its sockets closed:
+ * is gone).  A glob's directory that does not exist (yet: /run/netns before
+ * the first `ip netns add`) or is removed is looked for every second.  A
+ * member whose file disappears, or now holds another namespace, is left (its sockets closed:
  * they would otherwise keep the namespace alive) and logged; a member that
  * cannot be joined is logged and tried again only when its file comes
  * back.  Nothing about a glob's members is fatal, and none may exist.
@@ -24,6 +26,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include <sluice/plugin.h>
 
@@ -35,6 +38,8 @@ struct sl_netns_member {
 	bool pending;		/* not a namespace yet: tried again */
 	bool failed;		/* join() failed: tried again when the file comes back */
 	bool seen;		/* found by the current scan */
+	dev_t dev;		/* the namespace joined (nsfs), to see a file replaced */
+	ino_t ino;
 	struct sl_netns_member *next;
 };
 
@@ -48,7 +53,7 @@ struct sl_netns_set {
 	char *pattern;		/* the absolute path or glob */
 	int ifd;		/* inotify on the glob's directory; -1: none */
 	struct sl_timer *retry;
-	bool retry_armed;
+	unsigned retry_ms;	/* its period; 0: disarmed */
 	sl_netns_join_cb join;
 	sl_netns_leave_cb leave;
 	void *arg;
