@@ -283,8 +283,13 @@ void sl_netns_set_stop(struct sl_netns_set *set)
 		close(set->ifd);
 		set->ifd = -1;
 	}
-	if (set->retry)
+	/* freed here, not at destroy: the event loop that owns it is gone by then */
+	if (set->retry && SL_HOST_HAS(set->host, timer_free))
+		set->host->timer_free(set->retry);
+	else if (set->retry)
 		arm_retry(set, 0);
+	set->retry = NULL;
+	set->retry_ms = 0;
 	for (;;) {
 		pthread_mutex_lock(&set->lock);
 		if ((m = set->members))
@@ -298,9 +303,6 @@ void sl_netns_set_stop(struct sl_netns_set *set)
 
 void sl_netns_set_free(struct sl_netns_set *set)
 {
-	if (set->retry && SL_HOST_HAS(set->host, timer_free))
-		set->host->timer_free(set->retry);
-	set->retry = NULL;
 	free(set->pattern);
 	set->pattern = NULL;
 	pthread_mutex_destroy(&set->lock);

@@ -81,7 +81,7 @@ int sl_netns_set_init(struct sl_netns_set *set, const struct sl_host *host,
  */
 int sl_netns_set_start(struct sl_netns_set *set);
 
-/* Leave every member, stop watching; the set can be started again. */
+/* Leave every member, stop watching (the timer freed); the set can be started again. */
 void sl_netns_set_stop(struct sl_netns_set *set);
 
 /* Free what init made (after stop). */

@@ -213,6 +213,8 @@ static int send_cfg(struct nflog_member *m, struct nlmsghdr *nlh)
 
 static struct nlmsghdr *cfg_header(struct nflog_member *m)
 {
+	/* attribute padding is not written by libmnl: no stale bytes sent (valgrind) */
+	memset(m->rd.buf, 0, 256);
 	return nflog_nlmsg_put_header((char *)m->rd.buf, NFULNL_MSG_CONFIG, AF_UNSPEC,
 				      (uint16_t)m->st->cfg->group);
 }
@@ -465,7 +467,7 @@ static void flush_member(struct nflog_member *m)
 	union {
 		char buf[256];
 		struct nlmsghdr align;
-	} msg;
+	} msg = {{0}};
 	struct nlmsghdr *nlh;
 
 	if (!m->rd.nl)
