@@ -16,6 +16,7 @@
  * pointing into it were emitted.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +24,7 @@
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <arpa/inet.h>
 #include <libmnl/libmnl.h>
@@ -91,6 +93,7 @@ struct nflog {
 	struct nflog_member own;	/* no netns: the one socket, in our namespace */
 	struct sl_netns_set ns;		/* netns: the members (data: struct nflog_member) */
 	bool has_ns;
+	int rules_nsfd;		/* rules: true with netns: the namespace whose ruleset is read; -1 */
 	bool stopping;		/* members left at stop: already flushed */
 	int f_netns;		/* the `netns` field */
 	int c_seq_lost, c_lost, c_enobufs, c_malformed;
@@ -540,7 +543,12 @@ static int member_open(struct nflog_member *m, int nsfd)
 	 * Before the bind: every packet we get is logged after the listing,
 	 * by its generation or by one whose change is notified after it.
 	 */
-	if (st->rules && nflog_rules_start(st->rules, m->rd.fd) < 0)
+	if (st->rules && nsfd >= 0 &&
+	    (st->rules_nsfd = fcntl(nsfd, F_DUPFD_CLOEXEC, 0)) < 0) {
+		st->host->log(st->inst, SL_LOG_ERR, "rules: %s", strerror(errno));
+		goto fail;
+	}
+	if (st->rules && nflog_rules_start(st->rules, m->rd.fd, st->rules_nsfd) < 0)
 		goto fail;
 #endif
 	if (configure_kernel(m) < 0 || sl_nl_watch(&m->rd, nflog_readable, m) < 0)
@@ -598,6 +606,7 @@ static int nflog_configure(const struct sl_host *host, struct sl_instance *inst,
 	st->c_malformed = host->counter_new(inst, "malformed");
 	st->c_lost = host->counter_new(inst, "lost");
 	member_init(st, &st->own);
+	st->rules_nsfd = -1;
 	if (st->cfg->netns) {
 		const char *why;
 
@@ -606,10 +615,11 @@ static int nflog_configure(const struct sl_host *host, struct sl_instance *inst,
 			free(st);
 			return -1;
 		}
-		if (st->cfg->rules) {
+		if (st->cfg->rules &&
+		    sl_netns_spec_check(st->cfg->netns, &why) == SL_NETNS_GLOB) {
 			host->config_error(inst, "rules",
-					   "not yet with netns (the ruleset would be sluice's own "
-					   "namespace's)");
+					   "not with a netns glob (each namespace has its own "
+					   "ruleset): name one namespace per instance");
 			free(st);
 			return -1;
 		}
@@ -681,7 +691,8 @@ static int nflog_start(void *state)
 	if (st->has_ns) {
 		if (sl_netns_set_start(&st->ns) < 0)
 			return -1;
-		if (SL_HOST_HAS(st->host, series_source))
+		/* with rules, the per-rule series (netns-labelled) are the instance's */
+		if (!st->rules && SL_HOST_HAS(st->host, series_source))
 			st->host->series_source(st->inst, series, st);
 	} else if (member_open(&st->own, -1) < 0) {
 		return -1;
@@ -701,7 +712,7 @@ static void nflog_stop(void *state)
 
 	/* closing the socket destroys the kernel instance: no UNBIND needed */
 	st->stopping = true;
-	if (st->has_ns && SL_HOST_HAS(st->host, series_source))
+	if (st->has_ns && !st->rules && SL_HOST_HAS(st->host, series_source))
 		st->host->series_source(st->inst, NULL, NULL);
 	if (st->has_ns)
 		sl_netns_set_stop(&st->ns);
@@ -710,6 +721,9 @@ static void nflog_stop(void *state)
 #ifdef SLUICE_NFLOG_RULES
 	nflog_rules_stop(st->rules);
 #endif
+	if (st->rules_nsfd >= 0)
+		close(st->rules_nsfd);
+	st->rules_nsfd = -1;
 }
 
 static void nflog_destroy(void *state)
