@@ -127,18 +127,19 @@ static bool same_namespace(const struct sl_netns_member *m)
 	return stat(m->path, &sb) == 0 && sb.st_dev == m->dev && sb.st_ino == m->ino;
 }
 
-/* A glob's scan: join new and pending files, leave the vanished ones. */
-static void scan(struct sl_netns_set *set)
+/* A glob's scan: join new and pending files, leave the vanished ones; how many joins failed. */
+static unsigned scan(struct sl_netns_set *set)
 {
 	struct sl_netns_member **mp, *m;
 	bool pending = false;
+	unsigned failed = 0;
 	glob_t g;
 	int r = glob(set->pattern, GLOB_NOSORT, NULL, &g);
 
 	if (r != 0 && r != GLOB_NOMATCH) {
 		set->host->log(set->inst, SL_LOG_ERR, "netns %s: cannot list the directory",
 			       set->pattern);
-		return;	/* the members stay as they are */
+		return 0;	/* the members stay as they are */
 	}
 	for (m = set->members; m; m = m->next)
 		m->seen = false;
@@ -151,7 +152,14 @@ static void scan(struct sl_netns_set *set)
 		if (!m->seen)
 			pending = true;	/* left below, joined again at the next scan */
 		else if (!m->data && !m->failed)
-			pending |= member_join(set, m) == 1;
+			switch (member_join(set, m)) {
+			case 1:
+				pending = true;
+				break;
+			case -1:
+				failed++;
+				break;
+			}
 	}
 	if (r == 0)
 		globfree(&g);
@@ -169,6 +177,7 @@ static void scan(struct sl_netns_set *set)
 		member_drop(set, m);
 	}
 	arm_retry(set, pending ? RETRY_MS : 0);
+	return failed;
 }
 
 static int watch_dir(struct sl_netns_set *set, bool quiet);
@@ -270,7 +279,17 @@ int sl_netns_set_start(struct sl_netns_set *set)
 		arm_retry(set, DIR_RETRY_MS);
 		return 0;
 	}
-	scan(set);
+	/*
+	 * A namespace there at start that cannot be joined fails the start,
+	 * as a name's would: at a reload, the instance this one replaces may
+	 * still hold the group there (the reload then fails and says so,
+	 * rather than running on without it).
+	 */
+	if (scan(set) > 0) {
+		set->host->log(set->inst, SL_LOG_ERR, "netns %s: a namespace there at start could "
+			       "not be joined", set->pattern);
+		return -1;
+	}
 	return 0;
 }
 

@@ -13,7 +13,8 @@
  * member whose file disappears, or now holds another namespace, is left (its sockets closed:
  * they would otherwise keep the namespace alive) and logged; a member that
  * cannot be joined is logged and tried again only when its file comes
- * back.  Nothing about a glob's members is fatal, and none may exist.
+ * back.  Nothing about a glob's later members is fatal, and none may
+ * exist; one there at start that cannot be joined fails the start.
  *
  * One set belongs to one instance and runs on its thread (the host's
  * watch_fd and timers).  join() and leave() are the input's: join makes

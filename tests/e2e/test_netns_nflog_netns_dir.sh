@@ -6,6 +6,8 @@
 # and watched once made, a namespace bind-mounted there is joined and its
 # records carry the file's name; the directory removed, its member is left
 # and the directory looked for again; made again, the member is joined again.
+# A reload replacing the instance fails (the group is held in the member's
+# namespace until the new one has started) and the running one goes on.
 . "$(dirname "$0")/lib.sh"
 need_root
 need_cmd ip nft python3 mount umount
@@ -81,6 +83,17 @@ send 3
 equal2() { [ "$(records t-2)" = 3 ] && [ "$(counter)" = 7 ]; }
 wait_for 20 equal2 || { cat "$WORK/sluice.log"; fail "t-2: $(records t-2) records, want 3"; }
 [ "$(records t-1)" = 4 ] || fail "t-1: $(records t-1) records, want 4"
+
+# a reload that changes the instance: the new one would need the group the
+# running one holds in t-2, so its start fails, the reload with it, and the
+# running instance goes on (not a new one that joined nothing)
+sed -i 's/qtimeout: 20ms/qtimeout: 30ms/' "$WORK/c.yaml"
+kill -HUP "$SLUICE_PID"
+wait_for 10 grep -q "which it would replace, holds the same group $G" "$WORK/sluice.log" ||
+	{ cat "$WORK/sluice.log"; fail "the reload did not fail as it should"; }
+send 2
+equal3() { [ "$(records t-2)" = 5 ] && [ "$(counter)" = 9 ]; }
+wait_for 20 equal3 || { cat "$WORK/sluice.log"; fail "after the reload: t-2 $(records t-2) records, want 5"; }
 kill -TERM "$SLUICE_PID"
 wait "$SLUICE_PID" || { cat "$WORK/sluice.log"; fail "sluice exited with an error"; }
 pass
