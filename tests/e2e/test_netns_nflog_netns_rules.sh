@@ -5,7 +5,8 @@
 # namespace's own rules (its ruleset listed, and its changes followed,
 # through sockets made inside it): each record's rule_comment is the
 # comment of the rule in that namespace that logged it, also for a rule
-# added while running; the root namespace's ruleset has none of them.
+# added while running; the root namespace's ruleset has none of them.  The
+# ECS documents of the same records carry labels.netns and rule.name.
 . "$(dirname "$0")/lib.sh"
 need_root
 need_cmd ip nft python3
@@ -23,8 +24,11 @@ table inet fns {
 }
 NFT
 cat >"$WORK/c.yaml" <<YAML
+instances:
+  fw: {plugin: nflog, group: $G, netns: "$NS", rules: true, qtimeout: 20ms}
 stacks:
-  r: [{plugin: nflog, group: $G, netns: "$NS", rules: true, qtimeout: 20ms}, json, {plugin: file, file: "$WORK/out.json"}]
+  r: [fw, json, {plugin: file, file: "$WORK/out.json"}]
+  e: [fw, {plugin: json, schema: ecs}, {plugin: file, file: "$WORK/ecs.json"}]
 YAML
 "$SLUICE" -t -c "$WORK/c.yaml" || fail "sluice -t refused rules with a named netns"
 run_sluice_bg "$WORK/sluice.log" -c "$WORK/c.yaml"
@@ -56,6 +60,16 @@ send 5103 4
 want2="ns_5101=2 ns_5102=3 ns_5103=4"
 wait_for 20 eval '[ "$(comments)" = "$want2" ]' ||
 	{ cat "$WORK/sluice.log"; fail "after a change: '$(comments)', want '$want2'"; }
+
+# the ECS documents: labels.netns and rule.name from the namespace's ruleset
+ecs() {
+	python3 -c 'import json, sys, collections
+c = collections.Counter((d.get("labels", {}).get("netns"), d.get("rule", {}).get("name"))
+                        for d in map(json.loads, open(sys.argv[1])))
+print(" ".join("%s/%s=%d" % (k[0], str(k[1]).replace(" ", "_"), v) for k, v in sorted(c.items())))' "$WORK/ecs.json"
+}
+want3="$NS/ns_5101=2 $NS/ns_5102=3 $NS/ns_5103=4"
+wait_for 20 eval '[ "$(ecs)" = "$want3" ]' || fail "ECS documents: '$(ecs)', want '$want3'"
 
 # a glob with rules is refused at -t
 cat >"$WORK/glob.yaml" <<YAML
