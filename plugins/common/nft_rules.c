@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Rule texts and chain hooks of the ruleset (see nft_rules.h). */
 #include "nft_rules.h"
+#include "netns_open.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -8,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <time.h>
 
 #include <libmnl/libmnl.h>
@@ -43,6 +45,7 @@ struct sl_nft_rules {
 	struct mnl_socket *nl;	/* for requests only: joins no group */
 	char *buf;
 	char error[256];	/* libnftables' message of the last failed listing */
+	int nsfd;		/* the namespace read; -1: ours */
 };
 
 #define BUF_SIZE (MNL_SOCKET_BUFFER_SIZE * 4)
@@ -60,7 +63,16 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 struct sl_nft_rules *sl_nft_rules_new(void)
 {
-	return calloc(1, sizeof(struct sl_nft_rules));
+	struct sl_nft_rules *rs = calloc(1, sizeof(struct sl_nft_rules));
+
+	if (rs)
+		rs->nsfd = -1;
+	return rs;
+}
+
+void sl_nft_rules_set_netns(struct sl_nft_rules *rs, int nsfd)
+{
+	rs->nsfd = nsfd;
 }
 
 static void ents_clear(struct ents *e)
@@ -223,9 +235,8 @@ static int list_line(struct ents *ents, struct where *w, const char *line, const
  * else EIO; nft's first error line in rs->error).  Whatever it returns, the
  * caller passes *ctx (maybe NULL) to ruleset_done() once it has read the output.
  */
-static int ruleset_list(struct sl_nft_rules *rs, unsigned int flags, struct nft_ctx **ctx)
+static int list_here(struct sl_nft_rules *rs, unsigned int flags, struct nft_ctx **ctx)
 {
-	pthread_mutex_lock(&lock);
 	*ctx = nft_ctx_new(NFT_CTX_DEFAULT);
 	if (!*ctx)
 		return -ENOMEM;
@@ -242,6 +253,43 @@ static int ruleset_list(struct sl_nft_rules *rs, unsigned int flags, struct nft_
 		return err;
 	}
 	return 0;
+}
+
+/* A listing in another namespace: libnftables' socket is made by the thread that lists. */
+struct list_job {
+	struct sl_nft_rules *rs;
+	unsigned int flags;
+	struct nft_ctx *ctx;
+	int err;
+};
+
+static void *list_thread(void *arg)
+{
+	struct list_job *j = arg;
+
+	if (setns(j->rs->nsfd, CLONE_NEWNET) < 0)
+		j->err = -errno;
+	else
+		j->err = list_here(j->rs, j->flags, &j->ctx);
+	return NULL;
+}
+
+static int ruleset_list(struct sl_nft_rules *rs, unsigned int flags, struct nft_ctx **ctx)
+{
+	struct list_job j = {.rs = rs, .flags = flags};
+	pthread_t t;
+	int err;
+
+	pthread_mutex_lock(&lock);
+	if (rs->nsfd < 0)
+		return list_here(rs, flags, ctx);
+	if ((err = pthread_create(&t, NULL, list_thread, &j)) != 0) {
+		*ctx = NULL;
+		return -err;
+	}
+	pthread_join(t, NULL);
+	*ctx = j.ctx;
+	return j.err;
 }
 
 /* Frees ruleset_list()'s context and drops the lock. */
@@ -401,17 +449,8 @@ static int open_socket(struct sl_nft_rules *rs)
 		return 0;
 	if (!rs->buf && !(rs->buf = malloc(BUF_SIZE)))
 		return -ENOMEM;
-	rs->nl = mnl_socket_open(NETLINK_NETFILTER);
-	if (!rs->nl)
-		return -errno;
-	if (mnl_socket_bind(rs->nl, 0, MNL_SOCKET_AUTOPID) < 0) {
-		int err = -errno;
-
-		mnl_socket_close(rs->nl);
-		rs->nl = NULL;
-		return err;
-	}
-	return 0;
+	rs->nl = sl_netns_mnl_socket(rs->nsfd, NETLINK_NETFILTER);
+	return rs->nl ? 0 : -errno;
 }
 
 int sl_nft_rules_gen(struct sl_nft_rules *rs, uint32_t *gen)

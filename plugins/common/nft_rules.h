@@ -23,6 +23,14 @@ struct sl_nft_rules *sl_nft_rules_new(void);
 void sl_nft_rules_free(struct sl_nft_rules *rs);
 
 /*
+ * Read the ruleset of the network namespace of nsfd (netns_open.h; -1:
+ * ours, the default) from now on: the request socket is made there, and
+ * each listing runs on a short-lived thread that joined it.  nsfd stays
+ * the caller's, open while rs is used.  Call before the first request.
+ */
+void sl_nft_rules_set_netns(struct sl_nft_rules *rs, int nsfd);
+
+/*
  * Replace the contents by a fresh dump of every family's chains and rules
  * (retried when the ruleset changed during the dump): 0, or -errno (then
  * the old contents stay).

@@ -9,6 +9,7 @@
 
 #include <linux/sock_diag.h>
 
+#include "netns_open.h"
 #include "nlsock.h"
 
 void sl_nl_set_rcvbuf(const struct sl_host *host, struct sl_instance *inst, int fd,
@@ -87,18 +88,26 @@ int sl_nl_drops_read(struct sl_nl_reader *rd)
 
 int sl_nl_open(struct sl_nl_reader *rd, uint64_t rcvbuf)
 {
+	return sl_nl_open_in(rd, rcvbuf, -1);
+}
+
+int sl_nl_open_in(struct sl_nl_reader *rd, uint64_t rcvbuf, int nsfd)
+{
 	rd->buf = malloc(rd->bufsize);
 	if (!rd->buf) {
 		rd->host->log(rd->inst, SL_LOG_ERR, "cannot allocate %zu bytes", rd->bufsize);
 		return -1;
 	}
-	rd->nl = mnl_socket_open2(NETLINK_NETFILTER, SOCK_CLOEXEC);
+	rd->nl = sl_netns_mnl_socket(nsfd, NETLINK_NETFILTER);
 	if (!rd->nl) {
-		rd->host->log(rd->inst, SL_LOG_ERR, "netlink socket: %s", strerror(errno));
-		return -1;
-	}
-	if (mnl_socket_bind(rd->nl, 0, MNL_SOCKET_AUTOPID) < 0) {
-		rd->host->log(rd->inst, SL_LOG_ERR, "netlink bind: %s", strerror(errno));
+		int err = errno;
+
+		rd->host->log(rd->inst, SL_LOG_ERR, "netlink socket%s: %s%s",
+			      nsfd < 0 ? "" : " in the namespace", strerror(err),
+			      nsfd >= 0 && err == EPERM
+				      ? " (joining a namespace needs CAP_SYS_ADMIN; daemon.user keeps "
+					"CAP_NET_ADMIN only: docs/SECURITY.md)"
+				      : "");
 		return -1;
 	}
 	rd->fd = mnl_socket_get_fd(rd->nl);

@@ -113,6 +113,9 @@ void sl_nl_reader_init(struct sl_nl_reader *rd, const struct sl_host *host,
  */
 int sl_nl_open(struct sl_nl_reader *rd, uint64_t rcvbuf);
 
+/* sl_nl_open() with the socket made in the network namespace of nsfd (netns_open.h); -1: ours. */
+int sl_nl_open_in(struct sl_nl_reader *rd, uint64_t rcvbuf, int nsfd);
+
 /* Watch the socket in the event loop: 0, or -1 logged. */
 int sl_nl_watch(struct sl_nl_reader *rd, sl_fd_cb cb, void *arg);
 

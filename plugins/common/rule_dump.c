@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The rule index of the ruleset in force, over netlink (see rule_dump.h). */
 #include "rule_dump.h"
+#include "netns_open.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -23,6 +24,7 @@
 
 struct sl_rule_dump {
 	struct mnl_socket *nl;	/* requests only: joins no group */
+	int nsfd;		/* the namespace dumped (not owned); -1: ours */
 	uint32_t seq;
 	char *buf;
 	struct sl_rule_dump_stats st;
@@ -36,8 +38,10 @@ struct sl_rule_dump *sl_rule_dump_new(void)
 		free(d);
 		return NULL;
 	}
-	if (d)
+	if (d) {
 		d->seq = (uint32_t)time(NULL);
+		d->nsfd = -1;
+	}
 	return d;
 }
 
@@ -59,18 +63,18 @@ void sl_rule_dump_free(struct sl_rule_dump *d)
 
 static int open_socket(struct sl_rule_dump *d)
 {
-	int err;
-
 	if (d->nl)
 		return 0;
-	if (!(d->nl = mnl_socket_open2(NETLINK_NETFILTER, SOCK_CLOEXEC)))
+	/* made and bound in the namespace dumped (netns_open.h); ours without a thread */
+	if (!(d->nl = sl_netns_mnl_socket(d->nsfd, NETLINK_NETFILTER)))
 		return -errno;
-	if (mnl_socket_bind(d->nl, 0, MNL_SOCKET_AUTOPID) < 0) {
-		err = -errno;
-		close_socket(d);
-		return err;
-	}
 	return 0;
+}
+
+void sl_rule_dump_set_netns(struct sl_rule_dump *d, int nsfd)
+{
+	close_socket(d);
+	d->nsfd = nsfd;
 }
 
 /* A request's reading: the messages go to cb(arg). */

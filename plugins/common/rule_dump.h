@@ -33,6 +33,13 @@ struct sl_rule_dump_stats {
 struct sl_rule_dump *sl_rule_dump_new(void);
 void sl_rule_dump_free(struct sl_rule_dump *d);
 
+/*
+ * Dump the ruleset of the network namespace nsfd (sl_netns_open(); the
+ * caller keeps it open while d is used), -1: ours.  The socket is made
+ * again, in that namespace, at the next request.
+ */
+void sl_rule_dump_set_netns(struct sl_rule_dump *d, int nsfd);
+
 /* The ruleset's generation now (one NFT_MSG_GETGEN round trip): 0 or -errno. */
 int sl_rule_dump_gen(struct sl_rule_dump *d, uint32_t *gen);
 

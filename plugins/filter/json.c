@@ -276,6 +276,7 @@ static int json_ecs_configure(struct json *st, const struct sl_host *host, struc
 	st->ecs_ctx.rule_comment = field_of(host, inst, "rule_comment", SL_T_STRING);
 	st->ecs_ctx.rule_table = field_of(host, inst, "rule_table", SL_T_STRING);
 	st->ecs_ctx.rule_verdict = field_of(host, inst, "rule_verdict", SL_T_STRING);
+	st->ecs_ctx.netns = field_of(host, inst, "netns", SL_T_STRING);
 	if (st->host_frag) {
 		/* "host": observer.hostname: the escaped string after the key */
 		static const char key[] = "\"host\":";

@@ -179,6 +179,20 @@ static const struct sl_bytes *str_of(const struct sl_record *r, int f)
 	return f >= 0 && sl_has(r, (sl_field)f) ? &r->v[f].bytes : NULL;
 }
 
+/* labels.netns: the namespace an input with netns read the record in (ECS has no field for it). */
+static void labels(const struct json_ecs *e, struct obj *top, const struct sl_record *r)
+{
+	const struct sl_bytes *ns = str_of(r, e->netns);
+	struct obj o;
+
+	if (!ns)
+		return;
+	OPEN(top, &o, "\"labels\":");
+	MEMBER(&o, "\"netns\":");
+	sl_fmt_json_str(o.b, ns->ptr, ns->len);
+	close_obj(&o);
+}
+
 /*
  * event.action: the verdict of the rule that logged the packet (nflog's
  * rules: true), else the log prefix without the blanks that end most
@@ -365,5 +379,6 @@ void json_ecs_record(const struct json_ecs *e, struct sl_fmt_buf *b, const struc
 	network(e, &top, r);
 	rule(e, &top, r);
 	iptables(&top, r);
+	labels(e, &top, r);
 	sl_fmt_chr(b, '}');
 }

@@ -21,6 +21,7 @@ struct json_ecs {
 	int cid_field;		/* id of community_id, or -1 */
 	/* ids of nflog's rule_* fields (rules: true), or -1 */
 	int rule_handle, rule_comment, rule_table, rule_verdict;
+	int netns;		/* id of the inputs' netns, or -1 */
 };
 
 /* Write record r's document; the caller checks b->overflow. */

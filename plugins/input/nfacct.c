@@ -17,6 +17,7 @@
  * every reply; a record's name is copied into its batch's arena.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -32,6 +33,8 @@
 
 #include "acctline_fmt.h"
 #include "clock.h"
+#include "netns_open.h"
+#include "netns_set.h"
 #include "nlsock.h"
 #include "plugin_state.h"
 
@@ -51,10 +54,13 @@ struct nfacct_cfg {
 	uint64_t interval;
 	bool reset;
 	struct sl_strlist names;
+	const char *netns;
 };
 
 struct nfacct_in {
 	SL_STATE_HEAD(struct nfacct_cfg);
+
+	struct sl_netns_one ns;	/* netns: where the socket is made */
 
 	struct mnl_socket *nl;
 	int fd;
@@ -89,6 +95,9 @@ static const struct sl_option nfacct_options[] = {
 		    "zero each object as it is read, atomically (ulogd's zerocounter): records hold the traffic since the last poll"),
 	SL_OPT_LIST("names", struct nfacct_cfg, names, NULL,
 		    "only these objects, each read by name (empty: every object of the network namespace)"),
+	SL_OPT_STR("netns", struct nfacct_cfg, netns, NULL,
+		   "the network namespace to poll instead of sluice's own: a name under /run/netns "
+		   "or an absolute path (/proc/PID/ns/net); records carry `netns`"),
 	SL_OPT_END
 };
 
@@ -100,6 +109,7 @@ static const struct sl_field_decl nfacct_provides[] = {
 	{SL_ACCT_QUOTA_MODE, SL_T_STRING},
 	{SL_ACCT_OVERQUOTA, SL_T_U64},
 	SL_FIELD_DECL(SL_F_TIMESTAMP),
+	{"netns", SL_T_STRING},	/* netns: the namespace's label */
 	SL_FIELD_END
 };
 
@@ -167,6 +177,7 @@ static bool add_record(struct nfacct_in *st, const char *name)
 	sl_set_u64(r, (sl_field)st->f.bytes, nfacct_attr_get_u64(st->obj, NFACCT_ATTR_BYTES));
 	sl_set_time(r, SL_F_TIMESTAMP, st->when.sec, st->when.nsec);
 	set_quota(st, r);
+	sl_netns_one_tag(&st->ns, r);
 	st->objects++;
 	return true;
 }
@@ -379,6 +390,10 @@ static int nfacct_configure(const struct sl_host *host, struct sl_instance *inst
 	if (!(st = sl_state_new(struct nfacct_in, host, inst, config)))
 		return -1;
 	st->fd = -1;
+	if (sl_netns_one_configure(&st->ns, host, inst, cfg->netns) < 0) {
+		free(st);
+		return -1;
+	}
 	st->f = sl_acctline_fields_lookup(host, inst);
 	st->obj = nfacct_alloc();
 	st->rx = malloc(RX_BUFSIZE);
@@ -389,6 +404,7 @@ static int nfacct_configure(const struct sl_host *host, struct sl_instance *inst
 		free(st->rx);
 		free(st->warned);
 		free(st->req);
+		sl_netns_one_free(&st->ns);
 		free(st);
 		return -1;
 	}
@@ -405,8 +421,11 @@ static int nfacct_start(void *state)
 {
 	struct nfacct_in *st = state;
 
-	st->nl = mnl_socket_open2(NETLINK_NETFILTER, SOCK_CLOEXEC | SOCK_NONBLOCK);
-	if (!st->nl || mnl_socket_bind(st->nl, 0, MNL_SOCKET_AUTOPID) < 0) {
+	if (sl_netns_one_open(&st->ns, st->host, st->inst) < 0)
+		return -1;
+	st->nl = sl_netns_mnl_socket(st->ns.fd, NETLINK_NETFILTER);
+	sl_netns_one_close(&st->ns);	/* one socket, made now: the file is not needed again */
+	if (!st->nl || fcntl(mnl_socket_get_fd(st->nl), F_SETFL, O_NONBLOCK) < 0) {
 		st->host->log(st->inst, SL_LOG_ERR, "netlink socket: %s", strerror(errno));
 		return -1;
 	}
@@ -420,10 +439,11 @@ static int nfacct_start(void *state)
 	if (!(st->timer = st->host->timer_new(st->inst, tick, st)))
 		return -1;
 	st->host->timer_arm(st->timer, st->cfg->interval, st->cfg->interval);
-	st->host->log(st->inst, SL_LOG_INFO, "polling %s%s every %llu ms",
+	st->host->log(st->inst, SL_LOG_INFO, "polling %s%s every %llu ms%s%s",
 		      st->cfg->names.n ? "named accounting objects" : "every accounting object",
 		      st->cfg->reset ? " (reading and zeroing)" : "",
-		      (unsigned long long)st->cfg->interval);
+		      (unsigned long long)st->cfg->interval, st->ns.path ? ", netns " : "",
+		      st->ns.path ? st->ns.path : "");
 	return 0;
 }
 
@@ -449,6 +469,7 @@ static void nfacct_destroy(void *state)
 	free(st->rx);
 	free(st->req);
 	free(st->warned);
+	sl_netns_one_free(&st->ns);
 	free(st);
 }
 

@@ -39,6 +39,7 @@
  */
 #include <endian.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +62,8 @@
 #include "ct_table.h"
 #include "flow_fields.h"
 #include "names.h"
+#include "netns_open.h"
+#include "netns_set.h"
 #include "nlsock.h"
 #include "plugin_state.h"
 
@@ -93,6 +96,7 @@ struct nfct_cfg {
 	int64_t track_max;
 	int family;
 	struct sl_strlist protocols;
+	const char *netns;
 };
 
 static const struct sl_option nfct_options[] = {
@@ -114,6 +118,9 @@ static const struct sl_option nfct_options[] = {
 		    "report only this address family"),
 	SL_OPT_LIST("protocols", struct nfct_cfg, protocols, NULL,
 		    "report only these protocols (tcp, udp, icmp, icmpv6, sctp, dccp, udplite, gre, or numbers)"),
+	SL_OPT_STR("netns", struct nfct_cfg, netns, SL_EXCLUSIVE(NULL),
+		   "the network namespace to read instead of sluice's own: a name under /run/netns "
+		   "or an absolute path (/proc/PID/ns/net); records carry `netns`"),
 	SL_OPT_END
 };
 
@@ -133,6 +140,7 @@ static const struct sl_field_decl nfct_provides[] = {
 	{"ct_recovered", SL_T_U64},
 	{"ct_timeout", SL_T_U64},
 	{"ct_portid", SL_T_U64},
+	{"netns", SL_T_STRING},	/* netns: the namespace's label */
 	SL_FIELD_END
 };
 
@@ -149,6 +157,9 @@ struct nfct {
 	int portid_field;	/* nlmsg_pid of the event: who caused it */
 
 	struct sl_nl_reader ev;	/* the event socket, its buffer, enobufs and malformed */
+
+	/* netns: the namespace both sockets are made in (open for a dump socket made later) */
+	struct sl_netns_one ns;
 
 	struct mnl_socket *dump_nl;
 	int dump_fd;
@@ -189,12 +200,15 @@ static struct sl_record *next_record(struct nfct *st, struct sl_batch **bp)
 
 	if (!*bp && !(*bp = st->host->batch_get(st->inst)))
 		return NULL;
-	if ((r = sl_batch_add(*bp)))
-		return r;
-	st->host->emit(st->inst, *bp);
-	if (!(*bp = st->host->batch_get(st->inst)))
-		return NULL;
-	return sl_batch_add(*bp);
+	if (!(r = sl_batch_add(*bp))) {
+		st->host->emit(st->inst, *bp);
+		if (!(*bp = st->host->batch_get(st->inst)))
+			return NULL;
+		r = sl_batch_add(*bp);
+	}
+	if (r)
+		sl_netns_one_tag(&st->ns, r);
+	return r;
 }
 
 static void finish_batch(struct nfct *st, struct sl_batch *b)
@@ -494,8 +508,8 @@ static void dump_readable(void *state, int fd, uint32_t events)
 
 static int open_dump_socket(struct nfct *st)
 {
-	st->dump_nl = mnl_socket_open2(NETLINK_NETFILTER, SOCK_CLOEXEC | SOCK_NONBLOCK);
-	if (!st->dump_nl || mnl_socket_bind(st->dump_nl, 0, MNL_SOCKET_AUTOPID) < 0) {
+	st->dump_nl = sl_netns_mnl_socket(st->ns.fd, NETLINK_NETFILTER);
+	if (!st->dump_nl || fcntl(mnl_socket_get_fd(st->dump_nl), F_SETFL, O_NONBLOCK) < 0) {
 		st->host->log(st->inst, SL_LOG_ERR, "netlink socket for dumps: %s", strerror(errno));
 		return -1;
 	}
@@ -585,6 +599,8 @@ static int nfct_configure(const struct sl_host *host, struct sl_instance *inst, 
 		return -1;
 	sl_nl_reader_init(&st->ev, host, inst);
 	st->dump_fd = -1;
+	if (sl_netns_one_configure(&st->ns, host, inst, cfg->netns) < 0)
+		goto fail;
 	sl_ct_table_init(&st->t, (uint64_t)cfg->track_max);
 	for (unsigned i = 0; i < cfg->events.n; i++) {
 		const char *e = cfg->events.v[i];
@@ -644,6 +660,7 @@ static int nfct_configure(const struct sl_host *host, struct sl_instance *inst, 
 	*state = st;
 	return 0;
 fail:
+	sl_netns_one_free(&st->ns);
 	free(st);
 	return -1;
 }
@@ -699,7 +716,8 @@ static int nfct_start(void *state)
 		return -1;
 	}
 	st->ev.bufsize = st->ev.maxdg = RX_BUFSIZE;
-	if (sl_nl_open(&st->ev, st->cfg->netlink_buffer) < 0)
+	if (sl_netns_one_open(&st->ns, st->host, st->inst) < 0 ||
+	    sl_nl_open_in(&st->ev, st->cfg->netlink_buffer, st->ns.fd) < 0)
 		return -1;
 	if (st->cfg->reliable &&
 	    (mnl_socket_setsockopt(st->ev.nl, NETLINK_BROADCAST_ERROR, &on, sizeof(on)) < 0 ||
@@ -719,7 +737,8 @@ static int nfct_start(void *state)
 			return -1;
 		}
 	}
-	check_sysctls(st);
+	if (!st->ns.path)
+		check_sysctls(st);	/* /proc/sys/net is our namespace's */
 	if (sl_nl_watch(&st->ev, ev_readable, st) < 0)
 		return -1;
 	if (st->tracking) {
@@ -738,12 +757,13 @@ static int nfct_start(void *state)
 		if (st->cfg->dump_at_start)
 			start_dump(st);
 	}
-	st->host->log(st->inst, SL_LOG_INFO, "conntrack events:%s%s%s%s%s",
+	st->host->log(st->inst, SL_LOG_INFO, "conntrack events:%s%s%s%s%s%s%s",
 		      st->emit_mask & SL_CT_EVENT_NEW ? " new" : "",
 		      st->emit_mask & SL_CT_EVENT_UPDATE ? " update" : "",
 		      st->emit_mask & SL_CT_EVENT_DESTROY ? " destroy" : "",
 		      st->cfg->reliable ? ", reliable" : "",
-		      st->tracking ? ", tracking connections" : "");
+		      st->tracking ? ", tracking connections" : "",
+		      st->ns.path ? ", netns " : "", st->ns.path ? st->ns.path : "");
 	return 0;
 }
 
@@ -787,6 +807,7 @@ static void nfct_stop(void *state)
 	st->dumping = false;
 	free(st->dump_buf);
 	st->dump_buf = NULL;
+	sl_netns_one_close(&st->ns);
 }
 
 static void nfct_destroy(void *state)
@@ -794,6 +815,7 @@ static void nfct_destroy(void *state)
 	struct nfct *st = state;
 
 	sl_ct_table_free(&st->t);
+	sl_netns_one_free(&st->ns);
 	free(st);
 }
 

@@ -16,12 +16,15 @@
  * pointing into it were emitted.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <arpa/inet.h>
 #include <libmnl/libmnl.h>
@@ -34,6 +37,8 @@
 
 #include "clock.h"
 #include "lost_count.h"
+#include "netns_set.h"
+#include "netns_spec.h"
 #include "nflog_attrs.h"
 #include "nflog_ct.h"
 #include "nlsock.h"
@@ -60,19 +65,39 @@ struct nflog_cfg {
 	bool seq;
 	bool conntrack;
 	bool rules;
+	const char *netns;
+};
+
+struct nflog;
+
+/*
+ * One socket bound to the group: in sluice's own namespace, or one member
+ * of `netns:` (each namespace has its own NFLOG groups, so one socket per
+ * namespace).  The counters are the instance's, summed over its members.
+ */
+struct nflog_member {
+	struct nflog *st;
+	struct sl_nl_reader rd;	/* socket, buffer, enobufs and malformed */
+	uint32_t portid;
+	uint32_t cfg_seq;
+	bool empty;		/* the last read ended on an empty socket */
+	uint32_t seq_next;	/* next expected NFULA_SEQ (the kernel starts at 0) */
+	struct sl_lost_count lc;	/* what c_lost says, and how */
+	const char *label;	/* netns: the records' `netns` (the set's member); NULL: none */
+	uint32_t label_len;
+	uint64_t records;	/* netns: made from this member (relaxed atomics: /metrics reads) */
 };
 
 struct nflog {
 	SL_STATE_HEAD(struct nflog_cfg);
 
-	struct sl_nl_reader rd;	/* socket, buffer, enobufs and malformed */
-	uint32_t portid;
-	uint32_t cfg_seq;
-
-	int c_seq_lost, c_lost;
-	bool empty;		/* the last read ended on an empty socket */
-	uint32_t seq_next;	/* next expected NFULA_SEQ (the kernel starts at 0) */
-	struct sl_lost_count lc;	/* what c_lost says, and how */
+	struct nflog_member own;	/* no netns: the one socket, in our namespace */
+	struct sl_netns_set ns;		/* netns: the members (data: struct nflog_member) */
+	bool has_ns;
+	int rules_nsfd;		/* rules: true with netns: the namespace whose ruleset is read; -1 */
+	bool stopping;		/* members left at stop: already flushed */
+	int f_netns;		/* the `netns` field */
+	int c_seq_lost, c_lost, c_enobufs, c_malformed;
 
 	/* what the stacks below read (host subtree_reads()), as attributes to parse */
 	uint64_t reads[SL_PRESENCE_WORDS];
@@ -87,6 +112,10 @@ struct nflog {
 static const struct sl_option nflog_options[] = {
 	SL_OPT_INT("group", struct nflog_cfg, group, SL_REQUIRED_EXCLUSIVE, 0, 65535,
 		   "NFLOG group to bind (the N of `log group N`)"),
+	SL_OPT_STR("netns", struct nflog_cfg, netns, SL_EXCLUSIVE(NULL),
+		   "network namespaces to read instead of sluice's own: a name under /run/netns, "
+		   "an absolute path (/proc/PID/ns/net), or a glob (/run/netns/tenant-*) watched "
+		   "for namespaces that come and go; records carry `netns`"),
 	SL_OPT_INT("copy_range", struct nflog_cfg, copy_range, "65535", 0, 65535,
 		   "bytes of each packet to copy; 0: metadata only, no packet"),
 	SL_OPT_SIZE("netlink_buffer", struct nflog_cfg, netlink_buffer, "8MiB", 64 * 1024,
@@ -118,6 +147,7 @@ static const struct sl_field_decl nflog_provides[] = {
 	{"rule_handle", SL_T_U64},
 	{"rule_comment", SL_T_STRING},
 	{"rule_verdict", SL_T_STRING},
+	{"netns", SL_T_STRING},	/* netns: the member's label */
 	SL_FIELD_END
 };
 
@@ -136,13 +166,14 @@ static void emit(struct nflog *st, struct sl_batch *b)
 /* ---- configuration of the kernel instance (start() only) ---- */
 
 /* Wait for the ack of message `seq`: 0, or -errno. */
-static int wait_ack(struct nflog *st, uint32_t seq)
+static int wait_ack(struct nflog_member *m, uint32_t seq)
 {
+	struct nflog *st = m->st;
 	int64_t deadline = sl_clock_ns(CLOCK_MONOTONIC) + 5 * 1000000000LL;
 	unsigned discarded = 0;
 
 	for (;;) {
-		struct pollfd pfd = {.fd = st->rd.fd, .events = POLLIN};
+		struct pollfd pfd = {.fd = m->rd.fd, .events = POLLIN};
 		struct nlmsghdr *nlh;
 		int64_t left = deadline - sl_clock_ns(CLOCK_MONOTONIC);
 		ssize_t got;
@@ -152,16 +183,16 @@ static int wait_ack(struct nflog *st, uint32_t seq)
 			return -ETIMEDOUT;
 		if (poll(&pfd, 1, (int)(left / 1000000) + 1) < 0 && errno != EINTR)
 			return -errno;
-		got = recv(st->rd.fd, st->rd.buf, st->rd.bufsize, MSG_DONTWAIT);
+		got = recv(m->rd.fd, m->rd.buf, m->rd.bufsize, MSG_DONTWAIT);
 		if (got < 0) {
 			if (errno == ENOBUFS)
-				st->rd.drops_pending = true;	/* lost: counted later */
+				m->rd.drops_pending = true;	/* lost: counted later */
 			if (errno == EAGAIN || errno == EINTR || errno == ENOBUFS)
 				continue;
 			return -errno;
 		}
 		n = (int)got;
-		for (nlh = (struct nlmsghdr *)st->rd.buf; sl_nlmsg_ok(nlh, n); nlh = mnl_nlmsg_next(nlh, &n)) {
+		for (nlh = (struct nlmsghdr *)m->rd.buf; sl_nlmsg_ok(nlh, n); nlh = mnl_nlmsg_next(nlh, &n)) {
 			if (nlh->nlmsg_type == NLMSG_ERROR && nlh->nlmsg_seq == seq) {
 				const struct nlmsgerr *e = mnl_nlmsg_get_payload(nlh);
 
@@ -181,29 +212,32 @@ static int wait_ack(struct nflog *st, uint32_t seq)
 }
 
 /* Send a config message built in the receive buffer and wait for its ack: 0 or -errno. */
-static int send_cfg(struct nflog *st, struct nlmsghdr *nlh)
+static int send_cfg(struct nflog_member *m, struct nlmsghdr *nlh)
 {
 	nlh->nlmsg_flags |= NLM_F_ACK;
-	nlh->nlmsg_seq = ++st->cfg_seq;
-	if (mnl_socket_sendto(st->rd.nl, nlh, nlh->nlmsg_len) < 0)
+	nlh->nlmsg_seq = ++m->cfg_seq;
+	if (mnl_socket_sendto(m->rd.nl, nlh, nlh->nlmsg_len) < 0)
 		return -errno;
-	return wait_ack(st, nlh->nlmsg_seq);
+	return wait_ack(m, nlh->nlmsg_seq);
 }
 
-static struct nlmsghdr *cfg_header(struct nflog *st)
+static struct nlmsghdr *cfg_header(struct nflog_member *m)
 {
-	return nflog_nlmsg_put_header((char *)st->rd.buf, NFULNL_MSG_CONFIG, AF_UNSPEC,
-				      (uint16_t)st->cfg->group);
+	/* attribute padding is not written by libmnl: no stale bytes sent (valgrind) */
+	memset(m->rd.buf, 0, 256);
+	return nflog_nlmsg_put_header((char *)m->rd.buf, NFULNL_MSG_CONFIG, AF_UNSPEC,
+				      (uint16_t)m->st->cfg->group);
 }
 
 /* One u32 setting of the kernel instance; `what` names its option in the error. */
-static int set_u32(struct nflog *st, uint16_t attr, uint32_t value, const char *what)
+static int set_u32(struct nflog_member *m, uint16_t attr, uint32_t value, const char *what)
 {
-	struct nlmsghdr *nlh = cfg_header(st);
+	struct nflog *st = m->st;
+	struct nlmsghdr *nlh = cfg_header(m);
 	int err;
 
 	mnl_attr_put_u32(nlh, attr, htonl(value));
-	if ((err = send_cfg(st, nlh)) != 0) {
+	if ((err = send_cfg(m, nlh)) != 0) {
 		st->host->log(st->inst, SL_LOG_ERR, "%s: %s", what, strerror(-err));
 		return -1;
 	}
@@ -213,10 +247,13 @@ static int set_u32(struct nflog *st, uint16_t attr, uint32_t value, const char *
 /*
  * NFULA_CFG_FLAGS: seq, conntrack.  A kernel without
  * CONFIG_NETFILTER_NETLINK_GLUE_CT refuses the conntrack flag
- * (EOPNOTSUPP): the ids are then looked up through ctnetlink (nflog_ct.h).
+ * (EOPNOTSUPP): the ids are then looked up through ctnetlink (nflog_ct.h),
+ * in sluice's own namespace only: a member in another namespace
+ * (`netns:`) needs the kernel's glue.
  */
-static int set_flags(struct nflog *st)
+static int set_flags(struct nflog_member *m)
 {
+	struct nflog *st = m->st;
 	const struct nflog_cfg *cfg = st->cfg;
 	struct nlmsghdr *nlh;
 	uint16_t flags = 0;
@@ -228,18 +265,25 @@ static int set_flags(struct nflog *st)
 		flags |= NFULNL_CFG_F_CONNTRACK;
 	if (!flags)
 		return 0;
-	nlh = cfg_header(st);
+	nlh = cfg_header(m);
 	mnl_attr_put_u16(nlh, NFULA_CFG_FLAGS, htons(flags));
-	err = send_cfg(st, nlh);
+	err = send_cfg(m, nlh);
 	if (cfg->conntrack && err == -EOPNOTSUPP) {
+		if (st->has_ns) {
+			st->host->log(st->inst, SL_LOG_ERR,
+				      "conntrack: with netns: needs the kernel's "
+				      "CONFIG_NETFILTER_NETLINK_GLUE_CT (the ctnetlink lookup reads "
+				      "sluice's own namespace only)");
+			return -1;
+		}
 		if (nflog_ct_start(st->ct) < 0)
 			return -1;
 		flags &= (uint16_t)~NFULNL_CFG_F_CONNTRACK;
 		err = 0;
 		if (flags) {
-			nlh = cfg_header(st);
+			nlh = cfg_header(m);
 			mnl_attr_put_u16(nlh, NFULA_CFG_FLAGS, htons(flags));
-			err = send_cfg(st, nlh);
+			err = send_cfg(m, nlh);
 		}
 	}
 	if (err) {
@@ -250,15 +294,16 @@ static int set_flags(struct nflog *st)
 	return 0;
 }
 
-static int configure_kernel(struct nflog *st)
+static int configure_kernel(struct nflog_member *m)
 {
+	struct nflog *st = m->st;
 	const struct nflog_cfg *cfg = st->cfg;
 	struct nlmsghdr *nlh;
 	int err;
 
-	nlh = cfg_header(st);
+	nlh = cfg_header(m);
 	nflog_attr_put_cfg_cmd(nlh, NFULNL_CFG_CMD_BIND);
-	err = send_cfg(st, nlh);
+	err = send_cfg(m, nlh);
 	if (err == -EPERM || err == -EBUSY) {
 		st->host->log(st->inst, SL_LOG_ERR,
 			      "cannot bind NFLOG group %lld: %s (another process may have bound it: "
@@ -272,23 +317,23 @@ static int configure_kernel(struct nflog *st)
 		return -1;
 	}
 
-	nlh = cfg_header(st);
+	nlh = cfg_header(m);
 	nflog_attr_put_cfg_mode(nlh, cfg->copy_range ? NFULNL_COPY_PACKET : NFULNL_COPY_META,
 				(uint32_t)cfg->copy_range);
-	if ((err = send_cfg(st, nlh)) != 0)
+	if ((err = send_cfg(m, nlh)) != 0)
 		goto fail_copy_range;
 
-	if (set_u32(st, NFULA_CFG_NLBUFSIZ, (uint32_t)cfg->nlbufsiz, "nlbufsiz") < 0)
+	if (set_u32(m, NFULA_CFG_NLBUFSIZ, (uint32_t)cfg->nlbufsiz, "nlbufsiz") < 0)
 		return -1;
 	if (cfg->qthreshold &&
-	    set_u32(st, NFULA_CFG_QTHRESH, (uint32_t)cfg->qthreshold, "qthreshold") < 0)
+	    set_u32(m, NFULA_CFG_QTHRESH, (uint32_t)cfg->qthreshold, "qthreshold") < 0)
 		return -1;
 	/* the kernel counts in 1/100 s */
 	if (cfg->qtimeout &&
-	    set_u32(st, NFULA_CFG_TIMEOUT, (uint32_t)((cfg->qtimeout + 9) / 10), "qtimeout") < 0)
+	    set_u32(m, NFULA_CFG_TIMEOUT, (uint32_t)((cfg->qtimeout + 9) / 10), "qtimeout") < 0)
 		return -1;
 
-	if (set_flags(st) < 0)
+	if (set_flags(m) < 0)
 		return -1;
 	return 0;
 
@@ -310,29 +355,32 @@ static void count_lost(struct nflog *st, uint64_t grew)
 		st->host->counter_add(st->inst, st->c_lost, grew);
 }
 
-static void check_seq(struct nflog *st, const struct sl_record *r)
+static void check_seq(struct nflog_member *m, const struct sl_record *r)
 {
+	struct nflog *st = m->st;
 	uint32_t seq, gap;
 
 	if (!sl_has(r, SL_F_SEQ_LOCAL))
 		return;
 	seq = (uint32_t)r->v[SL_F_SEQ_LOCAL].u64;
-	gap = seq - st->seq_next;
+	gap = seq - m->seq_next;
 	/* a huge gap is a sequence going backwards: not a loss */
 	if (gap && gap < 0x80000000u) {
 		st->host->counter_add(st->inst, st->c_seq_lost, gap);
-		count_lost(st, sl_lost_gap(&st->lc, gap));
+		count_lost(st, sl_lost_gap(&m->lc, gap));
 		/* a cut at the next empty read: a later overrun then counts on top */
-		st->rd.drops_pending = true;
+		m->rd.drops_pending = true;
 	}
-	st->seq_next = seq + 1;
+	m->seq_next = seq + 1;
 }
 
 /* One wake-up's reading: the instance and the batch being filled. */
 struct nflog_rx {
 	struct nflog *st;
+	struct nflog_member *m;
 	struct sl_batch *b;
 	uint32_t attrs;		/* sl_nflog_parse_some() */
+	uint64_t n;		/* records made */
 };
 
 /*
@@ -377,6 +425,7 @@ parse_msg(void *arg, const struct nlmsghdr *nlh, const struct sl_time *rx)
 {
 	struct nflog_rx *x = arg;
 	struct nflog *st = x->st;
+	struct nflog_member *m = x->m;
 	struct sl_batch **bp = &x->b;
 	struct sl_record *r;
 
@@ -394,11 +443,14 @@ parse_msg(void *arg, const struct nlmsghdr *nlh, const struct sl_time *rx)
 	if (sl_nflog_parse_some(r, mnl_nlmsg_get_payload(nlh), nlh->nlmsg_len - NLMSG_HDRLEN, rx, 0,
 				x->attrs) < 0) {
 		sl_batch_unadd(*bp);
-		sl_nl_malformed(&st->rd);
+		sl_nl_malformed(&m->rd);
 		return true;
 	}
 	if (st->cfg->seq)
-		check_seq(st, r);
+		check_seq(m, r);
+	if (m->label)
+		sl_set_bytes(r, (sl_field)st->f_netns, m->label, m->label_len);
+	x->n++;
 	return true;
 }
 
@@ -415,33 +467,36 @@ static void hand_on(void *arg)
 
 static void nflog_readable(void *state, int fd, uint32_t events)
 {
-	struct nflog *st = state;
-	struct nflog_rx x = {.st = st, .attrs = wanted_attrs(st)};
+	struct nflog_member *m = state;
+	struct nflog *st = m->st;
+	struct nflog_rx x = {.st = st, .m = m, .attrs = wanted_attrs(st)};
 
 	(void)fd;
 	(void)events;
-	switch (sl_nl_receive(&st->rd, MAX_DGRAMS_PER_WAKEUP, parse_msg, hand_on, NULL, &x)) {
+	switch (sl_nl_receive(&m->rd, MAX_DGRAMS_PER_WAKEUP, parse_msg, hand_on, NULL, &x)) {
 	case SL_NL_EMPTY:
-		st->empty = true;
-		if (st->rd.drops_fresh) {
+		m->empty = true;
+		if (m->rd.drops_fresh) {
 			/* read just after this empty read: a cut */
-			st->rd.drops_fresh = false;
-			count_lost(st, sl_lost_drops(&st->lc, st->rd.drops, true));
+			m->rd.drops_fresh = false;
+			count_lost(st, sl_lost_drops(&m->lc, m->rd.drops, true));
 		}
 		break;
 	case SL_NL_BOUND:
-		st->empty = false;
+		m->empty = false;
 		break;
 	case SL_NL_STOPPED:
 		st->host->log(st->inst, SL_LOG_ERR, "out of memory for a batch: events lost");
 		st->host->error_add(st->inst, 1);
-		st->empty = true;	/* nothing more can be read now */
+		m->empty = true;	/* nothing more can be read now */
 		break;
 	}
 	if (x.b)
 		emit(st, x.b);	/* empty or not */
+	if (m->label && x.n)
+		__atomic_fetch_add(&m->records, x.n, __ATOMIC_RELAXED);
 #ifdef SLUICE_NFLOG_RULES
-	if (st->rules && st->empty)
+	if (st->rules && m->empty)
 		nflog_rules_idle(st->rules);
 #endif
 }
@@ -455,38 +510,135 @@ static void nflog_readable(void *state, int fd, uint32_t events)
  * after us get it.  Without this, up to a second of events (the kernel's
  * default timeout) was lost at SIGTERM, counted nowhere.
  */
-static int nflog_flush(void *state)
+static void flush_member(struct nflog_member *m)
 {
-	struct nflog *st = state;
+	struct nflog *st = m->st;
 	union {
 		char buf[256];
 		struct nlmsghdr align;
-	} msg;
+	} msg = {{0}};
 	struct nlmsghdr *nlh;
 
-	if (!st->rd.nl)
-		return 0;
+	if (!m->rd.nl)
+		return;
 	nlh = nflog_nlmsg_put_header(msg.buf, NFULNL_MSG_CONFIG, AF_UNSPEC, (uint16_t)st->cfg->group);
 	nflog_attr_put_cfg_cmd(nlh, NFULNL_CFG_CMD_UNBIND);
-	nlh->nlmsg_seq = ++st->cfg_seq;	/* no ack wanted: an error still comes back, and is skipped */
-	if (mnl_socket_sendto(st->rd.nl, nlh, nlh->nlmsg_len) < 0)
+	nlh->nlmsg_seq = ++m->cfg_seq;	/* no ack wanted: an error still comes back, and is skipped */
+	if (mnl_socket_sendto(m->rd.nl, nlh, nlh->nlmsg_len) < 0)
 		st->host->log(st->inst, SL_LOG_WARNING, "cannot unbind NFLOG group %lld: %s",
 			      (long long)st->cfg->group, strerror(errno));
 	/* Bounded in case the unbind failed and events keep coming. */
 	for (unsigned i = 0; i < FLUSH_MAX_WAKEUPS; i++) {
-		nflog_readable(st, st->rd.fd, EPOLLIN);
-		if (st->empty)
+		nflog_readable(m, m->rd.fd, EPOLLIN);
+		if (m->empty)
 			break;
 	}
 	/* every drop, even one whose ENOBUFS was not read (nothing comes after: no cut) */
-	if (sl_nl_drops_read(&st->rd) == 0) {
-		st->rd.drops_fresh = false;
-		count_lost(st, sl_lost_drops(&st->lc, st->rd.drops, false));
+	if (sl_nl_drops_read(&m->rd) == 0) {
+		m->rd.drops_fresh = false;
+		count_lost(st, sl_lost_drops(&m->lc, m->rd.drops, false));
 	}
+}
+
+static int nflog_flush(void *state)
+{
+	struct nflog *st = state;
+
+	if (!st->has_ns) {
+		flush_member(&st->own);
+		return 0;
+	}
+	for (struct sl_netns_member *nm = st->ns.members; nm; nm = nm->next)
+		if (nm->data)
+			flush_member(nm->data);
 	return 0;
 }
 
 /* ---- lifecycle ---- */
+
+static void member_init(struct nflog *st, struct nflog_member *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->st = st;
+	sl_nl_reader_init(&m->rd, st->host, st->inst);
+	m->rd.enobufs_hint = " (lost counts the events)";
+	m->rd.c_enobufs = st->c_enobufs;
+	m->rd.c_malformed = st->c_malformed;
+}
+
+/*
+ * Open the member's socket (in the namespace of nsfd; -1: ours), bind the
+ * group and watch it: 0, or -1 logged (the socket closed).
+ */
+static int member_open(struct nflog_member *m, int nsfd)
+{
+	struct nflog *st = m->st;
+
+	/*
+	 * A kernel batch can fill its skb beyond nlbufsiz (allocations are
+	 * rounded up to a power of two), and one packet of copy_range bytes
+	 * may need more than nlbufsiz: keep room for either.
+	 */
+	m->rd.maxdg = 2 * st->cfg->nlbufsiz + 128 * 1024;
+	m->rd.bufsize = BUFFER_DGRAMS * m->rd.maxdg;
+	if (sl_nl_open_in(&m->rd, st->cfg->netlink_buffer, nsfd) < 0)
+		goto fail;
+	m->portid = mnl_socket_get_portid(m->rd.nl);
+#ifdef SLUICE_NFLOG_RULES
+	/*
+	 * Before the bind: every packet we get is logged after the listing,
+	 * by its generation or by one whose change is notified after it.
+	 */
+	if (st->rules && nsfd >= 0 &&
+	    (st->rules_nsfd = fcntl(nsfd, F_DUPFD_CLOEXEC, 0)) < 0) {
+		st->host->log(st->inst, SL_LOG_ERR, "rules: %s", strerror(errno));
+		goto fail;
+	}
+	if (st->rules && nflog_rules_start(st->rules, m->rd.fd, st->rules_nsfd) < 0)
+		goto fail;
+#endif
+	if (configure_kernel(m) < 0 || sl_nl_watch(&m->rd, nflog_readable, m) < 0)
+		goto fail;
+	return 0;
+fail:
+	sl_nl_close(&m->rd);
+	return -1;
+}
+
+/* netns: a member found: its socket, made in its namespace (netns_set.h). */
+static void *member_join(void *arg, struct sl_netns_member *nm, int nsfd)
+{
+	struct nflog *st = arg;
+	struct nflog_member *m = malloc(sizeof(*m));
+
+	if (!m) {
+		st->host->log(st->inst, SL_LOG_ERR, "netns %s: out of memory", nm->path);
+		return NULL;
+	}
+	member_init(st, m);
+	m->label = nm->label;
+	m->label_len = (uint32_t)nm->label_len;
+	if (member_open(m, nsfd) < 0) {
+		st->host->log(st->inst, SL_LOG_ERR, "netns %s: NFLOG group %lld not bound", nm->path,
+			      (long long)st->cfg->group);
+		st->host->error_add(st->inst, 1);
+		free(m);
+		return NULL;
+	}
+	return m;
+}
+
+/* netns: a member gone (or the instance stopping): what is queued is read first. */
+static void member_leave(void *arg, struct sl_netns_member *nm)
+{
+	struct nflog_member *m = nm->data;
+	struct nflog *st = arg;
+
+	if (!st->stopping)
+		flush_member(m);
+	sl_nl_close(&m->rd);
+	free(m);
+}
 
 static int nflog_configure(const struct sl_host *host, struct sl_instance *inst,
 			   const void *config, void **state)
@@ -495,28 +647,57 @@ static int nflog_configure(const struct sl_host *host, struct sl_instance *inst,
 
 	if (!st)
 		return -1;
-	sl_nl_reader_init(&st->rd, host, inst);
-	st->rd.enobufs_hint = " (lost counts the events)";
-	st->rd.c_enobufs = host->counter_new(inst, "enobufs");
+	st->c_enobufs = host->counter_new(inst, "enobufs");
 	st->c_seq_lost = host->counter_new(inst, "seq_lost");
-	st->rd.c_malformed = host->counter_new(inst, "malformed");
+	st->c_malformed = host->counter_new(inst, "malformed");
 	st->c_lost = host->counter_new(inst, "lost");
 	if (st->cfg->conntrack &&
 	    !(st->ct = nflog_ct_new(host, inst, st->cfg->qtimeout ? st->cfg->qtimeout : 1000))) {
 		free(st);
 		return -1;
 	}
+	member_init(st, &st->own);
+	st->rules_nsfd = -1;
+	if (st->cfg->netns) {
+		const char *why;
+
+		if (sl_netns_spec_check(st->cfg->netns, &why) < 0) {
+			host->config_error(inst, "netns", "%s", why);
+			nflog_ct_free(st->ct);
+			free(st);
+			return -1;
+		}
+		if (st->cfg->rules &&
+		    sl_netns_spec_check(st->cfg->netns, &why) == SL_NETNS_GLOB) {
+			host->config_error(inst, "rules",
+					   "not with a netns glob (each namespace has its own "
+					   "ruleset): name one namespace per instance");
+			nflog_ct_free(st->ct);
+			free(st);
+			return -1;
+		}
+		if (sl_netns_set_init(&st->ns, host, inst, st->cfg->netns, member_join,
+				      member_leave, st) < 0) {
+			nflog_ct_free(st->ct);
+			free(st);
+			return -1;
+		}
+		st->has_ns = true;
+		st->f_netns = host->field_id(inst, "netns");
+	}
 	if (st->cfg->rules) {
 #ifdef SLUICE_NFLOG_RULES
 		/* the kernel sends a queued packet after its flush timeout at the latest */
 		if (!(st->rules = nflog_rules_new(host, inst, (uint16_t)st->cfg->group,
 						  st->cfg->qtimeout ? st->cfg->qtimeout : 1000))) {
+			nflog_ct_free(st->ct);
 			free(st);
 			return -1;
 		}
 #else
 		host->config_error(inst, "rules",
 				   "this sluice was built without libnftables (SLUICE_WITH_NFTRACE=OFF)");
+		nflog_ct_free(st->ct);
 		free(st);
 		return -1;
 #endif
@@ -525,35 +706,59 @@ static int nflog_configure(const struct sl_host *host, struct sl_instance *inst,
 	return 0;
 }
 
+/* /metrics with netns: each member's records, labelled with its namespace. */
+struct series_out {
+	sl_series_put put;
+	void *out;
+};
+
+static void put_member(void *ctx, const struct sl_netns_member *nm)
+{
+	static const char *const names[] = {"netns"};
+	const struct series_out *o = ctx;
+	const struct nflog_member *m = nm->data;
+	char label[256];
+	const char *labels[] = {label};
+	struct sl_series s = {
+		.family = "sluice_netns_records_total",
+		.help = "Records an input with netns made in each of its namespaces.",
+		.names = names,
+		.labels = labels,
+		.nlabels = 1,
+	};
+
+	snprintf(label, sizeof(label), "%.*s", (int)nm->label_len, nm->label);
+	s.value = __atomic_load_n(&m->records, __ATOMIC_RELAXED);
+	o->put(o->out, &s);
+}
+
+static void series(void *ctx, sl_series_put put, void *out)
+{
+	struct nflog *st = ctx;
+	struct series_out o = {put, out};
+
+	sl_netns_set_each(&st->ns, put_member, &o);
+}
+
 static int nflog_start(void *state)
 {
 	struct nflog *st = state;
 
-	/*
-	 * A kernel batch can fill its skb beyond nlbufsiz (allocations are
-	 * rounded up to a power of two), and one packet of copy_range bytes
-	 * may need more than nlbufsiz: keep room for either.
-	 */
-	st->rd.maxdg = 2 * st->cfg->nlbufsiz + 128 * 1024;
-	st->rd.bufsize = BUFFER_DGRAMS * st->rd.maxdg;
-	if (sl_nl_open(&st->rd, st->cfg->netlink_buffer) < 0)
+	if (st->has_ns) {
+		if (sl_netns_set_start(&st->ns) < 0)
+			return -1;
+		/* with rules, the per-rule series (netns-labelled) are the instance's */
+		if (!st->rules && SL_HOST_HAS(st->host, series_source))
+			st->host->series_source(st->inst, series, st);
+	} else if (member_open(&st->own, -1) < 0) {
 		return -1;
-	st->portid = mnl_socket_get_portid(st->rd.nl);
-#ifdef SLUICE_NFLOG_RULES
-	/*
-	 * Before the bind: every packet we get is logged after the listing,
-	 * by its generation or by one whose change is notified after it.
-	 */
-	if (st->rules && nflog_rules_start(st->rules, st->rd.fd) < 0)
-		return -1;
-#endif
-	if (configure_kernel(st) < 0 || sl_nl_watch(&st->rd, nflog_readable, st) < 0)
-		return -1;
+	}
 	st->host->log(st->inst, SL_LOG_INFO,
-		      "bound NFLOG group %lld (copy_range %lld, nlbufsiz %llu%s%s%s)",
+		      "bound NFLOG group %lld (copy_range %lld, nlbufsiz %llu%s%s%s%s%s)",
 		      (long long)st->cfg->group, (long long)st->cfg->copy_range,
 		      (unsigned long long)st->cfg->nlbufsiz, st->cfg->seq ? ", seq" : "",
-		      st->cfg->conntrack ? ", conntrack" : "", st->cfg->rules ? ", rules" : "");
+		      st->cfg->conntrack ? ", conntrack" : "", st->cfg->rules ? ", rules" : "",
+		      st->has_ns ? ", netns " : "", st->has_ns ? st->cfg->netns : "");
 	return 0;
 }
 
@@ -562,11 +767,20 @@ static void nflog_stop(void *state)
 	struct nflog *st = state;
 
 	/* closing the socket destroys the kernel instance: no UNBIND needed */
-	sl_nl_close(&st->rd);
+	st->stopping = true;
+	if (st->has_ns && !st->rules && SL_HOST_HAS(st->host, series_source))
+		st->host->series_source(st->inst, NULL, NULL);
+	if (st->has_ns)
+		sl_netns_set_stop(&st->ns);
+	st->stopping = false;
+	sl_nl_close(&st->own.rd);
 	nflog_ct_stop(st->ct);
 #ifdef SLUICE_NFLOG_RULES
 	nflog_rules_stop(st->rules);
 #endif
+	if (st->rules_nsfd >= 0)
+		close(st->rules_nsfd);
+	st->rules_nsfd = -1;
 }
 
 static void nflog_destroy(void *state)
@@ -576,6 +790,8 @@ static void nflog_destroy(void *state)
 	if (!st)
 		return;
 	nflog_ct_free(st->ct);
+	if (st->has_ns)
+		sl_netns_set_free(&st->ns);
 #ifdef SLUICE_NFLOG_RULES
 	nflog_rules_free(st->rules);
 #endif

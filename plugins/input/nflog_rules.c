@@ -3,6 +3,7 @@
 #include "nflog_rules.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -20,6 +21,7 @@
 #include <linux/netlink.h>
 
 #include "clock.h"
+#include "netns_open.h"
 #include "rule_dump.h"
 #include "rule_index.h"
 
@@ -306,15 +308,15 @@ static void settled(void *ctx)
 		release_old(nr);
 }
 
-/* The netns label: the name `ip netns` gave the namespace, else net:[inode]. */
-static void netns_name(struct nflog_rules *nr)
+/* The netns label: the name `ip netns` gave the namespace read, else net:[inode]. */
+static void netns_name(struct nflog_rules *nr, int nsfd)
 {
 	struct stat self, st;
 	struct dirent *de;
 	DIR *d;
 
 	snprintf(nr->netns, sizeof(nr->netns), "?");
-	if (stat("/proc/self/ns/net", &self) < 0)
+	if (nsfd >= 0 ? fstat(nsfd, &self) < 0 : stat("/proc/self/ns/net", &self) < 0)
 		return;
 	snprintf(nr->netns, sizeof(nr->netns), "net:[%llu]", (unsigned long long)self.st_ino);
 	if (!(d = opendir("/run/netns")))
@@ -373,7 +375,7 @@ static void series(void *ctx, sl_series_put put, void *out)
 	pthread_mutex_unlock(&nr->lock);
 }
 
-int nflog_rules_start(struct nflog_rules *nr, int nflog_fd)
+int nflog_rules_start(struct nflog_rules *nr, int nflog_fd, int nsfd)
 {
 	int group = NFNLGRP_NFTABLES, size = NOTIFY_RCVBUF;
 
@@ -387,8 +389,10 @@ int nflog_rules_start(struct nflog_rules *nr, int nflog_fd)
 		nr->host->log(nr->inst, SL_LOG_ERR, "out of memory");
 		return -1;
 	}
-	nr->nl = mnl_socket_open2(NETLINK_NETFILTER, SOCK_CLOEXEC | SOCK_NONBLOCK);
-	if (!nr->nl || mnl_socket_bind(nr->nl, 0, MNL_SOCKET_AUTOPID) < 0 ||
+	sl_rule_dump_set_netns(nr->dump, nsfd);
+	/* the notifications of the namespace read: the socket made in it */
+	nr->nl = sl_netns_mnl_socket(nsfd, NETLINK_NETFILTER);
+	if (!nr->nl || fcntl(mnl_socket_get_fd(nr->nl), F_SETFL, O_NONBLOCK) < 0 ||
 	    mnl_socket_setsockopt(nr->nl, NETLINK_ADD_MEMBERSHIP, &group, sizeof(group)) < 0) {
 		nr->host->log(nr->inst, SL_LOG_ERR,
 			      "rules: cannot follow the ruleset's changes (NFNLGRP_NFTABLES): %s",
@@ -405,7 +409,7 @@ int nflog_rules_start(struct nflog_rules *nr, int nflog_fd)
 		nr->host->log(nr->inst, SL_LOG_ERR, "rules: cannot watch the notifications");
 		return -1;
 	}
-	netns_name(nr);
+	netns_name(nr, nsfd);
 	nr->host->series_source(nr->inst, series, nr);
 	return 0;
 }

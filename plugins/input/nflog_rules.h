@@ -35,9 +35,11 @@ struct nflog_rules *nflog_rules_new(const struct sl_host *host, struct sl_instan
 /*
  * In start(), once the packets' socket nflog_fd is open: join the
  * notifications, list the ruleset, watch the notifications' socket.  -1
- * with the error logged (no permission, no nf_tables).
+ * with the error logged (no permission, no nf_tables).  nsfd: the network
+ * namespace whose ruleset is read (netns: the one nflog_fd was made in,
+ * kept open by the caller until stop), -1: ours.
  */
-int nflog_rules_start(struct nflog_rules *nr, int nflog_fd);
+int nflog_rules_start(struct nflog_rules *nr, int nflog_fd, int nsfd);
 
 /* The rule fields of each record of b, after the ruleset changes read so far. */
 void nflog_rules_attribute(struct nflog_rules *nr, struct sl_batch *b);

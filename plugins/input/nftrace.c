@@ -32,6 +32,7 @@
 
 #include <sluice/plugin.h>
 
+#include "netns_set.h"
 #include "nft_rules.h"
 #include "nftrace_attrs.h"
 #include "nlsock.h"
@@ -48,6 +49,7 @@
 struct nftrace_cfg {
 	uint64_t netlink_buffer;
 	bool rule_text;
+	const char *netns;
 };
 
 /* Ids of the fields nftrace registers. */
@@ -55,6 +57,7 @@ struct nftrace {
 	SL_STATE_HEAD(struct nftrace_cfg);
 
 	struct sl_nl_reader rd;
+	struct sl_netns_one ns;	/* netns: where the socket is made and the ruleset read */
 	struct sl_traceline_fields f;	/* the trace fields' ids */
 	int f_nfproto;
 	struct sl_nft_rules *rules;
@@ -68,6 +71,10 @@ static const struct sl_option nftrace_options[] = {
 		    512 * 1024 * 1024, "socket receive buffer (SO_RCVBUFFORCE, else SO_RCVBUF)"),
 	SL_OPT_BOOL("rule_text", struct nftrace_cfg, rule_text, "true",
 		    "look up each rule's text in a dump of the ruleset (rule_text field)"),
+	SL_OPT_STR("netns", struct nftrace_cfg, netns, NULL,
+		   "the network namespace to trace instead of sluice's own: a name under /run/netns "
+		   "or an absolute path (/proc/PID/ns/net); its ruleset gives the rule texts; "
+		   "records carry `netns`"),
 	SL_OPT_END
 };
 
@@ -85,6 +92,7 @@ static const struct sl_field_decl nftrace_provides[] = {
 	{"jump_target", SL_T_STRING},
 	{"rule_text", SL_T_STRING},
 	{"nfproto", SL_T_U64},
+	{"netns", SL_T_STRING},	/* netns: the namespace's label */
 	SL_FIELD_END
 };
 
@@ -167,6 +175,7 @@ static void set_common(struct nftrace *st, struct sl_record *r, const struct sl_
 
 	sl_set_u64(r, SL_F_FAMILY, t->family);
 	sl_set_time(r, SL_F_TIMESTAMP, rx->sec, rx->nsec);
+	sl_netns_one_tag(&st->ns, r);
 	set_u64(r, f->id, t->id);
 	if (t->has & SL_NFTRACE_TABLE)
 		set_str(r, f->table, t->table.ptr, t->table.len);
@@ -363,6 +372,10 @@ static int nftrace_configure(const struct sl_host *host, struct sl_instance *ins
 	if (!st)
 		return -1;
 	sl_nl_reader_init(&st->rd, host, inst);
+	if (sl_netns_one_configure(&st->ns, host, inst, st->cfg->netns) < 0) {
+		free(st);
+		return -1;
+	}
 	st->rd.enobufs_hint = " (lost counts the messages)";
 	st->c_events = host->counter_new(inst, "events");
 	st->rd.c_enobufs = host->counter_new(inst, "enobufs");
@@ -393,7 +406,8 @@ static int nftrace_start(void *state)
 
 	st->rd.maxdg = MAX_DGRAM;
 	st->rd.bufsize = BUFFER_DGRAMS * MAX_DGRAM;
-	if (sl_nl_open(&st->rd, st->cfg->netlink_buffer) < 0)
+	if (sl_netns_one_open(&st->ns, st->host, st->inst) < 0 ||
+	    sl_nl_open_in(&st->rd, st->cfg->netlink_buffer, st->ns.fd) < 0)
 		return -1;
 	if (join(st, NFNLGRP_NFTRACE, "NFNLGRP_NFTRACE (needs CAP_NET_ADMIN and nf_tables)") < 0)
 		return -1;
@@ -404,13 +418,15 @@ static int nftrace_start(void *state)
 			st->host->log(st->inst, SL_LOG_ERR, "out of memory");
 			return -1;
 		}
+		sl_nft_rules_set_netns(st->rules, st->ns.fd);	/* open until stop */
 		/* joined first, dumped second: a change in between marks it stale */
 		reload_rules(st);
 	}
 	if (sl_nl_watch(&st->rd, nftrace_readable, st) < 0)
 		return -1;
-	st->host->log(st->inst, SL_LOG_INFO, "listening to nftables trace events (%zu rules known)",
-		      st->rules ? sl_nft_rules_count(st->rules) : (size_t)0);
+	st->host->log(st->inst, SL_LOG_INFO, "listening to nftables trace events (%zu rules known%s%s)",
+		      st->rules ? sl_nft_rules_count(st->rules) : (size_t)0,
+		      st->ns.path ? ", netns " : "", st->ns.path ? st->ns.path : "");
 	return 0;
 }
 
@@ -432,10 +448,15 @@ static void nftrace_stop(void *state)
 	sl_nl_close(&st->rd);
 	sl_nft_rules_free(st->rules);
 	st->rules = NULL;
+	sl_netns_one_close(&st->ns);
 }
 
 static void nftrace_destroy(void *state)
 {
+	struct nftrace *st = state;
+
+	if (st)
+		sl_netns_one_free(&st->ns);
 	free(state);
 }
 

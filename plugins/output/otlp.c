@@ -97,6 +97,7 @@ static const struct sl_option otlp_opts[] = {
 
 struct otlp_state {
 	SL_SINK_STATE_HEAD(struct otlp_cfg);
+	int f_netns;		/* the inputs' registered `netns`; -1: none */
 	struct sl_otlp_kv res_attrs[66];
 	struct sl_otlp_resource res;
 	char hostname[256];
@@ -128,7 +129,7 @@ static bool otlp_encode(void *ctx, const struct sl_record *r)
 {
 	static const uint8_t sev_number[] = { 1, 5, 9, 13, 17, 21 };
 	struct otlp_state *st = ctx;
-	struct sl_otlp_kv kv[SL_OTLP_ATTRS_MAX];
+	struct sl_otlp_kv kv[SL_OTLP_ATTRS_MAX + 1];	/* + netns */
 	char scratch[SL_OTLP_ATTRS_SCRATCH];
 	struct sl_otlp_log l = {
 		.observed_ns = (uint64_t)sl_clock_ns(CLOCK_REALTIME),
@@ -149,6 +150,16 @@ static bool otlp_encode(void *ctx, const struct sl_record *r)
 	}
 	l.nattrs = sl_otlp_record_attrs(r, kv, scratch);
 	l.nattrs += sl_otlp_rule_attrs(&st->rule, r, kv + l.nattrs);
+	if (st->f_netns >= 0 && sl_has(r, (sl_field)st->f_netns)) {
+		/* the inputs' netns: (a registered field) */
+		struct sl_otlp_kv *k = &kv[l.nattrs++];
+
+		k->key = "netfilter.netns";
+		k->keylen = sizeof("netfilter.netns") - 1;
+		k->kind = OTLP_STR;
+		k->s = r->v[st->f_netns].bytes.ptr;
+		k->n = r->v[st->f_netns].bytes.len;
+	}
 	if (!sl_otlp_log_append(&st->b, st->cfg->encoding, &l))
 		return false;
 	st->ends[++st->units] = st->b.len;
@@ -490,6 +501,8 @@ static int otlp_configure(const struct sl_host *host, struct sl_instance *inst, 
 		return -1;
 	}
 	sl_rule_fields_find(&st->rule, host, inst);
+	/* nflog's, nfct's, nftrace's and nfacct's netns (when one of them is loaded) */
+	st->f_netns = SL_HOST_HAS(host, read_field) ? host->read_field(inst, "netns") : -1;
 	st->c_requests = host->counter_new(inst, "requests");
 	st->c_records = host->counter_new(inst, "records");
 	st->c_http_errors = host->counter_new(inst, "http_errors");

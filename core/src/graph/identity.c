@@ -189,6 +189,9 @@ static void describe_resource(const struct sl_plugin *desc, const void *config, 
 
 		if (!(o->flags & SL_OPT_EXCLUSIVE))
 			continue;
+		/* an optional string left unset (nflog's netns) is not part of what is held */
+		if (o->type == SL_OPT_STRING && !*(const char *const *)m)
+			continue;
 		used += (size_t)snprintf(buf + used, len - used, "%s%s ", used ? ", " : "", o->name);
 		if (used >= len)
 			break;
