@@ -29,7 +29,7 @@ import sys
 ALLOWED = [
 ]
 
-ALLOCATORS = ("sl_state_new", "sl_outfile_state_new")
+ALLOCATORS = ("sl_state_new", "sl_outfile_state_new", "sl_sink_state_new")
 CONFIGURE_RE = re.compile(r"^\s*\.configure\s*=\s*(\w+)\s*,", re.M)
 STATE_RE = re.compile(r"^\s*\*state\s*=\s*(\w+)\s*;", re.M)
 

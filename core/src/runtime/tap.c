@@ -140,9 +140,12 @@ static void unfeed(int id)
 
 void tap_close(int id)
 {
-	struct tap *t = &taps[id];
+	struct tap *t;
 
-	if (id < 0 || id >= TAP_MAX || !t->used)
+	if (id < 0 || id >= TAP_MAX)	/* a connection without a session: -1 */
+		return;
+	t = &taps[id];
+	if (!t->used)
 		return;
 	if (t->feeding)
 		unfeed(id);
