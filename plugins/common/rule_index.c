@@ -13,7 +13,6 @@
 #include <linux/netfilter.h>
 
 #include "fmt.h"
-#include "names.h"
 #include "text_escape.h"
 
 struct key {
@@ -55,16 +54,6 @@ bool sl_ri_grow(void **v, size_t *cap, size_t n, size_t sz)
 	*v = nv;
 	*cap = ncap;
 	return true;
-}
-
-int sl_ri_family_pf(const char *name)
-{
-	return sl_nft_family_number(name, strlen(name));
-}
-
-const char *sl_ri_family_name(int pf)
-{
-	return sl_nft_family_name(pf);
 }
 
 char *sl_ri_dup(struct build *b, const char *s)

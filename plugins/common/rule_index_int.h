@@ -69,11 +69,6 @@ bool sl_ri_grow(void **v, size_t *cap, size_t n, size_t sz);
 /* A new build with its empty index: -1 when out of memory. */
 int sl_ri_begin(struct build *b);
 
-/* NFPROTO_* of a table family as nft names it ("inet"); -1 if none. */
-int sl_ri_family_pf(const char *name);
-/* The name of NFPROTO_* pf as nft prints it; NULL if none. */
-const char *sl_ri_family_name(int pf);
-
 /* strdup(), b->nomem when out of memory. */
 char *sl_ri_dup(struct build *b, const char *s);
 

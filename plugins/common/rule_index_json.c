@@ -13,6 +13,7 @@
 #include <linux/netfilter.h>
 
 #include "json_cursor.h"
+#include "names.h"
 #include "rule_index_int.h"
 
 /* The hook number of a hook name in a table of family pf; -1 if none. */
@@ -120,7 +121,7 @@ static void read_chain(struct sl_json_cursor *j, struct build *b)
 		else
 			sl_jc_skip(j);
 	}
-	pf = sl_ri_family_pf(o->family);
+	pf = sl_nft_family_number(o->family, strlen(o->family));
 	if (!j->err && pf >= 0)
 		sl_ri_add_chain(b, pf, o->table, o->name, *hook ? hook_num(pf, hook) : -1);
 	free(o);
@@ -213,6 +214,7 @@ static void read_map(struct sl_json_cursor *j, struct build *b)
 	char key[SL_JC_STR_MAX];
 	bool verdict = false;
 	const char *elem = NULL;
+	int pf;
 
 	if (!o)
 		return;
@@ -234,9 +236,10 @@ static void read_map(struct sl_json_cursor *j, struct build *b)
 			sl_jc_skip(j);
 		}
 	}
-	if (!j->err && elem && verdict && sl_ri_family_pf(o->family) >= 0) {
+	pf = sl_nft_family_number(o->family, strlen(o->family));
+	if (!j->err && elem && verdict && pf >= 0) {
 		struct sl_json_cursor sub = {.p = elem, .end = j->end};
-		struct scan s = {.j = &sub, .b = b, .pf = sl_ri_family_pf(o->family), .table = o->table,
+		struct scan s = {.j = &sub, .b = b, .pf = pf, .table = o->table,
 				 .map = o->name};
 
 		scan_value(&s);
@@ -288,6 +291,7 @@ static void read_rule(struct sl_json_cursor *j, struct build *b)
 	struct obj *o = obj_open(j, b);
 	char key[SL_JC_STR_MAX], last[16] = "", target[SL_JC_STR_MAX] = "";
 	const char *expr = NULL;
+	int pf;
 
 	if (!o)
 		return;
@@ -308,12 +312,13 @@ static void read_rule(struct sl_json_cursor *j, struct build *b)
 			sl_jc_skip(j);
 		}
 	}
-	if (j->err || !expr || sl_ri_family_pf(o->family) < 0)
+	pf = sl_nft_family_number(o->family, strlen(o->family));
+	if (j->err || !expr || pf < 0)
 		goto out;
 	{
 		struct sl_json_cursor sub = {.p = expr, .end = j->end};
-		struct scan s = {.j = &sub, .b = b, .pf = sl_ri_family_pf(o->family), .table = o->table,
-				 .chain = sl_ri_find_chain(b, sl_ri_family_pf(o->family), o->table, o->chain)};
+		struct scan s = {.j = &sub, .b = b, .pf = pf, .table = o->table,
+				 .chain = sl_ri_find_chain(b, pf, o->table, o->chain)};
 
 		if (s.chain == SIZE_MAX)
 			goto out;	/* a rule of a chain not listed: nothing reaches it */

@@ -13,6 +13,7 @@
 #include <linux/netlink.h>
 
 #include "nl_tlv.h"
+#include "names.h"
 #include "rule_index_int.h"
 
 /* userdata's comment (libnftnl's NFTNL_UDATA_RULE_COMMENT) */
@@ -259,7 +260,7 @@ static const char *comment_of(struct attr u)
 static int read_rule(struct sl_rule_nl *rn, int pf, struct attr *a)
 {
 	struct rule_scan s = {.rn = rn, .pf = pf, .table = str(a[NFTA_RULE_TABLE])};
-	const char *chain = str(a[NFTA_RULE_CHAIN]), *family = sl_ri_family_name(pf);
+	const char *chain = str(a[NFTA_RULE_CHAIN]), *family = sl_nft_family_name(pf);
 	const uint8_t *p = a[NFTA_RULE_EXPRESSIONS].v;
 	size_t len = a[NFTA_RULE_EXPRESSIONS].n;
 
