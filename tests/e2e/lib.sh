@@ -174,3 +174,12 @@ daemon_threads() {
 	done
 	echo "$n"
 }
+
+# nft_counter NS FAMILY TABLE NAME: the packets nft's named counter NAME of
+# table FAMILY TABLE has counted in namespace NS (nothing if there is none).
+nft_counter() {
+	ip netns exec "$1" nft -j list counter "$2" "$3" "$4" |
+		python3 -c 'import json, sys
+for o in json.load(sys.stdin)["nftables"]:
+    if "counter" in o: print(o["counter"]["packets"])'
+}

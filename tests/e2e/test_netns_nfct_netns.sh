@@ -44,10 +44,7 @@ for p in range(first, first + n):
     socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b"x", ("127.0.0.1", p))' "$2" "$3"
 }
 counter_of() {
-	ip netns exec "$1" nft -j list counter inet sluice_ctns newflows |
-		python3 -c 'import json, sys
-for o in json.load(sys.stdin)["nftables"]:
-    if "counter" in o: print(o["counter"]["packets"])'
+	nft_counter "$1" inet sluice_ctns newflows
 }
 # records NS: NEW records of UDP flows to 7000-7999 tagged with NS
 records() {

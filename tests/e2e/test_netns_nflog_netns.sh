@@ -85,10 +85,7 @@ for i in range(int(sys.argv[1])):
     s.sendto(b"sluice-netns-%d" % i, ("127.0.0.1", 9999))' "$2"
 }
 counter() {
-	ip netns exec "$1" nft -j list counter inet sluice_netns udp9999 |
-		python3 -c 'import json, sys
-for o in json.load(sys.stdin)["nftables"]:
-    if "counter" in o: print(o["counter"]["packets"])'
+	nft_counter "$1" inet sluice_netns udp9999
 }
 # records NS: the records of the output tagged with NS
 records() {

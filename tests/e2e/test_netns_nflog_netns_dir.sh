@@ -50,10 +50,7 @@ for i in range(int(sys.argv[1])):
     s.sendto(b"x", ("127.0.0.1", 9999))' "$1"
 }
 counter() {
-	ip netns exec "$NS" nft -j list counter inet sluice_netns udp9999 |
-		python3 -c 'import json, sys
-for o in json.load(sys.stdin)["nftables"]:
-    if "counter" in o: print(o["counter"]["packets"])'
+	nft_counter "$NS" inet sluice_netns udp9999
 }
 records() {
 	[ -s "$WORK/out.json" ] || { echo 0; return; }

@@ -40,10 +40,7 @@ for i in range(int(sys.argv[1])):
     s.sendto(b"x", ("127.0.0.1", 5201))' "$2"
 }
 counter() {
-	ip netns exec "$1" nft -j list counter inet sl_tr seen |
-		python3 -c 'import json, sys
-for o in json.load(sys.stdin)["nftables"]:
-    if "counter" in o: print(o["counter"]["packets"])'
+	nft_counter "$1" inet sl_tr seen
 }
 # check NS: "RULE_RECORDS FOREIGN": records of NS whose rule text is its
 # traced rule, and records of NS naming the other namespace's rule

@@ -50,10 +50,7 @@ print(yes, no)
 PY
 }
 counter() {
-	ip netns exec "$NS" nft -j list counter inet sluice_netns udp9999 |
-		python3 -c 'import json, sys
-for o in json.load(sys.stdin)["nftables"]:
-    if "counter" in o: print(o["counter"]["packets"])'
+	nft_counter "$NS" inet sluice_netns udp9999
 }
 wait_for 20 eval '[ "$(tagged)" = "6 0" ]' ||
 	{ cat "$WORK/sluice.log"; fail "log records with/without netfilter.netns: $(tagged), want 6 0"; }

@@ -48,7 +48,7 @@ s.bind(("fd61::1" if v6 else "10.61.0.1", 5555))
 for i in range(int(sys.argv[2])):
     s.sendto(b"d%05d" % i, ("fd61::2" if v6 else "10.61.0.2", int(sys.argv[1])))' "$@"
 }
-nft_count() { ip netns exec "$B" nft list counter inet skb c7777 | sed -n 's/.*packets \([0-9]*\).*/\1/p'; }
+nft_count() { nft_counter "$B" inet skb c7777; }
 # counter LOG NAME: the last value of skbdrop's counter NAME printed on SIGUSR1
 counter() { grep "counters: drops.skbdrop (skbdrop):" "$1" | tail -1 | sed -n "s/.* $2=\([0-9]*\).*/\1/p"; }
 

@@ -37,7 +37,7 @@ table ip sluice_tail {
 }
 NFT
 pings() {
-	ip netns exec "$FB" nft list counter ip sluice_tail pings | sed -n 's/.*packets \([0-9]*\).*/\1/p'
+	nft_counter "$FB" ip sluice_tail pings
 }
 D="$WORK/log"
 SOCK="$WORK/ctl.sock"
