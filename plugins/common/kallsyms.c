@@ -113,7 +113,8 @@ oom:
 /* /proc/kallsyms has no size: read until the end, doubling the buffer. */
 int sl_kallsyms_load(struct sl_kallsyms *k, const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	/* O_NONBLOCK: a FIFO planted at path must not hold the start (checked below) */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 	size_t cap = 1 << 20, used = 0;
 	char *buf = NULL;
 	struct stat sb;
@@ -123,9 +124,9 @@ int sl_kallsyms_load(struct sl_kallsyms *k, const char *path)
 	if (fd < 0)
 		return -1;
 	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
-		err = errno ? errno : EINVAL;
+		err = errno;	/* fstat()'s, or 0 when it is not a regular file */
 		close(fd);
-		errno = S_ISREG(sb.st_mode) ? err : EINVAL;
+		errno = err ? err : EINVAL;
 		return -1;
 	}
 	for (;;) {

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include <bpf/btf.h>
 
@@ -140,6 +141,17 @@ static void test_kallsyms(void)
 	unlink(path);
 	CHECK_EQ_I(sl_kallsyms_load(&k, path), -1);
 	CHECK_EQ_I(errno, ENOENT);
+
+	/* planted at the name: a FIFO neither blocks nor is read, a link is not followed */
+	CHECK_EQ_I(mkfifo(path, 0600), 0);
+	errno = 0;
+	CHECK_EQ_I(sl_kallsyms_load(&k, path), -1);
+	CHECK_EQ_I(errno, EINVAL);
+	unlink(path);
+	CHECK_EQ_I(symlink("/proc/kallsyms", path), 0);
+	CHECK_EQ_I(sl_kallsyms_load(&k, path), -1);
+	CHECK_EQ_I(errno, ELOOP);
+	unlink(path);
 }
 
 int main(void)
