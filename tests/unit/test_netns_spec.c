@@ -4,8 +4,15 @@
  * refused, the path each stands for, and the label records carry.
  */
 #include <string.h>
+#include <stdio.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <stdlib.h>
+#include <errno.h>
 
 #include "check.h"
+#include "netns_open.h"
 #include "netns_spec.h"
 
 static void kind(const char *spec, int want)
@@ -34,9 +41,39 @@ static void label(const char *p, const char *want)
 	CHECK(!strncmp(l, want, n), "label of %s", p);
 }
 
+/* sl_netns_open(): only a namespace file is taken; a FIFO planted under the name does not block. */
+static void open_planted(void)
+{
+	char dir[] = "/tmp/sluice-netns-open.XXXXXX", p[64];
+	int fd;
+
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(p, sizeof(p), "%s/fifo", dir);
+	CHECK_EQ_I(mkfifo(p, 0600), 0);
+	errno = 0;
+	CHECK_EQ_I(sl_netns_open(p), -1);
+	CHECK_EQ_I(errno, ENOTNAM);
+	unlink(p);
+	snprintf(p, sizeof(p), "%s/file", dir);
+	fd = open(p, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	CHECK(fd >= 0);
+	close(fd);
+	errno = 0;
+	CHECK_EQ_I(sl_netns_open(p), -1);
+	CHECK_EQ_I(errno, ENOTNAM);
+	unlink(p);
+	rmdir(dir);
+	fd = sl_netns_open("/proc/self/ns/net");	/* our own namespace: anyone may open it */
+	CHECK(fd >= 0);
+	if (fd >= 0)
+		close(fd);
+}
+
 int main(void)
 {
 	char longname[5000];
+
+	open_planted();
 
 	kind("blue", SL_NETNS_NAME);
 	kind("tenant.a-1_x", SL_NETNS_NAME);
